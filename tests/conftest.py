@@ -1,0 +1,52 @@
+"""Shared fixtures: an async Redis client and a Store on it.
+
+`redis` is an in-process fakeredis (with Lua) by default and the real server
+when REDIS_URL is set (CI: redis://127.0.0.1:6379/15); either way it starts
+empty and is flushed after the test.  Never point REDIS_URL at a database that
+holds anything you want to keep.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+
+import fakeredis
+import pytest
+import redis.asyncio as aioredis
+
+from bot.store import Store
+
+REDIS_URL = os.environ.get("REDIS_URL") or None
+
+
+async def open_test_redis(backend: str) -> aioredis.Redis:
+    """A flushed client on `backend`: "fake" (fakeredis) or "real" (REDIS_URL)."""
+    if backend == "fake":
+        return fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    if REDIS_URL is None:
+        pytest.skip("REDIS_URL is not set")
+    client = aioredis.Redis.from_url(REDIS_URL)
+    await client.flushdb()
+    return client
+
+
+@pytest.fixture
+def redis_backend() -> str:
+    """Which Redis the `redis` fixture uses; tests/store/ parametrises it."""
+    return "real" if REDIS_URL else "fake"
+
+
+@pytest.fixture
+async def redis(redis_backend: str) -> AsyncIterator[aioredis.Redis]:
+    client = await open_test_redis(redis_backend)
+    try:
+        yield client
+    finally:
+        await client.flushdb()
+        await client.aclose()
+
+
+@pytest.fixture
+def store(redis: aioredis.Redis) -> Store:
+    return Store(redis)

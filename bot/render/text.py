@@ -84,17 +84,24 @@ def _grid(view: BoardView) -> list[str]:
     return lines
 
 
-def _narrow(text: str) -> str:
-    """``text`` without wide characters (emoji, CJK) and variation selectors,
-    which would push the rest of a line out of the grid's columns.
+ZERO_OR_WIDE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Mn", "Me")
+"""Unicode categories that take no cell (controls, format characters,
+combining marks), break a line, or may not be in the font."""
 
-    >>> _narrow("Борис 🎲 Ąž")
+
+def _narrow(text: str) -> str:
+    """``text`` (NFC) without characters that do not take exactly one cell
+    of a monospace grid: wide ones (emoji, CJK), controls, line breaks and
+    leftover combining marks.
+
+    >>> _narrow("Борис 🎲 Ąž\x1e")
     'Борис  Ąž'
     """
     return "".join(
         char
-        for char in text
-        if unicodedata.east_asian_width(char) not in "WF" and not "\ufe00" <= char <= "\ufe0f"
+        for char in unicodedata.normalize("NFC", text)
+        if unicodedata.east_asian_width(char) not in "WF"
+        and unicodedata.category(char) not in ZERO_OR_WIDE
     )
 
 

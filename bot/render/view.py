@@ -31,7 +31,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.position import BAR, OFF, POINTS, Dice, Position, Side, Step, Variant, opponent_point
+from engine import notation
+from engine.position import (
+    BAR,
+    OFF,
+    POINTS,
+    Dice,
+    EngineError,
+    Position,
+    Side,
+    Step,
+    Variant,
+    opponent_point,
+)
 
 HALF = 6
 """Points per quarter; a row (top or bottom) is two quarters split by the bar."""
@@ -69,15 +81,19 @@ class LastTurn:
         for step in self.steps:
             if not isinstance(step, Step):
                 raise RenderError(f"LastTurn.steps must hold Step objects, got {step!r}")
-        if self.start is not None and not isinstance(self.start, Position):
-            raise RenderError(f"LastTurn.start must be a Position, got {self.start!r}")
+        if self.start is not None:
+            if not isinstance(self.start, Position):
+                raise RenderError(f"LastTurn.start must be a Position, got {self.start!r}")
+            if self.start.turn is not self.side:
+                raise RenderError("LastTurn.start must have LastTurn.side to move")
+            try:
+                notation.hits(self.start, self.steps)
+            except EngineError as error:
+                raise RenderError(f"LastTurn.steps cannot be played from start: {error}") from error
 
     def hits(self) -> tuple[bool, ...]:
-        """For each step, whether it hit an opponent blot.
-
-        Opponent checkers do not move during a turn except when hit, so a step
-        hits exactly when the target held one opponent checker at the start
-        and no earlier step of this turn already hit there.
+        """For each step, whether it hit an opponent blot (all ``False``
+        without ``start``).
 
         >>> rows = [[0] * 25, [0] * 25]
         >>> rows[0][12], rows[0][7], rows[1][14] = 14, 1, 1   # Black blot on White's 10
@@ -85,23 +101,9 @@ class LastTurn:
         >>> LastTurn(Side.WHITE, [Step(13, 10, 3)], start).hits()
         (True,)
         """
-        start = self.start
-        if start is None or start.variant is not Variant.BACKGAMMON:
+        if self.start is None:
             return tuple(False for _ in self.steps)
-        opponent = self.side.opponent
-        hit_points: set[int] = set()
-        result = []
-        for step in self.steps:
-            target = step.target
-            hit = (
-                target != OFF
-                and target not in hit_points
-                and start.checkers(opponent, opponent_point(start.variant, target)) == 1
-            )
-            if hit:
-                hit_points.add(target)
-            result.append(hit)
-        return tuple(result)
+        return notation.hits(self.start, self.steps)
 
     def net_moves(self) -> tuple[Counter[int], Counter[int]]:
         """``(departed, arrived)``: per own point of the mover (``BAR``,
@@ -337,8 +339,9 @@ def short_name(name: str, width: int) -> str:
 
 
 def format_last_turn(view: BoardView) -> str:
-    """The last turn in standard notation: the mover's own numbers, ``*`` for
-    a hit, bar and off spelled out, e.g. ``"24/18 13/10*"``.
+    """The last turn in standard notation (:func:`engine.notation.format_turn`:
+    the mover's own numbers, ``*`` for a hit when ``start`` is known), or
+    ``"no move"``.
 
     >>> last = LastTurn(Side.BLACK, [Step(24, 18, 6), Step(6, 0, 6)])
     >>> view = BoardView(Position.initial(Variant.BACKGAMMON), Side.WHITE, last_turn=last)
@@ -350,9 +353,6 @@ def format_last_turn(view: BoardView) -> str:
         return ""
     if not last.steps:
         return "no move"
-    parts = []
-    for step, hit in zip(last.steps, last.hits(), strict=True):
-        source = point_label(view, last.side, last.side, step.source)
-        target = point_label(view, last.side, last.side, step.target)
-        parts.append(f"{source}/{target}{'*' if hit else ''}")
-    return " ".join(parts)
+    if last.start is not None:
+        return notation.format_turn(last.start, last.steps)
+    return " ".join(notation.format_step(step) for step in last.steps)

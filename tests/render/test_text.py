@@ -1,0 +1,119 @@
+"""The text board: golden files, alignment, and numbers matching point_label."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.render import BoardView, LastTurn, point_label, render_text
+from bot.render.samples import SAMPLES
+from bot.render.text import MARK, WIDTH
+from engine import BAR, OFF, Dice, Position, Side, Step, TurnInProgress, Variant
+from tests.engine.strategies import random_game_positions
+from tests.render.conftest import GOLDEN, UPDATE
+
+LABEL_ROWS = (1, 15)
+"""Lines of the point numbers: top row and bottom row."""
+GRID_ROWS = {1: range(3, 8), 15: range(9, 14)}
+"""Checker lines belonging to each label row."""
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_golden_text(name: str) -> None:
+    text = render_text(SAMPLES[name]) + "\n"
+    path = GOLDEN / f"{name}.txt"
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def _lines_ok(text: str) -> None:
+    lines = text.splitlines()
+    assert {len(line) for line in lines} == {WIDTH}
+    assert len(text) < 4096
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_every_line_has_the_same_width(name: str) -> None:
+    _lines_ok(render_text(SAMPLES[name]))
+
+
+NAMES = st.text(
+    st.characters(blacklist_categories=["Cs", "Cc", "Zl", "Zp"]), min_size=0, max_size=40
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(NAMES, NAMES, st.text(max_size=300))
+def test_any_names_and_status_keep_the_grid(white: str, black: str, status: str) -> None:
+    view = BoardView(
+        SAMPLES["backgammon-hits"].position,
+        Side.BLACK,
+        (white, black),
+        score=(1, 2),
+        match_length=5,
+        last_turn=LastTurn(Side.WHITE, (Step(13, 7, 6),)),
+        status=status,
+    )
+    text = render_text(view)
+    _lines_ok(text)
+    # names and status never reach the grid lines
+    assert (
+        render_text(BoardView(view.position, Side.BLACK)).splitlines()[1:16]
+        == (text.splitlines()[1:16])
+    )
+
+
+def _columns(text: str) -> dict[str, tuple[int, int]]:
+    """label -> (label line, column of its last digit) on a text board."""
+    lines = text.splitlines()
+    found = {}
+    for row in LABEL_ROWS:
+        for column, char in enumerate(lines[row]):
+            if char.isdigit() and (column + 1 == len(lines[row]) or lines[row][column + 1] == " "):
+                start = column - 1 if lines[row][column - 1].isdigit() else column
+                found[lines[row][start : column + 1]] = (row, column)
+    return found
+
+
+def _stack_at(text: str, row: int, column: int) -> str:
+    lines = text.splitlines()
+    return "".join(lines[line][column] for line in GRID_ROWS[row])
+
+
+def _check_labels_match_board(position: Position, dice: Dice, viewer: Side) -> None:
+    view = BoardView(position, viewer, dice=dice)
+    text = render_text(view)
+    columns = _columns(text)
+    assert sorted(columns, key=int) == [str(n) for n in range(1, 25)]
+    mover = position.turn
+    for step in TurnInProgress(position, dice).legal_steps:
+        source = point_label(view, mover, viewer, step.source)
+        target = point_label(view, mover, viewer, step.target)
+        if step.source == BAR:
+            assert source == "bar" and "|BAR|" in text
+        else:
+            # the source label sits over a column holding the mover's checkers
+            assert MARK[mover] in _stack_at(text, *columns[source])
+        if step.target == OFF:
+            assert target == "off"
+        else:
+            assert MARK[mover.opponent] * 2 not in _stack_at(text, *columns[target])
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+@pytest.mark.parametrize("viewer", list(Side))
+def test_legal_step_labels_are_on_the_board(variant: Variant, viewer: Side) -> None:
+    for position, dice in random_game_positions(variant, seed=7, count=80):
+        _check_labels_match_board(position, dice, viewer)
+
+
+def test_stacks_taller_than_five_show_their_count() -> None:
+    for viewer in Side:
+        text = render_text(BoardView(Position.initial(Variant.LONG), viewer))
+        columns = _columns(text)
+        # own head top right, the opponent's at the viewer's 12; counts face the middle
+        assert _stack_at(text, *columns["24"]) == MARK[viewer] * 4 + "5"
+        assert _stack_at(text, *columns["12"]) == "5" + MARK[viewer.opponent] * 4
+        assert "15" in text.splitlines()[7] and "15" in text.splitlines()[9]

@@ -483,14 +483,25 @@ class Game:
         if data["opening"] is not None:
             game = game._open(Opening(tuple(_pair(roll) for roll in _list(data["opening"]))))
         events = [_event_from_dict(item) for item in _list(data["events"])]
-        while len(game.events) < len(events):
+        played = [_step_from_list(item) for item in _list(data["played"])]
+        # the steps of the turn in progress follow its roll, before any
+        # resignation offer made during the turn
+        rolls = [i for i, event in enumerate(events) if event.action is Action.ROLL]
+        last_roll = rolls[-1] + 1 if rolls else -1
+        while True:
+            if len(game.events) == last_roll and game.phase is Phase.MOVE:
+                for step in played:
+                    game = game.play_step(step)
+                played = []
+            if len(game.events) >= len(events):
+                break
             if tuple(events[: len(game.events)]) != game.events:
                 raise GameDataError(f"event {len(game.events) + 1} does not follow")
             game = game._apply(events[len(game.events)])
         if game.events != tuple(events):
             raise GameDataError("the events do not match their replay")
-        for item in _list(data["played"]):
-            game = game.play_step(_step_from_list(item))
+        if played:
+            raise GameDataError("steps are stored but no turn is being played")
         if data["position"] != _position_text(game.position):
             raise GameDataError("the stored position does not match the moves")
         stored = data["result"]

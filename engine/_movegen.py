@@ -1,18 +1,18 @@
-"""The fast core of the move generator: plain lists, make/unmake, no value objects.
+"""The fast core of the move generator: plain lists and ints, make/unmake.
 
 :mod:`engine.turns` wraps it in the public API.  Everything here works in the
 mover's frame with 1-based point numbers, in one mutable list ``row``:
+``row[p]`` for ``p`` in 1..24 holds the mover's checkers on its own point
+``p``, ``row[25]`` its bar (backgammon) and ``row[0]`` its borne-off checkers.
 
-* ``row[p]`` for ``p`` in 1..24: the mover's checkers on its own point ``p``;
-* ``row[25]``: the mover's bar (backgammon), ``row[0]``: its borne-off checkers;
-* ``row[26]``: bit ``p`` set when the opponent's blot on the mover's point
-  ``p`` was hit this turn (backgammon).
-
-So ``tuple(row)`` - a *key* - identifies a state of the turn completely (the
-opponent's checkers only change by hits), and two step orders that reach the
-same key reach the same position.  Pure Python is slow, so the hot paths avoid
-value objects, method lookups and copying: a step is ``make`` and ``unmake``
-on the one list; states are deduplicated by key per depth.
+A state of the turn is also packed into one int, its *code*: byte ``p`` is
+``row[p]``, and bit ``208 + p`` is set once the opponent's blot on the
+mover's point ``p`` was hit this turn (the only way the opponent's checkers
+change).  Two step orders reaching the same code reach the same position.
+A step changes the code by a precomputed ``delta`` (plus a hit bit), so the
+search deduplicates states without building them; ``code.to_bytes`` turns a
+code back into a row.  Pure Python is slow: the hot paths avoid value
+objects, attribute lookups and copying.
 """
 
 from __future__ import annotations
@@ -23,32 +23,61 @@ from engine.position import CHECKERS, HEAD, Step
 
 OFF = 0
 BAR = 25
-HITS = 26
 HOME = 6
+_BYTES = 27
+_HIT = [1 << (8 * _BYTES + p) for p in range(BAR + 1)]
+_WEIGHT = [1 << (8 * p) for p in range(BAR + 1)]
 
-Move = tuple[int, int, Step]
-"""``(source, target, step)``: a step with its points unpacked for speed."""
-Key = tuple[int, ...]
+Move = tuple[int, int, Step, int]
+"""``(source, target, step, delta)``: a step, unpacked for speed, with the
+change of the state code it makes (without a hit)."""
+Code = int
+Row = tuple[int, ...]
 Path = tuple[Step, ...]
 
 
-def _step_table() -> tuple[dict[int, Step], dict[int, Step]]:
-    regular: dict[int, Step] = {}
-    bear_off: dict[int, Step] = {}
-    for die in range(1, 7):
-        for source in range(die + 1, BAR + 1):
-            regular[source << 3 | die] = Step(source, source - die, die)
-        for source in range(1, die + 1):
-            bear_off[source << 3 | die] = Step(source, OFF, die)
-    return regular, bear_off
+def _move(source: int, target: int, die: int) -> Move:
+    return source, target, Step(source, target, die), _WEIGHT[target] - _WEIGHT[source]
 
 
-_REGULAR, _BEAR_OFF = _step_table()
-"""Every possible :class:`Step`, made once: ``_REGULAR[source << 3 | die]``
-(entering from the bar included) and ``_BEAR_OFF[source << 3 | die]``."""
+_REGULAR = {
+    source << 3 | die: _move(source, source - die, die)
+    for die in range(1, 7)
+    for source in range(die + 1, BAR + 1)
+}
+"""Every move to a point (entering from the bar included), made once:
+``_REGULAR[source << 3 | die]``."""
+_BEAR_OFF = {
+    source << 3 | die: _move(source, OFF, die)
+    for die in range(1, 7)
+    for source in range(1, die + 1)
+}
+"""Every bearing-off move: ``_BEAR_OFF[source << 3 | die]``."""
 
 
-def _long_frame() -> tuple[list[int], list[int], list[int], list[int]]:
+_BY_DIE = {
+    die: [(source - die, _REGULAR[source << 3 | die]) for source in range(HEAD, die, -1)]
+    for die in range(1, 7)
+}
+"""``(target, move)`` of each die's moves between points, highest source first."""
+
+
+def _bits(mask: int) -> list[int]:
+    """The numbers of the bits set in ``mask``."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found
+
+
+def decode(code: Code) -> list[int]:
+    """The ``row`` of a state code."""
+    return list(code.to_bytes(_BYTES + 4, "little")[: BAR + 1])
+
+
+def _long_frame() -> tuple[list[int], list[int], list[int]]:
     # Long nardy: my point p is the opponent's point (p + 11) % 24 + 1.  Blocks
     # are counted along the opponent's path, so walk in its numbers: the
     # neighbour one opponent-number higher ("up") and lower ("down"); 0 = none
@@ -64,13 +93,10 @@ def _long_frame() -> tuple[list[int], list[int], list[int], list[int]]:
                 up[p] = q
             if theirs[q] == theirs[p] - 1:
                 down[p] = q
-    index = [theirs[p] - 1 for p in range(1, 25)]
-    return theirs, up, down, index
+    return theirs, up, down
 
 
-_THEIR_LONG, _UP, _DOWN, _INDEX_LONG = _long_frame()
-_INDEX_BACKGAMMON = [24 - p for p in range(1, 25)]
-"""Index into the opponent's row of the mover's points 1..24."""
+_THEIR_LONG, _UP, _DOWN = _long_frame()
 
 
 def head_limit(opponent_on: Sequence[int], first_turn: bool, die: int, double: bool) -> int:
@@ -92,26 +118,30 @@ def head_limit(opponent_on: Sequence[int], first_turn: bool, die: int, double: b
 
 
 class Generator:
-    """One turn's search state: the mover's ``row`` plus what the opponent's
-    checkers allow.  ``moves(die)`` lists the steps legal now; ``make`` and
-    ``unmake`` play and take back one.
+    """One turn's search state: the mover's ``row`` and state ``code`` plus
+    what the opponent's checkers allow.  ``moves(die)`` lists the steps legal
+    now; ``make`` and ``unmake`` play and take back one.
 
     ``strict=False`` leaves out the head and block rules, for
     :func:`engine.turns.apply_step`, which checks only what the checkers allow.
     """
 
     __slots__ = (
+        "blocked",
         "blot",
         "blots",
+        "check_blocks",
+        "code",
         "head_limit",
         "head_start",
         "is_long",
-        "open",
+        "limit",
         "opp_min",
         "opponent",
         "outside",
+        "reach",
+        "reach_headless",
         "row",
-        "strict",
     )
 
     def __init__(
@@ -124,78 +154,78 @@ class Generator:
         strict: bool = True,
     ) -> None:
         self.is_long = is_long
-        self.strict = strict
         self.opponent = opponent
-        self.row: list[int] = [CHECKERS - sum(mover), *mover, 0]
-        # index 0 (off) only pads: no step lands there through ``open``
+        self.head_start = mover[HEAD - 1]
+        self.head_limit = CHECKERS
+        self.opp_min = 0
+        # the opponent's checkers on the mover's points 1..24 (index 0: off)
         if is_long:
-            on = [0, *[opponent[i] for i in _INDEX_LONG]]
-            self.open = [False, *[not c for c in on[1:]]]
-            self.blot = [False] * (BAR + 1)
-            self.head_start = mover[HEAD - 1]
-            self.head_limit = (
-                head_limit(on, first_turn, dice[0], dice[0] == dice[1]) if strict else CHECKERS
-            )
-            # the lowest opponent point (its numbers) with a checker; 0 once it
-            # has borne off, which makes every block legal
-            self.opp_min = 0
-            if sum(opponent) == CHECKERS:
-                self.opp_min = next(q + 1 for q in range(24) if opponent[q])
+            on = [0, *opponent[12:24], *opponent[:12]]
+            if strict:
+                self.head_limit = head_limit(on, first_turn, dice[0], dice[0] == dice[1])
+                # the lowest opponent point (its numbers) with a checker; 0
+                # once it has borne off, which makes every block legal
+                if sum(opponent) == CHECKERS:
+                    self.opp_min = next(q + 1 for q in range(24) if opponent[q])
         else:
-            on = [0, *[opponent[i] for i in _INDEX_BACKGAMMON]]
-            self.open = [False, *[c < 2 for c in on[1:]], True]
-            self.blot = [False, *[c == 1 for c in on[1:]], False]
-            self.head_start = self.head_limit = self.opp_min = 0
-        self.blots = self.blot[:]
-        self.outside = sum(self.row[HOME + 1 : BAR + 1])
+            on = [0, *opponent[23::-1], 0]
+        # a move can only land where the opponent has at most one checker, so
+        # from now on ``blot[p]`` (a copy of ``on``) says whether it hits
+        self.blots = on
+        self.blot = on[:]
+        self.check_blocks = bool(self.opp_min)
+        self.blocked = 0  # how often the block rule refused a step, so far
+        # the moves to an open point, per die: only the checkers decide later
+        self.reach: dict[int, list[Move]] = {}
+        self.reach_headless: dict[int, list[Move]] = {}
+        # a point is open while the opponent has fewer checkers there
+        limit = self.limit = 1 if is_long else 2
+        for die in set(dice):
+            moves = [move for target, move in _BY_DIE[die] if on[target] < limit]
+            self.reach[die] = moves
+            self.reach_headless[die] = moves[1:] if moves and moves[0][0] == HEAD else moves
+            if not is_long and on[BAR - die] < 2:
+                self.reach[-die] = [_REGULAR[BAR << 3 | die]]
+        row = self.row = [CHECKERS - sum(mover), *mover]
+        self.code = int.from_bytes(bytes(mover), "little") << 8 | row[0]
+        self.outside = sum(row[HOME + 1 :])
 
-    def reset(self, key: Key) -> None:
-        """Go to the state ``key`` (from the same turn)."""
-        row = self.row = list(key)
-        self.outside = sum(row[HOME + 1 : BAR + 1])
+    def reset(self, code: Code) -> None:
+        """Go to the state ``code`` (from the same turn)."""
+        row = self.row = decode(code)
+        self.code = code
+        self.outside = sum(row[HOME + 1 :])
         blot = self.blot = self.blots[:]
-        hits = row[HITS]
-        if hits:
-            for p in range(1, 25):
-                if hits >> p & 1:
-                    blot[p] = False
+        for p in _bits(code >> 8 * _BYTES):
+            blot[p] = 0
 
     def moves(self, die: int) -> list[Move]:
         """The steps with ``die`` legal in the current state."""
         row = self.row
-        found: list[Move] = []
-        regular = _REGULAR
         if row[BAR]:
             # backgammon: everything on the bar enters first
-            if self.open[BAR - die]:
-                found.append((BAR, BAR - die, regular[BAR << 3 | die]))
-            return found
-        openp = self.open
-        top = HEAD
-        if self.is_long and self.head_start - row[HEAD] >= self.head_limit:
-            top = HEAD - 1
-        check_blocks = self.is_long and self.strict and self.opp_min
-        for source in range(top, die, -1):
-            if row[source]:
-                target = source - die
-                if openp[target]:
-                    if check_blocks and not row[target] and self._blocks(source, target):
-                        continue
-                    found.append((source, target, regular[source << 3 | die]))
+            return self.reach.get(-die, [])
+        if self.head_start - row[HEAD] >= self.head_limit:
+            found = [move for move in self.reach_headless[die] if row[move[0]]]
+        else:
+            found = [move for move in self.reach[die] if row[move[0]]]
+        if self.check_blocks:
+            found = [move for move in found if row[move[1]] or not self._blocks(move)]
         if not self.outside:
             if row[die]:
-                found.append((die, OFF, _BEAR_OFF[die << 3 | die]))
+                found.append(_BEAR_OFF[die << 3 | die])
             elif not any(row[die + 1 : HOME + 1]):
                 # a die bigger than the highest checker bears that one off
                 for source in range(die - 1, 0, -1):
                     if row[source]:
-                        found.append((source, OFF, _BEAR_OFF[source << 3 | die]))
+                        found.append(_BEAR_OFF[source << 3 | die])
                         break
         return found
 
-    def _blocks(self, source: int, target: int) -> bool:
-        """Would ``source``/``target`` (onto an empty point) make a run of six
-        or more points that no opponent checker has passed?"""
+    def _blocks(self, move: Move) -> bool:
+        """Would ``move`` (onto an empty point) make a run of six or more
+        points that no opponent checker has passed?"""
+        source, target = move[0], move[1]
         row = self.row
         vacated = row[source] == 1
         up, down = _UP, _DOWN
@@ -210,89 +240,140 @@ class Generator:
             length += 1
             low = p
             p = down[p]
-        return length >= 6 and self.opp_min >= _THEIR_LONG[low]
-
-    def make(self, source: int, target: int) -> bool:
-        """Play a step from :meth:`moves`; returns whether it hit (for unmake)."""
-        row = self.row
-        row[source] -= 1
-        row[target] += 1
-        if source > HOME >= target:
-            self.outside -= 1
-        if self.blot[target]:
-            self.blot[target] = False
-            row[HITS] |= 1 << target
+        if length >= 6 and self.opp_min >= _THEIR_LONG[low]:
+            self.blocked += 1
             return True
         return False
 
-    def unmake(self, source: int, target: int, hit: bool) -> None:
+    def make(self, move: Move) -> bool:
+        """Play a move from :meth:`moves`; returns whether it hit (for unmake)."""
+        source, target = move[0], move[1]
+        row = self.row
+        row[source] -= 1
+        row[target] += 1
+        self.code += move[3]
+        if source > HOME >= target:
+            self.outside -= 1
+        if self.blot[target]:
+            self.blot[target] = 0
+            self.code += _HIT[target]
+            return True
+        return False
+
+    def unmake(self, move: Move, hit: bool) -> None:
+        source, target = move[0], move[1]
         row = self.row
         row[source] += 1
         row[target] -= 1
+        self.code -= move[3]
         if source > HOME >= target:
             self.outside += 1
         if hit:
-            self.blot[target] = True
-            row[HITS] &= ~(1 << target)
+            self.blot[target] = 1
+            self.code -= _HIT[target]
 
-    def key(self) -> Key:
-        return tuple(self.row)
+    def child(self, move: Move) -> Code:
+        """The code after ``move``, leaving the state as it is."""
+        target = move[1]
+        if self.blot[target]:
+            return self.code + move[3] + _HIT[target]
+        return self.code + move[3]
 
-    def rows(self, key: Key) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """``(mover, opponent)`` rows of the position the state ``key`` shows."""
-        mover = key[1 : BAR + 1]
-        hits = key[HITS]
-        if not hits:
-            return mover, tuple(self.opponent)
-        opponent = list(self.opponent)
-        for p in range(1, 25):
-            if hits >> p & 1:
-                opponent[24 - p] -= 1
-                opponent[BAR - 1] += 1
-        return mover, tuple(opponent)
+    def boards(self, paths: dict[Code, Path]) -> list[tuple[Row, Row, Path]]:
+        """``(mover, opponent, path)`` for each state code of ``paths``: the
+        rows of the position it shows, sorted by code (a stable order)."""
+        opponents = {0: tuple(self.opponent)}
+        found = []
+        for code in sorted(paths):
+            hits = code >> 8 * _BYTES
+            opponent = opponents.get(hits)
+            if opponent is None:
+                row = list(self.opponent)
+                for p in _bits(hits):
+                    row[24 - p] -= 1
+                    row[BAR - 1] += 1
+                opponent = opponents[hits] = tuple(row)
+            mover = tuple(code.to_bytes(_BYTES + 4, "little")[1 : BAR + 1])
+            found.append((mover, opponent, paths[code]))
+        return found
 
 
-def final_states(gen: Generator, dice: tuple[int, int]) -> dict[Key, Path]:
+def final_states(gen: Generator, dice: tuple[int, int]) -> dict[Code, Path]:
     """Every distinct state after a complete legal turn, each with one step
     sequence reaching it; ``{}`` when nothing can be played."""
     high, low = max(dice), min(dice)
-    start = gen.key()
+    start = gen.code
     if high == low:
-        level: dict[Key, Path] = {start: ()}
+        level: dict[Code, Path] = {start: ()}
         for _ in range(4):
-            frontier: dict[Key, Path] = {}
-            for key, path in level.items():
-                gen.reset(key)
-                for source, target, step in gen.moves(high):
-                    hit = gen.make(source, target)
-                    child = tuple(gen.row)
+            frontier: dict[Code, Path] = {}
+            for code, path in level.items():
+                gen.reset(code)
+                blot = gen.blot
+                for _, target, step, delta in gen.moves(high):
+                    # Generator.child, inlined: this loop is the hot spot
+                    child = code + delta
+                    if blot[target]:
+                        child += _HIT[target]
                     if child not in frontier:
                         frontier[child] = (*path, step)
-                    gen.unmake(source, target, hit)
             if not frontier:
                 break
             level = frontier
         return {} if start in level else level
-    full: dict[Key, Path] = {}
+    full: dict[Code, Path] = {}
+    moves, make, unmake, blot = gen.moves, gen.make, gen.unmake, gen.blot
     for first, second in ((high, low), (low, high)):
-        for source, target, step in gen.moves(first):
-            hit = gen.make(source, target)
-            for source2, target2, step2 in gen.moves(second):
-                hit2 = gen.make(source2, target2)
-                child = tuple(gen.row)
+        if first == low and _order_is_redundant(gen):
+            _same_checker(gen, full, low, high)
+            break
+        for move in moves(first):
+            hit = make(move)
+            code, step = gen.code, move[2]
+            for _, target, step2, delta in moves(second):
+                child = code + delta  # Generator.child, inlined
+                if blot[target]:
+                    child += _HIT[target]
                 if child not in full:
                     full[child] = (step, step2)
-                gen.unmake(source2, target2, hit2)
-            gen.unmake(source, target, hit)
+            unmake(move, hit)
     if full:
         return full
     # not both dice: the larger one if it can be played, else the smaller
     for die in (high, low):
-        singles: dict[Key, Path] = {}
-        for source, target, step in gen.moves(die):
-            hit = gen.make(source, target)
-            singles.setdefault(tuple(gen.row), (step,))
-            gen.unmake(source, target, hit)
+        singles: dict[Code, Path] = {gen.child(move): (move[2],) for move in moves(die)}
         if singles:
             return singles
     return {}
+
+
+def _order_is_redundant(gen: Generator) -> bool:
+    """After the larger die was tried first, do the other order's turns
+    that move two different checkers all repeat ones already found?
+
+    They do when each of the two steps is legal before and after the other:
+    no checker on the bar (entering decides what may follow), no bearing off
+    (one step can allow it, or change which checker may go), and the block
+    rule refused no step so far (a step can lift or make a block for the
+    other).  The head rule treats both orders alike.  Then only the same
+    checker moving twice, through another point, can reach a new position.
+    """
+    return not gen.row[BAR] and gen.outside >= 2 and not gen.blocked
+
+
+def _same_checker(gen: Generator, found: dict[Code, Path], low: int, high: int) -> None:
+    """Add the turns moving one checker by ``low`` and then by ``high``."""
+    row, blot = gen.row, gen.blot
+    for move in gen.moves(low):
+        middle = move[1]
+        target = middle - high
+        if target < 1 or gen.blots[target] >= gen.limit:
+            continue
+        hit = gen.make(move)
+        second = _REGULAR[middle << 3 | high]
+        if not (gen.check_blocks and not row[target] and gen._blocks(second)):
+            child = gen.code + second[3]
+            if blot[target]:
+                child += _HIT[target]
+            found.setdefault(child, (move[2], second[2]))
+        gen.unmake(move, hit)

@@ -18,9 +18,10 @@ rule.  The search itself lives in :mod:`engine._movegen`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine._movegen import BAR, OFF, Generator, Key, final_states
+from engine._movegen import BAR, OFF, Code, Generator, Path, Row, final_states
 from engine.position import Dice, IllegalStepError, Position, Side, Step, Variant
 
 
@@ -34,38 +35,64 @@ class Turn:
 
 
 def _generator(position: Position, dice: Dice, strict: bool = True) -> Generator:
+    opponent, mover = position.board if position.turn else position.board[::-1]
     return Generator(
         position.variant is Variant.LONG,
-        position.board[position.turn],
-        position.board[position.turn.opponent],
+        mover,
+        opponent,
         position.first_turn,
         (dice.first, dice.second),
         strict,
     )
 
 
-def _position_at(start: Position, gen: Generator, key: Key) -> Position:
-    """The position the generator state ``key`` shows, the mover still to move.
+_new = object.__new__
+_set_variant, _set_board, _set_turn, _set_first_turn = (
+    getattr(Position, name).__set__ for name in ("variant", "board", "turn", "first_turn")
+)
+_set_steps, _set_position = (getattr(Turn, name).__set__ for name in ("steps", "position"))
 
-    Built without :class:`Position`'s checks: legal steps from a valid
+
+def _turns(start: Position, boards: Iterable[tuple[Row, Row, Path]]) -> list[Turn]:
+    """Turns reaching new ``(mover, opponent)`` rows from ``start``, the
+    mover still to move.
+
+    Built without the value objects' checks (through the slot descriptors,
+    as a frozen dataclass's own ``__init__`` does): legal steps from a valid
     position cannot make an invalid one, and the checks would cost more than
     the whole search.
     """
-    mover, opponent = gen.rows(key)
-    board = (mover, opponent) if start.turn is Side.WHITE else (opponent, mover)
-    position = object.__new__(Position)
-    object.__setattr__(position, "variant", start.variant)
-    object.__setattr__(position, "board", board)
-    object.__setattr__(position, "turn", start.turn)
-    object.__setattr__(position, "first_turn", start.first_turn)
-    return position
+    variant, side, first_turn = start.variant, start.turn, start.first_turn
+    white = side is Side.WHITE
+    found = []
+    for mover, opponent, steps in boards:
+        position: Position = _new(Position)
+        _set_variant(position, variant)
+        _set_board(position, (mover, opponent) if white else (opponent, mover))
+        _set_turn(position, side)
+        _set_first_turn(position, first_turn)
+        turn: Turn = _new(Turn)
+        _set_steps(turn, steps)
+        _set_position(turn, position)
+        found.append(turn)
+    return found
+
+
+def _position_at(start: Position, gen: Generator, code: Code) -> Position:
+    """The position the generator state ``code`` shows, the mover still to move."""
+    return _turns(start, gen.boards({code: ()}))[0].position
 
 
 def legal_turns(position: Position, dice: Dice) -> list[Turn]:
     """Every distinct position reachable by one complete legal turn, each
-    with one step sequence that reaches it, in a stable sorted order: by the
-    board in GNU Backgammon's layout, ``(opponent row, mover row)``, as
-    tuples.  When nothing can be played: a single ``Turn((), position)``.
+    with one step sequence that reaches it.  When nothing can be played: a
+    single ``Turn((), position)``.
+
+    The order is stable (the same for the same input, across runs): turns
+    without hits first, then ascending in the mover's checker counts read
+    from the back (bar, 24, 23, ..., 1), so turns that moved the rearmost
+    checkers come first.  (That is the order of the packed search states,
+    free to sort by; ``python -m engine legal`` sorts by board instead.)
 
     >>> turns = legal_turns(Position.initial(Variant.BACKGAMMON), Dice(3, 1))
     >>> len(turns), turns[0].steps
@@ -75,8 +102,7 @@ def legal_turns(position: Position, dice: Dice) -> list[Turn]:
     finals = final_states(gen, (dice.first, dice.second))
     if not finals:
         return [Turn((), position)]
-    ordered = sorted(finals, key=lambda key: gen.rows(key)[::-1])
-    return [Turn(finals[key], _position_at(position, gen, key)) for key in ordered]
+    return _turns(position, gen.boards(finals))
 
 
 def apply_step(position: Position, step: Step) -> Position:
@@ -91,10 +117,9 @@ def apply_step(position: Position, step: Step) -> Position:
     (1, <Side.WHITE: 0>)
     """
     gen = _generator(position, Dice(step.die, step.die), strict=False)
-    for source, target, _ in gen.moves(step.die):
-        if (source, target) == (step.source, step.target):
-            gen.make(source, target)
-            return _position_at(position, gen, gen.key())
+    for move in gen.moves(step.die):
+        if move[2] == step:
+            return _position_at(position, gen, gen.child(move))
     row = position.board[position.turn]
     if not row[step.source - 1]:
         reason = f"no checker on {step.source}"
@@ -118,8 +143,8 @@ def end_turn(position: Position) -> Position:
 
 Dice_ = tuple[int, ...]
 """Dice still to play, larger first."""
-Node = tuple[Key, Dice_]
-"""A state inside a turn: generator key and the dice still to play."""
+Node = tuple[Code, Dice_]
+"""A state inside a turn: generator state code and the dice still to play."""
 
 
 class _TurnTree:
@@ -132,7 +157,7 @@ class _TurnTree:
 
     def __init__(self, position: Position, dice: Dice) -> None:
         self.gen = _generator(position, dice)
-        self.root: Node = (self.gen.key(), dice.steps)
+        self.root: Node = (self.gen.code, dice.steps)
         self.double = dice.is_double
         self._children: dict[Node, list[tuple[Step, Node]]] = {}
         self._depth: dict[Node, int] = {}
@@ -149,10 +174,7 @@ class _TurnTree:
                 if die in dice[:i]:
                     continue
                 rest = dice[:i] + dice[i + 1 :]
-                for source, target, step in gen.moves(die):
-                    hit = gen.make(source, target)
-                    found.append((step, (gen.key(), rest)))
-                    gen.unmake(source, target, hit)
+                found.extend((move[2], (gen.child(move), rest)) for move in gen.moves(die))
             self._children[node] = found
         return found
 

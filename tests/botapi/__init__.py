@@ -1,6 +1,7 @@
 """A local Telegram Bot API for end-to-end tests and benchmarks; see README.md here."""
 
 from tests.botapi.model import Answer, ApiError, Chat, Message, RequestRecord, StoredFile, Tap, User
+from tests.botapi.process import BotProcess, BotProcessError
 from tests.botapi.server import DEFAULT_TOKEN, BotApiServer, WebhookDelivery
 
 __all__ = [
@@ -8,6 +9,8 @@ __all__ = [
     "Answer",
     "ApiError",
     "BotApiServer",
+    "BotProcess",
+    "BotProcessError",
     "Chat",
     "Message",
     "RequestRecord",

@@ -6,7 +6,7 @@ them parse with python-telegram-bot exactly like real ones.
 >>> alice = User(1001, "Alice", username="alice", language_code="ru")
 >>> private = Chat.private(alice)
 >>> private.to_dict()
-{'id': 1001, 'type': 'private', 'first_name': 'Alice', 'username': 'alice'}
+{'id': 1001, 'type': 'private', 'username': 'alice', 'first_name': 'Alice'}
 >>> Message(chat=private, message_id=1, sender=alice, date=0, text="/start").content
 '/start'
 """

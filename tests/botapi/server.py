@@ -15,6 +15,7 @@ import ipaddress
 import json
 import math
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -341,17 +342,18 @@ class BotApiServer:
             self._emit_message(state, msg)
             return msg.snapshot()
 
-    def user_taps(self, chat: Chat | int, user: User, message: int | Message,
+    def user_taps(self, chat: Chat | int, user: User, message: int | Any,
                   data: str | None = None, *, text: str | None = None,
                   strict: bool = True) -> Tap:
-        """The user taps an inline button of ``message``: by callback ``data`` or button ``text``.
+        """The user taps an inline button of ``message`` (id, or a stored or PTB Message) by
+        callback ``data`` or by button ``text``.
 
         ``strict`` requires the button to be on the message now; ``strict=False`` simulates a
         tap on a stale keyboard.  Returns a :class:`Tap` to wait for the bot's answer.
         """
         with self._cond:
             state = self._state(chat)
-            message_id = message.message_id if isinstance(message, Message) else message
+            message_id = int(getattr(message, "message_id", message))  # ours or PTB's Message
             msg = state.messages.get(message_id)
             if msg is None or msg.deleted:
                 raise ValueError(f"no message {message_id} in chat {state.chat.id}")
@@ -727,8 +729,6 @@ class BotApiServer:
         if m is None:
             return _json_response(ApiError(404, "Not Found").to_dict(), 404)
         token, method = m.groups()
-        if self.token is not None and token != self.token:
-            return _json_response(ApiError(401, "Unauthorized").to_dict(), 401)
         started = self.clock()
         try:
             params, uploads = _parse_params(query, content_type, body)
@@ -737,6 +737,8 @@ class BotApiServer:
         files = {name: self._new_file(*upload) for name, upload in uploads.items()}
         handler = self._methods.get(method.lower())
         try:
+            if self.token is not None and token != self.token:
+                raise ApiError(401, "Unauthorized")
             if handler is None:
                 raise ApiError(404, "Not Found: method not found")
             with self._cond:
@@ -906,7 +908,7 @@ class BotApiServer:
                 if conn is None:
                     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1",
                                                       parts.port or 80, timeout=30)
-                conn.request("POST", parts.path or "/", json.dumps(item.payload), headers)
+                conn.request("POST", parts.path or "/", json.dumps(item.payload).encode(), headers)
                 response = conn.getresponse()
                 response.read()
                 status = response.status
@@ -1395,6 +1397,12 @@ def _json_response(payload: Any, status: int) -> tuple[int, str, bytes]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: PTB's httpx pool reuses connections
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in separate writes; without NODELAY every keep-alive
+        # request would wait ~40 ms for a delayed ACK.
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # the request log is in BotApiServer.requests()

@@ -89,6 +89,17 @@ class Action(enum.Enum):
     TIMEOUT = "timeout"
 
 
+_OPTION_FIELDS = (
+    "koks",
+    "cube",
+    "jacoby",
+    "beavers",
+    "max_cube",
+    "match_length",
+    "opening_reroll",
+)
+
+
 def _flag(value: object, name: str) -> None:
     if not isinstance(value, bool):
         raise GameError(f"{name} must be true or false, got {value!r}")
@@ -129,6 +140,22 @@ class GameOptions:
         if (self.jacoby or self.beavers) and length:
             raise GameError("Jacoby and beavers are for money play, not matches")
         Cube(max_value=self.max_cube)  # checks the limit
+
+    def to_dict(self) -> dict[str, Any]:
+        item: dict[str, Any] = {"variant": self.variant.value}
+        item.update({name: getattr(self, name) for name in _OPTION_FIELDS})
+        return item
+
+    @classmethod
+    def from_dict(cls, value: object) -> GameOptions:
+        """Options stored by :meth:`to_dict`; :class:`GameDataError` if bad."""
+        if not isinstance(value, dict) or set(value) != {"variant", *_OPTION_FIELDS}:
+            fields = ", ".join(_OPTION_FIELDS)
+            raise GameDataError(f"options need exactly the fields variant, {fields}")
+        try:
+            return cls(Variant(value["variant"]), **{name: value[name] for name in _OPTION_FIELDS})
+        except (EngineError, ValueError) as error:
+            raise GameDataError(f"bad options: {error}") from error
 
     @classmethod
     def long(cls, *, koks: bool = False, match_length: int = 0) -> GameOptions:
@@ -448,7 +475,7 @@ class Game:
         position and result as checks."""
         return {
             "version": FORMAT_VERSION,
-            "options": _options_to_dict(self.options),
+            "options": self.options.to_dict(),
             "crawford": self.crawford,
             "starter": _side_name(self.starter),
             "opening": None if self.opening is None else [list(r) for r in self.opening.rolls],
@@ -476,7 +503,7 @@ class Game:
         if data.get("version") != FORMAT_VERSION:
             raise GameDataError(f"unknown game record version {data.get('version')!r}")
         game = cls.new(
-            _options_from_dict(data["options"]),
+            GameOptions.from_dict(data["options"]),
             crawford=data["crawford"],
             starter=None if data["starter"] is None else _side_from_name(data["starter"]),
         )
@@ -618,18 +645,6 @@ _OPTION_FIELDS = (
     "match_length",
     "opening_reroll",
 )
-
-
-def _options_to_dict(options: GameOptions) -> dict[str, Any]:
-    item: dict[str, Any] = {"variant": options.variant.value}
-    item.update({name: getattr(options, name) for name in _OPTION_FIELDS})
-    return item
-
-
-def _options_from_dict(value: object) -> GameOptions:
-    if not isinstance(value, dict) or set(value) != {"variant", *_OPTION_FIELDS}:
-        raise GameDataError(f"options need exactly the fields variant, {', '.join(_OPTION_FIELDS)}")
-    return GameOptions(Variant(value["variant"]), **{name: value[name] for name in _OPTION_FIELDS})
 
 
 def _result_to_dict(result: GameResult) -> dict[str, Any]:

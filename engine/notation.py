@@ -50,8 +50,11 @@ _TOKEN = re.compile(rf"({_POINT})((?:/{_POINT}\*?)+)(?:\((\d)\))?", re.IGNORECAS
 _LANDING = re.compile(rf"/({_POINT})(\*?)", re.IGNORECASE)
 
 
-def format_point(point: int) -> str:
-    """``bar`` for 25, ``off`` for 0, else the number."""
+def format_point(point: int, *, numbers: bool = False) -> str:
+    """``bar`` for 25, ``off`` for 0, else the number (all numbers with
+    ``numbers``, as Jellyfish files write them)."""
+    if numbers:
+        return str(point)
     if point == BAR:
         return "bar"
     if point == OFF:
@@ -71,14 +74,15 @@ def parse_point(text: str) -> int:
     return int(word)
 
 
-def format_step(step: Step, *, hit: bool = False) -> str:
+def format_step(step: Step, *, hit: bool = False, numbers: bool = False) -> str:
     """``13/10*`` (``hit`` adds the star).
 
-    >>> format_step(Step(13, 10, 3), hit=True)
-    '13/10*'
+    >>> format_step(Step(13, 10, 3), hit=True), format_step(Step(25, 22, 3), numbers=True)
+    ('13/10*', '25/22')
     """
     star = "*" if hit else ""
-    return f"{format_point(step.source)}/{format_point(step.target)}{star}"
+    source = format_point(step.source, numbers=numbers)
+    return f"{source}/{format_point(step.target, numbers=numbers)}{star}"
 
 
 def parse_step(text: str, *, die: int | None = None) -> Step:
@@ -121,15 +125,22 @@ def hits(position: Position, steps: Sequence[Step]) -> tuple[bool, ...]:
     return tuple(flags)
 
 
-def format_turn(position: Position, steps: Sequence[Step], *, compact: bool = True) -> str:
+def format_turn(
+    position: Position, steps: Sequence[Step], *, compact: bool = True, numbers: bool = False
+) -> str:
     """The text of ``steps`` played from ``position`` (hits computed).
 
     Compact form: one path per checker (``24/13``, ``24/18*/13`` when it hits
     on the way), repeated paths counted (``8/5(2)``), highest source first.
+    Otherwise each step in the order played; ``numbers`` writes the bar as 25
+    and off as 0 (plain form only).
     """
     flags = hits(position, steps)
     if not compact:
-        return " ".join(format_step(step, hit=hit) for step, hit in zip(steps, flags, strict=True))
+        return " ".join(
+            format_step(step, hit=hit, numbers=numbers)
+            for step, hit in zip(steps, flags, strict=True)
+        )
     paths: list[list[tuple[int, bool]]] = []
     for step, hit in zip(steps, flags, strict=True):
         for path in paths:

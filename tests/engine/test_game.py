@@ -347,7 +347,7 @@ def corrupt(change: Any) -> dict[str, Any]:
         (corrupt(lambda d: d.update(version=2)), "version"),
         (corrupt(lambda d: d.pop("events")), "corrupt game record"),
         (corrupt(lambda d: d["options"].pop("koks")), "options need"),
-        (corrupt(lambda d: d["options"].update(variant="chess")), "corrupt"),
+        (corrupt(lambda d: d["options"].update(variant="chess")), "bad options"),
         (corrupt(lambda d: d.update(opening=[[3, 3]])), "not a tie"),
         (corrupt(lambda d: d.update(opening=None)), "White rolled out of turn"),
         (corrupt(lambda d: d["events"][0].update(dice=[4, 1])), "does not follow"),

@@ -25,38 +25,12 @@ from engine.game import (
 )
 from engine.position import Dice, IllegalStepError, Side, Step, Variant
 from engine.scoring import EndReason, ResultKind
+from tests.engine.gameplay import Scripted, play_random
 
 W, B = Side.WHITE, Side.BLACK
 LONG = GameOptions.long()
 BG = GameOptions.backgammon()
 MONEY = GameOptions.backgammon(jacoby=True, beavers=True)
-
-
-class Scripted:
-    """A RandomSource that returns the given dice, in order."""
-
-    def __init__(self, *values: int) -> None:
-        self.values = list(values)
-
-    def randint(self, a: int, b: int) -> int:
-        value = self.values.pop(0)
-        assert a <= value <= b
-        return value
-
-
-def play_random(game: Game, rng: random.Random, *, stop: int = 10_000) -> list[Game]:
-    """Play random legal steps until the game ends (or ``stop`` actions);
-    every intermediate game is returned."""
-    seen = [game]
-    while not game.is_over and len(seen) < stop:
-        if game.phase in {Phase.OPENING, Phase.ROLL}:
-            game = game.roll(rng)
-        elif game.turn is not None and game.turn.is_complete:
-            game = game.confirm()
-        else:
-            game = game.play_step(rng.choice(sorted(game.legal_steps, key=repr)))
-        seen.append(game)
-    return seen
 
 
 def round_trip(game: Game) -> Game:

@@ -51,7 +51,6 @@ class Action(enum.StrEnum):
     JOIN = "j"
     LEAVE = "q"
     VARIANT = "v"  # arg: variant index (see VARIANTS)
-    START = "S"
     DROP = "X"  # creator closes the lobby
     # game: before rolling
     ROLL = "r"
@@ -65,7 +64,6 @@ class Action(enum.StrEnum):
     STEP = "m"  # args: source, target, die
     UNDO = "u"
     CONFIRM = "c"
-    NO_MOVE = "n"  # acknowledge a roll that cannot be played
     # offers
     MENU = "o"  # show the resign/cancel menu
     RESIGN = "R"  # arg: resignation level 1..3
@@ -79,7 +77,7 @@ class Action(enum.StrEnum):
 
 
 _ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1}
-_LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.START, Action.DROP})
+_LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP})
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +97,9 @@ class Callback:
             raise CallbackDataError(f"bad version {self.version}")
         if (self.action in _LOBBY_ACTIONS) != (self.kind is Kind.LOBBY):
             raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
-        if len(self.args) != _ARITY.get(self.action, 0):
-            raise CallbackDataError(f"action {self.action.value!r} takes {_ARITY.get(self.action, 0)} args")
+        arity = _ARITY.get(self.action, 0)
+        if len(self.args) != arity:
+            raise CallbackDataError(f"action {self.action.value!r} takes {arity} args")
         if any(not 0 <= arg <= 99 for arg in self.args):
             raise CallbackDataError(f"argument out of range in {self.args}")
         if len(self.format().encode()) > MAX_BYTES:

@@ -160,6 +160,8 @@ class GameRecord(Record):
     engine: dict[str, Any] = Field(default_factory=dict)
     board_message_id: int | None = None
     notify_message_id: int | None = None
+    created_by: int | None = Field(default=None, description="user who opened the lobby")
+    cancel_by: int | None = Field(default=None, description="player proposing to cancel")
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     deadline: float | None = None

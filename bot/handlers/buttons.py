@@ -1,0 +1,100 @@
+"""Inline button taps: one handler for every lobby and game button.
+
+Each tap is answered exactly once: with an alert when nothing changes (not
+your turn, an old keyboard, a forged payload), silently otherwise, and the
+answer goes out before the board is redrawn so the tapper's spinner stops
+at once.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import CallbackQuery, Update
+
+from bot.callbacks import Action, Callback, CallbackDataError, Kind
+from bot.handlers.board import clear_notification, edit, notify, waits_for
+from bot.handlers.common import Context, display_name, get_rng, get_store, thread_of, translator_for
+from bot.i18n import N_, Translator
+from bot.records import GameRecord, Status
+from bot.service import (
+    STALE,
+    UI_ONLY,
+    Refusal,
+    after_game,
+    apply_game,
+    apply_lobby,
+    load_for,
+    save,
+)
+from bot.store import VersionConflict
+
+log = logging.getLogger(__name__)
+
+UNKNOWN = N_("This button does not work any more.")
+
+
+async def on_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    assert query is not None
+    tr = await translator_for(update, context)
+    try:
+        data = Callback.parse(query.data)
+    except CallbackDataError:
+        await query.answer(tr.gettext(UNKNOWN), show_alert=True)
+        return
+    message = query.message
+    if message is None or not message.is_accessible:
+        await query.answer(tr.gettext(STALE), show_alert=True)
+        return
+    try:
+        record, new = await _decide(query, context, data, message.chat.id, thread_of(message))  # type: ignore[arg-type]
+    except Refusal as refusal:
+        await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
+        return
+    if new is record:
+        await query.answer()
+        ui: dict[str, object] = {"ui": data.action}
+        if data.action is Action.SOURCE:
+            ui["source"] = data.args[0]
+        await edit(context, tr, record, **(ui if data.action is not Action.BACK else {}))
+        return
+    try:
+        saved = await save(get_store(context), record, new)
+    except VersionConflict:
+        await query.answer(tr.gettext(STALE), show_alert=True)
+        return
+    await query.answer()
+    await _show(context, tr, record, saved, query.from_user.id)
+
+
+async def _decide(query: CallbackQuery, context: Context, data: Callback, chat_id: int,
+                  thread_id: int | None) -> tuple[GameRecord, GameRecord]:
+    """The record the tap acts on and the record it makes (the same one for
+    keyboard-only taps); :class:`Refusal` when nothing may change."""
+    record = await load_for(get_store(context), chat_id, thread_id, data)
+    if record.board_message_id is not None and query.message is not None \
+            and query.message.message_id != record.board_message_id:
+        raise Refusal(STALE)
+    user = query.from_user
+    rng = get_rng(context)
+    if data.kind is Kind.LOBBY:
+        return record, apply_lobby(record, user.id, display_name(user), data, rng)
+    if data.action in (Action.REMATCH, Action.NEW):
+        new = after_game(record, user.id, data, rng)
+        return record, new.model_copy(update={"board_message_id": record.board_message_id})
+    new = apply_game(record, user.id, data, rng)
+    if new is record and data.action not in UI_ONLY:
+        raise Refusal(STALE)
+    return record, new
+
+
+async def _show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
+                user_id: int) -> None:
+    """Redraw the board and ping whoever the game waits for now."""
+    await edit(context, tr, new)
+    before, after = waits_for(old) if old.game_id == new.game_id else None, waits_for(new)
+    if after is not None and after != before:
+        await notify(context, tr, new)
+    elif before == user_id or new.status is not Status.ACTIVE:
+        await clear_notification(context, new)

@@ -1,0 +1,186 @@
+"""Commands: /new, /board, /cancel, /export, /help, /rules, /lang (and /start)."""
+
+from __future__ import annotations
+
+import io
+from html import escape
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from bot.handlers.board import edit, repost
+from bot.handlers.common import (
+    Context,
+    args_of,
+    get_store,
+    is_chat_admin,
+    reply,
+    thread_of,
+    translator_for,
+)
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, translator
+from bot.records import GameRecord, Status
+from bot.service import OptionError, Refusal, new_lobby, parse_new_args, save
+from bot.store import VersionConflict
+from bot.texts import help_text, rules_text
+
+NO_GAME = N_("There is no game here. Start one with /new.")
+LANG_PREFIX = "lang:"
+
+
+async def _current(update: Update, context: Context) -> GameRecord | None:
+    chat = update.effective_chat
+    assert chat is not None
+    record = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
+    return record
+
+
+async def new(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    try:
+        variant, options = parse_new_args(args_of(context))
+    except OptionError as error:
+        await reply(update, tr.gettext(error.message, **error.values))
+        return
+    current = await _current(update, context)
+    if current is not None and current.status.is_open:
+        if current.status is Status.ACTIVE:
+            await reply(update, tr.gettext("A game is already being played here. Here it is:"))
+        else:
+            await reply(update, tr.gettext("A game is already waiting for players here:"))
+        await repost(context, tr, current)
+        return
+    settings = await get_store(context).chat_settings(chat.id)
+    try:
+        lobby = new_lobby(chat.id, thread_of(update.effective_message),
+                          variant or settings.variant, options, user.id)
+    except Refusal as refusal:
+        await reply(update, tr.gettext(refusal.message, **refusal.values))
+        return
+    try:
+        saved = await get_store(context).save(lobby, current.version if current else 0)
+    except VersionConflict:
+        await reply(update, tr.gettext("Someone else started a game at the same moment; "
+                                       "use /board to see it."))
+        return
+    await repost(context, tr, saved, strip_old=False)
+
+
+async def board(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    record = await _current(update, context)
+    if record is None or (record.status is Status.CANCELLED and not record.engine):
+        await reply(update, tr.gettext(NO_GAME))
+        return
+    await repost(context, tr, record)
+
+
+async def cancel(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    record = await _current(update, context)
+    if record is None or not record.status.is_open:
+        await reply(update, tr.gettext(NO_GAME))
+        return
+    seated = any(p.user_id == user.id for p in record.players)
+    admin = await is_chat_admin(context, chat, user.id) if chat.type != chat.PRIVATE else False
+    if record.status is Status.LOBBY:
+        if not (seated or admin or user.id == record.created_by):
+            await reply(update, tr.gettext("Only the players, whoever opened the lobby or an "
+                                           "admin may close it."))
+            return
+        new_record = record.model_copy(update={"status": Status.CANCELLED})
+    elif admin and not seated:
+        new_record = record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+    elif not seated:
+        await reply(update, tr.gettext("You are not playing in this game."))
+        return
+    elif record.cancel_by is None:
+        new_record = record.model_copy(update={"cancel_by": user.id})
+    elif record.cancel_by == user.id:
+        await reply(update, tr.gettext("You proposed it; waiting for your opponent."))
+        return
+    else:
+        new_record = record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+    try:
+        saved = await save(get_store(context), record, new_record)
+    except VersionConflict:
+        await reply(update, tr.gettext("The game changed meanwhile; please try again."))
+        return
+    if saved.status is Status.CANCELLED:
+        await reply(update, tr.gettext("The game was cancelled."))
+    else:
+        await reply(update, tr.gettext("Cancel proposed; your opponent can agree on the board."))
+    await edit(context, tr, saved)
+
+
+async def export(update: Update, context: Context) -> None:
+    from bot.export import export_text
+
+    tr = await translator_for(update, context)
+    record = await _current(update, context)
+    if record is None or not record.engine:
+        await reply(update, tr.gettext(NO_GAME))
+        return
+    name, body = export_text(record)
+    message = update.effective_message
+    assert message is not None
+    await message.reply_document(io.BytesIO(body.encode()), filename=name, do_quote=False,
+                                 caption=tr.gettext("The game record."))
+
+
+async def help_command(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    await reply(update, help_text(tr))
+
+
+async def rules(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    await reply(update, rules_text(tr))
+
+
+def _lang_keyboard() -> InlineKeyboardMarkup:
+    row = [InlineKeyboardButton(LANGUAGE_NAMES[lang], callback_data=LANG_PREFIX + lang)
+           for lang in LANGUAGES]
+    return InlineKeyboardMarkup([row, [InlineKeyboardButton(
+        "🌐 auto", callback_data=LANG_PREFIX + "auto")]])
+
+
+async def lang(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    await reply(update, tr.gettext("Choose the language of this chat (auto: each "
+                                   "user's Telegram language):"), reply_markup=_lang_keyboard())
+
+
+async def on_lang_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    chat, user = update.effective_chat, update.effective_user
+    assert query is not None and chat is not None and user is not None
+    choice = (query.data or "").removeprefix(LANG_PREFIX)
+    tr = await translator_for(update, context)
+    if choice not in (*LANGUAGES, "auto"):
+        await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
+        return
+    if chat.type != chat.PRIVATE and not await is_chat_admin(context, chat, user.id):
+        await query.answer(tr.gettext("Only chat admins can change the language."),
+                           show_alert=True)
+        return
+    language = None if choice == "auto" else choice
+
+    def change(settings):  # type: ignore[no-untyped-def]
+        from bot.records import ChatSettings
+
+        current = settings or ChatSettings(chat_id=chat.id)
+        return current.model_copy(update={"language": language})
+
+    from bot.records import settings_key
+
+    await get_store(context).update(settings_key(chat.id), change)
+    tr = translator(language or user.language_code)
+    await query.answer()
+    text = tr.gettext("Language: {name}.", name=escape(LANGUAGE_NAMES.get(choice, "auto")))
+    if query.message is not None and query.message.is_accessible:
+        await context.bot.edit_message_text(text, chat_id=chat.id,
+                                            message_id=query.message.message_id)

@@ -1,0 +1,88 @@
+"""What every handler needs: the store, the dice, the language, where it is.
+
+Handlers stay short: they read the update with these helpers, ask
+:mod:`bot.service` to change a record, and send what :mod:`bot.messages`
+and :mod:`bot.keyboards` draw.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from telegram import Chat, Message, Update, User
+from telegram.constants import ChatMemberStatus
+from telegram.error import BadRequest, Forbidden
+from telegram.ext import ContextTypes
+
+from bot.i18n import Translator, translator
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+Context = ContextTypes.DEFAULT_TYPE
+
+
+def get_store(context: Context) -> Store:
+    store: Store = context.bot_data["store"]
+    return store
+
+
+def get_rng(context: Context) -> random.Random:
+    rng: random.Random = context.bot_data["rng"]
+    return rng
+
+
+def thread_of(message: Message | None) -> int | None:
+    """The forum topic a message belongs to (None outside topics).
+
+    Replies in ordinary groups carry a ``message_thread_id`` too (the thread
+    of replies); only forum topics get their own game.
+    """
+    if message is None or not message.is_topic_message:
+        return None
+    return message.message_thread_id
+
+
+async def chat_language(context: Context, chat_id: int) -> str | None:
+    """The language fixed for the chat with /lang, if any."""
+    return (await get_store(context).chat_settings(chat_id)).language
+
+
+async def translator_for(update: Update, context: Context) -> Translator:
+    """The chat's fixed language, else the user's Telegram language."""
+    chat = update.effective_chat
+    fixed = await chat_language(context, chat.id) if chat is not None else None
+    if fixed:
+        return translator(fixed)
+    user = update.effective_user
+    return translator(user.language_code if user is not None else None)
+
+
+def display_name(user: User) -> str:
+    return user.full_name or (f"@{user.username}" if user.username else str(user.id))
+
+
+async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:
+    """True for the chat's administrators (and in private chats, always)."""
+    if chat.type == Chat.PRIVATE:
+        return True
+    try:
+        member = await context.bot.get_chat_member(chat.id, user_id)
+    except (BadRequest, Forbidden):
+        log.warning("getChatMember failed in chat %s for %s", chat.id, user_id)
+        return False
+    return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+
+def args_of(context: Context) -> list[str]:
+    return list(context.args or [])
+
+
+async def reply(update: Update, text: str, **kwargs: Any) -> Message | None:
+    """Answer a command in its chat and topic."""
+    message = update.effective_message
+    if message is None:
+        return None
+    return await message.reply_text(text, do_quote=False, **kwargs)

@@ -1,0 +1,282 @@
+"""The texts of the bot's messages: the board message with its status lines,
+the lobby, results, and the keyboard each of them carries.
+
+The board message is shared by both players.  It is drawn from the point
+of view of the side the game waits for (its points are numbered 1..24 from
+its home, as it moves), so the numbers on the move buttons are the mover's
+own and match the board.  The status lines always say whose turn it is and
+the dice; the board itself shows pip counts, the cube and the score.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from telegram import InlineKeyboardMarkup
+
+from bot.callbacks import Action
+from bot.i18n import N_, Translator
+from bot.keyboards import Keys
+from bot.records import GameRecord, Status
+from bot.render import BoardView, LastTurn, render_text
+from bot.service import VARIANTS, Table, player_on, resign_options, table_of
+from engine.game import Action as EventAction
+from engine.game import Game, Phase
+from engine.position import Side, Variant
+from engine.scoring import EndReason, ResultKind
+
+VARIANT_NAMES = {Variant.LONG: N_("Long nardy"), Variant.BACKGAMMON: N_("Backgammon")}
+KIND_NAMES = {
+    ResultKind.OIN: N_("oin"),
+    ResultKind.MARS: N_("mars"),
+    ResultKind.KOKS: N_("koks"),
+    ResultKind.SINGLE: N_("single game"),
+    ResultKind.GAMMON: N_("gammon"),
+    ResultKind.BACKGAMMON: N_("backgammon"),
+}
+MARKS = {Side.WHITE: "○", Side.BLACK: "●"}
+
+
+def variant_name(tr: Translator, variant: Variant) -> str:
+    return tr.gettext(VARIANT_NAMES[variant])
+
+
+def mention(user_id: int, name: str) -> str:
+    """An HTML mention that notifies the user (works without a username)."""
+    return f'<a href="tg://user?id={user_id}">{escape(name)}</a>'
+
+
+def _name(record: GameRecord, side: Side) -> str:
+    return escape(player_on(record, side).name)
+
+
+# ---------------------------------------------------------------- lobby
+
+
+def options_line(tr: Translator, record: GameRecord) -> str:
+    options = record.options
+    parts = []
+    if options.match_length > 1:
+        parts.append(tr.gettext("match to {n}", n=options.match_length))
+    if options.stake_per_point:
+        parts.append(tr.gettext("stake {n} per point", n=options.stake_per_point))
+    if record.variant is Variant.BACKGAMMON:
+        parts.append(tr.gettext("cube on") if options.cube else tr.gettext("cube off"))
+        if options.jacoby:
+            parts.append(tr.gettext("Jacoby rule"))
+        if options.beavers:
+            parts.append(tr.gettext("beavers"))
+    elif options.koks:
+        parts.append(tr.gettext("koks counts triple"))
+    return " · ".join(parts)
+
+
+def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboardMarkup | None]:
+    title = variant_name(tr, record.variant)
+    lines = [tr.gettext("<b>New game: {variant}</b>", variant=escape(title))]
+    extra = options_line(tr, record)
+    if extra:
+        lines.append(escape(extra))
+    if record.status is Status.CANCELLED:
+        lines.append(tr.gettext("The lobby is closed."))
+        return "\n".join(lines), None
+    if record.players:
+        joined = ", ".join(escape(p.name) for p in record.players)
+        lines.append(tr.gettext("Joined: {names}", names=joined))
+    lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
+                            "players have joined."))
+    keys = Keys(tr, record.game_id, record.version)
+    names = [variant_name(tr, v) for v in VARIANTS]
+    return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant))
+
+
+# ---------------------------------------------------------------- the game
+
+
+def _view(record: GameRecord, table: Table, viewer: Side) -> BoardView:
+    game = table.game
+    names = (player_on(record, Side.WHITE).name, player_on(record, Side.BLACK).name)
+    last = _last_turn(game)
+    cube = game.cube
+    used = tuple(s.die for s in game.turn.played) if game.turn is not None else ()
+    return BoardView(
+        game.position, viewer, names=names, dice=game.dice, used=used,
+        cube=cube.value if cube is not None else None,
+        cube_owner=cube.owner if cube is not None else None,
+        score=table.score if table.match_length else None,
+        match_length=table.match_length or None, last_turn=last,
+    )
+
+
+def _last_turn(game: Game) -> LastTurn | None:
+    for event in reversed(game.events):
+        if event.action is EventAction.MOVE:
+            return LastTurn(event.side, event.steps)
+    return None
+
+
+def _dice_text(game: Game) -> str:
+    dice = game.dice
+    return f"{dice.first}-{dice.second}" if dice is not None else ""
+
+
+def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
+    if game.opening is None or len([e for e in game.events if e.action is EventAction.MOVE]) > 1:
+        return None
+    rolls = game.opening.rolls
+    white, black = rolls[-1]
+    line = tr.gettext("Opening roll: {white} {w}, {black} {b}.", white=_name(record, Side.WHITE),
+                      w=white, black=_name(record, Side.BLACK), b=black)
+    if len(rolls) > 1:
+        ties = ", ".join(f"{a}-{b}" for a, b in rolls[:-1])
+        line += " " + tr.gettext("(Ties rolled again: {ties}.)", ties=ties)
+    return line + " " + tr.gettext("{name} starts.", name=_name(record, game.opening.starter))
+
+
+def _previous_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
+    """What the player before did: the last confirmed turn, or a roll that could not be played."""
+    moves = [e for e in game.events if e.action is EventAction.MOVE]
+    if not moves:
+        return None
+    last = moves[-1]
+    index = len(game.events) - 1 - game.events[::-1].index(last)
+    roll = game.events[index - 1] if index else None
+    dice = f"{roll.dice.first}-{roll.dice.second}" if roll is not None and roll.dice else ""
+    if not last.steps:
+        return tr.gettext("{name} rolled {dice} and cannot move.", name=_name(record, last.side),
+                          dice=dice)
+    # the notation wants the position the turn started from; the board's last
+    # turn marks are enough to follow it, so the plain steps are printed
+    steps = " ".join(f"{s.source if s.source != 25 else 'bar'}/{s.target or 'off'}"
+                     for s in last.steps)
+    return tr.gettext("{name} played {dice}: {steps}", name=_name(record, last.side), dice=dice,
+                      steps=steps)
+
+
+def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
+    result = game.result
+    assert result is not None
+    kind = tr.gettext(KIND_NAMES[result.kind])
+    points = tr.ngettext("{n} point", "{n} points", result.points, n=result.points)
+    name = _name(record, result.winner)
+    if result.reason is EndReason.RESIGNED:
+        return tr.gettext("{name} wins by resignation: {kind}, {points}.", name=name, kind=kind,
+                          points=points)
+    if result.reason is EndReason.DOUBLE_PASSED:
+        return tr.gettext("{name} wins: the double was passed, {points}.", name=name,
+                          points=points)
+    if result.reason is EndReason.TIMEOUT:
+        return tr.gettext("{name} wins on time: {points}.", name=name, points=points)
+    return tr.gettext("{name} wins: {kind}, {points}.", name=name, kind=kind, points=points)
+
+
+def _status_lines(tr: Translator, record: GameRecord, table: Table, ui: Action | None
+                  ) -> list[str]:
+    game = table.game
+    lines: list[str] = []
+    opening = _opening_line(tr, record, game)
+    if opening:
+        lines.append(opening)
+    previous = _previous_line(tr, record, game)
+    if previous and not opening:
+        lines.append(previous)
+    phase = game.phase
+    if phase is Phase.OVER:
+        lines.append("🏁 " + result_line(tr, record, game))
+        if table.match_length:
+            white, black = table.score
+            lines.append(tr.gettext("Match to {n}: {white} {w} – {black} {b}.",
+                                    n=table.match_length, white=_name(record, Side.WHITE),
+                                    w=white, black=_name(record, Side.BLACK), b=black))
+            if table.match_over:
+                lines.append(tr.gettext("{name} wins the match!",
+                                        name=_name(record, game.result.winner)))  # type: ignore[union-attr]
+        return lines
+    actor = game.to_act
+    assert actor is not None
+    name = _name(record, actor)
+    if phase is Phase.ROLL:
+        lines.append("➡ " + tr.gettext("{name} to roll.", name=name))
+    elif phase is Phase.MOVE:
+        lines.append("➡ " + tr.gettext("{name} to move: {dice}.", name=name, dice=_dice_text(game)))
+    elif phase is Phase.DOUBLE:
+        assert game.cube is not None
+        lines.append("➡ " + tr.gettext("{name}, you are doubled to {value}: take or pass?",
+                                       name=name, value=game.cube.value * 2))
+        if ui is Action.PASS:
+            lines.append(tr.gettext("Passing ends the game. Are you sure?"))
+    elif phase is Phase.RESIGNATION:
+        offer = game.resign_offer
+        assert offer is not None
+        lines.append("➡ " + tr.gettext(
+            "{who} offers to resign ({kind}). {name}: accept or decline?",
+            who=_name(record, offer.side), name=name, kind=tr.gettext(KIND_NAMES[offer.kind])))
+    if record.cancel_by is not None:
+        proposer = next(p for p in record.players if p.user_id == record.cancel_by)
+        lines.append(tr.gettext("{name} proposes to cancel the game.", name=escape(proposer.name)))
+    return lines
+
+
+def board_message(tr: Translator, record: GameRecord, *, ui: Action | None = None,
+                  source: int | None = None) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The board message of an active or finished game and its keyboard.
+
+    ``ui`` is a keyboard-only state the tapper asked for (the menu, a source
+    point, a pass to confirm).
+    """
+    table = table_of(record)
+    game = table.game
+    viewer = game.to_act if game.to_act is not None else (
+        game.result.winner if game.result is not None else Side.WHITE)
+    white, black = _name(record, Side.WHITE), _name(record, Side.BLACK)
+    title = escape(variant_name(tr, record.variant))
+    header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"
+    extra = options_line(tr, record)
+    lines = [header] + ([escape(extra)] if extra else [])
+    lines.append(f"<pre>{escape(render_text(_view(record, table, viewer)))}</pre>")
+    if record.status is Status.CANCELLED:
+        lines.append(tr.gettext("The game was cancelled."))
+        return "\n".join(lines), None
+    lines += _status_lines(tr, record, table, ui)
+    return "\n".join(lines), game_keyboard(tr, record, table, ui=ui, source=source)
+
+
+def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Action | None,
+                  source: int | None) -> InlineKeyboardMarkup | None:
+    game = table.game
+    keys = Keys(tr, record.game_id, record.version)
+    phase = game.phase
+    if phase is Phase.OVER:
+        return keys.over(match_over=table.match_over)
+    if record.cancel_by is not None:
+        return keys.cancel_offer()
+    if ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE):
+        return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
+    if phase is Phase.DOUBLE:
+        return keys.double(confirm_pass=ui is Action.PASS)
+    if phase is Phase.RESIGNATION:
+        return keys.resign_offer()
+    actor = game.to_act
+    assert actor is not None
+    if phase is Phase.ROLL:
+        return keys.roll(can_double=game.cube is not None and game.cube.may_double(actor))
+    turn = game.turn
+    assert turn is not None
+    return keys.moves(str, turn.legal_steps, can_undo=bool(turn.played),
+                      complete=turn.is_complete, source=source if ui is Action.SOURCE else None)
+
+
+def notification(tr: Translator, record: GameRecord) -> str | None:
+    """The short message that pings the player the game now waits for."""
+    game = table_of(record).game
+    actor = game.to_act
+    if record.status is not Status.ACTIVE or actor is None:
+        return None
+    player = player_on(record, actor)
+    who = mention(player.user_id, player.name)
+    if game.phase is Phase.DOUBLE:
+        return tr.gettext("{who}, you are doubled: take or pass?", who=who)
+    if game.phase is Phase.RESIGNATION:
+        return tr.gettext("{who}, your opponent offers to resign.", who=who)
+    return tr.gettext("{who}, your turn.", who=who)
+

@@ -1,0 +1,479 @@
+"""Game actions: who may do what, and the record each tap turns into.
+
+The pure part, :func:`apply`, takes the stored :class:`GameRecord`, the
+tapping user and the button's :class:`Callback`, and returns the next record
+or raises :class:`Refusal` (with a message id to show as an alert); nothing
+is written.  :func:`perform` wraps it in one compare-and-set on the record
+version the button was drawn for, so an outdated keyboard, a duplicated
+update or two taps at once can never apply twice.
+
+The engine's :class:`engine.game.Game` is kept in ``record.engine`` as
+``{"game": Game.to_dict(), "score": [white, black], "crawford_done": bool}``
+(the match score lives beside the game of the match being played).  Replaying
+a stored game is not free, so decoded games are cached per (game id, version).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from bot.callbacks import Action, Callback, Kind
+from bot.i18n import N_
+from bot.records import GameOptions, GameRecord, HistoryEntry, Player, Status
+from bot.store import FinishResult, Store
+from engine.game import Game, GameError, Phase
+from engine.game import GameOptions as EngineOptions
+from engine.position import EngineError, Side, Step, Variant
+from engine.scoring import ResultKind, resign_kinds
+
+VARIANTS = (Variant.LONG, Variant.BACKGAMMON)
+"""Variant order of the lobby buttons (the callback carries the index)."""
+
+
+class Refusal(Exception):
+    """A tap or command that changes nothing; ``message`` is a msgid to translate."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.values = values
+
+
+STALE = N_("This board is out of date; use the newest message.")
+NOT_PLAYING = N_("You are not playing in this game.")
+NOT_YOUR_TURN = N_("It is not your turn.")
+# ---------------------------------------------------------------- options
+
+
+class OptionError(Refusal):
+    """A /new option that does not parse."""
+
+
+_BOOL = {"on": True, "off": False, "yes": True, "no": False, "1": True, "0": False}
+VARIANT_WORDS = {
+    "long": Variant.LONG, "nardy": Variant.LONG, "l": Variant.LONG,
+    "backgammon": Variant.BACKGAMMON, "bg": Variant.BACKGAMMON, "short": Variant.BACKGAMMON,
+    "b": Variant.BACKGAMMON,
+}
+OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers")
+MAX_MATCH = 25
+MAX_STAKE = 1_000_000
+
+
+def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, GameOptions]:
+    """``/new`` arguments: an optional variant word and ``name=value`` options.
+
+    >>> parse_new_args(["backgammon", "match=7", "cube=off"])
+    (<Variant.BACKGAMMON: 'backgammon'>, GameOptions(stake_per_point=0, match_length=7, \
+cube=False, koks=False, jacoby=False, beavers=False, time_control=None))
+    >>> parse_new_args(["speed=9"])
+    Traceback (most recent call last):
+    ...
+    bot.service.OptionError: Unknown option {option}. Valid options: {valid}.
+    """
+    variant: Variant | None = None
+    values: dict[str, Any] = {"koks": False}
+    for arg in args:
+        word = arg.strip().lower()
+        if word in VARIANT_WORDS and "=" not in word:
+            variant = VARIANT_WORDS[word]
+            continue
+        name, sep, value = word.partition("=")
+        if not sep or name not in OPTION_NAMES:
+            raise OptionError(N_("Unknown option {option}. Valid options: {valid}."),
+                              option=arg, valid=", ".join(
+                                  ["long", "backgammon"] + [f"{n}=…" for n in OPTION_NAMES]))
+        if name in ("stake", "match"):
+            limit = MAX_STAKE if name == "stake" else MAX_MATCH
+            if not re.fullmatch(r"\d{1,7}", value) or not (name == "stake" or int(value) >= 1) \
+                    or int(value) > limit:
+                raise OptionError(N_("{option} needs a whole number from {low} to {high}."),
+                                  option=name, low=0 if name == "stake" else 1, high=limit)
+            values["stake_per_point" if name == "stake" else "match_length"] = int(value)
+        else:
+            if value not in _BOOL:
+                raise OptionError(N_("{option} is on or off."), option=name)
+            values[name] = _BOOL[value]
+    return variant, GameOptions(**values)
+
+
+def engine_options(variant: Variant, options: GameOptions) -> EngineOptions:
+    """The engine's rules for a lobby's options; raises :class:`OptionError` for
+    combinations the rules do not have."""
+    match = options.match_length if options.match_length > 1 else 0
+    try:
+        if variant is Variant.LONG:
+            if options.jacoby or options.beavers:
+                raise OptionError(N_("Jacoby and beavers are backgammon cube rules."))
+            return EngineOptions.long(koks=options.koks, match_length=match)
+        if options.koks:
+            raise OptionError(N_("Koks is a long nardy rule."))
+        if (options.jacoby or options.beavers) and match:
+            raise OptionError(N_("Jacoby and beavers are for single games, not matches."))
+        if (options.jacoby or options.beavers) and not options.cube:
+            raise OptionError(N_("Jacoby and beavers need the cube."))
+        return EngineOptions.backgammon(cube=options.cube, jacoby=options.jacoby,
+                                        beavers=options.beavers, match_length=match)
+    except GameError as error:  # pragma: no cover - the checks above come first
+        raise OptionError(N_("These options do not go together: {reason}"),
+                          reason=str(error)) from None
+
+
+# ---------------------------------------------------------------- the engine state
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """What ``record.engine`` holds: the game being played and the match score."""
+
+    game: Game
+    score: tuple[int, int] = (0, 0)
+    crawford_done: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game.to_dict(), "score": list(self.score),
+                "crawford_done": self.crawford_done}
+
+    @property
+    def match_length(self) -> int:
+        return self.game.options.match_length
+
+    @property
+    def match_over(self) -> bool:
+        length = self.match_length
+        return not length or max(self.score) >= length
+
+    def scored(self) -> Table:
+        """The score after the game's result (call once, when it ends)."""
+        result = self.game.result
+        if result is None:
+            return self
+        score = list(self.score)
+        score[result.winner] += result.points
+        return dataclasses.replace(self, score=(score[0], score[1]))
+
+    def next_game(self) -> Table:
+        """The following game of the match (the same players and sides)."""
+        game = self.game
+        length = self.match_length
+        crawford = (game.variant is Variant.BACKGAMMON and bool(length) and not self.crawford_done
+                    and max(self.score) == length - 1)
+        starter = None
+        if game.variant is Variant.LONG and length:
+            # the player who moved second in the last game starts the next one
+            first = game.opening.starter if game.opening is not None else game.starter
+            starter = first.opponent if first is not None else None
+        return Table(Game.new(game.options, crawford=crawford, starter=starter), self.score,
+                     self.crawford_done or crawford)
+
+
+_CACHE: OrderedDict[tuple[str, int], Table] = OrderedDict()
+_CACHE_SIZE = 512
+
+
+def table_of(record: GameRecord) -> Table:
+    """The record's engine state, decoded once per record version."""
+    key = (record.game_id, record.version)
+    table = _CACHE.get(key)
+    if table is None:
+        data = record.engine
+        table = Table(Game.from_dict(data["game"]), tuple(data["score"]),
+                      bool(data["crawford_done"]))
+        remember(record.game_id, record.version, table)
+    return table
+
+
+def remember(game_id: str, version: int, table: Table) -> None:
+    _CACHE[(game_id, version)] = table
+    _CACHE.move_to_end((game_id, version))
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+
+
+def with_table(record: GameRecord, table: Table, **changes: Any) -> GameRecord:
+    return record.model_copy(update={"engine": table.to_dict(), "updated_at": time.time(),
+                                     **changes})
+
+
+# ---------------------------------------------------------------- seats
+
+
+def seat_of(record: GameRecord, user_id: int) -> Side | None:
+    for player in record.players:
+        if player.user_id == user_id:
+            return player.side
+    return None
+
+
+def player_on(record: GameRecord, side: Side) -> Player:
+    return next(p for p in record.players if p.side is side)
+
+
+def resign_options(table: Table) -> list[ResultKind]:
+    return list(resign_kinds(table.game.variant, koks=table.game.options.koks))
+
+
+# ---------------------------------------------------------------- lobby
+
+
+def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: GameOptions,
+              creator: int) -> GameRecord:
+    engine_options(variant, options)  # refuse bad combinations before posting anything
+    return GameRecord(chat_id=chat_id, thread_id=thread_id, variant=variant, options=options,
+                      created_by=creator)
+
+
+def start_game(record: GameRecord, rng: random.Random) -> GameRecord:
+    """Two players are seated: make the game and roll the opening."""
+    game = Game.new(engine_options(record.variant, record.options)).roll(rng)
+    return with_table(record, Table(game), status=Status.ACTIVE)
+
+
+def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
+                rng: random.Random) -> GameRecord:
+    if record.status is not Status.LOBBY:
+        raise Refusal(STALE)
+    seated = any(p.user_id == user_id for p in record.players)
+    if data.action is Action.JOIN:
+        if seated:
+            raise Refusal(N_("You have joined already; waiting for a second player."))
+        side = Side(len(record.players))
+        players = (*record.players, Player(user_id=user_id, name=name[:64], side=side))
+        joined = record.model_copy(update={"players": players, "updated_at": time.time()})
+        return start_game(joined, rng) if len(players) == 2 else joined
+    if data.action is Action.LEAVE:
+        if not seated:
+            raise Refusal(N_("You have not joined this game."))
+        players = tuple(p for p in record.players if p.user_id != user_id)
+        players = tuple(p.model_copy(update={"side": Side(i)}) for i, p in enumerate(players))
+        return record.model_copy(update={"players": players})
+    if data.action is Action.VARIANT:
+        if not seated and user_id != record.created_by:
+            raise Refusal(N_("Only the players or whoever opened the lobby may change it."))
+        if data.args[0] >= len(VARIANTS):
+            raise Refusal(STALE)
+        variant = VARIANTS[data.args[0]]
+        if variant is record.variant:
+            return record
+        try:
+            engine_options(variant, record.options)
+        except OptionError as error:
+            raise Refusal(error.message, **error.values) from None
+        return record.model_copy(update={"variant": variant})
+    if data.action is Action.DROP:
+        if not seated and user_id != record.created_by:
+            raise Refusal(N_("Only the players or whoever opened the lobby may close it."))
+        return record.model_copy(update={"status": Status.CANCELLED})
+    raise Refusal(STALE)
+
+
+# ---------------------------------------------------------------- game
+
+
+UI_ONLY = frozenset({Action.SOURCE, Action.BACK, Action.MENU, Action.PASS})
+"""Buttons that only redraw the keyboard for the tapper; no record change."""
+
+
+def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random
+               ) -> GameRecord:
+    """The record after a game button; ``record`` itself for keyboard-only buttons.
+
+    Raises :class:`Refusal` for anything not allowed to this user now.
+    """
+    if record.status is not Status.ACTIVE:
+        raise Refusal(N_("This game is over."))
+    side = seat_of(record, user_id)
+    if side is None:
+        raise Refusal(NOT_PLAYING)
+    table = table_of(record)
+    game = table.game
+    action = data.action
+    if action is Action.CANCEL:
+        return _cancel(record, user_id)
+    if action is Action.KEEP:
+        if record.cancel_by is None:
+            return record
+        return record.model_copy(update={"cancel_by": None})
+    if action is Action.RESIGN:
+        kinds = resign_options(table)
+        if not 1 <= data.args[0] <= len(kinds):
+            raise Refusal(STALE)
+        if game.phase not in (Phase.ROLL, Phase.MOVE):
+            raise Refusal(N_("Answer the pending offer first."))
+        return _play(record, table, lambda g: g.offer_resignation(side, kinds[data.args[0] - 1]))
+    if action in (Action.ACCEPT, Action.DECLINE):
+        if game.phase is not Phase.RESIGNATION:
+            raise Refusal(STALE)
+        if game.to_act is not side:
+            raise Refusal(N_("Only the opponent answers a resignation offer."))
+        if action is Action.ACCEPT:
+            return _play(record, table, lambda g: g.accept_resignation(side))
+        return _play(record, table, lambda g: g.decline_resignation(side))
+    if action in (Action.TAKE, Action.PASS, Action.PASS_SURE):
+        if game.phase is not Phase.DOUBLE:
+            raise Refusal(STALE)
+        if game.to_act is not side:
+            raise Refusal(N_("Only the doubled player answers the double."))
+        if action is Action.TAKE:
+            return _play(record, table, lambda g: g.take(side))
+        if action is Action.PASS:
+            return record
+        return _play(record, table, lambda g: g.pass_(side))
+    if action is Action.MENU:
+        return record
+    if action is Action.BACK and game.phase is Phase.DOUBLE:
+        if game.to_act is not side:
+            raise Refusal(N_("Only the doubled player answers the double."))
+        return record
+    if game.to_act is not side:
+        raise Refusal(NOT_YOUR_TURN)
+    if action in (Action.ROLL, Action.DOUBLE):
+        if game.phase is not Phase.ROLL:
+            raise Refusal(STALE)
+        if action is Action.ROLL:
+            return _play(record, table, lambda g: g.roll(rng), notify_message_id=None)
+        if game.cube is None or not game.cube.may_double(side):
+            raise Refusal(N_("You cannot double now."))
+        return _play(record, table, lambda g: g.double(side))
+    if game.phase is not Phase.MOVE:
+        raise Refusal(STALE)
+    if action in (Action.SOURCE, Action.BACK):
+        if action is Action.SOURCE and not any(s.source == data.args[0] for s in game.legal_steps):
+            raise Refusal(STALE)
+        return record
+    if action is Action.STEP:
+        try:
+            step = Step(*data.args)
+        except EngineError:
+            raise Refusal(STALE) from None
+        if step not in game.legal_steps:
+            raise Refusal(STALE)
+        return _play(record, table, lambda g: g.play_step(step))
+    if action is Action.UNDO:
+        if game.turn is None or not game.turn.played:
+            raise Refusal(STALE)
+        return _play(record, table, lambda g: g.undo_step())
+    if action is Action.CONFIRM:
+        if game.turn is None or not game.turn.is_complete:
+            raise Refusal(N_("The turn is not complete yet."))
+        return _play(record, table, lambda g: g.confirm())
+    raise Refusal(STALE)
+
+
+def _cancel(record: GameRecord, user_id: int) -> GameRecord:
+    if record.cancel_by is None:
+        return record.model_copy(update={"cancel_by": user_id})
+    if record.cancel_by == user_id:
+        raise Refusal(N_("You proposed it; waiting for your opponent."))
+    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+
+
+def _play(record: GameRecord, table: Table, step: Any, **changes: Any) -> GameRecord:
+    try:
+        game = step(table.game)
+    except EngineError:
+        raise Refusal(STALE) from None
+    new = dataclasses.replace(table, game=game)
+    if game.is_over:
+        new = new.scored()
+        changes.setdefault("status", Status.FINISHED)
+    return with_table(record, new, cancel_by=None, **changes)
+
+
+def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random
+               ) -> GameRecord:
+    """The record replacing a finished one: the next game of the match, a
+    rematch of the same two players (both start at once), or a new lobby."""
+    if record.status not in (Status.FINISHED, Status.CANCELLED):
+        raise Refusal(STALE)
+    if data.action is Action.NEW:
+        return new_lobby(record.chat_id, record.thread_id, record.variant, record.options,
+                         user_id).model_copy(update={"board_message_id": None})
+    if seat_of(record, user_id) is None:
+        raise Refusal(NOT_PLAYING)
+    if record.status is Status.CANCELLED:
+        raise Refusal(STALE)
+    table = table_of(record)
+    following = (Table(Game.new(table.game.options)) if table.match_over
+                 else table.next_game())
+    if following.game.phase is Phase.OPENING:
+        following = dataclasses.replace(following, game=following.game.roll(rng))
+    return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
+                      options=record.options, players=record.players, status=Status.ACTIVE,
+                      engine=following.to_dict(), created_by=record.created_by)
+
+
+# ---------------------------------------------------------------- history
+
+
+def history_entry(record: GameRecord) -> tuple[HistoryEntry, dict[tuple[int, int], int]]:
+    """The chat history line and ledger booking of a finished or cancelled game."""
+    winner: Side | None = None
+    result = "cancelled"
+    points = 0
+    if record.status is Status.FINISHED:
+        game = table_of(record).game
+        assert game.result is not None
+        winner, result, points = game.result.winner, game.result.kind.value, game.result.points
+    stake = points * record.options.stake_per_point
+    ledger = {}
+    if winner is not None and stake:
+        pair = (player_on(record, winner).user_id, player_on(record, winner.opponent).user_id)
+        ledger[pair] = stake
+    entry = HistoryEntry(game_id=record.game_id, thread_id=record.thread_id,
+                         variant=record.variant, players=record.players, winner=winner,
+                         result=result, points=points, stake=stake)
+    return entry, ledger
+
+
+# ---------------------------------------------------------------- the compare-and-set
+
+
+async def save(store: Store, old: GameRecord, new: GameRecord) -> GameRecord:
+    """Write ``new`` over ``old`` (one CAS on ``old.version``); game ends are
+    booked atomically with the ledger and history.  Raises
+    :class:`VersionConflict` when the record changed meanwhile."""
+    if new.status in (Status.FINISHED, Status.CANCELLED) and new.game_id == old.game_id \
+            and old.status is not new.status:
+        if not new.players or old.status is Status.LOBBY:
+            saved = await store.save(new, old.version)
+        else:
+            entry, ledger = history_entry(new)
+            done: FinishResult = await store.finish_game(new, old.version, entry, ledger)
+            saved = done.record
+    elif new.game_id != old.game_id:
+        # a rematch replaces the finished record: the same key, a new game id
+        saved = await store.save(new, old.version)
+    else:
+        saved = await store.save(new, old.version)
+    if saved.status is not Status.LOBBY and saved.engine:
+        remember(saved.game_id, saved.version, _table_from(saved, new))
+    return saved
+
+
+def _table_from(saved: GameRecord, new: GameRecord) -> Table:
+    cached = _CACHE.get((new.game_id, new.version))
+    if cached is not None and cached.to_dict() == saved.engine:
+        return cached
+    data = saved.engine
+    return Table(Game.from_dict(data["game"]), tuple(data["score"]),
+                 bool(data["crawford_done"]))
+
+
+async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback
+                   ) -> GameRecord:
+    """The record a button acts on, at the version it was drawn for, else :class:`Refusal`."""
+    record = await store.load_game(chat_id, thread_id)
+    if record is None or record.game_id != data.id or record.version != data.version:
+        raise Refusal(STALE)
+    expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME
+    if data.kind is not expected:
+        raise Refusal(STALE)
+    return record
+

@@ -1,0 +1,86 @@
+"""Handler tests: the real Application, in this process, polling the local Bot
+API server (tests/botapi), with the store on fakeredis (the real Redis when
+REDIS_URL is set) and seeded dice.  Tests act as users through the server and
+read what the bot sent; nothing of the bot is mocked."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import pytest
+
+from bot.app import build_application
+from bot.store import Store
+from tests.botapi import BotApiServer
+from tests.botapi.model import Answer, Chat, Message, User
+
+
+@dataclass
+class World:
+    """The server, the store, and helpers to act and wait from async tests."""
+
+    server: BotApiServer
+    store: Store
+
+    async def send(self, chat: Chat | int, user: User, text: str, **kw: object) -> Message:
+        sent = self.server.user_sends(chat, user, text, **kw)  # type: ignore[arg-type]
+        return sent
+
+    async def tap(self, chat: Chat | int, user: User, message: Message | int,
+                  data: str | None = None, *, text: str | None = None,
+                  strict: bool = True) -> Answer:
+        tap = self.server.user_taps(chat, user, message, data, text=text, strict=strict)
+        answer = await tap.wait_answer_async(5)
+        await self.idle()
+        return answer
+
+    async def reply(self, chat: Chat | int, since: object, contains: str | None = None,
+                    **kw: object) -> Message:
+        return await self.server.wait_message_async(chat, contains, since=since, **kw)
+
+    async def idle(self) -> None:
+        """Let the bot finish what an update started (edits after the answer)."""
+        last = -1
+        while last != self.server.revision:
+            last = self.server.revision
+            await asyncio.sleep(0.05)
+
+    def board(self, chat: Chat | int) -> Message:
+        """The newest bot message with game buttons."""
+        for message in reversed(self.server.messages(chat)):
+            if message.from_bot and message.buttons and any(
+                    d.startswith(("g:", "l:")) for row in message.buttons for _, d in row):
+                return message
+        raise AssertionError(self.server.transcript(chat))
+
+    def buttons(self, message: Message) -> list[tuple[str, str]]:
+        fresh = self.server.message(message.chat.id, message.message_id)
+        return [b for row in fresh.buttons for b in row]
+
+    def find(self, message: Message, predicate: Callable[[str, str], bool]) -> tuple[str, str]:
+        for text, data in self.buttons(message):
+            if predicate(text, data):
+                return text, data
+        raise AssertionError(f"no such button among {self.buttons(message)}")
+
+
+@pytest.fixture
+async def world(store: Store) -> AsyncIterator[World]:
+    server = BotApiServer()
+    server.start()
+    app = build_application(server.token or "", store, rng=random.Random(7),
+                            base_url=server.base_url, base_file_url=server.base_file_url)
+    await app.initialize()
+    await app.start()
+    assert app.updater is not None
+    await app.updater.start_polling(poll_interval=0, timeout=1)
+    try:
+        yield World(server, store)
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await app.shutdown()
+        server.stop()

@@ -1,0 +1,174 @@
+"""Games and matches as Jellyfish ``.mat`` text, the file GNU Backgammon
+(``import mat``) and most backgammon programs read.
+
+The layout is the one gnubg writes itself (``export match mat``)::
+
+     7 point match
+
+     Game 1
+     Alice : 0                      Bob : 0
+      1)                             31: 8/5 6/5
+      2) 52: 13/8 13/11               Doubles => 2
+      3)  Takes                      64: 24/18 13/9
+     ...
+                                      Wins 2 points
+
+White is the left column, Black the right.  Each cell is one action of
+that side: ``52: 13/8 13/11`` (dice, then each step in the order played,
+points from the mover's side, the bar as 25, off as 0, ``*`` on hits), a
+roll that cannot be played is just ``52:``, and the cube actions are
+`` Doubles => 4``, `` Takes``, `` Beavers => 8`` and `` Drops``.  A finished
+game ends with ``Wins N point(s)`` in the winner's column (gnubg reads it as
+a resignation when the moves do not end the game, which gives the right
+score for resignations and timeouts).  Resignation offers that were declined
+leave no trace, as in gnubg.  Money play is a ``0 point match``.
+
+Long nardy uses the same layout with a ``; [Variation "Long Nardy"]`` header
+line; GNU Backgammon cannot read it, it is for people and our own tools.
+
+>>> from engine.game import GameOptions
+>>> print(format_game(Game.new(GameOptions.backgammon(match_length=5))), end="")
+ 5 point match
+<BLANKLINE>
+ Game 1
+ White : 0                      Black : 0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.game import Action, Game
+from engine.match import Match, starter_of
+from engine.notation import format_turn
+from engine.position import EngineError, Position, Side, Variant
+from engine.turns import apply_step, end_turn
+
+LEFT_WIDTH = 27
+"""gnubg writes ``%3d) %-27s `` for the left cell."""
+RIGHT_COLUMN = 34
+"""gnubg indents a right-column ``Wins`` line by 34 spaces."""
+
+
+class MatFileError(EngineError):
+    """Something that cannot be written as a ``.mat`` file."""
+
+
+@dataclass
+class _Row:
+    left: str | None = None
+    right: str | None = None
+
+
+def _cells(game: Game) -> list[tuple[Side, str]]:
+    """Each action of the game as (side, cell text), in order."""
+    cells: list[tuple[Side, str]] = []
+    start = starter_of(game)
+    position = Position.initial(game.variant, Side.WHITE if start is None else start)
+    cube = 1
+    roll = ""
+    for event in game.events:
+        side, action = event.side, event.action
+        if action is Action.ROLL:
+            assert event.dice is not None
+            roll = f"{event.dice.first}{event.dice.second}:"
+        elif action is Action.MOVE:
+            moves = format_turn(position, event.steps, compact=False, numbers=True)
+            cells.append((side, f"{roll} {moves}".rstrip()))
+            for step in event.steps:
+                position = apply_step(position, step)
+            if position.winner is None:
+                position = end_turn(position)
+        elif action is Action.DOUBLE:
+            cells.append((side, f" Doubles => {cube * 2}"))
+        elif action is Action.TAKE:
+            cube *= 2
+            cells.append((side, " Takes"))
+        elif action is Action.BEAVER:
+            cube *= 4
+            cells.append((side, f" Beavers => {cube}"))
+        elif action is Action.PASS:
+            cells.append((side, " Drops"))
+    return cells  # a turn still being played is not written: it may change
+
+
+def _rows(cells: Sequence[tuple[Side, str]]) -> list[_Row]:
+    rows: list[_Row] = []
+    for side, text in cells:
+        if side is Side.WHITE or not rows or rows[-1].right is not None:
+            rows.append(_Row())
+        if side is Side.WHITE:
+            rows[-1].left = text
+        else:
+            rows[-1].right = text
+    return rows
+
+
+def _check_name(name: str) -> str:
+    if not name.strip() or any(char in name for char in ":\n\r"):
+        raise MatFileError(f"a player name for a .mat file has no colon or newline: {name!r}")
+    return name.strip()
+
+
+def game_lines(
+    game: Game,
+    *,
+    number: int = 1,
+    names: tuple[str, str] = ("White", "Black"),
+    score: tuple[int, int] = (0, 0),
+    wins_match: bool = False,
+) -> list[str]:
+    """The lines of one game: its title, the players with the score before
+    it, the numbered moves and the result."""
+    white, black = (_check_name(name) for name in names)
+    lines = [f" Game {number}", f" {f'{white} : {score[0]}':<31}{black} : {score[1]}"]
+    for index, row in enumerate(_rows(_cells(game)), start=1):
+        left = row.left or ""
+        gap = " " if len(left) < LEFT_WIDTH else "  "  # keep the columns apart
+        text = f"{index:3d}) {left:<{LEFT_WIDTH}}{gap}{row.right or ''}"
+        lines.append(text.rstrip())
+    if game.result is not None:
+        points = game.result.points
+        wins = f"Wins {points} point{'s' if points > 1 else ''}"
+        if wins_match:
+            wins += " and the match"
+        indent = 6 if game.result.winner is Side.WHITE else RIGHT_COLUMN
+        lines.append(" " * indent + wins)
+    return lines
+
+
+def _header(game: Game) -> list[str]:
+    options = game.options
+    lines = []
+    if options.variant is Variant.LONG:
+        lines.append('; [Variation "Long Nardy"]')
+    elif not options.cube:
+        lines.append('; [CubeLimit "1"]')
+    elif not options.match_length:
+        lines.append(f'; [Jacoby "{"On" if options.jacoby else "Off"}"]')
+        lines.append(f'; [Beaver "{"On" if options.beavers else "Off"}"]')
+    if lines:
+        lines.append("")
+    return [*lines, f" {options.match_length} point match", ""]
+
+
+def format_game(game: Game, *, names: tuple[str, str] = ("White", "Black")) -> str:
+    """A ``.mat`` file holding one game (finished or not)."""
+    return "\n".join([*_header(game), *game_lines(game, names=names)]) + "\n"
+
+
+def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black")) -> str:
+    """A ``.mat`` file of a whole match (its games so far)."""
+    if not match.games:
+        raise MatFileError("the match has no games yet")
+    lines = _header(match.games[0])
+    score = [0, 0]
+    for number, game in enumerate(match.games, start=1):
+        before = (score[0], score[1])
+        if game.result is not None:
+            score[game.result.winner] += game.result.points
+        decided = bool(match.length) and max(score) >= match.length > max(before)
+        lines += game_lines(game, number=number, names=names, score=before, wins_match=decided)
+        lines.append("")
+    return "\n".join(lines)

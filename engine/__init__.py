@@ -1,5 +1,27 @@
 """nardy's rules engine: long nardy and backgammon, pure Python, no I/O."""
 
+from engine.cube import Cube, CubeError, ResignError, ResignOffer
+from engine.game import (
+    Action,
+    Event,
+    Game,
+    GameDataError,
+    GameError,
+    GameOptions,
+    Opening,
+    Phase,
+    opening_roll,
+)
+from engine.ids import (
+    InvalidIdError,
+    long_id,
+    position_from_id,
+    position_from_long_id,
+    position_id,
+)
+from engine.match import Match, MatchError
+from engine.matfile import MatFileError, format_game, format_match
+from engine.notation import NotationError, format_step, format_turn, parse_step, parse_turn
 from engine.position import (
     BAR,
     CHECKERS,
@@ -17,6 +39,7 @@ from engine.position import (
     Variant,
     opponent_point,
 )
+from engine.scoring import EndReason, GameResult, ResultKind, ScoringError
 from engine.turns import Turn, TurnInProgress, apply_step, end_turn, legal_turns
 
 __all__ = [
@@ -24,13 +47,34 @@ __all__ = [
     "CHECKERS",
     "HEAD",
     "OFF",
+    "Action",
+    "Cube",
+    "CubeError",
     "Dice",
+    "EndReason",
     "EngineError",
+    "Event",
+    "Game",
+    "GameDataError",
+    "GameError",
+    "GameOptions",
+    "GameResult",
     "IllegalStepError",
     "InvalidDiceError",
+    "InvalidIdError",
     "InvalidPositionError",
+    "MatFileError",
+    "Match",
+    "MatchError",
+    "NotationError",
+    "Opening",
+    "Phase",
     "Position",
     "RandomSource",
+    "ResignError",
+    "ResignOffer",
+    "ResultKind",
+    "ScoringError",
     "Side",
     "Step",
     "Turn",
@@ -38,6 +82,17 @@ __all__ = [
     "Variant",
     "apply_step",
     "end_turn",
+    "format_game",
+    "format_match",
+    "format_step",
+    "format_turn",
     "legal_turns",
+    "long_id",
+    "opening_roll",
     "opponent_point",
+    "parse_step",
+    "parse_turn",
+    "position_from_id",
+    "position_from_long_id",
+    "position_id",
 ]

@@ -636,17 +636,6 @@ def _event_from_dict(value: object) -> Event:
     )
 
 
-_OPTION_FIELDS = (
-    "koks",
-    "cube",
-    "jacoby",
-    "beavers",
-    "max_cube",
-    "match_length",
-    "opening_reroll",
-)
-
-
 def _result_to_dict(result: GameResult) -> dict[str, Any]:
     return {
         "winner": _side_name(result.winner),

@@ -9,7 +9,7 @@ import random
 
 import gnubg_nn
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.ids import (
@@ -76,6 +76,7 @@ def test_long_nardy_ids_round_trip_random_boards() -> None:
         assert position_from_long_id(text) == position
 
 
+@settings(deadline=None)
 @given(game_positions(Variant.LONG))
 def test_long_nardy_ids_round_trip_game_positions(position: Position) -> None:
     assert position_from_long_id(long_id(position)) == position

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from engine.position import EngineError, Side, Variant
-from engine.scoring import GameResult, ResultKind, ScoringError, resign_kinds
+from engine.scoring import GameResult, ResultKind, ScoringError, is_cube_value, resign_kinds
 
 DEFAULT_MAX_CUBE = 64
 
@@ -35,12 +35,7 @@ class ResignError(EngineError):
 
 
 def _check_value(value: object, what: str) -> None:
-    if (
-        not isinstance(value, int)
-        or isinstance(value, bool)
-        or value < 1
-        or value & (value - 1)
-    ):
+    if not is_cube_value(value):
         raise CubeError(f"{what} must be a power of two, got {value!r}")
 
 

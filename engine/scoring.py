@@ -123,7 +123,8 @@ def classify(position: Position, *, koks: bool = False) -> ResultKind:
     return ResultKind.GAMMON
 
 
-def _is_cube_value(value: int) -> bool:
+def is_cube_value(value: object) -> bool:
+    """A power of two, 1 or more (not a bool)."""
     return (
         isinstance(value, int)
         and not isinstance(value, bool)
@@ -152,7 +153,7 @@ class GameResult:
             raise ScoringError(f"bad winner {self.winner!r}")
         if not isinstance(self.kind, ResultKind) or not isinstance(self.reason, EndReason):
             raise ScoringError(f"bad kind or reason {self.kind!r}, {self.reason!r}")
-        if not _is_cube_value(self.cube):
+        if not is_cube_value(self.cube):
             raise ScoringError(f"cube value must be a power of two, got {self.cube!r}")
         if self.multiplier == 0:
             object.__setattr__(self, "multiplier", self.kind.multiplier)
@@ -229,6 +230,7 @@ __all__ = [
     "ResultKind",
     "ScoringError",
     "classify",
+    "is_cube_value",
     "resign_kinds",
     "single_kind",
 ]

@@ -58,9 +58,9 @@ class ConformanceError(EngineError):
 def parse_request(line: str | bytes) -> tuple[Position, Dice]:
     """The position (mover = White) and dice one input line asks about.
 
-    >>> position, dice = parse_request(
-    ...     '{"variant": "backgammon", "board": [[0]*25, [1]+[0]*24], '
-    ...     '"dice": [3, 1], "first_turn": false}')
+    >>> line = {"variant": "backgammon", "board": [[0] * 25, [1] + [0] * 24],
+    ...         "dice": [3, 1], "first_turn": False}
+    >>> position, dice = parse_request(json.dumps(line))
     >>> position.checkers(Side.WHITE, 1), dice
     (1, Dice(first=3, second=1))
     >>> parse_request('{"variant": "short"}')

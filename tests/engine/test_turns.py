@@ -363,3 +363,14 @@ def test_turn_in_progress_is_rebuilt_from_storage() -> None:
 def test_apply_step_refuses_a_missing_checker() -> None:
     with pytest.raises(IllegalStepError, match="no checker"):
         apply_step(Position.initial(BACKGAMMON), Step(20, 14, 6))
+
+
+def test_a_step_that_lifts_a_block_lets_the_other_die_through() -> None:
+    # 24/18 alone would close Black's 2..7 with Black's last checker on its 8;
+    # after 19/15 (the four first) the six is legal
+    mover = {24: 10, 19: 1, 17: 1, 16: 1, 15: 1, 14: 1}
+    position = make(LONG, mover, {24: 9, 8: 1, 10: 1, 11: 1, 17: 1, 18: 1, 21: 1})
+    tip = TurnInProgress(position, Dice(4, 6))
+    assert Step(24, 18, 6) not in tip.legal_steps
+    assert Step(24, 18, 6) in tip.play(Step(19, 15, 4)).legal_steps
+    assert {24: 9, 18: 1, 17: 1, 16: 1, 15: 2, 14: 1} in results(position, Dice(4, 6))

@@ -206,11 +206,14 @@ class Generator:
             # backgammon: everything on the bar enters first
             return self.reach.get(-die, [])
         if self.head_start - row[HEAD] >= self.head_limit:
-            found = [move for move in self.reach_headless[die] if row[move[0]]]
+            reach = self.reach_headless[die]
         else:
-            found = [move for move in self.reach[die] if row[move[0]]]
+            reach = self.reach[die]
         if self.check_blocks:
-            found = [move for move in found if row[move[1]] or not self._blocks(move)]
+            # only a step onto an empty point can make a block
+            found = [m for m in reach if row[m[0]] and (row[m[1]] or not self._blocks(m))]
+        else:
+            found = [move for move in reach if row[move[0]]]
         if not self.outside:
             if row[die]:
                 found.append(_BEAR_OFF[die << 3 | die])

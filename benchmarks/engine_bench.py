@@ -1,0 +1,85 @@
+"""How fast the move generator is, next to GNU Backgammon's C generator.
+
+Positions and their rolls come from games of random legal turns played with
+a seeded ``random.Random`` (the same every run).  Each position is timed
+twice over: its first call ("single call", as the bot makes it) and the best
+of the next few calls ("warm", caches hot, the noise gone).  The figures are
+medians over the positions, in microseconds.  For backgammon,
+``gnubg_nn.moves`` (GNU Backgammon's generator, in C, returning position
+keys) runs on the same positions in the same run, interleaved with ours, and
+the ratios are printed.
+
+Run: ``.venv/bin/python benchmarks/engine_bench.py [positions per variant]``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Dice, Position, Variant, legal_turns
+from tests.engine.strategies import random_game_positions
+
+SEED = 20240601
+WARM_ROUNDS = 5
+
+
+def timings(call: Callable[[], object]) -> tuple[float, float]:
+    """Microseconds of the first call and the best of the next rounds."""
+    clock = time.perf_counter
+    start = clock()
+    call()
+    first = clock() - start
+    best = float("inf")
+    for _ in range(WARM_ROUNDS):
+        start = clock()
+        call()
+        best = min(best, clock() - start)
+    return first * 1e6, best * 1e6
+
+
+def ours(position: Position, dice: Dice) -> Callable[[], object]:
+    return lambda: legal_turns(position, dice)
+
+
+def gnubg(board: list[list[int]], dice: Dice) -> Callable[[], object]:
+    import gnubg_nn
+
+    first, second = dice.first, dice.second
+    return lambda: gnubg_nn.moves(board, first, second)
+
+
+def main(count: int = 2000) -> None:
+    print(f"legal_turns on {count} positions per variant from seeded random games")
+    print("median µs per position: single call / warm (best of the next 5)")
+    medians: dict[Variant, tuple[float, float]] = {}
+    for variant in (Variant.BACKGAMMON, Variant.LONG):
+        sample = random_game_positions(variant, SEED, count)
+        mine: list[tuple[float, float]] = []
+        theirs: list[tuple[float, float]] = []
+        for position, dice in sample:
+            mine.append(timings(ours(position, dice)))
+            if variant is Variant.BACKGAMMON:
+                theirs.append(timings(gnubg(position.to_gnubg(), dice)))
+        single, warm = (statistics.median(column) for column in zip(*mine, strict=True))
+        medians[variant] = single, warm
+        turns = statistics.mean(len(legal_turns(p, d)) for p, d in sample)
+        print(f"  {variant.value:<11} nardy {single:6.1f} / {warm:5.1f}   [{turns:.1f} turns each]")
+        if theirs:
+            g_single, g_warm = (statistics.median(column) for column in zip(*theirs, strict=True))
+            print(
+                f"  {'':<11} GNU Backgammon {g_single:4.1f} / {g_warm:4.1f}"
+                f"   ratio {single / g_single:.1f}x / {warm / g_warm:.1f}x"
+            )
+    long_single, long_warm = medians[Variant.LONG]
+    bg_single, bg_warm = medians[Variant.BACKGAMMON]
+    print(f"  long nardy / backgammon: {long_single / bg_single:.2f} / {long_warm / bg_warm:.2f}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)

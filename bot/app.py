@@ -27,7 +27,7 @@ import secrets
 import sys
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeDefault, Update
+from telegram import BotCommand, Update
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Defaults
 
 from bot import handlers
@@ -87,6 +87,7 @@ def build_application(
         builder = builder.base_url(base_url)
     if base_file_url:
         builder = builder.base_file_url(base_file_url)
+    builder = builder.post_init(set_commands)
     if limiter is not None:
         builder = builder.rate_limiter(limiter)  # type: ignore[arg-type]
     app = builder.build()
@@ -104,8 +105,7 @@ async def set_commands(app: AnyApp) -> None:
         commands = [BotCommand(name, tr.gettext(text)) for name, text in COMMANDS]
         code = None if lang == LANGUAGES[0] else lang
         try:
-            await app.bot.set_my_commands(commands, scope=BotCommandScopeDefault(),
-                                          language_code=code)
+            await app.bot.set_my_commands(commands, language_code=code)
         except Exception:  # a failure here must not stop the bot from playing
             log.exception("setMyCommands failed for %s", lang)
 

@@ -26,7 +26,7 @@ from typing import Any
 from bot.callbacks import Action, Callback, Kind
 from bot.i18n import N_
 from bot.records import GameOptions, GameRecord, HistoryEntry, Player, Status
-from bot.store import FinishResult, Store
+from bot.store import Store
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
 from engine.position import EngineError, Side, Step, Variant
@@ -135,10 +135,18 @@ class Table:
     game: Game
     score: tuple[int, int] = (0, 0)
     crawford_done: bool = False
+    number: int = 1
+    """The game's number in its match."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"game": self.game.to_dict(), "score": list(self.score),
-                "crawford_done": self.crawford_done}
+                "crawford_done": self.crawford_done, "number": self.number}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Table:
+        score = data["score"]
+        return cls(Game.from_dict(data["game"]), (int(score[0]), int(score[1])),
+                   bool(data["crawford_done"]), int(data.get("number", 1)))
 
     @property
     def match_length(self) -> int:
@@ -170,34 +178,46 @@ class Table:
             first = game.opening.starter if game.opening is not None else game.starter
             starter = first.opponent if first is not None else None
         return Table(Game.new(game.options, crawford=crawford, starter=starter), self.score,
-                     self.crawford_done or crawford)
+                     self.crawford_done or crawford, self.number + 1)
 
 
-_CACHE: OrderedDict[tuple[str, int], Table] = OrderedDict()
 _CACHE_SIZE = 512
+_STORED: OrderedDict[tuple[str, int], Table] = OrderedDict()
+"""Tables of stored records, by (game id, version)."""
+_FRESH: OrderedDict[int, tuple[dict[str, Any], Table]] = OrderedDict()
+"""Tables of records made here and not saved yet, by the identity of their
+``engine`` dict (pydantic's ``model_copy`` keeps the same dict object)."""
+
+
+def _bounded(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
 
 
 def table_of(record: GameRecord) -> Table:
-    """The record's engine state, decoded once per record version."""
+    """The record's engine state, decoded from JSON once per record version."""
+    fresh = _FRESH.get(id(record.engine))
+    if fresh is not None and fresh[0] is record.engine:
+        return fresh[1]
     key = (record.game_id, record.version)
-    table = _CACHE.get(key)
+    table = _STORED.get(key)
     if table is None:
-        data = record.engine
-        table = Table(Game.from_dict(data["game"]), tuple(data["score"]),
-                      bool(data["crawford_done"]))
-        remember(record.game_id, record.version, table)
+        table = Table.from_dict(record.engine)
+        _bounded(_STORED, key, table)
     return table
 
 
-def remember(game_id: str, version: int, table: Table) -> None:
-    _CACHE[(game_id, version)] = table
-    _CACHE.move_to_end((game_id, version))
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+def engine_dict(table: Table) -> dict[str, Any]:
+    """``table`` as ``record.engine``, remembered so it is not decoded again."""
+    data = table.to_dict()
+    _bounded(_FRESH, id(data), (data, table))
+    return data
 
 
 def with_table(record: GameRecord, table: Table, **changes: Any) -> GameRecord:
-    return record.model_copy(update={"engine": table.to_dict(), "updated_at": time.time(),
+    return record.model_copy(update={"engine": engine_dict(table), "updated_at": time.time(),
                                      **changes})
 
 
@@ -406,7 +426,7 @@ def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         following = dataclasses.replace(following, game=following.game.roll(rng))
     return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
                       options=record.options, players=record.players, status=Status.ACTIVE,
-                      engine=following.to_dict(), created_by=record.created_by)
+                      engine=engine_dict(following), created_by=record.created_by)
 
 
 # ---------------------------------------------------------------- history
@@ -436,34 +456,19 @@ def history_entry(record: GameRecord) -> tuple[HistoryEntry, dict[tuple[int, int
 
 
 async def save(store: Store, old: GameRecord, new: GameRecord) -> GameRecord:
-    """Write ``new`` over ``old`` (one CAS on ``old.version``); game ends are
-    booked atomically with the ledger and history.  Raises
+    """Write ``new`` over ``old`` (one CAS on ``old.version``); the end of a
+    game is booked atomically with the ledger and history.  Raises
     :class:`VersionConflict` when the record changed meanwhile."""
-    if new.status in (Status.FINISHED, Status.CANCELLED) and new.game_id == old.game_id \
-            and old.status is not new.status:
-        if not new.players or old.status is Status.LOBBY:
-            saved = await store.save(new, old.version)
-        else:
-            entry, ledger = history_entry(new)
-            done: FinishResult = await store.finish_game(new, old.version, entry, ledger)
-            saved = done.record
-    elif new.game_id != old.game_id:
-        # a rematch replaces the finished record: the same key, a new game id
-        saved = await store.save(new, old.version)
+    ends = (old.status is Status.ACTIVE and new.game_id == old.game_id
+            and new.status in (Status.FINISHED, Status.CANCELLED))
+    if ends:
+        entry, ledger = history_entry(new)
+        saved = (await store.finish_game(new, old.version, entry, ledger)).record
     else:
         saved = await store.save(new, old.version)
-    if saved.status is not Status.LOBBY and saved.engine:
-        remember(saved.game_id, saved.version, _table_from(saved, new))
+    if saved.engine:
+        _bounded(_STORED, (saved.game_id, saved.version), table_of(new))
     return saved
-
-
-def _table_from(saved: GameRecord, new: GameRecord) -> Table:
-    cached = _CACHE.get((new.game_id, new.version))
-    if cached is not None and cached.to_dict() == saved.engine:
-        return cached
-    data = saved.engine
-    return Table(Game.from_dict(data["game"]), tuple(data["score"]),
-                 bool(data["crawford_done"]))
 
 
 async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback

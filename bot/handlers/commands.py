@@ -76,37 +76,44 @@ async def board(update: Update, context: Context) -> None:
     await repost(context, tr, record)
 
 
+def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
+    """The record after /cancel by ``user_id``; :class:`Refusal` if not allowed."""
+    seated = any(p.user_id == user_id for p in record.players)
+    if record.status is Status.LOBBY:
+        if not (seated or admin or user_id == record.created_by):
+            raise Refusal(N_("Only the players, whoever opened the lobby or an admin may "
+                             "close it."))
+        return record.model_copy(update={"status": Status.CANCELLED})
+    if admin and not seated:
+        return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+    if not seated:
+        raise Refusal(N_("You are not playing in this game."))
+    if record.cancel_by is None:
+        return record.model_copy(update={"cancel_by": user_id})
+    if record.cancel_by == user_id:
+        raise Refusal(N_("You proposed it; waiting for your opponent."))
+    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+
+
 async def cancel(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
-    record = await _current(update, context)
-    if record is None or not record.status.is_open:
-        await reply(update, tr.gettext(NO_GAME))
-        return
-    seated = any(p.user_id == user.id for p in record.players)
-    admin = await is_chat_admin(context, chat, user.id) if chat.type != chat.PRIVATE else False
-    if record.status is Status.LOBBY:
-        if not (seated or admin or user.id == record.created_by):
-            await reply(update, tr.gettext("Only the players, whoever opened the lobby or an "
-                                           "admin may close it."))
+    admin = chat.type != chat.PRIVATE and await is_chat_admin(context, chat, user.id)
+    for _attempt in range(3):  # another update may change the record meanwhile
+        record = await _current(update, context)
+        if record is None or not record.status.is_open:
+            await reply(update, tr.gettext(NO_GAME))
             return
-        new_record = record.model_copy(update={"status": Status.CANCELLED})
-    elif admin and not seated:
-        new_record = record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
-    elif not seated:
-        await reply(update, tr.gettext("You are not playing in this game."))
-        return
-    elif record.cancel_by is None:
-        new_record = record.model_copy(update={"cancel_by": user.id})
-    elif record.cancel_by == user.id:
-        await reply(update, tr.gettext("You proposed it; waiting for your opponent."))
-        return
+        try:
+            saved = await save(get_store(context), record, _cancelled(record, user.id, admin))
+            break
+        except Refusal as refusal:
+            await reply(update, tr.gettext(refusal.message, **refusal.values))
+            return
+        except VersionConflict:
+            continue
     else:
-        new_record = record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
-    try:
-        saved = await save(get_store(context), record, new_record)
-    except VersionConflict:
         await reply(update, tr.gettext("The game changed meanwhile; please try again."))
         return
     if saved.status is Status.CANCELLED:

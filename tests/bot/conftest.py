@@ -39,7 +39,9 @@ class World:
 
     async def reply(self, chat: Chat | int, since: object, contains: str | None = None,
                     **kw: object) -> Message:
-        return await self.server.wait_message_async(chat, contains, since=since, **kw)
+        message = await self.server.wait_message_async(chat, contains, since=since, **kw)
+        await self.idle()
+        return message
 
     async def idle(self) -> None:
         """Let the bot finish what an update started (edits after the answer)."""
@@ -74,6 +76,8 @@ async def world(store: Store) -> AsyncIterator[World]:
     app = build_application(server.token or "", store, rng=random.Random(7),
                             base_url=server.base_url, base_file_url=server.base_file_url)
     await app.initialize()
+    if app.post_init is not None:  # what run_polling does after initialize()
+        await app.post_init(app)
     await app.start()
     assert app.updater is not None
     await app.updater.start_polling(poll_interval=0, timeout=1)

@@ -1,0 +1,32 @@
+"""/export: the game record as a text file in Jellyfish ``.mat`` layout
+(backgammon: readable by GNU Backgammon; long nardy: the same layout with a
+variation header, see :mod:`engine.matfile`)."""
+
+from __future__ import annotations
+
+import re
+
+from bot.records import GameRecord
+from bot.service import player_on, table_of
+from engine.matfile import _header as mat_header
+from engine.matfile import game_lines
+from engine.position import Side
+
+
+def _safe(name: str) -> str:
+    # .mat names cannot hold a colon or a line break
+    return re.sub(r"[:\r\n]+", " ", name).strip() or "Player"
+
+
+def export_text(record: GameRecord) -> tuple[str, str]:
+    """The file name and the text of the record's current game."""
+    table = table_of(record)
+    game = table.game
+    names = (_safe(player_on(record, Side.WHITE).name), _safe(player_on(record, Side.BLACK).name))
+    score = list(table.score)
+    if game.result is not None:
+        score[game.result.winner] -= game.result.points
+    decided = bool(table.match_length) and table.match_over and game.result is not None
+    lines = [*mat_header(game), *game_lines(game, number=table.number, names=names,
+                                             score=(score[0], score[1]), wins_match=decided)]
+    return f"nardy-{record.game_id}.mat", "\n".join(lines) + "\n"

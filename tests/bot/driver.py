@@ -1,0 +1,89 @@
+"""Play a game through the buttons: the player the game waits for taps the
+first useful button each time (Confirm, a step, a source, Roll, Take).
+
+Shared by the handler tests (in-process bot) and the end-to-end tests (the
+real bot process); it only uses the local Bot API server's user actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tests.botapi import BotApiServer
+from tests.botapi.model import Chat, Message, User
+
+PRIORITY = (":c", ":m:", ":s:", ":r", ":t")
+"""Button actions in the order the driver prefers them (see bot/callbacks.py)."""
+
+
+def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None
+               ) -> Message | None:
+    """The newest bot message carrying game buttons."""
+    for message in reversed(server.messages(chat, thread_id=thread_id)):
+        if message.from_bot and any(d.startswith("g:") for row in message.buttons for _, d in row):
+            return message
+    return None
+
+
+def pick(message: Message) -> str | None:
+    datas = [d for row in message.buttons for _, d in row]
+    for marker in PRIORITY:
+        for data in datas:
+            action = data.split(":", 4)[3] if data.count(":") >= 3 else ""
+            if (":" + action).startswith(marker.rstrip(":")) and \
+                    (marker.endswith(":") or ":" + action == marker):
+                return data
+    return None
+
+
+@dataclass
+class Driver:
+    server: BotApiServer
+    chat: Chat | int
+    players: tuple[User, User]
+    intruder: User | None = None
+    thread_id: int | None = None
+    timeout: float = 10.0
+    taps: int = 0
+    refused: int = 0
+    log: list[str] = field(default_factory=list)
+    on_tap: Callable[[float], None] | None = None
+
+    def play(self, max_taps: int = 5000) -> Message:
+        """Tap until the game is over; returns the final board."""
+        mover = 0
+        for _ in range(max_taps):
+            board = game_board(self.server, self.chat, self.thread_id)
+            assert board is not None, self.server.transcript(self.chat)
+            data = pick(board)
+            if data is None:
+                return board  # only after-game buttons (Rematch / New game) are left
+            if self.intruder is not None and self.taps % 7 == 0:
+                answer = self.server.user_taps(self.chat, self.intruder, board, data).wait_answer(
+                    self.timeout)
+                assert answer.show_alert and answer.text, answer
+                self.refused += 1
+            for attempt in (mover, 1 - mover):
+                since = self.server.revision
+                tap = self.server.user_taps(self.chat, self.players[attempt], board, data)
+                answer = tap.wait_answer(self.timeout)
+                self.taps += 1
+                if not answer.show_alert:
+                    mover = attempt
+                    # wait for the board to show the result of the tap
+                    self.server.wait_for(
+                        lambda b=board, s=since: self._changed(b, s), self.timeout,
+                        description="the board to change after a tap")
+                    break
+                self.refused += 1
+            else:
+                raise AssertionError(f"nobody could tap {data}: {answer}\n"
+                                     f"{self.server.transcript(self.chat)}")
+        raise AssertionError(f"game not over after {max_taps} taps")
+
+    def _changed(self, board: Message, since: int) -> bool:
+        latest = game_board(self.server, self.chat, self.thread_id)
+        if latest is None:
+            return False
+        return latest.message_id != board.message_id or latest.revision > since

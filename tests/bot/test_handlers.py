@@ -1,0 +1,498 @@
+"""Every flow and every refusal, through the real handlers and the local Bot API server."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import pytest
+
+from bot.callbacks import Action, Callback
+from bot.records import Status
+from bot.service import table_of
+from engine.game import Phase
+from tests.bot.conftest import World
+from tests.botapi.model import Chat, Message, User
+
+
+@dataclass
+class Table:
+    chat: Chat
+    alice: User
+    bob: User
+    eve: User
+
+
+def _setup(world: World, **group: object) -> Table:
+    s = world.server
+    alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
+    club = s.add_group("Club", members=[alice, bob, eve], **group)  # type: ignore[arg-type]
+    return Table(club, alice, bob, eve)
+
+
+async def _start(world: World, t: Table, args: str = "long") -> Message:
+    sent = await world.send(t.chat, t.alice, f"/new {args}")
+    lobby = await world.reply(t.chat, sent, "New game")
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    return world.board(t.chat)
+
+
+async def _record(world: World, t: Table):  # type: ignore[no-untyped-def]
+    record = await world.store.load_game(t.chat.id, None)
+    assert record is not None
+    return record
+
+
+async def _mover(world: World, t: Table) -> tuple[User, User]:
+    record = await _record(world, t)
+    side = table_of(record).game.to_act
+    first = next(p.user_id for p in record.players if p.side is side)
+    return (t.alice, t.bob) if first == t.alice.id else (t.bob, t.alice)
+
+
+def _data(world: World, board: Message, action: str) -> str:
+    return world.find(board, lambda _text, data: data.split(":")[3] == action)[1]
+
+
+# ---------------------------------------------------------------- lobby and /new
+
+
+async def test_unknown_option_lists_the_valid_ones(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new speed=3")
+    reply = await world.reply(t.chat, sent)
+    assert "Unknown option speed=3" in reply.text and "match=…" in reply.text
+    assert await world.store.load_game(t.chat.id, None) is None
+
+
+async def test_bad_option_value_is_explained(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new match=0")
+    reply = await world.reply(t.chat, sent)
+    assert "match needs a whole number from 1 to 25" in reply.text
+
+
+async def test_lobby_variant_join_twice_leave_and_start(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new")
+    lobby = await world.reply(t.chat, sent, "New game: Long nardy")
+    await world.tap(t.chat, t.alice, lobby, text="Backgammon")
+    assert "New game: Backgammon" in world.server.message(t.chat.id, lobby.message_id).text
+    answer = await world.tap(t.chat, t.eve, lobby, text="Long nardy")
+    assert answer.show_alert and "Only the players" in (answer.text or "")
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    again = await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    assert again.show_alert and "joined already" in (again.text or "")
+    await world.tap(t.chat, t.alice, lobby, text="Leave")
+    assert "Joined" not in world.server.message(t.chat.id, lobby.message_id).text
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    board = world.server.message(t.chat.id, lobby.message_id)
+    assert "Backgammon" in board.text and "Opening roll" in board.text
+    assert (await _record(world, t)).status is Status.ACTIVE
+    # the player to move is pinged by a separate message mentioning them
+    ping = world.server.last_message(t.chat)
+    assert ping is not None and "your turn" in ping.text
+    assert any(e["type"] == "text_mention" for e in ping.entities)
+
+
+async def test_new_while_a_game_runs_reposts_it(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    sent = await world.send(t.chat, t.eve, "/new backgammon")
+    await world.reply(t.chat, sent, "already being played")
+    new_board = await world.reply(t.chat, sent, "Opening roll",
+                                  match=lambda m: m.message_id != board.message_id)
+    assert new_board.message_id != board.message_id
+    old = world.server.message(t.chat.id, board.message_id)
+    assert not old.buttons  # the old board lost its keyboard
+
+
+async def test_lobby_close_by_creator_and_not_by_others(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new")
+    lobby = await world.reply(t.chat, sent, "New game")
+    answer = await world.tap(t.chat, t.eve, lobby, text="Close")
+    assert answer.show_alert
+    await world.tap(t.chat, t.alice, lobby, text="Close")
+    assert "closed" in world.server.message(t.chat.id, lobby.message_id).text
+    assert (await _record(world, t)).status is Status.CANCELLED
+
+
+# ---------------------------------------------------------------- who may tap
+
+
+async def test_intruder_and_waiting_player_are_refused(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    before = await _record(world, t)
+    mover, other = await _mover(world, t)
+    roll = _data(world, board, "r")
+    intruder = await world.tap(t.chat, t.eve, board, roll)
+    assert intruder.show_alert and intruder.text == "You are not playing in this game."
+    waiting = await world.tap(t.chat, other, board, roll)
+    assert waiting.show_alert and waiting.text == "It is not your turn."
+    assert (await _record(world, t)).version == before.version
+    ok = await world.tap(t.chat, mover, board, roll)
+    assert not ok.show_alert
+    assert (await _record(world, t)).version == before.version + 1
+
+
+async def test_stale_forged_and_duplicated_taps_change_nothing(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, _ = await _mover(world, t)
+    roll = _data(world, board, "r")
+    await world.tap(t.chat, mover, board, roll)
+    version = (await _record(world, t)).version
+    stale = await world.tap(t.chat, mover, board, roll, strict=False)
+    assert stale.show_alert and "out of date" in (stale.text or "")
+    forged = await world.tap(t.chat, mover, board, "g:zzzz:1:r", strict=False)
+    assert forged.show_alert
+    garbage = await world.tap(t.chat, mover, board, "hello", strict=False)
+    assert garbage.show_alert and "does not work" in (garbage.text or "")
+    wrong_args = Callback.game((await _record(world, t)).game_id, version, Action.STEP,
+                               24, 1, 6).format()
+    bad_step = await world.tap(t.chat, mover, board, wrong_args, strict=False)
+    assert bad_step.show_alert
+    assert (await _record(world, t)).version == version
+    # a step tapped, then the same update delivered again: applied once
+    fresh = world.server.message(t.chat.id, board.message_id)
+    step = _data(world, fresh, "m")
+    tap = world.server.user_taps(t.chat, mover, fresh, step)
+    await tap.wait_answer_async()
+    await world.idle()
+    world.server.redeliver(tap.update_id)
+    await world.idle()
+    await asyncio.sleep(0.2)
+    record = await _record(world, t)
+    assert record.version == version + 1
+    assert len(table_of(record).game.turn.played) == 1  # type: ignore[union-attr]
+
+
+async def test_two_taps_at_once_apply_once(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, _ = await _mover(world, t)
+    roll = _data(world, board, "r")
+    version = (await _record(world, t)).version
+    taps = [world.server.user_taps(t.chat, mover, board, roll) for _ in range(4)]
+    answers = [await tap.wait_answer_async() for tap in taps]
+    await world.idle()
+    assert sum(not a.show_alert for a in answers) == 1, answers
+    assert (await _record(world, t)).version == version + 1
+
+
+# ---------------------------------------------------------------- moving
+
+
+async def test_steps_undo_confirm_and_source_selection(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "r"))
+    board = world.server.message(t.chat.id, board.message_id)
+    assert "to move" in board.text
+    step = _data(world, board, "m")
+    await world.tap(t.chat, mover, board, step)
+    board = world.server.message(t.chat.id, board.message_id)
+    assert any(text.endswith("Undo") for text, _ in world.buttons(board))
+    await world.tap(t.chat, mover, board, _data(world, board, "u"))
+    board = world.server.message(t.chat.id, board.message_id)
+    assert not any(text.endswith("Undo") for text, _ in world.buttons(board))
+    # play the turn to the end; nothing reaches the opponent before Confirm
+    pings = len(world.server.messages(t.chat))
+    while not any(d.split(":")[3] == "c" for _, d in world.buttons(board)):
+        await world.tap(t.chat, mover, board, _data(world, board, "m"))
+        board = world.server.message(t.chat.id, board.message_id)
+    assert len(world.server.messages(t.chat)) == pings
+    early = await world.tap(t.chat, other, board, _data(world, board, "c"))
+    assert early.show_alert
+    await world.tap(t.chat, mover, board, _data(world, board, "c"))
+    record = await _record(world, t)
+    assert table_of(record).game.phase is Phase.ROLL
+    ping = world.server.last_message(t.chat)
+    assert ping is not None and "your turn" in ping.text and other.first_name in ping.text
+    # the ping disappears once the other player acts
+    board = world.server.message(t.chat.id, board.message_id)
+    await world.tap(t.chat, other, board, _data(world, board, "r"))
+    assert world.server.message(t.chat.id, ping.message_id).deleted
+
+
+async def test_source_then_target_when_many_steps(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t, "backgammon")
+    # play until some keyboard offers a source button, then use it
+    for _ in range(200):
+        board = world.board(t.chat)
+        datas = [d for _, d in world.buttons(board)]
+        mover, _ = await _mover(world, t)
+        source = next((d for d in datas if d.split(":")[3] == "s"), None)
+        if source is not None:
+            await world.tap(t.chat, mover, board, source)
+            targets = [d for _, d in world.buttons(board)]
+            point = int(source.split(":")[4])
+            assert all(d.split(":")[3] in ("m", "b", "o") for d in targets)
+            assert all(int(d.split(":")[4]) == point for d in targets if d.split(":")[3] == "m")
+            await world.tap(t.chat, mover, board, _data(world, board, "b"))
+            assert [d for _, d in world.buttons(board)] == datas
+            return
+        action = next(a for a in ("c", "m", "r", "t") if any(d.split(":")[3] == a for d in datas))
+        await world.tap(t.chat, mover, board, _data(world, board, action))
+    pytest.fail("no source selection offered in 200 taps")
+
+
+# ---------------------------------------------------------------- cube and resignation
+
+
+async def test_double_take_and_pass(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t, "backgammon")
+    mover, _ = await _mover(world, t)
+    # the starter plays the opening roll in backgammon; then the other may double
+    while True:
+        board = world.board(t.chat)
+        datas = [d.split(":")[3] for _, d in world.buttons(board)]
+        if "d" in datas:
+            break
+        action = next(a for a in ("c", "m") if a in datas)
+        await world.tap(t.chat, mover, board, _data(world, board, action))
+    doubler, taker = await _mover(world, t)
+    await world.tap(t.chat, doubler, board, _data(world, board, "d"))
+    board = world.board(t.chat)
+    assert "doubled to 2" in board.text
+    wrong = await world.tap(t.chat, doubler, board, _data(world, board, "t"))
+    assert wrong.show_alert
+    await world.tap(t.chat, taker, board, _data(world, board, "t"))
+    record = await _record(world, t)
+    game = table_of(record).game
+    assert game.cube is not None and game.cube.value == 2 and game.cube.owner is not None
+    # the doubler rolls now; play to the taker's turn and let the taker redouble
+    while True:
+        board = world.board(t.chat)
+        datas = [d.split(":")[3] for _, d in world.buttons(board)]
+        mover, _ = await _mover(world, t)
+        if "d" in datas and mover is taker:
+            break
+        action = next(a for a in ("c", "m", "r") if a in datas)
+        await world.tap(t.chat, mover, board, _data(world, board, action))
+    await world.tap(t.chat, taker, board, _data(world, board, "d"))
+    board = world.board(t.chat)
+    await world.tap(t.chat, doubler, board, _data(world, board, "p"))
+    board = world.board(t.chat)
+    assert "Are you sure" in board.text
+    await world.tap(t.chat, doubler, board, _data(world, board, "b"))
+    await world.tap(t.chat, doubler, board, _data(world, board, "p"))
+    await world.tap(t.chat, doubler, board, _data(world, board, "P"))
+    board = world.board(t.chat)
+    assert "the double was passed, 2 points" in board.text
+    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game"]
+    record = await _record(world, t)
+    assert record.status is Status.FINISHED
+    history = await world.store.history(t.chat.id)
+    assert history[0].points == 2
+
+
+async def test_resign_offer_declined_then_accepted(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    menu = [text for text, _ in world.buttons(board)]
+    assert menu[:2] == ["Resign: oin", "Resign: mars"]
+    await world.tap(t.chat, mover, board, _data(world, board, "R"))
+    board = world.board(t.chat)
+    assert "offers to resign (oin)" in board.text
+    self_accept = await world.tap(t.chat, mover, board, _data(world, board, "a"))
+    assert self_accept.show_alert
+    await world.tap(t.chat, other, board, _data(world, board, "x"))
+    assert "to roll" in world.board(t.chat).text
+    board = world.board(t.chat)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
+    board = world.board(t.chat)
+    assert "wins by resignation: mars, 2 points" in board.text
+
+
+# ---------------------------------------------------------------- after the game
+
+
+async def test_rematch_and_new_game_after_the_end(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    await world.tap(t.chat, mover, board, _data(world, board, "R"))
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
+    first = await _record(world, t)
+    refused = await world.tap(t.chat, t.eve, board, _data(world, board, "A"))
+    assert refused.show_alert
+    await world.tap(t.chat, other, board, _data(world, board, "A"))
+    second = await _record(world, t)
+    assert second.status is Status.ACTIVE and second.game_id != first.game_id
+    assert "Opening roll" in world.board(t.chat).text
+
+
+async def test_match_score_and_next_game(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t, "long match=3 stake=5")
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
+    board = world.board(t.chat)
+    assert "Match to 3" in board.text
+    assert [text for text, _ in world.buttons(board)] == ["Next game", "New game"]
+    assert await world.store.balance(t.chat.id, other.id, mover.id) == 10
+    await world.tap(t.chat, mover, board, _data(world, board, "A"))
+    record = await _record(world, t)
+    game = table_of(record).game
+    # long nardy: the player who was second starts the next game, without an opening roll
+    assert game.phase is Phase.ROLL and table_of(record).score in ((2, 0), (0, 2))
+
+
+# ---------------------------------------------------------------- commands
+
+
+async def test_board_reposts_and_old_buttons_are_stale(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    roll = _data(world, board, "r")
+    sent = await world.send(t.chat, t.bob, "/board")
+    fresh = await world.reply(t.chat, sent, "Opening roll",
+                              match=lambda m: m.message_id != board.message_id)
+    mover, _ = await _mover(world, t)
+    stale = await world.tap(t.chat, mover, board, roll, strict=False)
+    assert stale.show_alert and "out of date" in (stale.text or "")
+    ok = await world.tap(t.chat, mover, fresh, _data(world, fresh, "r"))
+    assert not ok.show_alert
+
+
+async def test_deleted_board_is_posted_again(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    # an admin deleted the board: the bot's own deleteMessage does what a user's would
+    from telegram import Bot
+
+    async with Bot(world.server.token or "", base_url=world.server.base_url) as bot:
+        await bot.delete_message(t.chat.id, board.message_id)
+    sent = await world.send(t.chat, t.alice, "/cancel")  # redraws the board
+    fresh = await world.reply(t.chat, sent, "proposes to cancel")
+    assert fresh.message_id != board.message_id and fresh.buttons
+    assert (await _record(world, t)).board_message_id == fresh.message_id
+
+
+async def test_cancel_needs_both_players_or_an_admin(world: World) -> None:
+    t = _setup(world)
+    await _start(world, t)
+    sent = await world.send(t.chat, t.eve, "/cancel")
+    assert "not playing" in (await world.reply(t.chat, sent)).text
+    sent = await world.send(t.chat, t.alice, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    board = world.board(t.chat)
+    assert "proposes to cancel" in board.text
+    self_agree = await world.tap(t.chat, t.alice, board, _data(world, board, "C"))
+    assert self_agree.show_alert
+    await world.tap(t.chat, t.bob, board, _data(world, board, "K"))
+    assert (await _record(world, t)).cancel_by is None
+    sent = await world.send(t.chat, t.alice, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    sent = await world.send(t.chat, t.bob, "/cancel")
+    await world.reply(t.chat, sent, "The game was cancelled.")
+    assert (await _record(world, t)).status is Status.CANCELLED
+    assert (await world.store.history(t.chat.id))[0].result == "cancelled"
+
+
+async def test_admin_cancels_alone(world: World) -> None:
+    t = _setup(world)
+    world.server.set_admins(t.chat, t.eve)
+    await _start(world, t)
+    sent = await world.send(t.chat, t.eve, "/cancel")
+    await world.reply(t.chat, sent, "The game was cancelled.")
+    assert (await _record(world, t)).status is Status.CANCELLED
+
+
+async def test_export_sends_a_mat_file(world: World) -> None:
+    t = _setup(world)
+    await _start(world, t, "backgammon match=5")
+    sent = await world.send(t.chat, t.alice, "/export")
+    document = await world.reply(t.chat, sent, match=lambda m: m.document is not None)
+    body = (document.document_bytes or b"").decode()
+    assert " 5 point match" in body and "Alice : 0" in body and "Bob : 0" in body
+    assert (document.document_name or "").endswith(".mat")
+
+
+async def test_help_rules_and_no_game(world: World) -> None:
+    t = _setup(world)
+    for command, text in (("/help", "/new"), ("/rules", "Long nardy"),
+                          ("/board", "no game here"), ("/cancel", "no game here")):
+        sent = await world.send(t.chat, t.alice, command)
+        assert text in (await world.reply(t.chat, sent)).text
+
+
+async def test_language_follows_the_user_and_lang_fixes_it(world: World) -> None:
+    s = world.server
+    ivan = s.add_user("Ivan", language_code="ru")
+    ona = s.add_user("Ona", language_code="lt")
+    club = s.add_group("Club", members=[ivan, ona], owner=ona)
+    sent = await world.send(club, ivan, "/new")
+    assert "Новая игра" in (await world.reply(club, sent)).text
+    sent = await world.send(club, ona, "/lang")
+    menu = await world.reply(club, sent)
+    refused = await world.tap(club, ivan, menu, text="Lietuvių")
+    assert refused.show_alert  # only admins fix the chat language
+    await world.tap(club, ona, menu, text="Lietuvių")
+    sent = await world.send(club, ivan, "/help")
+    assert "Nardai" in (await world.reply(club, sent)).text or "nard" in (
+        await world.reply(club, sent)).text.lower()
+    assert (await world.store.chat_settings(club.id)).language == "lt"
+
+
+async def test_commands_are_registered_per_language(world: World) -> None:
+    for code in ("", "ru", "lt"):
+        names = [c["command"] for c in world.server.commands(language_code=code)]
+        assert {"new", "board", "cancel", "export", "help", "rules", "lang"} <= set(names)
+    ru = {c["command"]: c["description"] for c in world.server.commands(language_code="ru")}
+    assert ru["board"] != "Show the current board again"
+
+
+# ---------------------------------------------------------------- chats
+
+
+async def test_migrated_group_keeps_its_game(world: World) -> None:
+    t = _setup(world)
+    await _start(world, t)
+    old = await _record(world, t)
+    supergroup = world.server.migrate_chat(t.chat)
+    await world.idle()
+    await asyncio.sleep(0.2)
+    moved = await world.store.load_game(supergroup.id, None)
+    assert moved is not None and moved.game_id == old.game_id
+    sent = await world.send(supergroup, t.alice, "/board")
+    assert "Opening roll" in (await world.reply(supergroup, sent)).text
+
+
+async def test_forum_topics_have_their_own_games(world: World) -> None:
+    s = world.server
+    alice, bob = s.add_user("Alice"), s.add_user("Bob")
+    forum = s.add_group("Forum", members=[alice, bob], forum=True)
+    one, two = s.create_topic(forum, "One"), s.create_topic(forum, "Two")
+    for topic in (one, two):
+        sent = await world.send(forum, alice, "/new", thread_id=topic)
+        lobby = await world.reply(forum, sent, "New game")
+        assert lobby.thread_id == topic
+    assert await world.store.load_game(forum.id, one) is not None
+    assert await world.store.load_game(forum.id, two) is not None
+
+
+async def test_removed_bot_keeps_the_game(world: World) -> None:
+    t = _setup(world)
+    await _start(world, t)
+    world.server.kick_bot(t.chat, by=t.alice)
+    await world.idle()
+    world.server.add_bot(t.chat, by=t.alice)
+    await world.idle()
+    sent = await world.send(t.chat, t.alice, "/board")
+    assert "Opening roll" in (await world.reply(t.chat, sent)).text

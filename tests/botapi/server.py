@@ -991,6 +991,10 @@ class BotApiServer:
         if not params.get("parse_mode") and params.get(entities_key):
             entities = list(params[entities_key])
         text, entities = strip_text(text, entities)
+        for entity in entities:  # Telegram sends the whole user in a text_mention
+            known = self._users.get(entity.get("user", {}).get("id"))
+            if entity.get("type") == "text_mention" and known is not None:
+                entity["user"] = known.to_dict()
         if not text:
             raise bad_request("message text is empty" if key == "text"
                               else "message caption is empty")

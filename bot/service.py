@@ -15,6 +15,7 @@ a stored game is not free, so decoded games are cached per (game id, version).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import random
 import re
@@ -45,6 +46,8 @@ class Refusal(Exception):
         self.values = values
 
 
+FUTURE_WAITS = 25
+"""Times (20 ms apart) a tap on a just-posted message waits for its record."""
 STALE = N_("This board is out of date; use the newest message.")
 NOT_PLAYING = N_("You are not playing in this game.")
 NOT_YOUR_TURN = N_("It is not your turn.")
@@ -473,8 +476,17 @@ async def save(store: Store, old: GameRecord, new: GameRecord) -> GameRecord:
 
 async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback
                    ) -> GameRecord:
-    """The record a button acts on, at the version it was drawn for, else :class:`Refusal`."""
-    record = await store.load_game(chat_id, thread_id)
+    """The record a button acts on, at the version it was drawn for, else :class:`Refusal`.
+
+    A freshly posted message is drawn for the version its own save is about
+    to create (see :func:`bot.handlers.board.repost`); a tap that arrives
+    before that save lands waits for it a moment instead of being refused.
+    """
+    for _ in range(FUTURE_WAITS):
+        record = await store.load_game(chat_id, thread_id)
+        if record is None or record.game_id != data.id or record.version >= data.version:
+            break
+        await asyncio.sleep(0.02)
     if record is None or record.game_id != data.id or record.version != data.version:
         raise Refusal(STALE)
     expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME

@@ -17,6 +17,7 @@ objects, attribute lookups and copying.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 
 from engine.position import CHECKERS, HEAD, Step
@@ -25,7 +26,11 @@ OFF = 0
 BAR = 25
 HOME = 6
 _BYTES = 27
-_HIT = [1 << (8 * _BYTES + p) for p in range(BAR + 1)]
+_HITS_SHIFT = 8 * _BYTES
+_CODE_BYTES = _BYTES + 4
+_HIT = [1 << (_HITS_SHIFT + p) for p in range(BAR + 1)]
+_UNPACK_ROW = struct.Struct(f"<{BAR + 1}B{_CODE_BYTES - BAR - 1}x").unpack
+_UNPACK_MOVER = struct.Struct(f"<x{BAR}B{_CODE_BYTES - BAR - 1}x").unpack
 _WEIGHT = [1 << (8 * p) for p in range(BAR + 1)]
 
 Move = tuple[int, int, Step, int]
@@ -74,7 +79,7 @@ def _bits(mask: int) -> list[int]:
 
 def decode(code: Code) -> list[int]:
     """The ``row`` of a state code."""
-    return list(code.to_bytes(_BYTES + 4, "little")[: BAR + 1])
+    return list(_UNPACK_ROW(code.to_bytes(_CODE_BYTES, "little")))
 
 
 def _long_frame() -> tuple[list[int], list[int], list[int]]:
@@ -134,6 +139,7 @@ class Generator:
         "code",
         "head_limit",
         "head_start",
+        "hit_rows",
         "is_long",
         "limit",
         "opp_min",
@@ -155,6 +161,8 @@ class Generator:
     ) -> None:
         self.is_long = is_long
         self.opponent = opponent
+        # the opponent's row after each set of hits seen, by hit bits
+        self.hit_rows = {0: tuple(opponent)}
         self.head_start = mover[HEAD - 1]
         self.head_limit = CHECKERS
         self.opp_min = 0
@@ -196,7 +204,7 @@ class Generator:
         self.code = code
         self.outside = sum(row[HOME + 1 :])
         blot = self.blot = self.blots[:]
-        for p in _bits(code >> 8 * _BYTES):
+        for p in _bits(code >> _HITS_SHIFT):
             blot[p] = 0
 
     def moves(self, die: int) -> list[Move]:
@@ -282,23 +290,18 @@ class Generator:
             return self.code + move[3] + _HIT[target]
         return self.code + move[3]
 
-    def boards(self, paths: dict[Code, Path]) -> list[tuple[Row, Row, Path]]:
-        """``(mover, opponent, path)`` for each state code of ``paths``: the
-        rows of the position it shows, sorted by code (a stable order)."""
-        opponents = {0: tuple(self.opponent)}
-        found = []
-        for code in sorted(paths):
-            hits = code >> 8 * _BYTES
-            opponent = opponents.get(hits)
-            if opponent is None:
-                row = list(self.opponent)
-                for p in _bits(hits):
-                    row[24 - p] -= 1
-                    row[BAR - 1] += 1
-                opponent = opponents[hits] = tuple(row)
-            mover = tuple(code.to_bytes(_BYTES + 4, "little")[1 : BAR + 1])
-            found.append((mover, opponent, paths[code]))
-        return found
+    def rows_of(self, code: Code) -> tuple[Row, Row]:
+        """``(mover, opponent)``: the rows of the position the state ``code``
+        of this turn shows."""
+        hits = code >> _HITS_SHIFT
+        opponent = self.hit_rows.get(hits)
+        if opponent is None:
+            row = list(self.opponent)
+            for p in _bits(hits):
+                row[24 - p] -= 1
+                row[BAR - 1] += 1
+            opponent = self.hit_rows[hits] = tuple(row)
+        return _UNPACK_MOVER(code.to_bytes(_CODE_BYTES, "little")), opponent
 
 
 def final_states(gen: Generator, dice: tuple[int, int]) -> dict[Code, Path]:

@@ -18,20 +18,76 @@ rule.  The search itself lives in :mod:`engine._movegen`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 
 from engine._movegen import BAR, OFF, Code, Generator, Path, Row, final_states
 from engine.position import Dice, IllegalStepError, Position, Side, Step, Variant
 
 
-@dataclass(frozen=True, slots=True)
 class Turn:
     """One complete legal turn: its steps and the position they reach (the
-    same side still to move; :func:`end_turn` hands the dice over)."""
+    same side still to move; :func:`end_turn` hands the dice over).
 
+    An immutable value like a frozen dataclass: equal and hashed by
+    ``(steps, position)``.  The turns :func:`legal_turns` lists build their
+    position on first use: most callers pick one turn of many.
+
+    >>> start = Position.initial(Variant.LONG)
+    >>> lazy, built = legal_turns(start, Dice(6, 6))[0], legal_turns(start, Dice(6, 6))[0]
+    >>> eager = Turn(built.steps, built.position)
+    >>> lazy == eager, hash(lazy) == hash(eager), lazy == Turn((), start)
+    (True, True, False)
+    >>> lazy.steps = ()
+    Traceback (most recent call last):
+    dataclasses.FrozenInstanceError: cannot assign to field 'steps'
+    """
+
+    __slots__ = ("_origin", "_position", "steps")
     steps: tuple[Step, ...]
-    position: Position
+    _position: Position
+    _origin: tuple[Position, Generator, Code]
+    """Where a lazy position comes from: the start, its search, the state."""
+
+    def __init__(self, steps: tuple[Step, ...], position: Position) -> None:
+        _set_steps(self, steps)
+        _set_position(self, position)
+
+    @property
+    def position(self) -> Position:
+        try:
+            return self._position
+        except AttributeError:
+            start, gen, code = self._origin
+            position = _position_at(start, *gen.rows_of(code))
+            _set_position(self, position)
+            return position
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Turn:
+            return NotImplemented
+        assert isinstance(other, Turn)
+        return self.steps == other.steps and self.position == other.position
+
+    def __hash__(self) -> int:
+        return hash((self.steps, self.position))
+
+    def __repr__(self) -> str:
+        return f"Turn(steps={self.steps!r}, position={self.position!r})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+_new = object.__new__
+_set_variant, _set_board, _set_turn, _set_first_turn = (
+    getattr(Position, name).__set__ for name in ("variant", "board", "turn", "first_turn")
+)
+_set_steps, _set_position, _set_origin = (
+    getattr(Turn, name).__set__ for name in ("steps", "_position", "_origin")
+)
 
 
 def _generator(position: Position, dice: Dice, strict: bool = True) -> Generator:
@@ -46,41 +102,33 @@ def _generator(position: Position, dice: Dice, strict: bool = True) -> Generator
     )
 
 
-_new = object.__new__
-_set_variant, _set_board, _set_turn, _set_first_turn = (
-    getattr(Position, name).__set__ for name in ("variant", "board", "turn", "first_turn")
-)
-_set_steps, _set_position = (getattr(Turn, name).__set__ for name in ("steps", "position"))
+def _position_at(start: Position, mover: Row, opponent: Row) -> Position:
+    """``start`` with the mover's and the opponent's rows replaced.
 
-
-def _turns(start: Position, boards: Iterable[tuple[Row, Row, Path]]) -> list[Turn]:
-    """Turns reaching new ``(mover, opponent)`` rows from ``start``, the
-    mover still to move.
-
-    Built without the value objects' checks (through the slot descriptors,
+    Built without the value object's checks (through the slot descriptors,
     as a frozen dataclass's own ``__init__`` does): legal steps from a valid
     position cannot make an invalid one, and the checks would cost more than
     the whole search.
     """
-    variant, side, first_turn = start.variant, start.turn, start.first_turn
-    white = side is Side.WHITE
+    position: Position = _new(Position)
+    _set_variant(position, start.variant)
+    _set_board(position, (mover, opponent) if start.turn is Side.WHITE else (opponent, mover))
+    _set_turn(position, start.turn)
+    _set_first_turn(position, start.first_turn)
+    return position
+
+
+def _turns(start: Position, gen: Generator, paths: dict[Code, Path]) -> list[Turn]:
+    """Turns reaching the generator states ``paths`` from ``start`` (the
+    mover still to move), sorted by state code: a stable order.  Their
+    positions are built when first read."""
     found = []
-    for mover, opponent, steps in boards:
-        position: Position = _new(Position)
-        _set_variant(position, variant)
-        _set_board(position, (mover, opponent) if white else (opponent, mover))
-        _set_turn(position, side)
-        _set_first_turn(position, first_turn)
+    for code in sorted(paths):
         turn: Turn = _new(Turn)
-        _set_steps(turn, steps)
-        _set_position(turn, position)
+        _set_steps(turn, paths[code])
+        _set_origin(turn, (start, gen, code))
         found.append(turn)
     return found
-
-
-def _position_at(start: Position, gen: Generator, code: Code) -> Position:
-    """The position the generator state ``code`` shows, the mover still to move."""
-    return _turns(start, gen.boards({code: ()}))[0].position
 
 
 def legal_turns(position: Position, dice: Dice) -> list[Turn]:
@@ -102,7 +150,7 @@ def legal_turns(position: Position, dice: Dice) -> list[Turn]:
     finals = final_states(gen, (dice.first, dice.second))
     if not finals:
         return [Turn((), position)]
-    return _turns(position, gen.boards(finals))
+    return _turns(position, gen, finals)
 
 
 def apply_step(position: Position, step: Step) -> Position:
@@ -119,7 +167,7 @@ def apply_step(position: Position, step: Step) -> Position:
     gen = _generator(position, Dice(step.die, step.die), strict=False)
     for move in gen.moves(step.die):
         if move[2] == step:
-            return _position_at(position, gen, gen.child(move))
+            return _position_at(position, *gen.rows_of(gen.child(move)))
     row = position.board[position.turn]
     if not row[step.source - 1]:
         reason = f"no checker on {step.source}"
@@ -252,7 +300,7 @@ class TurnInProgress:
     @property
     def position(self) -> Position:
         """Where the steps played so far lead (the mover still to move)."""
-        return _position_at(self.start, self._tree.gen, self._node[0])
+        return _position_at(self.start, *self._tree.gen.rows_of(self._node[0]))
 
     @property
     def legal_steps(self) -> frozenset[Step]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from itertools import compress
 
 from engine.position import CHECKERS, HEAD, Step
 
@@ -61,10 +62,12 @@ _BEAR_OFF = {
 
 
 _BY_DIE = {
-    die: [(source - die, _REGULAR[source << 3 | die]) for source in range(HEAD, die, -1)]
-    for die in range(1, 7)
+    die: [_REGULAR[source << 3 | die] for source in range(HEAD, die, -1)] for die in range(1, 7)
 }
-"""``(target, move)`` of each die's moves between points, highest source first."""
+"""Each die's moves between points, highest source first."""
+_OPEN = {limit: bytes(count < limit for count in range(256)) for limit in (1, 2)}
+"""``bytes.translate`` tables: 1 where a point with that many opponent
+checkers is open, by the most checkers that leave it open plus one."""
 
 
 def _bits(mask: int) -> list[int]:
@@ -85,11 +88,12 @@ def decode(code: Code) -> list[int]:
 def _long_frame() -> tuple[list[int], list[int], list[int]]:
     # Long nardy: my point p is the opponent's point (p + 11) % 24 + 1.  Blocks
     # are counted along the opponent's path, so walk in its numbers: the
-    # neighbour one opponent-number higher ("up") and lower ("down"); 0 = none
-    # (the opponent's 24 and 1 are not neighbours: no wrap).
+    # neighbour one opponent-number higher ("up") and lower ("down"); BAR =
+    # none, as the bar is always empty in long nardy (the opponent's 24 and 1
+    # are not neighbours: no wrap).
     theirs = [0] * (BAR + 1)
-    up = [0] * (BAR + 1)
-    down = [0] * (BAR + 1)
+    up = [BAR] * (BAR + 1)
+    down = [BAR] * (BAR + 1)
     for p in range(1, 25):
         theirs[p] = (p + 11) % 24 + 1
     for p in range(1, 25):
@@ -166,21 +170,22 @@ class Generator:
         self.head_start = mover[HEAD - 1]
         self.head_limit = CHECKERS
         self.opp_min = 0
+        theirs = bytes(opponent)
         # the opponent's checkers on the mover's points 1..24 (index 0: off)
         if is_long:
-            on = [0, *opponent[12:24], *opponent[:12]]
+            on = b"\0" + theirs[12:24] + theirs[:12]
             if strict:
                 self.head_limit = head_limit(on, first_turn, dice[0], dice[0] == dice[1])
                 # the lowest opponent point (its numbers) with a checker; 0
                 # once it has borne off, which makes every block legal
-                if sum(opponent) == CHECKERS:
-                    self.opp_min = next(q + 1 for q in range(24) if opponent[q])
+                if sum(theirs) == CHECKERS:
+                    self.opp_min = len(theirs) - len(theirs.lstrip(b"\0")) + 1
         else:
-            on = [0, *opponent[23::-1], 0]
+            on = b"\0" + theirs[23::-1] + b"\0"
         # a move can only land where the opponent has at most one checker, so
         # from now on ``blot[p]`` (a copy of ``on``) says whether it hits
         self.blots = on
-        self.blot = on[:]
+        self.blot = bytearray(on)
         self.check_blocks = bool(self.opp_min)
         self.blocked = 0  # how often the block rule refused a step, so far
         # the moves to an open point, per die: only the checkers decide later
@@ -188,8 +193,10 @@ class Generator:
         self.reach_headless: dict[int, list[Move]] = {}
         # a point is open while the opponent has fewer checkers there
         limit = self.limit = 1 if is_long else 2
+        opens = on.translate(_OPEN[limit])
         for die in set(dice):
-            moves = [move for target, move in _BY_DIE[die] if on[target] < limit]
+            # _BY_DIE[die] lands on the points HEAD - die down to 1
+            moves = list(compress(_BY_DIE[die], opens[HEAD - die : 0 : -1]))
             self.reach[die] = moves
             self.reach_headless[die] = moves[1:] if moves and moves[0][0] == HEAD else moves
             if not is_long and on[BAR - die] < 2:
@@ -203,7 +210,7 @@ class Generator:
         row = self.row = decode(code)
         self.code = code
         self.outside = sum(row[HOME + 1 :])
-        blot = self.blot = self.blots[:]
+        blot = self.blot = bytearray(self.blots)
         for p in _bits(code >> _HITS_SHIFT):
             blot[p] = 0
 
@@ -218,8 +225,14 @@ class Generator:
         else:
             reach = self.reach[die]
         if self.check_blocks:
-            # only a step onto an empty point can make a block
-            found = [m for m in reach if row[m[0]] and (row[m[1]] or not self._blocks(m))]
+            # only a step onto an empty point next to a held one can make a block
+            up, down = _UP, _DOWN
+            found = [
+                m
+                for m in reach
+                if row[m[0]]
+                and (row[m[1]] or not (row[up[m[1]]] or row[down[m[1]]]) or not self._blocks(m))
+            ]
         else:
             found = [move for move in reach if row[move[0]]]
         if not self.outside:
@@ -242,12 +255,12 @@ class Generator:
         up, down = _UP, _DOWN
         length = 1
         p = up[target]
-        while p and row[p] and not (vacated and p == source):
+        while row[p] and not (vacated and p == source):
             length += 1
             p = up[p]
         low = target
         p = down[target]
-        while p and row[p] and not (vacated and p == source):
+        while row[p] and not (vacated and p == source):
             length += 1
             low = p
             p = down[p]

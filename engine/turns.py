@@ -45,22 +45,25 @@ class Turn:
     __slots__ = ("_origin", "_position", "steps")
     steps: tuple[Step, ...]
     _position: Position
-    _origin: tuple[Position, Generator, Code]
-    """Where a lazy position comes from: the start, its search, the state."""
+    _origin: tuple[Position, Generator, Code] | None
+    """Where a position not built yet comes from: the start, its search and
+    the state; ``None`` once built."""
 
     def __init__(self, steps: tuple[Step, ...], position: Position) -> None:
         _set_steps(self, steps)
         _set_position(self, position)
+        _set_origin(self, None)
 
     @property
     def position(self) -> Position:
-        try:
+        origin = self._origin
+        if origin is None:
             return self._position
-        except AttributeError:
-            start, gen, code = self._origin
-            position = _position_at(start, *gen.rows_of(code))
-            _set_position(self, position)
-            return position
+        start, gen, code = origin
+        position = _position_at(start, *gen.rows_of(code))
+        _set_position(self, position)
+        _set_origin(self, None)
+        return position
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Turn:

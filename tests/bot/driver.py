@@ -7,7 +7,7 @@ real bot process); it only uses the local Bot API server's user actions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
 
 from tests.botapi import BotApiServer
@@ -47,8 +47,10 @@ class Driver:
     timeout: float = 10.0
     taps: int = 0
     refused: int = 0
-    log: list[str] = field(default_factory=list)
-    on_tap: Callable[[float], None] | None = None
+    think: float = 0.0
+    """Seconds a player waits before each tap (benchmarks: a human's pace)."""
+    sent: list[tuple[str, float]] = field(default_factory=list)
+    """(callback query id, wall time just before the tap) of every player tap."""
 
     def play(self, max_taps: int = 5000, *, stop_early: bool = False) -> Message:
         """Tap until the game is over; returns the final board.  ``stop_early``:
@@ -66,8 +68,12 @@ class Driver:
                 assert answer.show_alert and answer.text, answer
                 self.refused += 1
             for attempt in (mover, 1 - mover):
+                if self.think:
+                    time.sleep(self.think)
                 since = self.server.revision
+                started = time.time()
                 tap = self.server.user_taps(self.chat, self.players[attempt], board, data)
+                self.sent.append((tap.query_id, started))
                 answer = tap.wait_answer(self.timeout)
                 self.taps += 1
                 if not answer.show_alert:

@@ -331,18 +331,12 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
             raise Refusal(N_("Answer the pending offer first."))
         return _play(record, table, lambda g: g.offer_resignation(side, kinds[data.args[0] - 1]))
     if action in (Action.ACCEPT, Action.DECLINE):
-        if game.phase is not Phase.RESIGNATION:
-            raise Refusal(STALE)
-        if game.to_act is not side:
-            raise Refusal(N_("Only the opponent answers a resignation offer."))
+        _answering(game, side, Phase.RESIGNATION)
         if action is Action.ACCEPT:
             return _play(record, table, lambda g: g.accept_resignation(side))
         return _play(record, table, lambda g: g.decline_resignation(side))
     if action in (Action.TAKE, Action.PASS, Action.PASS_SURE):
-        if game.phase is not Phase.DOUBLE:
-            raise Refusal(STALE)
-        if game.to_act is not side:
-            raise Refusal(N_("Only the doubled player answers the double."))
+        _answering(game, side, Phase.DOUBLE)
         if action is Action.TAKE:
             return _play(record, table, lambda g: g.take(side))
         if action is Action.PASS:
@@ -351,8 +345,7 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
     if action is Action.MENU:
         return record
     if action is Action.BACK and game.phase is Phase.DOUBLE:
-        if game.to_act is not side:
-            raise Refusal(N_("Only the doubled player answers the double."))
+        _answering(game, side, Phase.DOUBLE)
         return record
     if game.to_act is not side:
         raise Refusal(NOT_YOUR_TURN)
@@ -387,6 +380,20 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
             raise Refusal(N_("The turn is not complete yet."))
         return _play(record, table, lambda g: g.confirm())
     raise Refusal(STALE)
+
+
+_ANSWERS = {
+    Phase.DOUBLE: N_("Only the doubled player answers the double."),
+    Phase.RESIGNATION: N_("Only the opponent answers a resignation offer."),
+}
+
+
+def _answering(game: Game, side: Side, phase: Phase) -> None:
+    """Refuse unless the game waits for ``side``'s answer to an offer of ``phase``."""
+    if game.phase is not phase:
+        raise Refusal(STALE)
+    if game.to_act is not side:
+        raise Refusal(_ANSWERS[phase])
 
 
 def _cancel(record: GameRecord, user_id: int) -> GameRecord:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -53,6 +54,18 @@ async def _mover(world: World, t: Table) -> tuple[User, User]:
 
 def _data(world: World, board: Message, action: str) -> str:
     return world.find(board, lambda _text, data: data.split(":")[3] == action)[1]
+
+
+async def _play_until(world: World, t: Table, ready: Callable[[User], bool]) -> Message:
+    """Play on (confirm, step, roll) until Double is offered to a player ``ready`` accepts."""
+    while True:
+        board = world.board(t.chat)
+        actions = [d.split(":")[3] for _, d in world.buttons(board)]
+        mover, _ = await _mover(world, t)
+        if "d" in actions and ready(mover):
+            return board
+        action = next(a for a in ("c", "m", "r") if a in actions)
+        await world.tap(t.chat, mover, board, _data(world, board, action))
 
 
 # ---------------------------------------------------------------- lobby and /new
@@ -248,16 +261,9 @@ async def test_source_then_target_when_many_steps(world: World) -> None:
 
 async def test_double_take_and_pass(world: World) -> None:
     t = _setup(world)
-    board = await _start(world, t, "backgammon")
-    mover, _ = await _mover(world, t)
+    await _start(world, t, "backgammon")
     # the starter plays the opening roll in backgammon; then the other may double
-    while True:
-        board = world.board(t.chat)
-        datas = [d.split(":")[3] for _, d in world.buttons(board)]
-        if "d" in datas:
-            break
-        action = next(a for a in ("c", "m") if a in datas)
-        await world.tap(t.chat, mover, board, _data(world, board, action))
+    board = await _play_until(world, t, lambda _mover: True)
     doubler, taker = await _mover(world, t)
     await world.tap(t.chat, doubler, board, _data(world, board, "d"))
     board = world.board(t.chat)
@@ -269,14 +275,7 @@ async def test_double_take_and_pass(world: World) -> None:
     game = table_of(record).game
     assert game.cube is not None and game.cube.value == 2 and game.cube.owner is not None
     # the doubler rolls now; play to the taker's turn and let the taker redouble
-    while True:
-        board = world.board(t.chat)
-        datas = [d.split(":")[3] for _, d in world.buttons(board)]
-        mover, _ = await _mover(world, t)
-        if "d" in datas and mover is taker:
-            break
-        action = next(a for a in ("c", "m", "r") if a in datas)
-        await world.tap(t.chat, mover, board, _data(world, board, action))
+    board = await _play_until(world, t, lambda mover: mover is taker)
     await world.tap(t.chat, taker, board, _data(world, board, "d"))
     board = world.board(t.chat)
     await world.tap(t.chat, doubler, board, _data(world, board, "p"))

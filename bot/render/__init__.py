@@ -15,9 +15,17 @@ buttons.  No Telegram and no I/O here (the shipped font is read once).
 
 from bot.render.png import render_image, render_png
 from bot.render.text import render_text
-from bot.render.view import BoardView, LastTurn, RenderError, format_last_turn, point_label
+from bot.render.view import (
+    BoardLabels,
+    BoardView,
+    LastTurn,
+    RenderError,
+    format_last_turn,
+    point_label,
+)
 
 __all__ = [
+    "BoardLabels",
     "BoardView",
     "LastTurn",
     "RenderError",

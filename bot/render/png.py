@@ -112,6 +112,15 @@ def _printable(text: str) -> str:
     return "".join(char for char in text if _drawable(char))
 
 
+def _fitted(
+    d: ImageDraw.ImageDraw, centre: tuple[int, int], text: str, width: int, size: int
+) -> None:
+    """``text`` centred at ``centre`` in bold, made smaller until it fits ``width``."""
+    while size > 6 and _font(size).getlength(text) > width:
+        size -= 1
+    d.text(centre, text, font=_font(size), fill=PAGE, anchor="mm")
+
+
 def _smooth(size: tuple[int, int], draw: object) -> Image.Image:
     """An RGBA sprite drawn ``SUPER`` times larger by ``draw(ImageDraw, scale)``
     and scaled down, for smooth edges."""
@@ -205,10 +214,11 @@ def _slot(row: int, x: int, edge: int, depth: int) -> tuple[int, int]:
     return (left, edge + depth * CHECKER) if row == 0 else (left, edge - (depth + 1) * CHECKER)
 
 
-@cache
-def _background(variant: Variant) -> Image.Image:
+@lru_cache(maxsize=16)
+def _background(variant: Variant, off: str = "OFF", bar: str = "BAR") -> Image.Image:
     """The empty board with triangles, bar, trays and the point numbers (they
-    are the viewer's numbers, the same for every viewer and variant)."""
+    are the viewer's numbers, the same for every viewer and variant); ``off``
+    and ``bar`` are the words on the trays and the bar, in the board's language."""
     s = 2
     img = Image.new("RGB", (WIDTH * s, HEIGHT * s), PAGE)
     d = ImageDraw.Draw(img)
@@ -260,11 +270,10 @@ def _background(variant: Variant) -> Image.Image:
                 fill=INK,
                 anchor="mm",
             )
-    off = _font(13 * s)
     for y in (FIELD_TOP + 12, FIELD_TOP + FIELD_H - 12):
-        d.text(((TRAY_LEFT + TRAY_W // 2) * s, y * s), "OFF", font=off, fill=PAGE, anchor="mm")
+        _fitted(d, ((TRAY_LEFT + TRAY_W // 2) * s, y * s), off, (TRAY_W - 8) * s, 13 * s)
     if variant is Variant.BACKGAMMON:
-        d.text(((BAR_LEFT + BAR_W // 2) * s, MIDDLE * s), "BAR", font=off, fill=PAGE, anchor="mm")
+        _fitted(d, ((BAR_LEFT + BAR_W // 2) * s, MIDDLE * s), bar, (BAR_W - 6) * s, 13 * s)
     return img.resize((WIDTH, HEIGHT), Image.Resampling.LANCZOS)
 
 
@@ -412,27 +421,32 @@ def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side
     icon = _checker(side).resize((34, 34), Image.Resampling.LANCZOS)
     img.paste(icon, (LEFT + 10, y + (INFO_H - 34) // 2), icon)
     middle = y + INFO_H // 2
-    d.text(
-        (LEFT + 56, middle),
-        _printable(short_name(view.names[side], 28)),
-        font=_font(24),
-        fill=INK,
-        anchor="lm",
-    )
-    facts = f"{view.pips(side)} pips   off {view.borne_off(side)}"
+    labels = view.labels
+    facts = f"{view.pips(side)} {labels.pips}   {labels.off} {view.borne_off(side)}"
     if view.score is not None:
-        facts += f"   score {view.score[side]}"
+        facts += f"   {labels.score_of} {view.score[side]}"
         if view.match_length is not None:
             facts += f"/{view.match_length}"
     if to_move:
-        facts = "to move   " + facts
-    d.text((LEFT + BOARD_W - 14, middle), facts, font=_font(20, bold=False), fill=INK, anchor="rm")
+        facts = f"{labels.to_move}   " + facts
+    # the facts end at the right edge; the name gets what is left of the line
+    font = _font(20, bold=False)
+    facts = _printable(facts)
+    right = LEFT + BOARD_W - 14
+    d.text((right, middle), facts, font=font, fill=INK, anchor="rm")
+    room = right - int(font.getlength(facts)) - 24 - (LEFT + 56)
+    name = _printable(view.names[side])
+    name_font = _font(24)
+    while name and name_font.getlength(name) > room:
+        name = name[:-2] + "…" if len(name) > 2 else ""
+    d.text((LEFT + 56, middle), name, font=name_font, fill=INK, anchor="lm")
 
 
 def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
     y = HEIGHT - FOOT_H // 2 - 4
     if view.last_turn is not None:
-        text = f"Last: {_printable(short_name(view.names[view.last_turn.side], 16))} "
+        name = _printable(short_name(view.names[view.last_turn.side], 16))
+        text = f"{_printable(view.labels.last)} {name} "
         d.text(
             (LEFT + 10, y),
             text + format_last_turn(view),
@@ -454,7 +468,10 @@ def render_image(view: BoardView) -> Image.Image:
     """The board as an RGB Pillow image (what :func:`render_png` encodes)."""
     if not isinstance(view, BoardView):
         raise RenderError(f"render_png needs a BoardView, got {view!r}")
-    img = _background(view.variant).copy()
+    labels = view.labels
+    img = _background(
+        view.variant, _printable(labels.off.upper()), _printable(labels.bar.upper())
+    ).copy()
     d = ImageDraw.Draw(img)
     _draw_checkers(img, view)
     arrived_off = _draw_last_turn(img, view)

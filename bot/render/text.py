@@ -57,7 +57,8 @@ def _label(number: int) -> str:
 
 def _grid(view: BoardView) -> list[str]:
     """The label rows, the frame and the checker rows of the board."""
-    bar_name = "BAR" if view.variant is Variant.BACKGAMMON else "   "
+    bar_name = (_narrow(view.labels.bar.upper())[:3].center(3) if view.variant is Variant.BACKGAMMON
+                else "   ")
     halves = []  # per screen row: (left stacks, right stacks, bar stack)
     for row, bar_side in ((0, view.top), (1, view.bottom)):
         stacks = [_stack(*occupant(view, label_at(row, col))) for col in range(2 * HALF)]
@@ -107,25 +108,28 @@ def _narrow(text: str) -> str:
 
 def _player_line(view: BoardView, side: Side) -> str:
     arrow = ">" if side is view.turn and view.position.winner is None else " "
-    facts = f"{view.pips(side):>3} pips  off {view.borne_off(side):>2}"
+    labels = view.labels
+    facts = f"{view.pips(side):>3} {labels.pips}  {labels.off} {view.borne_off(side):>2}"
     if view.cube is not None and view.cube_owner is side:
-        facts += f"  cube {view.cube}"
+        facts += f"  {labels.cube.lower()} {view.cube}"
+    facts = short_name(_narrow(facts), WIDTH - 10)
     room = WIDTH - len(facts) - 5
     return f"{arrow} {MARK[side]} {short_name(_narrow(view.names[side]), room):<{room}} {facts}"
 
 
 def _info_lines(view: BoardView) -> list[str]:
     lines = []
+    labels = view.labels
     if view.dice is not None:
         faces = "-".join(str(value) for value, _ in view.dice_faces()[:2])
         used = [value for value, is_used in view.dice_faces() if is_used]
-        played = f" (played {' '.join(map(str, used))})" if used else ""
-        lines.append(f"Dice {faces}{played}")
+        played = f" ({labels.played} {' '.join(map(str, used))})" if used else ""
+        lines.append(f"{labels.dice} {faces}{played}")
     if view.cube is not None and view.cube_owner is None:
-        lines.append(f"Cube {view.cube} (centred)")
+        lines.append(f"{labels.cube} {view.cube} ({labels.centred})")
     if view.last_turn is not None:
         name = short_name(view.names[view.last_turn.side], 16)
-        lines.append(f"Last: {name} {format_last_turn(view)}")
+        lines.append(f"{labels.last} {name} {format_last_turn(view)}")
     if view.score is not None:
         lines.append(score_line(view))
     if view.status:

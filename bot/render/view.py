@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from engine import notation
 from engine.position import (
@@ -123,6 +123,41 @@ class LastTurn:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardLabels:
+    """The words a board prints, English by default; the bot fills them from
+    its translations so a board is in the chat's language.  ``match_to`` has
+    a ``{n}`` placeholder.
+
+    >>> BoardLabels().match_to.format(n=7)
+    'Match to 7'
+    """
+
+    pips: str = "pips"
+    off: str = "off"
+    bar: str = "bar"
+    dice: str = "Dice"
+    played: str = "played"
+    cube: str = "Cube"
+    centred: str = "centred"
+    last: str = "Last:"
+    no_move: str = "no move"
+    score: str = "Score"
+    score_of: str = "score"
+    match_to: str = "Match to {n}"
+    to_move: str = "to move"
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            if not isinstance(getattr(self, field.name), str):
+                raise RenderError(f"BoardLabels.{field.name} must be a string")
+        if "{n}" not in self.match_to:
+            raise RenderError("BoardLabels.match_to needs the {n} placeholder")
+
+
+ENGLISH = BoardLabels()
+
+
+@dataclass(frozen=True, slots=True)
 class BoardView:
     """Everything one board picture shows.
 
@@ -133,6 +168,7 @@ class BoardView:
     nardy) and ``cube_owner`` its owner (``None``: centred).  ``score`` is
     indexed by side; ``match_length`` is ``None`` for money or unlimited
     play.  ``status`` is a free line (a deadline, "Black wins 2 points").
+    ``labels`` are the board's own words (English unless given).
     Pip counts, borne-off counts and whose turn it is come from the position.
     """
 
@@ -147,8 +183,11 @@ class BoardView:
     match_length: int | None = None
     last_turn: LastTurn | None = None
     status: str = ""
+    labels: BoardLabels = ENGLISH
 
     def __post_init__(self) -> None:
+        if not isinstance(self.labels, BoardLabels):
+            raise RenderError(f"labels must be BoardLabels, got {self.labels!r}")
         if not isinstance(self.position, Position):
             raise RenderError(f"position must be a Position, got {self.position!r}")
         _check_side("viewer", self.viewer)
@@ -322,7 +361,9 @@ def score_line(view: BoardView) -> str:
     empty without a score.  Names are cut to ``name_width`` characters."""
     if view.score is None:
         return ""
-    head = "Score" if view.match_length is None else f"Match to {view.match_length}"
+    labels = view.labels
+    head = labels.score if view.match_length is None else labels.match_to.format(
+        n=view.match_length)
     parts = [
         f"{short_name(view.names[side], 12)} {view.score[side]}" for side in (view.bottom, view.top)
     ]
@@ -341,7 +382,7 @@ def short_name(name: str, width: int) -> str:
 def format_last_turn(view: BoardView) -> str:
     """The last turn in standard notation (:func:`engine.notation.format_turn`:
     the mover's own numbers, ``*`` for a hit when ``start`` is known), or
-    ``"no move"``.
+    ``labels.no_move``.
 
     >>> last = LastTurn(Side.BLACK, [Step(24, 18, 6), Step(6, 0, 6)])
     >>> view = BoardView(Position.initial(Variant.BACKGAMMON), Side.WHITE, last_turn=last)
@@ -352,7 +393,7 @@ def format_last_turn(view: BoardView) -> str:
     if last is None:
         return ""
     if not last.steps:
-        return "no move"
+        return view.labels.no_move
     if last.start is not None:
         return notation.format_turn(last.start, last.steps)
     return " ".join(notation.format_step(step) for step in last.steps)

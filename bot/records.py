@@ -159,6 +159,7 @@ class GameRecord(Record):
     options: GameOptions = GameOptions()
     engine: dict[str, Any] = Field(default_factory=dict)
     board_message_id: int | None = None
+    board_photo: bool = Field(default=False, description="the board message is a photo")
     notify_message_id: int | None = None
     created_by: int | None = Field(default=None, description="user who opened the lobby")
     cancel_by: int | None = Field(default=None, description="player proposing to cancel")
@@ -181,6 +182,8 @@ class ChatSettings(Record):
     kind: ClassVar[str] = "settings"
     language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")
     board_style: Literal["png", "text"] = "png"
+    orientation: Literal["follow", "white", "black"] = Field(
+        default="follow", description="whose side the board is drawn from")
     variant: Variant = Variant.LONG
     options: GameOptions = GameOptions()
 
@@ -202,6 +205,44 @@ class HistoryEntry(_Model):
     points: int = 0
     stake: int = Field(default=0, description="amount the loser paid the winner")
     finished_at: float = Field(default_factory=time.time)
+    reason: str | None = Field(default=None, description="borne_off, resigned, double_passed")
+    match_length: int = Field(default=1, ge=1)
+    score: tuple[int, int] | None = Field(default=None, description="match score after it")
+
+
+class PlayerStats(_Model):
+    """A player's games, results and FIBS rating in one chat and variant (bot/ratings.py)."""
+
+    kind: ClassVar[str] = "stats"
+    schema_version: int = SCHEMA_VERSION
+    user_id: int
+    variant: Variant
+    name: str = ""
+    rating: float = 1500.0
+    experience: int = Field(default=0, ge=0, description="sum of finished match lengths")
+    games: int = Field(default=0, ge=0)
+    wins: int = Field(default=0, ge=0)
+    gammons_won: int = Field(default=0, ge=0, description="mars or gammon and more")
+    gammons_lost: int = Field(default=0, ge=0)
+    triples_won: int = Field(default=0, ge=0, description="koks or backgammon")
+    triples_lost: int = Field(default=0, ge=0)
+    matches: int = Field(default=0, ge=0, description="matches (or single games) rated")
+    match_wins: int = Field(default=0, ge=0)
+    streak: int = Field(default=0, description="games won (+) or lost (-) in a row")
+
+
+class SettleRequest(_Model):
+    """A pending /settle: the requester picks the other player, who confirms."""
+
+    schema_version: int = SCHEMA_VERSION
+    request_id: str = Field(default_factory=new_game_id, pattern=r"^[A-Za-z0-9_-]{4,24}$")
+    chat_id: int
+    requester: int
+    names: dict[int, str] = Field(default_factory=dict)
+    candidates: tuple[int, ...] = ()
+    other: int | None = None
+    amount: int = Field(default=0, description="what `other` owed the requester when asked")
+    created_at: float = Field(default_factory=time.time)
 
 
 R = TypeVar("R", bound=Record)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import random
 import re
 import time
@@ -26,7 +27,8 @@ from typing import Any
 
 from bot.callbacks import Action, Callback, Kind
 from bot.i18n import N_
-from bot.records import GameOptions, GameRecord, HistoryEntry, Player, Status
+from bot.ledger import Outcome, booking, updated_stats
+from bot.records import GameOptions, GameRecord, Player, Status
 from bot.store import Store
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
@@ -442,24 +444,15 @@ def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
 # ---------------------------------------------------------------- history
 
 
-def history_entry(record: GameRecord) -> tuple[HistoryEntry, dict[tuple[int, int], int]]:
-    """The chat history line and ledger booking of a finished or cancelled game."""
-    winner: Side | None = None
-    result = "cancelled"
-    points = 0
-    if record.status is Status.FINISHED:
-        game = table_of(record).game
-        assert game.result is not None
-        winner, result, points = game.result.winner, game.result.kind.value, game.result.points
-    stake = points * record.options.stake_per_point
-    ledger = {}
-    if winner is not None and stake:
-        pair = (player_on(record, winner).user_id, player_on(record, winner.opponent).user_id)
-        ledger[pair] = stake
-    entry = HistoryEntry(game_id=record.game_id, thread_id=record.thread_id,
-                         variant=record.variant, players=record.players, winner=winner,
-                         result=result, points=points, stake=stake)
-    return entry, ledger
+def outcome(record: GameRecord) -> Outcome:
+    """What the ledger and the stats need of a finished or cancelled game (see bot/ledger.py)."""
+    table = table_of(record) if record.engine else None
+    result = None
+    if record.status is Status.FINISHED and table is not None:
+        result = table.game.result
+    return Outcome(record.game_id, record.variant, record.players, result,
+                   record.options.stake_per_point, table.match_length if table else 0,
+                   table.score if table else (0, 0), record.thread_id)
 
 
 # ---------------------------------------------------------------- the compare-and-set
@@ -472,8 +465,10 @@ async def save(store: Store, old: GameRecord, new: GameRecord) -> GameRecord:
     ends = (old.status is Status.ACTIVE and new.game_id == old.game_id
             and new.status in (Status.FINISHED, Status.CANCELLED))
     if ends:
-        entry, ledger = history_entry(new)
-        saved = (await store.finish_game(new, old.version, entry, ledger)).record
+        ended = outcome(new)
+        entry, ledger = booking(ended)
+        stats = functools.partial(updated_stats, ended)
+        saved = (await store.finish_game(new, old.version, entry, ledger, stats)).record
     else:
         saved = await store.save(new, old.version)
     if saved.engine:

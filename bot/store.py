@@ -9,6 +9,8 @@ chat live in one slot and a Lua script may touch several of them):
     nardy:{chat:<id>}:ledger              hash "<low uid>:<high uid>" -> balance of low
     nardy:{chat:<id>}:history             list of HistoryEntry JSON, newest first, capped
     nardy:{chat:<id>}:booked              zset of finished game ids (idempotent booking)
+    nardy:{chat:<id>}:stats               hash "<variant>:<uid>" -> PlayerStats JSON
+    nardy:{chat:<id>}:settle:<id>         a pending SettleRequest JSON, with expiry
     nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
@@ -40,9 +42,11 @@ from bot.records import (
     GameRecord,
     GameRef,
     HistoryEntry,
+    PlayerStats,
     R,
     Record,
     RecordKey,
+    SettleRequest,
     Status,
     StoreError,
     VersionConflict,
@@ -52,10 +56,15 @@ from bot.records import (
     model_for_suffix,
     settings_key,
 )
+from engine.position import Variant
 
 HISTORY_CAP = 200
 BOOKED_CAP = 10_000  # game ids remembered per chat against double booking
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
+SETTLE_TTL = 24 * 3600  # an unanswered /settle request expires
+
+StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]]
+"""Pure: the players' stats in the game's variant (by user id) -> the new ones."""
 
 # KEYS: record, slots.  ARGV: expected version, JSON ('' deletes), suffix.
 # Returns {1, new version} or {0, stored version}.  A hash without `v` (not
@@ -78,22 +87,45 @@ end
 return {1, new}
 """
 
-# KEYS: game, slots, ledger, history, booked.  ARGV: expected, JSON, suffix,
-# game id, history JSON, history cap, booked cap, now, then ledger field/delta pairs.
-# Returns {1, new version}, {0, stored version} or {2, stored version} (booked before).
+# KEYS: game, slots, ledger, history, booked, stats.  ARGV: expected, JSON, suffix,
+# game id, history JSON, history cap, booked cap, now, #ledger pairs, #stats, then
+# ledger field/delta pairs, then stats (field, JSON read before or '', new JSON).
+# Returns {1, new version}, {0, stored version}, {2, stored version} (booked
+# before) or {3, stored version} (a player's stats changed since they were read).
 _FINISH = """
 local cur = redis.call('HGET', KEYS[1], 'v') or '0'
 if redis.call('ZSCORE', KEYS[5], ARGV[4]) then return {2, cur} end
 if cur ~= ARGV[1] then return {0, cur} end
+local s = 11 + 2 * tonumber(ARGV[9])
+for i = s, #ARGV, 3 do
+  if (redis.call('HGET', KEYS[6], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
+end
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[3])
-for i = 9, #ARGV, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = 11, s - 1, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = s, #ARGV, 3 do redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 2]) end
 redis.call('LPUSH', KEYS[4], ARGV[5])
 redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]) - 1)
 redis.call('ZADD', KEYS[5], ARGV[8], ARGV[4])
 redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -tonumber(ARGV[7]) - 1)
 return {1, new}
+"""
+
+# KEYS: settle request, ledger.  ARGV: the request JSON read before, its new JSON
+# ('' deletes it), ledger field ('' for none), the balance expected there.
+# Returns {1}, {0} (the request changed or expired) or {2, balance} (the
+# balance changed; nothing written).  With a field, the balance is zeroed.
+_SETTLE = """
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return {0} end
+if ARGV[3] ~= '' then
+  local bal = redis.call('HGET', KEYS[2], ARGV[3]) or '0'
+  if bal ~= ARGV[4] then return {2, bal} end
+  redis.call('HDEL', KEYS[2], ARGV[3])
+end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1])
+else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
+return {1}
 """
 
 # KEYS: due, processing.  ARGV: now, lease end, limit.  Expired leases go back
@@ -183,6 +215,15 @@ def ledger_field(a: int, b: int) -> tuple[str, int]:
     return f"{low}:{high}", 1 if a == low else -1
 
 
+def stats_field(variant: Variant, user_id: int) -> str:
+    """The field of a player's stats in the chat's `stats` hash.
+
+    >>> stats_field(Variant.LONG, 42)
+    'long:42'
+    """
+    return f"{variant.value}:{user_id}"
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -201,6 +242,7 @@ class Store:
         self._claim = redis.register_script(_CLAIM)
         self._rename_deadline = redis.register_script(_RENAME_DEADLINE)
         self._import = redis.register_script(_IMPORT)
+        self._settle = redis.register_script(_SETTLE)
 
     # -- key names -------------------------------------------------------------
 
@@ -360,10 +402,17 @@ class Store:
         expected_version: int,
         history: HistoryEntry,
         ledger: Mapping[tuple[int, int], int] | None = None,
+        stats: StatsUpdate | None = None,
+        retries: int = 30,
     ) -> FinishResult:
         """End a game: CAS the record, book the ledger, push history - atomically.
 
-        `ledger` maps (winner id, loser id) to the amount the loser pays.  Idempotent by
+        `ledger` maps (winner id, loser id) to the amount the loser pays.
+        `stats` (pure) gets the players' current `PlayerStats` in the game's
+        variant (None if they have none) and returns the new ones; they are
+        written in the same script, which re-checks that they did not change
+        since read (another topic's game may end at the same moment: then
+        they are read again, up to `retries` times).  Idempotent by
         game id: if this game was booked before, nothing is written and the
         stored record comes back with `booked=False` (a retried final tap).
         Raises `VersionConflict` if the game changed since `expected_version`.
@@ -377,14 +426,21 @@ class Store:
         for (winner, loser), amount in (ledger or {}).items():
             field, sign = ledger_field(winner, loser)
             pairs += [field, sign * amount]
-        keys = [self.redis_key(record.key)] + [
-            self.chat_key(chat, name) for name in ("slots", "ledger", "history", "booked")
-        ]
-        args = [
-            expected_version, encode(record), record.key.suffix, record.game_id, encode(history),
-            self.history_cap, BOOKED_CAP, time.time(), *pairs,
-        ]  # fmt: skip
-        code, version = await self._finish(keys=keys, args=args)
+        names = ("slots", "ledger", "history", "booked", "stats")
+        keys = [self.redis_key(record.key)] + [self.chat_key(chat, name) for name in names]
+        for attempt in range(retries + 1):
+            triples = await self._stats_args(record, stats)
+            args = [
+                expected_version, encode(record), record.key.suffix, record.game_id,
+                encode(history), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
+                len(triples) // 3, *pairs, *triples,
+            ]  # fmt: skip
+            code, version = await self._finish(keys=keys, args=args)
+            if code != 3:
+                break
+            if attempt == retries:
+                raise VersionConflict(keys[5], expected_version, "stats changed")
+            await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
         if code == 0:
             raise VersionConflict(keys[0], expected_version, _text(version))
         if code == 2:
@@ -393,6 +449,79 @@ class Store:
         saved = record.model_copy(update={"version": int(version)})
         await self._index(saved)
         return FinishResult(saved, booked=True)
+
+    async def _stats_args(self, record: GameRecord, stats: StatsUpdate | None) -> list[str]:
+        """(field, JSON as read or '', new JSON) for each player `stats` changes."""
+        if stats is None or not record.players:
+            return []
+        name = self.chat_key(record.chat_id, "stats")
+        ids = [player.user_id for player in record.players]
+        fields = [stats_field(record.variant, uid) for uid in ids]
+        raws = [None if raw is None else _text(raw) for raw in await self.redis.hmget(name, fields)]
+        current = {
+            uid: None if raw is None else decode(PlayerStats, f"{name}[{field}]", raw)
+            for uid, field, raw in zip(ids, fields, raws, strict=True)
+        }
+        read = dict(zip(fields, raws, strict=True))
+        out: list[str] = []
+        for new in stats(current):
+            field = stats_field(new.variant, new.user_id)
+            if field not in read:
+                raise ValueError(f"stats of {field} are not this game's players'")
+            out += [field, read[field] or "", encode(new)]
+        return out
+
+    async def player_stats(self, chat_id: int) -> list[PlayerStats]:
+        """Every player's stats in the chat, all variants."""
+        name = self.chat_key(chat_id, "stats")
+        raw = await self.redis.hgetall(name)
+        return [decode(PlayerStats, f"{name}[{_text(field)}]", value)
+                for field, value in sorted(raw.items())]
+
+    # -- settling a balance ------------------------------------------------------
+
+    def _settle_key(self, chat_id: int, request_id: str) -> str:
+        return self.chat_key(chat_id, f"settle:{request_id}")
+
+    async def put_settle(self, request: SettleRequest, ttl: int = SETTLE_TTL) -> None:
+        """Store a new settle request (it expires after `ttl` seconds)."""
+        key = self._settle_key(request.chat_id, request.request_id)
+        await self.redis.set(key, encode(request), ex=ttl, nx=True)
+
+    async def load_settle(self, chat_id: int, request_id: str) -> SettleRequest | None:
+        key = self._settle_key(chat_id, request_id)
+        raw = await self.redis.get(key)
+        return None if raw is None else decode(SettleRequest, key, raw)
+
+    async def change_settle(self, old: SettleRequest, new: SettleRequest | None) -> bool:
+        """Replace (or with None drop) a request if it is still `old`; False if not."""
+        code, *_ = await self._settle(
+            keys=[self._settle_key(old.chat_id, old.request_id), self.chat_key(old.chat_id,
+                                                                              "ledger")],
+            args=[encode(old), "" if new is None else encode(new), "", 0])
+        return bool(code)
+
+    async def settle(self, request: SettleRequest) -> int | None:
+        """Zero the balance of the request's pair if it is still `request.amount`.
+
+        One script: the request must be unchanged (not answered or expired)
+        and the balance exactly the one the other player confirms.  Returns
+        None when settled (the request is gone), else the current balance
+        (what `other` owes the requester) and nothing changed.  Raises
+        `StoreError` if the request was answered or expired.
+        """
+        if request.other is None:
+            raise ValueError("the request names nobody to settle with")
+        field, sign = ledger_field(request.requester, request.other)
+        code, *rest = await self._settle(
+            keys=[self._settle_key(request.chat_id, request.request_id),
+                  self.chat_key(request.chat_id, "ledger")],
+            args=[encode(request), "", field, sign * request.amount])
+        if code == 0:
+            raise StoreError("the settle request was answered or expired")
+        if code == 2:
+            return sign * int(rest[0])
+        return None
 
     # -- chat settings -----------------------------------------------------------
 

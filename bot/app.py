@@ -2,7 +2,10 @@
 
 :func:`build_application` wires everything (used by tests with their own
 store and dice); :func:`main` reads the settings, opens Redis and runs the
-bot by long polling, or by webhook when ``WEBHOOK_URL`` is set.
+bot by long polling, or by webhook when ``WEBHOOK_URL`` is set (our own server,
+:mod:`bot.web`, which answers Telegram only once an update is handled).
+Either way every update passes :func:`bot.ops.handle_once` (handled once over
+all workers) and every message the shared flood limiter (:mod:`bot.limits`).
 
 Environment knobs besides :mod:`bot.config`'s settings (read only here):
 
@@ -11,10 +14,10 @@ Environment knobs besides :mod:`bot.config`'s settings (read only here):
     ``secrets.SystemRandom()``.  For tests and benchmarks only: a bot with
     this set has predictable dice, and says so in its log at start-up.
 ``NARDY_RATE_LIMIT``
-    Requests per second the bot allows itself towards the Bot API
-    (default 30, Telegram's limit; ``0`` turns proactive limiting off, which
-    the benchmark does against the local test server).  Flood-wait answers
-    (429) are always honoured and retried.
+    Messages per second the bot allows itself towards the Bot API over all
+    chats and workers (default 30, Telegram's limit; ``0`` turns proactive
+    limiting off, which the benchmarks do against the local test server).
+    Flood-wait answers (429) are always honoured and retried.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ import sys
 from typing import Any
 
 from telegram import BotCommand, Update
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Defaults
+from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defaults
 
-from bot import handlers
+from bot import handlers, logs, ops
 from bot.config import ConfigError, Settings, load_settings
 from bot.i18n import LANGUAGES, N_, translator
+from bot.limits import SharedRateLimiter
 from bot.store import Store
 
 log = logging.getLogger("bot")
@@ -60,12 +64,9 @@ def dice_source() -> random.Random:
     return secrets.SystemRandom()
 
 
-def rate_limiter() -> AIORateLimiter:
-    rate = float(os.environ.get("NARDY_RATE_LIMIT", "30"))
-    # group_max_rate=0: Telegram's "20 messages a minute in a group" is about
-    # new messages; a game edits one message many times a minute, and any
-    # real flood limit comes back as 429 with retry_after, which is honoured.
-    return AIORateLimiter(overall_max_rate=rate, group_max_rate=0, max_retries=3)
+def rate_limiter() -> SharedRateLimiter:
+    """The flood limiter shared by all workers through Redis (attached at start)."""
+    return SharedRateLimiter(bot_rate=float(os.environ.get("NARDY_RATE_LIMIT", "30")))
 
 
 AnyApp = Application[Any, Any, Any, Any, Any, Any]
@@ -78,10 +79,11 @@ def build_application(
     rng: random.Random | None = None,
     base_url: str | None = None,
     base_file_url: str | None = None,
-    limiter: AIORateLimiter | None = None,
+    limiter: BaseRateLimiter[Any] | None = None,
 ) -> AnyApp:
     """The application with every handler registered and its dependencies in bot_data."""
-    builder = ApplicationBuilder().token(token).concurrent_updates(CONCURRENT_UPDATES)
+    processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
+    builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
     if base_url:
         builder = builder.base_url(base_url)
@@ -89,12 +91,14 @@ def build_application(
         builder = builder.base_file_url(base_file_url)
     builder = builder.post_init(set_commands)
     if limiter is not None:
-        builder = builder.rate_limiter(limiter)  # type: ignore[arg-type]
+        builder = builder.rate_limiter(limiter)
     app = builder.build()
+    processor.app = app
     if store is not None:
         app.bot_data["store"] = store
     app.bot_data["rng"] = rng if rng is not None else dice_source()
     handlers.register(app)
+    app.add_error_handler(ops.note_failure)  # after the central one: retry decisions
     return app
 
 
@@ -111,31 +115,46 @@ async def set_commands(app: AnyApp) -> None:
 
 
 def run(settings: Settings) -> None:
-    """Open Redis, then run the bot until interrupted."""
+    """Open Redis, then run the bot until SIGTERM/SIGINT (finishing the updates
+    being handled)."""
+    import asyncio
+
     from bot.storage import open_redis
+    from bot.web import WebServer, serve_webhook
 
     stack = contextlib.AsyncExitStack()
+    limiter = rate_limiter()
     # The Redis client must be made inside PTB's event loop: post_init.
     app = build_application(settings.bot_token.get_secret_value(), None,
                             base_url=settings.base_url, base_file_url=settings.base_file_url,
-                            limiter=rate_limiter())
+                            limiter=limiter)
+    ops_server: list[WebServer] = []
 
     async def open_store(application: AnyApp) -> None:
         redis = await stack.enter_async_context(open_redis(settings.redis_url, settings.data_dir))
         application.bot_data["store"] = Store(redis)
+        limiter.attach(redis)
         await set_commands(application)
+        if settings.ops_port is not None and not settings.use_webhook:
+            ops_server.append(WebServer(application))
+            port = ops_server[0].listen(settings.ops_port, settings.webhook_listen)
+            log.info("health and metrics on %s:%s", settings.webhook_listen, port)
 
     async def close_store(_application: AnyApp) -> None:
+        for server in ops_server:
+            await server.drain(1)
         await stack.aclose()
 
-    app.post_init = open_store
-    app.post_shutdown = close_store
     if settings.use_webhook:
-        secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
-        app.run_webhook(listen=settings.webhook_listen, port=settings.webhook_port,
-                        webhook_url=settings.webhook_url, secret_token=secret,
-                        allowed_updates=Update.ALL_TYPES)
+        assert settings.webhook_url is not None and settings.webhook_secret is not None
+        asyncio.run(serve_webhook(
+            app, url=settings.webhook_url, secret=settings.webhook_secret.get_secret_value(),
+            listen=settings.webhook_listen, port=settings.webhook_port,
+            max_connections=settings.webhook_max_connections,
+            start=lambda: open_store(app), stop=lambda: close_store(app)))
     else:
+        app.post_init = open_store
+        app.post_shutdown = close_store
         app.run_polling(allowed_updates=Update.ALL_TYPES)
 
 
@@ -145,10 +164,5 @@ def main() -> None:
     except ConfigError as error:
         print(error, file=sys.stderr)
         sys.exit(error.exit_code)
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # httpx logs every request at INFO: far too chatty for a bot
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logs.configure(settings.log_level, settings.log_format)
     run(settings)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "127.0.0.1"
     webhook_port: int = Field(default=8443, ge=1, le=65535)
+    webhook_max_connections: int = Field(default=40, ge=1, le=100)
+    log_format: Literal["text", "json"] = "text"
+    ops_port: int | None = Field(default=None, ge=0, le=65535)
 
     @field_validator("bot_token")
     @classmethod
@@ -101,6 +104,18 @@ class Settings(BaseSettings):
         if value is not None and not _WEBHOOK_SECRET.match(value.get_secret_value()):
             raise ValueError("must be 1-256 characters from A-Z, a-z, 0-9, _ and -")
         return value
+
+    @model_validator(mode="after")
+    def _webhook_needs_secret(self) -> Settings:
+        # without it anyone who guesses the URL could post fake updates
+        if self.webhook_url is not None and self.webhook_secret is None:
+            raise ValueError("WEBHOOK_SECRET is required with WEBHOOK_URL")
+        return self
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
 
     @property
     def base_url(self) -> str | None:

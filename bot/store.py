@@ -15,7 +15,10 @@ chat live in one slot and a Lua script may touch several of them):
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
     nardy:{deadlines}:due / :processing   zsets of GameRefs by due time / lease end
-    nardy:update:<update id>              de-duplication marker with expiry
+    nardy:update:<update id>              de-duplication marker with expiry: p:<n> being
+                                          handled (attempt n, leased), f:<n> failed n times,
+                                          d (or 1) done
+    nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
 
 Every record change is one compare-and-set on its version (a Lua script run by
 EVALSHA, falling back to EVAL).  The user index and the deadline set live in
@@ -61,6 +64,18 @@ from engine.position import Variant
 HISTORY_CAP = 200
 BOOKED_CAP = 10_000  # game ids remembered per chat against double booking
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
+UPDATE_LEASE = 120  # seconds an update stays claimed by a worker that may have died
+
+# KEYS: marker.  ARGV: lease seconds.  Returns {'done'|'in_flight', 0} or {'new', attempt}.
+_CLAIM_UPDATE = """
+local v = redis.call('GET', KEYS[1])
+if v == 'd' or v == '1' then return {'done', 0} end
+if v and string.sub(v, 1, 2) == 'p:' then return {'in_flight', 0} end
+local n = 1
+if v and string.sub(v, 1, 2) == 'f:' then n = tonumber(string.sub(v, 3)) + 1 end
+redis.call('SET', KEYS[1], 'p:' .. n, 'EX', tonumber(ARGV[1]))
+return {'new', n}
+"""
 SETTLE_TTL = 24 * 3600  # an unanswered /settle request expires
 
 StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]]
@@ -242,6 +257,7 @@ class Store:
         self._claim = redis.register_script(_CLAIM)
         self._rename_deadline = redis.register_script(_RENAME_DEADLINE)
         self._import = redis.register_script(_IMPORT)
+        self._claim_update = redis.register_script(_CLAIM_UPDATE)
         self._settle = redis.register_script(_SETTLE)
 
     # -- key names -------------------------------------------------------------
@@ -367,6 +383,8 @@ class Store:
         for player in game.players:
             user = self.user_key(player.user_id)
             pipe.sadd(user, ref) if listed else pipe.srem(user, ref)
+        open_games = f"{self.prefix}:{{stats}}:open"
+        pipe.sadd(open_games, ref) if listed else pipe.srem(open_games, ref)
         due, _ = self._deadline_keys
         if listed and game.deadline is not None:
             pipe.zadd(due, {ref: game.deadline})
@@ -588,6 +606,26 @@ class Store:
         """True if this update id was seen before (then skip it); marks it seen."""
         fresh = await self.redis.set(f"{self.prefix}:update:{update_id}", 1, nx=True, ex=ttl)
         return not fresh
+
+    async def claim_update(self, update_id: int, lease: int = UPDATE_LEASE) -> tuple[str, int]:
+        """Take an update for handling across workers: ``("new", attempt)`` if the
+        caller should handle it (attempt 1, or n after n-1 failures), ``("done", 0)``
+        if it was handled before, ``("in_flight", 0)`` while another worker handles it
+        (its claim expires after ``lease`` seconds, should that worker die).  Settle
+        it with :meth:`settle_update`."""
+        state, attempt = await self._claim_update(
+            keys=[f"{self.prefix}:update:{update_id}"], args=[lease])
+        return _text(state), int(attempt)
+
+    async def settle_update(self, update_id: int, attempt: int, *, ok: bool,
+                            ttl: int = UPDATE_TTL) -> None:
+        """Mark a claimed update done, or failed (its retry is handled again)."""
+        value = "d" if ok else f"f:{attempt}"
+        await self.redis.set(f"{self.prefix}:update:{update_id}", value, ex=ttl)
+
+    async def open_game_count(self) -> int:
+        """Lobbies and games being played, over all chats (from the index: a hint)."""
+        return int(await self.redis.scard(f"{self.prefix}:{{stats}}:open"))
 
     # -- supergroup migration ----------------------------------------------------
 

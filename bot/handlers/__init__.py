@@ -5,39 +5,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram import Update
 from telegram.ext import (
     Application,
-    ApplicationHandlerStop,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
     MessageHandler,
-    TypeHandler,
     filters,
 )
 
-from bot.handlers import buttons, chat, commands, errors
-from bot.handlers.common import Context, get_store
-
-
-async def drop_duplicates(update: Update, context: Context) -> None:
-    """Skip an update delivered twice (a retried webhook, a restart mid-batch)."""
-    if await get_store(context).seen_update(update.update_id):
-        raise ApplicationHandlerStop
+from bot.handlers import buttons, chat, commands, errors, settings
+from bot.render.png import warm_up
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    app.add_handler(TypeHandler(Update, drop_duplicates), group=-1)
+    # An update delivered twice (a retried webhook, a restart mid-batch) is
+    # skipped before any handler: bot.ops.handle_once, for all workers.
     for name, callback in (
         ("new", commands.new), ("board", commands.board), ("cancel", commands.cancel),
         ("export", commands.export), ("help", commands.help_command),
         ("start", commands.help_command), ("rules", commands.rules), ("lang", commands.lang),
     ):
         app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CommandHandler("settings", settings.settings_command))
+    app.add_handler(CallbackQueryHandler(settings.on_settings_button,
+                                         pattern=f"^{settings.PREFIX}"))
     app.add_handler(CallbackQueryHandler(commands.on_lang_button,
                                          pattern=f"^{commands.LANG_PREFIX}"))
     app.add_handler(CallbackQueryHandler(buttons.on_button))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
     app.add_handler(ChatMemberHandler(chat.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(errors.on_error)
+    warm_up()  # the board picture's cached layers, before the first game needs them

@@ -77,6 +77,7 @@ def test_the_process_environment_is_read_by_default(
         monkeypatch.delenv(name.upper(), raising=False)
     monkeypatch.setenv("BOT_TOKEN", TOKEN)
     monkeypatch.setenv("WEBHOOK_URL", "https://bot.example.org/hook")
+    monkeypatch.setenv("WEBHOOK_SECRET", "s3cret")  # a webhook needs its secret
     settings = load_settings()
     assert settings.use_webhook and settings.webhook_url == "https://bot.example.org/hook"
     monkeypatch.delenv("BOT_TOKEN")

@@ -1,0 +1,203 @@
+"""Running many workers safely: each update handled once, failures retried, measured.
+
+Every update goes through :func:`handle_once` (polling: via
+:class:`GatedUpdateProcessor`; webhook: called by :mod:`bot.web`, which answers
+Telegram only after it returns):
+
+1. :meth:`Store.claim_update` marks the update id in Redis, shared by all
+   workers: a redelivered update that was handled already is skipped
+   (``done``); one another worker is handling right now is ``in_flight``
+   (the webhook answers 503 so Telegram tries again later, by which time it
+   is done or its lease ran out because that worker died).
+2. ``Application.process_update`` runs the handlers; :func:`note_failure`,
+   an error handler registered after the central one, marks the update as
+   failed when an exception escaped a handler.
+3. The marker becomes ``done``, or ``failed`` when the error may pass on a
+   retry (Redis or network trouble, a bug that depends on timing): then the
+   webhook answers 500 and Telegram's retry is handled afresh.  Errors that
+   a retry cannot fix (the Bot API refused the request: bad request,
+   forbidden) and the :data:`MAX_ATTEMPTS`-th failure settle as done, so a
+   poisonous update is not retried for a day.
+
+Each step is logged with the update's ids (:mod:`bot.logs`) and counted
+(:mod:`bot.metrics`).  Game changes themselves are compare-and-set, so even a
+handler run twice cannot apply a tap twice; the marker saves the work and
+keeps replies from being sent twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import enum
+import logging
+import time
+from collections.abc import Awaitable
+from typing import Any
+
+from telegram import Update
+from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken
+from telegram.ext import SimpleUpdateProcessor
+
+from bot import logs, metrics
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+"""Deliveries of one update that may fail before it is given up (settled as done)."""
+PERMANENT = (BadRequest, Forbidden, ChatMigrated, InvalidToken)
+"""Errors a retry of the same update cannot fix."""
+
+
+class Outcome(enum.Enum):
+    DONE = "done"
+    DUPLICATE = "duplicate"
+    IN_FLIGHT = "in_flight"
+    FAILED = "failed"
+    GIVEN_UP = "given_up"
+
+    @property
+    def retry(self) -> bool:
+        """True when Telegram should deliver the update again (non-2xx answer)."""
+        return self in (Outcome.IN_FLIGHT, Outcome.FAILED)
+
+
+@dataclasses.dataclass
+class Handling:
+    """The update being handled in this task (a context variable)."""
+
+    update_id: int
+    kind: str
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+    error: BaseException | None = None
+
+
+_handling: contextvars.ContextVar[Handling | None] = contextvars.ContextVar(
+    "nardy_handling", default=None)
+
+
+def handling() -> Handling | None:
+    """What this task is handling (None outside an update): the rate limiter
+    uses it to time taps."""
+    return _handling.get()
+
+
+def kind_of(update: Update) -> str:
+    """The update's kind for metrics: ``callback_query``, ``message``, ...
+
+    >>> kind_of(Update.de_json({"update_id": 1, "callback_query": {
+    ...     "id": "1", "from": {"id": 2, "is_bot": False, "first_name": "A"},
+    ...     "chat_instance": "3", "data": "g:x:1:r"}}, None))
+    'callback_query'
+    """
+    for name in ("callback_query", "message", "edited_message", "my_chat_member",
+                 "chat_member", "inline_query"):
+        if getattr(update, name, None) is not None:
+            return name
+    return "other"
+
+
+def ids_of(update: Update) -> dict[str, Any]:
+    """The ids to tag log lines with: update, chat, user, and the game a button names."""
+    chat, user = update.effective_chat, update.effective_user
+    ids: dict[str, Any] = {"update_id": update.update_id, "chat_id": chat.id if chat else None,
+                           "user_id": user.id if user else None}
+    query = update.callback_query
+    if query is not None and query.data and query.data[:2] in ("g:", "l:"):
+        ids["game_id"] = query.data.split(":", 2)[1]
+    return ids
+
+
+async def handle_once(app: Any, update: Update, store: Store | None = None,
+                      process: Awaitable[None] | None = None) -> Outcome:
+    """Handle ``update`` unless some worker did already; see the module doc.
+
+    ``process`` is the coroutine that handles it (default:
+    ``app.process_update(update)``); it is closed unawaited when skipped.
+    """
+    store = store or app.bot_data["store"]
+    kind = kind_of(update)
+    with logs.bind(**ids_of(update)):
+        try:
+            state, attempt = await store.claim_update(update.update_id)
+        except BaseException:
+            _close(process)
+            raise
+        if state != "new":
+            _close(process)
+            outcome = Outcome.DUPLICATE if state == "done" else Outcome.IN_FLIGHT
+            log.info("update %s skipped: %s", update.update_id, outcome.value)
+            metrics.UPDATES.labels(kind, outcome.value).inc()
+            return outcome
+        current = Handling(update.update_id, kind)
+        token = _handling.set(current)
+        metrics.IN_FLIGHT.inc()
+        try:
+            await (process if process is not None else app.process_update(update))
+        except Exception as error:  # process_update routes handler errors; this is the rest
+            current.error = error
+            log.exception("update %s could not be handled", update.update_id)
+        finally:
+            _handling.reset(token)
+            metrics.IN_FLIGHT.dec()
+            metrics.UPDATE_SECONDS.labels(kind).observe(time.perf_counter() - current.started)
+        outcome = _outcome(current.error, attempt)
+        await store.settle_update(update.update_id, attempt, ok=not outcome.retry)
+        metrics.UPDATES.labels(kind, outcome.value).inc()
+        if outcome is Outcome.GIVEN_UP:
+            log.error("update %s failed %s times; giving up on it", update.update_id, attempt)
+        elif outcome is Outcome.FAILED:
+            log.warning("update %s failed (attempt %s); a redelivery will retry it",
+                        update.update_id, attempt)
+        return outcome
+
+
+def _outcome(error: BaseException | None, attempt: int) -> Outcome:
+    if error is None or isinstance(error, PERMANENT):
+        return Outcome.DONE
+    return Outcome.GIVEN_UP if attempt >= MAX_ATTEMPTS else Outcome.FAILED
+
+
+def _close(process: Awaitable[None] | None) -> None:
+    close = getattr(process, "close", None)
+    if close is not None:
+        close()
+
+
+async def note_failure(update: object, context: Any) -> None:
+    """Error handler (after the central one): remember that this update failed."""
+    current = _handling.get()
+    error = context.error
+    if error is not None:
+        metrics.ERRORS.labels(type(error).__name__).inc()
+    if current is not None and isinstance(update, Update) \
+            and update.update_id == current.update_id and current.error is None:
+        current.error = error
+
+
+class GatedUpdateProcessor(SimpleUpdateProcessor):
+    """PTB's update processor for polling: runs each fetched update through
+    :func:`handle_once` (at most ``max_concurrent_updates`` at once).
+
+    Its ``app`` is set by :func:`bot.app.build_application` once the
+    application exists.
+    """
+
+    app: Any = None
+
+    async def do_process_update(self, update: object, coroutine: Any) -> None:
+        if not isinstance(update, Update) or self.app is None \
+                or "store" not in self.app.bot_data:
+            await coroutine
+            return
+        await handle_once(self.app, update, process=coroutine)
+
+
+async def redis_ok(store: Store, timeout: float = 1.0) -> bool:
+    """True if Redis answers PING within ``timeout`` seconds."""
+    try:
+        return bool(await asyncio.wait_for(store.redis.ping(), timeout))
+    except Exception:
+        return False

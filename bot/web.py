@@ -1,0 +1,218 @@
+"""The bot's HTTP side: the webhook, ``/healthz``, ``/livez`` and ``/metrics``.
+
+Why our own small server rather than ``Application.run_webhook``: PTB's
+webhook server answers Telegram as soon as the update is *queued*, so an
+update whose handling then fails is lost (Telegram only retries non-2xx
+answers).  Here the webhook request awaits :func:`bot.ops.handle_once` and
+answers 200 only once the update is handled (or was handled before); a
+failure that a retry may fix answers 500 and an update another worker is
+still handling 503, and Telegram delivers it again.  It is tornado, which
+PTB's webhook extra installs anyway, on the application's own event loop.
+
+Requests without the right ``X-Telegram-Bot-Api-Secret-Token`` get 403 and
+change nothing.  ``/healthz`` is 200 while Redis answers PING, else 503 (take
+the worker out of the load balancer); ``/livez`` is 200 while the event loop
+runs.  :meth:`WebServer.drain` is the graceful stop: no new requests, wait for
+those being handled.
+
+:func:`serve_webhook` runs the bot in webhook mode until SIGTERM or SIGINT.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import re
+import signal
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import tornado.httpserver
+import tornado.netutil
+import tornado.web
+from telegram import Update
+
+from bot import metrics
+from bot.ops import Outcome, handle_once, redis_ok
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+DRAIN_TIMEOUT = 25.0
+"""Seconds a stopping worker waits for the updates it is handling (platforms
+usually kill 30 s after SIGTERM)."""
+STATUS = {Outcome.DONE: 200, Outcome.DUPLICATE: 200, Outcome.GIVEN_UP: 200,
+          Outcome.IN_FLIGHT: 503, Outcome.FAILED: 500}
+
+
+class WebServer:
+    """The HTTP endpoints of one worker around a running PTB ``Application``.
+
+    ``webhook_path`` None serves only health and metrics (polling mode).
+    """
+
+    def __init__(self, app: Any, *, secret: str | None = None,
+                 webhook_path: str | None = None) -> None:
+        if webhook_path is not None and not secret:
+            raise ValueError("a webhook needs a secret token")
+        self.app = app
+        self.secret = secret
+        self.in_flight = 0
+        self.draining = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+        routes: list[Any] = [
+            (r"/healthz", _Health, {"server": self}),
+            (r"/livez", _Live, {"server": self}),
+            (r"/metrics", _Metrics, {"server": self}),
+        ]
+        if webhook_path is not None:
+            routes.append((re.escape(webhook_path), _Webhook,
+                           {"server": self}))
+        self._http = tornado.httpserver.HTTPServer(tornado.web.Application(routes))
+        self.port: int | None = None
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.app.bot_data["store"]
+        return store
+
+    def listen(self, port: int, address: str = "127.0.0.1") -> int:
+        """Start serving; returns the port (useful with port 0)."""
+        sockets = tornado.netutil.bind_sockets(port, address)
+        self._http.add_sockets(sockets)
+        self.port = sockets[0].getsockname()[1]
+        return self.port
+
+    async def drain(self, timeout: float = DRAIN_TIMEOUT) -> bool:
+        """Stop accepting requests and wait for those being handled; False on timeout."""
+        self.draining = True
+        self._http.stop()
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            done = True
+        except TimeoutError:
+            log.error("stopping with %s updates still being handled", self.in_flight)
+            done = False
+        await self._http.close_all_connections()
+        return done
+
+    async def handle(self, update: Update) -> Outcome:
+        self.in_flight += 1
+        self._idle.clear()
+        try:
+            return await handle_once(self.app, update)
+        finally:
+            self.in_flight -= 1
+            if not self.in_flight:
+                self._idle.set()
+
+
+class _Handler(tornado.web.RequestHandler):
+    server: WebServer
+
+    def initialize(self, server: WebServer) -> None:
+        self.server = server
+
+    def answer(self, status: int, body: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(body))
+
+
+class _Webhook(_Handler):
+    async def post(self) -> None:
+        given = self.request.headers.get(SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), (self.server.secret or "").encode()):
+            log.warning("webhook request from %s without the secret token", self.request.remote_ip)
+            self.answer(403, {"error": "forbidden"})
+            return
+        if self.server.draining:
+            self.answer(503, {"error": "shutting down"})
+            return
+        try:
+            data = json.loads(self.request.body)
+            update = Update.de_json(data, self.server.app.bot)
+            if update is None:
+                raise ValueError("empty update")
+        except Exception as error:
+            log.warning("webhook request with a malformed update: %r", error)
+            self.answer(400, {"error": "malformed update"})
+            return
+        try:
+            outcome = await self.server.handle(update)
+        except Exception:  # Redis down while claiming: Telegram retries later
+            log.exception("update %s: could not be claimed", update.update_id)
+            self.answer(500, {"error": "unavailable"})
+            return
+        self.answer(STATUS[outcome], {"outcome": outcome.value})
+
+
+class _Health(_Handler):
+    async def get(self) -> None:
+        ok = await redis_ok(self.server.store)
+        self.answer(200 if ok else 503, {"status": "ok" if ok else "unhealthy",
+                                         "redis": ok, "in_flight": self.server.in_flight})
+
+
+class _Live(_Handler):
+    def get(self) -> None:
+        self.answer(200, {"status": "ok"})
+
+
+class _Metrics(_Handler):
+    async def get(self) -> None:
+        try:
+            metrics.OPEN_GAMES.set(await asyncio.wait_for(self.server.store.open_game_count(), 1))
+        except Exception as error:  # the metrics page still shows the rest
+            log.warning("open game count unavailable: %r", error)
+        body, content_type = metrics.exposition()
+        self.set_header("Content-Type", content_type)
+        self.finish(body)
+
+
+def webhook_path(url: str) -> str:
+    """The path Telegram posts to, from the public ``WEBHOOK_URL``.
+
+    >>> webhook_path("https://bot.example.org/tg/hook"), webhook_path("https://bot.example.org")
+    ('/tg/hook', '/')
+    """
+    return urlsplit(url).path or "/"
+
+
+async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: int,
+                        start: Callable[[], Awaitable[None]],
+                        stop: Callable[[], Awaitable[None]],
+                        max_connections: int = 40) -> None:
+    """Run ``app`` by webhook until SIGTERM/SIGINT, then stop gracefully.
+
+    ``start`` opens what the handlers need (Redis) before the first update;
+    ``stop`` closes it after the last.  Every worker registers the same URL
+    (idempotent); the webhook is not deleted on stop, so Telegram keeps the
+    updates for the other workers or the next start.
+    """
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await start()
+    await app.initialize()
+    await app.start()
+    server = WebServer(app, secret=secret, webhook_path=webhook_path(url))
+    try:
+        server.listen(port, listen)
+        await app.bot.set_webhook(url, secret_token=secret, allowed_updates=Update.ALL_TYPES,
+                                  max_connections=max_connections)
+        log.info("webhook %s: listening on %s:%s", webhook_path(url), listen, server.port)
+        await stopping.wait()
+        log.info("stopping: finishing %s updates being handled", server.in_flight)
+        await server.drain()
+    finally:
+        await app.stop()
+        await app.shutdown()
+        await stop()
+        log.info("stopped")

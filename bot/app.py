@@ -48,6 +48,12 @@ COMMANDS = (
     ("export", N_("Send the game record as a file")),
     ("rules", N_("How to play and how the buttons work")),
     ("lang", N_("Choose the chat language")),
+    ("stake", N_("Show or set the chat's stake per point")),
+    ("ledger", N_("Who owes whom in this chat")),
+    ("history", N_("The last results: /history N")),
+    ("settle", N_("Settle up a balance (both players confirm)")),
+    ("stats", N_("Your games and rating (reply: someone else's)")),
+    ("top", N_("The chat's players by rating")),
     ("help", N_("What this bot does")),
 )
 CONCURRENT_UPDATES = 64

@@ -6,7 +6,7 @@ of being applied to a game that has moved on.  The text form is
 
 ``<kind>:<id>:<version>:<action>[:<int>...]``
 
-where ``kind`` is ``g`` (a game) or ``l`` (a lobby), ``id`` the record id
+where ``kind`` is ``g`` (a game), ``l`` (a lobby) or ``s`` (a /settle request), ``id`` its id
 (letters, digits, ``_`` and ``-``), ``version`` the record version the
 keyboard was drawn for and ``action`` one letter.  Telegram allows 64 bytes.
 
@@ -17,6 +17,8 @@ keyboard was drawn for and ``action`` one letter.  Telegram allows 64 bytes.
 True
 >>> Callback.parse('l:lob1:0:j').action
 <Action.JOIN: 'j'>
+>>> Callback.settle("Qx7_a2Bc", Action.SETTLE_WITH, 2).format()
+'s:Qx7_a2Bc:0:w:2'
 >>> Callback.parse('g:x:1:zz')
 Traceback (most recent call last):
 ...
@@ -42,6 +44,7 @@ class CallbackDataError(ValueError):
 class Kind(enum.StrEnum):
     GAME = "g"
     LOBBY = "l"
+    SETTLE = "s"  # a /settle request (bot/handlers/ledger.py)
 
 
 class Action(enum.StrEnum):
@@ -74,10 +77,16 @@ class Action(enum.StrEnum):
     # after the game
     REMATCH = "A"
     NEW = "N"
+    # a /settle request
+    SETTLE_WITH = "w"  # arg: index of the other player among the request's candidates
+    SETTLE_YES = "y"
+    SETTLE_NO = "n"
 
 
-_ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1}
+_ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
+                             Action.SETTLE_WITH: 1}
 _LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP})
+_SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +106,8 @@ class Callback:
             raise CallbackDataError(f"bad version {self.version}")
         if (self.action in _LOBBY_ACTIONS) != (self.kind is Kind.LOBBY):
             raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
+        if (self.action in _SETTLE_ACTIONS) != (self.kind is Kind.SETTLE):
+            raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
         arity = _ARITY.get(self.action, 0)
         if len(self.args) != arity:
             raise CallbackDataError(f"action {self.action.value!r} takes {arity} args")
@@ -112,6 +123,10 @@ class Callback:
     @classmethod
     def lobby(cls, lobby_id: str, version: int, action: Action, *args: int) -> Callback:
         return cls(Kind.LOBBY, lobby_id, version, action, args)
+
+    @classmethod
+    def settle(cls, request_id: str, action: Action, *args: int) -> Callback:
+        return cls(Kind.SETTLE, request_id, 0, action, args)
 
     def format(self) -> str:
         return ":".join([self.kind.value, self.id, str(self.version), self.action.value]

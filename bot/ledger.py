@@ -30,12 +30,12 @@ game id so that nothing is ever booked twice.  The rules:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
 from bot import ratings
 from bot.i18n import Translator
-from bot.records import HistoryEntry, Player, PlayerStats
+from bot.records import GameOptions, HistoryEntry, Player, PlayerStats
 from engine.position import Side, Variant
 from engine.scoring import GameResult
 
@@ -153,6 +153,19 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
         new[result.winner.opponent] = loser.model_copy(update={
             "rating": down.value, "experience": down.experience, "matches": loser.matches + 1})
     return [new[side] for side in sorted(new)]
+
+
+def with_chat_stake(args: Sequence[str], options: GameOptions, default: int) -> GameOptions:
+    """``/new`` options with the chat's stake (``/stake``) unless ``stake=`` was given.
+
+    >>> with_chat_stake(["long"], GameOptions(), 5).stake_per_point
+    5
+    >>> with_chat_stake(["Stake=0"], GameOptions(), 5).stake_per_point
+    0
+    """
+    if any(arg.strip().lower().startswith("stake=") for arg in args):
+        return options
+    return options.model_copy(update={"stake_per_point": default})
 
 
 # ---------------------------------------------------------------- /ledger

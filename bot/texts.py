@@ -17,9 +17,20 @@ def help_text(tr: Translator) -> str:
         tr.gettext("/export — the game record as a text file"),
         tr.gettext("/rules — the rules and how the buttons work"),
         tr.gettext("/lang — fix the chat language"),
+        tr.gettext("/settings — the board as a picture or text, and whose side it is "
+                   "drawn from (admins)"),
+        tr.gettext("/stake N — the chat's stake per point for new games (admins); "
+                   "/ledger — who owes whom; /history N — the last results"),
+        tr.gettext("/settle — settle up a balance: reply to the other player's message "
+                   "(or pick them), they confirm; /stats — games and rating (reply: someone "
+                   "else's); /top — the chat's ratings"),
         "",
         tr.gettext("Options: stake=N (per point), match=N (points), cube=on|off, "
                    "koks=on|off (long nardy), jacoby=on|off, beavers=on|off (backgammon)."),
+        tr.gettext("Stakes are whole numbers in the chat's own unit. A game books points × "
+                   "stake (mars 2, koks 3, gammon 2, backgammon 3, times the cube); a match "
+                   "to N books N × stake once, when it ends. Ratings: the FIBS formula, per "
+                   "chat and variant."),
     ])
 
 

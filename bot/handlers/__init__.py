@@ -14,7 +14,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import buttons, chat, commands, errors
+from bot.handlers import buttons, chat, commands, errors, ledger
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -28,6 +28,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         app.add_handler(CommandHandler(name, callback))
     app.add_handler(CallbackQueryHandler(commands.on_lang_button,
                                          pattern=f"^{commands.LANG_PREFIX}"))
+    for name, callback in ledger.COMMANDS.items():
+        app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CallbackQueryHandler(ledger.on_settle_button, pattern=ledger.PATTERN))
     app.add_handler(CallbackQueryHandler(buttons.on_button))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
     app.add_handler(ChatMemberHandler(chat.membership, ChatMemberHandler.MY_CHAT_MEMBER))

@@ -18,6 +18,7 @@ from bot.handlers.common import (
     translator_for,
 )
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, translator
+from bot.ledger import with_chat_stake
 from bot.records import GameRecord, Status
 from bot.service import OptionError, Refusal, new_lobby, parse_new_args, save
 from bot.store import VersionConflict
@@ -52,6 +53,7 @@ async def new(update: Update, context: Context) -> None:
         await repost(context, tr, current)
         return
     settings = await get_store(context).chat_settings(chat.id)
+    options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     try:
         lobby = new_lobby(chat.id, thread_of(update.effective_message),
                           variant or settings.variant, options, user.id)

@@ -10,13 +10,15 @@ from bot.callbacks import MAX_BYTES, Action, Callback, CallbackDataError, Kind
 
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 _LOBBY = {Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP}
-_ARGS = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1}
+_SETTLE = {Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO}
+_ARGS = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
+         Action.SETTLE_WITH: 1}
 
 
 @st.composite
 def callbacks(draw: st.DrawFn) -> Callback:
     action = draw(st.sampled_from(list(Action)))
-    kind = Kind.LOBBY if action in _LOBBY else Kind.GAME
+    kind = Kind.LOBBY if action in _LOBBY else Kind.SETTLE if action in _SETTLE else Kind.GAME
     args = tuple(draw(st.lists(st.integers(0, 99), min_size=_ARGS.get(action, 0),
                                max_size=_ARGS.get(action, 0))))
     return Callback(kind, draw(_ids), draw(st.integers(0, 10**9 - 1)), action, args)
@@ -52,3 +54,10 @@ def test_any_text_parses_or_raises_the_codec_error(text: str) -> None:
 def test_parse_refuses_non_strings() -> None:
     with pytest.raises(CallbackDataError):
         Callback.parse(None)
+
+
+def test_settle_actions_only_on_settle_requests() -> None:
+    assert Callback.parse("s:Qx7_a2Bc:0:y").kind is Kind.SETTLE
+    for text in ("g:Qx7_a2Bc:0:y", "s:Qx7_a2Bc:0:r", "s:Qx7_a2Bc:0:w"):
+        with pytest.raises(CallbackDataError):
+            Callback.parse(text)

@@ -48,6 +48,7 @@ COMMANDS = (
     ("export", N_("Send the game record as a file")),
     ("rules", N_("How to play and how the buttons work")),
     ("lang", N_("Choose the chat language")),
+    ("settings", N_("Board style (picture or text) and orientation")),
     ("stake", N_("Show or set the chat's stake per point")),
     ("ledger", N_("Who owes whom in this chat")),
     ("history", N_("The last results: /history N")),

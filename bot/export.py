@@ -1,6 +1,7 @@
 """/export: the game record as a text file in Jellyfish ``.mat`` layout
 (backgammon: readable by GNU Backgammon; long nardy: the same layout with a
-variation header, see :mod:`engine.matfile`)."""
+variation header, see :mod:`engine.matfile`).  During a match the file holds
+every game of it so far."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import re
 
 from bot.records import GameRecord
 from bot.service import player_on, table_of
+from engine.match import Match
 from engine.matfile import _header as mat_header
-from engine.matfile import game_lines
+from engine.matfile import format_match, game_lines
 from engine.position import Side
 
 
@@ -19,10 +21,14 @@ def _safe(name: str) -> str:
 
 
 def export_text(record: GameRecord) -> tuple[str, str]:
-    """The file name and the text of the record's current game."""
+    """The file name and the text of the record's match (or single game)."""
     table = table_of(record)
     game = table.game
     names = (_safe(player_on(record, Side.WHITE).name), _safe(player_on(record, Side.BLACK).name))
+    if table.match_length and len(table.earlier) == table.number - 1:
+        match = Match(game.options, table.games())
+        return f"nardy-{record.game_id}.mat", format_match(match, names=names)
+    # a single game, or a match stored before earlier games were kept: this game only
     score = list(table.score)
     if game.result is not None:
         score[game.result.winner] -= game.result.points

@@ -1,15 +1,21 @@
 """The texts of the bot's messages: the board message with its status lines,
 the lobby, results, and the keyboard each of them carries.
 
-The board message is shared by both players.  It is drawn from the point
-of view of the side the game waits for (its points are numbered 1..24 from
-its home, as it moves), so the numbers on the move buttons are the mover's
-own and match the board.  The status lines always say whose turn it is and
-the dice; the board itself shows pip counts, the cube and the score.
+The board message is shared by both players.  It is a picture with the
+status as its caption, or (the chat's ``/settings``) a text board.  It is
+drawn from the point of view of the side the game waits for (its points
+numbered 1..24 from its home, as it moves), or of a fixed side; the move
+buttons print the numbers the board shows to that viewer.  The status lines
+always say whose turn it is and the dice; the caption of a picture also
+gives pips, cube and score in words (a photo caption holds 1024 characters,
+so it stays short), the text board shows them itself.
 """
 
 from __future__ import annotations
 
+import functools
+import time
+from dataclasses import dataclass
 from html import escape
 
 from telegram import InlineKeyboardMarkup
@@ -18,12 +24,15 @@ from bot.callbacks import Action
 from bot.i18n import N_, Translator
 from bot.keyboards import Keys
 from bot.records import GameRecord, Status
-from bot.render import BoardView, LastTurn, render_text
+from bot.render import BoardLabels, BoardView, LastTurn, point_label, render_png, render_text
 from bot.service import VARIANTS, Table, player_on, resign_options, table_of
 from engine.game import Action as EventAction
 from engine.game import Game, Phase
-from engine.position import Side, Variant
+from engine.match import starter_of
+from engine.notation import format_turn
+from engine.position import Position, Side, Variant
 from engine.scoring import EndReason, ResultKind
+from engine.turns import apply_step, end_turn
 
 VARIANT_NAMES = {Variant.LONG: N_("Long nardy"), Variant.BACKGAMMON: N_("Backgammon")}
 KIND_NAMES = {
@@ -93,10 +102,39 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
 # ---------------------------------------------------------------- the game
 
 
-def _view(record: GameRecord, table: Table, viewer: Side) -> BoardView:
+LABELS = {
+    "pips": N_("pips"), "off": N_("off"), "bar": N_("bar"), "dice": N_("Dice"),
+    "played": N_("played"), "cube": N_("Cube"), "centred": N_("centred"), "last": N_("Last:"),
+    "no_move": N_("no move"), "score": N_("Score"), "score_of": N_("score"),
+    "match_to": N_("Match to {n}"), "to_move": N_("to move"),
+}
+"""The board's own words (:class:`bot.render.BoardLabels`) as msgids."""
+PICTURE, TEXT = "png", "text"
+"""Board styles (``ChatSettings.board_style``)."""
+FIXED = {"white": Side.WHITE, "black": Side.BLACK}
+"""``ChatSettings.orientation`` values that fix the side drawn at the bottom;
+anything else ("follow") draws the board from the side the game waits for."""
+
+
+@functools.cache
+def board_labels(tr: Translator) -> BoardLabels:
+    """The board's words in ``tr``'s language (``{n}`` is left for the renderer)."""
+    return BoardLabels(**{name: tr.gettext(msgid) for name, msgid in LABELS.items()})
+
+
+def viewer_of(game: Game, orientation: str = "follow") -> Side:
+    """The side the board is drawn from: a fixed side, else the side the game
+    waits for (the winner after the end)."""
+    if orientation in FIXED:
+        return FIXED[orientation]
+    if game.to_act is not None:
+        return game.to_act
+    return game.result.winner if game.result is not None else Side.WHITE
+
+
+def board_view(tr: Translator, record: GameRecord, table: Table, viewer: Side) -> BoardView:
     game = table.game
     names = (player_on(record, Side.WHITE).name, player_on(record, Side.BLACK).name)
-    last = _last_turn(game)
     cube = game.cube
     used = tuple(s.die for s in game.turn.played) if game.turn is not None else ()
     return BoardView(
@@ -104,15 +142,26 @@ def _view(record: GameRecord, table: Table, viewer: Side) -> BoardView:
         cube=cube.value if cube is not None else None,
         cube_owner=cube.owner if cube is not None else None,
         score=table.score if table.match_length else None,
-        match_length=table.match_length or None, last_turn=last,
+        match_length=table.match_length or None, last_turn=last_turn(game),
+        labels=board_labels(tr),
     )
 
 
-def _last_turn(game: Game) -> LastTurn | None:
-    for event in reversed(game.events):
-        if event.action is EventAction.MOVE:
-            return LastTurn(event.side, event.steps)
-    return None
+def last_turn(game: Game) -> LastTurn | None:
+    """The last confirmed turn with the position it started from (so hits show)."""
+    moves = [e for e in game.events if e.action is EventAction.MOVE]
+    if not moves:
+        return None
+    starter = starter_of(game)
+    position = Position.initial(game.variant, Side.WHITE if starter is None else starter)
+    for event in moves[:-1]:  # replaying a game's moves takes well under a millisecond
+        for step in event.steps:
+            position = apply_step(position, step)
+        position = end_turn(position)
+    last = moves[-1]
+    if position.turn is not last.side:  # a roll that could not be played passed the dice
+        position = position.with_turn(last.side)
+    return LastTurn(last.side, last.steps, position)
 
 
 def _dice_text(game: Game) -> str:
@@ -145,10 +194,9 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game) -> str | None
     if not last.steps:
         return tr.gettext("{name} rolled {dice} and cannot move.", name=_name(record, last.side),
                           dice=dice)
-    # the notation wants the position the turn started from; the board's last
-    # turn marks are enough to follow it, so the plain steps are printed
-    steps = " ".join(f"{s.source if s.source != 25 else 'bar'}/{s.target or 'off'}"
-                     for s in last.steps)
+    start = last_turn(game)
+    assert start is not None and start.start is not None
+    steps = format_turn(start.start, last.steps)
     return tr.gettext("{name} played {dice}: {steps}", name=_name(record, last.side), dice=dice,
                       steps=steps)
 
@@ -217,32 +265,85 @@ def _status_lines(tr: Translator, record: GameRecord, table: Table, ui: Action |
     return lines
 
 
-def board_message(tr: Translator, record: GameRecord, *, ui: Action | None = None,
-                  source: int | None = None) -> tuple[str, InlineKeyboardMarkup | None]:
+@dataclass(frozen=True)
+class BoardMessage:
+    """What the board message shows: its text (the caption of a picture),
+    its keyboard, and the PNG when the board is a picture."""
+
+    text: str
+    markup: InlineKeyboardMarkup | None
+    photo: bytes | None = None
+
+
+CAPTION_LIMIT = 1024
+"""Telegram's limit for a photo caption (characters after entity parsing)."""
+
+
+def _facts_line(tr: Translator, record: GameRecord, table: Table) -> str:
+    """Pips, cube and match score in words, for the caption of a picture."""
+    game = table.game
+
+    def both(values: tuple[int, int] | list[int]) -> dict[str, str]:
+        return {"white": f"{MARKS[Side.WHITE]} {values[0]}",
+                "black": f"{MARKS[Side.BLACK]} {values[1]}"}
+
+    parts = [tr.gettext("Pips: {white} – {black}",
+                        **both([game.position.pips(side) for side in Side]))]
+    cube = game.cube
+    if cube is not None and not game.is_over:
+        parts.append(tr.gettext("cube {value}", value=cube.value) if cube.owner is None else
+                     tr.gettext("cube {value} ({name})", value=cube.value,
+                                name=_name(record, cube.owner)))
+    if table.match_length and not game.is_over:
+        parts.append(tr.gettext("score {white} – {black}", **both(table.score)))
+    return " · ".join(parts)
+
+
+def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
+    if record.deadline is None or record.status is not Status.ACTIVE:
+        return None
+    when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
+    return "⏰ " + tr.gettext("Move by {time} UTC.", time=when)
+
+
+def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
+                  orientation: str = "follow", ui: Action | None = None,
+                  source: int | None = None) -> BoardMessage:
     """The board message of an active or finished game and its keyboard.
 
-    ``ui`` is a keyboard-only state the tapper asked for (the menu, a source
-    point, a pass to confirm).
+    ``style`` is ``"png"`` (a picture, the status in its caption) or
+    ``"text"``; ``orientation`` is ``"follow"``, ``"white"`` or ``"black"``
+    (see :func:`viewer_of`).  ``ui`` is a keyboard-only state the tapper
+    asked for (the menu, a source point, a pass to confirm).
     """
     table = table_of(record)
     game = table.game
-    viewer = game.to_act if game.to_act is not None else (
-        game.result.winner if game.result is not None else Side.WHITE)
+    view = board_view(tr, record, table, viewer_of(game, orientation))
     white, black = _name(record, Side.WHITE), _name(record, Side.BLACK)
     title = escape(variant_name(tr, record.variant))
     header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"
     extra = options_line(tr, record)
     lines = [header] + ([escape(extra)] if extra else [])
-    lines.append(f"<pre>{escape(render_text(_view(record, table, viewer)))}</pre>")
+    photo = render_png(view) if style == PICTURE else None
+    if photo is None:
+        lines.append(f"<pre>{escape(render_text(view))}</pre>")
     if record.status is Status.CANCELLED:
         lines.append(tr.gettext("The game was cancelled."))
-        return "\n".join(lines), None
+        return BoardMessage("\n".join(lines), None, photo)
     lines += _status_lines(tr, record, table, ui)
-    return "\n".join(lines), game_keyboard(tr, record, table, ui=ui, source=source)
+    if photo is not None:
+        lines.append(_facts_line(tr, record, table))
+    deadline = _deadline_line(tr, record)
+    if deadline:
+        lines.append(deadline)
+    markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.viewer)
+    return BoardMessage("\n".join(lines), markup, photo)
 
 
 def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Action | None,
-                  source: int | None) -> InlineKeyboardMarkup | None:
+                  source: int | None, viewer: Side | None = None) -> InlineKeyboardMarkup | None:
+    """The game's buttons; move buttons print the points as ``viewer`` (the
+    side the board is drawn from; the mover when not given) sees them."""
     game = table.game
     keys = Keys(tr, record.game_id, record.version)
     phase = game.phase
@@ -262,7 +363,12 @@ def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Actio
         return keys.roll(can_double=game.cube is not None and game.cube.may_double(actor))
     turn = game.turn
     assert turn is not None
-    return keys.moves(str, turn.legal_steps, can_undo=bool(turn.played),
+    seen_by = actor if viewer is None else viewer
+
+    def label(point: int) -> str:
+        return point_label(game.variant, actor, seen_by, point)
+
+    return keys.moves(label, turn.legal_steps, can_undo=bool(turn.played),
                       complete=turn.is_complete, source=source if ui is Action.SOURCE else None)
 
 

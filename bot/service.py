@@ -16,11 +16,14 @@ a stored game is not free, so decoded games are cached per (game id, version).
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
 import functools
+import json
 import random
 import re
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -142,16 +145,25 @@ class Table:
     crawford_done: bool = False
     number: int = 1
     """The game's number in its match."""
+    earlier: tuple[str, ...] = ()
+    """The match's finished games, packed (:func:`pack_game`) for /export;
+    they are not decoded with the record."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"game": self.game.to_dict(), "score": list(self.score),
+        data = {"game": self.game.to_dict(), "score": list(self.score),
                 "crawford_done": self.crawford_done, "number": self.number}
+        return {**data, "earlier": list(self.earlier)} if self.earlier else data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Table:
         score = data["score"]
         return cls(Game.from_dict(data["game"]), (int(score[0]), int(score[1])),
-                   bool(data["crawford_done"]), int(data.get("number", 1)))
+                   bool(data["crawford_done"]), int(data.get("number", 1)),
+                   tuple(str(packed) for packed in data.get("earlier", ())))
+
+    def games(self) -> tuple[Game, ...]:
+        """Every game of the match so far, the current one last."""
+        return (*(unpack_game(packed) for packed in self.earlier), self.game)
 
     @property
     def match_length(self) -> int:
@@ -183,7 +195,19 @@ class Table:
             first = game.opening.starter if game.opening is not None else game.starter
             starter = first.opponent if first is not None else None
         return Table(Game.new(game.options, crawford=crawford, starter=starter), self.score,
-                     self.crawford_done or crawford, self.number + 1)
+                     self.crawford_done or crawford, self.number + 1,
+                     (*self.earlier, pack_game(game)))
+
+
+def pack_game(game: Game) -> str:
+    """A finished game in a line of text: its JSON, zlib, base64 (a
+    whole long nardy game is ~10 KB of JSON, ~1.4 KB packed)."""
+    data = json.dumps(game.to_dict(), separators=(",", ":")).encode()
+    return base64.b64encode(zlib.compress(data, 9)).decode()
+
+
+def unpack_game(packed: str) -> Game:
+    return Game.from_dict(json.loads(zlib.decompress(base64.b64decode(packed))))
 
 
 _CACHE_SIZE = 512

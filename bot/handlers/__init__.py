@@ -14,7 +14,8 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import buttons, chat, commands, errors, ledger
+from bot.handlers import buttons, chat, commands, errors, ledger, settings
+from bot.render.png import warm_up
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -26,6 +27,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ("start", commands.help_command), ("rules", commands.rules), ("lang", commands.lang),
     ):
         app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CommandHandler("settings", settings.settings_command))
+    app.add_handler(CallbackQueryHandler(settings.on_settings_button,
+                                         pattern=f"^{settings.PREFIX}"))
     app.add_handler(CallbackQueryHandler(commands.on_lang_button,
                                          pattern=f"^{commands.LANG_PREFIX}"))
     for name, callback in ledger.COMMANDS.items():
@@ -35,3 +39,4 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
     app.add_handler(ChatMemberHandler(chat.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(errors.on_error)
+    warm_up()  # the board picture's cached layers, before the first game needs them

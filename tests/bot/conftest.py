@@ -9,6 +9,7 @@ import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,8 @@ class World:
 
     server: BotApiServer
     store: Store
+    app: Any = None
+    """The running Application: idle() also waits for the updates it is handling."""
 
     async def send(self, chat: Chat | int, user: User, text: str, **kw: object) -> Message:
         sent = self.server.user_sends(chat, user, text, **kw)  # type: ignore[arg-type]
@@ -46,9 +49,15 @@ class World:
     async def idle(self) -> None:
         """Let the bot finish what an update started (edits after the answer)."""
         last = -1
-        while last != self.server.revision:
+        while last != self.server.revision or self._busy():
             last = self.server.revision
             await asyncio.sleep(0.05)
+
+    def _busy(self) -> bool:
+        # a handler may take longer than one poll interval between two requests
+        # (drawing a board picture, a slow save): then the bot is not idle yet
+        processor = self.app.update_processor if self.app is not None else None
+        return processor is not None and processor.current_concurrent_updates > 0
 
     def board(self, chat: Chat | int) -> Message:
         """The newest bot message with game buttons."""
@@ -82,7 +91,7 @@ async def world(store: Store) -> AsyncIterator[World]:
     assert app.updater is not None
     await app.updater.start_polling(poll_interval=0, timeout=1)
     try:
-        yield World(server, store)
+        yield World(server, store, app)
     finally:
         await app.updater.stop()
         await app.stop()

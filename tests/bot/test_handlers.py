@@ -101,8 +101,8 @@ async def test_lobby_variant_join_twice_leave_and_start(world: World) -> None:
     assert "Joined" not in world.server.message(t.chat.id, lobby.message_id).text
     await world.tap(t.chat, t.alice, lobby, text="✋ Join")
     await world.tap(t.chat, t.bob, lobby, text="✋ Join")
-    board = world.server.message(t.chat.id, lobby.message_id)
-    assert "Backgammon" in board.text and "Opening roll" in board.text
+    board = world.board(t.chat)  # a picture board replaces the lobby message
+    assert "Backgammon" in board.content and "Opening roll" in board.content
     assert (await _record(world, t)).status is Status.ACTIVE
     # the player to move is pinged by a separate message mentioning them
     ping = world.server.last_message(t.chat)
@@ -206,7 +206,7 @@ async def test_steps_undo_confirm_and_source_selection(world: World) -> None:
     mover, other = await _mover(world, t)
     await world.tap(t.chat, mover, board, _data(world, board, "r"))
     board = world.server.message(t.chat.id, board.message_id)
-    assert "to move" in board.text
+    assert "to move" in board.content
     step = _data(world, board, "m")
     await world.tap(t.chat, mover, board, step)
     board = world.server.message(t.chat.id, board.message_id)
@@ -267,7 +267,7 @@ async def test_double_take_and_pass(world: World) -> None:
     doubler, taker = await _mover(world, t)
     await world.tap(t.chat, doubler, board, _data(world, board, "d"))
     board = world.board(t.chat)
-    assert "doubled to 2" in board.text
+    assert "doubled to 2" in board.content
     wrong = await world.tap(t.chat, doubler, board, _data(world, board, "t"))
     assert wrong.show_alert
     await world.tap(t.chat, taker, board, _data(world, board, "t"))
@@ -280,12 +280,12 @@ async def test_double_take_and_pass(world: World) -> None:
     board = world.board(t.chat)
     await world.tap(t.chat, doubler, board, _data(world, board, "p"))
     board = world.board(t.chat)
-    assert "Are you sure" in board.text
+    assert "Are you sure" in board.content
     await world.tap(t.chat, doubler, board, _data(world, board, "b"))
     await world.tap(t.chat, doubler, board, _data(world, board, "p"))
     await world.tap(t.chat, doubler, board, _data(world, board, "P"))
     board = world.board(t.chat)
-    assert "the double was passed, 2 points" in board.text
+    assert "the double was passed, 2 points" in board.content
     assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game"]
     record = await _record(world, t)
     assert record.status is Status.FINISHED
@@ -302,17 +302,17 @@ async def test_resign_offer_declined_then_accepted(world: World) -> None:
     assert menu[:2] == ["Resign: oin", "Resign: mars"]
     await world.tap(t.chat, mover, board, _data(world, board, "R"))
     board = world.board(t.chat)
-    assert "offers to resign (oin)" in board.text
+    assert "offers to resign (oin)" in board.content
     self_accept = await world.tap(t.chat, mover, board, _data(world, board, "a"))
     assert self_accept.show_alert
     await world.tap(t.chat, other, board, _data(world, board, "x"))
-    assert "to roll" in world.board(t.chat).text
+    assert "to roll" in world.board(t.chat).content
     board = world.board(t.chat)
     await world.tap(t.chat, mover, board, _data(world, board, "o"))
     await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     board = world.board(t.chat)
-    assert "wins by resignation: mars, 2 points" in board.text
+    assert "wins by resignation: mars, 2 points" in board.content
 
 
 # ---------------------------------------------------------------- after the game
@@ -331,7 +331,7 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     await world.tap(t.chat, other, board, _data(world, board, "A"))
     second = await _record(world, t)
     assert second.status is Status.ACTIVE and second.game_id != first.game_id
-    assert "Opening roll" in world.board(t.chat).text
+    assert "Opening roll" in world.board(t.chat).content
 
 
 async def test_match_score_and_next_game(world: World) -> None:
@@ -342,7 +342,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     board = world.board(t.chat)
-    assert "Match to 3" in board.text
+    assert "Match to 3" in board.content
     assert [text for text, _ in world.buttons(board)] == ["Next game", "New game"]
     # a match books its stake once, when it ends (bot/ledger.py)
     assert await world.store.balance(t.chat.id, other.id, mover.id) == 0
@@ -392,7 +392,7 @@ async def test_cancel_needs_both_players_or_an_admin(world: World) -> None:
     sent = await world.send(t.chat, t.alice, "/cancel")
     await world.reply(t.chat, sent, "Cancel proposed")
     board = world.board(t.chat)
-    assert "proposes to cancel" in board.text
+    assert "proposes to cancel" in board.content
     self_agree = await world.tap(t.chat, t.alice, board, _data(world, board, "C"))
     assert self_agree.show_alert
     await world.tap(t.chat, t.bob, board, _data(world, board, "K"))
@@ -471,7 +471,7 @@ async def test_migrated_group_keeps_its_game(world: World) -> None:
     moved = await world.store.load_game(supergroup.id, None)
     assert moved is not None and moved.game_id == old.game_id
     sent = await world.send(supergroup, t.alice, "/board")
-    assert "Opening roll" in (await world.reply(supergroup, sent)).text
+    assert "Opening roll" in (await world.reply(supergroup, sent)).content
 
 
 async def test_forum_topics_have_their_own_games(world: World) -> None:
@@ -495,4 +495,4 @@ async def test_removed_bot_keeps_the_game(world: World) -> None:
     world.server.add_bot(t.chat, by=t.alice)
     await world.idle()
     sent = await world.send(t.chat, t.alice, "/board")
-    assert "Opening roll" in (await world.reply(t.chat, sent)).text
+    assert "Opening roll" in (await world.reply(t.chat, sent)).content

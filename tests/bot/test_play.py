@@ -21,5 +21,5 @@ async def test_complete_game(world: World, variant: str) -> None:
     await world.tap(club, bob, lobby, text="✋ Join")
     driver = Driver(s, club, (alice, bob), intruder=eve)
     final = await asyncio.to_thread(driver.play)
-    assert "wins" in final.text, final.text
+    assert "wins" in final.content, final.content
     print(driver.taps, driver.refused)

@@ -69,10 +69,10 @@ def test_both_variants_to_the_end_with_a_restart(server: BotApiServer, tmp_path:
         server.watch(bot)
         bot.wait_for_log("Application started", timeout=30)
         final = long_driver.play()
-        assert "🏁" in final.text, final.text
+        assert "🏁" in final.content, final.content
         short_driver = Driver(server, short_chat, (alice, bob), intruder=eve)
         final = short_driver.play()
-        assert "🏁" in final.text, final.text
+        assert "🏁" in final.content, final.content
         assert long_driver.refused > 0 and short_driver.refused > 0
         for chat in (long_chat, short_chat):
             sent = server.user_sends(chat, alice, "/export")

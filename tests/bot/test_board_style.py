@@ -1,0 +1,246 @@
+"""The board message as the bot builds it: picture or text, orientation,
+button numbers, translated board words, the caption, the status notation
+and the match export (pure: :mod:`bot.messages`, :mod:`bot.export`)."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from bot.export import export_text
+from bot.i18n import LANGUAGES, translator
+from bot.messages import (
+    CAPTION_LIMIT,
+    board_labels,
+    board_message,
+    board_view,
+    last_turn,
+    viewer_of,
+)
+from bot.records import GameOptions, GameRecord, Player, Status
+from bot.render import BoardLabels, point_label, render_text
+from bot.render.png import _drawable
+from bot.render.text import MARK
+from bot.service import Table, table_of, with_table
+from engine import BAR, OFF, Game, Phase, Side, Step, Variant
+from engine.game import GameOptions as EngineOptions
+from engine.notation import format_turn, hits
+from engine.scoring import ResultKind
+from tests.render.test_text import _columns, _stack_at
+
+EN = translator("en")
+
+
+def _record(game: Game, *, names: tuple[str, str] = ("Alice", "Bob"), table: Table | None = None,
+            **fields: object) -> GameRecord:
+    players = (Player(user_id=1, name=names[0], side=Side.WHITE),
+               Player(user_id=2, name=names[1], side=Side.BLACK))
+    base = GameRecord(chat_id=-1, variant=game.variant, players=players,
+                      options=GameOptions(**fields))  # type: ignore[arg-type]
+    return with_table(base, table or Table(game), status=Status.ACTIVE)
+
+
+def _random_step(game: Game, rng: random.Random) -> Step:
+    return rng.choice(sorted(game.legal_steps, key=lambda s: (s.source, s.target, s.die)))
+
+
+def _midgames(variant: Variant, seed: int, count: int) -> Iterator[Game]:
+    """Games of ``variant`` stopped at random moments of their MOVE phases."""
+    rng = random.Random(seed)
+    options = EngineOptions.long() if variant is Variant.LONG else EngineOptions.backgammon()
+    for _ in range(count):
+        game = Game.new(options)
+        for _ in range(rng.randrange(2, 60)):
+            if game.is_over:
+                break
+            if game.phase in (Phase.OPENING, Phase.ROLL):
+                game = game.roll(rng)
+            elif game.turn is not None and game.turn.is_complete:
+                game = game.confirm()
+            else:
+                game = game.play_step(_random_step(game, rng))
+        if game.phase is Phase.MOVE and game.legal_steps:
+            yield game
+
+
+def _point_buttons(markup: object) -> list[tuple[str, list[int]]]:
+    """(label text, [source, target?]) of every step and source button."""
+    found = []
+    for row in markup.inline_keyboard:  # type: ignore[attr-defined]
+        for button in row:
+            parts = button.callback_data.split(":")
+            if parts[3] == "m":
+                source, target = button.text.split(" (")[0].split("→")
+                found.append((source, [int(parts[4])]))
+                found.append((target, [int(parts[5])]))
+            elif parts[3] == "s":
+                found.append((button.text.removesuffix(" ▸"), [int(parts[4])]))
+    return found
+
+
+# ---------------------------------------------------------------- button numbers
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+@pytest.mark.parametrize("orientation", ["follow", "white", "black"])
+def test_text_board_buttons_print_the_viewers_numbers(variant: Variant, orientation: str
+                                                      ) -> None:
+    other_numbers = 0
+    for game in _midgames(variant, seed=3, count=25):
+        record = _record(game)
+        mover = game.to_act
+        assert mover is not None
+        viewer = viewer_of(game, orientation)
+        message = board_message(EN, record, style="text", orientation=orientation)
+        assert message.photo is None
+        board = render_text(board_view(EN, record, table_of(record), viewer))
+        assert board in message.text.replace("&gt;", ">")
+        columns = _columns(board)
+        for label, (point,) in _point_buttons(message.markup):
+            assert label == EN.gettext(point_label(variant, mover, viewer, point))
+            if point in (BAR, OFF):
+                continue
+            other_numbers += label != str(point)
+            if any(step.source == point for step in game.legal_steps):
+                # a source: the column under its label shows the mover's checkers
+                assert MARK[mover] in _stack_at(board, *columns[label]), (label, board)
+    # with a fixed side the viewer is often not the mover: the numbers differ
+    assert (other_numbers > 0) == (orientation != "follow")
+
+
+@pytest.mark.parametrize("orientation", ["follow", "white", "black"])
+def test_picture_board_buttons_match_the_view_it_draws(orientation: str) -> None:
+    for game in _midgames(Variant.BACKGAMMON, seed=5, count=15):
+        record = _record(game)
+        message = board_message(EN, record, style="png", orientation=orientation)
+        assert message.photo is not None and message.photo[:4] == b"\x89PNG"
+        assert "<pre>" not in message.text
+        viewer = viewer_of(game, orientation)
+        view = board_view(EN, record, table_of(record), viewer)
+        mover = game.to_act
+        assert mover is not None
+        for label, (point,) in _point_buttons(message.markup):
+            assert label == EN.gettext(point_label(view, mover, view.viewer, point))
+
+
+def test_viewer_follows_the_mover_or_stays_fixed() -> None:
+    game = next(_midgames(Variant.LONG, seed=1, count=5))
+    assert viewer_of(game) is game.to_act
+    assert viewer_of(game, "white") is Side.WHITE and viewer_of(game, "black") is Side.BLACK
+
+
+# ---------------------------------------------------------------- translated words
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_board_words_are_translated_and_drawable(lang: str) -> None:
+    labels = board_labels(translator(lang))
+    english = BoardLabels()
+    for name in english.__slots__:
+        word = getattr(labels, name)
+        assert word != getattr(english, name), name
+        assert all(_drawable(char) for char in word if char not in " {}"), (name, word)
+    game = next(_midgames(Variant.BACKGAMMON, seed=2, count=5))
+    text = board_message(translator(lang), _record(game), style="text").text
+    assert labels.pips in text and labels.dice in text
+    assert " pips" not in text and "Dice" not in text
+
+
+# ---------------------------------------------------------------- status and caption
+
+
+def _hitting_game() -> Game:
+    rng = random.Random(11)
+    while True:
+        game = Game.new(EngineOptions.backgammon())
+        while not game.is_over:
+            if game.phase in (Phase.OPENING, Phase.ROLL):
+                game = game.roll(rng)
+            elif game.turn is not None and game.turn.is_complete:
+                game = game.confirm()
+                last = last_turn(game)
+                assert last is not None and last.start is not None
+                if any(hits(last.start, last.steps)) and game.phase is not Phase.OVER:
+                    return game
+            else:
+                game = game.play_step(_random_step(game, rng))
+
+
+def test_played_line_uses_standard_notation_with_hits() -> None:
+    game = _hitting_game()
+    last = last_turn(game)
+    assert last is not None and last.start is not None
+    notation = format_turn(last.start, last.steps)
+    assert "*" in notation
+    text = board_message(EN, _record(game), style="png").text
+    assert f": {notation}" in text and "Last:" not in text  # the caption, not the board
+
+
+def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
+    game = next(_midgames(Variant.BACKGAMMON, seed=4, count=5))
+    options = EngineOptions.backgammon(match_length=5)
+    game = Game(options, game.turn_start, opening=game.opening, events=game.events,
+                turn=game.turn, cube=game.cube)
+    record = _record(game, table=Table(game, (2, 1)), match_length=5)
+    record = record.model_copy(update={"deadline": 1_900_000_000.0})
+    caption = board_message(EN, record, style="png").text
+    dice = game.dice
+    assert dice is not None
+    white, black = (game.position.pips(side) for side in Side)
+    for part in (" to move: ", f"{dice.first}-{dice.second}", f"Pips: ○ {white} – ● {black}",
+                 "cube 1", "score ○ 2 – ● 1", "Move by ", " UTC."):
+        assert part in caption, (part, caption)
+
+
+def test_the_longest_caption_fits_telegrams_limit() -> None:
+    names = ("W" * 64, "Ж" * 64)
+    game = _hitting_game()
+    options = GameOptions(match_length=25, stake_per_point=1_000_000, jacoby=False)
+    record = _record(game, names=names, table=Table(game, (24, 24)),
+                     **options.model_dump()).model_copy(
+        update={"deadline": 1_900_000_000.0, "cancel_by": 1})
+    for lang in LANGUAGES:
+        caption = board_message(translator(lang), record, style="png").text
+        visible = re.sub(r"<[^>]+>", "", caption)
+        assert len(visible) <= CAPTION_LIMIT, (lang, len(visible))
+
+
+# ---------------------------------------------------------------- /export of a match
+
+
+def _resigned(game: Game, rng: random.Random) -> Game:
+    if game.phase is Phase.OPENING:
+        game = game.roll(rng)
+    side = game.to_act
+    assert side is not None
+    kind = ResultKind.OIN if game.variant is Variant.LONG else ResultKind.SINGLE
+    return game.offer_resignation(side, kind).accept_resignation(side.opponent)
+
+
+def test_export_writes_every_game_of_the_match() -> None:
+    rng = random.Random(5)
+    options = EngineOptions.backgammon(match_length=5)
+    table = Table(_resigned(Game.new(options), rng)).scored()
+    table = table.next_game()
+    table = Table(_resigned(table.game, rng), table.score, table.crawford_done, table.number,
+                  table.earlier).scored().next_game()
+    table = Table(table.game.roll(rng), table.score, table.crawford_done, table.number,
+                  table.earlier)
+    assert len(table.earlier) == 2 and all(len(packed) < 2000 for packed in table.earlier)
+    assert Table.from_dict(table.to_dict()).earlier == table.earlier
+    record = _record(table.game, table=table, match_length=5)
+    name, text = export_text(record)
+    assert name.endswith(".mat") and text.startswith(" 5 point match")
+    for line in (" Game 1", " Game 2", " Game 3", "Wins 1 point"):
+        assert line in text, text
+    assert " Alice : 1" in text or " Alice : 2" in text or "Bob : 1" in text
+
+
+def test_export_of_a_single_game_has_one_game() -> None:
+    game = _resigned(Game.new(EngineOptions.long()), random.Random(1))
+    record = _record(game).model_copy(update={"status": Status.FINISHED})
+    _, text = export_text(record)
+    assert " Game 1" in text and " Game 2" not in text

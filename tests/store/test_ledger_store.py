@@ -205,4 +205,4 @@ async def test_a_request_expires(store: Store) -> None:
     assert 0 < ttl <= 100
     chosen = request.model_copy(update={"other": BOB, "amount": 7})
     await store.change_settle(request, chosen)  # keeps the expiry
-    assert 0 < await store.redis.ttl(store.chat_key(CHAT, f"settle:{request.request_id}"))
+    assert await store.redis.ttl(store.chat_key(CHAT, f"settle:{request.request_id}")) > 0

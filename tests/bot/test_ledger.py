@@ -1,0 +1,374 @@
+"""Stakes, ledger, matches and ratings: what every kind of result books, booked once,
+matches with Crawford, and the commands /stake /ledger /history /settle /stats /top
+through the real handlers."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+
+import pytest
+
+from bot.callbacks import Action, Callback
+from bot.ledger import Outcome, booking, updated_stats
+from bot.records import GameOptions, GameRecord, Player, Status
+from bot.service import after_game, apply_game, save, start_game, table_of
+from bot.store import Store
+from engine.game import Game, Phase
+from engine.position import Side, Variant
+from engine.scoring import EndReason, GameResult, ResultKind, resign_kinds
+from tests.bot.conftest import World
+from tests.botapi.model import Chat, User
+
+CHAT, ANN, BOB = -100777, 101, 202
+PLAYERS = (Player(user_id=ANN, name="Ann", side=Side.WHITE),
+           Player(user_id=BOB, name="Bob", side=Side.BLACK))
+
+# ---------------------------------------------------------------- every result books
+
+
+KINDS = [(Variant.LONG, kind) for kind in resign_kinds(Variant.LONG, koks=True)] + [
+    (Variant.BACKGAMMON, kind) for kind in resign_kinds(Variant.BACKGAMMON)]
+REASONS = [EndReason.BORNE_OFF, EndReason.RESIGNED]
+
+
+@pytest.mark.parametrize(("variant", "kind"), KINDS)
+@pytest.mark.parametrize("reason", REASONS)
+@pytest.mark.parametrize("cube", [1, 4])
+def test_every_kind_books_points_times_stake(variant: Variant, kind: ResultKind,
+                                             reason: EndReason, cube: int) -> None:
+    result = GameResult(Side.BLACK, kind, reason, cube)
+    entry, ledger = booking(Outcome("g1", variant, PLAYERS, result, stake=7))
+    expected = kind.multiplier * cube * 7  # oin/single 1, mars/gammon 2, koks/backgammon 3
+    assert ledger == {(BOB, ANN): expected}
+    assert (entry.result, entry.points, entry.stake, entry.winner, entry.reason) == (
+        kind.value, kind.multiplier * cube, expected, Side.BLACK, reason.value)
+
+
+@pytest.mark.parametrize("variant", [Variant.LONG, Variant.BACKGAMMON])
+def test_a_passed_double_books_the_cube_it_was_passed_at(variant: Variant) -> None:
+    kind = ResultKind.OIN if variant is Variant.LONG else ResultKind.SINGLE
+    result = GameResult(Side.WHITE, kind, EndReason.DOUBLE_PASSED, cube=8)
+    entry, ledger = booking(Outcome("g1", variant, PLAYERS, result, stake=3))
+    assert ledger == {(ANN, BOB): 24} and entry.reason == "double_passed"
+
+
+def test_jacoby_gammon_books_one_point_but_counts_as_a_gammon() -> None:
+    result = GameResult(Side.WHITE, ResultKind.GAMMON, EndReason.BORNE_OFF, 1, multiplier=1)
+    outcome = Outcome("g1", Variant.BACKGAMMON, PLAYERS, result, stake=10)
+    assert booking(outcome)[1] == {(ANN, BOB): 10}
+    ann, bob = updated_stats(outcome, {})
+    assert (ann.gammons_won, bob.gammons_lost, ann.triples_won) == (1, 1, 0)
+
+
+def test_no_stake_and_cancelled_games_book_nothing() -> None:
+    result = GameResult(Side.WHITE, ResultKind.MARS, EndReason.BORNE_OFF)
+    entry, ledger = booking(Outcome("g1", Variant.LONG, PLAYERS, result, stake=0))
+    assert ledger == {} and entry.points == 2 and entry.stake == 0
+    entry, ledger = booking(Outcome("g2", Variant.LONG, PLAYERS, None, stake=10))
+    assert ledger == {} and entry.result == "cancelled" and entry.winner is None
+    assert updated_stats(Outcome("g2", Variant.LONG, PLAYERS, None, stake=10), {}) == []
+
+
+def test_streaks_and_big_wins_accumulate() -> None:
+    stats: dict[int, object] = {}
+    for winner, kind in [(Side.WHITE, ResultKind.MARS), (Side.WHITE, ResultKind.KOKS),
+                         (Side.BLACK, ResultKind.OIN)]:
+        result = GameResult(winner, kind, EndReason.BORNE_OFF)
+        new = updated_stats(Outcome("g", Variant.LONG, PLAYERS, result), stats)  # type: ignore[arg-type]
+        stats = {s.user_id: s for s in new}
+    ann, bob = stats[ANN], stats[BOB]
+    assert (ann.games, ann.wins, ann.gammons_won, ann.triples_won, ann.streak) == (  # type: ignore[attr-defined]
+        3, 2, 2, 1, -1)
+    assert (bob.wins, bob.gammons_lost, bob.triples_lost, bob.streak) == (1, 2, 1, 1)  # type: ignore[attr-defined]
+    assert ann.experience == bob.experience == 3  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- through the service and store
+
+
+def _lobby(variant: Variant, **options: object) -> GameRecord:
+    return GameRecord(chat_id=CHAT, variant=variant, players=PLAYERS,
+                      options=GameOptions(koks=False, **options))  # type: ignore[arg-type]
+
+
+async def _started(store: Store, record: GameRecord, rng: random.Random) -> GameRecord:
+    current = await store.load_game(CHAT, None)
+    return await store.save(start_game(record, rng), current.version if current else 0)
+
+
+def _uid(side: Side) -> int:
+    return ANN if side is Side.WHITE else BOB
+
+
+async def _tap(store: Store, record: GameRecord, user: int, action: Action, *args: int,
+               rng: random.Random) -> GameRecord:
+    data = Callback.game(record.game_id, record.version, action, *args)
+    return await save(store, record, apply_game(record, user, data, rng))
+
+
+async def _play_until(store: Store, record: GameRecord, rng: random.Random,
+                      ready: Callable[[Game], bool]) -> GameRecord:
+    """Roll, play the first legal step, confirm - until ``ready(game)``."""
+    while not ready(game := table_of(record).game):
+        mover = game.to_act
+        assert mover is not None
+        if game.phase is Phase.ROLL:
+            record = await _tap(store, record, _uid(mover), Action.ROLL, rng=rng)
+        elif game.turn is not None and game.turn.is_complete:
+            record = await _tap(store, record, _uid(mover), Action.CONFIRM, rng=rng)
+        else:
+            step = sorted(game.legal_steps, key=repr)[0]
+            record = await _tap(store, record, _uid(mover), Action.STEP, step.source,
+                                step.target, step.die, rng=rng)
+    return record
+
+
+async def _resign(store: Store, record: GameRecord, level: int, rng: random.Random
+                  ) -> GameRecord:
+    """The player to act resigns ``level`` (1 oin/single, 2 mars/gammon...); the other accepts."""
+    game = table_of(record).game
+    resigner = game.to_act
+    assert resigner is not None
+    record = await _tap(store, record, _uid(resigner), Action.RESIGN, level, rng=rng)
+    return await _tap(store, record, _uid(resigner.opponent), Action.ACCEPT, rng=rng)
+
+
+async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
+    rng = random.Random(1)
+    record = await _started(store, _lobby(Variant.LONG, stake_per_point=10), rng)
+    done = await _resign(store, record, 2, rng)
+    result = table_of(done).game.result
+    assert done.status is Status.FINISHED and result is not None
+    winner = _uid(result.winner)
+    loser = _uid(result.winner.opponent)
+    assert await store.balance(CHAT, winner, loser) == 20
+    (entry,) = await store.history(CHAT)
+    assert (entry.result, entry.points, entry.stake, entry.reason) == ("mars", 2, 20, "resigned")
+    stats = {s.user_id: s for s in await store.player_stats(CHAT)}
+    assert stats[winner].rating == 1510.0 and stats[loser].rating == 1490.0
+    assert stats[winner].gammons_won == 1 and stats[loser].gammons_lost == 1
+
+
+async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> None:
+    rng = random.Random(2)
+    record = await _started(store, _lobby(Variant.LONG, stake_per_point=5), rng)
+    resigner = table_of(record).game.to_act
+    assert resigner is not None
+    offered = await _tap(store, record, _uid(resigner), Action.RESIGN, 1, rng=rng)
+    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    final = apply_game(offered, _uid(resigner.opponent), accept, rng)
+    # the same final tap delivered three times at once, and once more later
+    # (the store recognises the game id: each gets the stored end back, one books)
+    results = await asyncio.gather(*[save(store, offered, final) for _ in range(3)])
+    results.append(await save(store, offered, final))
+    assert {r.version for r in results} == {offered.version + 1}
+    assert all(r.status is Status.FINISHED for r in results)
+    assert await store.balance(CHAT, _uid(resigner.opponent), _uid(resigner)) == 5
+    assert len(await store.history(CHAT)) == 1
+    assert [s.games for s in await store.player_stats(CHAT)] == [1, 1]
+
+
+async def test_a_passed_double_books_the_cube(store: Store) -> None:
+    rng = random.Random(3)
+    record = await _started(store, _lobby(Variant.BACKGAMMON, stake_per_point=4), rng)
+    record = await _play_until(store, record, rng, lambda g: g.phase is Phase.ROLL and (
+        g.cube is not None and g.to_act is not None and g.cube.may_double(g.to_act)))
+    side = table_of(record).game.to_act
+    assert side is not None
+    record = await _tap(store, record, _uid(side), Action.DOUBLE, rng=rng)
+    record = await _tap(store, record, _uid(side.opponent), Action.PASS_SURE, rng=rng)
+    assert await store.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
+    (entry,) = await store.history(CHAT)
+    assert (entry.reason, entry.points, entry.stake) == ("double_passed", 1, 4)
+
+
+async def _next(store: Store, record: GameRecord, rng: random.Random) -> GameRecord:
+    data = Callback.game(record.game_id, record.version, Action.REMATCH)
+    return await save(store, record, after_game(record, ANN, data, rng))
+
+
+async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Store) -> None:
+    rng = random.Random(4)
+    record = await _started(store, _lobby(Variant.BACKGAMMON, stake_per_point=10,
+                                          match_length=3), rng)
+    record = await _resign(store, record, 2, rng)  # a gammon: 2-0, one away
+    leader = table_of(record).game.result.winner  # type: ignore[union-attr]
+    assert await store.ledger(CHAT) == {}  # games of a match only score
+    record = await _next(store, record, rng)
+    table = table_of(record)
+    assert table.game.crawford and table.crawford_done and table.score[leader] == 2
+    assert table.game.cube is not None and not table.game.cube.may_double(leader.opponent)
+    # the trailer wins the Crawford game: 2-1, and the next game is post-Crawford
+    record = await _play_until(store, record, rng, lambda g: g.to_act is leader)
+    record = await _resign(store, record, 1, rng)
+    assert table_of(record).score[leader.opponent] == 1
+    assert await store.ledger(CHAT) == {}
+    record = await _next(store, record, rng)
+    assert not table_of(record).game.crawford and table_of(record).crawford_done
+    # the leader wins the match
+    record = await _play_until(store, record, rng, lambda g: g.to_act is leader.opponent)
+    record = await _resign(store, record, 1, rng)
+    assert table_of(record).match_over
+    assert await store.balance(CHAT, _uid(leader), _uid(leader.opponent)) == 30  # 3 x 10
+    history = await store.history(CHAT)
+    assert [e.stake for e in history] == [30, 0, 0]
+    assert history[0].score is not None and max(history[0].score) >= 3
+    stats = {s.user_id: s for s in await store.player_stats(CHAT)}
+    # rated once, as a 3-point match: 4 * 5 * sqrt 3 * 0.5
+    assert stats[_uid(leader)].rating == pytest.approx(1500 + 10 * 3 ** 0.5)
+    assert stats[_uid(leader)].experience == 3 and stats[_uid(leader)].matches == 1
+    assert stats[_uid(leader)].games == 3
+
+
+async def test_long_nardy_match_second_player_starts_the_next_game(store: Store) -> None:
+    rng = random.Random(5)
+    record = await _started(store, _lobby(Variant.LONG, stake_per_point=2, match_length=3), rng)
+    first = table_of(record).game.opening.starter  # type: ignore[union-attr]
+    record = await _resign(store, record, 1, rng)
+    record = await _next(store, record, rng)
+    assert table_of(record).game.to_act is first.opponent
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _club(world: World) -> tuple[Chat, User, User, User]:
+    s = world.server
+    ann, bob, eve = s.add_user("Ann"), s.add_user("Bob"), s.add_user("Eve")
+    club = s.add_group("Club", members=[bob, eve], admins=[ann])
+    return club, ann, bob, eve
+
+
+async def _command(world: World, chat: Chat, user: User, text: str, **kw: object) -> str:
+    sent = await world.send(chat, user, text, **kw)
+    return (await world.reply(chat, sent)).content
+
+
+async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int,
+                thread: int | None = None) -> None:
+    """A finished game in the chat, booked the way the bot books it."""
+    players = (Player(user_id=winner.id, name=winner.first_name, side=Side.WHITE),
+               Player(user_id=loser.id, name=loser.first_name, side=Side.BLACK))
+    before = await world.store.load_game(chat.id, thread)
+    record = await world.store.save(GameRecord(
+        chat_id=chat.id, thread_id=thread, variant=Variant.LONG, players=players,
+        status=Status.ACTIVE, options=GameOptions(stake_per_point=amount)),
+        before.version if before else 0)
+    result = GameResult(Side.WHITE, ResultKind.OIN, EndReason.RESIGNED)
+    outcome = Outcome(record.game_id, Variant.LONG, players, result, amount, thread_id=thread)
+    entry, ledger = booking(outcome)
+    done = record.model_copy(update={"status": Status.FINISHED})
+    await world.store.finish_game(done, record.version, entry, ledger,
+                                  lambda current: updated_stats(outcome, current))
+
+
+async def test_stake_shows_sets_and_refuses_bad_values(world: World) -> None:
+    club, ann, bob, _eve = _club(world)
+    assert "0 per point" in await _command(world, club, bob, "/stake")
+    for bad in ("-5", "0.5", "ten", "99999999"):
+        assert "whole number from 0 to" in await _command(world, club, ann, f"/stake {bad}")
+    assert "one whole number" in await _command(world, club, ann, "/stake 1 2")
+    assert "Only chat admins" in await _command(world, club, bob, "/stake 5")
+    assert (await world.store.chat_settings(club.id)).options.stake_per_point == 0
+    assert "15 per point" in await _command(world, club, ann, "/stake 15")
+    assert (await world.store.chat_settings(club.id)).options.stake_per_point == 15
+    # /new without stake= plays for the chat's stake; stake= still wins
+    sent = await world.send(club, bob, "/new long")
+    await world.reply(club, sent)
+    lobby = await world.store.load_game(club.id, None)
+    assert lobby is not None and lobby.options.stake_per_point == 15
+    await world.store.delete(lobby)
+    sent = await world.send(club, bob, "/new long stake=0")
+    await world.reply(club, sent)
+    lobby = await world.store.load_game(club.id, None)
+    assert lobby is not None and lobby.options.stake_per_point == 0
+
+
+async def test_ledger_and_history(world: World) -> None:
+    club, ann, bob, eve = _club(world)
+    assert "Nobody owes anybody" in await _command(world, club, eve, "/ledger")
+    assert "No finished games" in await _command(world, club, eve, "/history")
+    await _book(world, club, ann, bob, 30)
+    await _book(world, club, bob, ann, 10)
+    await _book(world, club, eve, ann, 4)
+    table = await _command(world, club, eve, "/ledger")
+    assert "Who owes whom" in table
+    assert "Bob → Ann 20" in table and "Ann → Eve  4" in table
+    history = await _command(world, club, eve, "/history 2")
+    lines = history.splitlines()
+    assert len(lines) == 3  # the title and two games, newest first
+    assert "Eve beat Ann: oin (resigned), 1 point; booked 4" in lines[1]
+    assert "Long nardy" in lines[1]
+    for bad in ("0", "51", "x", "1 2"):
+        assert "from 1 to 50" in await _command(world, club, eve, f"/history {bad}")
+
+
+async def test_stats_and_top(world: World) -> None:
+    club, ann, bob, eve = _club(world)
+    assert "no finished games" in await _command(world, club, ann, "/stats")
+    await _book(world, club, ann, bob, 1)
+    await _book(world, club, ann, bob, 1)
+    mine = await _command(world, club, ann, "/stats")
+    assert "Games: 2, won 2" in mine and "Streak: 2 wins" in mine and "Mars won / lost" in mine
+    said = await world.send(club, bob, "hello")
+    theirs = await _command(world, club, ann, "/stats", reply_to=said)
+    assert "Bob" in theirs and "won 0" in theirs and "Streak: 2 losses" in theirs
+    top = await _command(world, club, eve, "/top")
+    assert top.index("Ann") < top.index("Bob") and "Long nardy" in top
+    assert "Nobody has a rating" in await _command(world, club, eve, "/top backgammon")
+    assert "Use /top" in await _command(world, club, eve, "/top chess")
+
+
+async def test_settle_by_reply_needs_the_other_player(world: World) -> None:
+    club, ann, bob, eve = _club(world)
+    await _book(world, club, ann, bob, 30)
+    said = await world.send(club, eve, "hi")
+    assert "Nothing to settle" in await _command(world, club, ann, "/settle", reply_to=said)
+    said = await world.send(club, bob, "I lost")
+    sent = await world.send(club, ann, "/settle", reply_to=said)
+    prompt = await world.reply(club, sent, "settle up")
+    assert "Bob owes Ann 30" in prompt.content
+    confirm = world.find(prompt, lambda text, _data: text == "✅ Settled")[1]
+    for intruder in (eve, ann):  # a third person, and the requester herself
+        refused = await world.tap(club, intruder, prompt, text="✅ Settled")
+        assert refused.show_alert
+    assert await world.store.balance(club.id, ann.id, bob.id) == 30
+    await world.tap(club, bob, prompt, text="✅ Settled")
+    assert await world.store.balance(club.id, ann.id, bob.id) == 0
+    assert "balance is 0" in world.server.message(club.id, prompt.message_id).content
+    again = await world.tap(club, bob, prompt, confirm, strict=False)
+    assert again.show_alert  # the request is gone; nothing settles twice
+
+
+async def test_settle_refuses_a_balance_that_changed_meanwhile(world: World) -> None:
+    club, ann, bob, _eve = _club(world)
+    await _book(world, club, ann, bob, 30)
+    said = await world.send(club, ann, "paid you")
+    sent = await world.send(club, bob, "/settle", reply_to=said)  # the debtor asks
+    prompt = await world.reply(club, sent, "settle up")
+    await _book(world, club, ann, bob, 5, thread=9)  # another game ends before Ann confirms
+    await world.tap(club, ann, prompt, text="✅ Settled")
+    assert "changed" in world.server.message(club.id, prompt.message_id).content
+    assert await world.store.balance(club.id, ann.id, bob.id) == 35
+
+
+async def test_settle_by_choosing_and_declining(world: World) -> None:
+    club, ann, bob, eve = _club(world)
+    assert "no open balance" in await _command(world, club, ann, "/settle")
+    await _book(world, club, ann, bob, 12)
+    await _book(world, club, eve, ann, 3)
+    sent = await world.send(club, ann, "/settle")
+    menu = await world.reply(club, sent, "with whom")
+    labels = [text for text, _ in world.buttons(menu)]
+    assert "Bob owes Ann 12" in labels and "Ann owes Eve 3" in labels
+    refused = await world.tap(club, bob, menu, text="Bob owes Ann 12")
+    assert refused.show_alert  # only Ann chooses
+    await world.tap(club, ann, menu, text="Ann owes Eve 3")
+    assert "Eve, confirm" in world.server.message(club.id, menu.message_id).content
+    refused = await world.tap(club, bob, menu, text="✖ No")
+    assert refused.show_alert  # Bob is not part of this one
+    await world.tap(club, eve, menu, text="✖ No")
+    assert "said no" in world.server.message(club.id, menu.message_id).content
+    assert await world.store.balance(club.id, eve.id, ann.id) == 3

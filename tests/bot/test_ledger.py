@@ -13,7 +13,15 @@ import pytest
 from bot.callbacks import Action, Callback
 from bot.ledger import Outcome, booking, updated_stats
 from bot.records import GameOptions, GameRecord, Player, Status
-from bot.service import after_game, apply_game, save, start_game, table_of
+from bot.service import (
+    OptionError,
+    after_game,
+    apply_game,
+    parse_new_args,
+    save,
+    start_game,
+    table_of,
+)
 from bot.store import Store
 from engine.game import Game, Phase
 from engine.position import Side, Variant
@@ -372,3 +380,16 @@ async def test_settle_by_choosing_and_declining(world: World) -> None:
     await world.tap(club, eve, menu, text="✖ No")
     assert "said no" in world.server.message(club.id, menu.message_id).content
     assert await world.store.balance(club.id, eve.id, ann.id) == 3
+
+
+@pytest.mark.parametrize("arg", ["stake=-5", "stake=0.5", "stake=1e3", "stake=", "stake=10000001",
+                                 "match=0", "match=26", "match=-3", "match=999999"])
+def test_bad_stakes_and_absurd_match_lengths_are_refused(arg: str) -> None:
+    with pytest.raises(OptionError, match="whole number"):
+        parse_new_args(["long", arg])
+
+
+async def test_money_commands_are_registered_per_language(world: World) -> None:
+    for code in ("", "ru", "lt"):
+        names = {c["command"] for c in world.server.commands(language_code=code)}
+        assert {"stake", "ledger", "history", "settle", "stats", "top"} <= names

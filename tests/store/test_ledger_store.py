@@ -206,3 +206,13 @@ async def test_a_request_expires(store: Store) -> None:
     chosen = request.model_copy(update={"other": BOB, "amount": 7})
     await store.change_settle(request, chosen)  # keeps the expiry
     assert await store.redis.ttl(store.chat_key(CHAT, f"settle:{request.request_id}")) > 0
+
+
+async def test_stats_move_with_a_migrated_chat(store: Store) -> None:
+    await _finish(store)
+    await store.migrate_chat(CHAT, CHAT - 1)
+    assert await store.player_stats(CHAT) == []
+    moved = await store.player_stats(CHAT - 1)
+    assert {s.user_id: s.games for s in moved} == {ALICE: 1, BOB: 1}
+    await store.migrate_chat(CHAT, CHAT - 1)  # idempotent
+    assert len(await store.player_stats(CHAT - 1)) == 2

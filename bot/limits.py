@@ -19,14 +19,17 @@ the update's arrival to its ``answerCallbackQuery`` (the
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 import time
+import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import redis.asyncio as aioredis
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
+from telegram.warnings import PTBDeprecationWarning
 
 from bot import metrics, ops
 
@@ -100,7 +103,7 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         if chat_id is not None:
             keys.append((f"{self.prefix}:{{chat:{chat_id}}}:flood", self.chat_rate,
                          self.chat_burst))
-        keys.append((f"{self.prefix}:{{flood}}:all", self.bot_rate, self.bot_rate))
+        keys.append((f"{self.prefix}:{{flood}}:all", self.bot_rate, max(1.0, self.bot_rate)))
         return keys
 
     async def acquire(self, chat_id: object) -> float:
@@ -150,8 +153,7 @@ class SharedRateLimiter(BaseRateLimiter[int]):
             except RetryAfter as error:
                 if attempt == retries:
                     raise
-                seconds = float(error.retry_after if isinstance(error.retry_after, int | float)
-                                else error.retry_after.total_seconds())
+                seconds = _seconds(error)
                 log.warning("flood wait %.1f s on %s (chat %s); retrying", seconds, endpoint,
                             chat_id)
                 await self.penalize(chat_id if limited else None, seconds)
@@ -163,3 +165,11 @@ class SharedRateLimiter(BaseRateLimiter[int]):
                     metrics.TAP_SECONDS.observe(time.perf_counter() - current.started)
             return result
         raise AssertionError("unreachable")
+
+
+def _seconds(error: RetryAfter) -> float:
+    """The flood wait in seconds (PTB 22 warns while ``retry_after`` may be an int)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = error.retry_after
+    return value.total_seconds() if isinstance(value, datetime.timedelta) else float(value)

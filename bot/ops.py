@@ -38,7 +38,7 @@ from typing import Any
 
 from telegram import Update
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken
-from telegram.ext import SimpleUpdateProcessor
+from telegram.ext import ApplicationHandlerStop, SimpleUpdateProcessor
 
 from bot import logs, metrics
 from bot.store import Store
@@ -167,7 +167,11 @@ def _close(process: Awaitable[None] | None) -> None:
 
 
 async def note_failure(update: object, context: Any) -> None:
-    """Error handler (after the central one): remember that this update failed."""
+    """Error handler (after the central one): remember that this update failed.
+
+    An error a retry may fix also stops the update's later handler groups: the
+    retry runs them all again.
+    """
     current = _handling.get()
     error = context.error
     if error is not None:
@@ -175,6 +179,8 @@ async def note_failure(update: object, context: Any) -> None:
     if current is not None and isinstance(update, Update) \
             and update.update_id == current.update_id and current.error is None:
         current.error = error
+        if not isinstance(error, PERMANENT):
+            raise ApplicationHandlerStop
 
 
 class GatedUpdateProcessor(SimpleUpdateProcessor):

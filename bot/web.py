@@ -136,9 +136,9 @@ class _Webhook(_Handler):
             return
         try:
             data = json.loads(self.request.body)
+            if not isinstance(data, dict) or type(data.get("update_id")) is not int:
+                raise ValueError("no update_id")
             update = Update.de_json(data, self.server.app.bot)
-            if update is None:
-                raise ValueError("empty update")
         except Exception as error:
             log.warning("webhook request with a malformed update: %r", error)
             self.answer(400, {"error": "malformed update"})

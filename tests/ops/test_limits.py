@@ -1,0 +1,89 @@
+"""The flood limiter is shared: two workers (two limiters on one Redis) draw
+from the same per-chat and per-bot buckets, and a 429 seen by one holds back
+the other."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from telegram.error import RetryAfter
+
+from bot.limits import SharedRateLimiter
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def pair(clients: Callable[[], aioredis.Redis], clock: Clock, **kw: Any
+         ) -> tuple[SharedRateLimiter, SharedRateLimiter]:
+    limiters = (SharedRateLimiter(clock=clock, **kw), SharedRateLimiter(clock=clock, **kw))
+    for limiter in limiters:
+        limiter.attach(clients())
+    return limiters
+
+
+async def test_two_workers_share_a_chats_bucket(clients: Callable[[], aioredis.Redis]) -> None:
+    clock = Clock()
+    a, b = pair(clients, clock, chat_rate=5, chat_burst=2, bot_rate=1000)
+    waits = [await (a if i % 2 else b).acquire(-100) for i in range(6)]
+    # a burst of two, then one every 1/5 s: queued across both workers
+    assert waits == pytest.approx([0, 0, 0.2, 0.4, 0.6, 0.8])
+    assert await a.acquire(-200) == 0  # another chat has its own bucket
+    clock.now += 1.0  # five tokens refill; four were owed
+    assert await b.acquire(-100) == pytest.approx(0)
+    assert await a.acquire(-100) == pytest.approx(0.2)
+
+
+async def test_the_bots_overall_bucket_spans_chats(clients: Callable[[], aioredis.Redis]) -> None:
+    a, b = pair(clients, Clock(), chat_rate=100, chat_burst=100, bot_rate=10)
+    waits = [await (a if i % 2 else b).acquire(-i) for i in range(12)]  # 12 chats
+    assert waits[:10] == [0] * 10 and waits[10:] == pytest.approx([0.1, 0.2])
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_a_flood_wait_holds_back_the_other_worker(
+        clients: Callable[[], aioredis.Redis]) -> None:
+    clock = Clock()
+    a, b = pair(clients, clock, chat_rate=1, chat_burst=20, bot_rate=1000)
+    calls: list[str] = []
+
+    async def send(text: str) -> bool:
+        calls.append(text)
+        if len(calls) == 1:
+            raise RetryAfter(datetime.timedelta(seconds=1))
+        return True
+
+    sending = asyncio.create_task(a.process_request(send, ("hi",), {}, "sendMessage",
+                                                    {"chat_id": -100}, None))
+    await asyncio.sleep(0.05)  # a got the 429 and waits it out
+    assert await b.acquire(-100) == pytest.approx(2.0)  # 1 s penalty + its own token
+    assert await b.acquire(-300) == 0
+    assert await sending is True and calls == ["hi", "hi"]
+
+
+async def test_answers_to_taps_are_never_throttled(clients: Callable[[], aioredis.Redis]) -> None:
+    a, _ = pair(clients, Clock(), chat_rate=0.001, chat_burst=1, bot_rate=1000)
+    assert await a.acquire(-100) == 0
+    assert await a.acquire(-100) > 100  # the chat's bucket is empty for a long time
+
+    async def answer() -> bool:
+        return True
+
+    result = await asyncio.wait_for(a.process_request(
+        answer, (), {}, "answerCallbackQuery", {"callback_query_id": "1"}, None), 1)
+    assert result is True
+
+
+async def test_without_redis_it_does_not_throttle() -> None:
+    limiter = SharedRateLimiter(chat_rate=0.001, chat_burst=1)
+    assert [await limiter.acquire(-1) for _ in range(3)] == [0, 0, 0]

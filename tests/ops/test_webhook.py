@@ -1,0 +1,130 @@
+"""Webhook mode: the secret is required, updates are answered only once handled,
+failures are retried by the sender, several workers handle each update once,
+and stopping finishes what is being handled."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+from telegram import Update
+from telegram.ext import TypeHandler
+
+from tests.botapi import BotApiServer
+from tests.ops.conftest import PATH, SECRET, Worker
+
+Start = Callable[..., Awaitable[Worker]]
+
+
+def pending_update(api: BotApiServer) -> dict[str, Any]:
+    """The last update the server made (not delivered: no webhook is set)."""
+    return api.updates()[-1]
+
+
+def lobbies(api: BotApiServer, chat: Any) -> list[Any]:
+    return [m for m in api.messages(chat) if m.from_bot and "New game" in (m.text or "")]
+
+
+async def test_requests_without_the_secret_are_refused_and_change_nothing(
+        api: BotApiServer, workers: Start) -> None:
+    worker = await workers()
+    alice = api.add_user("Alice")
+    chat = api.add_group("G", members=[alice])
+    api.user_sends(chat, alice, "/new")
+    update = pending_update(api)
+    for secret in (None, "wrong", SECRET + "x"):
+        response = await worker.post(update, secret=secret)
+        assert response.status_code == 403
+    marker = f"nardy:update:{update['update_id']}"
+    assert not await worker.store.redis.exists(marker)
+    assert api.request_count("sendMessage") == 0
+    response = await worker.post(update)
+    assert (response.status_code, response.json()) == (200, {"outcome": "done"})
+    assert len(lobbies(api, chat)) == 1
+    again = await worker.post(update)  # a redelivery: answered, not handled again
+    assert (again.status_code, again.json()) == (200, {"outcome": "duplicate"})
+    assert len(lobbies(api, chat)) == 1
+    assert (await worker.post({"update_id": "x"})).status_code == 400
+
+
+async def test_a_failed_update_is_answered_500_and_its_retry_is_handled(
+        api: BotApiServer, workers: Start) -> None:
+    worker = await workers()
+    failed: list[int] = []
+
+    async def flaky(update: Update, _context: Any) -> None:
+        # a transient fault (think: Redis restarting) on the first delivery only
+        if update.update_id not in failed:
+            failed.append(update.update_id)
+            raise ConnectionError("redis went away")
+
+    worker.app.add_handler(TypeHandler(Update, flaky), group=-5)
+    await worker.app.bot.set_webhook(worker.url + PATH, secret_token=SECRET)
+    alice = api.add_user("Alice")
+    chat = api.add_group("G", members=[alice])
+    sent = api.user_sends(chat, alice, "/new")
+    await api.wait_message_async(chat, "New game", since=sent, timeout=10)
+    await api.wait_for_async(lambda: api.pending_updates() == 0, 5)
+    statuses = [d.status for d in api.webhook_deliveries if d.update_id == failed[0]]
+    assert statuses == [500, 200]
+    assert len(lobbies(api, chat)) == 1
+
+
+async def test_two_workers_handle_each_update_once(api: BotApiServer, workers: Start) -> None:
+    first, second = await workers(), await workers()
+    api.webhook_targets = [first.url, second.url]
+    await first.app.bot.set_webhook(first.url + PATH, secret_token=SECRET)
+    alice, bob = api.add_user("Alice"), api.add_user("Bob")
+    chat = api.add_group("G", members=[alice, bob])
+    sent = api.user_sends(chat, alice, "/new")
+    lobby = await api.wait_message_async(chat, "New game", since=sent, timeout=10)
+    update_id = api.updates()[-1]["update_id"]
+    for _ in range(4):  # Telegram redelivers; the balancer alternates workers
+        api.redeliver(update_id)
+    await api.wait_for_async(lambda: api.pending_updates() == 0, 10)
+    statuses = [d.status for d in api.webhook_deliveries if d.update_id == update_id]
+    # each delivery acknowledged once (503 = "another worker is on it, try later")
+    assert statuses.count(200) == 5 and set(statuses) <= {200, 503}, statuses
+    assert len(lobbies(api, chat)) == 1
+    # the same tap posted to both workers at the same moment: one handles it
+    await first.app.bot.delete_webhook()
+    join = next(d for row in lobby.buttons for _, d in row if d and d.endswith(":j"))
+    api.user_taps(chat, alice, lobby, join)
+    tap = api.updates()[-1]
+    answers = await asyncio.gather(first.post(tap), second.post(tap))
+    outcomes = sorted(r.json()["outcome"] for r in answers)
+    assert outcomes in (["done", "duplicate"], ["done", "in_flight"]), outcomes
+    in_flight = [r for r in answers if r.json()["outcome"] == "in_flight"]
+    assert all(r.status_code == 503 for r in in_flight)  # Telegram will try again
+    assert api.request_count("answerCallbackQuery") == 1
+    assert len([m for m in api.messages(chat) if "Joined: Alice" in (m.text or "")]) == 1
+
+
+async def test_stopping_finishes_the_update_being_handled(
+        api: BotApiServer, workers: Start) -> None:
+    worker = await workers()
+    started = asyncio.Event()
+
+    async def slow(_update: Update, _context: Any) -> None:
+        started.set()
+        await asyncio.sleep(0.5)
+
+    worker.app.add_handler(TypeHandler(Update, slow), group=-5)
+    alice = api.add_user("Alice")
+    chat = api.add_group("G", members=[alice])
+    api.user_sends(chat, alice, "/new")
+    posting = asyncio.create_task(worker.post(pending_update(api)))
+    await started.wait()
+    draining = asyncio.create_task(worker.web.drain(5))
+    await asyncio.sleep(0.05)
+    try:  # a new request while stopping is not taken
+        late = await worker.post(pending_update(api))
+        assert late.status_code == 503
+    except httpx.TransportError:
+        pass
+    response = await posting
+    assert (response.status_code, response.json()) == (200, {"outcome": "done"})
+    assert await draining is True
+    assert len(lobbies(api, chat)) == 1

@@ -169,6 +169,10 @@ class BotApiServer:
         self._webhook_generation = 0
         self._webhook_error: tuple[int, str] | None = None
         self.webhook_deliveries: list[WebhookDelivery] = []
+        self.webhook_targets: list[str] = []
+        """Roots (``http://127.0.0.1:PORT``) to spread webhook deliveries over in turn,
+        like a load balancer in front of several workers; empty: the webhook URL's own."""
+        self._webhook_turn = 0
         self._floods: list[_FloodRule] = []
         self._rate_limits: list[_RateLimit] = []
         self._watched: list[Checkable] = []
@@ -885,7 +889,7 @@ class BotApiServer:
             return info
 
     def _webhook_worker(self, generation: int) -> None:
-        conn: http.client.HTTPConnection | None = None
+        conns: dict[tuple[str, int], http.client.HTTPConnection] = {}
         while True:
             with self._cond:
                 item = None
@@ -898,16 +902,22 @@ class BotApiServer:
                     break
                 item.claimed = True
                 hook = dict(self._webhook)
-            parts = urlsplit(hook["url"])
+                target = hook["url"]
+                if self.webhook_targets:
+                    root = self.webhook_targets[self._webhook_turn % len(self.webhook_targets)]
+                    self._webhook_turn += 1
+                    target = root.rstrip("/") + (urlsplit(target).path or "/")
+            parts = urlsplit(target)
             headers = {"Content-Type": "application/json"}
             if hook["secret_token"]:
                 headers["X-Telegram-Bot-Api-Secret-Token"] = hook["secret_token"]
             started = time.monotonic()
             status, error = 0, None
+            address = (parts.hostname or "127.0.0.1", parts.port or 80)
+            conn = conns.get(address)
             try:
                 if conn is None:
-                    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1",
-                                                      parts.port or 80, timeout=30)
+                    conn = conns[address] = http.client.HTTPConnection(*address, timeout=30)
                 conn.request("POST", parts.path or "/", json.dumps(item.payload).encode(), headers)
                 response = conn.getresponse()
                 response.read()
@@ -916,7 +926,7 @@ class BotApiServer:
                 error = f"{type(err).__name__}: {err}"
                 if conn is not None:
                     conn.close()
-                conn = None
+                conns.pop(address, None)
             with self._cond:
                 self.webhook_deliveries.append(WebhookDelivery(
                     item.update_id, status, time.monotonic() - started, error))
@@ -930,7 +940,7 @@ class BotApiServer:
                 self._bump()
             if not 200 <= status < 300:
                 time.sleep(0.1)  # Telegram retries failed deliveries, not in a tight loop
-        if conn is not None:
+        for conn in conns.values():
             conn.close()
 
     def _m_send_message(self, params: JSON, files: dict[str, StoredFile]) -> JSON:

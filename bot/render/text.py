@@ -131,7 +131,7 @@ def _info_lines(view: BoardView) -> list[str]:
         name = short_name(view.names[view.last_turn.side], 16)
         lines.append(f"{labels.last} {name} {format_last_turn(view)}")
     if view.score is not None:
-        lines.append(score_line(view))
+        lines.append(score_line(view, WIDTH))
     if view.status:
         lines.append(view.status)
     wrapped = []

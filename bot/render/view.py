@@ -356,18 +356,28 @@ def occupant(view: BoardView, label: int) -> tuple[Side | None, int]:
     return None, 0
 
 
-def score_line(view: BoardView) -> str:
+def score_line(view: BoardView, width: int = 80) -> str:
     """The score with names, viewer first: ``"Match to 7 · Alice 2, Bob 1"``;
-    empty without a score.  Names are cut to ``name_width`` characters."""
+    empty without a score.  Names are cut (to 12 characters at most) so the
+    line fits ``width`` when it can.
+
+    >>> view = BoardView(Position.initial(Variant.LONG), Side.WHITE,
+    ...                  ("Aleksandras", "Bob"), score=(2, 1), match_length=7)
+    >>> score_line(view), score_line(view, 26)
+    ('Match to 7 · Aleksandras 2, Bob 1', 'Match to 7 · Ale… 2, Bob 1')
+    """
     if view.score is None:
         return ""
     labels = view.labels
     head = labels.score if view.match_length is None else labels.match_to.format(
         n=view.match_length)
-    parts = [
-        f"{short_name(view.names[side], 12)} {view.score[side]}" for side in (view.bottom, view.top)
-    ]
-    return f"{head} · {', '.join(parts)}"
+    for room in range(12, 1, -1):
+        parts = [f"{short_name(view.names[side], room)} {view.score[side]}"
+                 for side in (view.bottom, view.top)]
+        line = f"{head} · {', '.join(parts)}"
+        if len(line) <= width:
+            break
+    return line
 
 
 def short_name(name: str, width: int) -> str:

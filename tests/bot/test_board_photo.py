@@ -5,49 +5,31 @@ switch or a deleted board, orientation, permissions, translated boards."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bot.records import ChatSettings, settings_key
 from bot.render import point_label
 from bot.service import table_of
 from engine import Side
 from tests.bot.conftest import World
+from tests.bot.test_handlers import Table as Club
+from tests.bot.test_handlers import _mover as movers
+from tests.bot.test_handlers import _setup
+from tests.bot.test_handlers import _start as start_game
 from tests.botapi.model import Chat, Message, User
 
 
-@dataclass
-class Club:
-    chat: Chat
-    alice: User
-    bob: User
-    eve: User
-
-
 def _club(world: World) -> Club:
-    s = world.server
-    alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
-    chat = s.add_group("Club", members=[alice, bob, eve], owner=alice)
-    return Club(chat, alice, bob, eve)
+    """Alice, Bob and Eve in a group where Alice is an admin."""
+    club = _setup(world)
+    world.server.set_admins(club.chat, club.alice)
+    return club
 
 
 async def _start(world: World, c: Club, args: str = "backgammon") -> Message:
-    sent = await world.send(c.chat, c.alice, f"/new {args}")
-    lobby = await world.reply(c.chat, sent, "New game")
-    await world.tap(c.chat, c.alice, lobby, text="✋ Join")
-    await world.tap(c.chat, c.bob, lobby, text="✋ Join")
-    board = world.board(c.chat)
-    old = world.server.message(c.chat.id, lobby.message_id)
-    # a picture board replaces the lobby message; a text board is the lobby message edited
-    assert old.deleted or board.message_id == lobby.message_id
-    return board
+    return await start_game(world, c, args)
 
 
 async def _mover(world: World, c: Club) -> User:
-    record = await world.store.load_game(c.chat.id, None)
-    assert record is not None
-    side = table_of(record).game.to_act
-    uid = next(p.user_id for p in record.players if p.side is side)
-    return c.alice if uid == c.alice.id else c.bob
+    return (await movers(world, c))[0]
 
 
 async def _to_move(world: World, c: Club) -> Message:

@@ -1,0 +1,49 @@
+"""What the bot remembers about a user across chats: whether they started
+the bot in a private chat (so it may write to them there) and whether they
+muted move reminders.
+
+Kept in one small hash per user, ``nardy:{user:<uid>}:prefs``, beside the
+user's game index (same hash slot).  These are preferences, not game state:
+no compare-and-set, the last write wins.
+
+Call :func:`note_started` whenever a user writes to the bot in a private
+chat (``/start``, with or without an invitation token, or anything else):
+only then may the bot message them privately.
+"""
+
+from __future__ import annotations
+
+from bot.store import Store
+
+STARTED = "started"
+MUTED = "muted"
+
+
+def prefs_key(store: Store, user_id: int) -> str:
+    return f"{store.prefix}:{{user:{user_id}}}:prefs"
+
+
+async def note_started(store: Store, user_id: int) -> None:
+    """The user wrote to the bot in private: private messages reach them now."""
+    await store.redis.hset(prefs_key(store, user_id), STARTED, 1)
+
+
+async def forget_started(store: Store, user_id: int) -> None:
+    """A private message failed (the user blocked the bot or deleted the chat)."""
+    await store.redis.hdel(prefs_key(store, user_id), STARTED)
+
+
+async def has_started(store: Store, user_id: int) -> bool:
+    return bool(await store.redis.hget(prefs_key(store, user_id), STARTED))
+
+
+async def set_muted(store: Store, user_id: int, muted: bool) -> None:
+    """Mute (or unmute) the user's move reminders, in every chat."""
+    if muted:
+        await store.redis.hset(prefs_key(store, user_id), MUTED, 1)
+    else:
+        await store.redis.hdel(prefs_key(store, user_id), MUTED)
+
+
+async def is_muted(store: Store, user_id: int) -> bool:
+    return bool(await store.redis.hget(prefs_key(store, user_id), MUTED))

@@ -144,10 +144,44 @@ class Record(_Model):
         raise NotImplementedError
 
 
+PRIVATE_CHAT_BASE = -(2**52)
+"""Private games (an accepted /invite) live under a synthetic chat id at or
+below this: no Telegram chat has one (real ids have at most 52 bits), and
+down to -(2**52 + 2**48) they stay exact as doubles (Lua, JSON)."""
+
+
+def private_game_chat_id() -> int:
+    """A fresh synthetic chat id for a private game (48 random bits).
+
+    >>> is_private_game_chat(private_game_chat_id()), is_private_game_chat(-1001234567890)
+    (True, False)
+    """
+    return PRIVATE_CHAT_BASE - secrets.randbits(48)
+
+
+def is_private_game_chat(chat_id: int) -> bool:
+    return chat_id <= PRIVATE_CHAT_BASE
+
+
+class BoardViewRef(_Model):
+    """One more board message of a game besides its chat's own: in a
+    player's private chat (a private game's boards, or a group game opened
+    with /games), drawn from `viewer`'s side in `language` unless that chat
+    fixed one."""
+
+    chat_id: int
+    message_id: int
+    viewer: Side | None = None
+    photo: bool = Field(default=False, description="the message is a photo")
+    language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")
+
+
 class GameRecord(Record):
     """The game of one chat or forum topic, from lobby to its end.
 
-    `engine` is the engine's `Game.to_dict()`: opaque to the store.
+    `engine` is the engine's `Game.to_dict()`: opaque to the store.  A
+    private game has a synthetic `chat_id` (see `private_game_chat_id`), no
+    board message of its own and one view per player.
     """
 
     kind: ClassVar[str] = "game"
@@ -166,10 +200,17 @@ class GameRecord(Record):
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     deadline: float | None = None
+    views: tuple[BoardViewRef, ...] = Field(
+        default=(), description="board messages in private chats, each updated on a change")
 
     @property
     def key(self) -> RecordKey[GameRecord]:
         return game_key(self.chat_id, self.thread_id)
+
+    @property
+    def is_private(self) -> bool:
+        """A game between two private chats (no group board)."""
+        return is_private_game_chat(self.chat_id)
 
     @property
     def ref(self) -> GameRef:

@@ -199,7 +199,11 @@ class GameRecord(Record):
     cancel_by: int | None = Field(default=None, description="player proposing to cancel")
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
-    deadline: float | None = None
+    deadline: float | None = Field(default=None, description="when the player to move "
+                                   "runs out of time (bot/clock.py); None: no clock running")
+    paused_at: float | None = Field(default=None, description="clock paused since (both agreed)")
+    pause_by: int | None = Field(default=None, description="player proposing to pause (or, "
+                                 "when paused, to resume) the clock")
     views: tuple[BoardViewRef, ...] = Field(
         default=(), description="board messages in private chats, each updated on a change")
 

@@ -14,7 +14,8 @@ chat live in one slot and a Lua script may touch several of them):
     nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
-    nardy:{deadlines}:due / :processing   zsets of GameRefs by due time / lease end
+    nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
+                                          first reminder, bot/clock.py) / lease end
     nardy:update:<update id>              de-duplication marker with expiry: p:<n> being
                                           handled (attempt n, leased), f:<n> failed n times,
                                           d (or 1) done
@@ -39,6 +40,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
+from bot.clock import first_wake
 from bot.records import (
     ChatSettings,
     CorruptRecordError,
@@ -386,8 +388,10 @@ class Store:
         open_games = f"{self.prefix}:{{stats}}:open"
         pipe.sadd(open_games, ref) if listed else pipe.srem(open_games, ref)
         due, _ = self._deadline_keys
-        if listed and game.deadline is not None:
-            pipe.zadd(due, {ref: game.deadline})
+        # the first wake-up of the deadline: its first reminder (bot/clock.py)
+        wake = first_wake(game.deadline, game.options.time_control)
+        if listed and wake is not None:
+            pipe.zadd(due, {ref: wake})
         else:
             pipe.zrem(due, ref)
         await pipe.execute()
@@ -573,9 +577,11 @@ class Store:
 
     # -- deadlines ---------------------------------------------------------------
 
-    async def schedule(self, ref: GameRef, due: float) -> None:
-        """Set (or move) the deadline of a game.  `save` does this from `deadline`."""
-        await self.redis.zadd(self._deadline_keys[0], {str(ref): due})
+    async def schedule(self, ref: GameRef, due: float, *, lower_only: bool = False) -> None:
+        """Set (or move) the next wake-up of a game.  `save` does this from
+        `deadline`; `lower_only` never moves an entry later (ZADD LT), so a
+        scheduler cannot push back a wake-up a concurrent save just set."""
+        await self.redis.zadd(self._deadline_keys[0], {str(ref): due}, lt=lower_only)
 
     async def unschedule(self, ref: GameRef) -> None:
         await self.redis.zrem(self._deadline_keys[0], str(ref))

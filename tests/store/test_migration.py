@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.clock import first_wake
 from bot.records import CorruptRecordError, GameRecord, Status, game_key
 from bot.store import Store
 from tests.store.test_store import ALICE, BOB, finished, new_game
@@ -30,7 +31,7 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     assert [e.game_id for e in await store.history(NEW)] == [done.game_id]
     assert [g.ref for g in await store.user_games(BOB)] == [moved.ref]
     [claim] = await store.claim_due(now=100.0)
-    assert claim.ref == moved.ref and claim.due == 50.0
+    assert claim.ref == moved.ref and claim.due == first_wake(50.0, 3600)
     await store.ack(claim.ref)
     # Nothing is left under the old id but the forwarding address.
     assert await store.redis.keys(store.chat_key(OLD, "*")) == [

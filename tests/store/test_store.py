@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from bot.clock import first_wake
 from bot.records import (
     ChatSettings,
     CorruptRecordError,
@@ -187,9 +188,13 @@ async def test_seen_update_is_true_only_the_second_time(store: Store) -> None:
 
 async def test_saving_a_deadline_schedules_it(store: Store) -> None:
     game = await store.save(new_game(deadline=100.0), 0)
-    assert await store.claim_due(now=99.0) == []
-    [claim] = await store.claim_due(now=100.0, lease=30)
-    assert (claim.ref, claim.due, claim.lease_until) == (game.ref, 100.0, 130.0)
+    # scheduled at the deadline's first wake-up: with one hour per move, the
+    # last call a quarter of an hour before it (bot/clock.py)
+    wake = first_wake(100.0, 3600)
+    assert wake == 100.0 - 900
+    assert await store.claim_due(now=wake - 1) == []
+    [claim] = await store.claim_due(now=wake, lease=30)
+    assert (claim.ref, claim.due, claim.lease_until) == (game.ref, wake, wake + 30)
     await store.ack(claim.ref)
     # Finishing (or clearing the deadline) unschedules it.
     moved = await store.save(game.model_copy(update={"deadline": 200.0}), game.version)

@@ -45,6 +45,7 @@ class Kind(enum.StrEnum):
     GAME = "g"
     LOBBY = "l"
     SETTLE = "s"  # a /settle request (bot/handlers/ledger.py)
+    CLOCK = "k"  # a game's clock: timeout offer, pause, reminders (bot/handlers/clock.py)
 
 
 class Action(enum.StrEnum):
@@ -81,12 +82,21 @@ class Action(enum.StrEnum):
     SETTLE_WITH = "w"  # arg: index of the other player among the request's candidates
     SETTLE_YES = "y"
     SETTLE_NO = "n"
+    # a game's clock (kind CLOCK; the version field is unused, 0)
+    CLAIM_WIN = "W"  # the time is up: the opponent takes the win
+    MORE_TIME = "T"  # ... or gives one more period
+    PAUSE_YES = "Z"  # agree to the pending pause (or resume) proposal
+    PAUSE_NO = "z"
+    MUTE = "M"  # no more reminders for the tapper
+    UNMUTE = "U"
 
 
 _ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
                              Action.SETTLE_WITH: 1}
 _LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP})
 _SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})
+CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE_YES, Action.PAUSE_NO,
+                           Action.MUTE, Action.UNMUTE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +118,8 @@ class Callback:
             raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
         if (self.action in _SETTLE_ACTIONS) != (self.kind is Kind.SETTLE):
             raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
+        if (self.action in CLOCK_ACTIONS) != (self.kind is Kind.CLOCK):
+            raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
         arity = _ARITY.get(self.action, 0)
         if len(self.args) != arity:
             raise CallbackDataError(f"action {self.action.value!r} takes {arity} args")
@@ -127,6 +139,15 @@ class Callback:
     @classmethod
     def settle(cls, request_id: str, action: Action, *args: int) -> Callback:
         return cls(Kind.SETTLE, request_id, 0, action, args)
+
+    @classmethod
+    def clock(cls, game_id: str, action: Action) -> Callback:
+        """A clock button of a game: ``k:<game id>:0:<action>``.
+
+        >>> Callback.clock("k3Xa9", Action.CLAIM_WIN).format()
+        'k:k3Xa9:0:W'
+        """
+        return cls(Kind.CLOCK, game_id, 0, action)
 
     def format(self) -> str:
         return ":".join([self.kind.value, self.id, str(self.version), self.action.value]

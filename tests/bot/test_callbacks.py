@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.callbacks import MAX_BYTES, Action, Callback, CallbackDataError, Kind
+from bot.callbacks import CLOCK_ACTIONS, MAX_BYTES, Action, Callback, CallbackDataError, Kind
 
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 _LOBBY = {Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP}
@@ -18,7 +18,8 @@ _ARGS = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
 @st.composite
 def callbacks(draw: st.DrawFn) -> Callback:
     action = draw(st.sampled_from(list(Action)))
-    kind = Kind.LOBBY if action in _LOBBY else Kind.SETTLE if action in _SETTLE else Kind.GAME
+    kind = (Kind.LOBBY if action in _LOBBY else Kind.SETTLE if action in _SETTLE
+            else Kind.CLOCK if action in CLOCK_ACTIONS else Kind.GAME)
     args = tuple(draw(st.lists(st.integers(0, 99), min_size=_ARGS.get(action, 0),
                                max_size=_ARGS.get(action, 0))))
     return Callback(kind, draw(_ids), draw(st.integers(0, 10**9 - 1)), action, args)
@@ -54,6 +55,13 @@ def test_any_text_parses_or_raises_the_codec_error(text: str) -> None:
 def test_parse_refuses_non_strings() -> None:
     with pytest.raises(CallbackDataError):
         Callback.parse(None)
+
+
+def test_clock_actions_only_on_clock_buttons() -> None:
+    assert Callback.parse("k:k3Xa9:0:W") == Callback.clock("k3Xa9", Action.CLAIM_WIN)
+    for text in ("g:k3Xa9:0:W", "k:k3Xa9:0:r", "k:k3Xa9:0:y"):
+        with pytest.raises(CallbackDataError):
+            Callback.parse(text)
 
 
 def test_settle_actions_only_on_settle_requests() -> None:

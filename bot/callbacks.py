@@ -85,8 +85,9 @@ class Action(enum.StrEnum):
     # a game's clock (kind CLOCK; the version field is unused, 0)
     CLAIM_WIN = "W"  # the time is up: the opponent takes the win
     MORE_TIME = "T"  # ... or gives one more period
-    PAUSE_YES = "Z"  # agree to the pending pause (or resume) proposal
-    PAUSE_NO = "z"
+    PAUSE = "Z"  # propose to pause the clock, or agree to the other player's proposal
+    RESUME = "Y"  # the same for resuming
+    PAUSE_NO = "z"  # refuse the pending proposal
     MUTE = "M"  # no more reminders for the tapper
     UNMUTE = "U"
 
@@ -95,8 +96,8 @@ _ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3
                              Action.SETTLE_WITH: 1}
 _LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP})
 _SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})
-CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE_YES, Action.PAUSE_NO,
-                           Action.MUTE, Action.UNMUTE})
+CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE, Action.RESUME,
+                           Action.PAUSE_NO, Action.MUTE, Action.UNMUTE})
 
 
 @dataclass(frozen=True, slots=True)

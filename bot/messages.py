@@ -308,17 +308,21 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
 
 def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
                   orientation: str = "follow", ui: Action | None = None,
-                  source: int | None = None) -> BoardMessage:
+                  source: int | None = None, player: Side | None = None) -> BoardMessage:
     """The board message of an active or finished game and its keyboard.
 
     ``style`` is ``"png"`` (a picture, the status in its caption) or
     ``"text"``; ``orientation`` is ``"follow"``, ``"white"`` or ``"black"``
     (see :func:`viewer_of`).  ``ui`` is a keyboard-only state the tapper
-    asked for (the menu, a source point, a pass to confirm).
+    asked for (the menu, a source point, a pass to confirm).  ``player``:
+    the board is one player's own (a view in their private chat), drawn
+    from their side, with the game's buttons only while the game waits
+    for them (else just the menu).
     """
     table = table_of(record)
     game = table.game
-    view = board_view(tr, record, table, viewer_of(game, orientation))
+    seen_from = player if player is not None else viewer_of(game, orientation)
+    view = board_view(tr, record, table, seen_from)
     white, black = _name(record, Side.WHITE), _name(record, Side.BLACK)
     title = escape(variant_name(tr, record.variant))
     header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"
@@ -336,21 +340,34 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
     deadline = _deadline_line(tr, record)
     if deadline:
         lines.append(deadline)
-    markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.viewer)
+    markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.viewer,
+                           player=player)
     return BoardMessage("\n".join(lines), markup, photo)
 
 
 def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Action | None,
-                  source: int | None, viewer: Side | None = None) -> InlineKeyboardMarkup | None:
+                  source: int | None, viewer: Side | None = None,
+                  player: Side | None = None) -> InlineKeyboardMarkup | None:
     """The game's buttons; move buttons print the points as ``viewer`` (the
-    side the board is drawn from; the mover when not given) sees them."""
+    side the board is drawn from; the mover when not given) sees them.
+    ``player``: the keyboard of one player's own board (see :func:`board_message`)."""
     game = table.game
     keys = Keys(tr, record.game_id, record.version)
     phase = game.phase
     if phase is Phase.OVER:
-        return keys.over(match_over=table.match_over)
+        over = keys.over(match_over=table.match_over)
+        if not record.is_private:
+            return over
+        # a private game has no chat for a lobby: only the rematch / next game
+        return InlineKeyboardMarkup([[b for b in over.inline_keyboard[0]
+                                      if not str(b.callback_data).endswith(":" + Action.NEW)]])
     if record.cancel_by is not None:
         return keys.cancel_offer()
+    if player is not None and game.to_act is not player \
+            and not (ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE)):
+        if phase not in (Phase.ROLL, Phase.MOVE):
+            return None  # the opponent answers an offer
+        return InlineKeyboardMarkup([[keys.button("⋯ " + tr.gettext("More"), Action.MENU)]])
     if ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE):
         return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
     if phase is Phase.DOUBLE:

@@ -370,9 +370,10 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         return _play(record, table, lambda g: g.pass_(side))
     if action is Action.MENU:
         return record
-    if action is Action.BACK and game.phase is Phase.DOUBLE:
-        _answering(game, side, Phase.DOUBLE)
-        return record
+    if action is Action.BACK:
+        if game.phase is Phase.DOUBLE:
+            _answering(game, side, Phase.DOUBLE)
+        return record  # out of the menu or a source point: only the tapper's keyboard
     if game.to_act is not side:
         raise Refusal(NOT_YOUR_TURN)
     if action in (Action.ROLL, Action.DOUBLE):
@@ -385,8 +386,8 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         return _play(record, table, lambda g: g.double(side))
     if game.phase is not Phase.MOVE:
         raise Refusal(STALE)
-    if action in (Action.SOURCE, Action.BACK):
-        if action is Action.SOURCE and not any(s.source == data.args[0] for s in game.legal_steps):
+    if action is Action.SOURCE:
+        if not any(s.source == data.args[0] for s in game.legal_steps):
             raise Refusal(STALE)
         return record
     if action is Action.STEP:
@@ -445,10 +446,13 @@ def _play(record: GameRecord, table: Table, step: Any, **changes: Any) -> GameRe
 def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random
                ) -> GameRecord:
     """The record replacing a finished one: the next game of the match, a
-    rematch of the same two players (both start at once), or a new lobby."""
+    rematch of the same two players (both start at once), or a new lobby
+    (not in a private game).  The boards in private chats stay the game's views."""
     if record.status not in (Status.FINISHED, Status.CANCELLED):
         raise Refusal(STALE)
     if data.action is Action.NEW:
+        if record.is_private:
+            raise Refusal(STALE)  # no chat to open a lobby in; the button is not offered
         return new_lobby(record.chat_id, record.thread_id, record.variant, record.options,
                          user_id).model_copy(update={"board_message_id": None})
     if seat_of(record, user_id) is None:
@@ -462,7 +466,8 @@ def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         following = dataclasses.replace(following, game=following.game.roll(rng))
     return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
                       options=record.options, players=record.players, status=Status.ACTIVE,
-                      engine=engine_dict(following), created_by=record.created_by)
+                      engine=engine_dict(following), created_by=record.created_by,
+                      views=record.views)
 
 
 # ---------------------------------------------------------------- history

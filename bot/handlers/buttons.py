@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, Chat, Update
 
+from bot import views
 from bot.callbacks import Action, Callback, CallbackDataError, Kind
 from bot.handlers.board import clear_notification, edit, notify, waits_for
 from bot.handlers.common import Context, display_name, get_rng, get_store, thread_of, translator_for
 from bot.i18n import N_, Translator
-from bot.records import GameRecord, Status
+from bot.records import BoardViewRef, GameRecord, Status
 from bot.service import (
     STALE,
     UI_ONLY,
@@ -47,8 +48,15 @@ async def on_button(update: Update, context: Context) -> None:
     if message is None or not message.is_accessible:
         await query.answer(tr.gettext(STALE), show_alert=True)
         return
+    chat_id, thread_id = message.chat.id, thread_of(message)  # type: ignore[arg-type]
+    # a board in a private chat may be a view of a game that lives elsewhere
+    ref = (await views.game_of(get_store(context), chat_id, message.message_id)
+           if message.chat.type == Chat.PRIVATE else None)
+    if ref is not None:
+        chat_id, thread_id = ref.chat_id, ref.thread_id
     try:
-        record, new = await _decide(query, context, data, message.chat.id, thread_of(message))  # type: ignore[arg-type]
+        record, new, view = await _decide(query, context, data, chat_id, thread_id,
+                                          in_view=ref is not None)
     except Refusal as refusal:
         await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
         return
@@ -57,7 +65,8 @@ async def on_button(update: Update, context: Context) -> None:
         ui: dict[str, object] = {"ui": data.action}
         if data.action is Action.SOURCE:
             ui["source"] = data.args[0]
-        await edit(context, tr, record, **(ui if data.action is not Action.BACK else {}))
+        await edit(context, tr, record, view=view,
+                   **(ui if data.action is not Action.BACK else {"ui": None}))
         return
     try:
         saved = await save(get_store(context), record, new)
@@ -69,24 +78,33 @@ async def on_button(update: Update, context: Context) -> None:
 
 
 async def _decide(query: CallbackQuery, context: Context, data: Callback, chat_id: int,
-                  thread_id: int | None) -> tuple[GameRecord, GameRecord]:
-    """The record the tap acts on and the record it makes (the same one for
-    keyboard-only taps); :class:`Refusal` when nothing may change."""
+                  thread_id: int | None, *, in_view: bool = False
+                  ) -> tuple[GameRecord, GameRecord, BoardViewRef | None]:
+    """The record the tap acts on, the record it makes (the same one for
+    keyboard-only taps) and the view tapped (``in_view``: the message is a
+    board in a private chat); :class:`Refusal` when nothing may change."""
     record = await load_for(get_store(context), chat_id, thread_id, data)
-    if record.board_message_id is not None and query.message is not None \
-            and query.message.message_id != record.board_message_id:
+    message = query.message
+    assert message is not None
+    view = None
+    if in_view:
+        tapped = (message.chat.id, message.message_id)
+        view = next((v for v in record.views if (v.chat_id, v.message_id) == tapped), None)
+        if view is None:
+            raise Refusal(STALE)
+    elif record.board_message_id is not None and message.message_id != record.board_message_id:
         raise Refusal(STALE)
     user = query.from_user
     rng = get_rng(context)
     if data.kind is Kind.LOBBY:
-        return record, apply_lobby(record, user.id, display_name(user), data, rng)
+        return record, apply_lobby(record, user.id, display_name(user), data, rng), view
     if data.action in (Action.REMATCH, Action.NEW):
         new = after_game(record, user.id, data, rng)
-        return record, new.model_copy(update={"board_message_id": record.board_message_id})
+        return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
     new = apply_game(record, user.id, data, rng)
     if new is record and data.action not in UI_ONLY:
         raise Refusal(STALE)
-    return record, new
+    return record, new, view
 
 
 async def _show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,

@@ -17,6 +17,7 @@ from bot.store import Store
 
 STARTED = "started"
 MUTED = "muted"
+LANGUAGE = "lang"
 
 
 def prefs_key(store: Store, user_id: int) -> str:
@@ -47,3 +48,14 @@ async def set_muted(store: Store, user_id: int, muted: bool) -> None:
 
 async def is_muted(store: Store, user_id: int) -> bool:
     return bool(await store.redis.hget(prefs_key(store, user_id), MUTED))
+
+
+async def set_language(store: Store, user_id: int, code: str | None) -> None:
+    """The user's Telegram language, for messages the bot starts (reminders)."""
+    if code:
+        await store.redis.hset(prefs_key(store, user_id), LANGUAGE, code[:16])
+
+
+async def language(store: Store, user_id: int) -> str | None:
+    raw = await store.redis.hget(prefs_key(store, user_id), LANGUAGE)
+    return raw.decode() if isinstance(raw, bytes) else raw

@@ -1,0 +1,170 @@
+"""Redis memory per active game and per finished game, measured on the real Redis.
+
+Run: ``REDIS_URL=redis://127.0.0.1:6379/15 .venv/bin/python benchmarks/memory_bench.py [games]``
+(default 2000; the database is FLUSHED first, REDIS_URL is required).
+
+It writes through the bot's own :class:`bot.store.Store`, so the keys are the
+bot's: ``games`` chats each get an active game played to a random point
+(``TURNS`` turns, the engine record grows by every roll and step) with its
+indexes, a flood bucket and the update markers of its taps; then every game
+is finished (history entry, ledger, booked id) and replaced by the next lobby.
+Prints ``INFO memory`` ``used_memory`` deltas divided by the game count, and
+``MEMORY USAGE`` of one game's keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import redis.asyncio as aioredis
+
+from bot.records import GameOptions, GameRecord, Player, Status
+from bot.service import Table, save, start_game, with_table
+from bot.store import Store
+from engine.game import Phase
+from engine.position import Side, Variant
+from engine.scoring import resign_kinds
+
+GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+TURNS = (10, 60)
+"""A game is measured after a random number of turns in this range (a whole
+long nardy game is about 50-60 turns a side... of which half are played)."""
+TAPS_PER_TURN = 4
+"""Update markers a turn leaves (roll, steps, confirm), kept 24 hours."""
+
+
+def played(record: GameRecord, rng: random.Random, turns: int) -> GameRecord:
+    table = Table.from_dict(record.engine)
+    game = table.game
+    for _ in range(turns):
+        if game.is_over:
+            break
+        if game.phase is Phase.ROLL:
+            game = game.roll(rng)
+        while game.phase is Phase.MOVE and game.turn is not None and not game.turn.is_complete:
+            game = game.play_step(rng.choice(sorted(game.legal_steps, key=repr)))
+        if game.phase is Phase.MOVE:
+            game = game.confirm()
+    return with_table(record, Table(game, table.score), status=Status.ACTIVE)
+
+
+async def used(redis: aioredis.Redis) -> int:
+    return int((await redis.info("memory"))["used_memory"])
+
+
+async def main() -> None:
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        sys.exit("memory_bench: set REDIS_URL (its database is flushed)")
+    redis = aioredis.Redis.from_url(url)
+    await redis.flushdb()
+    store = Store(redis)
+    rng = random.Random(3)
+    base = await used(redis)
+    games = []
+    markers = 0
+    for i in range(GAMES):
+        chat = -1_000_000_000_000 - i
+        alice, bob = 10_000_000 + 2 * i, 10_000_001 + 2 * i
+        variant = (Variant.LONG, Variant.BACKGAMMON)[i % 2]
+        options = GameOptions(stake_per_point=5, koks=variant is Variant.LONG)
+        lobby = GameRecord(chat_id=chat, variant=variant, options=options,
+                           created_by=alice, board_message_id=100,
+                           players=(Player(user_id=alice, name=f"Alice {i}", side=Side.WHITE),
+                                    Player(user_id=bob, name=f"Bob {i}", side=Side.BLACK)))
+        turns = rng.randint(*TURNS)
+        record = played(start_game(lobby, rng), rng, turns)
+        games.append(await store.save(record, 0))
+        pipe = redis.pipeline(transaction=False)
+        for _ in range(turns * TAPS_PER_TURN):
+            markers += 1
+            pipe.set(f"nardy:update:{markers}", "d", ex=24 * 3600)
+        pipe.hset(f"nardy:{{chat:{chat}}}:flood", mapping={"t": "19.5", "ts": "1700000000.5"})
+        pipe.set(f"nardy:{{chat:{chat}}}:notify:0", 12345, ex=7 * 24 * 3600)
+        await pipe.execute()
+    active = await used(redis)
+    sample = games[0]
+    keys = [store.redis_key(sample.key), store.chat_key(sample.chat_id, "slots"),
+            store.chat_key(sample.chat_id, "flood"), store.chat_key(sample.chat_id, "notify:0"),
+            store.user_key(sample.players[0].user_id), "nardy:update:1"]
+    sizes = {key: await redis.memory_usage(key) for key in keys}
+    record_bytes = sum([len(await redis.hget(store.redis_key(g.key), "d") or b"")
+                        for g in games]) / GAMES
+    markers_only = await _markers_bytes(redis, markers)
+    # every game ends (a resignation: the stake is booked) and the chat opens a lobby
+    for game in games:
+        await save(store, game, resigned(game))  # the bot's own end: ledger, history, stats
+    finished = await used(redis)
+    history_key = store.chat_key(sample.chat_id, "history")
+    finished_sizes = {name: await redis.memory_usage(store.chat_key(sample.chat_id, name))
+                      for name in ("history", "ledger", "booked", "stats")}
+    print(f"memory_bench: {GAMES} games on {url} (Redis {(await redis.info())['redis_version']})")
+    print(f"  active game, all its keys: {(active - base) / GAMES:,.0f} bytes "
+          f"(engine record JSON {record_bytes:,.0f} bytes; {TURNS[0]}-{TURNS[1]} turns played)")
+    print(f"    of which update markers: {markers_only / GAMES:,.0f} bytes "
+          f"({markers / GAMES:.0f} taps a game x {markers_only / markers:.0f} bytes, kept 24 h)")
+    for key, size in sizes.items():
+        print(f"    MEMORY USAGE {key}: {size} bytes")
+    print(f"  finished game: {(finished - active) / GAMES:,.0f} bytes more than the active "
+          f"game (history entry, ledger pair, booked id, two players' stats; the finished "
+          f"record stays until the next game replaces it)")
+    for name, size in finished_sizes.items():
+        print(f"    MEMORY USAGE {store.chat_key(sample.chat_id, name)}: {size} bytes")
+    print(f"  history entry JSON: {len(await redis.lindex(history_key, 0) or b''):,} bytes")
+    per_game = await finished_in_one_chat(store, rng)
+    print(f"  each further finished game of one chat (its history entry and booked id; "
+          f"history keeps {store.history_cap}): {per_game:,.0f} bytes")
+    await redis.flushdb()
+    await redis.aclose()
+
+
+async def finished_in_one_chat(store: Store, rng: random.Random, games: int = 150) -> float:
+    """Memory added per game when one chat plays ``games`` games one after another."""
+    chat, players = -42, (Player(user_id=1, name="Alice", side=Side.WHITE),
+                          Player(user_id=2, name="Bob", side=Side.BLACK))
+    previous: GameRecord | None = None
+    before = 0
+    for n in range(games + 1):
+        lobby = GameRecord(chat_id=chat, variant=Variant.LONG, players=players,
+                           options=GameOptions(stake_per_point=5, koks=True))
+        record = played(start_game(lobby, rng), rng, 8)
+        saved = await store.save(record, previous.version if previous else 0)
+        previous = await save(store, saved, resigned(saved))
+        if n == 0:  # the chat's keys exist now: count only what each game adds
+            before = await used(store.redis)
+    return (await used(store.redis) - before) / games
+
+
+async def _markers_bytes(redis: aioredis.Redis, count: int) -> int:
+    before = await used(redis)
+    pipe = redis.pipeline(transaction=False)
+    for n in range(1, count + 1):
+        pipe.delete(f"nardy:update:{n}")
+    await pipe.execute()
+    after = await used(redis)
+    pipe = redis.pipeline(transaction=False)
+    for n in range(1, count + 1):
+        pipe.set(f"nardy:update:{n}", "d", ex=24 * 3600)
+    await pipe.execute()
+    return before - after
+
+
+def resigned(record: GameRecord) -> GameRecord:
+    """The record after the player on roll resigns and the opponent accepts."""
+    table = Table.from_dict(record.engine)
+    game = table.game
+    side = game.to_act or Side.WHITE
+    kind = resign_kinds(game.variant, koks=game.options.koks)[0]
+    if not game.is_over:  # (a few random games end by themselves)
+        game = game.offer_resignation(side, kind).accept_resignation(side.opponent)
+    return with_table(record, Table(game, table.score).scored(), status=Status.FINISHED)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -13,6 +13,13 @@ Environment knobs besides :mod:`bot.config`'s settings (read only here):
     An integer: roll the dice from ``random.Random(seed)`` instead of
     ``secrets.SystemRandom()``.  For tests and benchmarks only: a bot with
     this set has predictable dice, and says so in its log at start-up.
+``NARDY_TEST_CLOCK``
+    A file holding a number of seconds: every clock decision (deadlines,
+    reminders, timeouts) takes the time as ``time.time()`` plus that offset,
+    re-read on each use (:func:`bot.clock.now`).  Tests only: it lets a test
+    move a running bot's clock by days.
+``NARDY_CLOCK_INTERVAL``
+    Seconds between two looks for due clocks (default 5).
 ``NARDY_RATE_LIMIT``
     Messages per second the bot allows itself towards the Bot API over all
     chats and workers (default 30, Telegram's limit; ``0`` turns proactive
@@ -46,6 +53,8 @@ COMMANDS = (
     ("board", N_("Show the current board again")),
     ("cancel", N_("Close the lobby or cancel the game")),
     ("export", N_("Send the game record as a file")),
+    ("games", N_("Your games in every chat, each board a tap away")),
+    ("invite", N_("A link that invites someone to a private game")),
     ("rules", N_("How to play and how the buttons work")),
     ("lang", N_("Choose the chat language")),
     ("settings", N_("Board style (picture or text) and orientation")),
@@ -55,6 +64,10 @@ COMMANDS = (
     ("settle", N_("Settle up a balance (both players confirm)")),
     ("stats", N_("Your games and rating (reply: someone else's)")),
     ("top", N_("The chat's players by rating")),
+    ("pause", N_("Pause the game's clock (both players agree)")),
+    ("resume", N_("Start the paused clock again")),
+    ("mute", N_("No more move reminders for you (/unmute)")),
+    ("clock", N_("The chat's time per move for new games: /clock 1d")),
     ("help", N_("What this bot does")),
 )
 CONCURRENT_UPDATES = 64

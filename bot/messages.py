@@ -20,6 +20,7 @@ from html import escape
 
 from telegram import InlineKeyboardMarkup
 
+from bot import clock
 from bot.callbacks import Action
 from bot.i18n import N_, Translator
 from bot.keyboards import Keys
@@ -77,6 +78,8 @@ def options_line(tr: Translator, record: GameRecord) -> str:
             parts.append(tr.gettext("beavers"))
     elif options.koks:
         parts.append(tr.gettext("koks counts triple"))
+    if options.time_control is not None:
+        parts.append(tr.gettext("{time} per move", time=duration(tr, options.time_control)))
     return " · ".join(parts)
 
 
@@ -299,11 +302,35 @@ def _facts_line(tr: Translator, record: GameRecord, table: Table) -> str:
     return " · ".join(parts)
 
 
+def duration(tr: Translator, seconds: float) -> str:
+    """A duration in words, to the minute, at most two units ("1 day 3 hours")."""
+    days, hours, minutes = clock.split_duration(seconds)
+    day = tr.ngettext("{n} day", "{n} days", days, n=days)
+    hour = tr.ngettext("{n} hour", "{n} hours", hours, n=hours)
+    minute = tr.ngettext("{n} minute", "{n} minutes", minutes, n=minutes)
+    units = [(days, day), (hours, hour)] if days else [(hours, hour), (minutes, minute)]
+    return " ".join(word for n, word in units if n) or minute  # minutes matter only within a day
+
+
 def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
-    if record.deadline is None or record.status is not Status.ACTIVE:
+    """The clock: the deadline of the player to move, time up, or paused."""
+    if record.status is not Status.ACTIVE:
         return None
-    when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
-    return "⏰ " + tr.gettext("Move by {time} UTC.", time=when)
+    lines = []
+    if record.paused_at is not None:
+        lines.append("⏸ " + tr.gettext("The clock is paused."))
+    elif record.deadline is not None:
+        when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
+        if record.deadline <= clock.now():
+            lines.append("⌛ " + tr.gettext("Time ran out at {time} UTC.", time=when))
+        else:
+            lines.append("⏰ " + tr.gettext("Move by {time} UTC.", time=when))
+    if record.pause_by is not None and any(p.user_id == record.pause_by for p in record.players):
+        name = escape(next(p.name for p in record.players if p.user_id == record.pause_by))
+        lines.append(tr.gettext("{name} proposes to resume the clock.", name=name)
+                     if record.paused_at is not None else
+                     tr.gettext("{name} proposes to pause the clock.", name=name))
+    return "\n".join(lines) or None
 
 
 def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,

@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+from bot import clock
 from bot.callbacks import Action, Callback, Kind
 from bot.i18n import N_
 from bot.ledger import Outcome, booking, updated_stats
@@ -69,7 +70,7 @@ VARIANT_WORDS = {
     "backgammon": Variant.BACKGAMMON, "bg": Variant.BACKGAMMON, "short": Variant.BACKGAMMON,
     "b": Variant.BACKGAMMON,
 }
-OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers")
+OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time")
 MAX_MATCH = 25
 MAX_STAKE = 1_000_000
 
@@ -104,11 +105,31 @@ cube=False, koks=False, jacoby=False, beavers=False, time_control=None))
                 raise OptionError(N_("{option} needs a whole number from {low} to {high}."),
                                   option=name, low=0 if name == "stake" else 1, high=limit)
             values["stake_per_point" if name == "stake" else "match_length"] = int(value)
+        elif name == "time":
+            try:
+                values["time_control"] = clock.parse_time_control(value)
+            except clock.TimeControlError:
+                raise OptionError(N_("time is the limit per move, 1h to 14d: time=12h, time=1d, "
+                                     "time=3d or time=none.")) from None
         else:
             if value not in _BOOL:
                 raise OptionError(N_("{option} is on or off."), option=name)
             values[name] = _BOOL[value]
     return variant, GameOptions(**values)
+
+
+def with_chat_clock(args: Sequence[str], options: GameOptions, default: int | None
+                    ) -> GameOptions:
+    """``/new`` options with the chat's time control (``/clock``) unless ``time=`` was given.
+
+    >>> with_chat_clock(["long"], GameOptions(), 86400).time_control
+    86400
+    >>> with_chat_clock(["time=none"], GameOptions(), 86400).time_control is None
+    True
+    """
+    if any(arg.strip().lower().startswith("time=") for arg in args):
+        return options
+    return options.model_copy(update={"time_control": default})
 
 
 def engine_options(variant: Variant, options: GameOptions) -> EngineOptions:
@@ -484,13 +505,109 @@ def outcome(record: GameRecord) -> Outcome:
                    table.score if table else (0, 0), record.thread_id)
 
 
+# ---------------------------------------------------------------- the clock
+
+
+def waiting_user(record: GameRecord) -> int | None:
+    """The user id the record waits for (None in a lobby or after the end)."""
+    if record.status is not Status.ACTIVE:
+        return None
+    side = table_of(record).game.to_act
+    return None if side is None else player_on(record, side).user_id
+
+
+def with_deadline(old: GameRecord, new: GameRecord, now: float) -> GameRecord:
+    """``new`` with its clock's deadline: a fresh period whenever the game
+    starts waiting for someone else, none while paused or over (bot/clock.py)."""
+    restart = new.game_id != old.game_id or waiting_user(old) != waiting_user(new)
+    deadline = clock.new_deadline(new.deadline, new.options.time_control, now,
+                                  running=new.status is Status.ACTIVE and new.paused_at is None,
+                                  restart=restart)
+    return new if deadline == new.deadline else new.model_copy(update={"deadline": deadline})
+
+
+NO_CLOCK = N_("This game has no clock.")
+
+
+def _timed_out_opponent(record: GameRecord, user_id: int, now: float) -> Side:
+    """The tapper's side if they may claim a win on time or give more time."""
+    side = seat_of(record, user_id)
+    if record.status is not Status.ACTIVE:
+        raise Refusal(N_("This game is over."))
+    if side is None:
+        raise Refusal(NOT_PLAYING)
+    if record.deadline is None or record.paused_at is not None or now < record.deadline:
+        raise Refusal(N_("The time is not up: the clock was reset, paused or extended."))
+    if table_of(record).game.to_act is side:
+        raise Refusal(N_("Only your opponent can claim the win on time."))
+    return side
+
+
+def claim_timeout(record: GameRecord, user_id: int, now: float) -> GameRecord:
+    """The opponent of a player whose time ran out wins a single game (times the cube)."""
+    side = _timed_out_opponent(record, user_id, now)
+    return _play(record, table_of(record), lambda g: g.claim_timeout(side))
+
+
+def more_time(record: GameRecord, user_id: int, now: float) -> GameRecord:
+    """The opponent gives the late player one more period, from now."""
+    _timed_out_opponent(record, user_id, now)
+    limit = record.options.time_control
+    if limit is None:
+        raise Refusal(NO_CLOCK)
+    return record.model_copy(update={"deadline": now + limit, "updated_at": now})
+
+
+def pause_request(record: GameRecord, user_id: int, now: float, *, pause: bool) -> GameRecord:
+    """/pause or /resume by a player (or agreeing to the other's proposal).
+
+    Pausing needs both players: the first proposes, the other agrees.
+    Resuming: the player the game waits for resumes at once (it is their
+    clock that starts again, with a full period); the other player proposes
+    it and the player to move agrees.  Returns ``record`` itself when it is
+    already so.
+    """
+    if record.status is not Status.ACTIVE:
+        raise Refusal(N_("This game is over."))
+    if seat_of(record, user_id) is None:
+        raise Refusal(NOT_PLAYING)
+    if record.options.time_control is None:
+        raise Refusal(NO_CLOCK)
+    paused = record.paused_at is not None
+    if paused is pause:
+        return record
+    agreed = record.pause_by is not None and record.pause_by != user_id
+    if pause and not agreed:
+        if record.pause_by == user_id:
+            raise Refusal(N_("You proposed it; waiting for your opponent."))
+        return record.model_copy(update={"pause_by": user_id})
+    if not pause and not agreed and waiting_user(record) != user_id:
+        if record.pause_by == user_id:
+            raise Refusal(N_("You proposed it; waiting for your opponent."))
+        return record.model_copy(update={"pause_by": user_id})
+    return record.model_copy(update={"pause_by": None, "paused_at": now if pause else None,
+                                     "updated_at": now})
+
+
+def drop_pause_request(record: GameRecord, user_id: int) -> GameRecord:
+    """Either player says no to a pending pause (or resume) proposal."""
+    if seat_of(record, user_id) is None:
+        raise Refusal(NOT_PLAYING)
+    if record.pause_by is None:
+        raise Refusal(STALE)
+    return record.model_copy(update={"pause_by": None})
+
+
 # ---------------------------------------------------------------- the compare-and-set
 
 
-async def save(store: Store, old: GameRecord, new: GameRecord) -> GameRecord:
+async def save(store: Store, old: GameRecord, new: GameRecord, now: float | None = None
+               ) -> GameRecord:
     """Write ``new`` over ``old`` (one CAS on ``old.version``); the end of a
-    game is booked atomically with the ledger and history.  Raises
+    game is booked atomically with the ledger and history, and the clock's
+    deadline follows the game (:func:`with_deadline`).  Raises
     :class:`VersionConflict` when the record changed meanwhile."""
+    new = with_deadline(old, new, clock.now() if now is None else now)
     ends = (old.status is Status.ACTIVE and new.game_id == old.game_id
             and new.status in (Status.FINISHED, Status.CANCELLED))
     if ends:

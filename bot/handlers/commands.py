@@ -20,7 +20,14 @@ from bot.handlers.common import (
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, translator
 from bot.ledger import with_chat_stake
 from bot.records import GameRecord, Status
-from bot.service import OptionError, Refusal, new_lobby, parse_new_args, save
+from bot.service import (
+    OptionError,
+    Refusal,
+    new_lobby,
+    parse_new_args,
+    save,
+    with_chat_clock,
+)
 from bot.store import VersionConflict
 from bot.texts import help_text, rules_text
 
@@ -54,6 +61,7 @@ async def new(update: Update, context: Context) -> None:
         return
     settings = await get_store(context).chat_settings(chat.id)
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
+    options = with_chat_clock(args_of(context), options, settings.options.time_control)
     try:
         lobby = new_lobby(chat.id, thread_of(update.effective_message),
                           variant or settings.variant, options, user.id)

@@ -347,8 +347,8 @@ async def _pause_or_resume(update: Update, context: Context, action: Action) -> 
         await reply(update, tr.gettext(refusal.message, **refusal.values))
         return
     if after is before:
-        await reply(update, tr.gettext("The clock is paused already." if action is Action.PAUSE
-                                       else "The clock is running."))
+        await reply(update, tr.gettext("The clock is paused already.") if action is Action.PAUSE
+                    else tr.gettext("The clock is running."))
         return
     markup = proposal_keyboard(tr, after) if after.pause_by is not None else None
     await reply(update, outcome_text(tr, before, after, user.id), reply_markup=markup)

@@ -347,13 +347,3 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
         return
     await store.redis.set(_notify_key(context, record), f"{view.chat_id}:{message.message_id}",
                           ex=7 * 24 * 3600)
-
-
-def waits_for(record: GameRecord) -> int | None:
-    """The user id the record waits for (None in a lobby or after the end)."""
-    if record.status is not Status.ACTIVE:
-        return None
-    side = table_of(record).game.to_act
-    if side is None:
-        return None
-    return next(p.user_id for p in record.players if p.side is side)

@@ -14,7 +14,7 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot import views
 from bot.callbacks import Action, Callback, CallbackDataError, Kind
-from bot.handlers.board import clear_notification, edit, notify, waits_for
+from bot.handlers.board import clear_notification, edit, notify
 from bot.handlers.common import Context, display_name, get_rng, get_store, thread_of, translator_for
 from bot.i18n import N_, Translator
 from bot.records import BoardViewRef, GameRecord, Status
@@ -27,6 +27,7 @@ from bot.service import (
     apply_lobby,
     load_for,
     save,
+    waiting_user,
 )
 from bot.store import VersionConflict
 
@@ -111,7 +112,7 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
                 user_id: int) -> None:
     """Redraw the board and ping whoever the game waits for now."""
     await edit(context, tr, new)
-    before, after = waits_for(old) if old.game_id == new.game_id else None, waits_for(new)
+    before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
     if after is not None and after != before:
         await notify(context, tr, new)
     elif before == user_id or new.status is not Status.ACTIVE:

@@ -23,12 +23,12 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.callbacks import MAX_BYTES
-from bot.handlers.board import Viewer, post_views, waits_for
+from bot.handlers.board import Viewer, post_views
 from bot.handlers.common import Context, get_store, reply, translator_for
 from bot.i18n import N_, Translator, pick_language
 from bot.messages import variant_name
 from bot.records import GameRecord, GameRef, Status
-from bot.service import NOT_PLAYING, seat_of
+from bot.service import NOT_PLAYING, seat_of, waiting_user
 
 PREFIX = "gv:"
 PATTERN = f"^{PREFIX}"
@@ -65,7 +65,7 @@ def title(tr: Translator, record: GameRecord, user_id: int) -> str:
 def turn_text(tr: Translator, record: GameRecord, user_id: int) -> str:
     if record.status is Status.LOBBY:
         return tr.gettext("waiting for a second player")
-    waiting = waits_for(record)
+    waiting = waiting_user(record)
     if waiting == user_id:
         return "➡ " + tr.gettext("your turn")
     name = next((p.name for p in record.players if p.user_id == waiting), "")

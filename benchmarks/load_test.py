@@ -89,6 +89,11 @@ class Load:
             self.server.redeliver(tap.update_id)
         return tap
 
+    def delivery_log(self, update_id: int) -> str:
+        tries = [(d.status, round(d.seconds, 2), d.error) for d in self.server.webhook_deliveries
+                 if d.update_id == update_id]
+        return f"update {update_id} deliveries {tries}, pending {self.server.pending_updates()}"
+
     def wait_board(self, game: Played, board: Message, since: int) -> Message:
         def changed() -> Message | None:
             latest = next((m for m in reversed(self.server.messages(game.chat))
@@ -121,7 +126,12 @@ class Load:
             tappers = [0, 1] + ([mover] if self.chance(0.25) else [])
             taps = [(who, self.tap(game, game.players[who], board, data,
                                    duplicate=self.chance(0.05))) for who in tappers]
-            answers = [(who, t.wait_answer(TIMEOUT)) for who, t in taps]  # type: ignore[attr-defined]
+            try:
+                answers = [(who, t.wait_answer(TIMEOUT)) for who, t in taps]  # type: ignore[attr-defined]
+            except AssertionError:
+                game.problems.append(f"a tap on {data} was not answered: " + "; ".join(
+                    self.delivery_log(t.update_id) for _, t in taps))  # type: ignore[attr-defined]
+                return
             for _, t in taps:
                 if self.chance(0.15):  # Telegram's retry of an update already handled
                     server.redeliver(t.update_id)  # type: ignore[attr-defined]

@@ -66,6 +66,10 @@ from engine.position import Variant
 HISTORY_CAP = 200
 BOOKED_CAP = 10_000  # game ids remembered per chat against double booking
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
+SETTLE_TTL = 24 * 3600  # an unanswered /settle request expires
+
+StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]]
+"""Pure: the players' stats in the game's variant (by user id) -> the new ones."""
 UPDATE_LEASE = 120  # seconds an update stays claimed by a worker that may have died
 
 # KEYS: marker.  ARGV: lease seconds.  Returns {'done'|'in_flight', 0} or {'new', attempt}.
@@ -78,10 +82,6 @@ if v and string.sub(v, 1, 2) == 'f:' then n = tonumber(string.sub(v, 3)) + 1 end
 redis.call('SET', KEYS[1], 'p:' .. n, 'EX', tonumber(ARGV[1]))
 return {'new', n}
 """
-SETTLE_TTL = 24 * 3600  # an unanswered /settle request expires
-
-StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]]
-"""Pure: the players' stats in the game's variant (by user id) -> the new ones."""
 
 # KEYS: record, slots.  ARGV: expected version, JSON ('' deletes), suffix.
 # Returns {1, new version} or {0, stored version}.  A hash without `v` (not

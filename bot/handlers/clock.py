@@ -33,12 +33,13 @@ from bot.handlers.common import (
     get_store,
     is_chat_admin,
     reply,
+    set_default_option,
     thread_of,
     translator_for,
 )
 from bot.i18n import N_, Translator, translator
 from bot.messages import duration, mention, variant_name
-from bot.records import ChatSettings, GameRecord, Player, Status, settings_key
+from bot.records import GameRecord, Player, Status
 from bot.service import (
     Refusal,
     claim_timeout,
@@ -372,16 +373,10 @@ async def clock_command(update: Update, context: Context) -> None:
         await reply(update, tr.gettext("time is the limit per move, 1h to 14d: time=12h, "
                                        "time=1d, time=3d or time=none."))
         return
-    if chat.type != chat.PRIVATE and not await is_chat_admin(context, chat, user.id):
+    if not await is_chat_admin(context, chat, user.id):
         await reply(update, tr.gettext("Only chat admins can change the settings."))
         return
-
-    def change(settings: ChatSettings | None) -> ChatSettings:
-        current = settings or ChatSettings(chat_id=chat.id)
-        options = current.options.model_copy(update={"time_control": limit})
-        return current.model_copy(update={"options": options})
-
-    await store.update(settings_key(chat.id), change)
+    await set_default_option(context, chat.id, "time_control", limit)
     await reply(update, _default_text(tr, limit))
 
 

@@ -180,7 +180,7 @@ async def on_lang_button(update: Update, context: Context) -> None:
     if choice not in (*LANGUAGES, "auto"):
         await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
         return
-    if chat.type != chat.PRIVATE and not await is_chat_admin(context, chat, user.id):
+    if not await is_chat_admin(context, chat, user.id):
         await query.answer(tr.gettext("Only chat admins can change the language."),
                            show_alert=True)
         return

@@ -17,6 +17,7 @@ from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
 from bot.i18n import Translator, translator
+from bot.records import ChatSettings, settings_key
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,17 @@ async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:
         log.warning("getChatMember failed in chat %s for %s", chat.id, user_id)
         return False
     return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+
+async def set_default_option(context: Context, chat_id: int, name: str, value: object) -> None:
+    """Change one of the chat's defaults for ``/new`` (one CAS on its settings)."""
+
+    def change(settings: ChatSettings | None) -> ChatSettings:
+        current = settings or ChatSettings(chat_id=chat_id)
+        options = current.options.model_copy(update={name: value})
+        return current.model_copy(update={"options": options})
+
+    await get_store(context).update(settings_key(chat_id), change)
 
 
 def args_of(context: Context) -> list[str]:

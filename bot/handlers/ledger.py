@@ -22,12 +22,13 @@ from bot.handlers.common import (
     get_store,
     is_chat_admin,
     reply,
+    set_default_option,
     translator_for,
 )
 from bot.i18n import N_, Translator
 from bot.ledger import Debt, debts, ledger_table
 from bot.messages import KIND_NAMES, mention, variant_name
-from bot.records import ChatSettings, HistoryEntry, PlayerStats, SettleRequest, settings_key
+from bot.records import HistoryEntry, PlayerStats, SettleRequest
 from bot.service import VARIANT_WORDS, OptionError, parse_new_args
 from bot.store import Store, StoreError
 from engine.position import Side, Variant
@@ -86,16 +87,10 @@ async def stake(update: Update, context: Context) -> None:
     except OptionError as error:
         await reply(update, tr.gettext(error.message, **error.values))
         return
-    if chat.type != chat.PRIVATE and not await is_chat_admin(context, chat, user.id):
+    if not await is_chat_admin(context, chat, user.id):
         await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
         return
-
-    def change(settings: ChatSettings | None) -> ChatSettings:
-        current = settings or ChatSettings(chat_id=chat.id)
-        options = current.options.model_copy(update={"stake_per_point": amount})
-        return current.model_copy(update={"options": options})
-
-    await store.update(settings_key(chat.id), change)
+    await set_default_option(context, chat.id, "stake_per_point", amount)
     await reply(update, tr.gettext("New games here are played for {n} per point.", n=amount))
 
 

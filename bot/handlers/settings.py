@@ -94,7 +94,7 @@ async def on_settings_button(update: Update, context: Context) -> None:
     if choice is None:
         await query.answer(tr.gettext(STALE_BUTTON), show_alert=True)
         return
-    if chat.type != chat.PRIVATE and not await is_chat_admin(context, chat, user.id):
+    if not await is_chat_admin(context, chat, user.id):
         await query.answer(tr.gettext("Only chat admins can change the settings."),
                            show_alert=True)
         return

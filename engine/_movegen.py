@@ -21,7 +21,7 @@ import struct
 from collections.abc import Sequence
 from itertools import compress
 
-from engine.position import CHECKERS, HEAD, Step
+from engine.position import CHECKERS, HEAD, POINTS, Step
 
 OFF = 0
 BAR = 25
@@ -68,6 +68,8 @@ _BY_DIE = {
 _OPEN = {limit: bytes(count < limit for count in range(256)) for limit in (1, 2)}
 """``bytes.translate`` tables: 1 where a point with that many opponent
 checkers is open, by the most checkers that leave it open plus one."""
+_HELD = bytes(count > 0 for count in range(256))
+"""``bytes.translate`` table: 1 where a count is not 0."""
 
 
 def _bits(mask: int) -> list[int]:
@@ -108,6 +110,50 @@ def _long_frame() -> tuple[list[int], list[int], list[int]]:
 _THEIR_LONG, _UP, _DOWN = _long_frame()
 
 
+def may_block(mine: bytes, opp_min: int, steps: int) -> bool:
+    """Could ``steps`` more steps of the mover (``mine``: its checkers on
+    points 1..24) make a block the rule forbids (long nardy), against an
+    opponent whose most advanced checker is on its point ``opp_min``?
+
+    Such a block is six points in a row, the lowest (in the opponent's
+    numbers) at most ``opp_min``, all held after a step; each step adds at
+    most one held point.  So when no such six hold ``6 - steps`` points now,
+    no step of the turn needs the block check.
+
+    >>> four = bytes([1, 1, 1, 1] + [0] * 19 + [11, 0])  # points 1..4 and the head
+    >>> may_block(four, 20, 2), may_block(four, 5, 2)
+    (True, False)
+    >>> may_block(bytes([1, 0, 1] + [0] * 20 + [13, 0]), 20, 2)
+    False
+    """
+    # held points in the opponent's numbers: its point t is our t + 12 (t <= 12) or t - 12
+    held = int.from_bytes((mine[12:24] + mine[:12]).translate(_HELD), "little")
+    # lane j of the product counts the held points among lanes j - 5 .. j,
+    # the six points from the opponent's j - 4 up
+    sixes = (held * 0x010101010101).to_bytes(30, "little")
+    return max(sixes[5 : min(opp_min, POINTS - 5) + 5]) >= 6 - steps
+
+
+class _Reach(dict[int, list[Move]]):
+    """The moves to an open point, made once per die on first use: ``[die]``
+    all of them, ``[die + 8]`` those not from the head, ``[-die]`` entering
+    from the bar.  Only the mover's checkers decide later."""
+
+    __slots__ = ("entering", "opens")
+    entering: bool
+    opens: bytes
+
+    def __missing__(self, key: int) -> list[Move]:
+        die = abs(key) & 7
+        opens = self.opens
+        # _BY_DIE[die] lands on the points HEAD - die down to 1
+        moves = list(compress(_BY_DIE[die], opens[HEAD - die : 0 : -1]))
+        self[die] = moves
+        self[die + 8] = moves[1:] if moves and moves[0][0] == HEAD else moves
+        self[-die] = [_REGULAR[BAR << 3 | die]] if self.entering and opens[BAR - die] else []
+        return self[key]
+
+
 def head_limit(opponent_on: Sequence[int], first_turn: bool, die: int, double: bool) -> int:
     """How many checkers may leave the head this turn (long nardy).
 
@@ -146,11 +192,12 @@ class Generator:
         "hit_rows",
         "is_long",
         "limit",
+        "mine",
+        "opens",
         "opp_min",
         "opponent",
         "outside",
         "reach",
-        "reach_headless",
         "row",
     )
 
@@ -167,15 +214,17 @@ class Generator:
         self.opponent = opponent
         # the opponent's row after each set of hits seen, by hit bits
         self.hit_rows = {0: tuple(opponent)}
-        self.head_start = mover[HEAD - 1]
+        mine = self.mine = bytes(mover)
+        self.head_start = mine[HEAD - 1]
         self.head_limit = CHECKERS
         self.opp_min = 0
         theirs = bytes(opponent)
+        double = dice[0] == dice[1]
         # the opponent's checkers on the mover's points 1..24 (index 0: off)
         if is_long:
             on = b"\0" + theirs[12:24] + theirs[:12]
             if strict:
-                self.head_limit = head_limit(on, first_turn, dice[0], dice[0] == dice[1])
+                self.head_limit = head_limit(on, first_turn, dice[0], double)
                 # the lowest opponent point (its numbers) with a checker; 0
                 # once it has borne off, which makes every block legal
                 if sum(theirs) == CHECKERS:
@@ -186,24 +235,17 @@ class Generator:
         # from now on ``blot[p]`` (a copy of ``on``) says whether it hits
         self.blots = on
         self.blot = bytearray(on)
-        self.check_blocks = bool(self.opp_min)
+        self.check_blocks = bool(self.opp_min) and may_block(mine, self.opp_min, 4 if double else 2)
         self.blocked = 0  # how often the block rule refused a step, so far
-        # the moves to an open point, per die: only the checkers decide later
-        self.reach: dict[int, list[Move]] = {}
-        self.reach_headless: dict[int, list[Move]] = {}
         # a point is open while the opponent has fewer checkers there
         limit = self.limit = 1 if is_long else 2
-        opens = on.translate(_OPEN[limit])
-        for die in set(dice):
-            # _BY_DIE[die] lands on the points HEAD - die down to 1
-            moves = list(compress(_BY_DIE[die], opens[HEAD - die : 0 : -1]))
-            self.reach[die] = moves
-            self.reach_headless[die] = moves[1:] if moves and moves[0][0] == HEAD else moves
-            if not is_long and on[BAR - die] < 2:
-                self.reach[-die] = [_REGULAR[BAR << 3 | die]]
-        row = self.row = [CHECKERS - sum(mover), *mover]
-        self.code = int.from_bytes(bytes(mover), "little") << 8 | row[0]
-        self.outside = sum(row[HOME + 1 :])
+        opens = self.opens = on.translate(_OPEN[limit])
+        reach = self.reach = _Reach()
+        reach.opens, reach.entering = opens, not is_long
+        row: list[int] = [CHECKERS - sum(mine), *mine]
+        self.row = row
+        self.code = int.from_bytes(mine, "little") << 8 | row[0]
+        self.outside = sum(mine[HOME:])
 
     def reset(self, code: Code) -> None:
         """Go to the state ``code`` (from the same turn)."""
@@ -219,9 +261,9 @@ class Generator:
         row = self.row
         if row[BAR]:
             # backgammon: everything on the bar enters first
-            return self.reach.get(-die, [])
+            return self.reach[-die]
         if self.head_start - row[HEAD] >= self.head_limit:
-            reach = self.reach_headless[die]
+            reach = self.reach[die + 8]
         else:
             reach = self.reach[die]
         if self.check_blocks:
@@ -340,6 +382,72 @@ def final_states(gen: Generator, dice: tuple[int, int]) -> dict[Code, Path]:
                 break
             level = frontier
         return {} if start in level else level
+    if not gen.row[BAR] and gen.outside >= 2 and not gen.check_blocks:
+        full = _two_dice(gen, high, low)
+    else:
+        full = _two_dice_searched(gen, high, low)
+    if full:
+        return full
+    # not both dice: the larger one if it can be played, else the smaller
+    for die in (high, low):
+        singles: dict[Code, Path] = {gen.child(move): (move[2],) for move in gen.moves(die)}
+        if singles:
+            return singles
+    return {}
+
+
+def _two_dice(gen: Generator, high: int, low: int) -> dict[Code, Path]:
+    """The turns playing both dice when each step is legal before and after
+    the other (no checker on the bar, no bearing off, no block can arise):
+    what :func:`_two_dice_searched` finds, without playing any step.
+
+    After the larger die's step ``h`` the smaller die's steps are the ones
+    legal at the start, less the one from ``h``'s point if ``h`` emptied it
+    (or left the head), plus the one from where ``h`` landed if that was
+    empty; of the other order only one checker moving twice is new.
+    """
+    row, blot, opens, start = gen.row, gen.blot, gen.opens, gen.code
+    lows = gen.moves(low)
+    # (source, step, code change with a hit)
+    later = [(m[0], m[2], m[3] + _HIT[m[1]] if blot[m[1]] else m[3]) for m in lows]
+    head_once = gen.head_limit <= 1
+    full: dict[Code, Path] = {}
+    for source, target, step, delta in gen.moves(high):
+        code = start + delta
+        pairs = later
+        if (row[source] == 1 or (head_once and source == HEAD)) and source > low:
+            pairs = [pair for pair in pairs if pair[0] != source]
+        if blot[target]:
+            code += _HIT[target]
+            # the smaller die's step onto that point then hits nothing
+            hit, back = _HIT[target], target + low
+            pairs = [(s, st, d - hit if s == back else d) for s, st, d in pairs]
+        onward = target - low
+        if not row[target] and onward >= 1 and opens[onward]:
+            chain = _REGULAR[target << 3 | low]
+            onward_delta = chain[3] + _HIT[onward] if blot[onward] else chain[3]
+            pairs = [*pairs, (target, chain[2], onward_delta)]
+        for _, step2, delta2 in pairs:
+            child = code + delta2
+            if child not in full:
+                full[child] = (step, step2)
+    # the smaller die first: only one checker moving twice is new
+    for _, middle, step, delta in lows:
+        target = middle - high
+        if target >= 1 and opens[target]:
+            second = _REGULAR[middle << 3 | high]
+            child = start + delta + second[3]
+            if blot[middle]:
+                child += _HIT[middle]
+            if blot[target]:
+                child += _HIT[target]
+            if child not in full:
+                full[child] = (step, second[2])
+    return full
+
+
+def _two_dice_searched(gen: Generator, high: int, low: int) -> dict[Code, Path]:
+    """The turns playing both dice, by playing them in both orders."""
     full: dict[Code, Path] = {}
     moves, make, unmake, blot = gen.moves, gen.make, gen.unmake, gen.blot
     for first, second in ((high, low), (low, high)):
@@ -356,14 +464,7 @@ def final_states(gen: Generator, dice: tuple[int, int]) -> dict[Code, Path]:
                 if child not in full:
                     full[child] = (step, step2)
             unmake(move, hit)
-    if full:
-        return full
-    # not both dice: the larger one if it can be played, else the smaller
-    for die in (high, low):
-        singles: dict[Code, Path] = {gen.child(move): (move[2],) for move in moves(die)}
-        if singles:
-            return singles
-    return {}
+    return full
 
 
 def _order_is_redundant(gen: Generator) -> bool:

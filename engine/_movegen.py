@@ -110,7 +110,7 @@ def _long_frame() -> tuple[list[int], list[int], list[int]]:
 _THEIR_LONG, _UP, _DOWN = _long_frame()
 
 
-def may_block(mine: bytes, opp_min: int, steps: int) -> bool:
+def may_block(mine: bytes | bytearray, opp_min: int, steps: int) -> bool:
     """Could ``steps`` more steps of the mover (``mine``: its checkers on
     points 1..24) make a block the rule forbids (long nardy), against an
     opponent whose most advanced checker is on its point ``opp_min``?
@@ -126,12 +126,17 @@ def may_block(mine: bytes, opp_min: int, steps: int) -> bool:
     >>> may_block(bytes([1, 0, 1] + [0] * 20 + [13, 0]), 20, 2)
     False
     """
-    # held points in the opponent's numbers: its point t is our t + 12 (t <= 12) or t - 12
-    held = int.from_bytes((mine[12:24] + mine[:12]).translate(_HELD), "little")
-    # lane j of the product counts the held points among lanes j - 5 .. j,
-    # the six points from the opponent's j - 4 up
-    sixes = (held * 0x010101010101).to_bytes(30, "little")
-    return max(sixes[5 : min(opp_min, POINTS - 5) + 5]) >= 6 - steps
+    need = 6 - steps
+    # our checkers by the opponent's numbers: its point t is our t + 12 (t <= 12)
+    # or t - 12; only its points up to the last six starting at most opp_min count
+    region = (mine[12:24] + mine[:12])[: opp_min + 5 if opp_min < POINTS - 5 else POINTS]
+    if len(region) - region.count(0) < need:
+        return False
+    # byte j of the product counts the held points among bytes j - 5 .. j:
+    # the six from the opponent's point j - 4 up
+    held = int.from_bytes(region.translate(_HELD), "little")
+    sixes = (held * 0x010101010101).to_bytes(len(region) + 5, "little")
+    return max(sixes[5 : len(region)]) >= need
 
 
 class _Reach(dict[int, list[Move]]):
@@ -144,14 +149,18 @@ class _Reach(dict[int, list[Move]]):
     opens: bytes
 
     def __missing__(self, key: int) -> list[Move]:
-        die = abs(key) & 7
         opens = self.opens
-        # _BY_DIE[die] lands on the points HEAD - die down to 1
-        moves = list(compress(_BY_DIE[die], opens[HEAD - die : 0 : -1]))
-        self[die] = moves
-        self[die + 8] = moves[1:] if moves and moves[0][0] == HEAD else moves
-        self[-die] = [_REGULAR[BAR << 3 | die]] if self.entering and opens[BAR - die] else []
-        return self[key]
+        if key < 0:
+            found = [_REGULAR[BAR << 3 | -key]] if self.entering and opens[BAR + key] else []
+        elif key > 8:
+            found = self[key - 8]
+            if found and found[0][0] == HEAD:
+                found = found[1:]
+        else:
+            # _BY_DIE[die] lands on the points HEAD - die down to 1
+            found = list(compress(_BY_DIE[key], opens[HEAD - key : 0 : -1]))
+        self[key] = found
+        return found
 
 
 def head_limit(opponent_on: Sequence[int], first_turn: bool, die: int, double: bool) -> int:
@@ -214,17 +223,18 @@ class Generator:
         self.opponent = opponent
         # the opponent's row after each set of hits seen, by hit bits
         self.hit_rows = {0: tuple(opponent)}
-        mine = self.mine = bytes(mover)
+        # (a bytearray is made from a tuple twice as fast as bytes)
+        mine = self.mine = bytearray(mover)
         self.head_start = mine[HEAD - 1]
         self.head_limit = CHECKERS
         self.opp_min = 0
-        theirs = bytes(opponent)
+        theirs = bytearray(opponent)
         double = dice[0] == dice[1]
         # the opponent's checkers on the mover's points 1..24 (index 0: off)
         if is_long:
             on = b"\0" + theirs[12:24] + theirs[:12]
             if strict:
-                self.head_limit = head_limit(on, first_turn, dice[0], double)
+                self.head_limit = head_limit(on, first_turn, dice[0], double) if first_turn else 1
                 # the lowest opponent point (its numbers) with a checker; 0
                 # once it has borne off, which makes every block legal
                 if sum(theirs) == CHECKERS:

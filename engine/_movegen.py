@@ -70,6 +70,12 @@ _OPEN = {limit: bytes(count < limit for count in range(256)) for limit in (1, 2)
 checkers is open, by the most checkers that leave it open plus one."""
 _HELD = bytes(count > 0 for count in range(256))
 """``bytes.translate`` table: 1 where a count is not 0."""
+_FROM = {
+    die: [_REGULAR.get(source << 3 | die, _BEAR_OFF[1 << 3 | 1]) for source in range(BAR, 0, -1)]
+    for die in range(1, 7)
+}
+"""``_FROM[die]``: the move with ``die`` from each point, the bar down to 1
+(the bearing-off move stands where there is none; no one picks it)."""
 
 
 def _bits(mask: int) -> list[int]:
@@ -417,16 +423,25 @@ def _two_dice(gen: Generator, high: int, low: int) -> dict[Code, Path]:
     empty; of the other order only one checker moving twice is new.
     """
     row, blot, opens, start = gen.row, gen.blot, gen.opens, gen.code
-    lows = gen.moves(low)
+    # The steps legal at the start, from ints with a byte per point that is
+    # 1 where we have checkers, or where a checker may land: shifted by a
+    # die, they line up each point with the one a die lower.  to_bytes
+    # lists them from the bar down, as _FROM[die] does its moves.
+    held = int.from_bytes(gen.mine.translate(_HELD), "little")
+    landing = int.from_bytes(opens[1 : POINTS + 1], "little")
+    low_from = (held & landing << 8 * low).to_bytes(BAR, "big")
+    lows = list(compress(_FROM[low], low_from))
+    highs = compress(_FROM[high], (held & landing << 8 * high).to_bytes(BAR, "big"))
     # (source, step, code change with a hit)
     later = [(m[0], m[2], m[3] + _HIT[m[1]] if blot[m[1]] else m[3]) for m in lows]
     head_once = gen.head_limit <= 1
     full: dict[Code, Path] = {}
-    for source, target, step, delta in gen.moves(high):
+    for source, target, step, delta in highs:
         code = start + delta
         pairs = later
-        if (row[source] == 1 or (head_once and source == HEAD)) and source > low:
-            pairs = [pair for pair in pairs if pair[0] != source]
+        if (row[source] == 1 or (head_once and source == HEAD)) and low_from[BAR - source]:
+            i = low_from.count(1, 0, BAR - source)
+            pairs = pairs[:i] + pairs[i + 1 :]
         if blot[target]:
             code += _HIT[target]
             # the smaller die's step onto that point then hits nothing

@@ -76,6 +76,8 @@ _FROM = {
 }
 """``_FROM[die]``: the move with ``die`` from each point, the bar down to 1
 (the bearing-off move stands where there is none; no one picks it)."""
+_FROM_UP = {die: moves[::-1] for die, moves in _FROM.items()}
+"""``_FROM_UP[die]``: the same from point 1 up to the bar."""
 
 
 def _bits(mask: int) -> list[int]:
@@ -426,17 +428,32 @@ def _two_dice(gen: Generator, high: int, low: int) -> dict[Code, Path]:
     # The steps legal at the start, from ints with a byte per point that is
     # 1 where we have checkers, or where a checker may land: shifted by a
     # die, they line up each point with the one a die lower.  to_bytes
-    # lists them from the bar down, as _FROM[die] does its moves.
+    # lists them from the bar down ("big") as _FROM[die] does its moves, or
+    # up from point 1 ("little") as _FROM_UP[die].
     held = int.from_bytes(gen.mine.translate(_HELD), "little")
     landing = int.from_bytes(opens[1 : POINTS + 1], "little")
     low_from = (held & landing << 8 * low).to_bytes(BAR, "big")
     lows = list(compress(_FROM[low], low_from))
-    highs = compress(_FROM[high], (held & landing << 8 * high).to_bytes(BAR, "big"))
+    # A position reached twice keeps the search's first step sequence: its
+    # dict entry is written last here.  So first one checker moving the
+    # smaller die and then the larger (all different positions), then the
+    # larger die's steps from the lowest point up.
+    full: dict[Code, Path] = {}
+    for _, middle, step, delta in lows:
+        target = middle - high
+        if target >= 1 and opens[target]:
+            second = _REGULAR[middle << 3 | high]
+            child = start + delta + second[3]
+            if blot[middle]:
+                child += _HIT[middle]
+            if blot[target]:
+                child += _HIT[target]
+            full[child] = (step, second[2])
     # (source, step, code change with a hit)
     later = [(m[0], m[2], m[3] + _HIT[m[1]] if blot[m[1]] else m[3]) for m in lows]
     head_once = gen.head_limit <= 1
-    full: dict[Code, Path] = {}
-    for source, target, step, delta in highs:
+    highs = (held & landing << 8 * high).to_bytes(BAR, "little")
+    for source, target, step, delta in compress(_FROM_UP[high], highs):
         code = start + delta
         pairs = later
         if (row[source] == 1 or (head_once and source == HEAD)) and low_from[BAR - source]:
@@ -453,21 +470,7 @@ def _two_dice(gen: Generator, high: int, low: int) -> dict[Code, Path]:
             onward_delta = chain[3] + _HIT[onward] if blot[onward] else chain[3]
             pairs = [*pairs, (target, chain[2], onward_delta)]
         for _, step2, delta2 in pairs:
-            child = code + delta2
-            if child not in full:
-                full[child] = (step, step2)
-    # the smaller die first: only one checker moving twice is new
-    for _, middle, step, delta in lows:
-        target = middle - high
-        if target >= 1 and opens[target]:
-            second = _REGULAR[middle << 3 | high]
-            child = start + delta + second[3]
-            if blot[middle]:
-                child += _HIT[middle]
-            if blot[target]:
-                child += _HIT[target]
-            if child not in full:
-                full[child] = (step, second[2])
+            full[code + delta2] = (step, step2)
     return full
 
 

@@ -401,6 +401,8 @@ def final_states(gen: Generator, dice: tuple[int, int]) -> dict[Code, Path]:
             level = frontier
         return {} if start in level else level
     if not gen.row[BAR] and gen.outside >= 2 and not gen.check_blocks:
+        # what _order_is_redundant asks, known before any step: no step can
+        # change which others are legal, but for the checkers it moves
         full = _two_dice(gen, high, low)
     else:
         full = _two_dice_searched(gen, high, low)

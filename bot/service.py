@@ -22,6 +22,7 @@ import functools
 import json
 import random
 import re
+import threading
 import time
 import zlib
 from collections import OrderedDict
@@ -239,21 +240,28 @@ _FRESH: OrderedDict[int, tuple[dict[str, Any], Table]] = OrderedDict()
 ``engine`` dict (pydantic's ``model_copy`` keeps the same dict object)."""
 
 
+_CACHE_LOCK = threading.Lock()
+"""Guards the two caches: boards are drawn in a thread of their own
+(:data:`bot.handlers.board._RENDERER`), which reads tables too."""
+
+
 def _bounded(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
+    with _CACHE_LOCK:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
 
 
 def table_of(record: GameRecord) -> Table:
     """The record's engine state, decoded from JSON once per record version."""
-    fresh = _FRESH.get(id(record.engine))
+    key = (record.game_id, record.version)
+    with _CACHE_LOCK:
+        fresh = _FRESH.get(id(record.engine))
+        table = _STORED.get(key)
     if fresh is not None and fresh[0] is record.engine:
         return fresh[1]
-    key = (record.game_id, record.version)
-    table = _STORED.get(key)
-    if table is None:
+    if table is None:  # decoded outside the lock: two threads may both decode, harmlessly
         table = Table.from_dict(record.engine)
         _bounded(_STORED, key, table)
     return table

@@ -24,7 +24,11 @@ record's version on, so whoever posts one (:func:`repost`,
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
+import contextvars
+import functools
 import logging
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -51,13 +55,34 @@ def is_lobby(record: GameRecord) -> bool:
                                              and not record.engine)
 
 
-def render(tr: Translator, record: GameRecord, settings: ChatSettings, **ui: object
-           ) -> BoardMessage:
-    """The board (or lobby) message; ``ui`` may also name the ``player`` whose own board it is."""
+def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
+           picture: bool = True, **ui: object) -> BoardMessage:
+    """The board (or lobby) message; ``ui`` may also name the ``player`` whose
+    own board it is; ``picture=False`` leaves a picture board's picture out
+    (a keyboard-only redraw keeps the one posted)."""
     if is_lobby(record):
         return BoardMessage(*lobby_message(tr, record))
-    return board_message(tr, record, style=settings.board_style,
+    return board_message(tr, record, style=settings.board_style, picture=picture,
                          orientation=settings.orientation, **ui)  # type: ignore[arg-type]
+
+
+_RENDERER = concurrent.futures.ThreadPoolExecutor(max_workers=1,
+                                                  thread_name_prefix="nardy-render")
+"""The thread boards are drawn in.  A PNG board costs ~5 ms of CPU; drawn on
+the event loop, every other update's work (answering taps above all) would
+queue behind it.  Pillow lets go of the GIL while it pastes, maps colours and
+compresses, so the loop keeps running meanwhile.  One thread: boards are
+drawn one after another in the order asked (two would only fight over the
+GIL on a small machine), and the fonts, which FreeType does not let two
+threads use at once, are only ever used here."""
+
+
+async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,
+               picture: bool = True, **ui: object) -> BoardMessage:
+    """:func:`render` in the render thread (see :data:`_RENDERER`)."""
+    job = functools.partial(render, tr, record, settings, picture=picture, **ui)
+    context = contextvars.copy_context()  # the log line ids of the update
+    return await asyncio.get_running_loop().run_in_executor(_RENDERER, context.run, job)
 
 
 class Viewer(NamedTuple):
@@ -127,9 +152,11 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
         # a lobby that became a game, or the style changed: it is replaced, not kept
         await repost(context, tr, record, settings=settings, delete_old=True)
         return True
+    same_picture = bool(ui) or keyboard_only
+    board = await draw(tr, record, settings, picture=not same_picture, **ui)
     try:
-        await _edit_message(context, (record.chat_id, record.board_message_id),
-                            render(tr, record, settings, **ui), bool(ui) or keyboard_only)
+        await _edit_message(context, (record.chat_id, record.board_message_id), board,
+                            same_picture)
     except BadRequest as error:
         if is_not_modified(error):
             return False
@@ -150,11 +177,11 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
     if (settings.board_style == "png" and not is_lobby(record)) != view.photo:
         await post_views(context, tr, record, again)
         return True
-    message = render(view_translator(settings, view.language), record, settings,
-                     player=view.viewer, **ui)
+    same_picture = bool(ui) or keyboard_only
+    message = await draw(view_translator(settings, view.language), record, settings,
+                         picture=not same_picture, player=view.viewer, **ui)
     try:
-        await _edit_message(context, (view.chat_id, view.message_id), message,
-                            bool(ui) or keyboard_only)
+        await _edit_message(context, (view.chat_id, view.message_id), message, same_picture)
     except Forbidden:  # the player blocked the bot: their board waits for /games
         log.info("view in chat %s unreachable", view.chat_id)
         await forget_started(get_store(context), view.chat_id)
@@ -195,8 +222,8 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
     posted: list[BoardViewRef] = []
     for viewer in viewers:
         settings = await store.chat_settings(viewer.chat_id)
-        board = render(view_translator(settings, viewer.language), drawn, settings,
-                       player=viewer.side)
+        board = await draw(view_translator(settings, viewer.language), drawn, settings,
+                           player=viewer.side)
         try:
             message = await send_board(context, viewer.chat_id, None, board)
         except Forbidden:
@@ -233,7 +260,7 @@ async def _edit_message(context: Context, board: Board, message: BoardMessage,
     ids = {"chat_id": board[0], "message_id": board[1], "reply_markup": message.markup}
     if message.photo is None:
         await context.bot.edit_message_text(message.text, **ids)  # type: ignore[arg-type]
-    elif keyboard_only:  # the picture did not change: no upload
+    elif keyboard_only:  # the picture did not change: no upload (none was drawn)
         await context.bot.edit_message_caption(caption=message.text, **ids)  # type: ignore[arg-type]
     else:
         media = InputMediaPhoto(message.photo, caption=message.text, parse_mode=ParseMode.HTML)
@@ -250,7 +277,7 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     if settings is None:
         settings = await store.chat_settings(record.chat_id)
     drawn = record.model_copy(update={"version": record.version + 1})
-    board = render(tr, drawn, settings)
+    board = await draw(tr, drawn, settings)
     message = await send_board(context, record.chat_id, record.thread_id, board)
     posted = {"board_message_id": message.message_id, "board_photo": board.photo is not None}
     try:

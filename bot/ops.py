@@ -31,6 +31,7 @@ import asyncio
 import contextvars
 import dataclasses
 import enum
+import gc
 import logging
 import time
 from collections.abc import Awaitable
@@ -193,12 +194,29 @@ class GatedUpdateProcessor(SimpleUpdateProcessor):
 
     app: Any = None
 
+    async def initialize(self) -> None:
+        """Once at start-up, with every module imported and the board
+        pictures' layers drawn: see :func:`settle_heap`."""
+        await super().initialize()
+        settle_heap()
+
     async def do_process_update(self, update: object, coroutine: Any) -> None:
         if not isinstance(update, Update) or self.app is None \
                 or "store" not in self.app.bot_data:
             await coroutine
             return
         await handle_once(self.app, update, process=coroutine)
+
+
+def settle_heap() -> None:
+    """Move every object alive now (modules, pydantic schemas, Babel data,
+    the cached board layers: ~85 000 objects) out of the garbage
+    collector's sight.  They live as long as the process, yet each full
+    collection walked them all: 30-110 ms with the whole process stopped,
+    which was the slowest 1% of tap answers under load.  Later objects are
+    collected as usual."""
+    gc.collect()
+    gc.freeze()
 
 
 async def redis_ok(store: Store, timeout: float = 1.0) -> bool:

@@ -1,9 +1,9 @@
 """The bot under load: many games played at once by tapping, through the
 local Bot API server, against the real bot process and the real Redis.
 
-Run: ``REDIS_URL=redis://127.0.0.1:6379/15 .venv/bin/python benchmarks/bot_bench.py [games]``
-(the database is flushed first; without REDIS_URL the embedded Redis is used
-and the output says so).  Prints taps per second and the median / p99 time
+Run: ``.venv/bin/python benchmarks/bot_bench.py [games]``
+(the BENCH_REDIS_URL database, see bench_redis.py, is flushed first).
+Prints taps per second and the median / p99 time
 from a tap (the callback-query update being queued) to the bot's
 answerCallbackQuery arriving at the server, twice: paced (each player taps
 every THINK seconds, like quick humans) and flat out (every player taps
@@ -13,7 +13,6 @@ with NARDY_RATE_LIMIT=0 because the local server has no flood limits.
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import tempfile
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
 
+from benchmarks.bench_redis import bench_redis_url
 from tests.bot.driver import Driver
 from tests.botapi import BotApiServer, BotProcess
 
@@ -90,12 +90,11 @@ def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: fl
 
 
 def main() -> None:
-    url = os.environ.get("REDIS_URL") or None
-    if url:
-        redis.Redis.from_url(url).flushdb()
+    url = bench_redis_url()
+    redis.Redis.from_url(url).flushdb()
     env = {"NARDY_TEST_SEED": "5", "NARDY_RATE_LIMIT": "0"}
     print(f"bot_bench: {GAMES} games at once ({' and '.join(VARIANTS)} alternating), "
-          f"{'Redis at ' + url if url else 'embedded Redis (set REDIS_URL for the real one)'}")
+          f"Redis at {url}")
     with tempfile.TemporaryDirectory() as data_dir, BotApiServer() as server:
         bot = BotProcess.for_server(server, redis_url=url, data_dir=None if url else data_dir,
                                     log_level="WARNING", env=env).start()

@@ -1,9 +1,9 @@
 """Load test: two bot workers in webhook mode behind one "load balancer", the
 real Redis, many games at once, duplicate deliveries and simultaneous taps.
 
-Run: ``REDIS_URL=redis://127.0.0.1:6379/15 .venv/bin/python benchmarks/load_test.py
+Run: ``.venv/bin/python benchmarks/load_test.py
 [games] [concurrency] [taps]`` (default 1000 games, 48 played at a time, 10 taps
-each; the database is FLUSHED first, REDIS_URL is required).
+each; the BENCH_REDIS_URL database (bench_redis.py) is FLUSHED first).
 
 The local Bot API server (tests/botapi) delivers webhook updates to two
 ``python -m bot`` processes in turn (``webhook_targets``).  Each game: ``/new``
@@ -25,7 +25,6 @@ the chat's ledger balances with it.
 from __future__ import annotations
 
 import collections
-import os
 import random
 import socket
 import statistics
@@ -41,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 import redis
 
+from benchmarks.bench_redis import bench_redis_url
 from tests.bot.driver import game_board, pick
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, Message, User
@@ -246,9 +246,7 @@ def worker_counts(port: int) -> dict[str, float]:
 
 
 def main() -> None:
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        sys.exit("load_test: set REDIS_URL (its database is flushed)")
+    url = bench_redis_url()
     client = redis.Redis.from_url(url)
     client.flushdb()
     print(f"load_test: {GAMES} games, {CONCURRENCY} at a time, {TAPS} tap rounds each, "

@@ -1,7 +1,7 @@
 """Redis memory per active game and per finished game, measured on the real Redis.
 
-Run: ``REDIS_URL=redis://127.0.0.1:6379/15 .venv/bin/python benchmarks/memory_bench.py [games]``
-(default 2000; the database is FLUSHED first, REDIS_URL is required).
+Run: ``.venv/bin/python benchmarks/memory_bench.py [games]``
+(default 2000; the BENCH_REDIS_URL database (bench_redis.py) is FLUSHED first).
 
 It writes through the bot's own :class:`bot.store.Store`, so the keys are the
 bot's: ``games`` chats each get an active game played to a random point
@@ -15,7 +15,6 @@ Prints ``INFO memory`` ``used_memory`` deltas divided by the game count, and
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import sys
 from pathlib import Path
@@ -24,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis.asyncio as aioredis
 
+from benchmarks.bench_redis import bench_redis_url
 from bot.records import GameOptions, GameRecord, Player, Status
 from bot.service import Table, save, start_game, with_table
 from bot.store import Store
@@ -59,9 +59,7 @@ async def used(redis: aioredis.Redis) -> int:
 
 
 async def main() -> None:
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        sys.exit("memory_bench: set REDIS_URL (its database is flushed)")
+    url = bench_redis_url()
     redis = aioredis.Redis.from_url(url)
     await redis.flushdb()
     store = Store(redis)

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/store_bench.py [--cycles N]
 
-Uses REDIS_URL or redis://127.0.0.1:6379/15, a key prefix of its own, and
+Uses BENCH_REDIS_URL (see bench_redis.py), a key prefix of its own, and
 deletes its keys afterwards.  Prints median and p99 latency of one
 `Store.update()` cycle (load, pure change, CAS save, index upkeep) and cycles per
 second, with 1 game and with 50 games updated concurrently.
@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import redis.asyncio as aioredis
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_redis import bench_redis_url
 from bot.records import GameOptions, GameRecord, Player, Status, game_key
 from bot.store import Store
 from engine.position import Side, Variant
@@ -65,7 +69,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=400, help="updates per game")
     cycles = parser.parse_args().cycles
-    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
+    url = bench_redis_url()
     client = aioredis.Redis.from_url(url, max_connections=64)
     store = Store(client, prefix=PREFIX)
     print(f"store_bench: {url}, prefix {PREFIX}, {cycles} cycles per game")

@@ -23,7 +23,7 @@ from bot.service import waiting_user
 from bot.store import Store
 from tests.bot.conftest import World
 from tests.bot.driver import pick
-from tests.bot.test_handlers import Table, _record, _setup
+from tests.bot.test_handlers import Table, _record, _setup, _start
 from tests.botapi.model import Message, User
 
 LIMIT = 12 * HOUR
@@ -58,11 +58,8 @@ async def tick(world: World, app: object = None) -> None:
 
 
 async def start(world: World, t: Table, args: str = "long time=12h") -> Message:
-    sent = await world.send(t.chat, t.alice, f"/new {args}")
-    lobby = await world.reply(t.chat, sent, "New game")
-    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
-    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
-    return world.board(t.chat)
+    """A game of the test table with a clock (12 hours a move by default)."""
+    return await _start(world, t, args)
 
 
 def users(t: Table) -> dict[int, User]:

@@ -38,6 +38,7 @@ import sys
 from typing import Any
 
 from telegram import BotCommand, Update
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defaults
 
 from bot import handlers, logs, ops
@@ -185,4 +186,12 @@ def main() -> None:
         print(error, file=sys.stderr)
         sys.exit(error.exit_code)
     logs.configure(settings.log_level, settings.log_format)
-    run(settings)
+    try:
+        run(settings)
+    except InvalidToken:
+        print("nardy: Telegram rejected BOT_TOKEN (check it with @BotFather)", file=sys.stderr)
+        sys.exit(2)
+    except NetworkError as error:  # only start-up gets here: PTB retries once running
+        print(f"nardy: cannot reach the Telegram Bot API at {settings.base_url}: {error}",
+              file=sys.stderr)
+        sys.exit(1)

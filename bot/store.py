@@ -35,9 +35,10 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
 from bot.clock import first_wake
@@ -70,6 +71,8 @@ SETTLE_TTL = 24 * 3600  # an unanswered /settle request expires
 
 StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]]
 """Pure: the players' stats in the game's variant (by user id) -> the new ones."""
+RedisClient: TypeAlias = aioredis.Redis | RedisCluster
+"""One Redis server or a Redis Cluster (bot/storage.py, REDIS_CLUSTER)."""
 UPDATE_LEASE = 120  # seconds an update stays claimed by a worker that may have died
 
 # KEYS: marker.  ARGV: lease seconds.  Returns {'done'|'in_flight', 0} or {'new', attempt}.
@@ -249,7 +252,7 @@ class Store:
     """Load, compare-and-set, and index the bot's records.  See the module doc."""
 
     def __init__(
-        self, redis: aioredis.Redis, prefix: str = "nardy", history_cap: int = HISTORY_CAP
+        self, redis: RedisClient, prefix: str = "nardy", history_cap: int = HISTORY_CAP
     ) -> None:
         self.redis = redis
         self.prefix = prefix

@@ -45,12 +45,21 @@ def test_missing_token_names_it_and_says_where_to_set_it() -> None:
         ("WEBHOOK_PORT", "70000", "less than or equal to 65535"),
         ("WEBHOOK_PORT", "eighty", "valid integer"),
         ("LOG_LEVEL", "chatty", "'DEBUG', 'INFO', 'WARNING', 'ERROR' or 'CRITICAL'"),
+        ("REDIS_CLUSTER", "maybe", "valid boolean"),
     ],
 )
 def test_a_malformed_setting_is_named_with_the_reason(name: str, value: str, reason: str) -> None:
     message = problem({"BOT_TOKEN": TOKEN, name: value})
     assert message.startswith(f"{name} is malformed: ") and reason in message
     assert value not in message  # values (maybe secrets) are never echoed
+
+
+@pytest.mark.parametrize("url", [None, "unix:///run/redis.sock"])
+def test_a_cluster_needs_a_tcp_redis_url(url: str | None) -> None:
+    environ = {"BOT_TOKEN": TOKEN, "REDIS_CLUSTER": "1"} | ({"REDIS_URL": url} if url else {})
+    assert "REDIS_CLUSTER needs a redis:// or rediss:// REDIS_URL" in problem(environ)
+    ok = load_settings(environ=environ | {"REDIS_URL": "redis://127.0.0.1:7000"}, env_file=None)
+    assert ok.redis_cluster
 
 
 def test_several_problems_stay_on_one_line() -> None:

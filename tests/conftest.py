@@ -1,9 +1,9 @@
 """Shared fixtures: an async Redis client and a Store on it.
 
 `redis` is an in-process fakeredis (with Lua) by default and the real server
-when REDIS_URL is set (CI: redis://127.0.0.1:6379/15); either way it starts
-empty and is flushed after the test.  Never point REDIS_URL at a database that
-holds anything you want to keep.
+when REDIS_URL is set (CI: redis://127.0.0.1:6379/15); tests/store/ adds a
+local Redis Cluster.  Either way it starts empty and is flushed after the test.
+Never point REDIS_URL at a database that holds anything you want to keep.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import fakeredis
 import pytest
 import redis.asyncio as aioredis
 
-from bot.store import Store
+from bot.store import RedisClient, Store
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
 
@@ -38,8 +38,12 @@ def redis_backend() -> str:
 
 
 @pytest.fixture
-async def redis(redis_backend: str) -> AsyncIterator[aioredis.Redis]:
-    client = await open_test_redis(redis_backend)
+async def redis(redis_backend: str, request: pytest.FixtureRequest) -> AsyncIterator[RedisClient]:
+    client: RedisClient
+    if redis_backend == "cluster":  # a session-wide local cluster: tests/store/conftest.py
+        client = await request.getfixturevalue("redis_cluster").client()
+    else:
+        client = await open_test_redis(redis_backend)
     try:
         yield client
     finally:
@@ -48,5 +52,5 @@ async def redis(redis_backend: str) -> AsyncIterator[aioredis.Redis]:
 
 
 @pytest.fixture
-def store(redis: aioredis.Redis) -> Store:
+def store(redis: RedisClient) -> Store:
     return Store(redis)

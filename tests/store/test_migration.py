@@ -7,6 +7,7 @@ import pytest
 from bot.clock import first_wake
 from bot.records import CorruptRecordError, GameRecord, Status, game_key
 from bot.store import Store
+from tests.store.cluster import every_key
 from tests.store.test_store import ALICE, BOB, finished, new_game
 
 OLD, NEW = -4001, -1004001
@@ -34,7 +35,7 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     assert claim.ref == moved.ref and claim.due == first_wake(50.0, 3600)
     await store.ack(claim.ref)
     # Nothing is left under the old id but the forwarding address.
-    assert await store.redis.keys(store.chat_key(OLD, "*")) == [
+    assert await every_key(store.redis, store.chat_key(OLD, "*")) == [
         store.chat_key(OLD, "moved_to").encode()
     ]
     assert await store.moved_to(OLD) == NEW
@@ -83,7 +84,7 @@ async def test_a_corrupt_record_stops_migration_before_any_change(store: Store) 
     await store.save(new_game(chat=OLD), 0)
     await store.redis.hset(store.chat_key(OLD, "settings"), mapping={"v": "1", "d": "[]"})
     await store.redis.sadd(store.chat_key(OLD, "slots"), "settings")
-    before = sorted(await store.redis.keys("*"))
+    before = sorted(await every_key(store.redis))
     with pytest.raises(CorruptRecordError, match="settings"):
         await store.migrate_chat(OLD, NEW)
-    assert sorted(await store.redis.keys("*")) == before
+    assert sorted(await every_key(store.redis)) == before

@@ -13,10 +13,18 @@ import logging
 from telegram import CallbackQuery, Chat, Update
 
 from bot import views
-from bot.callbacks import Action, Callback, CallbackDataError, Kind
+from bot.callbacks import Action, Callback, Kind
 from bot.handlers.board import clear_notification, edit, notify
-from bot.handlers.common import Context, display_name, get_rng, get_store, thread_of, translator_for
-from bot.i18n import N_, Translator
+from bot.handlers.common import (
+    Context,
+    display_name,
+    get_rng,
+    get_store,
+    parse_tap,
+    thread_of,
+    translator_for,
+)
+from bot.i18n import Translator
 from bot.records import BoardViewRef, GameRecord, Status
 from bot.service import (
     STALE,
@@ -33,17 +41,14 @@ from bot.store import VersionConflict
 
 log = logging.getLogger(__name__)
 
-UNKNOWN = N_("This button does not work any more.")
 
 
 async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
     assert query is not None
     tr = await translator_for(update, context)
-    try:
-        data = Callback.parse(query.data)
-    except CallbackDataError:
-        await query.answer(tr.gettext(UNKNOWN), show_alert=True)
+    data = await parse_tap(query, tr)
+    if data is None:
         return
     message = query.message
     if message is None or not message.is_accessible:

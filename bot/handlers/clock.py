@@ -24,7 +24,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot import clock, scheduler, users
-from bot.callbacks import Action, Callback, CallbackDataError
+from bot.callbacks import Action, Callback
 from bot.handlers.board import edit, send
 from bot.handlers.common import (
     Context,
@@ -32,6 +32,7 @@ from bot.handlers.common import (
     chat_language,
     get_store,
     is_chat_admin,
+    parse_tap,
     reply,
     set_default_option,
     thread_of,
@@ -56,7 +57,6 @@ from bot.store import VersionConflict
 PATTERN = "^k:"
 JOB_NAME = "clock"
 INTERVAL_ENV = "NARDY_CLOCK_INTERVAL"
-UNKNOWN = N_("This button does not work any more.")
 NO_TIMED_GAME = N_("You have no game with a clock here.")
 
 
@@ -259,10 +259,8 @@ async def on_clock_button(update: Update, context: Context) -> None:
     query, user = update.callback_query, update.effective_user
     assert query is not None and user is not None
     tr = await translator_for(update, context)
-    try:
-        data = Callback.parse(query.data)
-    except CallbackDataError:
-        await query.answer(tr.gettext(UNKNOWN), show_alert=True)
+    data = await parse_tap(query, tr)
+    if data is None:
         return
     if data.action in (Action.MUTE, Action.UNMUTE):
         muted = data.action is Action.MUTE

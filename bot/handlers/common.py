@@ -11,12 +11,13 @@ import logging
 import random
 from typing import Any
 
-from telegram import Chat, Message, Update, User
+from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
-from bot.i18n import Translator, translator
+from bot.callbacks import Callback, CallbackDataError
+from bot.i18n import N_, Translator, translator
 from bot.records import ChatSettings, settings_key
 from bot.store import Store
 
@@ -86,6 +87,20 @@ async def set_default_option(context: Context, chat_id: int, name: str, value: o
         return current.model_copy(update={"options": options})
 
     await get_store(context).update(settings_key(chat_id), change)
+
+
+UNKNOWN_BUTTON = N_("This button does not work any more.")
+
+
+async def parse_tap(query: CallbackQuery, tr: Translator, refusal: str = UNKNOWN_BUTTON
+                    ) -> Callback | None:
+    """The tapped button's data; None (the tapper already told ``refusal``) for
+    data that is forged, malformed or from an older version of the bot."""
+    try:
+        return Callback.parse(query.data)
+    except CallbackDataError:
+        await query.answer(tr.gettext(refusal), show_alert=True)
+        return None
 
 
 def args_of(context: Context) -> list[str]:

@@ -14,13 +14,14 @@ from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
 
-from bot.callbacks import Action, Callback, CallbackDataError, Kind
+from bot.callbacks import Action, Callback, Kind
 from bot.handlers.common import (
     Context,
     args_of,
     display_name,
     get_store,
     is_chat_admin,
+    parse_tap,
     reply,
     set_default_option,
     translator_for,
@@ -343,10 +344,8 @@ async def on_settle_button(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat_id = _chat_id(update)
     store = get_store(context)
-    try:
-        data = Callback.parse(query.data)
-    except CallbackDataError:
-        await query.answer(tr.gettext(GONE), show_alert=True)
+    data = await parse_tap(query, tr, GONE)
+    if data is None:
         return
     request = await store.load_settle(chat_id, data.id)
     if request is None:

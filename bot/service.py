@@ -26,7 +26,7 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from bot import clock
@@ -34,7 +34,7 @@ from bot.callbacks import Action, Callback, Kind
 from bot.i18n import N_
 from bot.ledger import Outcome, booking, updated_stats
 from bot.records import GameOptions, GameRecord, Player, Status
-from bot.store import Store
+from bot.store import Store, no_upkeep
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
 from engine.position import EngineError, Side, Step, Variant
@@ -615,19 +615,29 @@ async def save(store: Store, old: GameRecord, new: GameRecord, now: float | None
     game is booked atomically with the ledger and history, and the clock's
     deadline follows the game (:func:`with_deadline`).  Raises
     :class:`VersionConflict` when the record changed meanwhile."""
+    saved, upkeep = await save_first(store, old, new, now)
+    await upkeep()
+    return saved
+
+
+async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float | None = None
+                     ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
+    """:func:`save` up to the CAS; the index upkeep is left to the caller
+    (:meth:`Store.save_first`: a tap is answered before it runs)."""
     new = with_deadline(old, new, clock.now() if now is None else now)
     ends = (old.status is Status.ACTIVE and new.game_id == old.game_id
             and new.status in (Status.FINISHED, Status.CANCELLED))
+    upkeep: Callable[[], Awaitable[None]] = no_upkeep
     if ends:
         ended = outcome(new)
         entry, ledger = booking(ended)
         stats = functools.partial(updated_stats, ended)
         saved = (await store.finish_game(new, old.version, entry, ledger, stats)).record
     else:
-        saved = await store.save(new, old.version)
+        saved, upkeep = await store.save_first(new, old.version)
     if saved.engine:
         _bounded(_STORED, (saved.game_id, saved.version), table_of(new))
-    return saved
+    return saved, upkeep
 
 
 async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback

@@ -31,9 +31,10 @@ stale entries, and every later save re-asserts them.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -247,6 +248,9 @@ def stats_field(variant: Variant, user_id: int) -> str:
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
+async def no_upkeep() -> None:
+    """The upkeep of a save that has none (see `Store.save_first`)."""
+
 
 class Store:
     """Load, compare-and-set, and index the bot's records.  See the module doc."""
@@ -307,11 +311,23 @@ class Store:
         0 means "there is no record yet".  Raises `VersionConflict` otherwise;
         returns the record as saved (with its new version).
         """
+        saved, upkeep = await self.save_first(record, expected_version)
+        await upkeep()
+        return saved
+
+    async def save_first(self, record: R, expected_version: int
+                         ) -> tuple[R, Callable[[], Awaitable[None]]]:
+        """`save` up to the CAS: the saved record and the index upkeep still to run.
+
+        For a caller with an urgent reply (a tap's answer): it replies, then
+        awaits ``upkeep()``, whose errors it lets through as `save`'s would.
+        The upkeep is idempotent and every later save repeats it.
+        """
         new = await self._compare_and_set(record.key, expected_version, encode(record))
         saved = record.model_copy(update={"version": new})
         if isinstance(saved, GameRecord):
-            await self._index(saved)
-        return saved
+            return saved, functools.partial(self._index, saved)
+        return saved, no_upkeep
 
     async def delete(self, record: Record) -> None:
         """Delete `record` if it is still at `record.version` (else `VersionConflict`)."""

@@ -34,7 +34,7 @@ from bot.service import (
     apply_game,
     apply_lobby,
     load_for,
-    save,
+    save_first,
     waiting_user,
 )
 from bot.store import VersionConflict
@@ -75,11 +75,16 @@ async def on_button(update: Update, context: Context) -> None:
                    **(ui if data.action is not Action.BACK else {"ui": None}))
         return
     try:
-        saved = await save(get_store(context), record, new)
+        saved, upkeep = await save_first(get_store(context), record, new)
     except VersionConflict:
         await query.answer(tr.gettext(STALE), show_alert=True)
         return
-    await query.answer()
+    try:
+        await query.answer()
+    finally:
+        # the user and deadline indexes after the answer: the tap has landed
+        # with the CAS; an upkeep error still fails the update (bot/ops.py)
+        await upkeep()
     await _show(context, tr, record, saved, query.from_user.id)
 
 

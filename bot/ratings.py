@@ -33,8 +33,6 @@ from dataclasses import dataclass
 
 START = 1500.0
 """Every player's first rating."""
-SETTLED = 400
-"""Experience from which the factor K stays 1."""
 
 
 class RatingError(ValueError):

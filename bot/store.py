@@ -627,11 +627,6 @@ class Store:
 
     # -- update de-duplication ------------------------------------------------------
 
-    async def seen_update(self, update_id: int, ttl: int = UPDATE_TTL) -> bool:
-        """True if this update id was seen before (then skip it); marks it seen."""
-        fresh = await self.redis.set(f"{self.prefix}:update:{update_id}", 1, nx=True, ex=ttl)
-        return not fresh
-
     async def claim_update(self, update_id: int, lease: int = UPDATE_LEASE) -> tuple[str, int]:
         """Take an update for handling across workers: ``("new", attempt)`` if the
         caller should handle it (attempt 1, or n after n-1 failures), ``("done", 0)``

@@ -97,13 +97,6 @@ Board = tuple[int, int]
 """A posted board message: (chat id, message id)."""
 
 
-def boards_of(record: GameRecord) -> list[Board]:
-    """Every board message of the record: its chat's, then the views."""
-    main = [] if record.board_message_id is None or record.is_private else [
-        (record.chat_id, record.board_message_id)]
-    return main + [(view.chat_id, view.message_id) for view in record.views]
-
-
 def view_translator(settings: ChatSettings, language: str | None) -> Translator:
     """A private chat's fixed language, else its user's."""
     return translator(settings.language or language)

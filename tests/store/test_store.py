@@ -179,11 +179,15 @@ async def test_update_creates_and_skips_unchanged(store: Store) -> None:
     assert created.version == same.version == 1 and same.language == "de"
 
 
-async def test_seen_update_is_true_only_the_second_time(store: Store) -> None:
-    assert await store.seen_update(1000) is False
-    assert await store.seen_update(1000) is True
-    assert await store.seen_update(1001) is False
+async def test_an_update_is_claimed_once_and_a_failed_one_again(store: Store) -> None:
+    assert await store.claim_update(1000) == ("new", 1)
+    assert await store.claim_update(1000) == ("in_flight", 0)  # another worker has it
+    await store.settle_update(1000, 1, ok=False)
+    assert await store.claim_update(1000) == ("new", 2)  # Telegram's retry is handled
+    await store.settle_update(1000, 2, ok=True)
+    assert await store.claim_update(1000) == ("done", 0)
     assert 0 < await store.redis.ttl("nardy:update:1000") <= 24 * 3600
+    assert await store.claim_update(1001) == ("new", 1)
 
 
 async def test_saving_a_deadline_schedules_it(store: Store) -> None:

@@ -13,11 +13,13 @@ with NARDY_RATE_LIMIT=0 because the local server has no flood limits.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -77,7 +79,45 @@ def _run(server: BotApiServer, games: int, think: float, taps: int | None, offse
     return drivers, time.perf_counter() - began
 
 
-def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: float) -> None:
+def _cpu_seconds(pid: int, *, children: bool) -> float:
+    """CPU time (user + system) of process ``pid``, and of its live descendants
+    with ``children``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            stats[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    family, total = {pid}, 0
+    for each in sorted(stats):  # children have larger pids, apart from pid wrap-around
+        parent, ticks = stats[each]
+        if each == pid or (children and parent in family):
+            family.add(each)
+            total += ticks
+    return total / tick
+
+
+class CpuMeter:
+    """CPU seconds used by the bot (with any process it starts), this harness
+    (server and players, without the bot it started) and Redis."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+        self.start = {name: self._used(name) for name in pids}
+
+    def _used(self, name: str) -> float:
+        return _cpu_seconds(self.pids[name], children=name == "bot")
+
+    def per_tap(self, taps: int) -> str:
+        used = {name: self._used(name) - self.start[name] for name in self.pids}
+        return ", ".join(f"{name} {seconds * 1000 / taps:.1f}" for name, seconds in used.items())
+
+
+def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: float,
+            cpu: CpuMeter, began: float) -> None:
     answered = {r.params.get("callback_query_id"): r.time
                 for r in server.requests("answerCallbackQuery")}
     latencies = sorted((answered[q] - t) * 1000 for d in drivers for q, t in d.sent
@@ -87,6 +127,10 @@ def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: fl
     print(f"  {title}: {taps} taps in {elapsed:.1f} s = {taps / elapsed:.0f} taps/s; "
           f"tap -> answerCallbackQuery median {statistics.median(latencies):.1f} ms, "
           f"p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms")
+    print(f"    CPU ms per tap: {cpu.per_tap(taps)}")
+    sent = [r.method for r in server.requests() if r.time >= began]
+    print("    bot requests per tap: " + ", ".join(
+        f"{method} {n / taps:.2f}" for method, n in Counter(sent).most_common()))
 
 
 def main() -> None:
@@ -101,12 +145,18 @@ def main() -> None:
         try:
             server.watch(bot)
             time.sleep(1.5)  # start-up; the first requests wait on getUpdates anyway
+            assert bot.pid is not None
+            pids = {"bot": bot.pid, "harness": os.getpid()}
+            if url:
+                pids["redis"] = int(redis.Redis.from_url(url).info("server")["process_id"])
+            cpu, began = CpuMeter(pids), time.time()
             drivers, elapsed = _run(server, GAMES, THINK, PACED_TAPS, 0)
             _report(server, f"paced ({THINK * 1000:.0f} ms between a player's taps, "
-                    f"{PACED_TAPS} taps a game)", drivers, elapsed)
+                    f"{PACED_TAPS} taps a game)", drivers, elapsed, cpu, began)
+            cpu, began = CpuMeter(pids), time.time()
             drivers, elapsed = _run(server, GAMES, 0.0, None, GAMES)
             _report(server, "flat out (games to the end, every tap at once after the last)",
-                    drivers, elapsed)
+                    drivers, elapsed, cpu, began)
         finally:
             bot.stop()
 

@@ -93,6 +93,46 @@ def test_json_body_is_accepted(server: BotApiServer, private: Chat) -> None:
     assert server.last_message(private).text == "123"  # a digit string stays a string
 
 
+def _multipart(server: BotApiServer, method: str, body: bytes,
+               boundary: str = "b0undary") -> tuple[int, dict]:
+    request = urllib.request.Request(
+        f"{server.base_url}{server.token}/{method}", data=body,
+        headers={"Content-Type": f'multipart/form-data; boundary="{boundary}"'})
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_multipart_form_is_split_on_its_boundary(server: BotApiServer, private: Chat) -> None:
+    document = b"line\r\n--b0undar\r\n\r\nmore"  # looks like a delimiter, is not one
+    body = (b'--b0undary\r\nContent-Disposition: form-data; name="chat_id"\r\n\r\n'
+            + str(private.id).encode() + b"\r\n"
+            b'--b0undary\r\nContent-Disposition: form-data; name="caption"\r\n\r\n'
+            b"a; b=\"c\"\r\n\r\nd\r\n"
+            b'--b0undary\r\nContent-Disposition: form-data; name="document"; '
+            b'filename="my \\"game\\".txt"\r\nContent-Type: text/plain\r\n\r\n'
+            + document + b"\r\n--b0undary--\r\n")
+    status, answer = _multipart(server, "sendDocument", body)
+    assert status == 200, answer
+    stored = server.last_message(private)
+    assert (stored.document_bytes, stored.document_name, stored.caption) == (
+        document, 'my "game".txt', 'a; b="c"\r\n\r\nd')
+
+
+@pytest.mark.parametrize("body", [
+    b"no delimiter at all",
+    b'--b0undary\r\nContent-Disposition: form-data; name="chat_id"\r\n\r\n1\r\n',  # no end
+    b"--b0undary\r\nContent-Disposition: form-data\r\n\r\n1\r\n--b0undary--",  # no name
+    b"--b0undary\r\nbroken header\r\n\r\n1\r\n--b0undary--",
+])
+def test_malformed_multipart_is_a_bad_request(server: BotApiServer, body: bytes) -> None:
+    status, answer = _multipart(server, "sendDocument", body)
+    assert (status, answer["ok"]) == (400, False)
+    assert "multipart" in answer["description"]
+
+
 async def test_send_edit_delete_are_stored(server: BotApiServer, bot: Bot,
                                            private: Chat) -> None:
     sent = await bot.send_message(private.id, "<b>Your move</b>", parse_mode="HTML",

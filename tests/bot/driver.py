@@ -17,13 +17,14 @@ PRIORITY = (":c", ":m:", ":s:", ":r", ":t")
 """Button actions in the order the driver prefers them (see bot/callbacks.py)."""
 
 
+def _is_game_board(message: Message) -> bool:
+    return message.from_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
+
+
 def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None
                ) -> Message | None:
     """The newest bot message carrying game buttons."""
-    for message in reversed(server.messages(chat, thread_id=thread_id)):
-        if message.from_bot and any(d.startswith("g:") for row in message.buttons for _, d in row):
-            return message
-    return None
+    return server.newest_message(chat, _is_game_board, thread_id=thread_id)
 
 
 def pick(message: Message) -> str | None:
@@ -50,7 +51,7 @@ class Driver:
     think: float = 0.0
     """Seconds a player waits before each tap (benchmarks: a human's pace)."""
     sent: list[tuple[str, float]] = field(default_factory=list)
-    """(callback query id, wall time just before the tap) of every player tap."""
+    """(callback query id, server time its update was queued) of every player tap."""
 
     def play(self, max_taps: int = 5000, *, stop_early: bool = False) -> Message:
         """Tap until the game is over; returns the final board.  ``stop_early``:
@@ -71,9 +72,8 @@ class Driver:
                 if self.think:
                     time.sleep(self.think)
                 since = self.server.revision
-                started = time.time()
                 tap = self.server.user_taps(self.chat, self.players[attempt], board, data)
-                self.sent.append((tap.query_id, started))
+                self.sent.append((tap.query_id, tap.queued_at))
                 answer = tap.wait_answer(self.timeout)
                 self.taps += 1
                 if not answer.show_alert:
@@ -81,7 +81,7 @@ class Driver:
                     # wait for the board to show the result of the tap
                     self.server.wait_for(
                         lambda b=board, s=since: self._changed(b, s), self.timeout,
-                        description="the board to change after a tap")
+                        description="the board to change after a tap", chat=self.chat)
                     break
                 self.refused += 1
             else:

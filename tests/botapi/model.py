@@ -254,12 +254,15 @@ class Tap:
     """A callback query the test sent; wait for the bot's answerCallbackQuery with it."""
 
     def __init__(self, server: Any, query_id: str, update_id: int, data: str | None,
-                 revision: int) -> None:
+                 revision: int, queued_at: float = 0.0, chat_id: int | None = None) -> None:
         self.server = server
         self.query_id = query_id
         self.update_id = update_id
         self.data = data
         self.revision = revision
+        self.queued_at = queued_at
+        """The server clock's time when the update was queued for the bot."""
+        self.chat_id = chat_id
         self._answered = threading.Event()
         self._answer: Answer | None = None
 
@@ -275,7 +278,7 @@ class Tap:
     def wait_answer(self, timeout: float = 5.0) -> Answer:
         """Block until the bot answers this query; AssertionError after ``timeout`` seconds."""
         answer: Answer = self.server.wait_for(
-            lambda: self._answer, timeout,
+            lambda: self._answer, timeout, chat=self.chat_id,
             description=f"answerCallbackQuery for query {self.query_id} (data {self.data!r})")
         return answer
 

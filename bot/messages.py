@@ -13,6 +13,7 @@ so it stays short), the text board shows them itself.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass
@@ -271,11 +272,23 @@ def _status_lines(tr: Translator, record: GameRecord, table: Table, ui: Action |
 @dataclass(frozen=True)
 class BoardMessage:
     """What the board message shows: its text (the caption of a picture),
-    its keyboard, and the PNG when the board is a picture."""
+    its keyboard, and for a picture board its ``photo``: the PNG, or ``b""``
+    while it is not drawn yet (``picture`` is then the view to draw, see
+    :func:`painted`) and when the picture stays as posted."""
 
     text: str
     markup: InlineKeyboardMarkup | None
     photo: bytes | None = None
+    picture: BoardView | None = None
+
+
+def painted(message: BoardMessage, photo: bytes | None = None) -> BoardMessage:
+    """``message`` with its picture drawn: ``photo`` if the caller painted it
+    elsewhere, else here and now."""
+    if message.picture is None:
+        return message
+    return dataclasses.replace(message, photo=photo if photo is not None
+                               else render_png(message.picture), picture=None)
 
 
 CAPTION_LIMIT = 1024
@@ -347,7 +360,8 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
     from their side, with the game's buttons only while the game waits
     for them (else just the menu).  ``picture=False``: the caption and
     keyboard of a picture board whose picture stays as it is (a keyboard-only
-    redraw); ``photo`` is then ``b""``, not a PNG (drawing one costs ~5 ms).
+    redraw).  The picture is not drawn here (it costs ~5 ms): ``picture`` is
+    the view to draw (:func:`painted`, or :mod:`bot.painter` off the loop).
     """
     table = table_of(record)
     game = table.game
@@ -358,12 +372,13 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
     header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"
     extra = options_line(tr, record)
     lines = [header] + ([escape(extra)] if extra else [])
-    photo = (render_png(view) if picture else b"") if style == PICTURE else None
+    photo = b"" if style == PICTURE else None
+    to_draw = view if picture and photo is not None else None
     if photo is None:
         lines.append(f"<pre>{escape(render_text(view))}</pre>")
     if record.status is Status.CANCELLED:
         lines.append(tr.gettext("The game was cancelled."))
-        return BoardMessage("\n".join(lines), None, photo)
+        return BoardMessage("\n".join(lines), None, photo, to_draw)
     lines += _status_lines(tr, record, table, ui)
     if photo is not None:
         lines.append(_facts_line(tr, record, table))
@@ -372,7 +387,7 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
         lines.append(deadline)
     markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.viewer,
                            player=player)
-    return BoardMessage("\n".join(lines), markup, photo)
+    return BoardMessage("\n".join(lines), markup, photo, to_draw)
 
 
 def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Action | None,

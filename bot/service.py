@@ -241,8 +241,8 @@ _FRESH: OrderedDict[int, tuple[dict[str, Any], Table]] = OrderedDict()
 
 
 _CACHE_LOCK = threading.Lock()
-"""Guards the two caches: boards are drawn in a thread of their own
-(:data:`bot.handlers.board._RENDERER`), which reads tables too."""
+"""Guards the two caches against callers in several threads (the bot itself
+reads tables on its event loop only; the lock costs next to nothing)."""
 
 
 def _bounded(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:

@@ -15,7 +15,7 @@ from telegram.ext import (
 )
 
 from bot.handlers import buttons, chat, clock, commands, errors, games, invite, ledger, settings
-from bot.render.png import warm_up
+from bot.painter import PAINTER
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -52,4 +52,4 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         app.job_queue.run_repeating(clock.tick_job, interval=clock.interval(),
                                     first=clock.interval(), name=clock.JOB_NAME)
     app.add_error_handler(errors.on_error)
-    warm_up()  # the board picture's cached layers, before the first game needs them
+    PAINTER.start()  # the painter process warms up before the first game needs it

@@ -24,11 +24,7 @@ record's version on, so whoever posts one (:func:`repost`,
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
-import contextvars
-import functools
 import logging
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -40,7 +36,8 @@ from telegram.error import BadRequest, Forbidden
 from bot import views
 from bot.handlers.common import Context, get_store
 from bot.i18n import Translator, translator
-from bot.messages import BoardMessage, board_message, lobby_message, notification
+from bot.messages import BoardMessage, board_message, lobby_message, notification, painted
+from bot.painter import PAINTER
 from bot.records import BoardViewRef, ChatSettings, GameRecord, Status
 from bot.service import table_of
 from bot.store import VersionConflict
@@ -66,23 +63,14 @@ def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
                          orientation=settings.orientation, **ui)  # type: ignore[arg-type]
 
 
-_RENDERER = concurrent.futures.ThreadPoolExecutor(max_workers=1,
-                                                  thread_name_prefix="nardy-render")
-"""The thread boards are drawn in.  A PNG board costs ~5 ms of CPU; drawn on
-the event loop, every other update's work (answering taps above all) would
-queue behind it.  Pillow lets go of the GIL while it pastes, maps colours and
-compresses, so the loop keeps running meanwhile.  One thread: boards are
-drawn one after another in the order asked (two would only fight over the
-GIL on a small machine), and the fonts, which FreeType does not let two
-threads use at once, are only ever used here."""
-
-
 async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,
                picture: bool = True, **ui: object) -> BoardMessage:
-    """:func:`render` in the render thread (see :data:`_RENDERER`)."""
-    job = functools.partial(render, tr, record, settings, picture=picture, **ui)
-    context = contextvars.copy_context()  # the log line ids of the update
-    return await asyncio.get_running_loop().run_in_executor(_RENDERER, context.run, job)
+    """:func:`render`, with the picture painted by :data:`bot.painter.PAINTER`
+    (in its own process: the loop goes on answering taps meanwhile)."""
+    board = render(tr, record, settings, picture=picture, **ui)
+    if board.picture is None:
+        return board
+    return painted(board, await PAINTER.png(board.picture))
 
 
 class Viewer(NamedTuple):

@@ -18,6 +18,7 @@ from bot.messages import (
     board_message,
     board_view,
     last_turn,
+    painted,
     viewer_of,
 )
 from bot.records import GameOptions, GameRecord, Player, Status
@@ -116,10 +117,11 @@ def test_picture_board_buttons_match_the_view_it_draws(orientation: str) -> None
     for game in _midgames(Variant.BACKGAMMON, seed=5, count=15):
         record = _record(game)
         message = board_message(EN, record, style="png", orientation=orientation)
-        assert message.photo is not None and message.photo[:4] == b"\x89PNG"
         assert "<pre>" not in message.text
+        assert painted(message).photo[:4] == b"\x89PNG"  # type: ignore[index]
         viewer = viewer_of(game, orientation)
         view = board_view(EN, record, table_of(record), viewer)
+        assert message.picture == view  # the picture painted is the view the buttons number
         mover = game.to_act
         assert mover is not None
         for label, (point,) in _point_buttons(message.markup):

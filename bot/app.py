@@ -43,6 +43,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 
 from bot import handlers, logs, ops
 from bot.config import ConfigError, Settings, load_settings
+from bot.http import AiohttpRequest, close_all
 from bot.i18n import LANGUAGES, N_, translator
 from bot.limits import SharedRateLimiter
 from bot.store import Store
@@ -106,6 +107,9 @@ def build_application(
     processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
+    # PTB's sizes: many connections for sending, one for the long poll
+    requests = (AiohttpRequest(256), AiohttpRequest(1))
+    builder = builder.request(requests[0]).get_updates_request(requests[1])
     if base_url:
         builder = builder.base_url(base_url)
     if base_file_url:
@@ -118,6 +122,7 @@ def build_application(
     if store is not None:
         app.bot_data["store"] = store
     app.bot_data["rng"] = rng if rng is not None else dice_source()
+    app.bot_data["http"] = requests
     handlers.register(app)
     app.add_error_handler(ops.note_failure)  # after the central one: retry decisions
     return app
@@ -177,7 +182,12 @@ def run(settings: Settings) -> None:
     else:
         app.post_init = open_store
         app.post_shutdown = close_store
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        try:
+            app.run_polling(allowed_updates=Update.ALL_TYPES, close_loop=False)
+        finally:
+            loop = asyncio.get_event_loop()
+            loop.run_until_complete(close_all(app.bot_data["http"]))
+            loop.close()
 
 
 def main() -> None:

@@ -36,6 +36,7 @@ import tornado.web
 from telegram import Update
 
 from bot import metrics
+from bot.http import close_all
 from bot.ops import Outcome, handle_once, redis_ok
 from bot.store import Store
 
@@ -200,7 +201,12 @@ async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: i
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     await start()
-    await app.initialize()
+    try:
+        await app.initialize()
+    except BaseException:
+        await close_all(app.bot_data["http"])  # PTB leaves a failed start-up's sessions open
+        await stop()
+        raise
     await app.start()
     server = WebServer(app, secret=secret, webhook_path=webhook_path(url))
     try:

@@ -21,6 +21,7 @@ from PIL import Image
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Update
 from telegram.error import BadRequest, ChatMigrated, Conflict, Forbidden, InvalidToken, RetryAfter
 
+from bot.http import AiohttpRequest
 from tests.botapi import BotApiServer, BotProcess, BotProcessError, Chat, User
 
 pytestmark = pytest.mark.timeout(30)
@@ -43,10 +44,13 @@ def server() -> Iterator[BotApiServer]:
         yield s
 
 
-@pytest.fixture
-async def bot(server: BotApiServer) -> AsyncIterator[Bot]:
+@pytest.fixture(params=["httpx", "aiohttp"])
+async def bot(server: BotApiServer, request: pytest.FixtureRequest) -> AsyncIterator[Bot]:
+    """PTB's own client, and the bot's (bot/http.py): both must see the same."""
+    clients = {} if request.param == "httpx" else {
+        "request": AiohttpRequest(8), "get_updates_request": AiohttpRequest(1)}
     async with Bot(server.token or "", base_url=server.base_url,
-                   base_file_url=server.base_file_url) as b:
+                   base_file_url=server.base_file_url, **clients) as b:  # type: ignore[arg-type]
         yield b
 
 

@@ -1,0 +1,93 @@
+"""The bot's Bot API client (bot/http.py): failures become PTB's errors,
+timeouts keep PTB's meaning, and sessions are closed.  What it sends and
+receives is checked against the local Bot API server in
+test_botapi_server.py (every test there runs with both clients)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+from telegram import Bot
+from telegram.error import NetworkError, TimedOut
+
+from bot.http import AiohttpRequest, close_all
+from tests.botapi import BotApiServer
+
+pytestmark = pytest.mark.timeout(30)
+
+
+@pytest.fixture
+async def silent_port() -> AsyncIterator[int]:
+    """A port that accepts connections and never answers."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def hold(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    yield server.sockets[0].getsockname()[1]
+    for writer in held:
+        writer.close()
+    server.close()
+    await server.wait_closed()
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_a_silent_server_times_out(silent_port: int) -> None:
+    request = AiohttpRequest(read_timeout=0.3)
+    await request.initialize()
+    try:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        with pytest.raises(TimedOut):
+            await request.post(f"http://127.0.0.1:{silent_port}/botX/getMe")
+        assert loop.time() - began < 5
+        # a call's own read timeout wins over the default
+        began = loop.time()
+        with pytest.raises(TimedOut):
+            await request.post(f"http://127.0.0.1:{silent_port}/botX/getMe", read_timeout=0.1)
+        assert loop.time() - began < 0.3 + 1
+    finally:
+        await request.shutdown()
+
+
+async def test_a_refused_connection_is_a_network_error() -> None:
+    request = AiohttpRequest()
+    await request.initialize()
+    try:
+        with pytest.raises(NetworkError, match=r"aiohttp\.ClientConnectorError"):
+            await request.post(f"http://127.0.0.1:{closed_port()}/botX/getMe")
+    finally:
+        await request.shutdown()
+
+
+async def test_requests_need_initialize_and_close_once() -> None:
+    request = AiohttpRequest()
+    with pytest.raises(RuntimeError, match="not initialized"):
+        await request.do_request("http://127.0.0.1:1/", "POST")
+    await request.initialize()
+    await close_all([request, request])  # closing twice is harmless
+    with pytest.raises(RuntimeError, match="not initialized"):
+        await request.do_request("http://127.0.0.1:1/", "POST")
+    await request.initialize()  # a shut request can be started again, as PTB may
+    await request.shutdown()
+
+
+async def test_a_long_poll_outlasts_the_default_read_timeout() -> None:
+    # getUpdates' own timeout is added to the read timeout by PTB
+    with BotApiServer() as server:
+        async with Bot(server.token or "", base_url=server.base_url,
+                       get_updates_request=AiohttpRequest(read_timeout=0.5),
+                       request=AiohttpRequest()) as bot:
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            assert await bot.get_updates(timeout=1) == ()
+            assert loop.time() - began >= 0.9

@@ -30,11 +30,9 @@ from bot.render import BoardLabels, BoardView, LastTurn, point_label, render_png
 from bot.service import VARIANTS, Table, player_on, resign_options, table_of
 from engine.game import Action as EventAction
 from engine.game import Game, Phase
-from engine.match import starter_of
 from engine.notation import format_turn
-from engine.position import Position, Side, Variant
+from engine.position import Side, Variant
 from engine.scoring import EndReason, ResultKind
-from engine.turns import apply_step, end_turn
 
 VARIANT_NAMES = {Variant.LONG: N_("Long nardy"), Variant.BACKGAMMON: N_("Backgammon")}
 KIND_NAMES = {
@@ -153,19 +151,10 @@ def board_view(tr: Translator, record: GameRecord, table: Table, viewer: Side) -
 
 def last_turn(game: Game) -> LastTurn | None:
     """The last confirmed turn with the position it started from (so hits show)."""
-    moves = [e for e in game.events if e.action is EventAction.MOVE]
-    if not moves:
+    last = next((e for e in reversed(game.events) if e.action is EventAction.MOVE), None)
+    if last is None or game.last_start is None:
         return None
-    starter = starter_of(game)
-    position = Position.initial(game.variant, Side.WHITE if starter is None else starter)
-    for event in moves[:-1]:  # replaying a game's moves takes well under a millisecond
-        for step in event.steps:
-            position = apply_step(position, step)
-        position = end_turn(position)
-    last = moves[-1]
-    if position.turn is not last.side:  # a roll that could not be played passed the dice
-        position = position.with_turn(last.side)
-    return LastTurn(last.side, last.steps, position)
+    return LastTurn(last.side, last.steps, game.last_start)
 
 
 def _dice_text(game: Game) -> str:

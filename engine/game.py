@@ -267,6 +267,9 @@ class Game:
     cube: Cube | None = None
     resign_offer: ResignOffer | None = None
     result: GameResult | None = None
+    last_start: Position | None = None
+    """The position the last confirmed turn (the last MOVE event) started
+    from, to show or write that turn (hits need it); None before the first."""
 
     @classmethod
     def new(
@@ -405,11 +408,13 @@ class Game:
         event = Event(self.turn_start.turn, Action.MOVE, steps=turn.played)
         reached = turn.position
         if reached.winner is None:
-            return self._record(event, turn=None, turn_start=turn.finish())
+            return self._record(event, turn=None, turn_start=turn.finish(),
+                                last_start=self.turn_start)
         result = GameResult.borne_off(
             reached, cube=self.cube_value, koks=self.options.koks, jacoby=self.options.jacoby
         )
-        return self._record(event, turn=None, turn_start=reached, result=result)
+        return self._record(event, turn=None, turn_start=reached, result=result,
+                            last_start=self.turn_start)
 
     # -- the cube --------------------------------------------------------------
 

@@ -17,7 +17,7 @@ rule.  The search itself lives in :mod:`engine._movegen`.
 
 from __future__ import annotations
 
-import functools
+import copy
 from dataclasses import FrozenInstanceError, dataclass, field
 
 from engine._movegen import BAR, OFF, Code, Generator, Path, Row, final_states
@@ -256,18 +256,16 @@ class _TurnTree:
         return steps
 
 
-@functools.lru_cache(maxsize=256)
-def _turn_tree(position: Position, dice: Dice) -> _TurnTree:
-    return _TurnTree(position, dice)
 
 
 @dataclass(frozen=True)
 class TurnInProgress:
     """A turn being played step by step, as a tap interface does it.
 
-    Rebuilding one from ``(start, dice, played)`` is cheap: the search is
-    shared between instances of the same start and dice.  ``played`` must
-    follow the rules, else :class:`IllegalStepError`.
+    :meth:`play` and :meth:`undo` share the turn's search (built lazily,
+    ~30 µs to start); building one from ``(start, dice, played)`` starts a
+    new search.  ``played`` must follow the rules, else
+    :class:`IllegalStepError`.
 
     >>> tip = TurnInProgress(Position.initial(Variant.BACKGAMMON), Dice(6, 5))
     >>> tip.is_complete, len(tip.legal_steps)
@@ -283,8 +281,11 @@ class TurnInProgress:
     _node: Node = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        tree = _turn_tree(self.start, self.dice)
-        object.__setattr__(self, "_tree", tree)
+        object.__setattr__(self, "_tree", _TurnTree(self.start, self.dice))
+        self._walk()
+
+    def _walk(self) -> None:
+        tree = self._tree
         node = tree.root
         for done, step in enumerate(self.played):
             options = tree.next_steps(node, done)
@@ -292,6 +293,15 @@ class TurnInProgress:
                 raise IllegalStepError(self._refusal(step, done))
             node = options[step]
         object.__setattr__(self, "_node", node)
+
+    def _with_played(self, played: tuple[Step, ...]) -> TurnInProgress:
+        """This turn with ``played`` instead, sharing the search (no cache
+        needed: a cache of searches kept hundreds of dead turns' trees alive
+        for the garbage collector to walk)."""
+        turn = copy.copy(self)
+        object.__setattr__(turn, "played", played)
+        turn._walk()
+        return turn
 
     def _refusal(self, step: Step, done: int) -> str:
         tree = self._tree
@@ -316,12 +326,12 @@ class TurnInProgress:
         return len(self.played) == self._tree.longest
 
     def play(self, step: Step) -> TurnInProgress:
-        return TurnInProgress(self.start, self.dice, (*self.played, step))
+        return self._with_played((*self.played, step))
 
     def undo(self) -> TurnInProgress:
         if not self.played:
             raise IllegalStepError("no step to undo")
-        return TurnInProgress(self.start, self.dice, self.played[:-1])
+        return self._with_played(self.played[:-1])
 
     def finish(self) -> Position:
         """The position after the turn with the opponent to move."""

@@ -4,6 +4,7 @@ and the match export (pure: :mod:`bot.messages`, :mod:`bot.export`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Iterator
@@ -184,8 +185,7 @@ def test_played_line_uses_standard_notation_with_hits() -> None:
 def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
     game = next(_midgames(Variant.BACKGAMMON, seed=4, count=5))
     options = EngineOptions.backgammon(match_length=5)
-    game = Game(options, game.turn_start, opening=game.opening, events=game.events,
-                turn=game.turn, cube=game.cube)
+    game = dataclasses.replace(game, options=options)
     record = _record(game, table=Table(game, (2, 1)), match_length=5)
     record = record.model_copy(update={"deadline": 1_900_000_000.0})
     caption = board_message(EN, record, style="png").text

@@ -25,6 +25,7 @@ from engine.game import (
 )
 from engine.position import Dice, IllegalStepError, Side, Step, Variant
 from engine.scoring import EndReason, ResultKind
+from engine.turns import apply_step, end_turn
 from tests.engine.gameplay import Scripted, play_random
 
 W, B = Side.WHITE, Side.BLACK
@@ -131,6 +132,28 @@ def test_random_games_end_with_a_borne_off_result(options: GameOptions, seed: in
         final.roll(random.Random(0))
     for game in [*games[:: max(1, len(games) // 15)], final]:
         assert round_trip(game) == game
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("options", [LONG, BG])
+def test_last_start_is_where_the_last_confirmed_turn_began(options: GameOptions,
+                                                          seed: int) -> None:
+    games = play_random(Game.new(options), random.Random(seed))
+    assert games[0].last_start is None
+    for before, after in itertools.pairwise(games):
+        moved = len(after.events) > len(before.events) and \
+            after.events[-1].action is Action.MOVE
+        if moved:  # a confirm, or a roll that could not be played
+            assert after.last_start == before.turn_start
+            assert after.last_start.turn is after.events[-1].side
+            position = after.last_start
+            for step in after.events[-1].steps:
+                position = apply_step(position, step)
+            # the turn's steps from there reach where the game stands now
+            assert (position if after.is_over else end_turn(position)) == after.turn_start
+        else:
+            assert after.last_start == before.last_start
+    assert round_trip(games[-1]).last_start == games[-1].last_start
 
 
 def test_a_roll_that_cannot_be_played_passes_at_once() -> None:

@@ -120,13 +120,19 @@ def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: fl
             cpu: CpuMeter, began: float) -> None:
     answered = {r.params.get("callback_query_id"): r.time
                 for r in server.requests("answerCallbackQuery")}
-    latencies = sorted((answered[q] - t) * 1000 for d in drivers for q, t in d.sent
-                       if q in answered)
+    # (tap -> answer, tap -> handed to the bot by getUpdates), in ms
+    timed = sorted(((answered[q] - t) * 1000, (server.delivered_at.get(u, t) - t) * 1000)
+                   for d in drivers for q, t, u in d.sent if q in answered)
+    latencies = [total for total, _ in timed]
     taps = sum(len(d.sent) for d in drivers)
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    slowest = timed[int(len(timed) * 0.99):]
     print(f"  {title}: {taps} taps in {elapsed:.1f} s = {taps / elapsed:.0f} taps/s; "
           f"tap -> answerCallbackQuery median {statistics.median(latencies):.1f} ms, "
           f"p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms")
+    print(f"    slowest 1%: median {statistics.median(t for t, _ in slowest):.1f} ms, of which "
+          f"{statistics.median(w for _, w in slowest):.1f} ms before getUpdates handed the "
+          f"tap over")
     print(f"    CPU ms per tap: {cpu.per_tap(taps)}")
     sent = [r.method for r in server.requests() if r.time >= began]
     print("    bot requests per tap: " + ", ".join(

@@ -50,8 +50,9 @@ class Driver:
     refused: int = 0
     think: float = 0.0
     """Seconds a player waits before each tap (benchmarks: a human's pace)."""
-    sent: list[tuple[str, float]] = field(default_factory=list)
-    """(callback query id, server time its update was queued) of every player tap."""
+    sent: list[tuple[str, float, int]] = field(default_factory=list)
+    """(callback query id, server time its update was queued, update id) of
+    every player tap."""
 
     def play(self, max_taps: int = 5000, *, stop_early: bool = False) -> Message:
         """Tap until the game is over; returns the final board.  ``stop_early``:
@@ -73,7 +74,7 @@ class Driver:
                     time.sleep(self.think)
                 since = self.server.revision
                 tap = self.server.user_taps(self.chat, self.players[attempt], board, data)
-                self.sent.append((tap.query_id, tap.queued_at))
+                self.sent.append((tap.query_id, tap.queued_at, tap.update_id))
                 answer = tap.wait_answer(self.timeout)
                 self.taps += 1
                 if not answer.show_alert:

@@ -149,6 +149,8 @@ class BotApiServer:
         self.callback_query_timeout: float | None = None  # seconds; None = never expires
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
+        self.delivered_at: dict[int, float] = {}
+        """Update id -> server clock time getUpdates first handed it to the bot."""
         self._chat_conds: dict[int, threading.Condition] = {}
         """Per-chat conditions on the same lock, for waiters that only watch one
         chat (``wait_for(chat=...)``): a change wakes its chat's waiters, not every
@@ -852,8 +854,10 @@ class BotApiServer:
                 if batch or remaining <= 0 or self._closing:
                     break
                 self._cond.wait(remaining)
+            now = self.clock()
             for p in batch:
                 p.delivered = True
+                self.delivered_at.setdefault(p.update_id, now)
             return [p.payload for p in batch]
 
     def _confirm(self, offset: int) -> None:

@@ -130,6 +130,9 @@ def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: fl
     print(f"  {title}: {taps} taps in {elapsed:.1f} s = {taps / elapsed:.0f} taps/s; "
           f"tap -> answerCallbackQuery median {statistics.median(latencies):.1f} ms, "
           f"p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms")
+    for total, waited in timed[-3:]:
+        if total > 500:
+            print(f"    a tap took {total:.0f} ms ({waited:.0f} ms before getUpdates)")
     print(f"    slowest 1%: median {statistics.median(t for t, _ in slowest):.1f} ms, of which "
           f"{statistics.median(w for _, w in slowest):.1f} ms before getUpdates handed the "
           f"tap over")
@@ -165,6 +168,10 @@ def main() -> None:
                     drivers, elapsed, cpu, began)
         finally:
             bot.stop()
+            logged = bot.log.strip().splitlines()
+            if logged:  # the bot logs warnings and errors only here
+                print(f"  the bot logged {len(logged)} lines; the last ones:")
+                print("\n".join("    " + line for line in logged[-20:]))
 
 
 if __name__ == "__main__":

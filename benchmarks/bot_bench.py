@@ -7,7 +7,10 @@ Prints taps per second and the median / p99 time
 from a tap (the callback-query update being queued) to the bot's
 answerCallbackQuery arriving at the server, twice: paced (each player taps
 every THINK seconds, like quick humans) and flat out (every player taps
-again the moment the board changed: the bot's throughput).  Dice are seeded; the bot runs
+again the moment the board changed: the bot's throughput).  With each: how
+long the slowest 1% of taps waited before getUpdates handed them over, the
+CPU the bot (with its painter process), this harness and Redis spent per
+tap, and the bot's Bot API requests per tap.  Dice are seeded; the bot runs
 with NARDY_RATE_LIMIT=0 because the local server has no flood limits.
 """
 

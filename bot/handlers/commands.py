@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from html import escape
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from bot.handlers.board import edit, repost
 from bot.handlers.common import (
@@ -17,7 +18,8 @@ from bot.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, translator
+from bot.handlers.games import show_view
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.ledger import with_chat_stake
 from bot.records import GameRecord, Status
 from bot.service import (
@@ -26,6 +28,7 @@ from bot.service import (
     new_lobby,
     parse_new_args,
     save,
+    seat_of,
     with_chat_clock,
 )
 from bot.store import VersionConflict
@@ -35,10 +38,29 @@ NO_GAME = N_("There is no game here. Start one with /new.")
 LANG_PREFIX = "lang:"
 
 
-async def _current(update: Update, context: Context) -> GameRecord | None:
-    chat = update.effective_chat
+SEVERAL_GAMES = N_("You play several private games; /games lists them, each board a tap away "
+                   "(its More menu has the rest).")
+
+
+async def _game_for(update: Update, context: Context, tr: Translator,
+                    usable: Callable[[GameRecord], bool]) -> GameRecord | None:
+    """The game a command means, if ``usable`` for it: the chat's (or
+    topic's); in a private chat without one, the private game the user
+    plays, if just one.  Otherwise the user is told why and None returned."""
+    chat, user = update.effective_chat, update.effective_user
     assert chat is not None
-    record = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
+    store = get_store(context)
+    record = await store.load_game(chat.id, thread_of(update.effective_message))
+    if record is None and chat.type == Chat.PRIVATE and user is not None:
+        mine = [r for r in await store.user_games(user.id)
+                if r.is_private and usable(r) and seat_of(r, user.id) is not None]
+        if len(mine) > 1:
+            await reply(update, tr.gettext(SEVERAL_GAMES))
+            return None
+        record = mine[0] if mine else None
+    if record is None or not usable(record):
+        await reply(update, tr.gettext(NO_GAME))
+        return None
     return record
 
 
@@ -51,7 +73,7 @@ async def new(update: Update, context: Context) -> None:
     except OptionError as error:
         await reply(update, tr.gettext(error.message, **error.values))
         return
-    current = await _current(update, context)
+    current = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
     if current is not None and current.status.is_open:
         if current.status is Status.ACTIVE:
             await reply(update, tr.gettext("A game is already being played here. Here it is:"))
@@ -79,9 +101,12 @@ async def new(update: Update, context: Context) -> None:
 
 async def board(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
-    record = await _current(update, context)
-    if record is None or (record.status is Status.CANCELLED and not record.engine):
-        await reply(update, tr.gettext(NO_GAME))
+    record = await _game_for(update, context, tr, lambda r: r.status is not Status.CANCELLED
+                             or bool(r.engine))
+    if record is None:
+        return
+    if record.is_private:  # its boards are the players' views: post this player's here
+        await show_view(update, context, tr, record)
         return
     await repost(context, tr, record)
 
@@ -111,9 +136,8 @@ async def cancel(update: Update, context: Context) -> None:
     assert chat is not None and user is not None
     admin = chat.type != chat.PRIVATE and await is_chat_admin(context, chat, user.id)
     for _attempt in range(3):  # another update may change the record meanwhile
-        record = await _current(update, context)
-        if record is None or not record.status.is_open:
-            await reply(update, tr.gettext(NO_GAME))
+        record = await _game_for(update, context, tr, lambda r: r.status.is_open)
+        if record is None:
             return
         try:
             saved = await save(get_store(context), record, _cancelled(record, user.id, admin))
@@ -137,9 +161,8 @@ async def export(update: Update, context: Context) -> None:
     from bot.export import export_text
 
     tr = await translator_for(update, context)
-    record = await _current(update, context)
-    if record is None or not record.engine:
-        await reply(update, tr.gettext(NO_GAME))
+    record = await _game_for(update, context, tr, lambda r: bool(r.engine))
+    if record is None:
         return
     name, body = export_text(record)
     message = update.effective_message

@@ -138,10 +138,20 @@ async def on_show(update: Update, context: Context) -> None:
             or record.game_id != ref.game_id or record.status is not Status.ACTIVE:
         await query.answer(tr.gettext(NOT_PLAYED), show_alert=True)
         return
-    side = seat_of(record, user.id)
-    if side is None:
+    if seat_of(record, user.id) is None:
         await query.answer(tr.gettext(NOT_PLAYING), show_alert=True)
         return
     await query.answer()
+    await show_view(update, context, tr, record)
+
+
+async def show_view(update: Update, context: Context, tr: Translator,
+                    record: GameRecord) -> None:
+    """Post ``record``'s board in this private chat, from the user's side
+    (they must be playing it)."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    side = seat_of(record, user.id)
+    assert side is not None
     language = pick_language(user.language_code)
     await post_views(context, tr, record, [Viewer(chat.id, side, language)])

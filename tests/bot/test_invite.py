@@ -340,3 +340,57 @@ async def test_stale_taps_on_either_board_are_refused(world: World) -> None:
     assert not any(t.startswith("Resign") for t, _ in world.buttons(mover_board))
     await world.tap(other_board.chat, users[waiting], other_board, text="« Back")
     assert [t for t, _ in world.buttons(other_board)] == ["⋯ More"]
+
+
+# ---------------------------------------------------------------- commands in the private chat
+
+
+async def test_board_export_and_cancel_in_private_reach_the_private_game(world: World) -> None:
+    p = _people(world)
+    await _set_text_style(world, p.alice, p.bob)
+    await _open(world, p.bob, await _invite(world, p, "long"))
+    record = await _private_game(world, p)
+    chat = p.chat(world, p.bob)
+    old_board = game_board(world.server, chat)
+    assert old_board is not None
+
+    sent = await world.send(chat, p.bob, "/board")
+    new_board = await world.server.wait_message_async(
+        chat, since=sent, match=lambda m: m.from_bot and m.message_id != old_board.message_id
+        and bool(m.buttons), timeout=10)
+    assert "Long nardy" in (new_board.text or "")
+    for _ in range(100):  # the view is saved just after it is posted
+        shown = await _private_game(world, p)
+        if (chat.id, new_board.message_id) in {(v.chat_id, v.message_id) for v in shown.views}:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError(f"the re-posted board is not a view: {shown.views}")
+
+    sent = await world.send(chat, p.bob, "/export")
+    exported = await world.reply(chat, sent, "The game record.")
+    assert exported.document_name and exported.document_bytes
+
+    sent = await world.send(chat, p.bob, "/cancel")
+    await world.reply(chat, sent, "Cancel proposed")
+    sent = await world.send(p.chat(world, p.alice), p.alice, "/cancel")
+    await world.reply(p.chat(world, p.alice), sent, "The game was cancelled.")
+    assert (await world.store.load_game(record.chat_id, None)).status is Status.CANCELLED  # type: ignore[union-attr]
+    sent = await world.send(p.chat(world, p.carol), p.carol, "/board")
+    await world.reply(p.chat(world, p.carol), sent, "There is no game here")
+
+
+async def test_a_player_of_several_private_games_is_sent_to_games(world: World) -> None:
+    p = _people(world)
+    await _open(world, p.bob, await _invite(world, p))
+    carols = await _invite(world, p)
+    await _open(world, p.carol, carols)
+    chat = p.chat(world, p.alice)
+    before = len([g for g in await world.store.user_games(p.alice.id) if g.is_private])
+    assert before == 2
+    for command in ("/board", "/export", "/cancel"):
+        sent = await world.send(chat, p.alice, command)
+        answer = await world.reply(chat, sent, "several private games")
+        assert "/games" in (answer.text or "")
+    for game in await world.store.user_games(p.alice.id):
+        assert game.status is Status.ACTIVE and game.cancel_by is None

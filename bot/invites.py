@@ -9,13 +9,19 @@ allows 64 of those).
 Keys (one hash slot per token, so the redeeming script may touch both)::
 
     nardy:{invite:<token>}:offer   hash {u: inviter id, d: Invitation JSON}, expires
-    nardy:{invite:<token>}:used    id of the user who redeemed it, kept a week
+    nardy:{invite:<token>}:used    "<redeemer id>:<Invitation JSON>", kept a week
 
 Redeeming is one Lua script: it reads the offer, refuses the inviter
 themselves without using the link up, else deletes the offer and marks it
 used, so two people opening the link at the same moment cannot both get
 the game.  A link that is neither offered nor marked used has expired (or
 never existed; the two cannot be told apart, nor need to be).
+
+The used mark keeps the invitation, and the game's chat id follows from
+the token (:func:`game_chat_id`), so the redeemer opening the link again
+(or Telegram delivering the ``/start`` again after the bot died between
+using the link up and saving the game) can tell whether the game exists
+and start it if not: a used link never leaves its redeemer without a game.
 
 >>> payload = invite_payload("AAAAAAAAAAAAAAAAAAAAAA")
 >>> payload, token_of(payload), token_of("games"), token_of("i" + "A" * 21)
@@ -25,6 +31,7 @@ never existed; the two cannot be told apart, nor need to be).
 from __future__ import annotations
 
 import enum
+import hashlib
 import re
 import secrets
 import time
@@ -32,7 +39,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.records import SCHEMA_VERSION, GameOptions, decode
+from bot.records import PRIVATE_CHAT_BASE, SCHEMA_VERSION, GameOptions, decode
 from bot.store import Store
 from engine.position import Variant
 
@@ -46,18 +53,19 @@ PREFIX = "i"
 _PAYLOAD = re.compile(rf"^{PREFIX}([A-Za-z0-9_-]{{22}})$")
 
 # KEYS: offer, used.  ARGV: redeemer id, seconds to remember the use.
-# Returns {'ok', JSON}, {'own', ''}, {'used', redeemer id} or {'expired', ''}.
+# Returns {'ok', JSON}, {'own', ''}, {'used', "<redeemer id>[:JSON]"} or
+# {'expired', ''} (marks written before the JSON was kept hold only the id).
 _REDEEM = """
 local inviter = redis.call('HGET', KEYS[1], 'u')
 if not inviter then
-  local by = redis.call('GET', KEYS[2])
-  if by then return {'used', by} end
+  local used = redis.call('GET', KEYS[2])
+  if used then return {'used', used} end
   return {'expired', ''}
 end
 if inviter == ARGV[1] then return {'own', ''} end
 local data = redis.call('HGET', KEYS[1], 'd')
 redis.call('DEL', KEYS[1])
-redis.call('SET', KEYS[2], ARGV[1], 'EX', tonumber(ARGV[2]))
+redis.call('SET', KEYS[2], ARGV[1] .. ':' .. data, 'EX', tonumber(ARGV[2]))
 return {'ok', data}
 """
 
@@ -86,7 +94,8 @@ class Outcome(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Redemption:
-    """What opening a link did: ``invitation`` with OK, ``used_by`` with USED."""
+    """What opening a link did: ``invitation`` with OK (and with USED when
+    known), ``used_by`` with USED."""
 
     outcome: Outcome
     invitation: Invitation | None = None
@@ -137,5 +146,22 @@ async def redeem(store: Store, token: str, user_id: int, used_ttl: int = USED_TT
     if outcome is Outcome.OK:
         return Redemption(outcome, invitation=decode(Invitation, keys[0], _text(value)))
     if outcome is Outcome.USED:
-        return Redemption(outcome, used_by=int(_text(value)))
+        by, _, data = _text(value).partition(":")
+        invitation = decode(Invitation, keys[1], data) if data else None
+        return Redemption(outcome, invitation=invitation, used_by=int(by))
     return Redemption(outcome)
+
+
+def game_chat_id(token: str) -> int:
+    """The synthetic chat id of the private game an invitation starts: 48
+    bits of the token's SHA-256, so every attempt to start it names the same
+    game (see the module doc).
+
+    >>> from bot.records import is_private_game_chat
+    >>> game_chat_id("A" * 22) == game_chat_id("A" * 22) != game_chat_id("B" * 22)
+    True
+    >>> is_private_game_chat(game_chat_id("A" * 22))
+    True
+    """
+    digest = hashlib.sha256(token.encode()).digest()
+    return PRIVATE_CHAT_BASE - int.from_bytes(digest[:6], "big")

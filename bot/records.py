@@ -150,16 +150,13 @@ below this: no Telegram chat has one (real ids have at most 52 bits), and
 down to -(2**52 + 2**48) they stay exact as doubles (Lua, JSON)."""
 
 
-def private_game_chat_id() -> int:
-    """A fresh synthetic chat id for a private game (48 random bits).
+def is_private_game_chat(chat_id: int) -> bool:
+    """Whether ``chat_id`` is a private game's synthetic one (made from its
+    invitation: :func:`bot.invites.game_chat_id`).
 
-    >>> is_private_game_chat(private_game_chat_id()), is_private_game_chat(-1001234567890)
+    >>> is_private_game_chat(PRIVATE_CHAT_BASE - 2**47), is_private_game_chat(-1001234567890)
     (True, False)
     """
-    return PRIVATE_CHAT_BASE - secrets.randbits(48)
-
-
-def is_private_game_chat(chat_id: int) -> bool:
     return chat_id <= PRIVATE_CHAT_BASE
 
 
@@ -180,7 +177,7 @@ class GameRecord(Record):
     """The game of one chat or forum topic, from lobby to its end.
 
     `engine` is the engine's `Game.to_dict()`: opaque to the store.  A
-    private game has a synthetic `chat_id` (see `private_game_chat_id`), no
+    private game has a synthetic `chat_id` (see `bot.invites.game_chat_id`), no
     board message of its own and one view per player.
     """
 

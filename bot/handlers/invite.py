@@ -3,7 +3,7 @@
 ``/invite [variant] [options]`` (the options of /new, except a stake: a
 private game has no chat ledger) answers with a link; whoever opens it
 (``/start i<token>`` in their private chat with the bot) plays the inviter.
-The game lives under a synthetic chat id (:func:`bot.records.private_game_chat_id`)
+The game lives under a synthetic chat id (:func:`bot.invites.game_chat_id`)
 and is shown only as two views, one in each player's private chat, each
 drawn from its player's side; the player to move gets a short ping there.
 Links are one-use and expire (:mod:`bot.invites`).
@@ -37,8 +37,9 @@ from bot.handlers.common import (
 from bot.i18n import N_, Translator, pick_language, translator
 from bot.invites import Invitation, Outcome
 from bot.messages import options_line, variant_name
-from bot.records import GameRecord, Player, private_game_chat_id
+from bot.records import GameRecord, Player
 from bot.service import OptionError, engine_options, parse_new_args, save, start_game
+from bot.store import VersionConflict
 from bot.users import has_started, note_started
 from engine.position import Side, Variant
 
@@ -111,7 +112,7 @@ async def start(update: Update, context: Context) -> None:
 
 
 async def accept(update: Update, context: Context, token: str) -> None:
-    """Redeem an invitation and start the private game."""
+    """Redeem an invitation and start the private game (once: see bot/invites.py)."""
     tr = await translator_for(update, context)
     user = update.effective_user
     assert user is not None
@@ -121,30 +122,48 @@ async def accept(update: Update, context: Context, token: str) -> None:
         await reply(update, tr.gettext("This is your own invitation: send the link to your "
                                        "opponent."))
         return
+    offer = redemption.invitation
     if redemption.outcome is Outcome.USED:
-        if redemption.used_by == user.id:
+        if redemption.used_by != user.id:
+            await reply(update, tr.gettext("This invitation was already used."))
+        elif offer is None or not await _start(update, context, tr, token, offer):
             await reply(update, tr.gettext("You accepted this invitation already; /games shows "
                                            "the game."))
-        else:
-            await reply(update, tr.gettext("This invitation was already used."))
         return
-    offer = redemption.invitation
     if redemption.outcome is Outcome.EXPIRED or offer is None:
         await reply(update, tr.gettext(EXPIRED, hours=HOURS))
         return
+    await _start(update, context, tr, token, offer)
+
+
+async def _start(update: Update, context: Context, tr: Translator, token: str,
+                 offer: Invitation) -> bool:
+    """Start the game of a redeemed invitation, unless it was started
+    already (the link opened again, the update delivered again); True if
+    this call started it."""
+    user = update.effective_user
+    assert user is not None
+    store = get_store(context)
+    chat_id = invites.game_chat_id(token)
+    if await store.load_game(chat_id, None) is not None:
+        return False
     name = display_name(user)[:64]
     # the lobby both would have joined: never stored, the game's first save replaces "nothing"
-    lobby = GameRecord(chat_id=private_game_chat_id(), variant=offer.variant,
+    lobby = GameRecord(chat_id=chat_id, variant=offer.variant,
                        options=offer.options, created_by=offer.inviter,
                        players=(Player(user_id=offer.inviter, name=offer.name, side=Side.WHITE),
                                 Player(user_id=user.id, name=name, side=Side.BLACK)))
-    saved = await save(store, lobby, start_game(lobby, get_rng(context)))
+    try:
+        saved = await save(store, lobby, start_game(lobby, get_rng(context)))
+    except VersionConflict:  # another delivery of this /start started it meanwhile
+        return False
     language = pick_language(user.language_code)
     await _tell(context, offer.inviter, translator(offer.language), offer, opponent=name)
     await _tell(context, user.id, tr, offer, opponent=offer.name)
     shown = await post_views(context, tr, saved, [
         Viewer(offer.inviter, Side.WHITE, offer.language), Viewer(user.id, Side.BLACK, language)])
     await notify(context, tr, shown)
+    return True
 
 
 async def _tell(context: Context, chat_id: int, tr: Translator, offer: Invitation, *,

@@ -394,3 +394,38 @@ async def test_a_player_of_several_private_games_is_sent_to_games(world: World) 
         assert "/games" in (answer.text or "")
     for game in await world.store.user_games(p.alice.id):
         assert game.status is Status.ACTIVE and game.cancel_by is None
+
+
+async def test_a_link_used_up_without_its_game_starts_it_when_opened_again(
+        world: World) -> None:
+    # the bot died between using the link up and saving the game: the redeemer's
+    # next /start (Telegram's redelivery, or the link opened again) starts it
+    p = _people(world)
+    payload = await _invite(world, p, "backgammon")
+    token = invites.token_of(payload)
+    assert token is not None
+    used = await invites.redeem(world.store, token, p.bob.id)
+    assert used.outcome is invites.Outcome.OK
+    assert not await world.store.user_games(p.bob.id)
+    intro = await _open(world, p.bob, payload)
+    assert "Private game against Alice" in intro.text
+    record = await _private_game(world, p)
+    assert record.chat_id == invites.game_chat_id(token) and record.status is Status.ACTIVE
+    assert record.variant is Variant.BACKGAMMON
+    again = await _open(world, p.bob, payload)
+    assert "accepted this invitation already" in again.text
+    assert [g.game_id for g in await world.store.user_games(p.bob.id)] == [record.game_id]
+    third = await _open(world, p.carol, payload)
+    assert "already used" in third.text
+
+
+async def test_a_used_mark_from_before_it_kept_the_invitation_still_answers(
+        world: World) -> None:
+    p = _people(world)
+    token = invites.new_token()
+    used_key = f"{world.store.prefix}:{{invite:{token}}}:used"
+    await world.store.redis.set(used_key, str(p.bob.id))  # the old format: only the id
+    again = await _open(world, p.bob, invites.invite_payload(token))
+    assert "accepted this invitation already" in again.text
+    other = await _open(world, p.carol, invites.invite_payload(token))
+    assert "already used" in other.text

@@ -10,7 +10,8 @@ process (a one-worker :class:`~concurrent.futures.ProcessPoolExecutor`,
 started with ``spawn``: forking a process that runs an event loop and
 threads is unsafe) and falls back to painting in a thread of the bot's
 own process when the worker cannot start or dies, so a board is always
-drawn.  A worker that died is replaced on the next picture.
+drawn.  A worker that died is replaced on the next picture, up to
+:data:`MAX_RESTARTS` times.
 
 >>> from engine import Position, Side, Variant
 >>> from bot.render import BoardView
@@ -34,6 +35,10 @@ from bot.render import BoardView, render_png
 from bot.render.png import warm_up
 
 log = logging.getLogger(__name__)
+
+MAX_RESTARTS = 5
+"""After this many failed worker processes, boards are painted in a thread
+(a machine that cannot start one would otherwise try again for every board)."""
 
 
 def _start_worker() -> None:
@@ -80,6 +85,10 @@ class Painter:
             if self._pool is broken:
                 self._pool = None
                 self.restarts += 1
+                if self.restarts >= MAX_RESTARTS:
+                    log.error("the painter process failed %s times; painting in a thread "
+                              "from now on", self.restarts)
+                    self.processes = 0
         broken.shutdown(wait=False, cancel_futures=True)
 
     async def png(self, view: BoardView) -> bytes:
@@ -89,9 +98,9 @@ class Painter:
         if pool is not None:
             try:
                 return await loop.run_in_executor(pool, render_png, view)
-            except BrokenProcessPool:
-                log.warning("the painter process died; painting this board in a thread and "
-                            "starting a new process for the next one")
+            except (BrokenProcessPool, OSError):  # it died, or could not be started
+                log.warning("the painter process failed; painting this board in a thread",
+                            exc_info=True)
                 self._drop(pool)
         return await loop.run_in_executor(self._thread, render_png, view)
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.painter import Painter
+from bot.painter import MAX_RESTARTS, Painter
 from bot.render import render_png
 from bot.render.samples import SAMPLES
 
@@ -59,3 +59,21 @@ async def test_the_worker_ignores_a_group_sigterm(painter: Painter) -> None:
     assert painter.worker_pids() == [worker]
     assert await painter.png(view) == render_png(view)
     assert painter.restarts == 0
+
+
+async def test_a_painter_that_cannot_start_paints_in_a_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a machine where no process can be started (limits, a sandbox)
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr("multiprocessing.context.SpawnProcess.start", refuse)
+    painter = Painter(processes=1)
+    view = next(iter(SAMPLES.values()))
+    try:
+        for _ in range(MAX_RESTARTS + 2):
+            assert await painter.png(view) == render_png(view)
+        assert painter.restarts == MAX_RESTARTS and painter.processes == 0
+        assert painter.worker_pids() == []
+    finally:
+        painter.close()

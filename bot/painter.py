@@ -66,7 +66,11 @@ class Painter:
         """Start the worker process now (it takes ~1 s to import and warm up)
         rather than on the first picture; idempotent."""
         if self.processes and (pool := self._worker_pool()) is not None:
-            pool.submit(int)  # a pool starts its processes with the first job
+            try:
+                pool.submit(int)  # a pool starts its processes with the first job
+            except OSError:
+                log.warning("cannot start the painter process", exc_info=True)
+                self._drop(pool)
 
     def _worker_pool(self) -> concurrent.futures.ProcessPoolExecutor | None:
         with self._lock:

@@ -69,6 +69,7 @@ async def test_a_painter_that_cannot_start_paints_in_a_thread(
 
     monkeypatch.setattr("multiprocessing.context.SpawnProcess.start", refuse)
     painter = Painter(processes=1)
+    painter.start()  # the bot starts it with the application: no error there either
     view = next(iter(SAMPLES.values()))
     try:
         for _ in range(MAX_RESTARTS + 2):

@@ -18,11 +18,13 @@ Timeouts raise :class:`telegram.error.TimedOut`, other failures
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlencode
 
 import aiohttp
+import certifi
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
@@ -52,9 +54,12 @@ class AiohttpRequest(BaseRequest):
     async def initialize(self) -> None:
         if self._session is None or self._session.closed:
             # made here, inside the running loop, as aiohttp requires
+            # certifi's CA bundle, as PTB's httpx client uses: the same TLS
+            # trust on every platform, whatever the system's store holds
+            tls = ssl.create_default_context(cafile=certifi.where())
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.connection_pool_size,
-                                               ttl_dns_cache=300),
+                                               ttl_dns_cache=300, ssl=tls),
                 headers={"User-Agent": self.USER_AGENT})
 
     async def shutdown(self) -> None:

@@ -6,8 +6,13 @@ test_botapi_server.py (every test there runs with both clients)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shutil
 import socket
+import ssl
+import subprocess
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from telegram import Bot
@@ -91,3 +96,35 @@ async def test_a_long_poll_outlasts_the_default_read_timeout() -> None:
             began = loop.time()
             assert await bot.get_updates(timeout=1) == ()
             assert loop.time() - began >= 0.9
+
+
+async def test_tls_certificates_are_verified(tmp_path: Path) -> None:
+    # a server with a self-signed certificate is refused, as Telegram's impostor would be
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is needed to make a certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, ssl.SSLError):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0, ssl=context)
+    port = server.sockets[0].getsockname()[1]
+    request = AiohttpRequest()
+    await request.initialize()
+    try:
+        with pytest.raises(NetworkError, match=r"(?i)certificate"):
+            await request.do_request(f"https://127.0.0.1:{port}/botX/getMe", "POST")
+    finally:
+        await request.shutdown()
+        server.close()
+        await server.wait_closed()

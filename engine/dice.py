@@ -73,6 +73,7 @@ import sys
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -312,14 +313,20 @@ class FairDice:
 
     def blocks(self, index: int) -> Iterator[bytes]:
         """The HMAC blocks of roll ``index``: counter 0, 1, 2, ..."""
-        counter = 0
+        return self._blocks_from(index, 0)
+
+    def _blocks_from(self, index: int, counter: int) -> Iterator[bytes]:
         while True:
             yield hmac.digest(self.seed.secret, self.message(index, counter), "sha256")
             counter += 1
 
     def roll(self, index: int) -> tuple[int, int]:
         """The two dice of throw ``index`` of the game, in the order thrown."""
-        return dice_from_blocks(self.blocks(index))
+        block = hmac.digest(self.seed.secret, self.message(index), "sha256")
+        first, second = block[0], block[1]
+        if first < REJECT_FROM and second < REJECT_FROM:  # 31 times in 32: skip the generator
+            return first % 6 + 1, second % 6 + 1
+        return dice_from_blocks(chain([block], self._blocks_from(index, 1)))
 
     def source(self, first: int = 0) -> Roller:
         """A random source for :meth:`engine.game.Game.roll` that throws from

@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import json
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -264,7 +265,12 @@ def test_the_seed_never_shows_in_repr_str_or_errors() -> None:
 def play(game: Game, fair: FairDice, rng: random.Random) -> Game:
     """Play the game to its end with fair dice and random legal steps."""
     while not game.is_over:
-        if game.phase in {Phase.OPENING, Phase.ROLL}:
+        side = game.to_act
+        if (game.phase is Phase.ROLL and game.cube is not None and side is not None
+                and game.cube.may_double(side) and rng.random() < 0.05):
+            game = game.double(side)  # cube actions take no roll index
+            game = game.take(side.opponent) if rng.random() < 0.8 else game.pass_(side.opponent)
+        elif game.phase in {Phase.OPENING, Phase.ROLL}:
             game = game.roll(fair.source(next_roll_index(game)))
         elif game.turn is not None and game.turn.is_complete:
             game = game.confirm()
@@ -351,6 +357,8 @@ def test_an_honest_export_verifies(which: str, request: pytest.FixtureRequest) -
     assert result.ok, "\n".join(result.report())
     written = sum(len(game.rolls) for game in read_mat(text).games)
     assert written > 20
+    if which == "backgammon_match":
+        assert "Doubles =>" in text and "Takes" in text
     assert sum(check.found is not None for check in result.checks) >= written
 
 
@@ -438,3 +446,42 @@ def test_json_form_round_trip() -> None:
     data["scheme"] = "other-v9"
     with pytest.raises(DiceError, match="unknown dice scheme"):
         verify_json(data)
+
+
+# -------------------------------------------------------------- the documented example
+
+
+def test_the_worked_example_in_the_docs_is_true() -> None:
+    text = (ROOT / "docs" / "fair-dice.md").read_text(encoding="utf-8")
+    assert f"Seed `{SEED.hex()}`" in text
+    assert f"{SEED.commitment}  -" in text  # the sha256sum output
+    message = FAIR.message(0).decode().replace("\n", "\\n")
+    assert f"printf '{message}'" in text
+    assert f"hexkey:{SEED.hex()}" in text
+    assert f"SHA2-256(stdin)= {next(FAIR.blocks(0)).hex()}" in text
+    rows = re.findall(r"^\| (\d+) +\| `([0-9a-f]+)…` +\| (\d) (\d) +\|$", text, re.M)
+    assert len(rows) == 5
+    for index, start, first, second in rows:
+        assert next(FAIR.blocks(int(index))).hex().startswith(start)
+        assert FAIR.roll(int(index)) == (int(first), int(second))
+    skipped = int(rows[-1][0])
+    assert next(FAIR.blocks(skipped))[0] >= 252  # the row that shows a skipped byte
+    # the example's opening: White 5, Black 1, White plays 51
+    game = Game.new(GameOptions.backgammon()).roll(FAIR.source())
+    assert game.opening is not None and game.opening.rolls == ((5, 1),)
+    assert game.dice is not None and (game.dice.first, game.dice.second) == (5, 1)
+    assert next_roll_index(game) == 1
+
+
+@pytest.mark.parametrize("which", ["long_match", "backgammon_match"])
+def test_the_reader_finds_every_roll_of_the_writer(which: str,
+                                                  request: pytest.FixtureRequest) -> None:
+    match, fair = request.getfixturevalue(which)
+    record = read_mat(exported(match, fair))
+    assert record.tag("Dice commitment") == str(fair.commitment)
+    assert record.tag_values("Dice entropy") == fair.entropy.lines()
+    assert [game.number for game in record.games] == list(range(1, len(match.games) + 1))
+    for game, read in zip(match.games, record.games, strict=True):
+        rolled = [(event.side, (event.dice.first, event.dice.second))
+                  for event in game.events if event.dice is not None]
+        assert [(cell.side, cell.dice) for cell in read.rolls] == rolled

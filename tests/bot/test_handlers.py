@@ -328,7 +328,36 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     first = await _record(world, t)
     refused = await world.tap(t.chat, t.eve, board, _data(world, board, "A"))
     assert refused.show_alert
+    # a rematch is an offer: one tap starts nothing
     await world.tap(t.chat, other, board, _data(world, board, "A"))
+    offered = await _record(world, t)
+    assert (offered.game_id, offered.status, offered.rematch_by) == (
+        first.game_id, Status.FINISHED, other.id)
+    board = world.board(t.chat)
+    assert f"{other.first_name} offers a rematch. {mover.first_name}: accept" in board.content
+    assert [text for text, _ in world.buttons(board)] == [
+        "Accept", "Decline", "Withdraw the offer", "New game"]
+    ping = world.server.last_message(t.chat)
+    assert ping is not None and "your opponent offers a rematch" in ping.text
+    assert mover.first_name in ping.text
+    # the offerer neither accepts nor declines his own offer, the opponent does not
+    # withdraw it, nobody else touches it
+    for user, action in ((other, "a"), (other, "x"), (mover, "e"), (t.eve, "a"),
+                         (t.eve, "x"), (t.eve, "e")):
+        answer = await world.tap(t.chat, user, board, _data(world, board, action))
+        assert answer.show_alert, (user.first_name, action)
+    assert await _record(world, t) == offered
+    # withdrawn, offered again, declined, offered again, accepted
+    await world.tap(t.chat, other, board, _data(world, board, "e"))
+    assert (await _record(world, t)).rematch_by is None
+    assert world.server.message(t.chat.id, ping.message_id).deleted
+    await world.tap(t.chat, other, board, _data(world, board, "A"))
+    await world.tap(t.chat, mover, board, _data(world, board, "x"))
+    declined = await _record(world, t)
+    assert declined.rematch_by is None and declined.status is Status.FINISHED
+    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game"]
+    await world.tap(t.chat, mover, board, _data(world, board, "A"))
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
     second = await _record(world, t)
     assert second.status is Status.ACTIVE and second.game_id != first.game_id
     assert "Opening roll" in world.board(t.chat).content
@@ -343,10 +372,29 @@ async def test_match_score_and_next_game(world: World) -> None:
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     board = world.board(t.chat)
     assert "Match to 3" in board.content
-    assert [text for text, _ in world.buttons(board)] == ["Next game", "New game"]
+    # no New game while the match is not over: nobody wipes it, not even a player
+    assert [text for text, _ in world.buttons(board)] == ["Next game"]
     # a match books its stake once, when it ends (bot/ledger.py)
     assert await world.store.balance(t.chat.id, other.id, mover.id) == 0
+    between = await _record(world, t)
+    forged = Callback.game(between.game_id, between.version, Action.NEW).format()
+    for user in (t.eve, mover, other):
+        refused = await world.tap(t.chat, user, board, forged, strict=False)
+        assert refused.show_alert and "A match is being played here" in (refused.text or "")
+    refused = await world.tap(t.chat, t.eve, board, _data(world, board, "A"))
+    assert refused.show_alert and refused.text == "You are not playing in this game."
+    for user in (t.eve, other):
+        sent = await world.send(t.chat, user, "/new backgammon")
+        await world.reply(t.chat, sent, "A match is being played here")
+    record = await _record(world, t)
+    assert record.game_id == between.game_id and record.status is Status.FINISHED
+    assert table_of(record).score in ((2, 0), (0, 2))
+    # the next game: one player offers, the other accepts
+    board = world.board(t.chat)
     await world.tap(t.chat, mover, board, _data(world, board, "A"))
+    assert "offers the next game" in world.board(t.chat).content
+    assert (await _record(world, t)).status is Status.FINISHED
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
     record = await _record(world, t)
     game = table_of(record).game
     # long nardy: the player who was second starts the next game, without an opening roll

@@ -36,22 +36,35 @@ PLAYERS = (Player(user_id=ANN, name="Ann", side=Side.WHITE),
 # ---------------------------------------------------------------- every result books
 
 
-KINDS = [(Variant.LONG, kind) for kind in resign_kinds(Variant.LONG, koks=True)] + [
-    (Variant.BACKGAMMON, kind) for kind in resign_kinds(Variant.BACKGAMMON)]
+BOOKED = [  # (variant, kind, cube, points, amount at a stake of 7): the rules, written out
+    (Variant.LONG, ResultKind.OIN, 1, 1, 7), (Variant.LONG, ResultKind.OIN, 4, 4, 28),
+    (Variant.LONG, ResultKind.MARS, 1, 2, 14), (Variant.LONG, ResultKind.MARS, 4, 8, 56),
+    (Variant.LONG, ResultKind.KOKS, 1, 3, 21), (Variant.LONG, ResultKind.KOKS, 4, 12, 84),
+    (Variant.BACKGAMMON, ResultKind.SINGLE, 1, 1, 7),
+    (Variant.BACKGAMMON, ResultKind.SINGLE, 4, 4, 28),
+    (Variant.BACKGAMMON, ResultKind.GAMMON, 1, 2, 14),
+    (Variant.BACKGAMMON, ResultKind.GAMMON, 4, 8, 56),
+    (Variant.BACKGAMMON, ResultKind.BACKGAMMON, 1, 3, 21),
+    (Variant.BACKGAMMON, ResultKind.BACKGAMMON, 4, 12, 84),
+]
 REASONS = [EndReason.BORNE_OFF, EndReason.RESIGNED]
 
 
-@pytest.mark.parametrize(("variant", "kind"), KINDS)
+def test_the_table_covers_every_kind() -> None:
+    kinds = {*resign_kinds(Variant.LONG, koks=True), *resign_kinds(Variant.BACKGAMMON)}
+    assert {kind for _, kind, _, _, _ in BOOKED} == kinds
+
+
+@pytest.mark.parametrize(("variant", "kind", "cube", "points", "amount"), BOOKED)
 @pytest.mark.parametrize("reason", REASONS)
-@pytest.mark.parametrize("cube", [1, 4])
-def test_every_kind_books_points_times_stake(variant: Variant, kind: ResultKind,
-                                             reason: EndReason, cube: int) -> None:
+def test_every_kind_books_points_times_stake(variant: Variant, kind: ResultKind, cube: int,
+                                             points: int, amount: int,
+                                             reason: EndReason) -> None:
     result = GameResult(Side.BLACK, kind, reason, cube)
     entry, ledger = booking(Outcome("g1", variant, PLAYERS, result, stake=7))
-    expected = kind.multiplier * cube * 7  # oin/single 1, mars/gammon 2, koks/backgammon 3
-    assert ledger == {(BOB, ANN): expected}
+    assert ledger == {(BOB, ANN): amount}
     assert (entry.result, entry.points, entry.stake, entry.winner, entry.reason) == (
-        kind.value, kind.multiplier * cube, expected, Side.BLACK, reason.value)
+        kind.value, points, amount, Side.BLACK, reason.value)
 
 
 @pytest.mark.parametrize("variant", [Variant.LONG, Variant.BACKGAMMON])
@@ -193,8 +206,13 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
 
 
 async def _next(store: Store, record: GameRecord, rng: random.Random) -> GameRecord:
-    data = Callback.game(record.game_id, record.version, Action.REMATCH)
-    return await save(store, record, after_game(record, ANN, data, rng))
+    """Ann offers the next game (or a rematch) and Bob accepts: it takes both."""
+    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offered = await save(store, record, after_game(record, ANN, offer, rng))
+    assert (offered.game_id, offered.status, offered.rematch_by) == (
+        record.game_id, Status.FINISHED, ANN)  # one tap starts nothing
+    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    return await save(store, offered, after_game(offered, BOB, accept, rng))
 
 
 async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Store) -> None:

@@ -401,6 +401,90 @@ async def test_match_score_and_next_game(world: World) -> None:
     assert game.phase is Phase.ROLL and table_of(record).score in ((2, 0), (0, 2))
 
 
+async def _between_games(world: World, t: Table) -> tuple[User, User]:
+    """A match to 3 for a stake of 5 after its first game (a mars: 2-0)."""
+    board = await _start(world, t, "long match=3 stake=5")
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
+    assert (await _record(world, t)).status is Status.FINISHED
+    return mover, other
+
+
+async def test_a_match_between_games_ends_by_both_players_and_books_nothing(
+        world: World) -> None:
+    t = _setup(world)
+    mover, other = await _between_games(world, t)
+    match = await _record(world, t)
+    sent = await world.send(t.chat, t.eve, "/cancel")
+    assert "not playing" in (await world.reply(t.chat, sent)).text
+    sent = await world.send(t.chat, mover, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    board = world.board(t.chat)
+    assert "proposes to end the match; nothing is booked" in board.content
+    # keep playing: the match goes on
+    await world.tap(t.chat, other, board, _data(world, board, "K"))
+    assert (await _record(world, t)).cancel_by is None
+    assert [text for text, _ in world.buttons(world.board(t.chat))] == ["Next game"]
+    # both agree: the match ends, nothing is booked, and the chat is free again
+    sent = await world.send(t.chat, other, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    board = world.board(t.chat)
+    await world.tap(t.chat, mover, board, _data(world, board, "C"))
+    ended = await _record(world, t)
+    assert ended.game_id == match.game_id and ended.status is Status.CANCELLED
+    assert await world.store.ledger(t.chat.id) == {}
+    assert [(h.game_id, h.stake) for h in await world.store.history(t.chat.id)] == [
+        (match.game_id, 0)]
+    sent = await world.send(t.chat, t.eve, "/new backgammon")
+    await world.reply(t.chat, sent, "New game: Backgammon")
+    assert (await _record(world, t)).status is Status.LOBBY
+
+
+async def test_an_admin_ends_a_match_between_games_alone(world: World) -> None:
+    t = _setup(world)
+    world.server.set_admins(t.chat, t.eve)
+    await _between_games(world, t)
+    sent = await world.send(t.chat, t.eve, "/cancel")
+    await world.reply(t.chat, sent, "The game was cancelled.")
+    assert (await _record(world, t)).status is Status.CANCELLED
+    assert await world.store.ledger(t.chat.id) == {}
+
+
+async def test_the_waiting_player_cannot_change_the_movers_keyboard(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    menu = world.buttons(board)
+    for action in ("b", "R", "C"):  # the mover's menu: Back, Resign, Propose to cancel
+        answer = await world.tap(t.chat, other, board, _data(world, board, action))
+        assert answer.show_alert and "/cancel" in (answer.text or ""), answer
+        assert world.buttons(board) == menu
+    await world.tap(t.chat, mover, board, _data(world, board, "b"))
+    answer = await world.tap(t.chat, other, board, _data(world, board, "o"))
+    assert answer.show_alert and "your own board (/games)" in (answer.text or "")
+    assert not any(text.startswith("Resign") for text, _ in world.buttons(board))
+    # what the alert offers works: /cancel proposes to cancel
+    sent = await world.send(t.chat, other, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    assert (await _record(world, t)).cancel_by == other.id
+
+
+async def test_a_variant_change_unseats_who_joined_the_other_game(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.eve, "/new long stake=10")
+    lobby = await world.reply(t.chat, sent, "New game: Long nardy")
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.eve, lobby, text="Backgammon")
+    record = await _record(world, t)
+    assert record.variant.value == "backgammon" and record.players == ()
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    record = await _record(world, t)
+    assert record.status is Status.LOBBY and [p.name for p in record.players] == ["Bob"]
+
+
 # ---------------------------------------------------------------- commands
 
 

@@ -10,17 +10,24 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.callbacks import Action, Callback
+from bot.callbacks import Action, Callback, Kind
 from bot.ledger import Outcome, booking, updated_stats
 from bot.records import GameOptions, GameRecord, Player, Status
 from bot.service import (
+    MATCH_IN_PROGRESS,
+    NOT_PLAYING,
+    PROPOSED,
     OptionError,
+    Refusal,
     after_game,
     apply_game,
+    apply_lobby,
+    claim_timeout,
     parse_new_args,
     save,
     start_game,
     table_of,
+    waiting_user,
 )
 from bot.store import Store
 from engine.game import Game, Phase
@@ -255,6 +262,95 @@ async def test_long_nardy_match_second_player_starts_the_next_game(store: Store)
     record = await _resign(store, record, 1, rng)
     record = await _next(store, record, rng)
     assert table_of(record).game.to_act is first.opponent
+
+
+# ---------------------------------------------------------------- every game starts on two taps
+
+
+EVE = 303
+
+
+async def _finished(store: Store, rng: random.Random, **options: object) -> GameRecord:
+    record = await _started(store, _lobby(Variant.LONG, **options), rng)
+    return await _resign(store, record, 1, rng)
+
+
+async def _path(store: Store, path: str, rng: random.Random) -> tuple[GameRecord, Callback]:
+    """A record one tap away from a game (so the tests say), and that tap's button."""
+    if path == "lobby":
+        lobby = GameRecord(chat_id=CHAT, variant=Variant.LONG, created_by=EVE,
+                           options=GameOptions(stake_per_point=1000, time_control=3600))
+        record = await store.save(lobby, 0)
+        return record, Callback.lobby(record.game_id, record.version, Action.JOIN)
+    record = await _finished(store, rng, stake_per_point=1000, time_control=3600,
+                             match_length=3 if path == "next game" else 1)
+    assert not (path == "next game" and table_of(record).match_over)
+    return record, Callback.game(record.game_id, record.version, Action.REMATCH)
+
+
+def _press(record: GameRecord, user: int, data: Callback, rng: random.Random) -> GameRecord:
+    if data.kind is Kind.LOBBY:
+        return apply_lobby(record, user, "Ann" if user == ANN else "Bob", data, rng)
+    return after_game(record, user, data, rng)
+
+
+@pytest.mark.parametrize("path", ["lobby", "rematch", "next game"])
+async def test_no_game_starts_on_one_players_taps(store: Store, path: str) -> None:
+    """Every way to a new game between two players takes a tap of each (the
+    invitation link: tests/bot/test_invite.py); a staked, timed game never
+    starts, and no clock runs, on one player's taps."""
+    rng = random.Random(6)
+    record, data = await _path(store, path, rng)
+    first = await save(store, record, _press(record, ANN, data, rng))
+    assert first.game_id == record.game_id and first.status is not Status.ACTIVE
+    assert first.deadline is None
+    # tapping again, or the intruder tapping, starts nothing
+    again = Callback(data.kind, data.id, first.version, data.action)
+    with pytest.raises(Refusal):
+        _press(first, ANN, again, rng)
+    if path != "lobby":  # in a lobby the intruder may join: he is then the second player
+        accept = Callback.game(first.game_id, first.version, Action.ACCEPT)
+        for user, refusal in ((ANN, PROPOSED), (EVE, NOT_PLAYING)):
+            with pytest.raises(Refusal) as refused:
+                after_game(first, user, accept, rng)
+            assert refused.value.message == refusal
+        data = accept
+    second = await save(store, first, _press(first, BOB, Callback(
+        data.kind, data.id, first.version, data.action), rng))
+    assert second.status is Status.ACTIVE and second.deadline is not None
+
+
+async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Store) -> None:
+    """The issue's case: stake 1000, an hour a move; Ann resigns, Bob taps
+    Rematch and waits two hours: no game, no clock, nothing to claim."""
+    rng = random.Random(7)
+    record = await _finished(store, rng, stake_per_point=1000, time_control=3600)
+    ledger = await store.ledger(CHAT)
+    result = table_of(record).game.result
+    assert result is not None
+    tapper = _uid(result.winner)
+    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offered = await save(store, record, after_game(record, tapper, offer, rng))
+    assert offered.status is Status.FINISHED and offered.deadline is None
+    assert waiting_user(offered) == (ANN if tapper == BOB else BOB)
+    with pytest.raises(Refusal):
+        claim_timeout(offered, tapper, offered.updated_at + 7200)
+    assert await store.ledger(CHAT) == ledger
+    assert len(await store.history(CHAT)) == 1
+
+
+async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: Store) -> None:
+    rng = random.Random(8)
+    record = await _finished(store, rng, stake_per_point=10, match_length=3)
+    new = Callback.game(record.game_id, record.version, Action.NEW)
+    for user in (EVE, ANN, BOB):
+        with pytest.raises(Refusal) as refused:
+            after_game(record, user, new, rng)
+        assert refused.value.message == MATCH_IN_PROGRESS
+    with pytest.raises(Refusal) as refused:
+        after_game(record, EVE, Callback.game(record.game_id, record.version, Action.REMATCH),
+                   rng)
+    assert refused.value.message == NOT_PLAYING
 
 
 # ---------------------------------------------------------------- commands

@@ -86,7 +86,9 @@ async def new(update: Update, context: Context) -> None:
         return
     if current is not None and match_in_progress(current):
         # a match is one bet: nobody wipes it between two of its games
-        await reply(update, tr.gettext(MATCH_IN_PROGRESS))
+        message = update.effective_message
+        assert message is not None
+        await message.reply_text(tr.gettext(MATCH_IN_PROGRESS), do_quote=True)
         await repost(context, tr, current)
         return
     settings = await get_store(context).chat_settings(chat.id)

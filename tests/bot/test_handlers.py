@@ -385,7 +385,8 @@ async def test_match_score_and_next_game(world: World) -> None:
     assert refused.show_alert and refused.text == "You are not playing in this game."
     for user in (t.eve, other):
         sent = await world.send(t.chat, user, "/new backgammon")
-        await world.reply(t.chat, sent, "A match is being played here")
+        answer = await world.reply(t.chat, sent, "A match is being played here")
+        assert answer.reply_to == sent.message_id  # a reply to the command
     record = await _record(world, t)
     assert record.game_id == between.game_id and record.status is Status.FINISHED
     assert table_of(record).score in ((2, 0), (0, 2))

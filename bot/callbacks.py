@@ -76,7 +76,8 @@ class Action(enum.StrEnum):
     CANCEL = "C"  # propose or agree to cancel the game
     KEEP = "K"  # refuse a cancel proposal / close the menu
     # after the game
-    REMATCH = "A"
+    REMATCH = "A"  # offer a rematch / the match's next game (ACCEPT / DECLINE answer it)
+    WITHDRAW = "e"  # the offerer takes the offer back
     NEW = "N"
     # a /settle request
     SETTLE_WITH = "w"  # arg: index of the other player among the request's candidates

@@ -27,7 +27,16 @@ from bot.i18n import N_, Translator
 from bot.keyboards import Keys
 from bot.records import GameRecord, Status
 from bot.render import BoardLabels, BoardView, LastTurn, point_label, render_png, render_text
-from bot.service import VARIANTS, Table, player_on, resign_options, table_of
+from bot.service import (
+    VARIANTS,
+    Table,
+    match_in_progress,
+    player_on,
+    resign_options,
+    seat_of,
+    table_of,
+    waiting_side,
+)
 from engine.game import Action as EventAction
 from engine.game import Game, Phase
 from engine.notation import format_turn
@@ -232,7 +241,7 @@ def _status_lines(tr: Translator, record: GameRecord, table: Table, ui: Action |
             if table.match_over:
                 lines.append(tr.gettext("{name} wins the match!",
                                         name=_name(record, game.result.winner)))  # type: ignore[union-attr]
-        return lines
+        return lines + _after_lines(tr, record, table)
     actor = game.to_act
     assert actor is not None
     name = _name(record, actor)
@@ -255,6 +264,24 @@ def _status_lines(tr: Translator, record: GameRecord, table: Table, ui: Action |
     if record.cancel_by is not None:
         proposer = next(p for p in record.players if p.user_id == record.cancel_by)
         lines.append(tr.gettext("{name} proposes to cancel the game.", name=escape(proposer.name)))
+    return lines
+
+
+def _after_lines(tr: Translator, record: GameRecord, table: Table) -> list[str]:
+    """The offer of the next game and a proposal to end the match, after a game."""
+    lines = []
+    offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
+    if offerer is not None:
+        name, other = _name(record, offerer), _name(record, offerer.opponent)
+        lines.append("➡ " + (
+            tr.gettext("{name} offers a rematch. {other}: accept or decline?", name=name,
+                       other=other) if table.match_over else
+            tr.gettext("{name} offers the next game. {other}: accept or decline?", name=name,
+                       other=other)))
+    proposer = seat_of(record, record.cancel_by) if record.cancel_by is not None else None
+    if proposer is not None:
+        lines.append(tr.gettext("{name} proposes to end the match; nothing is booked.",
+                                name=_name(record, proposer)))
     return lines
 
 
@@ -389,12 +416,13 @@ def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Actio
     keys = Keys(tr, record.game_id, record.version)
     phase = game.phase
     if phase is Phase.OVER:
-        over = keys.over(match_over=table.match_over)
-        if not record.is_private:
-            return over
-        # a private game has no chat for a lobby: only the rematch / next game
-        return InlineKeyboardMarkup([[b for b in over.inline_keyboard[0]
-                                      if not str(b.callback_data).endswith(":" + Action.NEW)]])
+        if record.cancel_by is not None and match_in_progress(record):
+            return keys.cancel_offer()
+        offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
+        return keys.over(match_over=table.match_over,
+                         new_game=table.match_over and not record.is_private,
+                         answer=offerer is not None and player is not offerer,
+                         withdraw=offerer is not None and player in (None, offerer))
     if record.cancel_by is not None:
         return keys.cancel_offer()
     if player is not None and game.to_act is not player \
@@ -425,12 +453,17 @@ def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Actio
 
 def notification(tr: Translator, record: GameRecord) -> str | None:
     """The short message that pings the player the game now waits for."""
-    game = table_of(record).game
-    actor = game.to_act
-    if record.status is not Status.ACTIVE or actor is None:
+    actor = waiting_side(record)
+    if actor is None:
         return None
     player = player_on(record, actor)
     who = mention(player.user_id, player.name)
+    table = table_of(record)
+    game = table.game
+    if record.status is not Status.ACTIVE:  # an offer of the next game
+        if table.match_over:
+            return tr.gettext("{who}, your opponent offers a rematch.", who=who)
+        return tr.gettext("{who}, your opponent offers the next game of the match.", who=who)
     if game.phase is Phase.DOUBLE:
         return tr.gettext("{who}, you are doubled: take or pass?", who=who)
     if game.phase is Phase.RESIGNATION:

@@ -193,7 +193,10 @@ class GameRecord(Record):
     board_photo: bool = Field(default=False, description="the board message is a photo")
     notify_message_id: int | None = None
     created_by: int | None = Field(default=None, description="user who opened the lobby")
-    cancel_by: int | None = Field(default=None, description="player proposing to cancel")
+    cancel_by: int | None = Field(default=None, description="player proposing to cancel "
+                                  "(the game, or between two games the match)")
+    rematch_by: int | None = Field(default=None, description="after the end: the player "
+                                   "offering a rematch or the match's next game")
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     deadline: float | None = Field(default=None, description="when the player to move "

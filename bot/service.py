@@ -58,6 +58,11 @@ FUTURE_WAITS = 25
 STALE = N_("This board is out of date; use the newest message.")
 NOT_PLAYING = N_("You are not playing in this game.")
 NOT_YOUR_TURN = N_("It is not your turn.")
+THEIR_BUTTONS = N_("It is not your turn: these buttons are your opponent's. To resign, wait for "
+                   "your turn or use your own board (/games); /cancel proposes to cancel.")
+MATCH_IN_PROGRESS = N_("A match is being played here: its players go on with Next game. /cancel "
+                       "ends it (both players agree, or an admin decides).")
+PROPOSED = N_("You proposed it; waiting for your opponent.")
 # ---------------------------------------------------------------- options
 
 
@@ -365,7 +370,10 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
             engine_options(variant, record.options)
         except OptionError as error:
             raise Refusal(error.message, **error.values) from None
-        return record.model_copy(update={"variant": variant})
+        # whoever joined joined the other game: they join again if they want this one
+        kept = tuple(p.model_copy(update={"side": Side.WHITE})
+                     for p in record.players if p.user_id == user_id)
+        return record.model_copy(update={"variant": variant, "players": kept})
     if data.action is Action.DROP:
         if not seated and user_id != record.created_by:
             raise Refusal(N_("Only the players or whoever opened the lobby may close it."))
@@ -378,11 +386,21 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
 
 UI_ONLY = frozenset({Action.SOURCE, Action.BACK, Action.MENU, Action.PASS})
 """Buttons that only redraw the keyboard for the tapper; no record change."""
+ANSWERS = frozenset({Action.ACCEPT, Action.DECLINE, Action.TAKE, Action.PASS, Action.PASS_SURE})
+"""Answers to an offer: :func:`_answering` says who gives them."""
+MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN, Action.CANCEL})
 
 
-def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random
-               ) -> GameRecord:
+def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random, *,
+               own_board: bool = False) -> GameRecord:
     """The record after a game button; ``record`` itself for keyboard-only buttons.
+
+    The chat's board is shared: its buttons belong to the player the game
+    waits for, and the other player's taps on them (even the menu, whose
+    state is the keyboard everybody sees) are refused; only the answers to
+    a cancel proposal are either player's.  ``own_board``: the tap is on a
+    player's own board (a view in their private chat), where the waiting
+    player may open the menu and resign or propose to cancel.
 
     Raises :class:`Refusal` for anything not allowed to this user now.
     """
@@ -394,12 +412,16 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
     table = table_of(record)
     game = table.game
     action = data.action
-    if action is Action.CANCEL:
-        return _cancel(record, user_id)
     if action is Action.KEEP:
         if record.cancel_by is None:
             return record
         return record.model_copy(update={"cancel_by": None})
+    if action is Action.CANCEL and record.cancel_by is not None:
+        return _cancel(record, user_id)  # agreeing: the proposer's opponent
+    if not own_board and action not in ANSWERS and game.to_act is not side:
+        raise Refusal(THEIR_BUTTONS if action in MENU_ACTIONS else NOT_YOUR_TURN)
+    if action is Action.CANCEL:
+        return _cancel(record, user_id)
     if action is Action.RESIGN:
         kinds = resign_options(table)
         if not 1 <= data.args[0] <= len(kinds):
@@ -478,8 +500,9 @@ def _cancel(record: GameRecord, user_id: int) -> GameRecord:
     if record.cancel_by is None:
         return record.model_copy(update={"cancel_by": user_id})
     if record.cancel_by == user_id:
-        raise Refusal(N_("You proposed it; waiting for your opponent."))
-    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+        raise Refusal(PROPOSED)
+    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
+                                     "rematch_by": None})
 
 
 def _play(record: GameRecord, table: Table, step: Any, **changes: Any) -> GameRecord:
@@ -494,22 +517,65 @@ def _play(record: GameRecord, table: Table, step: Any, **changes: Any) -> GameRe
     return with_table(record, new, cancel_by=None, **changes)
 
 
+def match_in_progress(record: GameRecord) -> bool:
+    """A game of a match ended and the match did not: the record waits for
+    its next game (or for both players, or an admin, to end the match)."""
+    return (record.status is Status.FINISHED and bool(record.engine)
+            and not table_of(record).match_over)
+
+
 def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random
                ) -> GameRecord:
-    """The record replacing a finished one: the next game of the match, a
-    rematch of the same two players (both start at once), or a new lobby
-    (not in a private game).  The boards in private chats stay the game's views."""
+    """The record after a button of a finished (or cancelled) game.
+
+    A new lobby (New game: anyone, not in a private game and not between
+    two games of a match), or a step of the offer of the next game: the
+    next game of the match, or a rematch of the same two players.  One
+    player offers (Rematch / Next game), the other accepts or declines, the
+    offerer may withdraw; the game starts only when both have tapped, so a
+    staked or timed game never starts on one player's tap.  Between two
+    games of a match the players may also answer a proposal to end the
+    match (``/cancel``).  The boards in private chats stay the game's views.
+    """
     if record.status not in (Status.FINISHED, Status.CANCELLED):
         raise Refusal(STALE)
-    if data.action is Action.NEW:
+    action = data.action
+    if action is Action.NEW:
         if record.is_private:
             raise Refusal(STALE)  # no chat to open a lobby in; the button is not offered
+        if match_in_progress(record):
+            raise Refusal(MATCH_IN_PROGRESS)
         return new_lobby(record.chat_id, record.thread_id, record.variant, record.options,
                          user_id).model_copy(update={"board_message_id": None})
     if seat_of(record, user_id) is None:
         raise Refusal(NOT_PLAYING)
     if record.status is Status.CANCELLED:
         raise Refusal(STALE)
+    if action in (Action.CANCEL, Action.KEEP):
+        if not match_in_progress(record) or record.cancel_by is None:
+            raise Refusal(STALE)
+        if action is Action.CANCEL:
+            return _cancel(record, user_id)
+        return record.model_copy(update={"cancel_by": None})
+    offerer = record.rematch_by
+    if action is Action.REMATCH and offerer is None:
+        return record.model_copy(update={"rematch_by": user_id})
+    if offerer is None or action not in (Action.REMATCH, Action.ACCEPT, Action.DECLINE,
+                                         Action.WITHDRAW):
+        raise Refusal(STALE)
+    if action is Action.WITHDRAW:
+        if offerer != user_id:
+            raise Refusal(N_("Only the player who made the offer can withdraw it."))
+        return record.model_copy(update={"rematch_by": None})
+    if offerer == user_id:
+        raise Refusal(PROPOSED)
+    if action is Action.DECLINE:
+        return record.model_copy(update={"rematch_by": None})
+    return _following(record, rng)  # the other player accepts (or offered the same)
+
+
+def _following(record: GameRecord, rng: random.Random) -> GameRecord:
+    """The next game of the match, or a rematch (a new match) of the same two players."""
     table = table_of(record)
     following = (Table(Game.new(table.game.options)) if table.match_over
                  else table.next_game())
@@ -538,11 +604,20 @@ def outcome(record: GameRecord) -> Outcome:
 # ---------------------------------------------------------------- the clock
 
 
-def waiting_user(record: GameRecord) -> int | None:
-    """The user id the record waits for (None in a lobby or after the end)."""
+def waiting_side(record: GameRecord) -> Side | None:
+    """The side the record waits for: the player to act, after the end the
+    one to answer an offer of the next game (None in a lobby, or nobody)."""
+    if record.status is Status.FINISHED and record.rematch_by is not None:
+        offerer = seat_of(record, record.rematch_by)
+        return None if offerer is None else offerer.opponent
     if record.status is not Status.ACTIVE:
         return None
-    side = table_of(record).game.to_act
+    return table_of(record).game.to_act
+
+
+def waiting_user(record: GameRecord) -> int | None:
+    """The user id the record waits for (see :func:`waiting_side`)."""
+    side = waiting_side(record)
     return None if side is None else player_on(record, side).user_id
 
 
@@ -576,6 +651,11 @@ def _timed_out_opponent(record: GameRecord, user_id: int, now: float) -> Side:
 def claim_timeout(record: GameRecord, user_id: int, now: float) -> GameRecord:
     """The opponent of a player whose time ran out wins a single game (times the cube)."""
     side = _timed_out_opponent(record, user_id, now)
+    offer = table_of(record).game.resign_offer
+    if offer is not None and offer.side is side:
+        # the time that ran out is the opponent's time to answer this very offer
+        raise Refusal(N_("You offered to resign and your opponent has not answered: you "
+                         "cannot claim the win on time. Give them more time, or wait."))
     return _play(record, table_of(record), lambda g: g.claim_timeout(side))
 
 
@@ -609,11 +689,11 @@ def pause_request(record: GameRecord, user_id: int, now: float, *, pause: bool) 
     agreed = record.pause_by is not None and record.pause_by != user_id
     if pause and not agreed:
         if record.pause_by == user_id:
-            raise Refusal(N_("You proposed it; waiting for your opponent."))
+            raise Refusal(PROPOSED)
         return record.model_copy(update={"pause_by": user_id})
     if not pause and not agreed and waiting_user(record) != user_id:
         if record.pause_by == user_id:
-            raise Refusal(N_("You proposed it; waiting for your opponent."))
+            raise Refusal(PROPOSED)
         return record.model_copy(update={"pause_by": user_id})
     return record.model_copy(update={"pause_by": None, "paused_at": now if pause else None,
                                      "updated_at": now})

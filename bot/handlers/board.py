@@ -39,7 +39,7 @@ from bot.i18n import Translator, translator
 from bot.messages import BoardMessage, board_message, lobby_message, notification, painted
 from bot.painter import PAINTER
 from bot.records import BoardViewRef, ChatSettings, GameRecord, Status
-from bot.service import table_of
+from bot.service import waiting_side
 from bot.store import VersionConflict
 from bot.users import forget_started
 from engine.position import Side
@@ -337,7 +337,7 @@ async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
 
 
 async def _notify_privately(context: Context, record: GameRecord) -> None:
-    side = table_of(record).game.to_act if record.status is Status.ACTIVE else None
+    side = waiting_side(record)  # the player to act, or to answer an offer of the next game
     view = next((v for v in record.views if side is not None and v.viewer is side), None)
     if view is None:
         return

@@ -109,10 +109,10 @@ async def _decide(query: CallbackQuery, context: Context, data: Callback, chat_i
     rng = get_rng(context)
     if data.kind is Kind.LOBBY:
         return record, apply_lobby(record, user.id, display_name(user), data, rng), view
-    if data.action in (Action.REMATCH, Action.NEW):
+    if record.status is not Status.ACTIVE:  # the buttons after the end
         new = after_game(record, user.id, data, rng)
         return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
-    new = apply_game(record, user.id, data, rng)
+    new = apply_game(record, user.id, data, rng, own_board=view is not None)
     if new is record and data.action not in UI_ONLY:
         raise Refusal(STALE)
     return record, new, view

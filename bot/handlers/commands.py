@@ -23,8 +23,11 @@ from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.ledger import with_chat_stake
 from bot.records import GameRecord, Status
 from bot.service import (
+    MATCH_IN_PROGRESS,
+    PROPOSED,
     OptionError,
     Refusal,
+    match_in_progress,
     new_lobby,
     parse_new_args,
     save,
@@ -81,6 +84,13 @@ async def new(update: Update, context: Context) -> None:
             await reply(update, tr.gettext("A game is already waiting for players here:"))
         await repost(context, tr, current)
         return
+    if current is not None and match_in_progress(current):
+        # a match is one bet: nobody wipes it between two of its games
+        message = update.effective_message
+        assert message is not None
+        await message.reply_text(tr.gettext(MATCH_IN_PROGRESS), do_quote=True)
+        await repost(context, tr, current)
+        return
     settings = await get_store(context).chat_settings(chat.id)
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     options = with_chat_clock(args_of(context), options, settings.options.time_control)
@@ -112,22 +122,27 @@ async def board(update: Update, context: Context) -> None:
 
 
 def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
-    """The record after /cancel by ``user_id``; :class:`Refusal` if not allowed."""
+    """The record after /cancel by ``user_id``; :class:`Refusal` if not allowed.
+
+    A game being played, or a match between two of its games, ends when both
+    players agree or an admin who is not playing decides; it books nothing
+    (a match books its stake only when a player reaches its length)."""
     seated = any(p.user_id == user_id for p in record.players)
     if record.status is Status.LOBBY:
         if not (seated or admin or user_id == record.created_by):
             raise Refusal(N_("Only the players, whoever opened the lobby or an admin may "
                              "close it."))
         return record.model_copy(update={"status": Status.CANCELLED})
+    ended = {"status": Status.CANCELLED, "cancel_by": None, "rematch_by": None}
     if admin and not seated:
-        return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+        return record.model_copy(update=ended)
     if not seated:
         raise Refusal(N_("You are not playing in this game."))
     if record.cancel_by is None:
         return record.model_copy(update={"cancel_by": user_id})
     if record.cancel_by == user_id:
-        raise Refusal(N_("You proposed it; waiting for your opponent."))
-    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None})
+        raise Refusal(PROPOSED)
+    return record.model_copy(update=ended)
 
 
 async def cancel(update: Update, context: Context) -> None:
@@ -136,7 +151,8 @@ async def cancel(update: Update, context: Context) -> None:
     assert chat is not None and user is not None
     admin = chat.type != chat.PRIVATE and await is_chat_admin(context, chat, user.id)
     for _attempt in range(3):  # another update may change the record meanwhile
-        record = await _game_for(update, context, tr, lambda r: r.status.is_open)
+        record = await _game_for(update, context, tr,
+                                 lambda r: r.status.is_open or match_in_progress(r))
         if record is None:
             return
         try:

@@ -248,6 +248,60 @@ async def test_timeout_offer_claim_win_is_booked_once(world: World, timed: Clock
     assert len(await world.store.history(t.chat.id)) == 1
 
 
+async def test_every_clock_button_refuses_who_may_not_press_it(world: World,
+                                                              timed: Clock) -> None:
+    """The clock's buttons in a table: each tapped by everyone who may not press
+    it changes nothing; after the end every one of them is refused."""
+    t = _setup(world)
+    late, winner, offer = await _time_out(world, t, timed)
+    sent = await world.send(t.chat, winner, "/pause")
+    proposal = await world.reply(t.chat, sent, "proposes to pause")
+    table = [(offer, clock_button(world, offer, action), refused)
+             for action, refused in (("W", (late, t.eve)), ("T", (late, t.eve)))] + [
+        (proposal, clock_button(world, proposal, action), refused)
+        for action, refused in (("Z", (winner, t.eve)), ("z", (t.eve,)))]
+    before = await _record(world, t)
+    for message, action, refused in table:
+        for user in refused:
+            answer = await world.tap(t.chat, user, message, action)
+            assert answer.show_alert and answer.text, (action, user.first_name, answer)
+            assert await _record(world, t) == before, (action, user.first_name)
+    await world.tap(t.chat, winner, offer, table[0][1])
+    finished = await _record(world, t)
+    assert finished.status is Status.FINISHED
+    for message, action, _refused in table:
+        for user in (late, winner):
+            answer = await world.tap(t.chat, user, message, action, strict=False)
+            assert answer.show_alert, (action, user.first_name, answer)
+    assert await _record(world, t) == finished
+    assert len(await world.store.history(t.chat.id)) == 1
+
+
+async def test_a_pending_resignation_does_not_let_its_offerer_claim_on_time(
+        world: World, timed: Clock) -> None:
+    t = _setup(world)
+    board = await start(world, t, "long time=12h stake=5")
+    resigner = await waiting(world, t)
+    await world.tap(t.chat, resigner, board, text="⋯ More")
+    await world.tap(t.chat, resigner, board, text="Resign: oin")
+    late = await waiting(world, t)
+    assert late is not resigner  # the opponent's time runs for the answer
+    timed.advance(LIMIT + 60)
+    await tick(world)
+    [offer] = bot_texts(world, t.chat, "ran out of time")
+    before = await _record(world, t)
+    answer = await world.tap(t.chat, resigner, offer, clock_button(world, offer, "W"))
+    assert answer.show_alert and "You offered to resign" in (answer.text or "")
+    assert await _record(world, t) == before
+    assert await world.store.history(t.chat.id) == []
+    # more time is still theirs to give
+    answer = await world.tap(t.chat, resigner, offer, clock_button(world, offer, "T"))
+    assert not answer.show_alert, answer
+    record = await _record(world, t)
+    assert record.status is Status.ACTIVE and record.deadline is not None
+    assert record.deadline > clock.now()
+
+
 async def test_give_more_time_then_the_late_move_counts(world: World, timed: Clock) -> None:
     t = _setup(world)
     _late, winner, offer = await _time_out(world, t, timed)

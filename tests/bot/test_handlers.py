@@ -328,7 +328,36 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     first = await _record(world, t)
     refused = await world.tap(t.chat, t.eve, board, _data(world, board, "A"))
     assert refused.show_alert
+    # a rematch is an offer: one tap starts nothing
     await world.tap(t.chat, other, board, _data(world, board, "A"))
+    offered = await _record(world, t)
+    assert (offered.game_id, offered.status, offered.rematch_by) == (
+        first.game_id, Status.FINISHED, other.id)
+    board = world.board(t.chat)
+    assert f"{other.first_name} offers a rematch. {mover.first_name}: accept" in board.content
+    assert [text for text, _ in world.buttons(board)] == [
+        "Accept", "Decline", "Withdraw the offer", "New game"]
+    ping = world.server.last_message(t.chat)
+    assert ping is not None and "your opponent offers a rematch" in ping.text
+    assert mover.first_name in ping.text
+    # the offerer neither accepts nor declines his own offer, the opponent does not
+    # withdraw it, nobody else touches it
+    for user, action in ((other, "a"), (other, "x"), (mover, "e"), (t.eve, "a"),
+                         (t.eve, "x"), (t.eve, "e")):
+        answer = await world.tap(t.chat, user, board, _data(world, board, action))
+        assert answer.show_alert, (user.first_name, action)
+    assert await _record(world, t) == offered
+    # withdrawn, offered again, declined, offered again, accepted
+    await world.tap(t.chat, other, board, _data(world, board, "e"))
+    assert (await _record(world, t)).rematch_by is None
+    assert world.server.message(t.chat.id, ping.message_id).deleted
+    await world.tap(t.chat, other, board, _data(world, board, "A"))
+    await world.tap(t.chat, mover, board, _data(world, board, "x"))
+    declined = await _record(world, t)
+    assert declined.rematch_by is None and declined.status is Status.FINISHED
+    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game"]
+    await world.tap(t.chat, mover, board, _data(world, board, "A"))
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
     second = await _record(world, t)
     assert second.status is Status.ACTIVE and second.game_id != first.game_id
     assert "Opening roll" in world.board(t.chat).content
@@ -343,14 +372,118 @@ async def test_match_score_and_next_game(world: World) -> None:
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     board = world.board(t.chat)
     assert "Match to 3" in board.content
-    assert [text for text, _ in world.buttons(board)] == ["Next game", "New game"]
+    # no New game while the match is not over: nobody wipes it, not even a player
+    assert [text for text, _ in world.buttons(board)] == ["Next game"]
     # a match books its stake once, when it ends (bot/ledger.py)
     assert await world.store.balance(t.chat.id, other.id, mover.id) == 0
+    between = await _record(world, t)
+    forged = Callback.game(between.game_id, between.version, Action.NEW).format()
+    for user in (t.eve, mover, other):
+        refused = await world.tap(t.chat, user, board, forged, strict=False)
+        assert refused.show_alert and "A match is being played here" in (refused.text or "")
+    refused = await world.tap(t.chat, t.eve, board, _data(world, board, "A"))
+    assert refused.show_alert and refused.text == "You are not playing in this game."
+    for user in (t.eve, other):
+        sent = await world.send(t.chat, user, "/new backgammon")
+        answer = await world.reply(t.chat, sent, "A match is being played here")
+        assert answer.reply_to == sent.message_id  # a reply to the command
+    record = await _record(world, t)
+    assert record.game_id == between.game_id and record.status is Status.FINISHED
+    assert table_of(record).score in ((2, 0), (0, 2))
+    # the next game: one player offers, the other accepts
+    board = world.board(t.chat)
     await world.tap(t.chat, mover, board, _data(world, board, "A"))
+    assert "offers the next game" in world.board(t.chat).content
+    assert (await _record(world, t)).status is Status.FINISHED
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
     record = await _record(world, t)
     game = table_of(record).game
     # long nardy: the player who was second starts the next game, without an opening roll
     assert game.phase is Phase.ROLL and table_of(record).score in ((2, 0), (0, 2))
+
+
+async def _between_games(world: World, t: Table) -> tuple[User, User]:
+    """A match to 3 for a stake of 5 after its first game (a mars: 2-0)."""
+    board = await _start(world, t, "long match=3 stake=5")
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
+    assert (await _record(world, t)).status is Status.FINISHED
+    return mover, other
+
+
+async def test_a_match_between_games_ends_by_both_players_and_books_nothing(
+        world: World) -> None:
+    t = _setup(world)
+    mover, other = await _between_games(world, t)
+    match = await _record(world, t)
+    sent = await world.send(t.chat, t.eve, "/cancel")
+    assert "not playing" in (await world.reply(t.chat, sent)).text
+    sent = await world.send(t.chat, mover, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    board = world.board(t.chat)
+    assert "proposes to end the match; nothing is booked" in board.content
+    # keep playing: the match goes on
+    await world.tap(t.chat, other, board, _data(world, board, "K"))
+    assert (await _record(world, t)).cancel_by is None
+    assert [text for text, _ in world.buttons(world.board(t.chat))] == ["Next game"]
+    # both agree: the match ends, nothing is booked, and the chat is free again
+    sent = await world.send(t.chat, other, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    board = world.board(t.chat)
+    await world.tap(t.chat, mover, board, _data(world, board, "C"))
+    ended = await _record(world, t)
+    assert ended.game_id == match.game_id and ended.status is Status.CANCELLED
+    assert await world.store.ledger(t.chat.id) == {}
+    assert [(h.game_id, h.stake) for h in await world.store.history(t.chat.id)] == [
+        (match.game_id, 0)]
+    sent = await world.send(t.chat, t.eve, "/new backgammon")
+    await world.reply(t.chat, sent, "New game: Backgammon")
+    assert (await _record(world, t)).status is Status.LOBBY
+
+
+async def test_an_admin_ends_a_match_between_games_alone(world: World) -> None:
+    t = _setup(world)
+    world.server.set_admins(t.chat, t.eve)
+    await _between_games(world, t)
+    sent = await world.send(t.chat, t.eve, "/cancel")
+    await world.reply(t.chat, sent, "The game was cancelled.")
+    assert (await _record(world, t)).status is Status.CANCELLED
+    assert await world.store.ledger(t.chat.id) == {}
+
+
+async def test_the_waiting_player_cannot_change_the_movers_keyboard(world: World) -> None:
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    menu = world.buttons(board)
+    for action in ("b", "R", "C"):  # the mover's menu: Back, Resign, Propose to cancel
+        answer = await world.tap(t.chat, other, board, _data(world, board, action))
+        assert answer.show_alert and "/cancel" in (answer.text or ""), answer
+        assert world.buttons(board) == menu
+    await world.tap(t.chat, mover, board, _data(world, board, "b"))
+    answer = await world.tap(t.chat, other, board, _data(world, board, "o"))
+    assert answer.show_alert and "your own board (/games)" in (answer.text or "")
+    assert not any(text.startswith("Resign") for text, _ in world.buttons(board))
+    # what the alert offers works: /cancel proposes to cancel
+    sent = await world.send(t.chat, other, "/cancel")
+    await world.reply(t.chat, sent, "Cancel proposed")
+    assert (await _record(world, t)).cancel_by == other.id
+
+
+async def test_a_variant_change_unseats_who_joined_the_other_game(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.eve, "/new long stake=10")
+    lobby = await world.reply(t.chat, sent, "New game: Long nardy")
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.eve, lobby, text="Backgammon")
+    record = await _record(world, t)
+    assert record.variant.value == "backgammon" and record.players == ()
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    record = await _record(world, t)
+    assert record.status is Status.LOBBY and [p.name for p in record.players] == ["Bob"]
 
 
 # ---------------------------------------------------------------- commands

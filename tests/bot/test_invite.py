@@ -293,8 +293,17 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
         answer = await world.tap(board.chat, users[side], board, buttons[0][1], strict=False)
         assert answer.show_alert and "out of date" in (answer.text or "")
     assert (await world.store.load_game(record.chat_id, None)) == record
-    # a rematch starts on the same two boards
+    # a rematch starts on the same two boards when one offers and the other accepts:
+    # each board shows its own player's buttons, the other player is pinged
     await world.tap(boards[Side.WHITE].chat, p.alice, boards[Side.WHITE], text="Rematch")
+    offered = await world.store.load_game(record.chat_id, None)
+    assert offered is not None and offered.game_id == record.game_id
+    assert offered.rematch_by == p.alice.id and offered.status is Status.FINISHED
+    assert [text for text, _ in world.buttons(boards[Side.WHITE])] == ["Withdraw the offer"]
+    assert [text for text, _ in world.buttons(boards[Side.BLACK])] == ["Accept", "Decline"]
+    assert "your opponent offers a rematch" in (
+        world.server.last_message(boards[Side.BLACK].chat) or boards[Side.BLACK]).text
+    await world.tap(boards[Side.BLACK].chat, p.bob, boards[Side.BLACK], text="Accept")
     again = await world.store.load_game(record.chat_id, None)
     assert again is not None and again.status is Status.ACTIVE
     assert again.game_id != record.game_id and again.views == record.views

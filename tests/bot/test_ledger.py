@@ -10,17 +10,24 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.callbacks import Action, Callback
+from bot.callbacks import Action, Callback, Kind
 from bot.ledger import Outcome, booking, updated_stats
 from bot.records import GameOptions, GameRecord, Player, Status
 from bot.service import (
+    MATCH_IN_PROGRESS,
+    NOT_PLAYING,
+    PROPOSED,
     OptionError,
+    Refusal,
     after_game,
     apply_game,
+    apply_lobby,
+    claim_timeout,
     parse_new_args,
     save,
     start_game,
     table_of,
+    waiting_user,
 )
 from bot.store import Store
 from engine.game import Game, Phase
@@ -36,22 +43,35 @@ PLAYERS = (Player(user_id=ANN, name="Ann", side=Side.WHITE),
 # ---------------------------------------------------------------- every result books
 
 
-KINDS = [(Variant.LONG, kind) for kind in resign_kinds(Variant.LONG, koks=True)] + [
-    (Variant.BACKGAMMON, kind) for kind in resign_kinds(Variant.BACKGAMMON)]
+BOOKED = [  # (variant, kind, cube, points, amount at a stake of 7): the rules, written out
+    (Variant.LONG, ResultKind.OIN, 1, 1, 7), (Variant.LONG, ResultKind.OIN, 4, 4, 28),
+    (Variant.LONG, ResultKind.MARS, 1, 2, 14), (Variant.LONG, ResultKind.MARS, 4, 8, 56),
+    (Variant.LONG, ResultKind.KOKS, 1, 3, 21), (Variant.LONG, ResultKind.KOKS, 4, 12, 84),
+    (Variant.BACKGAMMON, ResultKind.SINGLE, 1, 1, 7),
+    (Variant.BACKGAMMON, ResultKind.SINGLE, 4, 4, 28),
+    (Variant.BACKGAMMON, ResultKind.GAMMON, 1, 2, 14),
+    (Variant.BACKGAMMON, ResultKind.GAMMON, 4, 8, 56),
+    (Variant.BACKGAMMON, ResultKind.BACKGAMMON, 1, 3, 21),
+    (Variant.BACKGAMMON, ResultKind.BACKGAMMON, 4, 12, 84),
+]
 REASONS = [EndReason.BORNE_OFF, EndReason.RESIGNED]
 
 
-@pytest.mark.parametrize(("variant", "kind"), KINDS)
+def test_the_table_covers_every_kind() -> None:
+    kinds = {*resign_kinds(Variant.LONG, koks=True), *resign_kinds(Variant.BACKGAMMON)}
+    assert {kind for _, kind, _, _, _ in BOOKED} == kinds
+
+
+@pytest.mark.parametrize(("variant", "kind", "cube", "points", "amount"), BOOKED)
 @pytest.mark.parametrize("reason", REASONS)
-@pytest.mark.parametrize("cube", [1, 4])
-def test_every_kind_books_points_times_stake(variant: Variant, kind: ResultKind,
-                                             reason: EndReason, cube: int) -> None:
+def test_every_kind_books_points_times_stake(variant: Variant, kind: ResultKind, cube: int,
+                                             points: int, amount: int,
+                                             reason: EndReason) -> None:
     result = GameResult(Side.BLACK, kind, reason, cube)
     entry, ledger = booking(Outcome("g1", variant, PLAYERS, result, stake=7))
-    expected = kind.multiplier * cube * 7  # oin/single 1, mars/gammon 2, koks/backgammon 3
-    assert ledger == {(BOB, ANN): expected}
+    assert ledger == {(BOB, ANN): amount}
     assert (entry.result, entry.points, entry.stake, entry.winner, entry.reason) == (
-        kind.value, kind.multiplier * cube, expected, Side.BLACK, reason.value)
+        kind.value, points, amount, Side.BLACK, reason.value)
 
 
 @pytest.mark.parametrize("variant", [Variant.LONG, Variant.BACKGAMMON])
@@ -193,8 +213,13 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
 
 
 async def _next(store: Store, record: GameRecord, rng: random.Random) -> GameRecord:
-    data = Callback.game(record.game_id, record.version, Action.REMATCH)
-    return await save(store, record, after_game(record, ANN, data, rng))
+    """Ann offers the next game (or a rematch) and Bob accepts: it takes both."""
+    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offered = await save(store, record, after_game(record, ANN, offer, rng))
+    assert (offered.game_id, offered.status, offered.rematch_by) == (
+        record.game_id, Status.FINISHED, ANN)  # one tap starts nothing
+    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    return await save(store, offered, after_game(offered, BOB, accept, rng))
 
 
 async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Store) -> None:
@@ -237,6 +262,95 @@ async def test_long_nardy_match_second_player_starts_the_next_game(store: Store)
     record = await _resign(store, record, 1, rng)
     record = await _next(store, record, rng)
     assert table_of(record).game.to_act is first.opponent
+
+
+# ---------------------------------------------------------------- every game starts on two taps
+
+
+EVE = 303
+
+
+async def _finished(store: Store, rng: random.Random, **options: object) -> GameRecord:
+    record = await _started(store, _lobby(Variant.LONG, **options), rng)
+    return await _resign(store, record, 1, rng)
+
+
+async def _path(store: Store, path: str, rng: random.Random) -> tuple[GameRecord, Callback]:
+    """A record one tap away from a game (so the tests say), and that tap's button."""
+    if path == "lobby":
+        lobby = GameRecord(chat_id=CHAT, variant=Variant.LONG, created_by=EVE,
+                           options=GameOptions(stake_per_point=1000, time_control=3600))
+        record = await store.save(lobby, 0)
+        return record, Callback.lobby(record.game_id, record.version, Action.JOIN)
+    record = await _finished(store, rng, stake_per_point=1000, time_control=3600,
+                             match_length=3 if path == "next game" else 1)
+    assert not (path == "next game" and table_of(record).match_over)
+    return record, Callback.game(record.game_id, record.version, Action.REMATCH)
+
+
+def _press(record: GameRecord, user: int, data: Callback, rng: random.Random) -> GameRecord:
+    if data.kind is Kind.LOBBY:
+        return apply_lobby(record, user, "Ann" if user == ANN else "Bob", data, rng)
+    return after_game(record, user, data, rng)
+
+
+@pytest.mark.parametrize("path", ["lobby", "rematch", "next game"])
+async def test_no_game_starts_on_one_players_taps(store: Store, path: str) -> None:
+    """Every way to a new game between two players takes a tap of each (the
+    invitation link: tests/bot/test_invite.py); a staked, timed game never
+    starts, and no clock runs, on one player's taps."""
+    rng = random.Random(6)
+    record, data = await _path(store, path, rng)
+    first = await save(store, record, _press(record, ANN, data, rng))
+    assert first.game_id == record.game_id and first.status is not Status.ACTIVE
+    assert first.deadline is None
+    # tapping again, or the intruder tapping, starts nothing
+    again = Callback(data.kind, data.id, first.version, data.action)
+    with pytest.raises(Refusal):
+        _press(first, ANN, again, rng)
+    if path != "lobby":  # in a lobby the intruder may join: he is then the second player
+        accept = Callback.game(first.game_id, first.version, Action.ACCEPT)
+        for user, refusal in ((ANN, PROPOSED), (EVE, NOT_PLAYING)):
+            with pytest.raises(Refusal) as refused:
+                after_game(first, user, accept, rng)
+            assert refused.value.message == refusal
+        data = accept
+    second = await save(store, first, _press(first, BOB, Callback(
+        data.kind, data.id, first.version, data.action), rng))
+    assert second.status is Status.ACTIVE and second.deadline is not None
+
+
+async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Store) -> None:
+    """The issue's case: stake 1000, an hour a move; Ann resigns, Bob taps
+    Rematch and waits two hours: no game, no clock, nothing to claim."""
+    rng = random.Random(7)
+    record = await _finished(store, rng, stake_per_point=1000, time_control=3600)
+    ledger = await store.ledger(CHAT)
+    result = table_of(record).game.result
+    assert result is not None
+    tapper = _uid(result.winner)
+    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offered = await save(store, record, after_game(record, tapper, offer, rng))
+    assert offered.status is Status.FINISHED and offered.deadline is None
+    assert waiting_user(offered) == (ANN if tapper == BOB else BOB)
+    with pytest.raises(Refusal):
+        claim_timeout(offered, tapper, offered.updated_at + 7200)
+    assert await store.ledger(CHAT) == ledger
+    assert len(await store.history(CHAT)) == 1
+
+
+async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: Store) -> None:
+    rng = random.Random(8)
+    record = await _finished(store, rng, stake_per_point=10, match_length=3)
+    new = Callback.game(record.game_id, record.version, Action.NEW)
+    for user in (EVE, ANN, BOB):
+        with pytest.raises(Refusal) as refused:
+            after_game(record, user, new, rng)
+        assert refused.value.message == MATCH_IN_PROGRESS
+    with pytest.raises(Refusal) as refused:
+        after_game(record, EVE, Callback.game(record.game_id, record.version, Action.REMATCH),
+                   rng)
+    assert refused.value.message == NOT_PLAYING
 
 
 # ---------------------------------------------------------------- commands

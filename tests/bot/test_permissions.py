@@ -1,0 +1,243 @@
+"""Who may press which button: every button of every keyboard of the shared
+board (lobby, game, offers, after the game), tapped by everyone who must not
+press it, and by the rightful player from an older and a newer version.
+
+Table-driven: each scene names who may press each action; the test taps
+every button the board shows (a button the table does not know fails the
+test, so a new button must be given its rule here) with each role the rule
+leaves out and asserts the refusal and that nothing changed: not the
+record, not the board message.  Through the real handlers (tests/botapi).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot import service
+from bot.i18n import LANGUAGES, translator
+from bot.records import ChatSettings, GameRecord, settings_key
+from bot.service import table_of, waiting_user
+from engine.game import Phase
+from tests.bot.conftest import World
+from tests.botapi.model import Chat, Message, User
+
+OWNER, OTHER, INTRUDER = "owner", "other", "intruder"
+"""The roles: whose buttons they are, the other player, a chat member not playing."""
+ONLY = frozenset({OWNER})
+PLAYERS = frozenset({OWNER, OTHER})
+ANYONE = frozenset({OWNER, OTHER, INTRUDER})
+
+PLAYING = {action: ONLY for action in "rdtpPsbmucoRxa"} | {"C": ONLY}
+"""While a game is played: every button is the player's the game waits for
+(the mover; the doubled player; whoever answers a resignation offer)."""
+CANCEL_PROPOSED = {"C": ONLY, "K": PLAYERS}
+"""A cancel proposal: the owner is the proposer's opponent, who agrees;
+either player keeps playing."""
+AFTER_SINGLE = {"A": PLAYERS, "N": ANYONE}
+AFTER_MATCH_GAME = {"A": PLAYERS}
+"""Between two games of a match: no New game; Next game is the players'."""
+OFFERED = {"a": ONLY, "x": ONLY, "e": frozenset({OTHER}), "N": ANYONE}
+"""The next game offered: the owner answers, the other (the offerer) withdraws."""
+LOBBY = {"v": frozenset({OWNER, INTRUDER}), "j": frozenset({OTHER, INTRUDER}),
+         "q": ONLY, "X": frozenset({OWNER, INTRUDER})}
+"""A lobby opened by the intruder's role (not seated), the owner seated."""
+
+
+@dataclass
+class People:
+    chat: Chat
+    alice: User
+    bob: User
+    eve: User
+
+    def other(self, user: User) -> User:
+        return self.bob if user is self.alice else self.alice
+
+
+async def _people(world: World) -> People:
+    s = world.server
+    alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
+    chat = s.add_group("Club", members=[alice, bob, eve])
+    # text boards: nothing here is about pictures, and no painting keeps it quick
+    await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+        chat_id=chat.id, board_style="text"))
+    return People(chat, alice, bob, eve)
+
+
+async def _record(world: World, p: People) -> GameRecord:
+    record = await world.store.load_game(p.chat.id, None)
+    assert record is not None
+    return record
+
+
+async def _waiting(world: World, p: People) -> User:
+    user_id = waiting_user(await _record(world, p))
+    return p.alice if user_id == p.alice.id else p.bob
+
+
+def _action(data: str) -> str:
+    return data.split(":")[3]
+
+
+def _versioned(data: str, delta: int) -> str:
+    kind, ident, version, *rest = data.split(":")
+    return ":".join([kind, ident, str(int(version) + delta), *rest])
+
+
+async def check(world: World, p: People, scene: str, owner: User,
+                rules: dict[str, frozenset[str]], *, other: User | None = None) -> Message:
+    """Tap every button of the board as every role ``rules`` leaves out, and
+    as the rightful role from the version before and the version after;
+    each tap must be refused with an alert and change nothing."""
+    board = world.board(p.chat)
+    before = await _record(world, p)
+    shown, content = world.buttons(board), board.content
+    actions = {_action(data) for _, data in shown}
+    assert actions <= set(rules), f"{scene}: no rule for {actions - set(rules)}"
+    people = {OWNER: owner, OTHER: other or p.other(owner), INTRUDER: p.eve}
+
+    async def unchanged(why: str) -> None:
+        assert await _record(world, p) == before, f"{scene}: {why} changed the record"
+        now = world.server.message(p.chat.id, board.message_id)
+        assert (now.content, world.buttons(now)) == (content, shown), (
+            f"{scene}: {why} changed the board")
+        assert world.board(p.chat).message_id == board.message_id, f"{scene}: {why} reposted"
+
+    for number, (text, data) in enumerate(shown):
+        allowed = rules[_action(data)]
+        for role in (OWNER, OTHER, INTRUDER):
+            if role in allowed:
+                continue
+            answer = await world.tap(p.chat, people[role], board, data)
+            assert answer.show_alert and answer.text, (scene, text, role, answer)
+            await unchanged(f"{role} tapping {text!r}")
+        rightful = people[next(r for r in (OWNER, OTHER, INTRUDER) if r in allowed)]
+        deltas = (-1, 1) if number == 0 else (-1,)  # a newer version waits 0.5 s: once a scene
+        for delta in deltas:
+            if before.version + delta < 0:
+                continue
+            answer = await world.tap(p.chat, rightful, board, _versioned(data, delta),
+                                     strict=False)
+            assert answer.show_alert and "out of date" in (answer.text or ""), (
+                scene, text, delta, answer)
+            await unchanged(f"{text!r} from version {before.version + delta}")
+    return board
+
+
+async def _tap(world: World, p: People, user: User, action: str) -> None:
+    board = world.board(p.chat)
+    data = next(d for _, d in world.buttons(board) if _action(d) == action)
+    answer = await world.tap(p.chat, user, board, data)
+    assert not answer.show_alert, (action, answer)
+
+
+async def _command(world: World, p: People, user: User, text: str) -> None:
+    sent = await world.send(p.chat, user, text)
+    await world.reply(p.chat, sent)
+
+
+async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: World) -> None:
+    p = await _people(world)
+    sent = await world.send(p.chat, p.alice, "/new backgammon match=3 stake=10")
+    await world.reply(p.chat, sent, "New game")
+    await _tap(world, p, p.alice, "j")
+    await _tap(world, p, p.bob, "j")
+    seen: set[str] = set()
+    # play: the opening move, the menu, a source point, a turn to Undo and Confirm,
+    # the roll and double of the other player, the pass to confirm
+    for _ in range(60):
+        record = await _record(world, p)
+        game = table_of(record).game
+        owner = await _waiting(world, p)
+        board = world.board(p.chat)
+        actions = {_action(d) for _, d in world.buttons(board)}
+        await check(world, p, f"{game.phase.value} {sorted(actions)}", owner, PLAYING)
+        seen |= actions
+        if game.phase is Phase.DOUBLE:
+            if "P" in actions:
+                await _tap(world, p, owner, "b")
+                await _tap(world, p, owner, "t")
+            else:
+                await _tap(world, p, owner, "p")  # the confirmation, checked next round
+            continue
+        if "o" in actions and "R" not in seen:
+            await _tap(world, p, owner, "o")
+            seen.add("o")
+            continue
+        if "R" in actions:
+            await _tap(world, p, owner, "b")
+            continue
+        if "s" in actions and "b" not in actions:
+            await _tap(world, p, owner, "s")
+            continue
+        if "d" in actions and "t" not in seen:
+            await _tap(world, p, owner, "d")
+            continue
+        step = next(a for a in ("c", "m", "r") if a in actions)
+        await _tap(world, p, owner, step)
+        if {"u", "c", "d", "t", "P", "R"} <= seen:
+            break
+    assert {"r", "d", "t", "p", "P", "m", "u", "c", "o", "R", "C", "b"} <= seen, seen
+    # a resignation offer: the opponent answers
+    resigner = await _waiting(world, p)
+    await _tap(world, p, resigner, "o")
+    await _tap(world, p, resigner, "R")
+    await check(world, p, "resignation offered", p.other(resigner), PLAYING)
+    await _tap(world, p, p.other(resigner), "x")
+    # a cancel proposal: the proposer's opponent agrees, either keeps playing
+    proposer = await _waiting(world, p)
+    await _command(world, p, proposer, "/cancel")
+    await check(world, p, "cancel proposed", p.other(proposer), CANCEL_PROPOSED)
+    await _tap(world, p, proposer, "K")
+    # the game ends, the match does not: Next game is the players', New game nobody's
+    resigner = await _waiting(world, p)
+    await _tap(world, p, resigner, "o")
+    await _tap(world, p, resigner, "R")
+    await _tap(world, p, p.other(resigner), "a")
+    await check(world, p, "between two games", p.alice, AFTER_MATCH_GAME)
+    await _command(world, p, p.bob, "/cancel")
+    await check(world, p, "end of the match proposed", p.alice, CANCEL_PROPOSED)
+    await _tap(world, p, p.bob, "K")
+    await _tap(world, p, p.bob, "A")
+    await check(world, p, "next game offered", p.alice, OFFERED, other=p.bob)
+    await _tap(world, p, p.alice, "a")
+    assert (await _record(world, p)).status.value == "active"
+
+
+async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: World) -> None:
+    p = await _people(world)
+    sent = await world.send(p.chat, p.eve, "/new long stake=10 time=1d")
+    await world.reply(p.chat, sent, "New game")
+    await _tap(world, p, p.alice, "j")
+    await check(world, p, "lobby", p.alice, LOBBY, other=p.bob)
+    await _tap(world, p, p.bob, "j")
+    resigner = await _waiting(world, p)
+    await _tap(world, p, resigner, "o")
+    await _tap(world, p, resigner, "R")
+    await _tap(world, p, p.other(resigner), "a")
+    await check(world, p, "after a single game", p.alice, AFTER_SINGLE)
+    await _tap(world, p, p.bob, "A")
+    await check(world, p, "rematch offered", p.alice, OFFERED, other=p.bob)
+
+
+def _service_texts() -> list[str]:
+    """The msgids bot/service.py marks: the refusals its taps answer with."""
+    tree = ast.parse(Path(service.__file__).read_text())
+    return [node.args[0].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_refusal_fits_an_alert(lang: str) -> None:
+    """A refusal is shown as a tap's alert: Telegram takes at most 200 characters."""
+    tr = translator(lang)
+    texts = [text for text in _service_texts() if "{" not in text]
+    assert service.THEIR_BUTTONS in texts and len(texts) > 20
+    long = {text: size for text in texts
+            if (size := len(tr.gettext(text).encode("utf-16-le")) // 2) > 200}
+    assert not long, long

@@ -43,6 +43,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 
 from bot import handlers, logs, ops
 from bot.config import ConfigError, Settings, load_settings
+from bot.effects import JournaledRequest
 from bot.http import AiohttpRequest, close_all
 from bot.i18n import LANGUAGES, N_, translator
 from bot.limits import SharedRateLimiter
@@ -107,8 +108,9 @@ def build_application(
     processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
-    # PTB's sizes: many connections for sending, one for the long poll
-    requests = (AiohttpRequest(256), AiohttpRequest(1))
+    # PTB's sizes: many connections for sending, one for the long poll; the
+    # sending one keeps each update's journal of side effects (bot/effects.py)
+    requests = (JournaledRequest(256), AiohttpRequest(1))
     builder = builder.request(requests[0]).get_updates_request(requests[1])
     if base_url:
         builder = builder.base_url(base_url)

@@ -47,6 +47,7 @@ from tornado.httputil import HTTPServerRequest
 from bot import metrics
 from bot.http import close_all
 from bot.ops import Outcome, handle_once, redis_ok
+from bot.startup import retrying
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -257,13 +258,15 @@ def webhook_path(url: str) -> str:
 async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: int,
                         start: Callable[[], Awaitable[None]],
                         stop: Callable[[], Awaitable[None]],
-                        max_connections: int = 40) -> None:
+                        max_connections: int = 40, startup_seconds: float = 0) -> None:
     """Run ``app`` by webhook until SIGTERM/SIGINT, then stop gracefully.
 
     ``start`` opens what the handlers need (Redis) before the first update;
     ``stop`` closes it after the last.  Every worker registers the same URL
     (idempotent); the webhook is not deleted on stop, so Telegram keeps the
-    updates for the other workers or the next start.
+    updates for the other workers or the next start.  ``getMe`` and
+    ``setWebhook`` wait out a passing failure for ``startup_seconds``
+    (:mod:`bot.startup`).
     """
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
@@ -271,7 +274,7 @@ async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: i
         loop.add_signal_handler(sig, stopping.set)
     await start()
     try:
-        await app.initialize()
+        await retrying(app.initialize, what="getMe", budget=startup_seconds)
     except BaseException:
         await close_all(app.bot_data["http"])  # PTB leaves a failed start-up's sessions open
         await stop()
@@ -281,8 +284,9 @@ async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: i
                        max_updates=max_connections)
     try:
         server.listen(port, listen)
-        await app.bot.set_webhook(url, secret_token=secret, allowed_updates=Update.ALL_TYPES,
-                                  max_connections=max_connections)
+        await retrying(lambda: app.bot.set_webhook(
+            url, secret_token=secret, allowed_updates=Update.ALL_TYPES,
+            max_connections=max_connections), what="setWebhook", budget=startup_seconds)
         log.info("webhook %s: listening on %s:%s", webhook_path(url), listen, server.port)
         await stopping.wait()
         log.info("stopping: finishing %s updates being handled", server.in_flight)

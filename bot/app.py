@@ -38,11 +38,12 @@ import sys
 from typing import Any
 
 from telegram import BotCommand, Update
-from telegram.error import InvalidToken, NetworkError
+from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defaults
 
-from bot import handlers, logs, ops
+from bot import handlers, logs, ops, startup
 from bot.config import ConfigError, Settings, load_settings
+from bot.effects import JournaledRequest
 from bot.http import AiohttpRequest, close_all
 from bot.i18n import LANGUAGES, N_, translator
 from bot.limits import SharedRateLimiter
@@ -107,8 +108,9 @@ def build_application(
     processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
-    # PTB's sizes: many connections for sending, one for the long poll
-    requests = (AiohttpRequest(256), AiohttpRequest(1))
+    # PTB's sizes: many connections for sending, one for the long poll; the
+    # sending one keeps each update's journal of side effects (bot/effects.py)
+    requests = (JournaledRequest(256), AiohttpRequest(1))
     builder = builder.request(requests[0]).get_updates_request(requests[1])
     if base_url:
         builder = builder.base_url(base_url)
@@ -178,14 +180,19 @@ def run(settings: Settings) -> None:
             app, url=settings.webhook_url, secret=settings.webhook_secret.get_secret_value(),
             listen=settings.webhook_listen, port=settings.webhook_port,
             max_connections=settings.webhook_max_connections,
-            start=lambda: open_store(app), stop=lambda: close_store(app)))
+            start=lambda: open_store(app), stop=lambda: close_store(app),
+            startup_seconds=settings.startup_retry_seconds))
     else:
         app.post_init = open_store
         app.post_shutdown = close_store
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)  # the one run_polling runs on
         try:
+            # getMe, waiting out a passing failure; run_polling then finds it done
+            loop.run_until_complete(startup.retrying(
+                app.initialize, what="getMe", budget=settings.startup_retry_seconds))
             app.run_polling(allowed_updates=Update.ALL_TYPES, close_loop=False)
         finally:
-            loop = asyncio.get_event_loop()
             loop.run_until_complete(close_all(app.bot_data["http"]))
             loop.close()
 
@@ -202,7 +209,11 @@ def main() -> None:
     except InvalidToken:
         print("nardy: Telegram rejected BOT_TOKEN (check it with @BotFather)", file=sys.stderr)
         sys.exit(2)
-    except NetworkError as error:  # only start-up gets here: PTB retries once running
-        print(f"nardy: cannot reach the Telegram Bot API at {settings.base_url}: {error}",
+    except BadRequest as error:  # e.g. setWebhook refused WEBHOOK_URL
+        print(f"nardy: the Telegram Bot API at {settings.api_url} refused a start-up call: "
+              f"{error}", file=sys.stderr)
+        sys.exit(1)
+    except (NetworkError, RetryAfter) as error:  # only start-up gets here: PTB retries later
+        print(startup.unreachable(settings.api_url, error, settings.startup_retry_seconds),
               file=sys.stderr)
         sys.exit(1)

@@ -27,6 +27,9 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+TELEGRAM_API = "https://api.telegram.org"
+"""The Bot API's root when ``TELEGRAM_API_URL`` is not set (PTB's default)."""
+
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 # Telegram's token shape is "<bot id>:<secret>"; the secret's length is not
@@ -76,6 +79,7 @@ class Settings(BaseSettings):
     webhook_max_connections: int = Field(default=40, ge=1, le=100)
     log_format: Literal["text", "json"] = "text"
     ops_port: int | None = Field(default=None, ge=0, le=65535)
+    startup_retry_seconds: float = Field(default=60.0, ge=0, le=3600)
 
     @field_validator("bot_token")
     @classmethod
@@ -134,6 +138,15 @@ class Settings(BaseSettings):
         'http://127.0.0.1:8081/bot'
         """
         return f"{self.telegram_api_url}/bot" if self.telegram_api_url else None
+
+    @property
+    def api_url(self) -> str:
+        """The Bot API's root the bot talks to: ``TELEGRAM_API_URL``, else Telegram's.
+
+        >>> load_settings(environ={"BOT_TOKEN": "1:a"}, env_file=None).api_url
+        'https://api.telegram.org'
+        """
+        return self.telegram_api_url or TELEGRAM_API
 
     @property
     def base_file_url(self) -> str | None:

@@ -153,7 +153,7 @@ class SharedRateLimiter(BaseRateLimiter[int]):
             except RetryAfter as error:
                 if attempt == retries:
                     raise
-                seconds = _seconds(error)
+                seconds = flood_wait(error)
                 log.warning("flood wait %.1f s on %s (chat %s); retrying", seconds, endpoint,
                             chat_id)
                 await self.penalize(chat_id if limited else None, seconds)
@@ -167,7 +167,7 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         raise AssertionError("unreachable")
 
 
-def _seconds(error: RetryAfter) -> float:
+def flood_wait(error: RetryAfter) -> float:
     """The flood wait in seconds (PTB 22 warns while ``retry_after`` may be an int)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PTBDeprecationWarning)

@@ -19,6 +19,10 @@ Telegram only after it returns):
    forbidden) and the :data:`MAX_ATTEMPTS`-th failure settle as done, so a
    poisonous update is not retried for a day.
 
+What a failed attempt already did at the Bot API (answers, messages sent) is
+kept in the update's journal (:mod:`bot.effects`) for its retry, which does not
+do it again.
+
 Each step is logged with the update's ids (:mod:`bot.logs`) and counted
 (:mod:`bot.metrics`).  Game changes themselves are compare-and-set, so even a
 handler run twice cannot apply a tap twice; the marker saves the work and
@@ -41,7 +45,7 @@ from telegram import Update
 from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken
 from telegram.ext import ApplicationHandlerStop, SimpleUpdateProcessor
 
-from bot import logs, metrics
+from bot import effects, logs, metrics
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -123,6 +127,8 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
     with logs.bind(**ids_of(update)):
         try:
             state, attempt = await store.claim_update(update.update_id)
+            earlier = await store.load_effects(update.update_id) \
+                if state == "new" and attempt > 1 else {}
         except BaseException:
             _close(process)
             raise
@@ -134,6 +140,7 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
             return outcome
         current = Handling(update.update_id, kind)
         token = _handling.set(current)
+        journal, journal_token = effects.begin(earlier)
         metrics.IN_FLIGHT.inc()
         try:
             await (process if process is not None else app.process_update(update))
@@ -141,10 +148,13 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
             current.error = error
             log.exception("update %s could not be handled", update.update_id)
         finally:
+            effects.end(journal_token)
             _handling.reset(token)
             metrics.IN_FLIGHT.dec()
             metrics.UPDATE_SECONDS.labels(kind).observe(time.perf_counter() - current.started)
         outcome = _outcome(current.error, attempt)
+        if outcome.retry:  # before the marker: the retry must find it
+            await store.save_effects(update.update_id, journal.written())
         await store.settle_update(update.update_id, attempt, ok=not outcome.retry)
         metrics.UPDATES.labels(kind, outcome.value).inc()
         if outcome is Outcome.GIVEN_UP:

@@ -3,7 +3,9 @@
 Keys (prefix `nardy`; `{...}` is the Redis Cluster hash tag, so all keys of one
 chat live in one slot and a Lua script may touch several of them):
 
-    nardy:{chat:<id>}:game:<thread or 0>  hash {v: CAS version, d: GameRecord JSON}
+    nardy:{chat:<id>}:game:<thread or 0>  hash {v: CAS version, d: GameRecord JSON,
+                                          s:<chat>:<message>: the version that board
+                                          message of the game shows}
     nardy:{chat:<id>}:settings            hash {v, d: ChatSettings JSON}
     nardy:{chat:<id>}:slots               set of the record suffixes above
     nardy:{chat:<id>}:ledger              hash "<low uid>:<high uid>" -> balance of low
@@ -19,6 +21,8 @@ chat live in one slot and a Lua script may touch several of them):
     nardy:update:<update id>              de-duplication marker with expiry: p:<n> being
                                           handled (attempt n, leased), f:<n> failed n times,
                                           d (or 1) done
+    nardy:update:<update id>:fx           hash: the side effects of a failed attempt
+                                          of the update, for its retry (bot/effects.py)
     nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
 
 Every record change is one compare-and-set on its version (a Lua script run by
@@ -85,6 +89,21 @@ local n = 1
 if v and string.sub(v, 1, 2) == 'f:' then n = tonumber(string.sub(v, 3)) + 1 end
 redis.call('SET', KEYS[1], 'p:' .. n, 'EX', tonumber(ARGV[1]))
 return {'new', n}
+"""
+
+# KEYS: record.  ARGV: version, the board's field, then the fields of every board
+# of the record (others are dropped).  Raises the board's shown version to
+# `version`; nothing when the record is gone (a hash without `v` would block it).
+_SHOWN = """
+if not redis.call('HGET', KEYS[1], 'v') then return 0 end
+local keep = {}
+for i = 2, #ARGV do keep[ARGV[i]] = true end
+for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(f, 1, 2) == 's:' and not keep[f] then redis.call('HDEL', KEYS[1], f) end
+end
+local old = tonumber(redis.call('HGET', KEYS[1], ARGV[2]) or '-1')
+if tonumber(ARGV[1]) > old then redis.call('HSET', KEYS[1], ARGV[2], ARGV[1]) end
+return 1
 """
 
 # KEYS: record, slots.  ARGV: expected version, JSON ('' deletes), suffix.
@@ -268,6 +287,7 @@ class Store:
         self._import = redis.register_script(_IMPORT)
         self._claim_update = redis.register_script(_CLAIM_UPDATE)
         self._settle = redis.register_script(_SETTLE)
+        self._shown = redis.register_script(_SHOWN)
 
     # -- key names -------------------------------------------------------------
 
@@ -414,6 +434,39 @@ class Store:
         else:
             pipe.zrem(due, ref)
         await pipe.execute()
+
+    async def reindex(self, game: GameRecord) -> None:
+        """Repeat a save's index upkeep (idempotent): a retried update whose save
+        landed before cannot know whether its upkeep did."""
+        await self._index(game)
+
+    # -- what the board messages show ----------------------------------------------
+
+    @staticmethod
+    def _board_field(board: tuple[int, int]) -> str:
+        return f"s:{board[0]}:{board[1]}"
+
+    @staticmethod
+    def boards_of(game: GameRecord) -> list[tuple[int, int]]:
+        """The game's board messages: (chat id, message id) of its chat's and its views."""
+        main = [] if game.board_message_id is None else [(game.chat_id, game.board_message_id)]
+        return main + [(view.chat_id, view.message_id) for view in game.views]
+
+    async def mark_shown(self, game: GameRecord, board: tuple[int, int]) -> None:
+        """Note that ``board`` now shows ``game`` at its version (beside the record:
+        saving it would move the version and make the board's buttons stale)."""
+        fields = [self._board_field(b) for b in self.boards_of(game)]
+        await self._shown(keys=[self.redis_key(game.key)],
+                          args=[game.version, self._board_field(board), *fields])
+
+    async def shown(self, game: GameRecord) -> dict[tuple[int, int], int]:
+        """The version each of the game's board messages shows, as far as noted."""
+        boards = self.boards_of(game)
+        if not boards:
+            return {}
+        raws = await self.redis.hmget(self.redis_key(game.key),
+                                      [self._board_field(b) for b in boards])
+        return {b: int(raw) for b, raw in zip(boards, raws, strict=True) if raw is not None}
 
     async def user_games(self, user_id: int) -> list[GameRecord]:
         """The user's open (lobby or active) games, checked against the records.
@@ -642,6 +695,26 @@ class Store:
         """Mark a claimed update done, or failed (its retry is handled again)."""
         value = "d" if ok else f"f:{attempt}"
         await self.redis.set(f"{self.prefix}:update:{update_id}", value, ex=ttl)
+
+    def _effects_key(self, update_id: int) -> str:
+        return f"{self.prefix}:update:{update_id}:fx"
+
+    async def load_effects(self, update_id: int) -> dict[str, str]:
+        """The side effects earlier attempts of an update noted (bot/effects.py)."""
+        raw = await self.redis.hgetall(self._effects_key(update_id))
+        return {_text(name): _text(value) for name, value in raw.items()}
+
+    async def save_effects(self, update_id: int, effects: Mapping[str, str],
+                           ttl: int = UPDATE_TTL) -> None:
+        """Keep a failed attempt's side effects for the update's retry."""
+        if not effects:
+            return
+        key = self._effects_key(update_id)
+        pipe = self.redis.pipeline(transaction=True)
+        mapping: dict[Any, Any] = dict(effects)
+        pipe.hset(key, mapping=mapping)
+        pipe.expire(key, ttl)
+        await pipe.execute()
 
     async def open_game_count(self) -> int:
         """Lobbies and games being played, over all chats (from the index: a hint)."""

@@ -10,7 +10,15 @@ still handling 503, and Telegram delivers it again.  It is tornado, which
 PTB's webhook extra installs anyway, on the application's own event loop.
 
 Requests without the right ``X-Telegram-Bot-Api-Secret-Token`` get 403 and
-change nothing.  ``/healthz`` is 200 while Redis answers PING, else 503 (take
+change nothing; the header is checked as soon as the headers have arrived,
+before any of the body is read (the connection is then closed, the body never
+read).  A body over :data:`MAX_BODY` bytes gets 413, also unread when its
+``Content-Length`` says so, else as soon as that much has arrived; Telegram's
+updates are far smaller.  At most ``max_updates`` webhook requests are read or
+handled at once (Telegram opens at most ``max_connections``); another gets 503
+at once, and Telegram delivers it again later.
+
+``/healthz`` is 200 while Redis answers PING, else 503 (take
 the worker out of the load balancer); ``/livez`` is 200 while the event loop
 runs.  :meth:`WebServer.drain` is the graceful stop: no new requests, wait for
 those being handled.
@@ -34,10 +42,12 @@ import tornado.httpserver
 import tornado.netutil
 import tornado.web
 from telegram import Update
+from tornado.httputil import HTTPServerRequest
 
 from bot import metrics
 from bot.http import close_all
 from bot.ops import Outcome, handle_once, redis_ok
+from bot.startup import retrying
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -46,6 +56,10 @@ SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 DRAIN_TIMEOUT = 25.0
 """Seconds a stopping worker waits for the updates it is handling (platforms
 usually kill 30 s after SIGTERM)."""
+MAX_BODY = 1024 * 1024
+"""Bytes a request body may have (updates are a few kB; a photo's is under 10 kB)."""
+BODY_TIMEOUT = 30.0
+"""Seconds a request body may take to arrive (a slow sender keeps a slot that long)."""
 STATUS = {Outcome.DONE: 200, Outcome.DUPLICATE: 200, Outcome.GIVEN_UP: 200,
           Outcome.IN_FLIGHT: 503, Outcome.FAILED: 500}
 
@@ -57,11 +71,14 @@ class WebServer:
     """
 
     def __init__(self, app: Any, *, secret: str | None = None,
-                 webhook_path: str | None = None) -> None:
+                 webhook_path: str | None = None, max_updates: int = 40) -> None:
         if webhook_path is not None and not secret:
             raise ValueError("a webhook needs a secret token")
         self.app = app
         self.secret = secret
+        self.max_updates = max_updates
+        self.admitted = 0
+        """Webhook requests with the secret being read or handled (at most ``max_updates``)."""
         self.in_flight = 0
         self.draining = False
         self._idle = asyncio.Event()
@@ -74,7 +91,9 @@ class WebServer:
         if webhook_path is not None:
             routes.append((re.escape(webhook_path), _Webhook,
                            {"server": self}))
-        self._http = tornado.httpserver.HTTPServer(tornado.web.Application(routes))
+        # every route: no body over MAX_BODY is ever held in memory
+        self._http = tornado.httpserver.HTTPServer(
+            tornado.web.Application(routes), max_body_size=MAX_BODY, body_timeout=BODY_TIMEOUT)
         self.port: int | None = None
 
     @property
@@ -125,8 +144,14 @@ class _Handler(tornado.web.RequestHandler):
         self.finish(json.dumps(body))
 
 
+@tornado.web.stream_request_body
 class _Webhook(_Handler):
-    async def post(self) -> None:
+    """The body streams in (:meth:`data_received`) only after :meth:`prepare`
+    admitted the request by its headers."""
+
+    _body: bytearray | None = None
+
+    def prepare(self) -> None:
         given = self.request.headers.get(SECRET_HEADER, "")
         if not hmac.compare_digest(given.encode(), (self.server.secret or "").encode()):
             log.warning("webhook request from %s without the secret token", self.request.remote_ip)
@@ -135,8 +160,45 @@ class _Webhook(_Handler):
         if self.server.draining:
             self.answer(503, {"error": "shutting down"})
             return
+        if _declared_length(self.request) > MAX_BODY:
+            self.answer(413, {"error": "body too large"})
+            return
+        if self.server.admitted >= self.server.max_updates:
+            log.warning("webhook: %s requests at once; asking for a later delivery",
+                        self.server.admitted)
+            self.answer(503, {"error": "busy"})
+            return
+        self.server.admitted += 1
+        self._body = bytearray()
+        # a chunked body: tornado's own cut (MAX_BODY) would answer 400; ours says 413
+        self.request.connection.set_max_body_size(4 * MAX_BODY)  # type: ignore[union-attr]
+
+    def data_received(self, chunk: bytes) -> None:
+        if self._body is None or self._finished:
+            return
+        if len(self._body) + len(chunk) > MAX_BODY:
+            self._release()
+            self.answer(413, {"error": "body too large"})
+            return
+        self._body += chunk
+
+    def on_finish(self) -> None:
+        self._release()
+
+    def on_connection_close(self) -> None:
+        self._release()
+
+    def _release(self) -> None:
+        if self._body is not None:
+            self._body = None
+            self.server.admitted -= 1
+
+    async def post(self) -> None:
+        if self._finished:  # refused while the body arrived
+            return
+        body = bytes(self._body or b"")
         try:
-            data = json.loads(self.request.body)
+            data = json.loads(body)
             if not isinstance(data, dict) or type(data.get("update_id")) is not int:
                 raise ValueError("no update_id")
             update = Update.de_json(data, self.server.app.bot)
@@ -176,6 +238,14 @@ class _Metrics(_Handler):
         self.finish(body)
 
 
+def _declared_length(request: HTTPServerRequest) -> int:
+    """The body's declared ``Content-Length`` (0 when chunked or absent)."""
+    try:
+        return int(request.headers.get("Content-Length", "0"))
+    except ValueError:
+        return 0
+
+
 def webhook_path(url: str) -> str:
     """The path Telegram posts to, from the public ``WEBHOOK_URL``.
 
@@ -188,13 +258,15 @@ def webhook_path(url: str) -> str:
 async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: int,
                         start: Callable[[], Awaitable[None]],
                         stop: Callable[[], Awaitable[None]],
-                        max_connections: int = 40) -> None:
+                        max_connections: int = 40, startup_seconds: float = 0) -> None:
     """Run ``app`` by webhook until SIGTERM/SIGINT, then stop gracefully.
 
     ``start`` opens what the handlers need (Redis) before the first update;
     ``stop`` closes it after the last.  Every worker registers the same URL
     (idempotent); the webhook is not deleted on stop, so Telegram keeps the
-    updates for the other workers or the next start.
+    updates for the other workers or the next start.  ``getMe`` and
+    ``setWebhook`` wait out a passing failure for ``startup_seconds``
+    (:mod:`bot.startup`).
     """
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
@@ -202,17 +274,19 @@ async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: i
         loop.add_signal_handler(sig, stopping.set)
     await start()
     try:
-        await app.initialize()
+        await retrying(app.initialize, what="getMe", budget=startup_seconds)
     except BaseException:
         await close_all(app.bot_data["http"])  # PTB leaves a failed start-up's sessions open
         await stop()
         raise
     await app.start()
-    server = WebServer(app, secret=secret, webhook_path=webhook_path(url))
+    server = WebServer(app, secret=secret, webhook_path=webhook_path(url),
+                       max_updates=max_connections)
     try:
         server.listen(port, listen)
-        await app.bot.set_webhook(url, secret_token=secret, allowed_updates=Update.ALL_TYPES,
-                                  max_connections=max_connections)
+        await retrying(lambda: app.bot.set_webhook(
+            url, secret_token=secret, allowed_updates=Update.ALL_TYPES,
+            max_connections=max_connections), what="setWebhook", budget=startup_seconds)
         log.info("webhook %s: listening on %s:%s", webhook_path(url), listen, server.port)
         await stopping.wait()
         log.info("stopping: finishing %s updates being handled", server.in_flight)

@@ -20,6 +20,13 @@ with the buttons only while the game waits for that player; every change
 redraws them all.  Posting a board saves its message id, which moves the
 record's version on, so whoever posts one (:func:`repost`,
 :func:`post_views`) then redraws the others' keyboards for the new version.
+
+The version each board message shows is noted beside the record
+(:meth:`bot.store.Store.mark_shown`) once it is posted or redrawn.  A redraw
+that failed (the Bot API answered 502) leaves its board behind the record;
+:func:`redraw_stale` redraws exactly the boards that are behind, so repeating
+it (a retried update, a refused tap on the old board) never edits a board
+twice.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from telegram import InlineKeyboardMarkup, InputMediaPhoto, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
-from bot import views
+from bot import effects, views
 from bot.handlers.common import Context, get_store
 from bot.i18n import Translator, translator
 from bot.messages import BoardMessage, board_message, lobby_message, notification, painted
@@ -135,11 +142,12 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
         return True
     same_picture = bool(ui) or keyboard_only
     board = await draw(tr, record, settings, picture=not same_picture, **ui)
+    shown = (record.chat_id, record.board_message_id)
     try:
-        await _edit_message(context, (record.chat_id, record.board_message_id), board,
-                            same_picture)
+        await _edit_message(context, shown, board, same_picture)
     except BadRequest as error:
         if is_not_modified(error):
+            await _mark(context, record, shown, ui)
             return False
         if not is_gone(error):
             raise
@@ -147,6 +155,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
                  record.chat_id)
         await repost(context, tr, record, strip_old=False, settings=settings)
         return True
+    await _mark(context, record, shown, ui)
     return False
 
 
@@ -161,20 +170,47 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
     same_picture = bool(ui) or keyboard_only
     message = await draw(view_translator(settings, view.language), record, settings,
                          picture=not same_picture, player=view.viewer, **ui)
+    shown = (view.chat_id, view.message_id)
     try:
-        await _edit_message(context, (view.chat_id, view.message_id), message, same_picture)
+        await _edit_message(context, shown, message, same_picture)
     except Forbidden:  # the player blocked the bot: their board waits for /games
         log.info("view in chat %s unreachable", view.chat_id)
         await forget_started(get_store(context), view.chat_id)
+        return False
     except BadRequest as error:
         if is_not_modified(error):
+            await _mark(context, record, shown, ui)
             return False
         if not is_gone(error):
             raise
         log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
         await post_views(context, tr, record, again)
         return True
+    await _mark(context, record, shown, ui)
     return False
+
+
+async def _mark(context: Context, record: GameRecord, board: Board,
+                ui: dict[str, object]) -> None:
+    """Note the version ``board`` shows now (a keyboard-only tap's redraw
+    leaves it where it was: the version did not move)."""
+    if not ui:
+        await get_store(context).mark_shown(record, board)
+
+
+async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> None:
+    """Redraw those boards of the record that do not show its version (their
+    redraw failed), or post its chat's board if it has none; the others are
+    left alone, so this may run any number of times."""
+    shown = await get_store(context).shown(record)
+    main = record.board_message_id
+    behind = main is None or shown.get((record.chat_id, main), -1) < record.version
+    if not record.is_private and behind and await _edit_main(context, tr, record, {}):
+        return  # posted again: repost redrew the views
+    for view in record.views:
+        if shown.get((view.chat_id, view.message_id), -1) < record.version \
+                and await _edit_view(context, tr, record, view, {}):
+            return  # posted again: post_views redrew the rest
 
 
 async def _refresh(context: Context, tr: Translator, record: GameRecord,
@@ -228,6 +264,8 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
             await _retire(context, view.chat_id, view.message_id, delete=True)
             await views.forget(store, view.chat_id, view.message_id)
         return await store.load(record.key) or record
+    for view in posted:
+        await store.mark_shown(saved, (view.chat_id, view.message_id))
     for view in record.views:
         if view.chat_id in chats:
             await _retire(context, view.chat_id, view.message_id, delete=False)
@@ -268,6 +306,7 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
         await _retire(context, record.chat_id, message.message_id, delete=True)
         current = await store.load(record.key)
         return current or record
+    await store.mark_shown(saved, (record.chat_id, message.message_id))
     old = record.board_message_id
     if (strip_old or delete_old) and old and old != message.message_id:
         await _retire(context, record.chat_id, old, delete=delete_old)
@@ -323,17 +362,22 @@ async def clear_notification(context: Context, record: GameRecord) -> None:
 
 async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
     """Ping the player the game now waits for (editing the board notifies nobody);
-    in a private game, in their own chat under their board."""
+    in a private game, in their own chat under their board.  Once per version
+    of the game and update: a retried update does not ping (and so delete the
+    ping it sent) again."""
+    step = f"notify:{record.ref}:{record.version}"
+    if effects.done(step):
+        return
     await clear_notification(context, record)
     if record.is_private:
         await _notify_privately(context, record)
-        return
-    text = notification(tr, record)
-    if text is None:
-        return
-    message = await send(context, record, text)
-    await get_store(context).redis.set(_notify_key(context, record), message.message_id,
-                                       ex=7 * 24 * 3600)
+    else:
+        text = notification(tr, record)
+        if text is not None:
+            message = await send(context, record, text)
+            await get_store(context).redis.set(_notify_key(context, record),
+                                               message.message_id, ex=7 * 24 * 3600)
+    effects.note(step)
 
 
 async def _notify_privately(context: Context, record: GameRecord) -> None:

@@ -4,17 +4,25 @@ Each tap is answered exactly once: with an alert when nothing changes (not
 your turn, an old keyboard, a forged payload), silently otherwise, and the
 answer goes out before the board is redrawn so the tapper's spinner stops
 at once.
+
+A tap whose step was saved but whose update then failed (the redraw got a
+502) is delivered again; its retry finds the step in the update's journal
+(:mod:`bot.effects`) and finishes the work: the boards that do not show the
+step yet and the turn ping, without a second answer.  And a tap refused on a
+board that is behind its game (such a redraw failed for good) redraws it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 
 from telegram import CallbackQuery, Chat, Update
 
-from bot import views
+from bot import effects, views
 from bot.callbacks import Action, Callback, Kind
-from bot.handlers.board import clear_notification, edit, notify
+from bot.handlers.board import clear_notification, edit, notify, redraw_stale
 from bot.handlers.common import (
     Context,
     display_name,
@@ -25,7 +33,7 @@ from bot.handlers.common import (
     translator_for,
 )
 from bot.i18n import Translator
-from bot.records import BoardViewRef, GameRecord, Status
+from bot.records import BoardViewRef, GameRecord, Status, decode, encode
 from bot.service import (
     STALE,
     UI_ONLY,
@@ -41,6 +49,11 @@ from bot.store import VersionConflict
 
 log = logging.getLogger(__name__)
 
+TAPPED = "tap"
+"""Journal entry of a tap whose step was saved: the record before it, the version saved."""
+REPAIR_GRACE = 1.0
+"""Seconds after a change during which a refused tap leaves the boards to the
+handler of that change (its redraw is on its way)."""
 
 
 async def on_button(update: Update, context: Context) -> None:
@@ -60,11 +73,16 @@ async def on_button(update: Update, context: Context) -> None:
            if message.chat.type == Chat.PRIVATE else None)
     if ref is not None:
         chat_id, thread_id = ref.chat_id, ref.thread_id
+    tapped = effects.recall(TAPPED)
+    if tapped is not None:  # a retry of this tap, whose step was saved: finish the work
+        await _finish(context, tr, query, tapped)
+        return
     try:
         record, new, view = await _decide(query, context, data, chat_id, thread_id,
                                           in_view=ref is not None)
     except Refusal as refusal:
         await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
+        await _repair(context, tr, chat_id, thread_id)
         return
     if new is record:
         await query.answer()
@@ -79,6 +97,8 @@ async def on_button(update: Update, context: Context) -> None:
     except VersionConflict:
         await query.answer(tr.gettext(STALE), show_alert=True)
         return
+    effects.note(TAPPED, lambda: json.dumps({"old": encode(record), "version": record.version,
+                                             "saved": saved.version}))
     try:
         await query.answer()
     finally:
@@ -118,10 +138,36 @@ async def _decide(query: CallbackQuery, context: Context, data: Callback, chat_i
     return record, new, view
 
 
+async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped: str) -> None:
+    """What a tap does after its save, for its retry (see the module doc)."""
+    note = json.loads(tapped)
+    old = decode(GameRecord, "the update's journal", note["old"], note["version"])
+    await query.answer()  # unless the first attempt did (bot/effects.py)
+    store = get_store(context)
+    current = await store.load(old.key)
+    if current is None:
+        return
+    if current.version != note["saved"]:  # moved on since: that change's handler shows it
+        await redraw_stale(context, tr, current)
+        return
+    await store.reindex(current)
+    await _show(context, tr, old, current, query.from_user.id, repair=True)
+
+
+async def _repair(context: Context, tr: Translator, chat_id: int, thread_id: int | None
+                  ) -> None:
+    """After a refused tap: redraw the boards of the chat's game that are behind it
+    (a redraw failed), so that taps on them are not refused for ever."""
+    record = await get_store(context).load_game(chat_id, thread_id)
+    if record is not None and not 0 <= time.time() - record.updated_at < REPAIR_GRACE:
+        await redraw_stale(context, tr, record)
+
+
 async def _show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
-                user_id: int) -> None:
-    """Redraw the board and ping whoever the game waits for now."""
-    await edit(context, tr, new)
+                user_id: int, *, repair: bool = False) -> None:
+    """Redraw the board and ping whoever the game waits for now; ``repair``: only
+    the boards that do not show ``new`` yet (a retry)."""
+    await (redraw_stale(context, tr, new) if repair else edit(context, tr, new))
     before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
     if after is not None and after != before:
         await notify(context, tr, new)

@@ -104,6 +104,15 @@ class _FloodRule:
 
 
 @dataclass
+class _Fault:
+    status: int
+    description: str
+    times: int | None
+    methods: frozenset[str]
+    chat_id: int | None
+
+
+@dataclass
 class _RateLimit:
     max_calls: int
     period: float
@@ -181,6 +190,7 @@ class BotApiServer:
         like a load balancer in front of several workers; empty: the webhook URL's own."""
         self._webhook_turn = 0
         self._floods: list[_FloodRule] = []
+        self._faults: list[_Fault] = []
         self._rate_limits: list[_RateLimit] = []
         self._watched: list[Checkable] = []
         self._closing = False
@@ -478,6 +488,17 @@ class BotApiServer:
             self._floods.append(_FloodRule(retry_after, times, names,
                                            None if chat is None else _chat_id(chat)))
 
+    def fail(self, status: int = 502, description: str = "Bad Gateway", *, times: int | None = 1,
+             methods: Iterable[str] | None = None, chat: Chat | int | None = None) -> None:
+        """The next ``times`` matching calls (None: all, until ``clear_floods``) fail with
+        ``status`` before doing anything, as Telegram's front end does when it is in
+        trouble (502/500/504).  ``methods``: those Bot API methods (any case) only;
+        default every method."""
+        with self._cond:
+            names = frozenset(m.lower() for m in methods) if methods else frozenset()
+            self._faults.append(_Fault(status, description, times, names,
+                                       None if chat is None else _chat_id(chat)))
+
     def rate_limit(self, max_calls: int, period: float, *, per_chat: bool = True,
                    methods: Iterable[str] | None = None) -> None:
         """At most ``max_calls`` matching calls per ``period`` seconds (per chat or overall);
@@ -489,6 +510,7 @@ class BotApiServer:
     def clear_floods(self) -> None:
         with self._cond:
             self._floods.clear()
+            self._faults.clear()
             self._rate_limits.clear()
 
     # ------------------------------------------------------------------ inspection
@@ -801,6 +823,14 @@ class BotApiServer:
 
     def _check_flood(self, method: str, params: JSON) -> None:
         chat_id = params.get("chat_id")
+        for fault in list(self._faults):
+            if (not fault.methods or method in fault.methods) \
+                    and (fault.chat_id is None or fault.chat_id == chat_id):
+                if fault.times is not None:
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        self._faults.remove(fault)
+                raise ApiError(fault.status, fault.description)
         for rule in list(self._floods):
             if method in rule.methods and (rule.chat_id is None or rule.chat_id == chat_id):
                 if rule.times is not None:

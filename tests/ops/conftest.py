@@ -77,14 +77,14 @@ async def workers(api: BotApiServer, clients: Callable[[], aioredis.Redis]
     """``await workers()`` starts a worker on its own Redis client (same server)."""
     started: list[Worker] = []
 
-    async def start(limiter: Any = None) -> Worker:
+    async def start(limiter: Any = None, max_updates: int = 40) -> Worker:
         store = Store(clients())
         app = build_application(api.token or "", store, rng=random.Random(7),
                                 base_url=api.base_url, base_file_url=api.base_file_url,
                                 limiter=limiter)
         await app.initialize()
         await app.start()
-        web = WebServer(app, secret=SECRET, webhook_path=PATH)
+        web = WebServer(app, secret=SECRET, webhook_path=PATH, max_updates=max_updates)
         web.listen(0)
         started.append(Worker(app, web, store))
         return started[-1]

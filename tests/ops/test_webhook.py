@@ -128,3 +128,92 @@ async def test_stopping_finishes_the_update_being_handled(
     assert (response.status_code, response.json()) == (200, {"outcome": "done"})
     assert await draining is True
     assert len(lobbies(api, chat)) == 1
+
+
+async def _raw(worker: Worker, head: str, body: bytes = b"") -> tuple[
+        asyncio.StreamReader, asyncio.StreamWriter]:
+    """Open a connection, send request headers (and the start of a body), no more."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", worker.web.port)
+    writer.write(head.encode() + b"\r\n" + body)
+    await writer.drain()
+    return reader, writer
+
+
+def _head(secret: str | None, length: int | None) -> str:
+    lines = [f"POST {PATH} HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json"]
+    if secret is not None:
+        lines.append(f"X-Telegram-Bot-Api-Secret-Token: {secret}")
+    lines.append(f"Content-Length: {length}" if length is not None
+                 else "Transfer-Encoding: chunked")
+    return "\r\n".join(lines) + "\r\n"
+
+
+async def _status(reader: asyncio.StreamReader) -> int:
+    line = await asyncio.wait_for(reader.readline(), 5)  # not: after a body never sent
+    return int(line.split()[1])
+
+
+async def test_a_request_without_the_secret_is_refused_before_its_body_is_read(
+        api: BotApiServer, workers: Start) -> None:
+    worker = await workers()
+    for secret in (None, "wrong"):
+        # 90 MB announced, none of it sent yet: the answer does not wait for it
+        reader, writer = await _raw(worker, _head(secret, 90 * 2**20))
+        assert await _status(reader) == 403
+        # and the connection is closed: the body would never be read
+        await asyncio.wait_for(reader.read(), 5)
+        assert reader.at_eof()
+        writer.close()
+    assert worker.web.admitted == 0
+
+
+async def test_a_body_over_one_megabyte_is_refused_with_413(
+        api: BotApiServer, workers: Start) -> None:
+    worker = await workers()
+    reader, writer = await _raw(worker, _head(SECRET, 2 * 2**20))  # announced: not read
+    assert await _status(reader) == 413
+    writer.close()
+    # chunked, no length announced: refused once more than 1 MB has arrived
+    reader, writer = await _raw(worker, _head(SECRET, None))
+    chunk = b"x" * 65536
+    for _ in range(16):  # 1 MB: still fine
+        writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    writer.write(b"1\r\nx")  # one byte more (and nothing after it left unread)
+    await writer.drain()
+    assert await _status(reader) == 413
+    writer.close()
+    await asyncio.sleep(0.05)
+    assert worker.web.admitted == 0
+    # a body just under the limit is read (and refused as a malformed update)
+    big = {"update_id": "x", "pad": "y" * (2**20 - 100)}
+    response = await worker.post(big)
+    assert response.status_code == 400
+
+
+async def test_concurrent_webhook_requests_are_bounded(
+        api: BotApiServer, workers: Start) -> None:
+    worker = await workers(max_updates=2)
+    release = asyncio.Event()
+    entered: list[int] = []
+
+    async def slow(update: Update, _context: Any) -> None:
+        entered.append(update.update_id)
+        await release.wait()
+
+    worker.app.add_handler(TypeHandler(Update, slow), group=-5)
+    alice = api.add_user("Alice")
+    chat = api.add_group("G", members=[alice])
+    updates = []
+    for _ in range(3):
+        api.user_sends(chat, alice, "/help")
+        updates.append(pending_update(api))
+    held = [asyncio.create_task(worker.post(u)) for u in updates[:2]]
+    await api.wait_for_async(lambda: len(entered) == 2, 5)
+    busy = await worker.post(updates[2])  # a third at once: "later, please"
+    assert (busy.status_code, busy.json()) == (503, {"error": "busy"})
+    assert (await worker.post(updates[2], secret="wrong")).status_code == 403
+    assert worker.web.admitted == 2
+    release.set()
+    assert [r.status_code for r in await asyncio.gather(*held)] == [200, 200]
+    assert (await worker.post(updates[2])).status_code == 200  # the redelivery is taken
+    assert worker.web.admitted == 0

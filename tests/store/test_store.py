@@ -291,3 +291,42 @@ async def test_a_corrupt_history_entry_names_its_index(store: Store) -> None:
     await store.redis.rpush(store.chat_key(CHAT, "history"), '{"schema_version": 1}')
     with pytest.raises(CorruptRecordError, match=r"history\[0\]"):
         await store.history(CHAT)
+
+
+async def test_the_version_a_board_shows_is_kept_beside_the_record(store: Store) -> None:
+    from bot.records import BoardViewRef
+
+    view = BoardViewRef(chat_id=ALICE, message_id=7)
+    game = await store.save(new_game(board_message_id=5, views=(view,)), 0)
+    main, private = (CHAT, 5), (ALICE, 7)
+    assert await store.shown(game) == {}
+    await store.mark_shown(game, main)
+    assert await store.shown(game) == {main: 1}
+    moved = await store.save(game, 1)  # the version moves on; the board stays at 1
+    assert await store.shown(moved) == {main: 1}
+    assert (await store.load(game.key)) == moved  # the record itself did not change
+    await store.mark_shown(moved, private)
+    await store.mark_shown(game, main)  # a late, older redraw does not lower it
+    await store.mark_shown(moved, main)
+    assert await store.shown(moved) == {main: 2, private: 2}
+    # a board the record no longer has is forgotten with the next mark
+    reposted = await store.save(moved.model_copy(update={"board_message_id": 9}), 2)
+    await store.mark_shown(reposted, (CHAT, 9))
+    raw = await store.redis.hgetall(store.redis_key(game.key))
+    fields = sorted(k.decode() if isinstance(k, bytes) else k for k in raw)
+    assert fields == sorted(["d", f"s:{ALICE}:7", f"s:{CHAT}:9", "v"])
+    # a deleted record takes them along, and a late mark does not bring the key back
+    await store.delete(reposted.model_copy(update={"version": 3}))
+    await store.mark_shown(reposted, (CHAT, 9))
+    assert not await store.redis.exists(store.redis_key(game.key))
+    assert (await store.save(new_game(), 0)).version == 1
+
+
+async def test_a_failed_attempts_side_effects_are_kept_for_the_retry(store: Store) -> None:
+    assert await store.load_effects(42) == {}
+    await store.save_effects(42, {})
+    assert not await store.redis.exists("nardy:update:42:fx")
+    await store.save_effects(42, {"answer:1": '{"ok":true}', "tap": "x"}, ttl=100)
+    await store.save_effects(42, {"tap": "y"})
+    assert await store.load_effects(42) == {"answer:1": '{"ok":true}', "tap": "y"}
+    assert 0 < await store.redis.ttl("nardy:update:42:fx") <= 24 * 3600

@@ -47,6 +47,7 @@ _DROPPED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 unassigned characters, line and paragraph separators."""
 _KEPT_FORMAT = frozenset({"\u200c", "\u200d"})
 """Zero-width (non-)joiners: they hold emoji sequences and some scripts' words together."""
+_BREAKS = frozenset("\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85")
 _SPACES = re.compile(r"\s+")
 _TAG = re.compile(r"<[^>]*>")
 ELLIPSIS = "…"
@@ -56,8 +57,8 @@ def _char(ch: str) -> str:
     if ch in _KEPT_FORMAT:
         return ch
     category = unicodedata.category(ch)
-    if category in _DROPPED:
-        return " " if ch in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85" else ""
+    if category in _DROPPED:  # a break between words stays a space, the rest goes
+        return " " if ch in _BREAKS or category in ("Zl", "Zp") else ""
     return " " if category == "Zs" else ch
 
 

@@ -231,3 +231,17 @@ def test_the_board_text_is_valid_html_whatever_the_names() -> None:
             text = board_message(EN, _record(names), style=style).text
             plain, _ = strip_text(*parse_html(text))
             assert names[0] in plain and names[1] in plain
+
+
+async def test_a_bad_option_is_repeated_escaped_and_cut(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new <x")
+    answer = await world.reply(t.chat, sent, "Unknown option")
+    assert "Unknown option <x." in answer.content
+    sent = await world.send(t.chat, t.alice, "/new <b>bold</b>")
+    answer = await world.reply(t.chat, sent, "Unknown option")
+    assert "Unknown option <b>bold</b>." in answer.content and not answer.entities
+    sent = await world.send(t.chat, t.alice, "/new " + "A" * 4000)
+    answer = await world.reply(t.chat, sent, "Unknown option")
+    assert "A" * 31 + "…." in answer.content and len(answer.content) < 400
+    assert not _bad_requests(world)

@@ -245,3 +245,13 @@ async def test_a_bad_option_is_repeated_escaped_and_cut(world: World) -> None:
     answer = await world.reply(t.chat, sent, "Unknown option")
     assert "A" * 31 + "…." in answer.content and len(answer.content) < 400
     assert not _bad_requests(world)
+
+
+@pytest.mark.parametrize("bad", [*BAD_CHARACTERS, ":"],
+                         ids=[f"U+{ord(c):04X}" for c in [*BAD_CHARACTERS, ":"]])
+def test_export_names_hold_no_line_break_of_any_kind(bad: str) -> None:
+    from bot.export import export_text
+
+    _, text = export_text(_record((f"Al{bad}ice", f"Bob{bad}")))
+    assert text.splitlines() == text.split("\n")[:-1]
+    assert "Al ice" in text or "Alice" in text

@@ -34,7 +34,7 @@ from bot.messages import KIND_NAMES, mention, variant_name
 from bot.records import HistoryEntry, PlayerStats, SettleRequest
 from bot.service import VARIANT_WORDS, OptionError, parse_new_args
 from bot.store import Store, StoreError
-from bot.usertext import html_text
+from bot.usertext import clean, html_text
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
 
@@ -238,10 +238,12 @@ async def top(update: Update, context: Context) -> None:
 # ---------------------------------------------------------------- /settle
 
 
-def owes_text(tr: Translator, debt: Debt, names: dict[int, str]) -> str:
+def owes_text(tr: Translator, debt: Debt, names: dict[int, str], *, html: bool = True) -> str:
+    """"Bob owes Ann 30", for an HTML message (``html=False``: for a button's plain text)."""
+    name = html_text if html else clean
     return tr.gettext("{debtor} owes {creditor} {amount}",
-                      debtor=html_text(names.get(debt.debtor, str(debt.debtor))),
-                      creditor=html_text(names.get(debt.creditor, str(debt.creditor))),
+                      debtor=name(names.get(debt.debtor, str(debt.debtor))),
+                      creditor=name(names.get(debt.creditor, str(debt.creditor))),
                       amount=debt.amount)
 
 
@@ -280,7 +282,7 @@ def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
         debt = (Debt(other, request.requester, balances[other]) if balances[other] > 0
                 else Debt(request.requester, other, -balances[other]))
         rows.append([InlineKeyboardButton(
-            owes_text(tr, debt, request.names),
+            owes_text(tr, debt, request.names, html=False),
             callback_data=Callback.settle(request.request_id, Action.SETTLE_WITH,
                                           index).format())])
     rows.append([InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
@@ -358,7 +360,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
     if data.action is Action.SETTLE_WITH:
         if user.id != request.requester:
             await query.answer(tr.gettext("Only {name} chooses here.",
-                                          name=names[request.requester]), show_alert=True)
+                                          name=clean(names[request.requester])), show_alert=True)
             return
         if request.other is not None or data.args[0] >= len(request.candidates):
             await query.answer(tr.gettext(GONE), show_alert=True)
@@ -367,7 +369,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
         amount = await store.balance(chat_id, request.requester, other)
         if not amount:
             await query.answer(tr.gettext("Nothing to settle with {name} any more.",
-                                          name=names[other]), show_alert=True)
+                                          name=clean(names[other])), show_alert=True)
             return
         chosen = request.model_copy(update={"other": other, "amount": amount})
         if not await store.change_settle(request, chosen):
@@ -394,7 +396,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
     if user.id != request.other:
         message = (N_("Waiting for {name} to confirm.") if user.id == request.requester
                    else N_("Only {name} can confirm."))
-        await query.answer(tr.gettext(message, name=names[request.other]), show_alert=True)
+        await query.answer(tr.gettext(message, name=clean(names[request.other])), show_alert=True)
         return
     try:
         now = await store.settle(request)

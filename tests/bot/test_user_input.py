@@ -255,3 +255,18 @@ def test_export_names_hold_no_line_break_of_any_kind(bad: str) -> None:
     _, text = export_text(_record((f"Al{bad}ice", f"Bob{bad}")))
     assert text.splitlines() == text.split("\n")[:-1]
     assert "Al ice" in text or "Alice" in text
+
+
+async def test_settle_buttons_show_names_as_written(world: World) -> None:
+    """A button's text is plain: a name with < and & is not escaped there."""
+    from tests.bot.test_ledger import _book
+
+    s = world.server
+    ann, bob = s.add_user("Ann <&>"), s.add_user("Bob & Co")
+    club = s.add_group("Club", members=[ann, bob])
+    await _book(world, club, ann, bob, 12)
+    sent = await world.send(club, ann, "/settle")
+    menu = await world.reply(club, sent, "with whom")
+    assert "Bob & Co owes Ann <&> 12" in [text for text, _ in world.buttons(menu)]
+    await world.tap(club, ann, menu, text="Bob & Co owes Ann <&> 12")
+    assert "Bob & Co owes Ann <&> 12" in world.server.message(club.id, menu.message_id).content

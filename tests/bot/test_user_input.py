@@ -270,3 +270,21 @@ async def test_settle_buttons_show_names_as_written(world: World) -> None:
     assert "Bob & Co owes Ann <&> 12" in [text for text, _ in world.buttons(menu)]
     await world.tap(club, ann, menu, text="Bob & Co owes Ann <&> 12")
     assert "Bob & Co owes Ann <&> 12" in world.server.message(club.id, menu.message_id).content
+
+
+async def test_a_long_list_is_cut_to_fit_a_message(world: World) -> None:
+    """/history 50 of players with 64-character names is over 4,096 characters:
+    the reply keeps the newest results that fit and says it was cut."""
+    from tests.bot.test_ledger import _book
+
+    s = world.server
+    ann, bob = s.add_user("Ą" * 64), s.add_user("🎲" * 64)
+    club = s.add_group("Club", members=[ann, bob])
+    for game in range(50):
+        await _book(world, club, ann, bob, 1, thread=game + 1)
+    sent = await world.send(club, ann, "/history 50")
+    answer = await world.reply(club, sent)
+    assert not _bad_requests(world) and SORRY not in answer.content
+    lines = answer.content.split("\n")
+    assert 10 < len(lines) < 50 and lines[-1] == "…", answer.content
+    assert utf16_len(answer.content) <= 4096

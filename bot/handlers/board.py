@@ -36,14 +36,7 @@ from telegram.error import BadRequest, Forbidden
 from bot import views
 from bot.handlers.common import Context, get_store
 from bot.i18n import Translator, translator
-from bot.messages import (
-    TEXT,
-    BoardMessage,
-    board_message,
-    lobby_message,
-    notification,
-    painted,
-)
+from bot.messages import TEXT, BoardMessage, board_message, lobby_message, notification, painted
 from bot.painter import PAINTER
 from bot.records import BoardViewRef, ChatSettings, GameRecord, Status
 from bot.service import table_of

@@ -288,3 +288,27 @@ async def test_a_long_list_is_cut_to_fit_a_message(world: World) -> None:
     lines = answer.content.split("\n")
     assert 10 < len(lines) < 50 and lines[-1] == "…", answer.content
     assert utf16_len(answer.content) <= 4096
+
+
+@pytest.mark.parametrize("digit", ["²", "١", "٣", "０", "𝟙"])
+def test_every_parser_of_user_input_takes_ascii_digits_only(digit: str) -> None:
+    """str.isdigit() and int() take more than 0-9: each parser of a button,
+    a command argument or a deep link refuses the others."""
+    from bot import clock, invites
+    from bot.handlers.ledger import _bounded_count
+    from bot.records import GameRef
+    from bot.service import OptionError, parse_new_args
+    from engine.notation import NotationError, parse_point
+
+    with pytest.raises(ValueError, match="not a game ref"):
+        GameRef.parse(f"-100{digit}:0:abcd")
+    with pytest.raises(clock.TimeControlError):
+        clock.parse_time_control(f"1{digit}h")
+    for option in ("stake", "match"):
+        with pytest.raises(OptionError):
+            parse_new_args([f"{option}={digit}"])
+    assert isinstance(_bounded_count(EN, [digit]), str)  # the usage message
+    with pytest.raises(NotationError):
+        parse_point(digit)
+    assert invites.token_of("i" + "A" * 22 + "\n") is None
+    assert GameRef.parse("-100:0:abcd") == GameRef(-100, None, "abcd")

@@ -34,7 +34,10 @@ from dataclasses import dataclass
 MAX_BYTES = 64
 """Telegram's limit on ``callback_data``."""
 
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,24}")  # fullmatch: "$" would let a final "\n" in
+_NUMBER = re.compile(r"[0-9]{1,9}")
+"""A version or an argument: ASCII digits only (``str.isdigit`` is true for
+"²" and "١", which ``int`` reads differently or not at all)."""
 
 
 class CallbackDataError(ValueError):
@@ -112,7 +115,7 @@ class Callback:
     args: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        if not _ID.match(self.id):
+        if not isinstance(self.id, str) or not _ID.fullmatch(self.id):
             raise CallbackDataError(f"bad id {self.id!r}")
         if self.version < 0:
             raise CallbackDataError(f"bad version {self.version}")
@@ -172,7 +175,7 @@ class Callback:
             action_ = Action(action)
         except ValueError:
             raise CallbackDataError(f"unknown action {action!r}") from None
-        if not version.isdigit() or not all(arg.isdigit() for arg in args):
+        if not all(_NUMBER.fullmatch(n) for n in (version, *args)):
             raise CallbackDataError(f"non-numeric field in {text!r}")
         if len(version) > 9 or any(len(arg) > 2 for arg in args):
             raise CallbackDataError(f"number too long in {text!r}")

@@ -87,7 +87,7 @@ def parse_time_control(text: str) -> int | None:
     word = text.strip().lower()
     if word in _NONE:
         return None
-    found = re.fullmatch(r"(\d{1,4})([hd])", word)
+    found = re.fullmatch(r"([0-9]{1,4})([hd])", word)  # ASCII digits: not "١٢h"
     if found is None:
         raise TimeControlError(f"not a time control: {text!r} (use e.g. 12h, 1d, 3d or none)")
     seconds = int(found[1]) * _UNITS[found[2]]

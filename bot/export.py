@@ -9,6 +9,7 @@ import re
 
 from bot.records import GameRecord
 from bot.service import player_on, table_of
+from bot.usertext import clean
 from engine.match import Match
 from engine.matfile import _header as mat_header
 from engine.matfile import format_match, game_lines
@@ -16,8 +17,9 @@ from engine.position import Side
 
 
 def _safe(name: str) -> str:
-    # .mat names cannot hold a colon or a line break
-    return re.sub(r"[:\r\n]+", " ", name).strip() or "Player"
+    # .mat names cannot hold a colon or a line break (of any kind: a reader
+    # may split lines at U+2029 or U+0085 too); bot.usertext.clean takes those
+    return clean(re.sub(r":+", " ", name)) or "Player"
 
 
 def export_text(record: GameRecord) -> tuple[str, str]:

@@ -50,7 +50,7 @@ USED_TTL = 7 * 24 * 3600
 TOKEN_BYTES = 16
 PREFIX = "i"
 """Deep-link payloads starting with this are invitations (``/start i<token>``)."""
-_PAYLOAD = re.compile(rf"^{PREFIX}([A-Za-z0-9_-]{{22}})$")
+_PAYLOAD = re.compile(rf"{PREFIX}([A-Za-z0-9_-]{{22}})")  # fullmatch: "$" allows a final "\n"
 
 # KEYS: offer, used.  ARGV: redeemer id, seconds to remember the use.
 # Returns {'ok', JSON}, {'own', ''}, {'used', "<redeemer id>[:JSON]"} or
@@ -112,7 +112,7 @@ def invite_payload(token: str) -> str:
 
 def token_of(payload: str) -> str | None:
     """The token of an invitation payload; None for any other ``/start`` payload."""
-    match = _PAYLOAD.match(payload)
+    match = _PAYLOAD.fullmatch(payload)
     return match.group(1) if match else None
 
 

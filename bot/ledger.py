@@ -36,6 +36,7 @@ from html import escape
 from bot import ratings
 from bot.i18n import Translator
 from bot.records import GameOptions, HistoryEntry, Player, PlayerStats
+from bot.usertext import clean
 from engine.position import Side, Variant
 from engine.scoring import GameResult
 
@@ -195,8 +196,7 @@ def debts(ledger: Mapping[tuple[int, int], int]) -> list[Debt]:
 
 
 def _cell(name: str, width: int) -> str:
-    name = name if len(name) <= width else name[: width - 1] + "…"
-    return escape(name.ljust(width))
+    return escape(clean(name, width).ljust(width))
 
 
 def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str]) -> str:

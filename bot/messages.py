@@ -37,6 +37,7 @@ from bot.service import (
     table_of,
     waiting_side,
 )
+from bot.usertext import CAPTION_LIMIT, TEXT_LIMIT, clean, fit_lines, html_text, visible_length
 from engine.game import Action as EventAction
 from engine.game import Game, Phase
 from engine.notation import format_turn
@@ -61,11 +62,11 @@ def variant_name(tr: Translator, variant: Variant) -> str:
 
 def mention(user_id: int, name: str) -> str:
     """An HTML mention that notifies the user (works without a username)."""
-    return f'<a href="tg://user?id={user_id}">{escape(name)}</a>'
+    return f'<a href="tg://user?id={user_id}">{html_text(name)}</a>'
 
 
 def _name(record: GameRecord, side: Side) -> str:
-    return escape(player_on(record, side).name)
+    return html_text(player_on(record, side).name)
 
 
 # ---------------------------------------------------------------- lobby
@@ -101,7 +102,7 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
         lines.append(tr.gettext("The lobby is closed."))
         return "\n".join(lines), None
     if record.players:
-        joined = ", ".join(escape(p.name) for p in record.players)
+        joined = ", ".join(html_text(p.name) for p in record.players)
         lines.append(tr.gettext("Joined: {names}", names=joined))
     lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
                             "players have joined."))
@@ -145,7 +146,7 @@ def viewer_of(game: Game, orientation: str = "follow") -> Side:
 
 def board_view(tr: Translator, record: GameRecord, table: Table, viewer: Side) -> BoardView:
     game = table.game
-    names = (player_on(record, Side.WHITE).name, player_on(record, Side.BLACK).name)
+    names = (clean(player_on(record, Side.WHITE).name), clean(player_on(record, Side.BLACK).name))
     cube = game.cube
     used = tuple(s.die for s in game.turn.played) if game.turn is not None else ()
     return BoardView(
@@ -263,7 +264,8 @@ def _status_lines(tr: Translator, record: GameRecord, table: Table, ui: Action |
             who=_name(record, offer.side), name=name, kind=tr.gettext(KIND_NAMES[offer.kind])))
     if record.cancel_by is not None:
         proposer = next(p for p in record.players if p.user_id == record.cancel_by)
-        lines.append(tr.gettext("{name} proposes to cancel the game.", name=escape(proposer.name)))
+        lines.append(tr.gettext("{name} proposes to cancel the game.",
+                                name=html_text(proposer.name)))
     return lines
 
 
@@ -305,10 +307,6 @@ def painted(message: BoardMessage, photo: bytes | None = None) -> BoardMessage:
         return message
     return dataclasses.replace(message, photo=photo if photo is not None
                                else render_png(message.picture), picture=None)
-
-
-CAPTION_LIMIT = 1024
-"""Telegram's limit for a photo caption (characters after entity parsing)."""
 
 
 def _facts_line(tr: Translator, record: GameRecord, table: Table) -> str:
@@ -355,7 +353,7 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
         else:
             lines.append("⏰ " + tr.gettext("Move by {time} UTC.", time=when))
     if record.pause_by is not None and any(p.user_id == record.pause_by for p in record.players):
-        name = escape(next(p.name for p in record.players if p.user_id == record.pause_by))
+        name = html_text(next(p.name for p in record.players if p.user_id == record.pause_by))
         lines.append(tr.gettext("{name} proposes to resume the clock.", name=name)
                      if record.paused_at is not None else
                      tr.gettext("{name} proposes to pause the clock.", name=name))
@@ -379,6 +377,32 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
     redraw).  The picture is not drawn here (it costs ~5 ms): ``picture`` is
     the view to draw (:func:`painted`, or :mod:`bot.painter` off the loop).
     """
+    for cut in NAME_CUTS:  # long names are shortened before any line is dropped
+        message, lines, drop_order = _board_message(
+            tr, _short_names(record, cut), style=style, orientation=orientation, ui=ui,
+            source=source, player=player, picture=picture)
+        limit = CAPTION_LIMIT if message.photo is not None else TEXT_LIMIT
+        if visible_length(message.text) <= limit:
+            return message
+    return dataclasses.replace(message, text=fit_lines(lines, limit, drop_order))
+
+
+NAME_CUTS = (64, 24, 12)
+"""Name lengths tried, longest first, until a board message fits Telegram's limit."""
+LINE_BREAK = "\n"
+
+
+def _short_names(record: GameRecord, limit: int) -> GameRecord:
+    players = tuple(p.model_copy(update={"name": clean(p.name, limit)}) for p in record.players)
+    return record.model_copy(update={"players": players})
+
+
+def _board_message(tr: Translator, record: GameRecord, *, style: str, orientation: str,
+                   ui: Action | None, source: int | None, player: Side | None,
+                   picture: bool) -> tuple[BoardMessage, list[str], list[int]]:
+    """:func:`board_message` before it is fitted to Telegram's limit, its
+    lines (each balanced HTML: the ``<pre>`` text board is one) and the
+    indexes of those that may be dropped, least needed first."""
     table = table_of(record)
     game = table.game
     seen_from = player if player is not None else viewer_of(game, orientation)
@@ -388,22 +412,33 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
     header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"
     extra = options_line(tr, record)
     lines = [header] + ([escape(extra)] if extra else [])
+    # the least needed lines first: the options (the lobby showed them), the
+    # facts (the picture shows them), the opening or the turn before
+    drop_order = [1] if extra else []
     photo = b"" if style == PICTURE else None
     to_draw = view if picture and photo is not None else None
     if photo is None:
         lines.append(f"<pre>{escape(render_text(view))}</pre>")
     if record.status is Status.CANCELLED:
         lines.append(tr.gettext("The game was cancelled."))
-        return BoardMessage("\n".join(lines), None, photo, to_draw)
-    lines += _status_lines(tr, record, table, ui)
+        return BoardMessage(LINE_BREAK.join(lines), None, photo, to_draw), lines, drop_order
+    status = _status_lines(tr, record, table, ui)
+    history = None
+    if len(status) > 1 and status[0] in (_opening_line(tr, record, game),
+                                         _previous_line(tr, record, game)):
+        history = len(lines)
+    lines += status
     if photo is not None:
+        drop_order.append(len(lines))
         lines.append(_facts_line(tr, record, table))
+    if history is not None:
+        drop_order.append(history)
     deadline = _deadline_line(tr, record)
     if deadline:
         lines.append(deadline)
     markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.viewer,
                            player=player)
-    return BoardMessage("\n".join(lines), markup, photo, to_draw)
+    return BoardMessage(LINE_BREAK.join(lines), markup, photo, to_draw), lines, drop_order
 
 
 def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Action | None,

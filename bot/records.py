@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -89,11 +90,14 @@ class GameRef:
     def parse(cls, text: str | bytes) -> GameRef:
         if isinstance(text, bytes):
             text = text.decode()
-        try:
-            chat, thread, game_id = text.split(":")
-            return cls(int(chat), int(thread) or None, game_id)
-        except ValueError:
-            raise ValueError(f"not a game ref: {text!r}") from None
+        found = _GAME_REF.fullmatch(text)  # ASCII digits: int() also reads "١", " 1", "1_0"
+        if found is None:
+            raise ValueError(f"not a game ref: {text!r}")
+        chat, thread, game_id = found.groups()
+        return cls(int(chat), int(thread) or None, game_id)
+
+
+_GAME_REF = re.compile(r"(-?[0-9]{1,20}):([0-9]{1,12}):([A-Za-z0-9_-]{1,32})")
 
 
 class Status(enum.StrEnum):

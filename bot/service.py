@@ -35,6 +35,7 @@ from bot.i18n import N_
 from bot.ledger import Outcome, booking, updated_stats
 from bot.records import GameOptions, GameRecord, Player, Status
 from bot.store import Store, no_upkeep
+from bot.usertext import ARGUMENT_LIMIT, clean
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
 from engine.position import EngineError, Side, Step, Variant
@@ -102,11 +103,11 @@ cube=False, koks=False, jacoby=False, beavers=False, time_control=None))
         name, sep, value = word.partition("=")
         if not sep or name not in OPTION_NAMES:
             raise OptionError(N_("Unknown option {option}. Valid options: {valid}."),
-                              option=arg, valid=", ".join(
+                              option=clean(arg, ARGUMENT_LIMIT), valid=", ".join(
                                   ["long", "backgammon"] + [f"{n}=…" for n in OPTION_NAMES]))
         if name in ("stake", "match"):
             limit = MAX_STAKE if name == "stake" else MAX_MATCH
-            if not re.fullmatch(r"\d{1,7}", value) or not (name == "stake" or int(value) >= 1) \
+            if not re.fullmatch(r"[0-9]{1,7}", value) or not (name == "stake" or int(value) >= 1) \
                     or int(value) > limit:
                 raise OptionError(N_("{option} needs a whole number from {low} to {high}."),
                                   option=name, low=0 if name == "stake" else 1, high=limit)

@@ -45,8 +45,8 @@ class NotationError(EngineError):
     """Text that is not well-formed notation, or not a legal turn here."""
 
 
-_POINT = r"(?:bar|off|\d{1,2})"
-_TOKEN = re.compile(rf"({_POINT})((?:/{_POINT}\*?)+)(?:\((\d)\))?", re.IGNORECASE)
+_POINT = r"(?:bar|off|[0-9]{1,2})"
+_TOKEN = re.compile(rf"({_POINT})((?:/{_POINT}\*?)+)(?:\(([0-9])\))?", re.IGNORECASE)
 _LANDING = re.compile(rf"/({_POINT})(\*?)", re.IGNORECASE)
 
 
@@ -69,7 +69,7 @@ def parse_point(text: str) -> int:
         return BAR
     if word == "off":
         return OFF
-    if not word.isdigit() or int(word) > BAR:
+    if not (word.isascii() and word.isdigit()) or int(word) > BAR:  # not "²", not "١"
         raise NotationError(f"no such point {text!r}")
     return int(word)
 

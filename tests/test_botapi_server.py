@@ -23,6 +23,7 @@ from telegram.error import BadRequest, ChatMigrated, Conflict, Forbidden, Invali
 
 from bot.http import AiohttpRequest
 from tests.botapi import BotApiServer, BotProcess, BotProcessError, Chat, User
+from tests.botapi.formatting import ParseError, parse_html
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -185,6 +186,61 @@ async def test_limits_and_parse_errors(bot: Bot, private: Chat) -> None:
         await bot.send_message(private.id, "<b>bold", parse_mode="HTML")
     with pytest.raises(BadRequest, match="Message text is empty"):
         await bot.send_message(private.id, "  ")
+
+
+@pytest.mark.parametrize("text", [
+    "<div>x</div>", "<br>", "a <x b", "<b>x</i>", "<b><i>x</b></i>", "<b>x", "x</b>",
+    "1 < 2", "a & b", "a &b", "&nbsp;x", "&copy; x", "a > b", '<span class="x">y</span>',
+    "<b>x</b> <tg-spoiler>y", "<a>x</a>",
+])
+def test_html_is_checked_at_least_as_strictly_as_telegram(text: str) -> None:
+    with pytest.raises(ParseError):
+        parse_html(text)
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("<b>a</b> &lt;x &amp; &gt; &quot;q&quot; &#39;s&#x27;", "a <x & > \"q\" 's'"),
+    ('<a href="tg://user?id=5">Bob</a> <i>x <u>y</u></i>', "Bob x y"),
+    ('<pre><code class="language-python">1</code></pre><blockquote expandable>q</blockquote>',
+     "1q"),
+])
+def test_telegrams_html_parses(text: str, plain: str) -> None:
+    assert parse_html(text)[0] == plain
+
+
+async def test_sizes_are_measured_in_utf16_after_parsing(bot: Bot, private: Chat,
+                                                         server: BotApiServer) -> None:
+    await bot.send_message(private.id, "<b>" + "x" * 4096 + "</b>", parse_mode="HTML")
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.send_message(private.id, "🎲" * 2049)  # 4098 UTF-16 units
+    with pytest.raises(BadRequest, match="Message caption is too long"):
+        await bot.send_photo(private.id, png(), caption="&amp;" * 1025, parse_mode="HTML")
+    await bot.send_photo(private.id, png(), caption="&amp;" * 1024, parse_mode="HTML")
+    with pytest.raises(BadRequest, match="Message text is empty"):
+        await bot.send_message(private.id, "<b> </b>", parse_mode="HTML")
+
+
+async def test_keyboard_limits(bot: Bot, private: Chat) -> None:
+    nine = [(str(i), f"d{i}") for i in range(9)]
+    with pytest.raises(BadRequest, match="Buttons_too_much"):
+        await bot.send_message(private.id, "x", reply_markup=keyboard(nine))
+    rows = [[(str(i), f"d{i}:{j}") for i in range(8)] for j in range(13)]  # 104 buttons
+    with pytest.raises(BadRequest, match="Reply markup is too long"):
+        await bot.send_message(private.id, "x", reply_markup=keyboard(*rows))
+    await bot.send_message(private.id, "x", reply_markup=keyboard(*rows[:12]))
+    with pytest.raises(BadRequest, match="Button_data_invalid"):
+        await bot.send_message(private.id, "x", reply_markup=keyboard([("Go", "")]))
+    with pytest.raises(BadRequest, match="Text buttons are unallowed"):
+        await bot.send_message(private.id, "x", reply_markup=keyboard([(" ", "d")]))
+
+
+async def test_callback_answer_text_is_200_utf16_units(server: BotApiServer, bot: Bot,
+                                                       alice: User, private: Chat) -> None:
+    sent = await bot.send_message(private.id, "x", reply_markup=keyboard([("Go", "go")]))
+    tap = server.user_taps(private, alice, sent.message_id, "go")
+    with pytest.raises(BadRequest, match="Message_too_long"):
+        await bot.answer_callback_query(tap.query_id, "🎲" * 101)
+    await bot.answer_callback_query(tap.query_id, "🎲" * 100)
 
 
 async def test_flood_rule_raises_retry_after(server: BotApiServer, bot: Bot,

@@ -1,7 +1,21 @@
-"""README.md and docs/*.md stay true: their Python examples run as written,
-their links resolve, and the files, names and modules they point at exist."""
+"""The documentation stays true: README.md and docs/*.md.
 
+- Their Python examples run as written and print what they printed when they
+  were checked: the output must equal the ```` ```text ```` block that
+  directly follows the example, if the page shows one; else the output saved
+  under tests/doc_examples/, named after the example's code (so the example
+  may move to another page unchanged).  ``UPDATE_GOLDEN=1`` writes the saved
+  outputs afresh: read the diff before committing.
+- Their links resolve, and the files, names and modules they point at exist.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
 import importlib.util
+import io
+import os
 import re
 from pathlib import Path
 
@@ -11,7 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PAGES = [README, *sorted(DOCS.glob("*.md"))]
-PYTHON_PAGES = [page for page in PAGES if "```python\n" in page.read_text(encoding="utf-8")]
+SAVED = Path(__file__).parent / "doc_examples"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+_EXAMPLE = re.compile(r"```python\n(.*?)```\n(?:\s*\n)?(?:```text\n(.*?)```)?", re.S)
 
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
@@ -34,16 +50,48 @@ def _anchors(page: Path) -> set[str]:
     return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
 
 
-def test_some_page_has_a_python_example() -> None:
-    assert PYTHON_PAGES, "neither README.md nor docs/*.md has a Python example"
+def _examples() -> list[tuple[str, str, str | None]]:
+    """(page and number, code, the output the page shows or None) of every example."""
+    found = []
+    for page in PAGES:
+        for number, match in enumerate(_EXAMPLE.finditer(page.read_text(encoding="utf-8")), 1):
+            found.append((f"{page.relative_to(ROOT)}#{number}", match[1], match[2]))
+    return found
 
 
-@pytest.mark.parametrize("page", PYTHON_PAGES, ids=_id)
-def test_readme_python_examples_run(page: Path) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
-    assert blocks, f"{_id(page)} has no Python example"
-    for block in blocks:
-        exec(compile(block, str(page), "exec"), {"__name__": "readme_example"})
+def _key(code: str) -> str:
+    """The saved output's name: the code without comments and blank lines, hashed."""
+    lines = [re.sub(r"\s+#.*$|^\s*#.*$", "", line).rstrip() for line in code.splitlines()]
+    body = "\n".join(line for line in lines if line)
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def _run(code: str, where: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, where, "exec"), {"__name__": "doc_example"})
+    return out.getvalue()
+
+
+def test_the_readme_has_an_example() -> None:
+    assert _examples(), "README.md and docs/ have no Python example"
+
+
+@pytest.mark.parametrize(("where", "code", "shown"), _examples(),
+                         ids=[where for where, _, _ in _examples()])
+def test_doc_examples_print_what_they_promise(where: str, code: str, shown: str | None) -> None:
+    output = _run(code, where)
+    assert output, f"{where} prints nothing: there is nothing to compare"
+    if shown is not None:
+        assert output == shown, f"{where} prints something else than the page shows"
+        return
+    saved = SAVED / f"{_key(code)}.txt"
+    if UPDATE:
+        SAVED.mkdir(exist_ok=True)
+        saved.write_text(output, encoding="utf-8")
+    assert saved.exists(), (f"no saved output for {where} ({saved.name}): show it in a ```text "
+                            "block after the example, or run with UPDATE_GOLDEN=1")
+    assert output == saved.read_text(encoding="utf-8"), f"{where} prints something else now"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_id)

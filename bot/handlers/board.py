@@ -43,7 +43,7 @@ from telegram.error import BadRequest, Forbidden
 from bot import effects, views
 from bot.handlers.common import Context, get_store
 from bot.i18n import Translator, translator
-from bot.messages import BoardMessage, board_message, lobby_message, notification, painted
+from bot.messages import TEXT, BoardMessage, board_message, lobby_message, notification, painted
 from bot.painter import PAINTER
 from bot.records import BoardViewRef, ChatSettings, GameRecord, Status
 from bot.service import waiting_side
@@ -77,7 +77,12 @@ async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,
     board = render(tr, record, settings, picture=picture, **ui)
     if board.picture is None:
         return board
-    return painted(board, await PAINTER.png(board.picture))
+    try:
+        return painted(board, await PAINTER.png(board.picture))
+    except Exception:  # a board is always shown: this once as text (the next edit retries)
+        log.exception("cannot paint the board of game %s; showing it as text", record.game_id)
+        text = settings.model_copy(update={"board_style": TEXT})
+        return render(tr, record, text, picture=False, **ui)
 
 
 class Viewer(NamedTuple):
@@ -142,6 +147,9 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
         return True
     same_picture = bool(ui) or keyboard_only
     board = await draw(tr, record, settings, picture=not same_picture, **ui)
+    if board.photo is None and record.board_photo:  # not painted: the text board replaces it
+        await repost(context, tr, record, settings=settings, delete_old=True)
+        return True
     shown = (record.chat_id, record.board_message_id)
     try:
         await _edit_message(context, shown, board, same_picture)
@@ -170,6 +178,9 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
     same_picture = bool(ui) or keyboard_only
     message = await draw(view_translator(settings, view.language), record, settings,
                          picture=not same_picture, player=view.viewer, **ui)
+    if message.photo is None and view.photo:  # not painted: the text board replaces it
+        await post_views(context, tr, record, again)
+        return True
     shown = (view.chat_id, view.message_id)
     try:
         await _edit_message(context, shown, message, same_picture)

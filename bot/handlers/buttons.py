@@ -25,6 +25,7 @@ from bot.callbacks import Action, Callback, Kind
 from bot.handlers.board import clear_notification, edit, notify, redraw_stale
 from bot.handlers.common import (
     Context,
+    alert_text,
     display_name,
     get_rng,
     get_store,
@@ -81,7 +82,7 @@ async def on_button(update: Update, context: Context) -> None:
         record, new, view = await _decide(query, context, data, chat_id, thread_id,
                                           in_view=ref is not None)
     except Refusal as refusal:
-        await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
+        await query.answer(alert_text(tr, refusal), show_alert=True)
         await _repair(context, tr, chat_id, thread_id)
         return
     if new is record:

@@ -28,11 +28,13 @@ from bot.callbacks import Action, Callback
 from bot.handlers.board import edit, send
 from bot.handlers.common import (
     Context,
+    alert_text,
     args_of,
     chat_language,
     get_store,
     is_chat_admin,
     parse_tap,
+    refusal_text,
     reply,
     set_default_option,
     thread_of,
@@ -53,6 +55,7 @@ from bot.service import (
     waiting_user,
 )
 from bot.store import VersionConflict
+from bot.usertext import html_text
 
 PATTERN = "^k:"
 JOB_NAME = "clock"
@@ -127,7 +130,7 @@ async def remind(context: Context, record: GameRecord) -> None:
         tr = await _user_translator(context, user_id)
         text = "⏰ " + tr.gettext(
             "Your move against {opponent} ({variant}) is waiting: {left} left.",
-            opponent=escape(opponent.name), variant=escape(variant_name(tr, record.variant)),
+            opponent=html_text(opponent.name), variant=escape(variant_name(tr, record.variant)),
             left=duration(tr, left))
         try:
             await context.bot.send_message(user_id, text, reply_markup=_mute_keyboard(
@@ -177,7 +180,7 @@ async def offer_timeout(context: Context, record: GameRecord) -> None:
                 else _chat_translator(context, record))
     text = "⌛ " + tr.gettext(
         "{late} ran out of time. {who}: claim the win ({points}) or give more time?",
-        late=escape(late.name), who=mention(winner.user_id, winner.name),
+        late=html_text(late.name), who=mention(winner.user_id, winner.name),
         points=tr.ngettext("{n} point", "{n} points", cube, n=cube))
     if private:
         with contextlib.suppress(Forbidden):
@@ -231,7 +234,7 @@ async def change_clock(context: Context, user_id: int, game_id: str, action: Act
 
 def outcome_text(tr: Translator, before: GameRecord, after: GameRecord, user_id: int) -> str:
     """What a clock change did, for the message it was made on (or the command's reply)."""
-    name = escape(next(p.name for p in after.players if p.user_id == user_id))
+    name = html_text(next(p.name for p in after.players if p.user_id == user_id))
     if after.status is Status.FINISHED:
         return "🏁 " + tr.gettext("{name} claimed the win on time.", name=name)
     if after.paused_at is not None and before.paused_at is None:
@@ -270,7 +273,7 @@ async def on_clock_button(update: Update, context: Context) -> None:
     try:
         before, after = await change_clock(context, user.id, data.id, data.action)
     except Refusal as refusal:
-        await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
+        await query.answer(alert_text(tr, refusal), show_alert=True)
         return
     await query.answer()
     if after is before:
@@ -343,7 +346,7 @@ async def _pause_or_resume(update: Update, context: Context, action: Action) -> 
     try:
         before, after = await change_clock(context, user.id, record.game_id, action)
     except Refusal as refusal:
-        await reply(update, tr.gettext(refusal.message, **refusal.values))
+        await reply(update, refusal_text(tr, refusal))
         return
     if after is before:
         await reply(update, tr.gettext("The clock is paused already.") if action is Action.PAUSE

@@ -14,6 +14,7 @@ from bot.handlers.common import (
     args_of,
     get_store,
     is_chat_admin,
+    refusal_text,
     reply,
     thread_of,
     translator_for,
@@ -74,7 +75,7 @@ async def new(update: Update, context: Context) -> None:
     try:
         variant, options = parse_new_args(args_of(context))
     except OptionError as error:
-        await reply(update, tr.gettext(error.message, **error.values))
+        await reply(update, refusal_text(tr, error))
         return
     current = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
     if current is not None and current.status.is_open:
@@ -98,7 +99,7 @@ async def new(update: Update, context: Context) -> None:
         lobby = new_lobby(chat.id, thread_of(update.effective_message),
                           variant or settings.variant, options, user.id)
     except Refusal as refusal:
-        await reply(update, tr.gettext(refusal.message, **refusal.values))
+        await reply(update, refusal_text(tr, refusal))
         return
     try:
         saved = await get_store(context).save(lobby, current.version if current else 0)
@@ -159,7 +160,7 @@ async def cancel(update: Update, context: Context) -> None:
             saved = await save(get_store(context), record, _cancelled(record, user.id, admin))
             break
         except Refusal as refusal:
-            await reply(update, tr.gettext(refusal.message, **refusal.values))
+            await reply(update, refusal_text(tr, refusal))
             return
         except VersionConflict:
             continue

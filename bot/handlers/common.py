@@ -7,6 +7,7 @@ and :mod:`bot.keyboards` draw.
 
 from __future__ import annotations
 
+import html
 import logging
 import random
 from typing import Any
@@ -19,7 +20,9 @@ from telegram.ext import ContextTypes
 from bot.callbacks import Callback, CallbackDataError
 from bot.i18n import N_, Translator, translator
 from bot.records import ChatSettings, settings_key
+from bot.service import Refusal
 from bot.store import Store
+from bot.usertext import ALERT_LIMIT, clean, fit_text
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +66,21 @@ async def translator_for(update: Update, context: Context) -> Translator:
 
 
 def display_name(user: User) -> str:
-    return user.full_name or (f"@{user.username}" if user.username else str(user.id))
+    """The user's name as the bot keeps and shows it: cleaned and cut (bot/usertext.py)."""
+    return clean(user.full_name) or (f"@{user.username}" if user.username else str(user.id))
+
+
+def refusal_text(tr: Translator, refusal: Refusal) -> str:
+    """A refusal's message for an HTML message: its values are plain text
+    (they may be the user's own words), escaped here."""
+    values = {k: html.escape(v, quote=False) if isinstance(v, str) else v
+              for k, v in refusal.values.items()}
+    return tr.gettext(refusal.message, **values)
+
+
+def alert_text(tr: Translator, refusal: Refusal) -> str:
+    """A refusal's message for a tap's alert (plain text, at most 200 characters)."""
+    return clean(tr.gettext(refusal.message, **refusal.values), ALERT_LIMIT)
 
 
 async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:
@@ -112,4 +129,4 @@ async def reply(update: Update, text: str, **kwargs: Any) -> Message | None:
     message = update.effective_message
     if message is None:
         return None
-    return await message.reply_text(text, do_quote=False, **kwargs)
+    return await message.reply_text(fit_text(text), do_quote=False, **kwargs)

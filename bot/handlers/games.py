@@ -29,6 +29,7 @@ from bot.i18n import N_, Translator, pick_language
 from bot.messages import variant_name
 from bot.records import GameRecord, GameRef, Status
 from bot.service import NOT_PLAYING, seat_of, waiting_user
+from bot.usertext import clean
 
 PREFIX = "gv:"
 PATTERN = f"^{PREFIX}"
@@ -59,7 +60,7 @@ def title(tr: Translator, record: GameRecord, user_id: int) -> str:
     opponent = opponent_of(record, user_id)
     if opponent is None:
         return variant
-    return tr.gettext("{variant} against {name}", variant=variant, name=opponent)
+    return tr.gettext("{variant} against {name}", variant=variant, name=clean(opponent))
 
 
 def turn_text(tr: Translator, record: GameRecord, user_id: int) -> str:
@@ -69,7 +70,7 @@ def turn_text(tr: Translator, record: GameRecord, user_id: int) -> str:
     if waiting == user_id:
         return "➡ " + tr.gettext("your turn")
     name = next((p.name for p in record.players if p.user_id == waiting), "")
-    return tr.gettext("{name}'s turn", name=name)
+    return tr.gettext("{name}'s turn", name=clean(name))
 
 
 async def _where(context: Context, tr: Translator, record: GameRecord) -> str:
@@ -78,6 +79,7 @@ async def _where(context: Context, tr: Translator, record: GameRecord) -> str:
     name = None
     with contextlib.suppress(BadRequest, Forbidden):
         name = (await context.bot.get_chat(record.chat_id)).title
+    name = clean(name or "")  # a title is plain text: escaped with the line
     return tr.gettext("in {chat}", chat=name) if name else tr.gettext("in a group")
 
 

@@ -31,6 +31,7 @@ from bot.handlers.common import (
     display_name,
     get_rng,
     get_store,
+    refusal_text,
     reply,
     translator_for,
 )
@@ -41,6 +42,7 @@ from bot.records import GameRecord, Player
 from bot.service import OptionError, engine_options, parse_new_args, save, start_game
 from bot.store import VersionConflict
 from bot.users import has_started, note_started
+from bot.usertext import html_text
 from engine.position import Side, Variant
 
 HOURS = invites.INVITE_TTL // 3600
@@ -66,7 +68,7 @@ async def invite(update: Update, context: Context) -> None:
         variant = variant or (await store.chat_settings(chat.id)).variant
         engine_options(variant, options)
     except OptionError as error:
-        await reply(update, tr.gettext(error.message, **error.values))
+        await reply(update, refusal_text(tr, error))
         return
     if chat.type != Chat.PRIVATE and not await has_started(store, user.id):
         # the game's board goes to the inviter's private chat: the bot must be allowed there
@@ -172,4 +174,4 @@ async def _tell(context: Context, chat_id: int, tr: Translator, offer: Invitatio
     with contextlib.suppress(Forbidden, BadRequest):  # the board's post notices a blocked chat
         await context.bot.send_message(chat_id, tr.gettext(
             "Private game against {name}: {game}. Your board follows; it is updated after "
-            "every move.", name=escape(opponent), game=escape(what)))
+            "every move.", name=html_text(opponent), game=escape(what)))

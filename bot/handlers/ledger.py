@@ -9,6 +9,7 @@ pair's balance when the other player confirms exactly that balance.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable
 from html import escape
 
@@ -22,6 +23,7 @@ from bot.handlers.common import (
     get_store,
     is_chat_admin,
     parse_tap,
+    refusal_text,
     reply,
     set_default_option,
     translator_for,
@@ -32,6 +34,7 @@ from bot.messages import KIND_NAMES, mention, variant_name
 from bot.records import HistoryEntry, PlayerStats, SettleRequest
 from bot.service import VARIANT_WORDS, OptionError, parse_new_args
 from bot.store import Store, StoreError
+from bot.usertext import clean, html_text
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
 
@@ -86,7 +89,7 @@ async def stake(update: Update, context: Context) -> None:
     try:
         amount = parse_new_args([f"stake={args[0]}"])[1].stake_per_point
     except OptionError as error:
-        await reply(update, tr.gettext(error.message, **error.values))
+        await reply(update, refusal_text(tr, error))
         return
     if not await is_chat_admin(context, chat, user.id):
         await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
@@ -110,7 +113,7 @@ def _bounded_count(tr: Translator, args: list[str]) -> int | str:
     """/history's N, or the message explaining what N may be."""
     if not args:
         return HISTORY_DEFAULT
-    if len(args) == 1 and args[0].isdigit() and 1 <= int(args[0]) <= HISTORY_MAX:
+    if len(args) == 1 and re.fullmatch("[0-9]{1,3}", args[0]) and 1 <= int(args[0]) <= HISTORY_MAX:
         return int(args[0])
     return tr.gettext("Use /history or /history N with N from 1 to {high}.", high=HISTORY_MAX)
 
@@ -126,9 +129,9 @@ def history_line(tr: Translator, entry: HistoryEntry) -> str:
     """One /history line: date, variant, players, result kind, points, stake."""
     when = datetime.datetime.fromtimestamp(entry.finished_at, datetime.UTC)
     head = f"{when:%Y-%m-%d %H:%M} · {variant_name(tr, entry.variant)}: "
-    by_side = {p.side: escape(p.name) for p in entry.players}
+    by_side = {p.side: html_text(p.name) for p in entry.players}
     if entry.winner is None:
-        names = " – ".join(escape(p.name) for p in entry.players)
+        names = " – ".join(html_text(p.name) for p in entry.players)
         return head + tr.gettext("{names}, cancelled", names=names)
     kind = tr.gettext(KIND_NAMES[ResultKind(entry.result)])
     if entry.reason in REASONS:
@@ -194,7 +197,7 @@ async def stats(update: Update, context: Context) -> None:
     assert user is not None
     mine = [s for s in await get_store(context).player_stats(_chat_id(update))
             if s.user_id == user.id and s.games]
-    name = escape(display_name(user))
+    name = html_text(display_name(user))
     if not mine:
         await reply(update, tr.gettext("{name} has no finished games here yet.", name=name))
         return
@@ -214,7 +217,7 @@ def top_table(tr: Translator, all_stats: Iterable[PlayerStats],
     blocks = []
     for var in sorted(by_variant, key=lambda v: v.value, reverse=True):
         ranked = sorted(by_variant[var], key=lambda s: (-s.rating, s.user_id))[:TOP_SIZE]
-        rows = [f"{i}. {escape(s.name or str(s.user_id))} — {s.rating:.1f} "
+        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — {s.rating:.1f} "
                 + tr.ngettext("({n} game)", "({n} games)", s.games, n=s.games)
                 for i, s in enumerate(ranked, 1)]
         blocks.append("\n".join([f"<b>{escape(variant_name(tr, var))}</b>", *rows]))
@@ -235,10 +238,12 @@ async def top(update: Update, context: Context) -> None:
 # ---------------------------------------------------------------- /settle
 
 
-def owes_text(tr: Translator, debt: Debt, names: dict[int, str]) -> str:
+def owes_text(tr: Translator, debt: Debt, names: dict[int, str], *, html: bool = True) -> str:
+    """"Bob owes Ann 30", for an HTML message (``html=False``: for a button's plain text)."""
+    name = html_text if html else clean
     return tr.gettext("{debtor} owes {creditor} {amount}",
-                      debtor=escape(names.get(debt.debtor, str(debt.debtor))),
-                      creditor=escape(names.get(debt.creditor, str(debt.creditor))),
+                      debtor=name(names.get(debt.debtor, str(debt.debtor))),
+                      creditor=name(names.get(debt.creditor, str(debt.creditor))),
                       amount=debt.amount)
 
 
@@ -255,7 +260,7 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
     names = request.names
     text = "\n".join([
         tr.gettext("{requester} asks to settle up: {owes}.",
-                   requester=escape(names[request.requester]),
+                   requester=html_text(names[request.requester]),
                    owes=owes_text(tr, _debt(request), names)),
         tr.gettext("{other}, confirm that it is settled? The balance becomes 0.",
                    other=mention(request.other, names[request.other])),
@@ -277,7 +282,7 @@ def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
         debt = (Debt(other, request.requester, balances[other]) if balances[other] > 0
                 else Debt(request.requester, other, -balances[other]))
         rows.append([InlineKeyboardButton(
-            owes_text(tr, debt, request.names),
+            owes_text(tr, debt, request.names, html=False),
             callback_data=Callback.settle(request.request_id, Action.SETTLE_WITH,
                                           index).format())])
     rows.append([InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
@@ -303,7 +308,7 @@ async def settle(update: Update, context: Context) -> None:
         amount = await store.balance(chat_id, user.id, other.id)
         if not amount:
             await reply(update, tr.gettext("Nothing to settle between you and {name}.",
-                                           name=escape(names[other.id])))
+                                           name=html_text(names[other.id])))
             return
         request = SettleRequest(chat_id=chat_id, requester=user.id, other=other.id,
                                 amount=amount, names={user.id: names[user.id],
@@ -355,7 +360,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
     if data.action is Action.SETTLE_WITH:
         if user.id != request.requester:
             await query.answer(tr.gettext("Only {name} chooses here.",
-                                          name=names[request.requester]), show_alert=True)
+                                          name=clean(names[request.requester])), show_alert=True)
             return
         if request.other is not None or data.args[0] >= len(request.candidates):
             await query.answer(tr.gettext(GONE), show_alert=True)
@@ -364,7 +369,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
         amount = await store.balance(chat_id, request.requester, other)
         if not amount:
             await query.answer(tr.gettext("Nothing to settle with {name} any more.",
-                                          name=names[other]), show_alert=True)
+                                          name=clean(names[other])), show_alert=True)
             return
         chosen = request.model_copy(update={"other": other, "amount": amount})
         if not await store.change_settle(request, chosen):
@@ -383,7 +388,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
             return
         await query.answer()
         await _edit(query.message, context, chat_id, tr.gettext(
-            "{name} said no; nothing was settled.", name=escape(names[user.id])))
+            "{name} said no; nothing was settled.", name=html_text(names[user.id])))
         return
     if request.other is None:
         await query.answer(tr.gettext(GONE), show_alert=True)
@@ -391,7 +396,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
     if user.id != request.other:
         message = (N_("Waiting for {name} to confirm.") if user.id == request.requester
                    else N_("Only {name} can confirm."))
-        await query.answer(tr.gettext(message, name=names[request.other]), show_alert=True)
+        await query.answer(tr.gettext(message, name=clean(names[request.other])), show_alert=True)
         return
     try:
         now = await store.settle(request)

@@ -31,6 +31,7 @@ from engine import BAR, OFF, Game, Phase, Side, Step, Variant
 from engine.game import GameOptions as EngineOptions
 from engine.notation import format_turn, hits
 from engine.scoring import ResultKind
+from tests.botapi.formatting import parse_html, strip_text, utf16_len
 from tests.render.test_text import _columns, _stack_at
 
 EN = translator("en")
@@ -195,6 +196,66 @@ def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
     for part in (" to move: ", f"{dice.first}-{dice.second}", f"Pips: ○ {white} – ● {black}",
                  "cube 1", "score ○ 2 – ● 1", "Move by ", " UTC."):
         assert part in caption, (part, caption)
+
+
+class _Scripted:
+    """Dice that roll the given numbers, in order."""
+
+    def __init__(self, *values: int) -> None:
+        self._values = iter(values)
+
+    def randint(self, low: int, high: int) -> int:
+        return next(self._values)
+
+
+WORST_NAMES = ("Ąžuolas-Čėsnys " * 5, "🎲" * 64)
+"""Two names at the 64-character cut; the second is 128 UTF-16 units."""
+
+
+def _worst_record() -> GameRecord:
+    """Everything a board's text can say at once: a match to 25 for 1,000,000
+    per point with a 14-day clock, four opening ties, a double taken, a
+    resignation offer, a cancel proposal, a pause proposal and the time run out."""
+    options = EngineOptions.backgammon(match_length=25)
+    game = Game.new(options).roll(_Scripted(3, 3, 5, 5, 2, 2, 4, 4, 6, 1))
+    while game.turn is not None and not game.turn.is_complete:
+        game = game.play_step(max(game.legal_steps, key=lambda s: (s.source, s.die)))
+    game = game.confirm()
+    doubler = game.to_act
+    assert doubler is not None
+    game = game.double(doubler).take(doubler.opponent)
+    game = game.offer_resignation(doubler, ResultKind.BACKGAMMON)
+    record = _record(game, names=WORST_NAMES, table=Table(game, (23, 23)), match_length=25,
+                     stake_per_point=1_000_000, time_control=14 * 24 * 3600)
+    return record.model_copy(update={"deadline": 1_000_000_000.0, "cancel_by": 1,
+                                     "pause_by": 2})
+
+
+@pytest.mark.parametrize("style", ["png", "text"])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_worst_case_board_text_fits_telegrams_limit(lang: str, style: str) -> None:
+    """Measured as Telegram does (UTF-16 units after parsing the HTML, by the
+    local Bot API's parser); the status the players need is kept."""
+    tr = translator(lang)
+    record = _worst_record()
+    text = board_message(tr, record, style=style).text
+    plain, _ = strip_text(*parse_html(text))
+    limit = CAPTION_LIMIT if style == "png" else 4096
+    assert utf16_len(plain) <= limit, (lang, style, utf16_len(plain))
+    status = [line for line in plain.split("\n") if line.startswith("➡")]
+    assert len(status) == 1 and "🎲" in status[0], plain  # who must answer, and to what
+    assert tr.gettext("{name} proposes to cancel the game.", name="") in plain
+    unfitted = "\n".join(_board_lines(tr, record, style))
+    assert utf16_len(strip_text(*parse_html(unfitted))[0]) > CAPTION_LIMIT or style == "text"
+
+
+def _board_lines(tr: object, record: GameRecord, style: str) -> list[str]:
+    """The board's lines before they are fitted (names uncut)."""
+    from bot.messages import _board_message
+
+    _, lines, _ = _board_message(tr, record, style=style, orientation="follow",  # type: ignore[arg-type]
+                                 ui=None, source=None, player=None, picture=False)
+    return lines
 
 
 def test_the_longest_caption_fits_telegrams_limit() -> None:

@@ -43,13 +43,75 @@ def test_malformed_payloads_are_refused(text: str) -> None:
         Callback.parse(text)
 
 
-@given(st.text(max_size=80))
+_FIELD_CHARS = st.sampled_from(list("0123456789:_-aZgkls") + [c.value for c in Action])
+
+
+@st.composite
+def button_like(draw: st.DrawFn) -> str:
+    """Text shaped like button data: real kinds and actions, numbers, ids, in
+    right or wrong numbers of fields (what a forger or a truncation makes)."""
+    kind = draw(st.sampled_from([k.value for k in Kind] + ["x", "gv", ""]))
+    ident = draw(st.one_of(_ids, st.text(_FIELD_CHARS, max_size=6)))
+    version = draw(st.one_of(st.integers(0, 10**10).map(str), st.text(_FIELD_CHARS, max_size=3)))
+    action = draw(st.sampled_from([a.value for a in Action] + ["", "zz"]))
+    args = draw(st.lists(st.one_of(st.integers(0, 120).map(str), st.text(_FIELD_CHARS, max_size=3)),
+                         max_size=4))
+    return ":".join([kind, ident, version, action, *args])
+
+
+_ODD_DIGITS = ["²", "١", "٣", "０", "𝟙", "߁", "Ⅳ", "½"]
+"""Characters ``str.isdigit()`` or ``int()`` (or both) take for digits."""
+
+
+@st.composite
+def near_misses(draw: st.DrawFn) -> str:
+    """Real button data with one change that makes it invalid."""
+    text = draw(callbacks()).format()
+    fields = text.split(":")
+    numeric = [i for i in range(len(fields)) if i == 2 or i >= 4]
+    change = draw(st.sampled_from(["digit", "sign", "space", "newline", "zero", "extra", "cut",
+                                  "underscore"]))
+    at = draw(st.sampled_from(numeric))
+    if change == "digit":
+        fields[at] = draw(st.sampled_from(_ODD_DIGITS))
+    elif change == "sign":
+        fields[at] = draw(st.sampled_from("+-")) + fields[at]
+    elif change == "space":
+        fields[at] = draw(st.sampled_from([" ", "\t", "\u00a0"])) + fields[at]
+    elif change == "newline":
+        fields[draw(st.integers(1, len(fields) - 1))] += "\n"
+    elif change == "zero":
+        fields[at] = "0" + fields[at]
+    elif change == "extra":
+        fields.append("1")
+    elif change == "cut":
+        fields[3] = ""
+    else:  # int() reads "1_0" as 10
+        fields[at] = fields[at][0] + "_" + fields[at]
+    return ":".join(fields)
+
+
+@given(st.one_of(button_like(), near_misses(), st.text(max_size=80)))
 def test_any_text_parses_or_raises_the_codec_error(text: str) -> None:
+    """Whatever parses is exactly what the bot itself would have formatted."""
     try:
         data = Callback.parse(text)
     except CallbackDataError:
         return
     assert data.format() == text
+
+
+@given(near_misses())
+def test_near_misses_of_real_button_data_are_refused(text: str) -> None:
+    with pytest.raises(CallbackDataError):
+        Callback.parse(text)
+
+
+@pytest.mark.parametrize("text", ["g:k3Xa9:²:r", "g:k3Xa9:١:r", "g:k3Xa9:1:s:²", "g:k3Xa9:٣٣:r",
+                                  "g:k3Xa9:1:r\n", "g:k3Xa9\n:1:r", "l:k3Xa9:1:v:1_0"])
+def test_only_ascii_numbers(text: str) -> None:
+    with pytest.raises(CallbackDataError):
+        Callback.parse(text)
 
 
 def test_parse_refuses_non_strings() -> None:

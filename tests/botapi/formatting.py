@@ -4,6 +4,12 @@ Telegram counts entity offsets in UTF-16 code units and reports parse errors wit
 offsets; both quirks are reproduced here so the bot meets the same failures it would meet
 in production.
 
+The HTML parser is at least as strict as Telegram's documented rules: only the
+allowed tags, balanced and properly nested, and every ``<``, ``>`` and ``&`` outside
+a tag or one of the entities ``&lt; &gt; &amp; &quot;`` (or a numeric one) refused,
+where Telegram sometimes lets a stray ``&`` or ``>`` through: text that passes here
+passes there.
+
 >>> parse_html("<b>Hi</b> &amp; bye")
 ('Hi & bye', [{'type': 'bold', 'offset': 0, 'length': 2}])
 >>> command_entities("/start@nardy_bot now")
@@ -43,6 +49,8 @@ _ATTR_SOURCE = r"""([a-zA-Z-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*)))?"""
 _ATTR = re.compile(_ATTR_SOURCE)
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+" + _ATTR_SOURCE + r")*)\s*>")
 _ENTITY = re.compile(r"&(#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
+_NAMED_ENTITIES = frozenset({"lt", "gt", "amp", "quot"})
+"""The only named entities Telegram knows; numeric ones (``&#39;``) work too."""
 _COMMAND = re.compile(r"(?<![\w/@])/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?(?![\w/@])")
 
 
@@ -112,13 +120,19 @@ def parse_html(source: str) -> tuple[str, list[Entity]]:
             continue
         if ch == "&":
             m = _ENTITY.match(source, i)
-            if m is not None:
-                decoded = html.unescape(m.group(0))
-                if decoded != m.group(0):
-                    out.append(decoded)
-                    out_len += utf16_len(decoded)
-                    i = m.end()
-                    continue
+            if m is None:
+                raise ParseError(f'Unescaped "&" at byte offset {_byte_offset(source, i)}')
+            name = m.group(1)
+            if not name.startswith("#") and name not in _NAMED_ENTITIES:
+                raise ParseError(f'Unsupported HTML entity "&{name};" '
+                                 f"at byte offset {_byte_offset(source, i)}")
+            decoded = html.unescape(m.group(0))
+            out.append(decoded)
+            out_len += utf16_len(decoded)
+            i = m.end()
+            continue
+        if ch == ">":
+            raise ParseError(f'Unescaped ">" at byte offset {_byte_offset(source, i)}')
         out.append(ch)
         out_len += utf16_len(ch)
         i += 1

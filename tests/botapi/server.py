@@ -47,6 +47,9 @@ DEFAULT_TOKEN = "123456789:TEST-local-bot-api-token"
 MAX_TEXT = 4096
 MAX_CAPTION = 1024
 MAX_CALLBACK_DATA = 64
+MAX_ANSWER_TEXT = 200
+MAX_ROW_BUTTONS = 8
+MAX_BUTTONS = 100
 NOT_MODIFIED = ("message is not modified: specified new message content and reply markup are "
                 "exactly the same as a current content and reply markup of the message")
 QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
@@ -1221,7 +1224,7 @@ class BotApiServer:
                     and self.clock() - created > self.callback_query_timeout):
                 raise bad_request(QUERY_TOO_OLD)
             text = params.get("text")
-            if text is not None and len(str(text)) > 200:
+            if text is not None and utf16_len(str(text)) > MAX_ANSWER_TEXT:
                 raise bad_request("MESSAGE_TOO_LONG")
             tap._set_answer(Answer(None if text is None else str(text),
                                    bool(params.get("show_alert")), params.get("url"),
@@ -1396,12 +1399,17 @@ def _markup(value: Any) -> JSON | None:
         return None
     if not isinstance(value, dict):
         raise bad_request("can't parse reply keyboard markup JSON object")
-    for row in value.get("inline_keyboard", []):
+    rows = value.get("inline_keyboard", [])
+    if sum(len(row) for row in rows if isinstance(row, list)) > MAX_BUTTONS:
+        raise bad_request("reply markup is too long")
+    for row in rows:
         if not isinstance(row, list):
             raise bad_request("can't parse inline keyboard button: InlineKeyboardButton "
                               "must be an Object")
+        if len(row) > MAX_ROW_BUTTONS:
+            raise bad_request("BUTTONS_TOO_MUCH")
         for button in row:
-            if not button.get("text"):
+            if not str(button.get("text") or "").strip():
                 raise bad_request("text buttons are unallowed in the inline keyboard")
             data = button.get("callback_data")
             if data is not None and not 1 <= len(str(data).encode("utf-8")) <= MAX_CALLBACK_DATA:

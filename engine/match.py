@@ -9,7 +9,7 @@ with:
   started by the player who was second in the last one;
 * backgammon: every game opens with the opening roll; the first game after a
   player reaches N - 1 points is the Crawford game (no doubling), later games
-  allow doubling again.
+  allow doubling again; a 1-point match has no Crawford game.
 
 >>> match = Match.new(GameOptions.long(match_length=7)).next_game()
 >>> match.current.phase, match.score, match.winner
@@ -83,7 +83,9 @@ class Match:
         return None
 
     def _next_is_crawford(self) -> bool:
-        if self.options.variant is not Variant.BACKGAMMON or not self.length:
+        # a 1-point match has no Crawford game: both players start at N - 1 = 0
+        # (GNU Backgammon applies the rule only to matches longer than one point)
+        if self.options.variant is not Variant.BACKGAMMON or self.length <= 1:
             return False
         if any(game.crawford for game in self.games):
             return False

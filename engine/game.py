@@ -202,6 +202,10 @@ class Opening:
     rolls: tuple[tuple[int, int], ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.rolls, tuple) or not all(
+            isinstance(roll, tuple) and len(roll) == 2 for roll in self.rolls
+        ):
+            raise GameError(f"the opening rolls are pairs of dice, got {self.rolls!r}")
         if not self.rolls:
             raise GameError("the opening needs at least one roll")
         for roll in self.rolls:
@@ -248,6 +252,14 @@ class Event:
     def __post_init__(self) -> None:
         if not isinstance(self.side, Side) or not isinstance(self.action, Action):
             raise GameError(f"bad event {self.side!r} {self.action!r}")
+        if self.dice is not None:
+            check_type(self.dice, Dice, "an event's dice", GameError)
+        if not isinstance(self.steps, tuple):
+            raise GameError(f"an event's steps are a tuple, got {self.steps!r}")
+        for step in self.steps:
+            check_type(step, Step, "an event's step", GameError)
+        if self.kind is not None:
+            check_type(self.kind, ResultKind, "an event's kind", GameError)
         if (self.dice is not None) != (self.action is Action.ROLL):
             raise GameError("dice belong to roll events only")
         if self.steps and self.action is not Action.MOVE:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.game import FORMAT_VERSION, Game, GameDataError, GameOptions
-from engine.position import EngineError, Side, Variant
+from engine.position import EngineError, Side, Variant, check_type
 
 
 class MatchError(EngineError):
@@ -44,6 +44,13 @@ class Match:
 
     options: GameOptions
     games: tuple[Game, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_type(self.options, GameOptions, "the options", MatchError)
+        if not isinstance(self.games, tuple):
+            raise MatchError(f"a match's games are a tuple, got {self.games!r}")
+        for game in self.games:
+            check_type(game, Game, "a game", MatchError)
 
     @classmethod
     def new(cls, options: GameOptions) -> Match:

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from engine.game import Action, Game
 from engine.match import Match, starter_of
 from engine.notation import format_turn
-from engine.position import EngineError, Position, Side, Variant
+from engine.position import EngineError, Position, Side, Variant, check_type
 from engine.turns import apply_step, end_turn
 
 LEFT_WIDTH = 27
@@ -131,6 +131,7 @@ def _rows(cells: Sequence[tuple[Side, str]]) -> list[_Row]:
 
 
 def _check_name(name: str) -> str:
+    check_type(name, str, "a player name", MatFileError)
     if not name.strip() or any(char in name for char in ":\n\r"):
         raise MatFileError(f"a player name for a .mat file has no colon or newline: {name!r}")
     return name.strip()
@@ -146,6 +147,7 @@ def game_lines(
 ) -> list[str]:
     """The lines of one game: its title, the players with the score before
     it, the numbered moves and the result."""
+    check_type(game, Game, "a game", MatFileError)
     white, black = (_check_name(name) for name in names)
     lines = [f" Game {number}", f" {f'{white} : {score[0]}':<31}{black} : {score[1]}"]
     rows = _rows(_cells(game))
@@ -190,11 +192,13 @@ def _header(game: Game) -> list[str]:
 
 def format_game(game: Game, *, names: tuple[str, str] = ("White", "Black")) -> str:
     """A ``.mat`` file holding one game (finished or not)."""
+    check_type(game, Game, "a game", MatFileError)
     return "\n".join([*_header(game), *game_lines(game, names=names)]) + "\n"
 
 
 def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black")) -> str:
     """A ``.mat`` file of a whole match (its games so far)."""
+    check_type(match, Match, "a match", MatFileError)
     if not match.games:
         raise MatFileError("the match has no games yet")
     lines = _header(match.games[0])

@@ -576,8 +576,12 @@ def _timed_out_opponent(record: GameRecord, user_id: int, now: float) -> Side:
 
 
 def claim_timeout(record: GameRecord, user_id: int, now: float) -> GameRecord:
-    """The opponent of a player whose time ran out wins a single game (times the cube)."""
+    """The opponent of a player whose time ran out wins a single game (times
+    the cube); not a player whose own resignation offer waits for the answer."""
     side = _timed_out_opponent(record, user_id, now)
+    offer = table_of(record).game.resign_offer
+    if offer is not None and offer.side is side:
+        raise Refusal(N_("Your offer to resign waits for an answer: you cannot win on time."))
     return _play(record, table_of(record), lambda g: g.claim_timeout(side))
 
 

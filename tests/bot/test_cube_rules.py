@@ -1,15 +1,24 @@
-"""Cube rules through the bot: a beaver the doubler answers (Take / Pass on
-his keyboard), and the Crawford game only in matches longer than one point."""
+"""Rules through the bot: a beaver the doubler answers (Take / Pass on his
+keyboard), the Crawford game only in matches longer than one point, and no
+win on time for a player whose own resignation offer waits."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from bot.records import Status
-from bot.service import Table, table_of
+from bot.records import GameOptions as RecordOptions
+from bot.records import GameRecord, Player, Status
+from bot.service import Refusal, Table, claim_timeout, start_game, table_of, with_table
 from engine.game import Game, GameOptions, Phase
+from engine.position import Side, Variant
+from engine.scoring import ResultKind
 from tests.bot.conftest import World
 from tests.bot.test_handlers import _data, _mover, _play_until, _record, _setup, _start
+
+PLAYERS = (Player(user_id=101, name="Ann", side=Side.WHITE),
+           Player(user_id=202, name="Bob", side=Side.BLACK))
 
 
 def _labels(world: World, board: object) -> list[str]:
@@ -64,3 +73,26 @@ def test_crawford_only_in_matches_longer_than_one_point(
     game = Game.new(GameOptions.backgammon(match_length=length))
     following = Table(game, score).next_game()
     assert following.game.crawford is crawford and following.crawford_done is crawford
+
+
+def test_a_player_whose_resignation_offer_waits_cannot_claim_the_win_on_time() -> None:
+    rng = random.Random(3)
+    lobby = GameRecord(chat_id=-100, variant=Variant.BACKGAMMON, players=PLAYERS,
+                       options=RecordOptions(koks=False, time_control=3600))
+    record = start_game(lobby, rng)
+    game = table_of(record).game
+    offerer = game.to_act
+    assert offerer is not None
+    offered = with_table(record, Table(game.offer_resignation(offerer, ResultKind.SINGLE)),
+                         deadline=100.0)
+    uid = {p.side: p.user_id for p in PLAYERS}
+    with pytest.raises(Refusal) as refused:
+        claim_timeout(offered, uid[offerer], now=200.0)
+    assert refused.value.message.startswith("Your offer to resign waits")
+    # the answerer's clock ran out; once he declines, the game goes on as usual
+    declined = with_table(record, Table(game.offer_resignation(offerer, ResultKind.SINGLE)
+                                        .decline_resignation(offerer.opponent)), deadline=100.0)
+    with pytest.raises(Refusal, match="Only your opponent"):
+        claim_timeout(declined, uid[offerer], now=200.0)  # his own turn again
+    won = claim_timeout(declined, uid[offerer.opponent], now=200.0)
+    assert table_of(won).game.result.winner is offerer.opponent  # type: ignore[union-attr]

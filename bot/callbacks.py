@@ -65,6 +65,7 @@ class Action(enum.StrEnum):
     TAKE = "t"
     PASS = "p"
     PASS_SURE = "P"
+    BEAVER = "B"  # the doubled player takes and redoubles at once (beavers=on)
     # game: moving
     SOURCE = "s"  # arg: source point (the mover's own number)
     BACK = "b"  # leave the source selection

@@ -130,14 +130,19 @@ class Keys:
             row.append(self.button("⬆ " + self.tr.gettext("Double"), Action.DOUBLE))
         return InlineKeyboardMarkup([row, self._menu_row()])
 
-    def double(self, *, confirm_pass: bool = False) -> InlineKeyboardMarkup:
-        """The doubled player's answer; Pass asks once more because it ends the game."""
+    def double(self, *, confirm_pass: bool = False, can_beaver: bool = False
+               ) -> InlineKeyboardMarkup:
+        """The doubled player's answer (after a beaver: the doubler's); Pass
+        asks once more because it ends the game."""
         tr = self.tr
         if confirm_pass:
             return InlineKeyboardMarkup([[
                 self.button(tr.gettext("Yes, pass"), Action.PASS_SURE), self._back()]])
-        return InlineKeyboardMarkup([[self.button(tr.gettext("Take"), Action.TAKE),
-                                      self.button(tr.gettext("Pass"), Action.PASS)]])
+        row = [self.button(tr.gettext("Take"), Action.TAKE),
+               self.button(tr.gettext("Pass"), Action.PASS)]
+        if can_beaver:
+            row.append(self.button(tr.gettext("Beaver"), Action.BEAVER))
+        return InlineKeyboardMarkup([row])
 
     def resign_offer(self) -> InlineKeyboardMarkup:
         return InlineKeyboardMarkup([[self.button(self.tr.gettext("Accept"), Action.ACCEPT),

@@ -252,6 +252,9 @@ def _status_lines(tr: Translator, record: GameRecord, table: Table, ui: Action |
         lines.append("➡ " + tr.gettext("{name} to move: {dice}.", name=name, dice=_dice_text(game)))
     elif phase is Phase.DOUBLE:
         assert game.cube is not None
+        if game.cube.beavered:  # the doubler answers the beaver
+            lines.append(tr.gettext("{name} beavers and keeps the cube.",
+                                    name=_name(record, actor.opponent)))
         lines.append("➡ " + tr.gettext("{name}, you are doubled to {value}: take or pass?",
                                        name=name, value=game.cube.value * 2))
         if ui is Action.PASS:
@@ -468,7 +471,10 @@ def game_keyboard(tr: Translator, record: GameRecord, table: Table, *, ui: Actio
     if ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE):
         return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
     if phase is Phase.DOUBLE:
-        return keys.double(confirm_pass=ui is Action.PASS)
+        cube, actor = game.cube, game.to_act
+        assert cube is not None and actor is not None
+        return keys.double(confirm_pass=ui is Action.PASS,
+                           can_beaver=cube.why_not_beaver(actor) is None)
     if phase is Phase.RESIGNATION:
         return keys.resign_offer()
     actor = game.to_act

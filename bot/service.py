@@ -215,7 +215,7 @@ class Table:
         """The following game of the match (the same players and sides)."""
         game = self.game
         length = self.match_length
-        crawford = (game.variant is Variant.BACKGAMMON and bool(length) and not self.crawford_done
+        crawford = (game.variant is Variant.BACKGAMMON and length > 1 and not self.crawford_done
                     and max(self.score) == length - 1)
         starter = None
         if game.variant is Variant.LONG and length:
@@ -435,10 +435,12 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         if action is Action.ACCEPT:
             return _play(record, table, lambda g: g.accept_resignation(side))
         return _play(record, table, lambda g: g.decline_resignation(side))
-    if action in (Action.TAKE, Action.PASS, Action.PASS_SURE):
+    if action in (Action.TAKE, Action.PASS, Action.PASS_SURE, Action.BEAVER):
         _answering(game, side, Phase.DOUBLE)
         if action is Action.TAKE:
             return _play(record, table, lambda g: g.take(side))
+        if action is Action.BEAVER:
+            return _play(record, table, lambda g: g.beaver(side))
         if action is Action.PASS:
             return record
         return _play(record, table, lambda g: g.pass_(side))
@@ -650,7 +652,8 @@ def _timed_out_opponent(record: GameRecord, user_id: int, now: float) -> Side:
 
 
 def claim_timeout(record: GameRecord, user_id: int, now: float) -> GameRecord:
-    """The opponent of a player whose time ran out wins a single game (times the cube)."""
+    """The opponent of a player whose time ran out wins a single game (times
+    the cube); not a player whose own resignation offer waits for the answer."""
     side = _timed_out_opponent(record, user_id, now)
     offer = table_of(record).game.resign_offer
     if offer is not None and offer.side is side:

@@ -7,9 +7,11 @@
      "dice": [d1, d2], "first_turn": false}
 
 ``board[0]`` is the opponent and ``board[1]`` the player to move (GNU
-Backgammon's layout; index 24 is the bar).  All four fields are required
-(``first_turn`` a JSON boolean, used by long nardy's head rule); other fields
-are ignored.  For each line it writes one line, in input order:
+Backgammon's layout; index 24 is the bar).  ``variant``, ``board`` and
+``dice`` are required; ``first_turn`` (a JSON boolean, used by long nardy's
+head rule) may be left out, for either variant, and is then false; other
+fields are ignored.  Errors name the sides as the input does (``board[0]``,
+``board[1]``).  For each line it writes one line, in input order:
 
 * ``{"positions": [board, ...]}`` - every distinct position after one
   complete legal turn, in the same layout (``board[1]`` is still the mover),
@@ -37,13 +39,13 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from engine.position import POINTS, Dice, EngineError, Position, Side, Variant
+from engine.position import POINTS, Dice, EngineError, Position, Side, Variant, check_board
 from engine.turns import legal_turns
 
 USAGE = """\
 usage: python -m engine legal < positions.jsonl
 
-  legal   for each JSON line {"variant", "board", "dice", "first_turn"} on stdin,
+  legal   for each JSON line {"variant", "board", "dice"[, "first_turn"]} on stdin,
           print {"positions": [...]} (every position after a legal turn) or
           {"error": "..."}; see RULES.md, "Conformance format"
 """
@@ -76,7 +78,7 @@ def parse_request(line: str | bytes) -> tuple[Position, Dice]:
         raise ConformanceError(f"not JSON: {error}") from None
     if not isinstance(request, dict):
         raise ConformanceError("a line must hold a JSON object")
-    for name in ("variant", "board", "dice", "first_turn"):
+    for name in ("variant", "board", "dice"):
         if name not in request:
             raise ConformanceError(f"missing field {name!r}")
     try:
@@ -89,9 +91,11 @@ def parse_request(line: str | bytes) -> tuple[Position, Dice]:
     dice = request["dice"]
     if not _is_list(dice, 2):
         raise ConformanceError("dice must be a list of two dice")
-    first_turn = request["first_turn"]
+    first_turn = request.get("first_turn", False)
     if not isinstance(first_turn, bool):
         raise ConformanceError("first_turn must be true or false")
+    # the mover (board[1]) plays White: check with the input's names for the sides
+    check_board(variant, (board[1], board[0]), names=("board[1]", "board[0]"))
     return Position.from_gnubg(variant, board, Side.WHITE, first_turn), Dice(*dice)
 
 

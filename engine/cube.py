@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from engine.position import EngineError, Side, Variant
+from engine.position import EngineError, Side, Variant, check_type
 from engine.scoring import GameResult, ResultKind, ScoringError, is_cube_value, resign_kinds
 
 DEFAULT_MAX_CUBE = 64
@@ -45,6 +45,22 @@ class Cube:
 
     ``max_value`` of ``None`` means unlimited; ``crawford`` forbids doubling
     for the whole game; ``beavers`` allows the beaver (money play).
+
+    A beaver is a take and at once a redouble by the taker, which the
+    original doubler then takes or passes as any double (GNU Backgammon's
+    rule): while it waits, ``value`` is the doubled value, owned and offered
+    by the beaverer, and ``beavered`` is set.  Taken, the cube goes up
+    twice more and stays with the beaverer; passed, the doubler loses the
+    doubled value (twice the cube before his double).
+
+    >>> beavered = Cube(beavers=True).double(Side.WHITE).beaver(Side.BLACK)
+    >>> beavered.value, beavered.offered_by, beavered.beavered
+    (2, <Side.BLACK: 1>, True)
+    >>> taken = beavered.take(Side.WHITE)
+    >>> taken.value, taken.owner
+    (4, <Side.BLACK: 1>)
+    >>> beavered.pass_(Side.WHITE).points
+    2
     """
 
     value: int = 1
@@ -53,8 +69,11 @@ class Cube:
     max_value: int | None = DEFAULT_MAX_CUBE
     crawford: bool = False
     beavers: bool = False
+    beavered: bool = False
 
     def __post_init__(self) -> None:
+        for name in ("crawford", "beavers", "beavered"):
+            check_type(getattr(self, name), bool, name, CubeError)
         _check_value(self.value, "the cube value")
         if self.max_value is not None:
             _check_value(self.max_value, "the cube limit")
@@ -71,6 +90,8 @@ class Cube:
             raise CubeError("only the cube's owner may double")
         if self.crawford and (self.value > 1 or self.offered_by is not None):
             raise CubeError("no doubling in the Crawford game")
+        if self.beavered and (not self.beavers or self.offered_by is None):
+            raise CubeError("a beaver is a pending redouble in a game with beavers")
 
     @property
     def pending(self) -> bool:
@@ -94,12 +115,14 @@ class Cube:
 
     def double(self, side: Side) -> Cube:
         """``side`` offers to double; the value changes once it is taken."""
+        check_type(side, Side, "a side", CubeError)
         reason = self.why_not_double(side)
         if reason is not None:
             raise CubeError(reason)
         return replace(self, offered_by=side)
 
     def _answerer(self, side: Side) -> Side:
+        check_type(side, Side, "a side", CubeError)
         if self.offered_by is None:
             raise CubeError("no double has been offered")
         if side != self.offered_by.opponent:
@@ -107,25 +130,37 @@ class Cube:
         return side
 
     def take(self, side: Side) -> Cube:
-        """The doubled player takes: the value doubles and the taker owns it."""
+        """The doubled player takes: the value doubles and the taker owns it
+        (after a beaver the beaverer keeps it)."""
         self._answerer(side)
-        return replace(self, value=self.value * 2, owner=side, offered_by=None)
+        owner = self.offered_by if self.beavered else side
+        return replace(self, value=self.value * 2, owner=owner, offered_by=None, beavered=False)
 
     def pass_(self, side: Side) -> GameResult:
         """The doubled player passes and loses the current value."""
         self._answerer(side)
         return GameResult.double_passed(side.opponent, self.value)
 
-    def beaver(self, side: Side) -> Cube:
-        """The doubled player takes and at once redoubles, keeping the cube
-        (the doubler may not refuse): the value goes up fourfold."""
-        self._answerer(side)
+    def why_not_beaver(self, side: Side) -> str | None:
+        """Why ``side`` may not beaver now, or ``None`` if it may."""
+        if self.offered_by is None or side != self.offered_by.opponent:
+            return "only the doubled player answers a double"
         if not self.beavers:
-            raise CubeError("beavers are not allowed")
-        value = self.value * 4
-        if self.max_value is not None and value > self.max_value:
-            raise CubeError(f"the cube cannot go above {self.max_value}")
-        return replace(self, value=value, owner=side, offered_by=None)
+            return "beavers are not allowed"
+        if self.beavered:
+            return "a beaver cannot be beavered again"
+        if self.max_value is not None and self.value * 4 > self.max_value:
+            return f"the cube cannot go above {self.max_value}"
+        return None
+
+    def beaver(self, side: Side) -> Cube:
+        """The doubled player takes and at once redoubles, keeping the cube:
+        the doubler now takes (the value goes up fourfold in all) or passes."""
+        self._answerer(side)
+        reason = self.why_not_beaver(side)
+        if reason is not None:
+            raise CubeError(reason)
+        return replace(self, value=self.value * 2, owner=side, offered_by=side, beavered=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +181,13 @@ class ResignOffer:
     def __post_init__(self) -> None:
         if not isinstance(self.side, Side):
             raise ResignError(f"bad side {self.side!r}")
+        check_type(self.koks, bool, "koks", ResignError)
         if self.kind not in resign_kinds(self.variant, koks=self.koks):
             allowed = ", ".join(kind.value for kind in resign_kinds(self.variant, koks=self.koks))
             raise ResignError(f"a resignation in {self.variant.value} offers one of: {allowed}")
 
     def _check_answerer(self, side: Side) -> None:
+        check_type(side, Side, "a side", ResignError)
         if side != self.side.opponent:
             raise ResignError("only the opponent answers a resignation offer")
 

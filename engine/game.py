@@ -43,6 +43,7 @@ from engine.position import (
     Side,
     Step,
     Variant,
+    check_type,
 )
 from engine.scoring import GameResult, ResultKind
 from engine.turns import TurnInProgress
@@ -101,8 +102,13 @@ _OPTION_FIELDS = (
 
 
 def _flag(value: object, name: str) -> None:
-    if not isinstance(value, bool):
-        raise GameError(f"{name} must be true or false, got {value!r}")
+    check_type(value, bool, name, GameError)
+
+
+def _side(value: object) -> Side:
+    check_type(value, Side, "a side", GameError)
+    assert isinstance(value, Side)
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +202,10 @@ class Opening:
     rolls: tuple[tuple[int, int], ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.rolls, tuple) or not all(
+            isinstance(roll, tuple) and len(roll) == 2 for roll in self.rolls
+        ):
+            raise GameError(f"the opening rolls are pairs of dice, got {self.rolls!r}")
         if not self.rolls:
             raise GameError("the opening needs at least one roll")
         for roll in self.rolls:
@@ -242,6 +252,14 @@ class Event:
     def __post_init__(self) -> None:
         if not isinstance(self.side, Side) or not isinstance(self.action, Action):
             raise GameError(f"bad event {self.side!r} {self.action!r}")
+        if self.dice is not None:
+            check_type(self.dice, Dice, "an event's dice", GameError)
+        if not isinstance(self.steps, tuple):
+            raise GameError(f"an event's steps are a tuple, got {self.steps!r}")
+        for step in self.steps:
+            check_type(step, Step, "an event's step", GameError)
+        if self.kind is not None:
+            check_type(self.kind, ResultKind, "an event's kind", GameError)
         if (self.dice is not None) != (self.action is Action.ROLL):
             raise GameError("dice belong to roll events only")
         if self.steps and self.action is not Action.MOVE:
@@ -277,6 +295,7 @@ class Game:
     ) -> Game:
         """A game before its opening roll, or, given ``starter``, with that
         side to roll."""
+        check_type(options, GameOptions, "the options", GameError)
         _flag(crawford, "crawford")
         if crawford and (options.variant is not Variant.BACKGAMMON or not options.match_length):
             raise GameError("only a backgammon match has a Crawford game")
@@ -351,8 +370,8 @@ class Game:
         if phase not in phases:
             wanted = " or ".join(p.value for p in phases)
             raise GameError(f"the game waits for {phase.value}, not {wanted}")
-        if side is not None and side != self.to_act:
-            raise GameError(f"it is not {Side(side).name.title()}'s turn to act")
+        if side is not None and _side(side) != self.to_act:
+            raise GameError(f"it is not {side.name.title()}'s turn to act")
 
     def _record(self, event: Event, **changes: Any) -> Game:
         return replace(self, events=(*self.events, event), **changes)
@@ -363,6 +382,8 @@ class Game:
         """The opening roll, or the side to act rolls both dice.  A roll that
         cannot be played at all is recorded and passes the dice at once."""
         self._expect(Phase.OPENING, Phase.ROLL)
+        if not callable(getattr(rng, "randint", None)):
+            raise GameError(f"a random source has randint(a, b), got {rng!r}")
         if self.phase is Phase.OPENING:
             return self._open(opening_roll(rng))
         return self._roll(Dice.roll(rng))
@@ -386,6 +407,7 @@ class Game:
 
     def play_step(self, step: Step) -> Game:
         """Play one step of the turn (one of :attr:`legal_steps`)."""
+        check_type(step, Step, "a step", GameError)
         self._expect(Phase.MOVE)
         assert self.turn is not None
         return replace(self, turn=self.turn.play(step))
@@ -434,11 +456,15 @@ class Game:
         return self._record(Event(side, Action.TAKE), cube=self._cube().take(side))
 
     def beaver(self, side: Side) -> Game:
+        """Take and redouble at once, keeping the cube: the doubler then
+        takes or passes."""
         self._expect(Phase.DOUBLE, side=side)
         return self._record(Event(side, Action.BEAVER), cube=self._cube().beaver(side))
 
     def pass_(self, side: Side) -> Game:
-        """Refuse the double: the game ends at the current cube value."""
+        """Refuse the double: the game ends at the current cube value (after
+        a beaver the doubler passes the beaverer's redouble: he loses the
+        doubled value)."""
         self._expect(Phase.DOUBLE, side=side)
         result = self._cube().pass_(side)
         return self._record(Event(side, Action.PASS), result=result)
@@ -449,6 +475,8 @@ class Game:
         """``side`` offers to lose by ``kind`` (either player, any time the
         game is under way and no other offer waits)."""
         self._expect(Phase.ROLL, Phase.MOVE)
+        _side(side)
+        check_type(kind, ResultKind, "a kind of win", GameError)
         offer = ResignOffer(self.variant, side, kind, koks=self.options.koks)
         return self._record(Event(side, Action.RESIGN, kind=kind), resign_offer=offer)
 
@@ -466,10 +494,17 @@ class Game:
 
     def claim_timeout(self, side: Side) -> Game:
         """``side`` wins a single game (times the cube) because the player
-        the game waits for ran out of time; the clock is the caller's."""
+        the game waits for ran out of time; the clock is the caller's.
+
+        A player whose own resignation offer waits cannot claim: he has
+        offered to lose, and the answer is his opponent's to give (a doubler
+        can claim: that scores what a pass would).
+        """
         self._expect(Phase.ROLL, Phase.MOVE, Phase.DOUBLE, Phase.RESIGNATION)
-        if side == self.to_act:
+        if _side(side) == self.to_act:
             raise GameError("only the player who is waiting can claim a timeout")
+        if self.resign_offer is not None and self.resign_offer.side == side:
+            raise GameError("a player whose resignation offer waits cannot claim a timeout")
         result = GameResult.timeout(self.variant, side, cube=self.cube_value)
         return self._record(Event(side, Action.TIMEOUT), result=result)
 
@@ -494,6 +529,19 @@ class Game:
     def from_dict(cls, data: Mapping[str, Any]) -> Game:
         """Replay a record made by :meth:`to_dict`; raises
         :class:`GameDataError` for anything malformed or inconsistent."""
+        try:
+            return cls._checked_replay(data)
+        except GameDataError as error:
+            legacy = _with_beavers_taken(data)
+            if legacy is None:
+                raise
+            try:
+                return cls._checked_replay(legacy)
+            except GameDataError:
+                raise error from None
+
+    @classmethod
+    def _checked_replay(cls, data: Mapping[str, Any]) -> Game:
         try:
             return cls._replay(data)
         except GameDataError:
@@ -571,6 +619,31 @@ class Game:
 
 
 # -- JSON helpers ---------------------------------------------------------------
+
+
+def _with_beavers_taken(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A record stored before a beaver could be refused, brought up to
+    date: then the doubler took every beaver without a word, so a take is
+    added after each beaver the doubler did not answer.  ``None`` when the
+    record has no such beaver (or is too malformed to tell)."""
+    events = data.get("events") if isinstance(data, Mapping) else None
+    if not isinstance(events, list):
+        return None
+    fixed: list[Any] = []
+    for index, event in enumerate(events):
+        fixed.append(event)
+        if not isinstance(event, dict) or event.get("action") != Action.BEAVER.value:
+            continue
+        doubler = {"white": "black", "black": "white"}.get(str(event.get("side")))
+        after = events[index + 1] if index + 1 < len(events) else None
+        answered = isinstance(after, dict) and after.get("side") == doubler and after.get(
+            "action"
+        ) in (Action.TAKE.value, Action.PASS.value)
+        if doubler is not None and not answered:
+            fixed.append({"side": doubler, "action": Action.TAKE.value})
+    if len(fixed) == len(events):
+        return None
+    return {**data, "events": fixed}
 
 
 def _side_name(side: Side | None) -> str | None:

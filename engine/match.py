@@ -9,7 +9,7 @@ with:
   started by the player who was second in the last one;
 * backgammon: every game opens with the opening roll; the first game after a
   player reaches N - 1 points is the Crawford game (no doubling), later games
-  allow doubling again.
+  allow doubling again; a 1-point match has no Crawford game.
 
 >>> match = Match.new(GameOptions.long(match_length=7)).next_game()
 >>> match.current.phase, match.score, match.winner
@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.game import FORMAT_VERSION, Game, GameDataError, GameOptions
-from engine.position import EngineError, Side, Variant
+from engine.position import EngineError, Side, Variant, check_type
 
 
 class MatchError(EngineError):
@@ -44,6 +44,13 @@ class Match:
 
     options: GameOptions
     games: tuple[Game, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_type(self.options, GameOptions, "the options", MatchError)
+        if not isinstance(self.games, tuple):
+            raise MatchError(f"a match's games are a tuple, got {self.games!r}")
+        for game in self.games:
+            check_type(game, Game, "a game", MatchError)
 
     @classmethod
     def new(cls, options: GameOptions) -> Match:
@@ -83,7 +90,9 @@ class Match:
         return None
 
     def _next_is_crawford(self) -> bool:
-        if self.options.variant is not Variant.BACKGAMMON or not self.length:
+        # a 1-point match has no Crawford game: both players start at N - 1 = 0
+        # (GNU Backgammon applies the rule only to matches longer than one point)
+        if self.options.variant is not Variant.BACKGAMMON or self.length <= 1:
             return False
         if any(game.crawford for game in self.games):
             return False

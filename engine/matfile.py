@@ -16,12 +16,26 @@ The layout is the one gnubg writes itself (``export match mat``)::
 White is the left column, Black the right.  Each cell is one action of
 that side: ``52: 13/8 13/11`` (dice, then each step in the order played,
 points from the mover's side, the bar as 25, off as 0, ``*`` on hits), a
-roll that cannot be played is just ``52:``, and the cube actions are
-`` Doubles => 4``, `` Takes``, `` Beavers => 8`` and `` Drops``.  A finished
-game ends with ``Wins N point(s)`` in the winner's column (gnubg reads it as
-a resignation when the moves do not end the game, which gives the right
-score for resignations and timeouts).  Resignation offers that were declined
-leave no trace, as in gnubg.  Money play is a ``0 point match``.
+roll that cannot be played is just ``52:`` (so are dice rolled and not played
+before a resignation or a timeout), and the cube actions are
+`` Doubles => 4``, `` Takes`` and `` Drops``.  A beaver is written as gnubg
+records it, a redouble by the doubled player while the double waits
+(`` Doubles => 4``), followed by the doubler's `` Takes`` or `` Drops``:
+gnubg's importer then knows the cube's value (a bare `` Beavers => 4``
+with no take leaves it at 2 until the next roll, so a resignation right
+after it scored 6 instead of 8).  A finished game ends with ``Wins N
+point(s)`` in the winner's column (gnubg reads it as a resignation when the
+moves do not end the game, which gives the right score for resignations and
+timeouts); after a drop in the left column it stands on the drop's own line,
+as gnubg writes it (alone on the next line gnubg read it as one more double
+and stopped importing).  Resignation offers that were declined leave no
+trace, as in gnubg.  Money play is a ``0 point match``.
+
+Money play files start with ``; [Jacoby "On"]`` or ``; [Jacoby "Off"]`` and
+the same for ``Beaver`` (the tags eXtremeGammon writes).  GNU Backgammon's
+``import mat`` recognises these tags but takes the Jacoby rule from its own
+setting, so set it (``set jacoby off``) before importing a game played
+without Jacoby: a gammon at an unturned cube scores 2 only then.
 
 Long nardy uses the same layout with a ``; [Variation "Long Nardy"]`` header
 line; GNU Backgammon cannot read it, it is for people and our own tools.
@@ -42,13 +56,16 @@ from dataclasses import dataclass
 from engine.game import Action, Game
 from engine.match import Match, starter_of
 from engine.notation import format_turn
-from engine.position import EngineError, Position, Side, Variant
+from engine.position import EngineError, Position, Side, Variant, check_type
 from engine.turns import apply_step, end_turn
 
 LEFT_WIDTH = 27
 """gnubg writes ``%3d) %-27s `` for the left cell."""
 RIGHT_COLUMN = 34
 """gnubg indents a right-column ``Wins`` line by 34 spaces."""
+RIGHT_CELL = len("  1) ") + LEFT_WIDTH + 1
+"""Where a right-column cell starts (it has a space of its own before a cube
+action, so its ``Wins`` stands at :data:`RIGHT_COLUMN` too)."""
 
 
 class MatFileError(EngineError):
@@ -68,12 +85,15 @@ def _cells(game: Game) -> list[tuple[Side, str]]:
     position = Position.initial(game.variant, Side.WHITE if start is None else start)
     cube = 1
     roll = ""
+    unplayed: tuple[Side, str] | None = None
     for event in game.events:
         side, action = event.side, event.action
         if action is Action.ROLL:
             assert event.dice is not None
             roll = f"{event.dice.first}{event.dice.second}:"
+            unplayed = (side, roll)
         elif action is Action.MOVE:
+            unplayed = None
             moves = format_turn(position, event.steps, compact=False, numbers=True)
             cells.append((side, f"{roll} {moves}".rstrip()))
             for step in event.steps:
@@ -86,10 +106,15 @@ def _cells(game: Game) -> list[tuple[Side, str]]:
             cube *= 2
             cells.append((side, " Takes"))
         elif action is Action.BEAVER:
-            cube *= 4
-            cells.append((side, f" Beavers => {cube}"))
+            # the doubler's take or drop follows as its own cell
+            cells.append((side, f" Doubles => {cube * 4}"))
+            cube *= 2
         elif action is Action.PASS:
             cells.append((side, " Drops"))
+    if unplayed is not None and game.result is not None:
+        # dice rolled and not played before a resignation or a timeout, as gnubg
+        # writes them (it needs a roll to read a resignation before any move)
+        cells.append(unplayed)
     return cells  # a turn still being played is not written: it may change
 
 
@@ -106,6 +131,7 @@ def _rows(cells: Sequence[tuple[Side, str]]) -> list[_Row]:
 
 
 def _check_name(name: str) -> str:
+    check_type(name, str, "a player name", MatFileError)
     if not name.strip() or any(char in name for char in ":\n\r"):
         raise MatFileError(f"a player name for a .mat file has no colon or newline: {name!r}")
     return name.strip()
@@ -121,19 +147,30 @@ def game_lines(
 ) -> list[str]:
     """The lines of one game: its title, the players with the score before
     it, the numbered moves and the result."""
+    check_type(game, Game, "a game", MatFileError)
     white, black = (_check_name(name) for name in names)
     lines = [f" Game {number}", f" {f'{white} : {score[0]}':<31}{black} : {score[1]}"]
-    for index, row in enumerate(_rows(_cells(game)), start=1):
-        left = row.left or ""
-        gap = " " if len(left) < LEFT_WIDTH else "  "  # keep the columns apart
-        text = f"{index:3d}) {left:<{LEFT_WIDTH}}{gap}{row.right or ''}"
-        lines.append(text.rstrip())
+    rows = _rows(_cells(game))
+    wins = ""
     if game.result is not None:
         points = game.result.points
         wins = f"Wins {points} point{'s' if points > 1 else ''}"
         if wins_match:
             wins += " and the match"
-        indent = 6 if game.result.winner is Side.WHITE else RIGHT_COLUMN
+        if rows and rows[-1].left == " Drops" and rows[-1].right is None:
+            # gnubg: `` Drops`` and the doubler's ``Wins`` on one line
+            rows[-1].right, wins = " " * (RIGHT_COLUMN - RIGHT_CELL) + wins, ""
+    for index, row in enumerate(rows, start=1):
+        left = row.left or ""
+        gap = " " if len(left) < LEFT_WIDTH else "  "  # keep the columns apart
+        text = f"{index:3d}) {left:<{LEFT_WIDTH}}{gap}{row.right or ''}"
+        # a row without a right cell keeps gnubg's padding ("%3d) %-27s "): gnubg
+        # finds the right cell by a double space after column 15, and on a shorter
+        # line without a colon (`` Takes``, `` Drops``) it read the previous
+        # line's right cell again (a second double, and the import stopped)
+        lines.append(text if row.right is None else text.rstrip())
+    if wins:
+        indent = 6 if game.result is not None and game.result.winner is Side.WHITE else RIGHT_COLUMN
         lines.append(" " * indent + wins)
     return lines
 
@@ -155,11 +192,13 @@ def _header(game: Game) -> list[str]:
 
 def format_game(game: Game, *, names: tuple[str, str] = ("White", "Black")) -> str:
     """A ``.mat`` file holding one game (finished or not)."""
+    check_type(game, Game, "a game", MatFileError)
     return "\n".join([*_header(game), *game_lines(game, names=names)]) + "\n"
 
 
 def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black")) -> str:
     """A ``.mat`` file of a whole match (its games so far)."""
+    check_type(match, Match, "a match", MatFileError)
     if not match.games:
         raise MatFileError("the match has no games yet")
     lines = _header(match.games[0])

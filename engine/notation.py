@@ -36,6 +36,7 @@ from engine.position import (
     Position,
     Step,
     Variant,
+    check_type,
     opponent_point,
 )
 from engine.turns import Turn, apply_step, legal_turns
@@ -92,6 +93,7 @@ def parse_step(text: str, *, die: int | None = None) -> Step:
     >>> parse_step("3/off", die=5)
     Step(source=3, target=0, die=5)
     """
+    check_type(text, str, "a step's text", NotationError)
     match = re.fullmatch(rf"({_POINT})/({_POINT})\*?", text.strip(), re.IGNORECASE)
     if match is None:
         raise NotationError(f"a step looks like 13/10 or bar/22 or 6/off, not {text!r}")
@@ -250,6 +252,7 @@ def parse_turn(position: Position, dice: Dice, text: str) -> Turn:
     :class:`NotationError` for malformed text, an illegal turn, or text that
     fits two different legal turns equally well.
     """
+    check_type(text, str, "a turn's text", NotationError)
     segments = _tokens(text, position.variant)
     turns = legal_turns(position, dice)
     by_position = {turn.position: turn for turn in turns}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeGuard
 
 CHECKERS = 15
 POINTS = 24
@@ -45,6 +45,25 @@ class InvalidDiceError(EngineError):
 
 class IllegalStepError(EngineError):
     """A step or turn that the rules do not allow in this position."""
+
+
+def is_whole(value: object) -> TypeGuard[int]:
+    """An ``int`` that is not a ``bool`` (``True`` is no die, ``3.0`` no count)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_type(value: object, kind: type, what: str, error: type[EngineError]) -> None:
+    """Raise ``error`` unless ``value`` is a ``kind`` (public entry points
+    check their arguments, so a wrong type is an :class:`EngineError`, never
+    a ``TypeError`` or ``AttributeError`` from deep inside)."""
+    if kind is int:
+        if not is_whole(value):
+            raise error(f"{what} must be a whole number, got {value!r}")
+    elif kind is bool:
+        if not isinstance(value, bool):
+            raise error(f"{what} must be true or false, got {value!r}")
+    elif not isinstance(value, kind):
+        raise error(f"{what} must be a {kind.__name__}, got {value!r}")
 
 
 class Variant(enum.Enum):
@@ -103,7 +122,7 @@ class Dice:
 
     def __post_init__(self) -> None:
         for die in (self.first, self.second):
-            if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
+            if not is_whole(die) or not 1 <= die <= 6:
                 raise InvalidDiceError(f"a die must be an integer 1..6, got {die!r}")
 
     @classmethod
@@ -137,8 +156,10 @@ class Step:
     die: int
 
     def __post_init__(self) -> None:
-        if not 1 <= self.die <= 6:
-            raise InvalidDiceError(f"a die must be 1..6, got {self.die}")
+        if not is_whole(self.die) or not 1 <= self.die <= 6:
+            raise InvalidDiceError(f"a die must be an integer 1..6, got {self.die!r}")
+        for point in (self.source, self.target):
+            check_type(point, int, "a step's point", IllegalStepError)
         if not 1 <= self.source <= BAR or not OFF <= self.target <= POINTS:
             raise IllegalStepError(f"no such step {self.source}/{self.target}")
         if self.target != OFF and self.source - self.target != self.die:
@@ -150,6 +171,43 @@ class Step:
         if self.target == OFF and self.source > self.die:
             # bearing off needs a die at least the point's number
             raise IllegalStepError(f"cannot bear off from {self.source} with a {self.die}")
+
+
+def check_board(
+    variant: Variant,
+    board: Sequence[Sequence[object]],
+    names: tuple[str, str] = ("White", "Black"),
+) -> None:
+    """Raise :class:`InvalidPositionError` unless ``board`` (indexed by side,
+    25 counts each, in each side's own numbering) can occur; messages call
+    the sides ``names`` (``python -m engine legal`` uses the input's words)."""
+    if len(board) != 2:
+        raise InvalidPositionError("a board has two sides")
+    for name, row in zip(names, board, strict=True):
+        if len(row) != POINTS + 1:
+            raise InvalidPositionError(f"{name} needs 25 counts, got {len(row)}")
+        counts = [count for count in row if is_whole(count) and count >= 0]
+        if len(counts) != len(row):
+            bad = next(c for c in row if not (is_whole(c) and c >= 0))
+            raise InvalidPositionError(f"{name}: bad checker count {bad!r}")
+        total = sum(counts)
+        if total > CHECKERS:
+            raise InvalidPositionError(f"{name} has {total} checkers, more than 15")
+        if variant is Variant.LONG and row[POINTS]:
+            raise InvalidPositionError(f"{name}: long nardy has no bar")
+    first, second = board
+    for point in range(1, POINTS + 1):
+        if first[point - 1] and second[opponent_point(variant, point) - 1]:
+            raise InvalidPositionError(f"both sides on {names[0]}'s point {point}")
+
+
+def _rows(rows: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Two sequences of counts as a tuple of two tuples (counts unchecked)."""
+    if not isinstance(rows, Sequence) or isinstance(rows, str) or len(rows) != 2:
+        raise InvalidPositionError("a board has two sides")
+    if not all(isinstance(row, Sequence) and not isinstance(row, str) for row in rows):
+        raise InvalidPositionError("each side of a board is a sequence of 25 counts")
+    return tuple(rows[0]), tuple(rows[1])
 
 
 def _empty() -> tuple[int, ...]:
@@ -173,23 +231,11 @@ class Position:
     def __post_init__(self) -> None:
         if not isinstance(self.variant, Variant):
             raise InvalidPositionError(f"unknown variant {self.variant!r}")
-        if len(self.board) != 2:
-            raise InvalidPositionError("a board has two sides")
-        for side in Side:
-            row = self.board[side]
-            if len(row) != POINTS + 1:
-                raise InvalidPositionError(f"{side.name} needs 25 counts, got {len(row)}")
-            for count in row:
-                if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                    raise InvalidPositionError(f"{side.name}: bad checker count {count!r}")
-            if sum(row) > CHECKERS:
-                raise InvalidPositionError(f"{side.name} has {sum(row)} checkers, more than 15")
-            if self.variant is Variant.LONG and row[POINTS]:
-                raise InvalidPositionError("long nardy has no bar")
-        white, black = self.board
-        for point in range(1, POINTS + 1):
-            if white[point - 1] and black[opponent_point(self.variant, point) - 1]:
-                raise InvalidPositionError(f"both sides on White's point {point}")
+        check_type(self.turn, Side, "turn", InvalidPositionError)
+        check_type(self.first_turn, bool, "first_turn", InvalidPositionError)
+        if not isinstance(self.board, tuple) or not all(isinstance(r, tuple) for r in self.board):
+            raise InvalidPositionError("a board is a tuple of two tuples of counts")
+        check_board(self.variant, self.board)
 
     @classmethod
     def from_rows(
@@ -206,9 +252,7 @@ class Position:
         the head (no roll can leave a first turn unplayed, and a checker that
         left the head never returns).
         """
-        if len(rows) != 2:
-            raise InvalidPositionError("a board has two sides")
-        board = (tuple(rows[0]), tuple(rows[1]))
+        board = _rows(rows)
         if first_turn is None:
             first_turn = variant is Variant.LONG and board[turn][HEAD - 1] == CHECKERS
         return cls(variant, board, turn, first_turn)
@@ -233,8 +277,8 @@ class Position:
     ) -> Position:
         """From GNU Backgammon's layout: ``board[0]`` the opponent, ``board[1]``
         the side to move (``turn``)."""
-        if len(board) != 2:
-            raise InvalidPositionError("a board has two sides")
+        board = _rows(board)
+        check_type(turn, Side, "turn", InvalidPositionError)
         rows = [board[0], board[0]]
         rows[turn] = board[1]
         rows[turn.opponent] = board[0]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from engine.position import EngineError, Position, Side, Variant
+from engine.position import EngineError, Position, Side, Variant, is_whole
 
 
 class ScoringError(EngineError):
@@ -155,6 +155,8 @@ class GameResult:
             raise ScoringError(f"bad kind or reason {self.kind!r}, {self.reason!r}")
         if not is_cube_value(self.cube):
             raise ScoringError(f"cube value must be a power of two, got {self.cube!r}")
+        if not is_whole(self.multiplier):
+            raise ScoringError(f"a multiplier is a whole number, got {self.multiplier!r}")
         if self.multiplier == 0:
             object.__setattr__(self, "multiplier", self.kind.multiplier)
         if self.multiplier not in {1, self.kind.multiplier}:

@@ -21,7 +21,20 @@ import copy
 from dataclasses import FrozenInstanceError, dataclass, field
 
 from engine._movegen import BAR, OFF, Code, Generator, Path, Row, final_states
-from engine.position import Dice, IllegalStepError, Position, Side, Step, Variant
+from engine.position import (
+    Dice,
+    IllegalStepError,
+    Position,
+    Side,
+    Step,
+    Variant,
+    check_type,
+)
+
+
+def _check_start(position: object, dice: object) -> None:
+    check_type(position, Position, "the position", IllegalStepError)
+    check_type(dice, Dice, "the dice", IllegalStepError)
 
 
 class Turn:
@@ -149,6 +162,7 @@ def legal_turns(position: Position, dice: Dice) -> list[Turn]:
     >>> len(turns), turns[0].steps
     (16, (Step(source=24, target=21, die=3), Step(source=24, target=23, die=1)))
     """
+    _check_start(position, dice)
     gen = _generator(position, dice)
     finals = final_states(gen, (dice.first, dice.second))
     if not finals:
@@ -167,6 +181,8 @@ def apply_step(position: Position, step: Step) -> Position:
     >>> after.checkers(Side.WHITE, 7), after.turn
     (1, <Side.WHITE: 0>)
     """
+    check_type(position, Position, "the position", IllegalStepError)
+    check_type(step, Step, "a step", IllegalStepError)
     gen = _generator(position, Dice(step.die, step.die), strict=False)
     for move in gen.moves(step.die):
         if move[2] == step:
@@ -189,6 +205,7 @@ def end_turn(position: Position) -> Position:
     >>> end_turn(Position.initial(Variant.LONG)).turn
     <Side.BLACK: 1>
     """
+    check_type(position, Position, "the position", IllegalStepError)
     return Position.from_rows(position.variant, position.board, position.turn.opponent)
 
 
@@ -281,6 +298,11 @@ class TurnInProgress:
     _node: Node = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        _check_start(self.start, self.dice)
+        if not isinstance(self.played, tuple):
+            raise IllegalStepError(f"the steps played are a tuple, got {self.played!r}")
+        for step in self.played:
+            check_type(step, Step, "a step", IllegalStepError)
         object.__setattr__(self, "_tree", _TurnTree(self.start, self.dice))
         self._walk()
 
@@ -326,6 +348,7 @@ class TurnInProgress:
         return len(self.played) == self._tree.longest
 
     def play(self, step: Step) -> TurnInProgress:
+        check_type(step, Step, "a step", IllegalStepError)
         return self._with_played((*self.played, step))
 
     def undo(self) -> TurnInProgress:

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import engine.__main__
 from engine import Dice, Position, Variant, legal_turns
 
@@ -69,7 +71,7 @@ def test_errors_then_the_run_goes_on() -> None:
         "not json",
         "",
         "[1, 2]",
-        json.dumps({"variant": "backgammon", "board": START, "dice": [3, 1]}),
+        json.dumps({"variant": "backgammon", "board": START}),
         request(variant="chess"),
         request(board=[START[0]]),
         request(board=[START[0], START[1][:24]]),
@@ -89,6 +91,35 @@ def test_errors_then_the_run_goes_on() -> None:
     for line, reply in zip(bad, replies, strict=False):
         assert set(reply) == {"error"} and reply["error"], line
     assert "positions" in replies[-1]
+
+
+def test_first_turn_may_be_left_out_for_either_variant() -> None:
+    """RULES.md: ``first_turn`` is for long nardy; left out it is false."""
+    bare_bg = json.dumps({"variant": "backgammon", "board": START, "dice": [3, 1]})
+    bare_long = json.dumps({"variant": "long", "board": LONG_START, "dice": [6, 6]})
+    replies = answers(bare_bg, request(), bare_long,
+                      request(LONG_START, (6, 6), variant="long", first_turn=False),
+                      request(LONG_START, (6, 6), variant="long", first_turn=True))
+    assert "positions" in replies[0] and replies[0] == replies[1]
+    assert "positions" in replies[2] and replies[2] == replies[3] != replies[4]
+
+
+@pytest.mark.parametrize(("board", "variant", "error"), [
+    ([START[0], [1] * 25], "backgammon", "board[1] has 25 checkers, more than 15"),
+    ([[1] * 25, START[1]], "backgammon", "board[0] has 25 checkers, more than 15"),
+    ([START[0], [-1, *START[1][1:]]], "backgammon", "board[1]: bad checker count -1"),
+    ([[True, *START[0][1:]], START[1]], "backgammon", "board[0]: bad checker count True"),
+    ([START[0], [2.0, *START[1][1:]]], "backgammon", "board[1]: bad checker count 2.0"),
+    ([START[0], START[1][:24]], "backgammon", "board must be two lists of 25 checker counts"),
+    # board[1]'s point 1 is board[0]'s point 24, where board[0] has two checkers
+    ([START[0], [1] + [0] * 24], "backgammon", "both sides on board[1]'s point 1"),
+    ([[0] * 24 + [1], [0] * 23 + [15, 0]], "long", "board[0]: long nardy has no bar"),
+    ([[0] * 23 + [15, 0], [0] * 11 + [1] + [0] * 11 + [14, 0]], "long",
+     "both sides on board[1]'s point 12"),
+])
+def test_errors_name_the_sides_as_the_input_does(board: object, variant: str, error: str) -> None:
+    (reply,) = answers(request(board, variant=variant))
+    assert reply == {"error": error}
 
 
 def test_usage_errors_exit_2() -> None:

@@ -32,10 +32,33 @@ def test_pass_loses_the_value_before_the_double() -> None:
     assert result.kind is ResultKind.SINGLE
 
 
-def test_beaver_quadruples_and_the_beaverer_keeps_the_cube() -> None:
-    cube = Cube(beavers=True).double(W).beaver(B)
-    assert (cube.value, cube.owner, cube.pending) == (4, B, False)
+def test_beaver_taken_quadruples_and_the_beaverer_keeps_the_cube() -> None:
+    beavered = Cube(beavers=True).double(W).beaver(B)
+    # the beaver is a redouble the doubler answers: nobody may double meanwhile
+    assert (beavered.value, beavered.owner, beavered.offered_by) == (2, B, B)
+    assert beavered.pending and beavered.beavered
+    assert not beavered.may_double(W) and not beavered.may_double(B)
+    cube = beavered.take(W)
+    assert (cube.value, cube.owner, cube.pending, cube.beavered) == (4, B, False, False)
     assert cube.may_double(B) and not cube.may_double(W)
+
+
+@pytest.mark.parametrize(("value", "points"), [(1, 2), (2, 4), (8, 16)])
+def test_beaver_passed_loses_twice_the_cube_before_the_double(value: int, points: int) -> None:
+    owner = None if value == 1 else W
+    result = Cube(value=value, owner=owner, beavers=True).double(W).beaver(B).pass_(W)
+    assert (result.winner, result.points, result.reason) == (B, points, EndReason.DOUBLE_PASSED)
+    assert result.kind is ResultKind.SINGLE
+
+
+def test_only_the_doubler_answers_a_beaver_and_no_second_beaver() -> None:
+    beavered = Cube(beavers=True).double(W).beaver(B)
+    for answer in (Cube.take, Cube.pass_):
+        with pytest.raises(CubeError, match="doubled player"):
+            answer(beavered, B)
+    assert beavered.why_not_beaver(W) == "a beaver cannot be beavered again"
+    with pytest.raises(CubeError, match="beavered again"):
+        beavered.beaver(W)
 
 
 @pytest.mark.parametrize(

@@ -198,12 +198,70 @@ def test_double_pass_ends_the_game() -> None:
     assert round_trip(game) == game
 
 
-def test_beaver() -> None:
-    game = on_roll(MONEY).double(B).beaver(W)
-    assert (game.cube_value, game.cube.owner, game.to_act, game.phase) == (4, W, B, Phase.ROLL)
+def test_beaver_then_the_doubler_takes() -> None:
+    beavered = on_roll(MONEY).double(B).beaver(W)
+    # the issue's report: the doubler could not answer ("waits for roll")
+    assert (beavered.phase, beavered.to_act) == (Phase.DOUBLE, B)
+    with pytest.raises(GameError, match="waits for double, not opening or roll"):
+        beavered.roll(Scripted(1, 2))
+    with pytest.raises(GameError, match="not White's turn"):
+        beavered.take(W)
+    game = beavered.take(B)
+    assert (game.cube_value, game.cube.owner, game.to_act, game.phase) == (4, W, B, Phase.ROLL)  # type: ignore[union-attr]
     with pytest.raises(CubeError, match="not allowed"):
         on_roll().double(B).beaver(W)
-    assert round_trip(game) == game
+    assert round_trip(game) == game and round_trip(beavered) == beavered
+    # the beaverer owns the cube at 4: a later resigned gammon is 8 (no Jacoby now)
+    resigned = game.offer_resignation(B, ResultKind.GAMMON).accept_resignation(W).result
+    assert resigned is not None and (resigned.winner, resigned.points) == (W, 8)
+
+
+def test_beaver_refused_loses_twice_the_cube_before_the_double() -> None:
+    passed = on_roll(MONEY).double(B).beaver(W).pass_(B)
+    result = passed.result
+    assert result is not None
+    assert (result.winner, result.points, result.reason) == (W, 2, EndReason.DOUBLE_PASSED)
+    assert [event.action for event in passed.events[-3:]] == [
+        Action.DOUBLE, Action.BEAVER, Action.PASS]
+    assert round_trip(passed) == passed
+    redoubled = on_roll(MONEY).double(B).take(W).roll(Scripted(6, 5))
+    redoubled = redoubled.play_step(Step(24, 18, 6)).play_step(Step(18, 13, 5)).confirm()
+    after = redoubled.double(W).beaver(B).pass_(W).result
+    assert after is not None and (after.winner, after.points) == (B, 4)  # 2 x the cube of 2
+
+
+def test_a_timeout_during_a_beaver_scores_the_beaver_refused() -> None:
+    beavered = on_roll(MONEY).double(B).beaver(W)
+    result = beavered.claim_timeout(W).result
+    assert result is not None and (result.winner, result.points) == (W, 2)
+
+
+def _legacy(game: Game) -> dict[str, Any]:
+    """``game``'s record as stored before a beaver could be refused: the
+    doubler's take after each beaver was not recorded."""
+    data = game.to_dict()
+    events = data["events"]
+    data["events"] = [
+        event for i, event in enumerate(events)
+        if not (i and events[i - 1]["action"] == "beaver" and event["action"] == "take")
+    ]
+    return data
+
+
+def test_records_stored_before_beavers_could_be_refused_still_load() -> None:
+    taken = on_roll(MONEY).double(B).beaver(W).take(B).roll(Scripted(6, 5))
+    taken = taken.play_step(Step(24, 18, 6)).play_step(Step(18, 13, 5)).confirm()
+    timed_out = on_roll(MONEY).double(B).beaver(W).take(B).claim_timeout(W)
+    for game in (taken, timed_out):
+        old = _legacy(game)
+        assert len(old["events"]) == len(game.to_dict()["events"]) - 1
+        assert Game.from_dict(old) == game
+    assert timed_out.result is not None and timed_out.result.points == 4
+    # corrupt records are still refused, with the error of the record as it is
+    broken = _legacy(taken)
+    broken["position"] = "nonsense"
+    with pytest.raises(GameDataError, match="waits for double, not roll"):
+        Game.from_dict(broken)
 
 
 @pytest.mark.parametrize(
@@ -279,6 +337,35 @@ def test_long_nardy_resignations() -> None:
 def test_no_resignation_while_a_double_waits() -> None:
     with pytest.raises(GameError, match="waits for double"):
         on_roll().double(B).offer_resignation(W, ResultKind.SINGLE)
+
+
+def test_a_pending_resignation_offer_does_not_let_its_offerer_claim() -> None:
+    # the issue's report: White offered to lose a gammon, then won on time
+    offered = Game.new(BG).roll(Scripted(3, 1)).offer_resignation(W, ResultKind.GAMMON)
+    with pytest.raises(GameError, match="resignation offer waits"):
+        offered.claim_timeout(W)
+    with pytest.raises(GameError, match="only the player who is waiting"):
+        offered.claim_timeout(B)  # the answerer cannot claim either: the game waits for him
+    # nothing else lets the offerer act while his offer waits
+    for action in (lambda g: g.roll(Scripted(1, 2)), lambda g: g.double(W),
+                   lambda g: g.play_step(Step(8, 5, 3)), lambda g: g.undo_step(),
+                   lambda g: g.confirm(), lambda g: g.accept_resignation(W),
+                   lambda g: g.decline_resignation(W),
+                   lambda g: g.offer_resignation(W, ResultKind.SINGLE)):
+        with pytest.raises(GameError):
+            action(offered)
+    # once declined the offer is gone and play (and the clock's claims) go on
+    declined = offered.decline_resignation(B)
+    with pytest.raises(GameError, match="only the player who is waiting"):
+        declined.claim_timeout(W)  # White is on move again
+    assert declined.claim_timeout(B).result.winner is B  # type: ignore[union-attr]
+    # the other offers: a doubler may claim (it scores what a pass scores)
+    doubled = on_roll().double(B)
+    assert doubled.claim_timeout(B).result.points == doubled.pass_(W).result.points  # type: ignore[union-attr]
+    # the same when the offerer is the player on roll
+    other = on_roll().offer_resignation(B, ResultKind.SINGLE)
+    with pytest.raises(GameError, match="resignation offer waits"):
+        other.claim_timeout(B)
 
 
 def test_timeout_claims() -> None:

@@ -159,3 +159,19 @@ def test_corrupt_match_records() -> None:
     bad["games"].append(bad["games"][1])
     with pytest.raises(GameDataError, match="not finished"):
         Match.from_dict(bad)
+
+
+def test_a_one_point_match_has_no_crawford_game() -> None:
+    """GNU Backgammon applies Crawford only to matches longer than one point:
+    at 0-0 of a 1-point match both players are N - 1 away, not one of them."""
+    match = Match.new(GameOptions.backgammon(match_length=1)).next_game()
+    game = match.current
+    assert game is not None and not game.crawford
+    assert game.cube is not None and not game.cube.crawford
+    game = game.roll(Scripted(3, 1))
+    game = game.play_step(Step(8, 5, 3)).play_step(Step(6, 5, 1)).confirm()
+    assert game.double(B).take(W).cube_value == 2
+    # two points: the game after 1-0 is the Crawford game
+    two = win(Match.new(GameOptions.backgammon(match_length=2)), W, ResultKind.SINGLE)
+    first = two.games[0]
+    assert not first.crawford and two.next_game().current.crawford  # type: ignore[union-attr]

@@ -67,15 +67,22 @@ def test_matches_a_real_match_file() -> None:
     assert "\n".join(lines) == REAL
 
 
-def test_file_header_and_drop() -> None:
+def test_file_header_and_drops_in_either_column() -> None:
     game = Game.new(GameOptions.backgammon(match_length=7)).roll(Scripted(3, 1))
     game = play_first(game, "8/5 6/5").double(B).pass_(W)
     text = format_game(game, names=("Al", "Bo"))
     assert text.startswith(" 7 point match\n\n Game 1\n Al : 0")
-    assert text.splitlines()[-3:] == [
-        f"  1) {'31: 8/5 6/5':<27}  Doubles => 2",
-        "  2)  Drops",
-        " " * 34 + "Wins 1 point",  # the doubler, right column, the cube before
+    # gnubg's own layout: the left column's Drops and the doubler's Wins share a line
+    assert text.splitlines()[-2:] == [
+        "  1) 31: 8/5 6/5                  Doubles => 2",
+        "  2)  Drops                       Wins 1 point",
+    ]
+    right = Game.new(GameOptions.backgammon(match_length=7)).roll(Scripted(1, 3))
+    right = play_first(right, "8/5 6/5").double(W).pass_(B)
+    assert format_game(right).splitlines()[-3:] == [
+        "  1)                             31: 8/5 6/5",
+        "  2)  Doubles => 2                Drops",
+        "      Wins 1 point",
     ]
 
 
@@ -87,15 +94,32 @@ def test_resignation_and_timeout_results_sit_in_the_winners_column() -> None:
     assert format_game(timed_out).splitlines()[-1] == " " * 34 + "Wins 2 points"
 
 
-def test_beaver_and_money_header() -> None:
+def test_beavers_are_written_as_gnubg_records_them_and_the_money_header() -> None:
     options = GameOptions.backgammon(beavers=True, jacoby=True)
     game = Game.new(options).roll(Scripted(3, 1))
-    game = play_first(game, "8/5 6/5").double(B).beaver(W)
-    text = format_game(game)
-    assert text.startswith('; [Jacoby "On"]\n; [Beaver "On"]\n\n 0 point match\n')
-    assert text.splitlines()[-2:] == [
-        f"  1) {'31: 8/5 6/5':<27}  Doubles => 2",
-        "  2)  Beavers => 4",
+    beavered = play_first(game, "8/5 6/5").double(B).beaver(W)
+    taken = format_game(beavered.take(B)).splitlines()
+    assert taken[:4] == ['; [Jacoby "On"]', '; [Beaver "On"]', "", " 0 point match"]
+    # the beaver is a redouble while the double waits, then the doubler's answer
+    assert taken[-3:] == [
+        " White : 0                      Black : 0",
+        "  1) 31: 8/5 6/5                  Doubles => 2",
+        "  2)  Doubles => 4                Takes",
+    ]
+    refused = format_game(beavered.pass_(B)).splitlines()
+    assert refused[-2:] == ["  2)  Doubles => 4                Drops", "      Wins 2 points"]
+    off = format_game(Game.new(GameOptions.backgammon()).roll(Scripted(3, 1)))
+    assert off.startswith('; [Jacoby "Off"]\n; [Beaver "Off"]\n\n 0 point match\n')
+
+
+def test_a_row_without_a_right_cell_keeps_gnubgs_padding() -> None:
+    game = Game.new(GameOptions.backgammon(match_length=3)).roll(Scripted(1, 3))
+    game = play_first(game, "8/5 6/5").double(W).take(B).roll(Scripted(2, 1))
+    game = play_first(game, "13/11 6/5")  # White's move: the last row, left only
+    resigned = game.offer_resignation(B, ResultKind.SINGLE).accept_resignation(W)
+    assert format_game(resigned).splitlines()[-2:] == [
+        f"  3) {'21: 13/11 6/5':<27} ",
+        "      Wins 2 points",
     ]
 
 
@@ -116,11 +140,18 @@ def test_bear_off_dance_and_the_match_win() -> None:
     assert re.search(r"\n +Wins \d points? and the match\n", text)
     assert re.search(r"\d\d: 25/\d+", text)  # entering from the bar, written 25
     assert re.search(r"\d/0", text)  # bearing off, written 0
-    move_lines = [line for line in text.splitlines() if re.match(r" *\d+\) ", line)]
-    for number, line in enumerate(move_lines, start=1):
-        assert line.startswith(f"{number:3d}) ")
-        right = line[33:]
-        assert not right or re.match(r"\d\d:", right) or right.strip()
+    rows = [line for line in text.splitlines() if re.match(r" *\d+\) ", line)]
+    game = match.games[0]
+    moves = [e for e in game.events if e.action.value == "move"]
+    assert len(rows) == (len(moves) + 1) // 2 + (moves[0].side is B and len(moves) % 2 == 0)
+    cell = r"\d\d:(?: (?:\d+/\d+\*?)(?: \d+/\d+\*?)*)?"
+    for number, line in enumerate(rows, start=1):
+        # "%3d) " + the left cell padded to 27 + a space + the right cell, exactly
+        left, right = line[5:32].rstrip(), line[33:]
+        assert line[:5] == f"{number:3d}) " and line[32] == " ", line
+        assert re.fullmatch(cell, left) or (number == 1 and left == ""), line
+        assert re.fullmatch(cell, right) or (number == len(rows) and right == ""), line
+        assert len(line) == 33 if not right else line[33] != " ", line
 
 
 def test_a_match_file_lists_the_scores_before_each_game() -> None:

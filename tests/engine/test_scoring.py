@@ -26,29 +26,37 @@ def finished(variant: Variant, loser_row: dict[int, int]) -> Position:
 
 
 @pytest.mark.parametrize(
-    ("variant", "loser", "koks", "kind"),
-    [
-        (Variant.LONG, {24: 14}, False, ResultKind.OIN),
-        (Variant.LONG, {24: 15}, False, ResultKind.MARS),
-        (Variant.LONG, {24: 15}, True, ResultKind.KOKS),
-        (Variant.LONG, {24: 14, 3: 1}, True, ResultKind.MARS),  # a checker home: no koks
-        (Variant.LONG, {3: 14}, True, ResultKind.OIN),
-        (Variant.BACKGAMMON, {6: 14}, False, ResultKind.SINGLE),
-        (Variant.BACKGAMMON, {6: 15}, False, ResultKind.GAMMON),
-        (Variant.BACKGAMMON, {18: 15}, False, ResultKind.GAMMON),
-        (Variant.BACKGAMMON, {6: 14, 19: 1}, False, ResultKind.BACKGAMMON),
-        (Variant.BACKGAMMON, {6: 14, 25: 1}, False, ResultKind.BACKGAMMON),
-        (Variant.BACKGAMMON, {6: 13, 25: 1}, False, ResultKind.SINGLE),
+    ("variant", "loser", "koks", "kind", "points"),
+    [  # points at a cube of 4, written out: oin/single 1, mars/gammon 2, koks/backgammon 3
+        (Variant.LONG, {24: 14}, False, ResultKind.OIN, 4),
+        (Variant.LONG, {24: 15}, False, ResultKind.MARS, 8),
+        (Variant.LONG, {24: 15}, True, ResultKind.KOKS, 12),
+        (Variant.LONG, {24: 14, 3: 1}, True, ResultKind.MARS, 8),  # a checker home: no koks
+        (Variant.LONG, {3: 14}, True, ResultKind.OIN, 4),
+        (Variant.BACKGAMMON, {6: 14}, False, ResultKind.SINGLE, 4),
+        (Variant.BACKGAMMON, {6: 15}, False, ResultKind.GAMMON, 8),
+        (Variant.BACKGAMMON, {18: 15}, False, ResultKind.GAMMON, 8),
+        (Variant.BACKGAMMON, {6: 14, 19: 1}, False, ResultKind.BACKGAMMON, 12),
+        (Variant.BACKGAMMON, {6: 14, 25: 1}, False, ResultKind.BACKGAMMON, 12),
+        (Variant.BACKGAMMON, {6: 13, 25: 1}, False, ResultKind.SINGLE, 4),
     ],
 )
 def test_borne_off_kinds(
-    variant: Variant, loser: dict[int, int], koks: bool, kind: ResultKind
+    variant: Variant, loser: dict[int, int], koks: bool, kind: ResultKind, points: int
 ) -> None:
     position = finished(variant, loser)
     assert classify(position, koks=koks) is kind
     result = GameResult.borne_off(position, cube=4, koks=koks)
     assert (result.winner, result.kind, result.reason) == (Side.WHITE, kind, EndReason.BORNE_OFF)
-    assert result.points == 4 * kind.multiplier
+    assert result.points == points
+
+
+@pytest.mark.parametrize(("kind", "multiplier"), [
+    (ResultKind.OIN, 1), (ResultKind.MARS, 2), (ResultKind.KOKS, 3),
+    (ResultKind.SINGLE, 1), (ResultKind.GAMMON, 2), (ResultKind.BACKGAMMON, 3),
+])
+def test_multipliers(kind: ResultKind, multiplier: int) -> None:
+    assert kind.multiplier == multiplier
 
 
 def test_classify_needs_a_finished_game() -> None:

@@ -172,6 +172,65 @@ def test_run_of_seven_is_illegal() -> None:
     assert Step(13, 8, 5) in TurnInProgress(freed, Dice(5, 1)).legal_steps
 
 
+def _turn_results(position: Position, *turns: str) -> list[dict[int, int]]:
+    """The positions ``turns`` ("11/6 10/6", steps "from/to", by hand) reach."""
+    found = []
+    for turn in turns:
+        reached = position
+        for step in turn.split():
+            source, target = (int(n) for n in step.split("/"))
+            reached = apply_step(reached, Step(source, target, source - target))
+        found.append(points(reached))
+    return found
+
+
+def _same(found: list[dict[int, int]], expected: list[dict[int, int]]) -> None:
+    key = sorted  # dicts compare as their sorted items
+    assert sorted(map(key, map(dict.items, found))) == sorted(map(key, map(dict.items, expected)))
+
+
+# White holds four of Black's 23..18 (White's 11..6) with all of Black at its
+# head: two steps that fill the other two make six in a row, which only the
+# block rule stops (may_block must look at four held points for two steps).
+NEAR_BLOCKS = [
+    # the issue's case: 11 10 9 8 held, 5-4 can add 7 and 6 (11/7 11/6)
+    ({24: 9, 11: 3, 10: 1, 9: 1, 8: 1}, Dice(5, 4), "11/7 11/6", [
+        "24/19 11/7", "24/19 10/6", "24/19 9/5", "24/19 8/4", "24/19 19/15",
+        "11/6 24/20", "11/6 10/6", "11/6 9/5", "11/6 8/4", "11/6 6/2",
+        "10/5 24/20", "10/5 11/7", "10/5 9/5", "10/5 8/4", "10/5 5/1",
+        "9/4 24/20", "9/4 11/7", "9/4 10/6", "9/4 8/4",
+        "8/3 24/20", "8/3 11/7", "8/3 10/6", "8/3 9/5",
+    ]),
+    # a gap: 11 10 _ 8 7 held, 2-1 fills 9 and 6 (11/9 7/6)
+    ({24: 8, 11: 2, 10: 2, 8: 1, 7: 2}, Dice(2, 1), "11/9 7/6", [
+        "24/22 11/10", "24/22 10/9", "24/22 8/7", "24/22 7/6", "24/22 22/21",
+        "11/9 24/23", "11/9 11/10", "11/9 10/9", "11/9 8/7", "11/9 9/8",  # = 10/8 11/10
+        "10/8 24/23", "10/8 10/9", "10/8 8/7", "10/8 7/6",  # 10/8 8/7 = 10/8/7
+        "8/6 24/23", "8/6 11/10", "8/6 10/9", "8/6 7/6", "8/6 6/5",  # = 7/5 8/7
+        "7/5 24/23", "7/5 11/10", "7/5 10/9", "7/5 7/6", "7/5 5/4",
+    ]),
+]
+
+
+@pytest.mark.parametrize(("mover", "dice", "block", "legal"), NEAR_BLOCKS)
+def test_near_blocks_list_exactly_the_turns_that_make_no_block(
+        mover: dict[int, int], dice: Dice, block: str, legal: list[str]) -> None:
+    position = make(LONG, mover, {24: 15})
+    _same(results(position, dice), _turn_results(position, *legal))
+    (blocked,) = _turn_results(position, block)
+    assert all(p in blocked for p in range(6, 12))  # the six in a row
+    assert blocked not in results(position, dice)
+    # once a Black checker is past the six, the block is a legal turn too
+    freed = make(LONG, mover, {24: 14, 10: 1})
+    assert points(apply_step(apply_step(freed, *_steps(block)[:1]), *_steps(block)[1:])) in (
+        results(freed, dice))
+
+
+def _steps(turn: str) -> list[Step]:
+    pairs = [tuple(int(n) for n in step.split("/")) for step in turn.split()]
+    return [Step(a, b, a - b) for a, b in pairs]
+
+
 def test_blocks_do_not_wrap_around_the_opponents_start() -> None:
     # White's 15..13 are Black's 3..1 and White's 12..10 are Black's 24..22:
     # six points in a row on the board, but not along Black's path
@@ -374,3 +433,59 @@ def test_a_step_that_lifts_a_block_lets_the_other_die_through() -> None:
     assert Step(24, 18, 6) not in tip.legal_steps
     assert Step(24, 18, 6) in tip.play(Step(19, 15, 4)).legal_steps
     assert {24: 9, 18: 1, 17: 1, 16: 1, 15: 2, 14: 1} in results(position, Dice(4, 6))
+
+
+# --- boundaries of the fast paths (each case kills a planted off-by-one) ---------
+
+
+def _same_results(position: Position, dice: Dice, expected: list[dict[int, int]]) -> None:
+    _same(results(position, dice), expected)
+
+
+def test_bearing_off_waits_for_a_checker_on_point_7() -> None:
+    # 7 is outside the home board: the first step cannot bear off (4 then 3
+    # bring it home and bear it off: the same position either way)
+    _same_results(make(BACKGAMMON, {7: 1, 3: 14}, {1: 15}), Dice(4, 3), [{3: 14}])
+
+
+def test_a_step_inside_the_home_board_does_not_bring_a_checker_home() -> None:
+    # 6/4 leaves the checker on 7 outside: 1/off stays illegal after it
+    _same_results(make(BACKGAMMON, {7: 1, 6: 1, 1: 13}, {1: 15}), Dice(2, 1), [
+        {5: 2, 1: 13}, {6: 1, 4: 1, 1: 13}, {6: 1, 5: 1, 1: 12}, {7: 1, 3: 1, 1: 13}])
+
+
+def test_the_smaller_die_first_can_bring_the_last_checker_home() -> None:
+    # 7/6 then 5/off is found only by playing the 1 first
+    _same_results(make(BACKGAMMON, {7: 1, 5: 1, 2: 13}, {1: 15}), Dice(5, 1), [
+        {4: 1, 2: 14}, {5: 1, 2: 13, 1: 1}, {6: 1, 2: 13}])
+
+
+def test_a_higher_die_bears_off_the_checker_just_below_it() -> None:
+    tip = TurnInProgress(make(BACKGAMMON, {4: 1, 2: 1}, {1: 15}), Dice(5, 1))
+    assert tip.legal_steps == {Step(4, OFF, 5), Step(4, 3, 1), Step(2, 1, 1)}
+
+
+@pytest.mark.parametrize(("variant", "mover", "opponent", "expected"), [
+    # backgammon: White's 7 is closed (two Black checkers): 13/12/7 is not a turn
+    (BACKGAMMON, {13: 2, 6: 13}, {18: 2, 24: 13},
+     [{12: 1, 8: 1, 6: 13}, {13: 1, 8: 1, 6: 12, 5: 1}]),
+    # long nardy: one Black checker closes White's 8 (Black's 20): 14/13/8 is not
+    (LONG, {14: 2, 6: 13}, {20: 1, 24: 14},
+     [{13: 1, 9: 1, 6: 13}, {14: 1, 9: 1, 6: 12, 5: 1}, {14: 1, 13: 1, 6: 12, 1: 1},
+      {14: 2, 6: 11, 5: 1, 1: 1}]),
+])
+def test_one_checker_moving_twice_cannot_land_on_a_closed_point(
+        variant: Variant, mover: dict[int, int], opponent: dict[int, int],
+        expected: list[dict[int, int]]) -> None:
+    _same_results(make(variant, mover, opponent), Dice(5, 1), expected)
+
+
+def test_one_checker_moving_twice_near_a_block_cannot_land_on_a_closed_point() -> None:
+    # White holds 9..6 (Black's 21..18), so every step is checked for blocks
+    # (none can be made: each of those points has one checker); a Black
+    # checker closes White's 10 (Black's 22): 16/15/10 is not a turn
+    position = make(LONG, {24: 10, 16: 1, 9: 1, 8: 1, 7: 1, 6: 1}, {24: 14, 22: 1})
+    found = results(position, Dice(5, 1))
+    assert all(10 not in reached for reached in found)
+    assert {24: 10, 15: 1, 9: 1, 8: 1, 7: 1, 1: 1} in found  # 16/15 6/1
+    assert {24: 10, 11: 1, 9: 1, 8: 1, 7: 1, 5: 1} in found  # 16/11 6/5

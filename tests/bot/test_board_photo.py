@@ -184,7 +184,8 @@ async def test_fixed_orientation_numbers_the_buttons_for_that_side(world: World)
 
 
 async def test_boards_speak_the_chat_language(world: World) -> None:
-    for lang, caption_word, text_word in (("ru", "Пипы:", "пипов"), ("lt", "Akys:", "akių")):
+    for lang, caption_word, text_word in (("ru", "Пипсы:", "пипсов"),
+                                          ("lt", "Liko eiti:", " liko ")):
         c = _club(world)
         await _start(world, c)
         await world.store.save(ChatSettings(chat_id=c.chat.id, language=lang), 0)

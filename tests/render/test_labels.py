@@ -13,8 +13,8 @@ from bot.render.png import _drawable
 from bot.render.samples import SAMPLES
 from bot.render.text import WIDTH
 
-RUSSIAN = BoardLabels(pips="пипов", off="вынос", bar="бар", dice="Кости", played="сыграно",
-                      cube="Куб", centred="в центре", last="Ход:", no_move="нет хода",
+RUSSIAN = BoardLabels(pips="пипсов", off="выброс", bar="бар", dice="Кости", played="сыграно",
+                      cube="Куб", centred="в центре", last="Последний ход:", no_move="нет хода",
                       score="Счёт", score_of="счёт", match_to="Матч до {n}", to_move="ходит")
 ENGLISH_WORDS = ("pips", "off", "Dice", "played", "Cube", "centred", "Last:", "Match to",
                  "Score", "BAR")
@@ -28,13 +28,13 @@ def test_text_board_uses_the_labels(name: str) -> None:
     words = text.replace("/off", "")  # the notation's own word, as in gnubg
     for word in ENGLISH_WORDS:
         assert word not in words, (word, text)
-    assert "пипов" in text and "вынос" in text
+    assert "пипсов" in text and "выброс" in text
 
 
 def test_every_word_of_a_busy_board_is_translated() -> None:
     view = replace(SAMPLES["backgammon-bearoff"], labels=RUSSIAN, status="")
     text = render_text(view)
-    for word in ("Кости 6-4 (сыграно 6)", "Ход: Борис", "Матч до 7", "куб 4"):
+    for word in ("Кости 6-4 (сыграно 6)", "Последний ход: Борис", "Матч до 7", "куб 4"):
         assert word in text, text
     start = render_text(replace(SAMPLES["backgammon-start"], labels=RUSSIAN, status=""))
     assert "Куб 1 (в центре)" in start and "БАР" in start

@@ -88,7 +88,7 @@ def test_a_player_whose_resignation_offer_waits_cannot_claim_the_win_on_time() -
     uid = {p.side: p.user_id for p in PLAYERS}
     with pytest.raises(Refusal) as refused:
         claim_timeout(offered, uid[offerer], now=200.0)
-    assert refused.value.message.startswith("You offered to resign and your opponent has not answered")
+    assert refused.value.message.startswith("You offered to resign and your opponent")
     # the answerer's clock ran out; once he declines, the game goes on as usual
     declined = with_table(record, Table(game.offer_resignation(offerer, ResultKind.SINGLE)
                                         .decline_resignation(offerer.opponent)), deadline=100.0)

@@ -182,8 +182,8 @@ class Load:
 
 def check(client: redis.Redis, games: list[Played]) -> list[str]:
     """Every game's stored record, history and ledger against what was tapped."""
-    from bot.records import GameRecord, Status, decode
-    from bot.service import Table
+    from bot.rules.actions import MatchState
+    from bot.store.records import GameRecord, Status, decode
 
     problems = []
     for game in games:
@@ -195,7 +195,7 @@ def check(client: redis.Redis, games: list[Played]) -> list[str]:
         if record.status is not Status.FINISHED:
             problems.append(f"{where}: status {record.status}")
             continue
-        table = Table.from_dict(record.engine)  # replays every event: raises if inconsistent
+        table = MatchState.from_dict(record.engine)  # replays every event: raises if inconsistent
         events = table.game.events
         stored = {
             "step": sum(len(e.steps) for e in events) + len(record.engine["game"]["played"]),
@@ -223,7 +223,7 @@ def check(client: redis.Redis, games: list[Played]) -> list[str]:
 
 
 def decode_history(client: redis.Redis, chat_id: int) -> list[object]:
-    from bot.records import HistoryEntry, decode
+    from bot.store.records import HistoryEntry, decode
 
     name = f"nardy:{{chat:{chat_id}}}:history"
     return [decode(HistoryEntry, name, raw) for raw in client.lrange(name, 0, -1)]

@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import redis.asyncio as aioredis
 
 from benchmarks.bench_redis import bench_redis_url
-from bot.records import GameOptions, GameRecord, Player, Status
-from bot.service import Table, save, start_game, with_table
+from bot.rules.actions import MatchState, save, start_game, with_table
 from bot.store import Store
+from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Phase
 from engine.position import Side, Variant
 from engine.scoring import resign_kinds
@@ -40,7 +40,7 @@ TAPS_PER_TURN = 4
 
 
 def played(record: GameRecord, rng: random.Random, turns: int) -> GameRecord:
-    table = Table.from_dict(record.engine)
+    table = MatchState.from_dict(record.engine)
     game = table.game
     for _ in range(turns):
         if game.is_over:
@@ -51,7 +51,7 @@ def played(record: GameRecord, rng: random.Random, turns: int) -> GameRecord:
             game = game.play_step(rng.choice(sorted(game.legal_steps, key=repr)))
         if game.phase is Phase.MOVE:
             game = game.confirm()
-    return with_table(record, Table(game, table.score), status=Status.ACTIVE)
+    return with_table(record, MatchState(game, table.score), status=Status.ACTIVE)
 
 
 async def used(redis: aioredis.Redis) -> int:
@@ -155,13 +155,13 @@ async def _markers_bytes(redis: aioredis.Redis, count: int) -> int:
 
 def resigned(record: GameRecord) -> GameRecord:
     """The record after the player on roll resigns and the opponent accepts."""
-    table = Table.from_dict(record.engine)
+    table = MatchState.from_dict(record.engine)
     game = table.game
     side = game.to_act or Side.WHITE
     kind = resign_kinds(game.variant, koks=game.options.koks)[0]
     if not game.is_over:  # (a few random games end by themselves)
         game = game.offer_resignation(side, kind).accept_resignation(side.opponent)
-    return with_table(record, Table(game, table.score).scored(), status=Status.FINISHED)
+    return with_table(record, MatchState(game, table.score).scored(), status=Status.FINISHED)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.render import BoardView, render_png, render_text
-from bot.render.samples import SAMPLES
+from bot.present.render import BoardView, render_png, render_text
+from bot.present.render.samples import SAMPLES
 from engine import Side, Variant
 from tests.engine.strategies import random_game_positions
 

@@ -22,8 +22,8 @@ import redis.asyncio as aioredis
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_redis import bench_redis_url
-from bot.records import GameOptions, GameRecord, Player, Status, game_key
 from bot.store import Store
+from bot.store.records import GameOptions, GameRecord, Player, Status, game_key
 from engine.position import Side, Variant
 
 PREFIX = "nardy-bench"

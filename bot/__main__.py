@@ -1,6 +1,6 @@
-"""``python -m bot``: start the bot (see :func:`bot.app.main`)."""
+"""``python -m bot``: start the bot (see :func:`bot.edge.app.main`)."""
 
-from bot.app import main
+from bot.edge.app import main
 
 if __name__ == "__main__":
     main()

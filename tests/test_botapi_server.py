@@ -21,7 +21,7 @@ from PIL import Image
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Update
 from telegram.error import BadRequest, ChatMigrated, Conflict, Forbidden, InvalidToken, RetryAfter
 
-from bot.http import AiohttpRequest
+from bot.edge.http import AiohttpRequest
 from tests.botapi import BotApiServer, BotProcess, BotProcessError, Chat, User
 from tests.botapi.formatting import ParseError, parse_html
 
@@ -47,7 +47,7 @@ def server() -> Iterator[BotApiServer]:
 
 @pytest.fixture(params=["httpx", "aiohttp"])
 async def bot(server: BotApiServer, request: pytest.FixtureRequest) -> AsyncIterator[Bot]:
-    """PTB's own client, and the bot's (bot/http.py): both must see the same."""
+    """PTB's own client, and the bot's (bot/edge/http.py): both must see the same."""
     clients = {} if request.param == "httpx" else {
         "request": AiohttpRequest(8), "get_updates_request": AiohttpRequest(1)}
     async with Bot(server.token or "", base_url=server.base_url,

@@ -1,4 +1,4 @@
-"""The bot's Bot API client (bot/http.py): failures become PTB's errors,
+"""The bot's Bot API client (bot/edge/http.py): failures become PTB's errors,
 timeouts keep PTB's meaning, and sessions are closed.  What it sends and
 receives is checked against the local Bot API server in
 test_botapi_server.py (every test there runs with both clients)."""
@@ -18,7 +18,7 @@ import pytest
 from telegram import Bot
 from telegram.error import NetworkError, TimedOut
 
-from bot.http import AiohttpRequest, close_all
+from bot.edge.http import AiohttpRequest, close_all
 from tests.botapi import BotApiServer
 
 pytestmark = pytest.mark.timeout(30)

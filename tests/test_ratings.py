@@ -1,4 +1,4 @@
-"""The FIBS rating formula (bot/ratings.py) against worked examples and its invariants."""
+"""The FIBS rating formula (bot/rules/ratings.py) against worked examples and its invariants."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.ratings import (
+from bot.rules.ratings import (
     Rating,
     RatingError,
     changes,

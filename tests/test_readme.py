@@ -112,7 +112,7 @@ def test_relative_links_resolve(page: Path) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=_id)
 def test_named_paths_exist(page: Path) -> None:
-    """Paths such as `bot/store.py` or `benchmarks/bot_bench.py`, in the text
+    """Paths such as `bot/store/core.py` or `benchmarks/bot_bench.py`, in the text
     and in its commands, exist (relative to the repository's root)."""
     missing = sorted({path for path in REPO_PATH.findall(_text(page))
                       if not (ROOT / path).exists()})

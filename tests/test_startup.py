@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from bot.config import load_settings
-from bot.startup import unreachable
+from bot.edge.config import load_settings
+from bot.edge.startup import unreachable
 from tests.botapi import BotApiServer, BotProcess
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,7 +95,7 @@ def test_without_telegram_api_url_the_line_names_telegrams_own() -> None:
 async def test_retrying_doubles_its_pause_within_the_budget_and_honours_flood_waits() -> None:
     from telegram.error import InvalidToken, NetworkError, RetryAfter, TimedOut
 
-    from bot.startup import retrying
+    from bot.edge.startup import retrying
 
     now = [0.0]
     pauses: list[float] = []

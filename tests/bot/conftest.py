@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import build_application
+from bot.edge.app import build_application
 from bot.store import Store
 from tests.botapi import BotApiServer
 from tests.botapi.model import Answer, Chat, Message, User

@@ -14,7 +14,7 @@ from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
 
 PRIORITY = (":c", ":m:", ":s:", ":r", ":t")
-"""Button actions in the order the driver prefers them (see bot/callbacks.py)."""
+"""Button actions in the order the driver prefers them (see bot/present/callbacks.py)."""
 
 
 def _is_game_board(message: Message) -> bool:

@@ -5,9 +5,9 @@ switch or a deleted board, orientation, permissions, translated boards."""
 
 from __future__ import annotations
 
-from bot.records import ChatSettings, settings_key
-from bot.render import point_label
-from bot.service import table_of
+from bot.present.render import point_label
+from bot.rules.actions import table_of
+from bot.store.records import ChatSettings, settings_key
 from engine import Side
 from tests.bot.conftest import World
 from tests.bot.test_handlers import Table as Club

@@ -1,6 +1,6 @@
 """The board message as the bot builds it: picture or text, orientation,
 button numbers, translated board words, the caption, the status notation
-and the match export (pure: :mod:`bot.messages`, :mod:`bot.export`)."""
+and the match export (pure: :mod:`bot.present.messages`, :mod:`bot.present.export`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.export import export_text
-from bot.i18n import LANGUAGES, translator
-from bot.messages import (
+from bot.present.export import export_text
+from bot.present.i18n import LANGUAGES, translator
+from bot.present.messages import (
     CAPTION_LIMIT,
     board_labels,
     board_message,
@@ -22,11 +22,11 @@ from bot.messages import (
     painted,
     viewer_of,
 )
-from bot.records import GameOptions, GameRecord, Player, Status
-from bot.render import BoardLabels, point_label, render_text
-from bot.render.png import _drawable
-from bot.render.text import MARK
-from bot.service import Table, table_of, with_table
+from bot.present.render import BoardLabels, point_label, render_text
+from bot.present.render.png import _drawable
+from bot.present.render.text import MARK
+from bot.rules.actions import MatchState, table_of, with_table
+from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import BAR, OFF, Game, Phase, Side, Step, Variant
 from engine.game import GameOptions as EngineOptions
 from engine.notation import format_turn, hits
@@ -37,13 +37,14 @@ from tests.render.test_text import _columns, _stack_at
 EN = translator("en")
 
 
-def _record(game: Game, *, names: tuple[str, str] = ("Alice", "Bob"), table: Table | None = None,
+def _record(game: Game, *, names: tuple[str, str] = ("Alice", "Bob"),
+            table: MatchState | None = None,
             **fields: object) -> GameRecord:
     players = (Player(user_id=1, name=names[0], side=Side.WHITE),
                Player(user_id=2, name=names[1], side=Side.BLACK))
     base = GameRecord(chat_id=-1, variant=game.variant, players=players,
                       options=GameOptions(**fields))  # type: ignore[arg-type]
-    return with_table(base, table or Table(game), status=Status.ACTIVE)
+    return with_table(base, table or MatchState(game), status=Status.ACTIVE)
 
 
 def _random_step(game: Game, rng: random.Random) -> Step:
@@ -187,7 +188,7 @@ def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
     game = next(_midgames(Variant.BACKGAMMON, seed=4, count=5))
     options = EngineOptions.backgammon(match_length=5)
     game = dataclasses.replace(game, options=options)
-    record = _record(game, table=Table(game, (2, 1)), match_length=5)
+    record = _record(game, table=MatchState(game, (2, 1)), match_length=5)
     record = record.model_copy(update={"deadline": 1_900_000_000.0})
     caption = board_message(EN, record, style="png").text
     dice = game.dice
@@ -225,7 +226,7 @@ def _worst_record() -> GameRecord:
     assert doubler is not None
     game = game.double(doubler).take(doubler.opponent)
     game = game.offer_resignation(doubler, ResultKind.BACKGAMMON)
-    record = _record(game, names=WORST_NAMES, table=Table(game, (23, 23)), match_length=25,
+    record = _record(game, names=WORST_NAMES, table=MatchState(game, (23, 23)), match_length=25,
                      stake_per_point=1_000_000, time_control=14 * 24 * 3600)
     return record.model_copy(update={"deadline": 1_000_000_000.0, "cancel_by": 1,
                                      "pause_by": 2})
@@ -251,7 +252,7 @@ def test_the_worst_case_board_text_fits_telegrams_limit(lang: str, style: str) -
 
 def _board_lines(tr: object, record: GameRecord, style: str) -> list[str]:
     """The board's lines before they are fitted (names uncut)."""
-    from bot.messages import _board_message
+    from bot.present.messages import _board_message
 
     _, lines, _ = _board_message(tr, record, style=style, orientation="follow",  # type: ignore[arg-type]
                                  ui=None, source=None, player=None, picture=False)
@@ -262,7 +263,7 @@ def test_the_longest_caption_fits_telegrams_limit() -> None:
     names = ("W" * 64, "Ж" * 64)
     game = _hitting_game()
     options = GameOptions(match_length=25, stake_per_point=1_000_000, jacoby=False)
-    record = _record(game, names=names, table=Table(game, (24, 24)),
+    record = _record(game, names=names, table=MatchState(game, (24, 24)),
                      **options.model_dump()).model_copy(
         update={"deadline": 1_900_000_000.0, "cancel_by": 1})
     for lang in LANGUAGES:
@@ -286,14 +287,14 @@ def _resigned(game: Game, rng: random.Random) -> Game:
 def test_export_writes_every_game_of_the_match() -> None:
     rng = random.Random(5)
     options = EngineOptions.backgammon(match_length=5)
-    table = Table(_resigned(Game.new(options), rng)).scored()
+    table = MatchState(_resigned(Game.new(options), rng)).scored()
     table = table.next_game()
-    table = Table(_resigned(table.game, rng), table.score, table.crawford_done, table.number,
+    table = MatchState(_resigned(table.game, rng), table.score, table.crawford_done, table.number,
                   table.earlier).scored().next_game()
-    table = Table(table.game.roll(rng), table.score, table.crawford_done, table.number,
+    table = MatchState(table.game.roll(rng), table.score, table.crawford_done, table.number,
                   table.earlier)
     assert len(table.earlier) == 2 and all(len(packed) < 2000 for packed in table.earlier)
-    assert Table.from_dict(table.to_dict()).earlier == table.earlier
+    assert MatchState.from_dict(table.to_dict()).earlier == table.earlier
     record = _record(table.game, table=table, match_length=5)
     name, text = export_text(record)
     assert name.endswith(".mat") and text.startswith(" 5 point match")

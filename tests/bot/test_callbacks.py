@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.callbacks import CLOCK_ACTIONS, MAX_BYTES, Action, Callback, CallbackDataError, Kind
+from bot.present.callbacks import (
+    CLOCK_ACTIONS,
+    MAX_BYTES,
+    Action,
+    Callback,
+    CallbackDataError,
+    Kind,
+)
 
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 _LOBBY = {Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP}

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from bot.records import GameOptions as RecordOptions
-from bot.records import GameRecord, Player, Status
-from bot.service import Refusal, Table, claim_timeout, start_game, table_of, with_table
+from bot.rules.actions import MatchState, Refusal, claim_timeout, start_game, table_of, with_table
+from bot.store.records import GameOptions as RecordOptions
+from bot.store.records import GameRecord, Player, Status
 from engine.game import Game, GameOptions, Phase
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
@@ -71,7 +71,7 @@ async def test_the_doubler_takes_or_passes_a_beaver(world: World, answer: str) -
 def test_crawford_only_in_matches_longer_than_one_point(
         length: int, score: tuple[int, int], crawford: bool) -> None:
     game = Game.new(GameOptions.backgammon(match_length=length))
-    following = Table(game, score).next_game()
+    following = MatchState(game, score).next_game()
     assert following.game.crawford is crawford and following.crawford_done is crawford
 
 
@@ -83,14 +83,14 @@ def test_a_player_whose_resignation_offer_waits_cannot_claim_the_win_on_time() -
     game = table_of(record).game
     offerer = game.to_act
     assert offerer is not None
-    offered = with_table(record, Table(game.offer_resignation(offerer, ResultKind.SINGLE)),
+    offered = with_table(record, MatchState(game.offer_resignation(offerer, ResultKind.SINGLE)),
                          deadline=100.0)
     uid = {p.side: p.user_id for p in PLAYERS}
     with pytest.raises(Refusal) as refused:
         claim_timeout(offered, uid[offerer], now=200.0)
     assert refused.value.message.startswith("You offered to resign and your opponent")
     # the answerer's clock ran out; once he declines, the game goes on as usual
-    declined = with_table(record, Table(game.offer_resignation(offerer, ResultKind.SINGLE)
+    declined = with_table(record, MatchState(game.offer_resignation(offerer, ResultKind.SINGLE)
                                         .decline_resignation(offerer.opponent)), deadline=100.0)
     with pytest.raises(Refusal, match="Only your opponent"):
         claim_timeout(declined, uid[offerer], now=200.0)  # his own turn again

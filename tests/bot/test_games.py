@@ -3,9 +3,9 @@ private chat, through the real handlers and the local Bot API server."""
 
 from __future__ import annotations
 
-from bot.handlers.games import PREFIX
-from bot.records import Status
-from bot.service import table_of
+from bot.edge.handlers.games import PREFIX
+from bot.rules.actions import table_of
+from bot.store.records import Status
 from tests.bot.conftest import World
 from tests.bot.test_handlers import Table, _mover, _record, _setup, _start
 from tests.bot.test_invite import LINK

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.callbacks import Action, Callback
-from bot.records import Status
-from bot.service import table_of
+from bot.present.callbacks import Action, Callback
+from bot.rules.actions import table_of
+from bot.store.records import Status
 from engine.game import Phase
 from tests.bot.conftest import World
 from tests.botapi.model import Chat, Message, User
@@ -374,7 +374,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     assert "Match to 3" in board.content
     # no New game while the match is not over: nobody wipes it, not even a player
     assert [text for text, _ in world.buttons(board)] == ["Next game"]
-    # a match books its stake once, when it ends (bot/ledger.py)
+    # a match books its stake once, when it ends (bot/rules/booking.py)
     assert await world.store.balance(t.chat.id, other.id, mover.id) == 0
     between = await _record(world, t)
     forged = Callback.game(between.game_id, between.version, Action.NEW).format()

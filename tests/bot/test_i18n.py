@@ -10,7 +10,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from bot.i18n import LANGUAGES, LOCALES_DIR, po_path, translator
+from bot.present.i18n import LANGUAGES, LOCALES_DIR, po_path, translator
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
@@ -18,7 +18,7 @@ _PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
 
 
 def _extracted() -> set[str]:
-    """What ``pybabel extract -F bot/locales/babel.cfg -k N_`` finds in bot/."""
+    """What ``pybabel extract -F bot/present/locales/babel.cfg -k N_`` finds in bot/."""
     method_map = [("bot/**.py", "python")]
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(

@@ -9,12 +9,12 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot import invites
-from bot.i18n import translator
-from bot.messages import board_view
-from bot.records import ChatSettings, GameRecord, Status, is_private_game_chat, settings_key
-from bot.render import render_text
-from bot.service import table_of
+from bot.present.i18n import translator
+from bot.present.messages import board_view
+from bot.present.render import render_text
+from bot.rules.actions import table_of
+from bot.store import invites
+from bot.store.records import ChatSettings, GameRecord, Status, is_private_game_chat, settings_key
 from engine.game import Phase
 from engine.position import Side, Variant
 from tests.bot.conftest import World
@@ -188,9 +188,9 @@ async def test_redeeming_is_atomic_under_a_crowd(world: World) -> None:
         results = await asyncio.gather(*(invites.redeem(store, token, 100 + i)
                                          for i in range(8)))
         outcomes = [r.outcome for r in results]
-        assert outcomes.count(invites.Outcome.OK) == 1, (round_, outcomes)
-        winner = 100 + outcomes.index(invites.Outcome.OK)
-        assert all(r.used_by == winner for r in results if r.outcome is invites.Outcome.USED)
+        assert outcomes.count(invites.RedeemOutcome.OK) == 1, (round_, outcomes)
+        winner = 100 + outcomes.index(invites.RedeemOutcome.OK)
+        assert all(r.used_by == winner for r in results if r.outcome is invites.RedeemOutcome.USED)
 
 
 async def test_stakes_are_refused_and_a_group_inviter_must_have_started(world: World) -> None:
@@ -414,7 +414,7 @@ async def test_a_link_used_up_without_its_game_starts_it_when_opened_again(
     token = invites.token_of(payload)
     assert token is not None
     used = await invites.redeem(world.store, token, p.bob.id)
-    assert used.outcome is invites.Outcome.OK
+    assert used.outcome is invites.RedeemOutcome.OK
     assert not await world.store.user_games(p.bob.id)
     intro = await _open(world, p.bob, payload)
     assert "Private game against Alice" in intro.text

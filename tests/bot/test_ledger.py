@@ -10,10 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.callbacks import Action, Callback, Kind
-from bot.ledger import Outcome, booking, updated_stats
-from bot.records import GameOptions, GameRecord, Player, Status
-from bot.service import (
+from bot.present.callbacks import Action, Callback, Kind
+from bot.rules.actions import (
     MATCH_IN_PROGRESS,
     NOT_PLAYING,
     PROPOSED,
@@ -29,7 +27,9 @@ from bot.service import (
     table_of,
     waiting_user,
 )
+from bot.rules.booking import Outcome, booking, updated_stats
 from bot.store import Store
+from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Game, Phase
 from engine.position import Side, Variant
 from engine.scoring import EndReason, GameResult, ResultKind, resign_kinds

@@ -1,4 +1,4 @@
-"""The painter (bot/painter.py): board pictures come from a separate
+"""The painter (bot/present/painter.py): board pictures come from a separate
 process, the same bytes as painting them here, and a dead process costs
 no picture."""
 
@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.painter import MAX_RESTARTS, Painter
-from bot.render import render_png
-from bot.render.samples import SAMPLES
+from bot.present.painter import MAX_RESTARTS, Painter
+from bot.present.render import render_png
+from bot.present.render.samples import SAMPLES
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import service
-from bot.i18n import LANGUAGES, translator
-from bot.records import ChatSettings, GameRecord, settings_key
-from bot.service import table_of, waiting_user
+from bot.present.i18n import LANGUAGES, translator
+from bot.rules import actions
+from bot.rules.actions import table_of, waiting_user
+from bot.store.records import ChatSettings, GameRecord, settings_key
 from engine.game import Phase
 from tests.bot.conftest import World
 from tests.botapi.model import Chat, Message, User
@@ -225,8 +225,8 @@ async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: Wo
 
 
 def _service_texts() -> list[str]:
-    """The msgids bot/service.py marks: the refusals its taps answer with."""
-    tree = ast.parse(Path(service.__file__).read_text())
+    """The msgids bot/rules/actions.py marks: the refusals its taps answer with."""
+    tree = ast.parse(Path(actions.__file__).read_text())
     return [node.args[0].value for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)]
@@ -237,7 +237,7 @@ def test_every_refusal_fits_an_alert(lang: str) -> None:
     """A refusal is shown as a tap's alert: Telegram takes at most 200 characters."""
     tr = translator(lang)
     texts = [text for text in _service_texts() if "{" not in text]
-    assert service.THEIR_BUTTONS in texts and len(texts) > 20
+    assert actions.THEIR_BUTTONS in texts and len(texts) > 20
     long = {text: size for text in texts
             if (size := len(tr.gettext(text).encode("utf-16-le")) // 2) > 200}
     assert not long, long

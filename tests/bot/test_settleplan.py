@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.settleplan import (
+from bot.rules.settleplan import (
     SettlePlanError,
     Transfer,
     applied,

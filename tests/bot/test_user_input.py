@@ -11,14 +11,14 @@ import random
 import pytest
 from telegram.ext import CommandHandler
 
-from bot.callbacks import Action
-from bot.handlers.common import UNKNOWN_BUTTON
-from bot.i18n import translator
-from bot.messages import board_message, painted
-from bot.painter import PAINTER
-from bot.records import GameOptions, GameRecord, Player, Status
-from bot.render import BoardView
-from bot.service import Table, with_table
+from bot.edge.handlers.common import UNKNOWN_BUTTON
+from bot.present.callbacks import Action
+from bot.present.i18n import translator
+from bot.present.messages import board_message, painted
+from bot.present.painter import PAINTER
+from bot.present.render import BoardView
+from bot.rules.actions import MatchState, with_table
+from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import Game, Side
 from engine.game import GameOptions as EngineOptions
 from tests.bot.conftest import World
@@ -45,7 +45,7 @@ layout fails on the line and paragraph breaks among them)."""
 
 
 def _commands(world: World) -> list[str]:
-    """Every command the bot registers (bot/handlers/__init__.py), in a stable order."""
+    """Every command the bot registers (bot/edge/handlers/__init__.py), in a stable order."""
     names = {name for handlers in world.app.handlers.values() for handler in handlers
              if isinstance(handler, CommandHandler) for name in handler.commands}
     assert {"new", "board", "invite", "settle", "clock"} <= names
@@ -121,7 +121,7 @@ def _record(names: tuple[str, str]) -> GameRecord:
                Player(user_id=2, name=names[1], side=Side.BLACK))
     game = Game.new(EngineOptions.long()).roll(random.Random(1))
     base = GameRecord(chat_id=-1, variant=game.variant, players=players, options=GameOptions())
-    return with_table(base, Table(game), status=Status.ACTIVE)
+    return with_table(base, MatchState(game), status=Status.ACTIVE)
 
 
 @pytest.mark.parametrize("bad", BAD_CHARACTERS, ids=[f"U+{ord(c):04X}" for c in BAD_CHARACTERS])
@@ -250,7 +250,7 @@ async def test_a_bad_option_is_repeated_escaped_and_cut(world: World) -> None:
 @pytest.mark.parametrize("bad", [*BAD_CHARACTERS, ":"],
                          ids=[f"U+{ord(c):04X}" for c in [*BAD_CHARACTERS, ":"]])
 def test_export_names_hold_no_line_break_of_any_kind(bad: str) -> None:
-    from bot.export import export_text
+    from bot.present.export import export_text
 
     _, text = export_text(_record((f"Al{bad}ice", f"Bob{bad}")))
     assert text.splitlines() == text.split("\n")[:-1]
@@ -294,16 +294,17 @@ async def test_a_long_list_is_cut_to_fit_a_message(world: World) -> None:
 def test_every_parser_of_user_input_takes_ascii_digits_only(digit: str) -> None:
     """str.isdigit() and int() take more than 0-9: each parser of a button,
     a command argument or a deep link refuses the others."""
-    from bot import clock, invites
-    from bot.handlers.ledger import _bounded_count
-    from bot.records import GameRef
-    from bot.service import OptionError, parse_new_args
+    from bot.edge.handlers.ledger import _bounded_count
+    from bot.rules import deadlines
+    from bot.rules.actions import OptionError, parse_new_args
+    from bot.store import invites
+    from bot.store.records import GameRef
     from engine.notation import NotationError, parse_point
 
     with pytest.raises(ValueError, match="not a game ref"):
         GameRef.parse(f"-100{digit}:0:abcd")
-    with pytest.raises(clock.TimeControlError):
-        clock.parse_time_control(f"1{digit}h")
+    with pytest.raises(deadlines.TimeControlError):
+        deadlines.parse_time_control(f"1{digit}h")
     for option in ("stake", "match"):
         with pytest.raises(OptionError):
             parse_new_args([f"{option}={digit}"])

@@ -1,5 +1,5 @@
 """Workers for the ops tests: the real Application behind our webhook server
-(:class:`bot.web.WebServer`), in this process, fed by the local Bot API server's
+(:class:`bot.edge.web.WebServer`), in this process, fed by the local Bot API server's
 webhook delivery; several workers share one Redis (fakeredis, or REDIS_URL's)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from bot.app import build_application
+from bot.edge.app import build_application
+from bot.edge.web import WebServer
 from bot.store import Store
-from bot.web import WebServer
 from tests.botapi import BotApiServer
 from tests.conftest import REDIS_URL
 

@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
-from bot import logs
-from bot.limits import SharedRateLimiter
-from bot.metrics import REGISTRY
+from bot.edge import logs
+from bot.edge.limits import SharedRateLimiter
+from bot.edge.metrics import REGISTRY
 from bot.store import Store
 from tests.botapi import BotApiServer
 from tests.ops.conftest import PATH, SECRET, Worker

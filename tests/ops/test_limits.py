@@ -13,7 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 from telegram.error import RetryAfter
 
-from bot.limits import SharedRateLimiter
+from bot.edge.limits import SharedRateLimiter
 
 
 class Clock:

@@ -14,9 +14,9 @@ import pytest
 from telegram import Update
 from telegram.ext import TypeHandler
 
-from bot.handlers import buttons
-from bot.records import ChatSettings, GameRecord, settings_key
-from bot.service import waiting_user
+from bot.edge.handlers import buttons
+from bot.rules.actions import waiting_user
+from bot.store.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User

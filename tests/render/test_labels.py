@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 from PIL import ImageChops
 
-from bot.render import BoardLabels, BoardView, RenderError, render_image, render_text
-from bot.render.png import _drawable
-from bot.render.samples import SAMPLES
-from bot.render.text import WIDTH
+from bot.present.render import BoardLabels, BoardView, RenderError, render_image, render_text
+from bot.present.render.png import _drawable
+from bot.present.render.samples import SAMPLES
+from bot.present.render.text import WIDTH
 
 RUSSIAN = BoardLabels(pips="пипсов", off="выброс", bar="бар", dice="Кости", played="сыграно",
                       cube="Куб", centred="в центре", last="Последний ход:", no_move="нет хода",

@@ -8,8 +8,8 @@ import io
 import pytest
 from PIL import Image, ImageChops, ImageFilter, ImageStat
 
-from bot.render import BoardView, LastTurn, point_label, render_image, render_png
-from bot.render.png import (
+from bot.present.render import BoardView, LastTurn, point_label, render_image, render_png
+from bot.present.render.png import (
     ACCENT,
     BAR_W,
     FIELD_H,
@@ -21,8 +21,8 @@ from bot.render.png import (
     POINT_W,
     WIDTH,
 )
-from bot.render.samples import SAMPLES
-from bot.render.view import cell_of
+from bot.present.render.samples import SAMPLES
+from bot.present.render.view import cell_of
 from engine import BAR, Dice, Position, Side, Step, Variant, apply_step
 from engine.position import EngineError
 from tests.render.conftest import GOLDEN, UPDATE

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.render import BoardView, LastTurn, point_label, render_text
-from bot.render.samples import SAMPLES
-from bot.render.text import MARK, WIDTH
+from bot.present.render import BoardView, LastTurn, point_label, render_text
+from bot.present.render.samples import SAMPLES
+from bot.present.render.text import MARK, WIDTH
 from engine import BAR, OFF, Dice, Position, Side, Step, TurnInProgress, Variant
 from tests.engine.strategies import random_game_positions
 from tests.render.conftest import GOLDEN, UPDATE

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render import BoardView, LastTurn, RenderError, point_label, render_png, render_text
-from bot.render.view import cell_of, label_at, occupant
+from bot.present.render import (
+    BoardView,
+    LastTurn,
+    RenderError,
+    point_label,
+    render_png,
+    render_text,
+)
+from bot.present.render.view import cell_of, label_at, occupant
 from engine import BAR, OFF, Dice, Position, Side, Step, Variant, opponent_point
 
 BG = Position.initial(Variant.BACKGAMMON)

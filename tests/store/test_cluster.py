@@ -1,4 +1,4 @@
-"""The bot's Redis work beyond bot/store.py, on every back end (conftest.py: fakeredis,
+"""The bot's Redis work beyond bot/store/core.py, on every back end (conftest.py: fakeredis,
 a local 3-master Redis Cluster, REDIS_URL), and the REDIS_CLUSTER connection itself.
 
 Each module keeps the keys of one script or transaction in one hash slot; on
@@ -13,11 +13,11 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, ResponseError
 
-from bot import invites, ops, scheduler, users, views
-from bot.limits import SharedRateLimiter
-from bot.records import GameRecord, GameRef
-from bot.storage import open_redis
-from bot.store import Store
+from bot.edge import ops
+from bot.edge.limits import SharedRateLimiter
+from bot.store import Store, invites, prefs, private_boards, wakeups
+from bot.store.connection import open_redis
+from bot.store.records import GameRecord, GameRef
 from tests.store.cluster import LocalCluster
 from tests.store.test_store import ALICE, BOB, CHAT, new_game
 
@@ -58,18 +58,18 @@ async def test_invitations_offer_and_redeem_once(store: Store) -> None:
     invitation = invites.Invitation(token=token, inviter=ALICE, name="Alice", variant="long")
     await invites.offer(store, invitation)
     first = await invites.redeem(store, token, BOB)
-    assert (first.outcome, first.invitation) == (invites.Outcome.OK, invitation)
+    assert (first.outcome, first.invitation) == (invites.RedeemOutcome.OK, invitation)
     again = await invites.redeem(store, token, 99)
-    assert (again.outcome, again.used_by) == (invites.Outcome.USED, BOB)
+    assert (again.outcome, again.used_by) == (invites.RedeemOutcome.USED, BOB)
 
 
 async def test_views_user_prefs_and_update_claims(store: Store) -> None:
     ref = GameRef(CHAT, None, "abcd")
-    await views.remember(store, ALICE, 7, ref)
-    assert await views.game_of(store, ALICE, 7) == ref
-    await users.note_started(store, ALICE)
-    await users.set_language(store, ALICE, "lt")
-    assert (await users.has_started(store, ALICE), await users.language(store, ALICE)) == (
+    await private_boards.remember(store, ALICE, 7, ref)
+    assert await private_boards.game_of(store, ALICE, 7) == ref
+    await prefs.note_started(store, ALICE)
+    await prefs.set_language(store, ALICE, "lt")
+    assert (await prefs.has_started(store, ALICE), await prefs.language(store, ALICE)) == (
         True, "lt")
     assert await store.claim_update(500) == ("new", 1)
     assert await store.claim_update(500) == ("in_flight", 0)
@@ -96,8 +96,8 @@ async def test_scheduler_claims_and_marks_a_due_stage_once(store: Store) -> None
     async def act(record: GameRecord, stage: int) -> None:
         acted.append((record.game_id, stage))
 
-    stages = await scheduler.tick(store, deadline + 1, act)
+    stages = await wakeups.tick(store, deadline + 1, act)
     assert len(stages) == 1 and acted == [(game.game_id, stages[0])]
     await store.schedule(game.ref, deadline)  # delivered again: the stage marker stops a repeat
-    assert await scheduler.tick(store, deadline + 2, act) == []
+    assert await wakeups.tick(store, deadline + 2, act) == []
     assert len(acted) == 1

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, Settings, load_settings
+from bot.edge.config import ConfigError, Settings, load_settings
 
 TOKEN = "123456:ABC-def_ghi"
 PREFIX = "nardy: configuration error: "

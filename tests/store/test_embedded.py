@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.storage import open_redis
 from bot.store import Store
+from bot.store.connection import open_redis
 from tests.store.test_store import CHAT, new_game
 
 

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from bot.records import (
+from bot.store import Store, StoreError, VersionConflict, stats_field
+from bot.store.records import (
     CorruptRecordError,
     GameRecord,
     HistoryEntry,
@@ -17,7 +18,6 @@ from bot.records import (
     SettleRequest,
     Status,
 )
-from bot.store import Store, StoreError, VersionConflict, stats_field
 from engine.position import Side, Variant
 
 CHAT, ALICE, BOB = -100500, 11, 22

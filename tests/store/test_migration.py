@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.clock import first_wake
-from bot.records import CorruptRecordError, GameRecord, Status, game_key
+from bot.rules.deadlines import first_wake
 from bot.store import Store
+from bot.store.records import CorruptRecordError, GameRecord, Status, game_key
 from tests.store.cluster import every_key
 from tests.store.test_store import ALICE, BOB, finished, new_game
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.records import (
+from bot.store import Store
+from bot.store.records import (
     MIGRATIONS,
     ChatSettings,
     CorruptRecordError,
@@ -22,7 +23,6 @@ from bot.records import (
     encode,
     settings_key,
 )
-from bot.store import Store
 from engine.position import Side, Variant
 
 ids = st.integers(min_value=-(2**52), max_value=2**52)

@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
-from bot.clock import first_wake
-from bot.records import (
+from bot.rules.deadlines import first_wake
+from bot.store import Store
+from bot.store.records import (
     ChatSettings,
     CorruptRecordError,
     GameOptions,
@@ -20,7 +21,6 @@ from bot.records import (
     game_key,
     settings_key,
 )
-from bot.store import Store
 from engine.position import Side, Variant
 
 CHAT = -100123
@@ -193,7 +193,7 @@ async def test_an_update_is_claimed_once_and_a_failed_one_again(store: Store) ->
 async def test_saving_a_deadline_schedules_it(store: Store) -> None:
     game = await store.save(new_game(deadline=100.0), 0)
     # scheduled at the deadline's first wake-up: with one hour per move, the
-    # last call a quarter of an hour before it (bot/clock.py)
+    # last call a quarter of an hour before it (bot/rules/deadlines.py)
     wake = first_wake(100.0, 3600)
     assert wake == 100.0 - 900
     assert await store.claim_due(now=wake - 1) == []
@@ -294,7 +294,7 @@ async def test_a_corrupt_history_entry_names_its_index(store: Store) -> None:
 
 
 async def test_the_version_a_board_shows_is_kept_beside_the_record(store: Store) -> None:
-    from bot.records import BoardViewRef
+    from bot.store.records import BoardViewRef
 
     view = BoardViewRef(chat_id=ALICE, message_id=7)
     game = await store.save(new_game(board_message_id=5, views=(view,)), 0)

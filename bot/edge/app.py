@@ -1,0 +1,219 @@
+"""The python-telegram-bot application: build it, register the handlers, run it.
+
+:func:`build_application` wires everything (used by tests with their own
+store and dice); :func:`main` reads the settings, opens Redis and runs the
+bot by long polling, or by webhook when ``WEBHOOK_URL`` is set (our own server,
+:mod:`bot.edge.web`, which answers Telegram only once an update is handled).
+Either way every update passes :func:`bot.edge.ops.handle_once` (handled once over
+all workers) and every message the shared flood limiter (:mod:`bot.edge.limits`).
+
+Environment knobs besides :mod:`bot.edge.config`'s settings (read only here):
+
+``NARDY_TEST_SEED``
+    An integer: roll the dice from ``random.Random(seed)`` instead of
+    ``secrets.SystemRandom()``.  For tests and benchmarks only: a bot with
+    this set has predictable dice, and says so in its log at start-up.
+``NARDY_TEST_CLOCK``
+    A file holding a number of seconds: every clock decision (deadlines,
+    reminders, timeouts) takes the time as ``time.time()`` plus that offset,
+    re-read on each use (:func:`bot.rules.deadlines.now`).  Tests only: it lets a test
+    move a running bot's clock by days.
+``NARDY_CLOCK_INTERVAL``
+    Seconds between two looks for due clocks (default 5).
+``NARDY_RATE_LIMIT``
+    Messages per second the bot allows itself towards the Bot API over all
+    chats and workers (default 30, Telegram's limit; ``0`` turns proactive
+    limiting off, which the benchmarks do against the local test server).
+    Flood-wait answers (429) are always honoured and retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import random
+import secrets
+import sys
+from typing import Any
+
+from telegram import BotCommand, Update
+from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter
+from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defaults
+
+from bot.edge import handlers, logs, ops, startup
+from bot.edge.config import ConfigError, Settings, load_settings
+from bot.edge.effects import JournaledRequest
+from bot.edge.http import AiohttpRequest, close_all
+from bot.edge.limits import SharedRateLimiter
+from bot.present.i18n import LANGUAGES, N_, translator
+from bot.store import Store
+
+log = logging.getLogger("bot")
+
+COMMANDS = (
+    ("new", N_("Start a game: /new long or /new backgammon")),
+    ("board", N_("Show the current board again")),
+    ("cancel", N_("Close the lobby or cancel the game")),
+    ("export", N_("Send the game record as a file")),
+    ("games", N_("Your games in every chat, each board a tap away")),
+    ("invite", N_("A link that invites someone to a private game")),
+    ("rules", N_("How to play and how the buttons work")),
+    ("lang", N_("Choose the chat language")),
+    ("settings", N_("Board style (picture or text) and orientation")),
+    ("stake", N_("Show or set the chat's stake per point")),
+    ("ledger", N_("Who owes whom in this chat")),
+    ("history", N_("The last results: /history N")),
+    ("settle", N_("Settle up a balance (both players confirm)")),
+    ("stats", N_("Your games and rating (reply: someone else's)")),
+    ("top", N_("The chat's players by rating")),
+    ("pause", N_("Pause the game's clock (both players agree)")),
+    ("resume", N_("Start the paused clock again")),
+    ("mute", N_("No more move reminders for you (/unmute)")),
+    ("clock", N_("The chat's time per move for new games: /clock 1d")),
+    ("help", N_("What this bot does")),
+)
+CONCURRENT_UPDATES = 64
+"""Updates handled at once; every game change is a compare-and-set, so
+concurrent taps never apply twice."""
+
+
+def dice_source() -> random.Random:
+    """The dice: the system's CSPRNG, or a seeded generator for tests."""
+    seed = os.environ.get("NARDY_TEST_SEED")
+    if seed is not None:
+        log.warning("NARDY_TEST_SEED is set: dice are predictable (tests only)")
+        return random.Random(int(seed))
+    return secrets.SystemRandom()
+
+
+def rate_limiter() -> SharedRateLimiter:
+    """The flood limiter shared by all workers through Redis (attached at start)."""
+    return SharedRateLimiter(bot_rate=float(os.environ.get("NARDY_RATE_LIMIT", "30")))
+
+
+AnyApp = Application[Any, Any, Any, Any, Any, Any]
+
+
+def build_application(
+    token: str,
+    store: Store | None,
+    *,
+    rng: random.Random | None = None,
+    base_url: str | None = None,
+    base_file_url: str | None = None,
+    limiter: BaseRateLimiter[Any] | None = None,
+) -> AnyApp:
+    """The application with every handler registered and its dependencies in bot_data."""
+    processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
+    builder = ApplicationBuilder().token(token).concurrent_updates(processor)
+    builder = builder.defaults(Defaults(parse_mode="HTML"))
+    # PTB's sizes: many connections for sending, one for the long poll; the
+    # sending one keeps each update's journal of side effects (bot/edge/effects.py)
+    requests = (JournaledRequest(256), AiohttpRequest(1))
+    builder = builder.request(requests[0]).get_updates_request(requests[1])
+    if base_url:
+        builder = builder.base_url(base_url)
+    if base_file_url:
+        builder = builder.base_file_url(base_file_url)
+    builder = builder.post_init(set_commands)
+    if limiter is not None:
+        builder = builder.rate_limiter(limiter)
+    app = builder.build()
+    processor.app = app
+    if store is not None:
+        app.bot_data["store"] = store
+    app.bot_data["rng"] = rng if rng is not None else dice_source()
+    app.bot_data["http"] = requests
+    handlers.register(app)
+    app.add_error_handler(ops.note_failure)  # after the central one: retry decisions
+    return app
+
+
+async def set_commands(app: AnyApp) -> None:
+    """Register the command list in every language (English as the default)."""
+    for lang in LANGUAGES:
+        tr = translator(lang)
+        commands = [BotCommand(name, tr.gettext(text)) for name, text in COMMANDS]
+        code = None if lang == LANGUAGES[0] else lang
+        try:
+            await app.bot.set_my_commands(commands, language_code=code)
+        except Exception:  # a failure here must not stop the bot from playing
+            log.exception("setMyCommands failed for %s", lang)
+
+
+def run(settings: Settings) -> None:
+    """Open Redis, then run the bot until SIGTERM/SIGINT (finishing the updates
+    being handled)."""
+    import asyncio
+
+    from bot.edge.web import WebServer, serve_webhook
+    from bot.store.connection import open_redis
+
+    stack = contextlib.AsyncExitStack()
+    limiter = rate_limiter()
+    # The Redis client must be made inside PTB's event loop: post_init.
+    app = build_application(settings.bot_token.get_secret_value(), None,
+                            base_url=settings.base_url, base_file_url=settings.base_file_url,
+                            limiter=limiter)
+    ops_server: list[WebServer] = []
+
+    async def open_store(application: AnyApp) -> None:
+        redis = await stack.enter_async_context(
+            open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster))
+        application.bot_data["store"] = Store(redis)
+        limiter.attach(redis)
+        await set_commands(application)
+        if settings.ops_port is not None and not settings.use_webhook:
+            ops_server.append(WebServer(application))
+            port = ops_server[0].listen(settings.ops_port, settings.webhook_listen)
+            log.info("health and metrics on %s:%s", settings.webhook_listen, port)
+
+    async def close_store(_application: AnyApp) -> None:
+        for server in ops_server:
+            await server.drain(1)
+        await stack.aclose()
+
+    if settings.use_webhook:
+        assert settings.webhook_url is not None and settings.webhook_secret is not None
+        asyncio.run(serve_webhook(
+            app, url=settings.webhook_url, secret=settings.webhook_secret.get_secret_value(),
+            listen=settings.webhook_listen, port=settings.webhook_port,
+            max_connections=settings.webhook_max_connections,
+            start=lambda: open_store(app), stop=lambda: close_store(app),
+            startup_seconds=settings.startup_retry_seconds))
+    else:
+        app.post_init = open_store
+        app.post_shutdown = close_store
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)  # the one run_polling runs on
+        try:
+            # getMe, waiting out a passing failure; run_polling then finds it done
+            loop.run_until_complete(startup.retrying(
+                app.initialize, what="getMe", budget=settings.startup_retry_seconds))
+            app.run_polling(allowed_updates=Update.ALL_TYPES, close_loop=False)
+        finally:
+            loop.run_until_complete(close_all(app.bot_data["http"]))
+            loop.close()
+
+
+def main() -> None:
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        sys.exit(error.exit_code)
+    logs.configure(settings.log_level, settings.log_format)
+    try:
+        run(settings)
+    except InvalidToken:
+        print("nardy: Telegram rejected BOT_TOKEN (check it with @BotFather)", file=sys.stderr)
+        sys.exit(2)
+    except BadRequest as error:  # e.g. setWebhook refused WEBHOOK_URL
+        print(f"nardy: the Telegram Bot API at {settings.api_url} refused a start-up call: "
+              f"{error}", file=sys.stderr)
+        sys.exit(1)
+    except (NetworkError, RetryAfter) as error:  # only start-up gets here: PTB retries later
+        print(startup.unreachable(settings.api_url, error, settings.startup_retry_seconds),
+              file=sys.stderr)
+        sys.exit(1)

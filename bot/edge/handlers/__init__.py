@@ -1,0 +1,65 @@
+"""The bot's handlers, registered by :func:`register` (python-telegram-bot
+example style: short async functions, one central error handler)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
+
+from bot.edge.handlers import (
+    buttons,
+    chat,
+    clock,
+    commands,
+    errors,
+    games,
+    invite,
+    ledger,
+    settings,
+)
+from bot.present.painter import PAINTER
+
+
+def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    # An update delivered twice (a retried webhook, a restart mid-batch) is
+    # skipped before any handler: bot.edge.ops.handle_once, for all workers.
+    for name, callback in (
+        ("new", commands.new), ("board", commands.board), ("cancel", commands.cancel),
+        ("export", commands.export), ("help", commands.help_command),
+        ("start", invite.start), ("rules", commands.rules), ("lang", commands.lang),
+        ("games", games.games), ("invite", invite.invite),
+    ):
+        app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CommandHandler("settings", settings.settings_command))
+    app.add_handler(CallbackQueryHandler(settings.on_settings_button,
+                                         pattern=f"^{settings.PREFIX}"))
+    app.add_handler(CallbackQueryHandler(commands.on_lang_button,
+                                         pattern=f"^{commands.LANG_PREFIX}"))
+    for name, callback in ledger.COMMANDS.items():
+        app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CallbackQueryHandler(ledger.on_settle_button, pattern=ledger.PATTERN))
+    for name, callback in (("pause", clock.pause), ("resume", clock.resume),
+                           ("mute", clock.mute), ("unmute", clock.unmute),
+                           ("clock", clock.clock_command)):
+        app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CallbackQueryHandler(clock.on_clock_button, pattern=clock.PATTERN))
+    app.add_handler(CallbackQueryHandler(games.on_show, pattern=games.PATTERN))
+    app.add_handler(CallbackQueryHandler(buttons.on_button))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
+    app.add_handler(ChatMemberHandler(chat.membership, ChatMemberHandler.MY_CHAT_MEMBER))
+    # a later group: whatever else handles it, a private message means the
+    # user started the bot there (reminders may go to them privately)
+    app.add_handler(MessageHandler(filters.ChatType.PRIVATE, clock.note_private), group=1)
+    if app.job_queue is not None:  # clocks: every process wakes the due games
+        app.job_queue.run_repeating(clock.tick_job, interval=clock.interval(),
+                                    first=clock.interval(), name=clock.JOB_NAME)
+    app.add_error_handler(errors.on_error)
+    PAINTER.start()  # the painter process warms up before the first game needs it

@@ -1,0 +1,419 @@
+"""Showing a record in its chat: post, edit, re-post the board or lobby
+message, and the turn notification.
+
+A message's keyboard is drawn for a record version; when the message id
+must be saved into the record, the keyboard is drawn for the version that
+save will create, so the posted buttons are live as soon as the save lands.
+
+The board is a photo (the chat's board style "png", the status in the
+caption) or a text message.  A photo is redrawn with ``editMessageMedia``
+(picture, caption and keyboard in one call), a text board with
+``editMessageText``; a message cannot change between the two, so a board
+whose style no longer matches the chat's setting (the lobby turning into a
+game, a /settings change) is posted anew.  ``record.board_photo`` says what
+the posted message is.
+
+Besides its chat's board a game may have **views**: board messages in
+players' private chats (``record.views``; a private game has only those).
+Each is drawn from its player's side in its chat's style and language,
+with the buttons only while the game waits for that player; every change
+redraws them all.  Posting a board saves its message id, which moves the
+record's version on, so whoever posts one (:func:`repost`,
+:func:`post_views`) then redraws the others' keyboards for the new version.
+
+The version each board message shows is noted beside the record
+(:meth:`bot.store.Store.mark_shown`) once it is posted or redrawn.  A redraw
+that failed (the Bot API answered 502) leaves its board behind the record;
+:func:`redraw_stale` redraws exactly the boards that are behind, so repeating
+it (a retried update, a refused tap on the old board) never edits a board
+twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from telegram import InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden
+
+from bot.edge import effects
+from bot.edge.handlers.common import Context, get_store
+from bot.present.i18n import Translator, translator
+from bot.present.messages import (
+    TEXT,
+    BoardMessage,
+    board_message,
+    lobby_message,
+    notification,
+    painted,
+)
+from bot.present.painter import PAINTER
+from bot.rules.actions import waiting_side
+from bot.store import VersionConflict, private_boards
+from bot.store.prefs import forget_started
+from bot.store.records import BoardViewRef, ChatSettings, GameRecord, Status
+from engine.position import Side
+
+log = logging.getLogger(__name__)
+
+
+def is_lobby(record: GameRecord) -> bool:
+    return record.status is Status.LOBBY or (record.status is Status.CANCELLED
+                                             and not record.engine)
+
+
+def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
+           picture: bool = True, **ui: object) -> BoardMessage:
+    """The board (or lobby) message; ``ui`` may also name the ``player`` whose
+    own board it is; ``picture=False`` leaves a picture board's picture out
+    (a keyboard-only redraw keeps the one posted)."""
+    if is_lobby(record):
+        return BoardMessage(*lobby_message(tr, record))
+    return board_message(tr, record, style=settings.board_style, picture=picture,
+                         orientation=settings.orientation, **ui)  # type: ignore[arg-type]
+
+
+async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,
+               picture: bool = True, **ui: object) -> BoardMessage:
+    """:func:`render`, with the picture painted by :data:`bot.present.painter.PAINTER`
+    (in its own process: the loop goes on answering taps meanwhile)."""
+    board = render(tr, record, settings, picture=picture, **ui)
+    if board.picture is None:
+        return board
+    try:
+        return painted(board, await PAINTER.png(board.picture))
+    except Exception:  # a board is always shown: this once as text (the next edit retries)
+        log.exception("cannot paint the board of game %s; showing it as text", record.game_id)
+        text = settings.model_copy(update={"board_style": TEXT})
+        return render(tr, record, text, picture=False, **ui)
+
+
+class Viewer(NamedTuple):
+    """Whom a view is posted for: a private chat, the player's side, their language."""
+
+    chat_id: int
+    side: Side | None
+    language: str | None = None
+
+
+Board = tuple[int, int]
+"""A posted board message: (chat id, message id)."""
+
+
+def view_translator(settings: ChatSettings, language: str | None) -> Translator:
+    """A private chat's fixed language, else its user's."""
+    return translator(settings.language or language)
+
+
+def is_not_modified(error: BadRequest) -> bool:
+    return "not modified" in error.message.lower()
+
+
+def is_gone(error: BadRequest) -> bool:
+    text = error.message.lower()
+    return "message to edit not found" in text or "message can't be edited" in text
+
+
+async def edit(context: Context, tr: Translator, record: GameRecord, *,
+               view: BoardViewRef | None = None, **ui: object) -> None:
+    """Redraw every board of the record: its chat's board message and each
+    view; a board deleted or of the other style is posted again.  ``ui`` (a
+    keyboard-only tap) redraws only the board tapped (``view``, else the
+    chat's): the picture stays, only the caption and keyboard change."""
+    if ui:
+        if view is None:
+            await _edit_main(context, tr, record, ui)
+        else:
+            await _edit_view(context, tr, record, view, ui)
+        return
+    if await _edit_main(context, tr, record, {}):
+        return  # posted again: repost redrew the views
+    for each in record.views:
+        if await _edit_view(context, tr, record, each, {}):
+            return  # posted again: post_views redrew the rest
+
+
+async def _edit_main(context: Context, tr: Translator, record: GameRecord,
+                     ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
+    """Redraw the chat's board message; True if it had to be posted again."""
+    if record.is_private:
+        return False
+    if record.board_message_id is None:
+        await repost(context, tr, record)
+        return True
+    settings = await get_store(context).chat_settings(record.chat_id)
+    if settings.language:
+        tr = translator(settings.language)
+    if (settings.board_style == "png" and not is_lobby(record)) != record.board_photo:
+        # a lobby that became a game, or the style changed: it is replaced, not kept
+        await repost(context, tr, record, settings=settings, delete_old=True)
+        return True
+    same_picture = bool(ui) or keyboard_only
+    board = await draw(tr, record, settings, picture=not same_picture, **ui)
+    if board.photo is None and record.board_photo:  # not painted: the text board replaces it
+        await repost(context, tr, record, settings=settings, delete_old=True)
+        return True
+    shown = (record.chat_id, record.board_message_id)
+    try:
+        await _edit_message(context, shown, board, same_picture)
+    except BadRequest as error:
+        if is_not_modified(error):
+            await _mark(context, record, shown, ui)
+            return False
+        if not is_gone(error):
+            raise
+        log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
+                 record.chat_id)
+        await repost(context, tr, record, strip_old=False, settings=settings)
+        return True
+    await _mark(context, record, shown, ui)
+    return False
+
+
+async def _edit_view(context: Context, tr: Translator, record: GameRecord, view: BoardViewRef,
+                     ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
+    """Redraw one view; True if it had to be posted again."""
+    settings = await get_store(context).chat_settings(view.chat_id)
+    again = [Viewer(view.chat_id, view.viewer, view.language)]
+    if (settings.board_style == "png" and not is_lobby(record)) != view.photo:
+        await post_views(context, tr, record, again)
+        return True
+    same_picture = bool(ui) or keyboard_only
+    message = await draw(view_translator(settings, view.language), record, settings,
+                         picture=not same_picture, player=view.viewer, **ui)
+    if message.photo is None and view.photo:  # not painted: the text board replaces it
+        await post_views(context, tr, record, again)
+        return True
+    shown = (view.chat_id, view.message_id)
+    try:
+        await _edit_message(context, shown, message, same_picture)
+    except Forbidden:  # the player blocked the bot: their board waits for /games
+        log.info("view in chat %s unreachable", view.chat_id)
+        await forget_started(get_store(context), view.chat_id)
+        return False
+    except BadRequest as error:
+        if is_not_modified(error):
+            await _mark(context, record, shown, ui)
+            return False
+        if not is_gone(error):
+            raise
+        log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
+        await post_views(context, tr, record, again)
+        return True
+    await _mark(context, record, shown, ui)
+    return False
+
+
+async def _mark(context: Context, record: GameRecord, board: Board,
+                ui: dict[str, object]) -> None:
+    """Note the version ``board`` shows now (a keyboard-only tap's redraw
+    leaves it where it was: the version did not move)."""
+    if not ui:
+        await get_store(context).mark_shown(record, board)
+
+
+async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> None:
+    """Redraw those boards of the record that do not show its version (their
+    redraw failed), or post its chat's board if it has none; the others are
+    left alone, so this may run any number of times."""
+    shown = await get_store(context).shown(record)
+    main = record.board_message_id
+    behind = main is None or shown.get((record.chat_id, main), -1) < record.version
+    if not record.is_private and behind and await _edit_main(context, tr, record, {}):
+        return  # posted again: repost redrew the views
+    for view in record.views:
+        if shown.get((view.chat_id, view.message_id), -1) < record.version \
+                and await _edit_view(context, tr, record, view, {}):
+            return  # posted again: post_views redrew the rest
+
+
+async def _refresh(context: Context, tr: Translator, record: GameRecord,
+                   skip: Iterable[Board]) -> None:
+    """After a board was posted (the version moved on, nothing else did):
+    the other boards' keyboards for the new version, without new pictures."""
+    skipped = set(skip)
+    if (record.chat_id, record.board_message_id) not in skipped \
+            and await _edit_main(context, tr, record, {}, keyboard_only=True):
+        return
+    for view in record.views:
+        if (view.chat_id, view.message_id) not in skipped \
+                and await _edit_view(context, tr, record, view, {}, keyboard_only=True):
+            return
+
+
+async def post_views(context: Context, tr: Translator, record: GameRecord,
+                     viewers: Sequence[Viewer]) -> GameRecord:
+    """Post the record's board in each viewer's private chat, replacing the
+    board of this game there (which loses its buttons), and save them as
+    views with one compare-and-set (``record.version`` 0: a game not stored
+    yet); then redraw the game's other boards for the new version.  A chat
+    that cannot be reached is left out."""
+    store = get_store(context)
+    drawn = record.model_copy(update={"version": record.version + 1})
+    posted: list[BoardViewRef] = []
+    for viewer in viewers:
+        settings = await store.chat_settings(viewer.chat_id)
+        board = await draw(view_translator(settings, viewer.language), drawn, settings,
+                           player=viewer.side)
+        try:
+            message = await send_board(context, viewer.chat_id, None, board)
+        except Forbidden:
+            log.info("cannot post a view in chat %s", viewer.chat_id)
+            await forget_started(store, viewer.chat_id)
+            continue
+        # before the save: a tap on the new board must find its game at once
+        await private_boards.remember(store, viewer.chat_id, message.message_id, record.ref)
+        posted.append(BoardViewRef(chat_id=viewer.chat_id, message_id=message.message_id,
+                                   viewer=viewer.side, photo=board.photo is not None,
+                                   language=viewer.language))
+    if not posted:
+        return record
+    chats = {view.chat_id for view in posted}
+    kept = tuple(view for view in record.views if view.chat_id not in chats)
+    try:
+        saved = await store.save(drawn.model_copy(update={"views": kept + tuple(posted)}),
+                                 record.version)
+    except VersionConflict:
+        for view in posted:  # someone acted meanwhile: their edit shows the boards
+            await _retire(context, view.chat_id, view.message_id, delete=True)
+            await private_boards.forget(store, view.chat_id, view.message_id)
+        return await store.load(record.key) or record
+    for view in posted:
+        await store.mark_shown(saved, (view.chat_id, view.message_id))
+    for view in record.views:
+        if view.chat_id in chats:
+            await _retire(context, view.chat_id, view.message_id, delete=False)
+            await private_boards.forget(store, view.chat_id, view.message_id)
+    await _refresh(context, tr, saved, [(view.chat_id, view.message_id) for view in posted])
+    return saved
+
+
+async def _edit_message(context: Context, board: Board, message: BoardMessage,
+                        keyboard_only: bool) -> None:
+    ids = {"chat_id": board[0], "message_id": board[1], "reply_markup": message.markup}
+    if message.photo is None:
+        await context.bot.edit_message_text(message.text, **ids)  # type: ignore[arg-type]
+    elif keyboard_only:  # the picture did not change: no upload (none was drawn)
+        await context.bot.edit_message_caption(caption=message.text, **ids)  # type: ignore[arg-type]
+    else:
+        media = InputMediaPhoto(message.photo, caption=message.text, parse_mode=ParseMode.HTML)
+        await context.bot.edit_message_media(media, **ids)  # type: ignore[arg-type]
+
+
+async def repost(context: Context, tr: Translator, record: GameRecord, *,
+                 strip_old: bool = True, delete_old: bool = False,
+                 settings: ChatSettings | None = None) -> GameRecord:
+    """Post the board (or lobby) at the bottom of the chat and make it the
+    active one; the old message loses its buttons (and any left answer
+    stale), or is deleted with ``delete_old``."""
+    store = get_store(context)
+    if settings is None:
+        settings = await store.chat_settings(record.chat_id)
+    drawn = record.model_copy(update={"version": record.version + 1})
+    board = await draw(tr, drawn, settings)
+    message = await send_board(context, record.chat_id, record.thread_id, board)
+    posted = {"board_message_id": message.message_id, "board_photo": board.photo is not None}
+    try:
+        saved = await store.save(drawn.model_copy(update=posted), record.version)
+    except VersionConflict:
+        # someone acted meanwhile: their edit shows the board; this copy is dead
+        await _retire(context, record.chat_id, message.message_id, delete=True)
+        current = await store.load(record.key)
+        return current or record
+    await store.mark_shown(saved, (record.chat_id, message.message_id))
+    old = record.board_message_id
+    if (strip_old or delete_old) and old and old != message.message_id:
+        await _retire(context, record.chat_id, old, delete=delete_old)
+    await _refresh(context, tr, saved, [(record.chat_id, message.message_id)])
+    return saved
+
+
+async def _retire(context: Context, chat_id: int, message_id: int, *, delete: bool) -> None:
+    """Delete an old board message, or take its buttons away (also when it
+    cannot be deleted any more)."""
+    if delete:
+        with contextlib.suppress(BadRequest, Forbidden):
+            await context.bot.delete_message(chat_id, message_id)
+            return
+    with contextlib.suppress(BadRequest):  # gone, or already without buttons
+        await context.bot.edit_message_reply_markup(chat_id=chat_id, message_id=message_id,
+                                                    reply_markup=None)
+
+
+async def send_board(context: Context, chat_id: int, thread_id: int | None,
+                     board: BoardMessage) -> Message:
+    if board.photo is None:
+        return await context.bot.send_message(chat_id, board.text, reply_markup=board.markup,
+                                              message_thread_id=thread_id)
+    return await context.bot.send_photo(chat_id, board.photo, caption=board.text,
+                                        reply_markup=board.markup, message_thread_id=thread_id)
+
+
+async def send(context: Context, record: GameRecord, text: str,
+               markup: InlineKeyboardMarkup | None = None) -> Message:
+    return await context.bot.send_message(record.chat_id, text, reply_markup=markup,
+                                          message_thread_id=record.thread_id)
+
+
+def _notify_key(context: Context, record: GameRecord) -> str:
+    return get_store(context).chat_key(record.chat_id, f"notify:{record.thread_id or 0}")
+
+
+async def clear_notification(context: Context, record: GameRecord) -> None:
+    """Delete the "your turn" ping once its player acted.
+
+    The ping's message id is kept beside the record, not in it: saving it
+    would bump the version and make the board's buttons stale.  A private
+    game's ping is in a player's chat: kept as ``<chat id>:<message id>``.
+    """
+    redis = get_store(context).redis
+    old = await redis.getdel(_notify_key(context, record))
+    if old is not None:
+        chat, _, message = (old.decode() if isinstance(old, bytes) else str(old)).rpartition(":")
+        with contextlib.suppress(BadRequest, Forbidden):  # deleted by someone already
+            await context.bot.delete_message(int(chat) if chat else record.chat_id, int(message))
+
+
+async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
+    """Ping the player the game now waits for (editing the board notifies nobody);
+    in a private game, in their own chat under their board.  Once per version
+    of the game and update: a retried update does not ping (and so delete the
+    ping it sent) again."""
+    step = f"notify:{record.ref}:{record.version}"
+    if effects.done(step):
+        return
+    await clear_notification(context, record)
+    if record.is_private:
+        await _notify_privately(context, record)
+    else:
+        text = notification(tr, record)
+        if text is not None:
+            message = await send(context, record, text)
+            await get_store(context).redis.set(_notify_key(context, record),
+                                               message.message_id, ex=7 * 24 * 3600)
+    effects.note(step)
+
+
+async def _notify_privately(context: Context, record: GameRecord) -> None:
+    side = waiting_side(record)  # the player to act, or to answer an offer of the next game
+    view = next((v for v in record.views if side is not None and v.viewer is side), None)
+    if view is None:
+        return
+    store = get_store(context)
+    settings = await store.chat_settings(view.chat_id)
+    text = notification(view_translator(settings, view.language), record)
+    if text is None:
+        return
+    try:
+        message = await context.bot.send_message(view.chat_id, text,
+                                                 reply_to_message_id=view.message_id,
+                                                 allow_sending_without_reply=True)
+    except Forbidden:
+        await forget_started(store, view.chat_id)
+        return
+    await store.redis.set(_notify_key(context, record), f"{view.chat_id}:{message.message_id}",
+                          ex=7 * 24 * 3600)

@@ -1,0 +1,176 @@
+"""Inline button taps: one handler for every lobby and game button.
+
+Each tap is answered exactly once: with an alert when nothing changes (not
+your turn, an old keyboard, a forged payload), silently otherwise, and the
+answer goes out before the board is redrawn so the tapper's spinner stops
+at once.
+
+A tap whose step was saved but whose update then failed (the redraw got a
+502) is delivered again; its retry finds the step in the update's journal
+(:mod:`bot.edge.effects`) and finishes the work: the boards that do not show the
+step yet and the turn ping, without a second answer.  And a tap refused on a
+board that is behind its game (such a redraw failed for good) redraws it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+from telegram import CallbackQuery, Chat, Update
+
+from bot.edge import effects
+from bot.edge.handlers.board import clear_notification, edit, notify, redraw_stale
+from bot.edge.handlers.common import (
+    Context,
+    alert_text,
+    display_name,
+    get_rng,
+    get_store,
+    parse_tap,
+    thread_of,
+    translator_for,
+)
+from bot.present.callbacks import Action, Callback, Kind
+from bot.present.i18n import Translator
+from bot.rules.actions import (
+    STALE,
+    UI_ONLY,
+    Refusal,
+    after_game,
+    apply_game,
+    apply_lobby,
+    load_for,
+    save_first,
+    waiting_user,
+)
+from bot.store import VersionConflict, private_boards
+from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
+
+log = logging.getLogger(__name__)
+
+TAPPED = "tap"
+"""Journal entry of a tap whose step was saved: the record before it, the version saved."""
+REPAIR_GRACE = 1.0
+"""Seconds after a change during which a refused tap leaves the boards to the
+handler of that change (its redraw is on its way)."""
+
+
+async def on_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    assert query is not None
+    tr = await translator_for(update, context)
+    data = await parse_tap(query, tr)
+    if data is None:
+        return
+    message = query.message
+    if message is None or not message.is_accessible:
+        await query.answer(tr.gettext(STALE), show_alert=True)
+        return
+    chat_id, thread_id = message.chat.id, thread_of(message)  # type: ignore[arg-type]
+    # a board in a private chat may be a view of a game that lives elsewhere
+    ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
+           if message.chat.type == Chat.PRIVATE else None)
+    if ref is not None:
+        chat_id, thread_id = ref.chat_id, ref.thread_id
+    tapped = effects.recall(TAPPED)
+    if tapped is not None:  # a retry of this tap, whose step was saved: finish the work
+        await _finish(context, tr, query, tapped)
+        return
+    try:
+        record, new, view = await _decide(query, context, data, chat_id, thread_id,
+                                          in_view=ref is not None)
+    except Refusal as refusal:
+        await query.answer(alert_text(tr, refusal), show_alert=True)
+        await _repair(context, tr, chat_id, thread_id)
+        return
+    if new is record:
+        await query.answer()
+        ui: dict[str, object] = {"ui": data.action}
+        if data.action is Action.SOURCE:
+            ui["source"] = data.args[0]
+        await edit(context, tr, record, view=view,
+                   **(ui if data.action is not Action.BACK else {"ui": None}))
+        return
+    try:
+        saved, upkeep = await save_first(get_store(context), record, new)
+    except VersionConflict:
+        await query.answer(tr.gettext(STALE), show_alert=True)
+        return
+    effects.note(TAPPED, lambda: json.dumps({"old": encode(record), "version": record.version,
+                                             "saved": saved.version}))
+    try:
+        await query.answer()
+    finally:
+        # the user and deadline indexes after the answer: the tap has landed
+        # with the CAS; an upkeep error still fails the update (bot/edge/ops.py)
+        await upkeep()
+    await _show(context, tr, record, saved, query.from_user.id)
+
+
+async def _decide(query: CallbackQuery, context: Context, data: Callback, chat_id: int,
+                  thread_id: int | None, *, in_view: bool = False
+                  ) -> tuple[GameRecord, GameRecord, BoardViewRef | None]:
+    """The record the tap acts on, the record it makes (the same one for
+    keyboard-only taps) and the view tapped (``in_view``: the message is a
+    board in a private chat); :class:`Refusal` when nothing may change."""
+    record = await load_for(get_store(context), chat_id, thread_id, data)
+    message = query.message
+    assert message is not None
+    view = None
+    if in_view:
+        tapped = (message.chat.id, message.message_id)
+        view = next((v for v in record.views if (v.chat_id, v.message_id) == tapped), None)
+        if view is None:
+            raise Refusal(STALE)
+    elif record.board_message_id is not None and message.message_id != record.board_message_id:
+        raise Refusal(STALE)
+    user = query.from_user
+    rng = get_rng(context)
+    if data.kind is Kind.LOBBY:
+        return record, apply_lobby(record, user.id, display_name(user), data, rng), view
+    if record.status is not Status.ACTIVE:  # the buttons after the end
+        new = after_game(record, user.id, data, rng)
+        return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
+    new = apply_game(record, user.id, data, rng, own_board=view is not None)
+    if new is record and data.action not in UI_ONLY:
+        raise Refusal(STALE)
+    return record, new, view
+
+
+async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped: str) -> None:
+    """What a tap does after its save, for its retry (see the module doc)."""
+    note = json.loads(tapped)
+    old = decode(GameRecord, "the update's journal", note["old"], note["version"])
+    await query.answer()  # unless the first attempt did (bot/edge/effects.py)
+    store = get_store(context)
+    current = await store.load(old.key)
+    if current is None:
+        return
+    if current.version != note["saved"]:  # moved on since: that change's handler shows it
+        await redraw_stale(context, tr, current)
+        return
+    await store.reindex(current)
+    await _show(context, tr, old, current, query.from_user.id, repair=True)
+
+
+async def _repair(context: Context, tr: Translator, chat_id: int, thread_id: int | None
+                  ) -> None:
+    """After a refused tap: redraw the boards of the chat's game that are behind it
+    (a redraw failed), so that taps on them are not refused for ever."""
+    record = await get_store(context).load_game(chat_id, thread_id)
+    if record is not None and not 0 <= time.time() - record.updated_at < REPAIR_GRACE:
+        await redraw_stale(context, tr, record)
+
+
+async def _show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
+                user_id: int, *, repair: bool = False) -> None:
+    """Redraw the board and ping whoever the game waits for now; ``repair``: only
+    the boards that do not show ``new`` yet (a retry)."""
+    await (redraw_stale(context, tr, new) if repair else edit(context, tr, new))
+    before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
+    if after is not None and after != before:
+        await notify(context, tr, new)
+    elif before == user_id or new.status is not Status.ACTIVE:
+        await clear_notification(context, new)

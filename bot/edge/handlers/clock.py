@@ -1,0 +1,399 @@
+"""Correspondence clocks in the chat: reminders, the timeout offer, pausing,
+muting, and the chat's default time control.
+
+- :func:`tick_job` runs every few seconds in every bot process
+  (:mod:`bot.store.wakeups` hands each due game to one of them) and :func:`act`
+  does what is due: remind the player to move, or offer the opponent
+  **Claim win** / **Give more time** once the deadline has passed.
+- Reminders go to the player's private chat with the bot when they have
+  started it there (:mod:`bot.store.prefs`), else they mention the player in the
+  game's chat.  ``/mute`` / ``/unmute`` (or the button on a reminder) turn
+  them off and on for the user, in every game.
+- ``/pause`` and ``/resume``: see :func:`bot.rules.actions.pause_request`.
+- ``/clock [time]``: the chat's default time control for ``/new`` without
+  ``time=`` (chat admins set it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from html import escape
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.error import BadRequest, Forbidden
+
+from bot.edge.handlers.board import edit, send
+from bot.edge.handlers.common import (
+    Context,
+    alert_text,
+    args_of,
+    chat_language,
+    get_store,
+    is_chat_admin,
+    parse_tap,
+    refusal_text,
+    reply,
+    set_default_option,
+    thread_of,
+    translator_for,
+)
+from bot.present.callbacks import Action, Callback
+from bot.present.i18n import N_, Translator, translator
+from bot.present.messages import duration, mention, variant_name
+from bot.present.usertext import html_text
+from bot.rules import deadlines
+from bot.rules.actions import (
+    Refusal,
+    claim_timeout,
+    drop_pause_request,
+    more_time,
+    pause_request,
+    save,
+    seat_of,
+    table_of,
+    waiting_user,
+)
+from bot.store import VersionConflict, prefs, wakeups
+from bot.store.records import GameRecord, Player, Status
+
+PATTERN = "^k:"
+JOB_NAME = "clock"
+INTERVAL_ENV = "NARDY_CLOCK_INTERVAL"
+NO_TIMED_GAME = N_("You have no game with a clock here.")
+
+
+# ---------------------------------------------------------------- the job
+
+
+def interval() -> float:
+    """Seconds between two ticks of the clock job (``NARDY_CLOCK_INTERVAL``, default 5)."""
+    return float(os.environ.get(INTERVAL_ENV) or 5)
+
+
+async def tick_job(context: Context) -> None:
+    """The repeating job: wake up the games that are due (see :mod:`bot.store.wakeups`)."""
+    store = context.bot_data.get("store")
+    if store is None:  # Redis not open yet
+        return
+
+    async def act_here(record: GameRecord, stage: int) -> None:
+        await act(context, record, stage)
+
+    await wakeups.tick(store, deadlines.now(), act_here)
+
+
+async def act(context: Context, record: GameRecord, stage: int) -> None:
+    if stage == deadlines.TIMED_OUT:
+        await offer_timeout(context, record)
+    else:
+        await remind(context, record)
+
+
+async def _chat_translator(context: Context, record: GameRecord) -> Translator:
+    return translator(None if record.is_private else await chat_language(context, record.chat_id))
+
+
+async def _user_translator(context: Context, user_id: int) -> Translator:
+    return translator(await prefs.language(get_store(context), user_id))
+
+
+def _opponent(record: GameRecord, user_id: int) -> Player:
+    return next(p for p in record.players if p.user_id != user_id)
+
+
+def _game_link(record: GameRecord) -> str | None:
+    """A t.me link to the board message (supergroups only have such links)."""
+    chat = str(record.chat_id)
+    if not chat.startswith("-100") or record.board_message_id is None:
+        return None
+    return f"https://t.me/c/{chat[4:]}/{record.board_message_id}"
+
+
+def _mute_keyboard(tr: Translator, record: GameRecord, link: str | None = None
+                   ) -> InlineKeyboardMarkup:
+    row = [_button("🔕 " + tr.gettext("Mute reminders"), record, Action.MUTE)]
+    if link:
+        row.insert(0, InlineKeyboardButton(tr.gettext("Open the game"), url=link))
+    return InlineKeyboardMarkup([row])
+
+
+async def remind(context: Context, record: GameRecord) -> None:
+    """Remind the player the game waits for (unless they muted reminders)."""
+    store = get_store(context)
+    user_id = waiting_user(record)
+    if user_id is None or record.deadline is None or await prefs.is_muted(store, user_id):
+        return
+    left = record.deadline - deadlines.now()
+    opponent = _opponent(record, user_id)
+    if record.is_private or await prefs.has_started(store, user_id):
+        tr = await _user_translator(context, user_id)
+        text = "⏰ " + tr.gettext(
+            "Your move against {opponent} ({variant}) is waiting: {left} left.",
+            opponent=html_text(opponent.name), variant=escape(variant_name(tr, record.variant)),
+            left=duration(tr, left))
+        try:
+            await context.bot.send_message(user_id, text, reply_markup=_mute_keyboard(
+                tr, record, _game_link(record)))
+            return
+        except Forbidden:  # blocked the bot since: remind in the game's chat instead
+            await prefs.forget_started(store, user_id)
+            if record.is_private:
+                return
+    tr = await _chat_translator(context, record)
+    player = next(p for p in record.players if p.user_id == user_id)
+    text = "⏰ " + tr.gettext("{who}, your move is waiting: {left} left.",
+                              who=mention(player.user_id, player.name), left=duration(tr, left))
+    await _post(context, record, text, _mute_keyboard(tr, record))
+
+
+async def _post(context: Context, record: GameRecord, text: str,
+                markup: InlineKeyboardMarkup) -> None:
+    # the bot may have been removed from the chat: /board there brings the game back
+    with contextlib.suppress(Forbidden):
+        await send(context, record, text, markup)
+
+
+def _button(text: str, record: GameRecord, action: Action) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=Callback.clock(record.game_id, action).format())
+
+
+def timeout_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
+    limit = record.options.time_control or 0
+    return InlineKeyboardMarkup([[
+        _button("🏆 " + tr.gettext("Claim win"), record, Action.CLAIM_WIN),
+        _button("⏳ " + tr.gettext("Give {time} more", time=duration(tr, limit)), record,
+                Action.MORE_TIME),
+    ]])
+
+
+async def offer_timeout(context: Context, record: GameRecord) -> None:
+    """The deadline passed: the opponent may claim the win or give more time."""
+    late_id = waiting_user(record)
+    if late_id is None:
+        return
+    late, winner = (next(p for p in record.players if p.user_id == late_id),
+                    _opponent(record, late_id))
+    cube = table_of(record).game.cube_value
+    private = record.is_private
+    tr = await (_user_translator(context, winner.user_id) if private
+                else _chat_translator(context, record))
+    text = "⌛ " + tr.gettext(
+        "{late} ran out of time. {who}: claim the win ({points}) or give more time?",
+        late=html_text(late.name), who=mention(winner.user_id, winner.name),
+        points=tr.ngettext("{n} point", "{n} points", cube, n=cube))
+    if private:
+        with contextlib.suppress(Forbidden):
+            await context.bot.send_message(winner.user_id, text,
+                                           reply_markup=timeout_keyboard(tr, record))
+    else:
+        await _post(context, record, text, timeout_keyboard(tr, record))
+    await edit(context, tr, record)  # the board says the time ran out
+
+
+# ---------------------------------------------------------------- buttons
+
+
+async def _find_game(context: Context, user_id: int, game_id: str) -> GameRecord | None:
+    """One of the user's open games by id (clock buttons may be in a private chat)."""
+    for record in await get_store(context).user_games(user_id):
+        if record.game_id == game_id:
+            return record
+    return None
+
+
+def _change(action: Action, record: GameRecord, user_id: int, now: float) -> GameRecord:
+    if action is Action.CLAIM_WIN:
+        return claim_timeout(record, user_id, now)
+    if action is Action.MORE_TIME:
+        return more_time(record, user_id, now)
+    if action is Action.PAUSE_NO:
+        return drop_pause_request(record, user_id)
+    return pause_request(record, user_id, now, pause=action is Action.PAUSE)
+
+
+async def change_clock(context: Context, user_id: int, game_id: str, action: Action
+                       ) -> tuple[GameRecord, GameRecord]:
+    """Apply a clock action to the user's game by compare-and-set (re-read on a
+    conflict); returns (before, after).  :class:`Refusal` when not allowed."""
+    store = get_store(context)
+    for _attempt in range(3):
+        record = await _find_game(context, user_id, game_id)
+        if record is None:
+            raise Refusal(N_("This game is over."))
+        now = deadlines.now()
+        new = _change(action, record, user_id, now)
+        if new is record:
+            return record, record
+        try:
+            return record, await save(store, record, new, now)
+        except VersionConflict:
+            continue
+    raise Refusal(N_("The game changed meanwhile; please try again."))
+
+
+def outcome_text(tr: Translator, before: GameRecord, after: GameRecord, user_id: int) -> str:
+    """What a clock change did, for the message it was made on (or the command's reply)."""
+    name = html_text(next(p.name for p in after.players if p.user_id == user_id))
+    if after.status is Status.FINISHED:
+        return "🏁 " + tr.gettext("{name} claimed the win on time.", name=name)
+    if after.paused_at is not None and before.paused_at is None:
+        return "⏸ " + tr.gettext("The clock is paused. /resume starts it again.")
+    if after.paused_at is None and before.paused_at is not None:
+        return "▶ " + tr.gettext("The clock runs again: {time} for the next move.",
+                                 time=duration(tr, (after.deadline or 0) - deadlines.now()))
+    if after.deadline != before.deadline and after.deadline is not None:
+        return "⏳ " + tr.gettext("{name} gave {time} more.", name=name,
+                                  time=duration(tr, after.deadline - deadlines.now()))
+    if after.pause_by is None:
+        return tr.gettext("{name} said no.", name=name)
+    if after.paused_at is not None:
+        return tr.gettext("{name} proposes to resume the clock.", name=name)
+    return tr.gettext("{name} proposes to pause the clock.", name=name)
+
+
+def proposal_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
+    agree = Action.RESUME if record.paused_at is not None else Action.PAUSE
+    return InlineKeyboardMarkup([[_button("✅ " + tr.gettext("Agree"), record, agree),
+                                  _button("✖ " + tr.gettext("No"), record, Action.PAUSE_NO)]])
+
+
+async def on_clock_button(update: Update, context: Context) -> None:
+    query, user = update.callback_query, update.effective_user
+    assert query is not None and user is not None
+    tr = await translator_for(update, context)
+    data = await parse_tap(query, tr)
+    if data is None:
+        return
+    if data.action in (Action.MUTE, Action.UNMUTE):
+        muted = data.action is Action.MUTE
+        await prefs.set_muted(get_store(context), user.id, muted)
+        await query.answer(tr.gettext(MUTED if muted else UNMUTED), show_alert=True)
+        return
+    try:
+        before, after = await change_clock(context, user.id, data.id, data.action)
+    except Refusal as refusal:
+        await query.answer(alert_text(tr, refusal), show_alert=True)
+        return
+    await query.answer()
+    if after is before:
+        return
+    message = query.message
+    if message is not None and message.is_accessible:
+        markup = proposal_keyboard(tr, after) if after.pause_by is not None else None
+        with contextlib.suppress(BadRequest):  # deleted meanwhile
+            await context.bot.edit_message_text(outcome_text(tr, before, after, user.id),
+                                                chat_id=message.chat.id,
+                                                message_id=message.message_id,
+                                                reply_markup=markup)
+    await edit(context, tr, after)
+
+
+# ---------------------------------------------------------------- commands
+
+
+MUTED = N_("Reminders are off for you in every game. /unmute turns them on again.")
+UNMUTED = N_("Reminders are on again.")
+
+
+async def mute(update: Update, context: Context) -> None:
+    await _set_muted(update, context, True)
+
+
+async def unmute(update: Update, context: Context) -> None:
+    await _set_muted(update, context, False)
+
+
+async def _set_muted(update: Update, context: Context, muted: bool) -> None:
+    tr = await translator_for(update, context)
+    user = update.effective_user
+    assert user is not None
+    await prefs.set_muted(get_store(context), user.id, muted)
+    await reply(update, tr.gettext(MUTED if muted else UNMUTED))
+
+
+async def _command_game(update: Update, context: Context) -> GameRecord | None:
+    """The game a /pause or /resume means: this chat's (or topic's) game, or
+    in a private chat the user's only private game with a clock."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    here = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
+    if here is not None and here.status is Status.ACTIVE and seat_of(here, user.id) is not None:
+        return here
+    if chat.type != chat.PRIVATE:
+        return None
+    timed = [r for r in await get_store(context).user_games(user.id)
+             if r.is_private and r.status is Status.ACTIVE and r.options.time_control]
+    return timed[0] if len(timed) == 1 else None
+
+
+async def pause(update: Update, context: Context) -> None:
+    await _pause_or_resume(update, context, Action.PAUSE)
+
+
+async def resume(update: Update, context: Context) -> None:
+    await _pause_or_resume(update, context, Action.RESUME)
+
+
+async def _pause_or_resume(update: Update, context: Context, action: Action) -> None:
+    tr = await translator_for(update, context)
+    user = update.effective_user
+    assert user is not None
+    record = await _command_game(update, context)
+    if record is None:
+        await reply(update, tr.gettext(NO_TIMED_GAME))
+        return
+    try:
+        before, after = await change_clock(context, user.id, record.game_id, action)
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
+        return
+    if after is before:
+        await reply(update, tr.gettext("The clock is paused already.") if action is Action.PAUSE
+                    else tr.gettext("The clock is running."))
+        return
+    markup = proposal_keyboard(tr, after) if after.pause_by is not None else None
+    await reply(update, outcome_text(tr, before, after, user.id), reply_markup=markup)
+    await edit(context, tr, after)
+
+
+async def clock_command(update: Update, context: Context) -> None:
+    """``/clock``: show the chat's default time control; ``/clock 1d`` sets it (admins)."""
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    store = get_store(context)
+    args = args_of(context)
+    if not args:
+        current = (await store.chat_settings(chat.id)).options.time_control
+        await reply(update, _default_text(tr, current))
+        return
+    try:
+        limit = deadlines.parse_time_control(args[0])
+    except deadlines.TimeControlError:
+        await reply(update, tr.gettext("time is the limit per move, 1h to 14d: time=12h, "
+                                       "time=1d, time=3d or time=none."))
+        return
+    if not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext("Only chat admins can change the settings."))
+        return
+    await set_default_option(context, chat.id, "time_control", limit)
+    await reply(update, _default_text(tr, limit))
+
+
+def _default_text(tr: Translator, limit: int | None) -> str:
+    if limit is None:
+        return tr.gettext("New games here have no clock. /clock 1d sets one (1h to 14d per move).")
+    return tr.gettext("New games here have {time} per move (/new … time=none for none).",
+                      time=duration(tr, limit))
+
+
+async def note_private(update: Update, context: Context) -> None:
+    """Any private message: the user started the bot, so reminders may go there."""
+    user = update.effective_user
+    if user is None:
+        return
+    store = get_store(context)
+    await prefs.note_started(store, user.id)
+    await prefs.set_language(store, user.id, user.language_code)
+

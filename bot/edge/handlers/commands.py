@@ -1,0 +1,243 @@
+"""Commands: /new, /board, /cancel, /export, /help, /rules, /lang (and /start)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from html import escape
+
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from bot.edge.handlers.board import edit, repost
+from bot.edge.handlers.common import (
+    Context,
+    args_of,
+    get_store,
+    is_chat_admin,
+    refusal_text,
+    reply,
+    thread_of,
+    translator_for,
+)
+from bot.edge.handlers.games import show_view
+from bot.present.help import help_text, rules_text
+from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
+from bot.rules.actions import (
+    MATCH_IN_PROGRESS,
+    PROPOSED,
+    OptionError,
+    Refusal,
+    match_in_progress,
+    new_lobby,
+    parse_new_args,
+    save,
+    seat_of,
+    with_chat_clock,
+)
+from bot.rules.booking import with_chat_stake
+from bot.store import VersionConflict
+from bot.store.records import GameRecord, Status
+
+NO_GAME = N_("There is no game here. Start one with /new.")
+LANG_PREFIX = "lang:"
+
+
+SEVERAL_GAMES = N_("You play several private games; /games lists them, each board a tap away "
+                   "(its More menu has the rest).")
+
+
+async def _game_for(update: Update, context: Context, tr: Translator,
+                    usable: Callable[[GameRecord], bool]) -> GameRecord | None:
+    """The game a command means, if ``usable`` for it: the chat's (or
+    topic's); in a private chat without one, the private game the user
+    plays, if just one.  Otherwise the user is told why and None returned."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None
+    store = get_store(context)
+    record = await store.load_game(chat.id, thread_of(update.effective_message))
+    if record is None and chat.type == Chat.PRIVATE and user is not None:
+        mine = [r for r in await store.user_games(user.id)
+                if r.is_private and usable(r) and seat_of(r, user.id) is not None]
+        if len(mine) > 1:
+            await reply(update, tr.gettext(SEVERAL_GAMES))
+            return None
+        record = mine[0] if mine else None
+    if record is None or not usable(record):
+        await reply(update, tr.gettext(NO_GAME))
+        return None
+    return record
+
+
+async def new(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    try:
+        variant, options = parse_new_args(args_of(context))
+    except OptionError as error:
+        await reply(update, refusal_text(tr, error))
+        return
+    current = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
+    if current is not None and current.status.is_open:
+        if current.status is Status.ACTIVE:
+            await reply(update, tr.gettext("A game is already being played here. Here it is:"))
+        else:
+            await reply(update, tr.gettext("A game is already waiting for players here:"))
+        await repost(context, tr, current)
+        return
+    if current is not None and match_in_progress(current):
+        # a match is one bet: nobody wipes it between two of its games
+        message = update.effective_message
+        assert message is not None
+        await message.reply_text(tr.gettext(MATCH_IN_PROGRESS), do_quote=True)
+        await repost(context, tr, current)
+        return
+    settings = await get_store(context).chat_settings(chat.id)
+    options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
+    options = with_chat_clock(args_of(context), options, settings.options.time_control)
+    try:
+        lobby = new_lobby(chat.id, thread_of(update.effective_message),
+                          variant or settings.variant, options, user.id)
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
+        return
+    try:
+        saved = await get_store(context).save(lobby, current.version if current else 0)
+    except VersionConflict:
+        await reply(update, tr.gettext("Someone else started a game at the same moment; "
+                                       "use /board to see it."))
+        return
+    await repost(context, tr, saved, strip_old=False)
+
+
+async def board(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    record = await _game_for(update, context, tr, lambda r: r.status is not Status.CANCELLED
+                             or bool(r.engine))
+    if record is None:
+        return
+    if record.is_private:  # its boards are the players' views: post this player's here
+        await show_view(update, context, tr, record)
+        return
+    await repost(context, tr, record)
+
+
+def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
+    """The record after /cancel by ``user_id``; :class:`Refusal` if not allowed.
+
+    A game being played, or a match between two of its games, ends when both
+    players agree or an admin who is not playing decides; it books nothing
+    (a match books its stake only when a player reaches its length)."""
+    seated = any(p.user_id == user_id for p in record.players)
+    if record.status is Status.LOBBY:
+        if not (seated or admin or user_id == record.created_by):
+            raise Refusal(N_("Only the players, whoever opened the lobby or an admin may "
+                             "close it."))
+        return record.model_copy(update={"status": Status.CANCELLED})
+    ended = {"status": Status.CANCELLED, "cancel_by": None, "rematch_by": None}
+    if admin and not seated:
+        return record.model_copy(update=ended)
+    if not seated:
+        raise Refusal(N_("You are not playing in this game."))
+    if record.cancel_by is None:
+        return record.model_copy(update={"cancel_by": user_id})
+    if record.cancel_by == user_id:
+        raise Refusal(PROPOSED)
+    return record.model_copy(update=ended)
+
+
+async def cancel(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    admin = chat.type != chat.PRIVATE and await is_chat_admin(context, chat, user.id)
+    for _attempt in range(3):  # another update may change the record meanwhile
+        record = await _game_for(update, context, tr,
+                                 lambda r: r.status.is_open or match_in_progress(r))
+        if record is None:
+            return
+        try:
+            saved = await save(get_store(context), record, _cancelled(record, user.id, admin))
+            break
+        except Refusal as refusal:
+            await reply(update, refusal_text(tr, refusal))
+            return
+        except VersionConflict:
+            continue
+    else:
+        await reply(update, tr.gettext("The game changed meanwhile; please try again."))
+        return
+    if saved.status is Status.CANCELLED:
+        await reply(update, tr.gettext("The game was cancelled."))
+    else:
+        await reply(update, tr.gettext("Cancel proposed; your opponent can agree on the board."))
+    await edit(context, tr, saved)
+
+
+async def export(update: Update, context: Context) -> None:
+    from bot.present.export import export_text
+
+    tr = await translator_for(update, context)
+    record = await _game_for(update, context, tr, lambda r: bool(r.engine))
+    if record is None:
+        return
+    name, body = export_text(record)
+    message = update.effective_message
+    assert message is not None
+    await message.reply_document(io.BytesIO(body.encode()), filename=name, do_quote=False,
+                                 caption=tr.gettext("The game record."))
+
+
+async def help_command(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    await reply(update, help_text(tr))
+
+
+async def rules(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    await reply(update, rules_text(tr))
+
+
+def _lang_keyboard() -> InlineKeyboardMarkup:
+    row = [InlineKeyboardButton(LANGUAGE_NAMES[lang], callback_data=LANG_PREFIX + lang)
+           for lang in LANGUAGES]
+    return InlineKeyboardMarkup([row, [InlineKeyboardButton(
+        "🌐 auto", callback_data=LANG_PREFIX + "auto")]])
+
+
+async def lang(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    await reply(update, tr.gettext("Choose the language of this chat (auto: each "
+                                   "user's Telegram language):"), reply_markup=_lang_keyboard())
+
+
+async def on_lang_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    chat, user = update.effective_chat, update.effective_user
+    assert query is not None and chat is not None and user is not None
+    choice = (query.data or "").removeprefix(LANG_PREFIX)
+    tr = await translator_for(update, context)
+    if choice not in (*LANGUAGES, "auto"):
+        await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
+        return
+    if not await is_chat_admin(context, chat, user.id):
+        await query.answer(tr.gettext("Only chat admins can change the language."),
+                           show_alert=True)
+        return
+    language = None if choice == "auto" else choice
+
+    def change(settings):  # type: ignore[no-untyped-def]
+        from bot.store.records import ChatSettings
+
+        current = settings or ChatSettings(chat_id=chat.id)
+        return current.model_copy(update={"language": language})
+
+    from bot.store.records import settings_key
+
+    await get_store(context).update(settings_key(chat.id), change)
+    tr = translator(language or user.language_code)
+    await query.answer()
+    text = tr.gettext("Language: {name}.", name=escape(LANGUAGE_NAMES.get(choice, "auto")))
+    if query.message is not None and query.message.is_accessible:
+        await context.bot.edit_message_text(text, chat_id=chat.id,
+                                            message_id=query.message.message_id)

@@ -1,0 +1,132 @@
+"""What every handler needs: the store, the dice, the language, where it is.
+
+Handlers stay short: they read the update with these helpers, ask
+:mod:`bot.rules.actions` to change a record, and send what :mod:`bot.present.messages`
+and :mod:`bot.present.keyboards` draw.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import random
+from typing import Any
+
+from telegram import CallbackQuery, Chat, Message, Update, User
+from telegram.constants import ChatMemberStatus
+from telegram.error import BadRequest, Forbidden
+from telegram.ext import ContextTypes
+
+from bot.present.callbacks import Callback, CallbackDataError
+from bot.present.i18n import N_, Translator, translator
+from bot.present.usertext import ALERT_LIMIT, clean, fit_text
+from bot.rules.actions import Refusal
+from bot.store import Store
+from bot.store.records import ChatSettings, settings_key
+
+log = logging.getLogger(__name__)
+
+Context = ContextTypes.DEFAULT_TYPE
+
+
+def get_store(context: Context) -> Store:
+    store: Store = context.bot_data["store"]
+    return store
+
+
+def get_rng(context: Context) -> random.Random:
+    rng: random.Random = context.bot_data["rng"]
+    return rng
+
+
+def thread_of(message: Message | None) -> int | None:
+    """The forum topic a message belongs to (None outside topics).
+
+    Replies in ordinary groups carry a ``message_thread_id`` too (the thread
+    of replies); only forum topics get their own game.
+    """
+    if message is None or not message.is_topic_message:
+        return None
+    return message.message_thread_id
+
+
+async def chat_language(context: Context, chat_id: int) -> str | None:
+    """The language fixed for the chat with /lang, if any."""
+    return (await get_store(context).chat_settings(chat_id)).language
+
+
+async def translator_for(update: Update, context: Context) -> Translator:
+    """The chat's fixed language, else the user's Telegram language."""
+    chat = update.effective_chat
+    fixed = await chat_language(context, chat.id) if chat is not None else None
+    if fixed:
+        return translator(fixed)
+    user = update.effective_user
+    return translator(user.language_code if user is not None else None)
+
+
+def display_name(user: User) -> str:
+    """The user's name as the bot keeps and shows it: cleaned and cut (bot/present/usertext.py)."""
+    return clean(user.full_name) or (f"@{user.username}" if user.username else str(user.id))
+
+
+def refusal_text(tr: Translator, refusal: Refusal) -> str:
+    """A refusal's message for an HTML message: its values are plain text
+    (they may be the user's own words), escaped here."""
+    values = {k: html.escape(v, quote=False) if isinstance(v, str) else v
+              for k, v in refusal.values.items()}
+    return tr.gettext(refusal.message, **values)
+
+
+def alert_text(tr: Translator, refusal: Refusal) -> str:
+    """A refusal's message for a tap's alert (plain text, at most 200 characters)."""
+    return clean(tr.gettext(refusal.message, **refusal.values), ALERT_LIMIT)
+
+
+async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:
+    """True for the chat's administrators (and in private chats, always)."""
+    if chat.type == Chat.PRIVATE:
+        return True
+    try:
+        member = await context.bot.get_chat_member(chat.id, user_id)
+    except (BadRequest, Forbidden):
+        log.warning("getChatMember failed in chat %s for %s", chat.id, user_id)
+        return False
+    return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+
+async def set_default_option(context: Context, chat_id: int, name: str, value: object) -> None:
+    """Change one of the chat's defaults for ``/new`` (one CAS on its settings)."""
+
+    def change(settings: ChatSettings | None) -> ChatSettings:
+        current = settings or ChatSettings(chat_id=chat_id)
+        options = current.options.model_copy(update={name: value})
+        return current.model_copy(update={"options": options})
+
+    await get_store(context).update(settings_key(chat_id), change)
+
+
+UNKNOWN_BUTTON = N_("This button does not work any more.")
+
+
+async def parse_tap(query: CallbackQuery, tr: Translator, refusal: str = UNKNOWN_BUTTON
+                    ) -> Callback | None:
+    """The tapped button's data; None (the tapper already told ``refusal``) for
+    data that is forged, malformed or from an older version of the bot."""
+    try:
+        return Callback.parse(query.data)
+    except CallbackDataError:
+        await query.answer(tr.gettext(refusal), show_alert=True)
+        return None
+
+
+def args_of(context: Context) -> list[str]:
+    return list(context.args or [])
+
+
+async def reply(update: Update, text: str, **kwargs: Any) -> Message | None:
+    """Answer a command in its chat and topic."""
+    message = update.effective_message
+    if message is None:
+        return None
+    return await message.reply_text(fit_text(text), do_quote=False, **kwargs)

@@ -1,0 +1,159 @@
+"""/games: a player's games across all chats, each board one tap away.
+
+In a private chat the bot lists the user's open games (variant, opponent,
+whose turn, the deadline, where) with a button per game being played; the
+button posts that game's board in the private chat as a view
+(:func:`bot.edge.handlers.board.post_views`): drawn from the user's side, live
+(every change redraws it with the game's other boards), with the move
+buttons when it is their turn.  In a group, /games points to the private
+chat (the list names games of other chats).
+
+The button's data is ``gv:<game ref>`` (at most 64 bytes: chat id, topic,
+game id); a forged or outdated one is refused: only the game's players may
+open it, and only while it is being played.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from html import escape
+
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.error import BadRequest, Forbidden
+
+from bot.edge.handlers.board import Viewer, post_views
+from bot.edge.handlers.common import Context, get_store, reply, translator_for
+from bot.present.callbacks import MAX_BYTES
+from bot.present.i18n import N_, Translator, pick_language
+from bot.present.messages import variant_name
+from bot.present.usertext import clean
+from bot.rules.actions import NOT_PLAYING, seat_of, waiting_user
+from bot.store.records import GameRecord, GameRef, Status
+
+PREFIX = "gv:"
+PATTERN = f"^{PREFIX}"
+START_PAYLOAD = "games"
+"""``/start games``: the deep link of the group's hint opens the list."""
+NOT_PLAYED = N_("This game is not being played any more.")
+
+
+def show_data(record: GameRecord) -> str | None:
+    """The button data that opens ``record``'s board (None if it would not fit).
+
+    >>> from engine.position import Variant
+    >>> show_data(GameRecord(chat_id=-1001234567890, thread_id=7, game_id="k3Xa9_zQ",
+    ...                      variant=Variant.LONG))
+    'gv:-1001234567890:7:k3Xa9_zQ'
+    """
+    data = PREFIX + str(record.ref)
+    return data if len(data.encode()) <= MAX_BYTES else None
+
+
+def opponent_of(record: GameRecord, user_id: int) -> str | None:
+    return next((p.name for p in record.players if p.user_id != user_id), None)
+
+
+def title(tr: Translator, record: GameRecord, user_id: int) -> str:
+    """"Long nardy against Bob" (a lobby: just the variant)."""
+    variant = variant_name(tr, record.variant)
+    opponent = opponent_of(record, user_id)
+    if opponent is None:
+        return variant
+    return tr.gettext("{variant} against {name}", variant=variant, name=clean(opponent))
+
+
+def turn_text(tr: Translator, record: GameRecord, user_id: int) -> str:
+    if record.status is Status.LOBBY:
+        return tr.gettext("waiting for a second player")
+    waiting = waiting_user(record)
+    if waiting == user_id:
+        return "➡ " + tr.gettext("your turn")
+    name = next((p.name for p in record.players if p.user_id == waiting), "")
+    return tr.gettext("{name}'s turn", name=clean(name))
+
+
+async def _where(context: Context, tr: Translator, record: GameRecord) -> str:
+    if record.is_private:
+        return tr.gettext("private game")
+    name = None
+    with contextlib.suppress(BadRequest, Forbidden):
+        name = (await context.bot.get_chat(record.chat_id)).title
+    name = clean(name or "")  # a title is plain text: escaped with the line
+    return tr.gettext("in {chat}", chat=name) if name else tr.gettext("in a group")
+
+
+async def _line(context: Context, tr: Translator, record: GameRecord, number: int,
+                user_id: int) -> str:
+    parts = [escape(turn_text(tr, record, user_id)), escape(await _where(context, tr, record))]
+    if record.deadline is not None and record.status is Status.ACTIVE:
+        when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
+        parts.append("⏰ " + tr.gettext("Move by {time} UTC.", time=when))
+    return f"{number}. <b>{escape(title(tr, record, user_id))}</b> · " + " · ".join(parts)
+
+
+async def games(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    if chat.type != Chat.PRIVATE:
+        link = f"https://t.me/{context.bot.username}?start={START_PAYLOAD}"
+        button = InlineKeyboardButton(tr.gettext("Open the private chat"), url=link)
+        await reply(update, tr.gettext("/games lists your games of every chat in our private "
+                                       "chat."), reply_markup=InlineKeyboardMarkup([[button]]))
+        return
+    await send_list(update, context, tr)
+
+
+async def send_list(update: Update, context: Context, tr: Translator) -> None:
+    """The user's open games, with a button per game being played."""
+    user = update.effective_user
+    assert user is not None
+    records = await get_store(context).user_games(user.id)
+    if not records:
+        await reply(update, tr.gettext("You have no games in progress. Start one with /new in a "
+                                       "group, or /invite someone to a private game."))
+        return
+    lines = [tr.gettext("<b>Your games</b>")]
+    rows = []
+    for number, record in enumerate(records, start=1):
+        lines.append(await _line(context, tr, record, number, user.id))
+        data = show_data(record) if record.status is Status.ACTIVE else None
+        if data is not None:
+            text = f"{number}. {title(tr, record, user.id)}"
+            rows.append([InlineKeyboardButton(text[:60], callback_data=data)])
+    await reply(update, "\n".join(lines), reply_markup=InlineKeyboardMarkup(rows) if rows else None)
+
+
+async def on_show(update: Update, context: Context) -> None:
+    """A /games button: post that game's board here, from the user's side."""
+    query, chat, user = update.callback_query, update.effective_chat, update.effective_user
+    assert query is not None and chat is not None and user is not None
+    tr = await translator_for(update, context)
+    try:
+        ref = GameRef.parse((query.data or "").removeprefix(PREFIX))
+    except ValueError:
+        ref = None
+    store = get_store(context)
+    record = await store.load_game(ref.chat_id, ref.thread_id) if ref is not None else None
+    if chat.type != Chat.PRIVATE or record is None or ref is None \
+            or record.game_id != ref.game_id or record.status is not Status.ACTIVE:
+        await query.answer(tr.gettext(NOT_PLAYED), show_alert=True)
+        return
+    if seat_of(record, user.id) is None:
+        await query.answer(tr.gettext(NOT_PLAYING), show_alert=True)
+        return
+    await query.answer()
+    await show_view(update, context, tr, record)
+
+
+async def show_view(update: Update, context: Context, tr: Translator,
+                    record: GameRecord) -> None:
+    """Post ``record``'s board in this private chat, from the user's side
+    (they must be playing it)."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    side = seat_of(record, user.id)
+    assert side is not None
+    language = pick_language(user.language_code)
+    await post_views(context, tr, record, [Viewer(chat.id, side, language)])

@@ -1,0 +1,176 @@
+"""/invite and /start: private games through one-use invitation links.
+
+``/invite [variant] [options]`` (the options of /new, except a stake: a
+private game has no chat ledger) answers with a link; whoever opens it
+(``/start i<token>`` in their private chat with the bot) plays the inviter.
+The game lives under a synthetic chat id (:func:`bot.store.invites.game_chat_id`)
+and is shown only as two views, one in each player's private chat, each
+drawn from its player's side; the player to move gets a short ping there.
+Links are one-use and expire (:mod:`bot.store.invites`).
+
+``/start`` in a private chat also records that the user started the bot
+(so it may write to them), and ``/start games`` opens the /games list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from html import escape
+from urllib.parse import quote
+
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.error import BadRequest, Forbidden
+
+from bot.edge.handlers import games
+from bot.edge.handlers.board import Viewer, notify, post_views
+from bot.edge.handlers.commands import help_command
+from bot.edge.handlers.common import (
+    Context,
+    args_of,
+    display_name,
+    get_rng,
+    get_store,
+    refusal_text,
+    reply,
+    translator_for,
+)
+from bot.present.i18n import N_, Translator, pick_language, translator
+from bot.present.messages import options_line, variant_name
+from bot.present.usertext import html_text
+from bot.rules.actions import OptionError, engine_options, parse_new_args, save, start_game
+from bot.store import VersionConflict, invites
+from bot.store.invites import Invitation, RedeemOutcome
+from bot.store.prefs import has_started, note_started
+from bot.store.records import GameRecord, Player
+from engine.position import Side, Variant
+
+HOURS = invites.INVITE_TTL // 3600
+EXPIRED = N_("This invitation has expired (links work for {hours} hours). Ask for a new one.")
+
+
+def game_title(tr: Translator, variant: Variant, record_options: str) -> str:
+    """"Long nardy (match to 3 · koks counts triple)"."""
+    name = variant_name(tr, variant)
+    return f"{name} ({record_options})" if record_options else name
+
+
+async def invite(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    store = get_store(context)
+    try:
+        variant, options = parse_new_args(args_of(context))
+        if options.stake_per_point:
+            raise OptionError(N_("A private game has no stakes: they are booked in a group's "
+                                 "ledger. Play for stakes with /new in a group."))
+        variant = variant or (await store.chat_settings(chat.id)).variant
+        engine_options(variant, options)
+    except OptionError as error:
+        await reply(update, refusal_text(tr, error))
+        return
+    if chat.type != Chat.PRIVATE and not await has_started(store, user.id):
+        # the game's board goes to the inviter's private chat: the bot must be allowed there
+        start = f"https://t.me/{context.bot.username}?start"
+        await reply(update, tr.gettext("Open a private chat with me first ({link}, tap Start), "
+                                       "then send /invite again.", link=start))
+        return
+    offer = Invitation(token=invites.new_token(), inviter=user.id, name=display_name(user)[:64],
+                       language=pick_language(user.language_code), variant=variant,
+                       options=options)
+    await invites.offer(store, offer)
+    link = invites.link(context.bot.username, offer.token)
+    what = game_title(tr, variant, options_line(tr, _sample(offer)))
+    share = InlineKeyboardButton(tr.gettext("Share the link"),
+                                 url=f"https://t.me/share/url?url={quote(link, safe='')}")
+    await reply(update, tr.gettext(
+        "Invitation to a private game: {game}. Whoever opens this link first plays you; it "
+        "works once, for {hours} hours:\n{link}", game=escape(what), hours=HOURS, link=link),
+        reply_markup=InlineKeyboardMarkup([[share]]))
+
+
+def _sample(offer: Invitation) -> GameRecord:
+    """A record with the invitation's variant and options (for their description)."""
+    return GameRecord(chat_id=0, variant=offer.variant, options=offer.options)
+
+
+async def start(update: Update, context: Context) -> None:
+    """``/start``: an invitation link, the /games link, or the help."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    if chat.type != Chat.PRIVATE:
+        await help_command(update, context)
+        return
+    await note_started(get_store(context), user.id)
+    payload = args_of(context)[0] if args_of(context) else ""
+    token = invites.token_of(payload)
+    if token is not None:
+        await accept(update, context, token)
+    elif payload == games.START_PAYLOAD:
+        await games.send_list(update, context, await translator_for(update, context))
+    else:
+        await help_command(update, context)
+
+
+async def accept(update: Update, context: Context, token: str) -> None:
+    """Redeem an invitation and start the private game (once: see bot/store/invites.py)."""
+    tr = await translator_for(update, context)
+    user = update.effective_user
+    assert user is not None
+    store = get_store(context)
+    redemption = await invites.redeem(store, token, user.id)
+    if redemption.outcome is RedeemOutcome.OWN:
+        await reply(update, tr.gettext("This is your own invitation: send the link to your "
+                                       "opponent."))
+        return
+    offer = redemption.invitation
+    if redemption.outcome is RedeemOutcome.USED:
+        if redemption.used_by != user.id:
+            await reply(update, tr.gettext("This invitation was already used."))
+        elif offer is None or not await _start(update, context, tr, token, offer):
+            await reply(update, tr.gettext("You accepted this invitation already; /games shows "
+                                           "the game."))
+        return
+    if redemption.outcome is RedeemOutcome.EXPIRED or offer is None:
+        await reply(update, tr.gettext(EXPIRED, hours=HOURS))
+        return
+    await _start(update, context, tr, token, offer)
+
+
+async def _start(update: Update, context: Context, tr: Translator, token: str,
+                 offer: Invitation) -> bool:
+    """Start the game of a redeemed invitation, unless it was started
+    already (the link opened again, the update delivered again); True if
+    this call started it."""
+    user = update.effective_user
+    assert user is not None
+    store = get_store(context)
+    chat_id = invites.game_chat_id(token)
+    if await store.load_game(chat_id, None) is not None:
+        return False
+    name = display_name(user)[:64]
+    # the lobby both would have joined: never stored, the game's first save replaces "nothing"
+    lobby = GameRecord(chat_id=chat_id, variant=offer.variant,
+                       options=offer.options, created_by=offer.inviter,
+                       players=(Player(user_id=offer.inviter, name=offer.name, side=Side.WHITE),
+                                Player(user_id=user.id, name=name, side=Side.BLACK)))
+    try:
+        saved = await save(store, lobby, start_game(lobby, get_rng(context)))
+    except VersionConflict:  # another delivery of this /start started it meanwhile
+        return False
+    language = pick_language(user.language_code)
+    await _tell(context, offer.inviter, translator(offer.language), offer, opponent=name)
+    await _tell(context, user.id, tr, offer, opponent=offer.name)
+    shown = await post_views(context, tr, saved, [
+        Viewer(offer.inviter, Side.WHITE, offer.language), Viewer(user.id, Side.BLACK, language)])
+    await notify(context, tr, shown)
+    return True
+
+
+async def _tell(context: Context, chat_id: int, tr: Translator, offer: Invitation, *,
+                opponent: str) -> None:
+    what = game_title(tr, offer.variant, options_line(tr, _sample(offer)))
+    with contextlib.suppress(Forbidden, BadRequest):  # the board's post notices a blocked chat
+        await context.bot.send_message(chat_id, tr.gettext(
+            "Private game against {name}: {game}. Your board follows; it is updated after "
+            "every move.", name=html_text(opponent), game=escape(what)))

@@ -1,0 +1,422 @@
+"""Money and standings: /stake, /ledger, /history, /settle (and its buttons), /stats, /top.
+
+The bot never handles money: the ledger only remembers who owes whom in the
+chat's own unit.  Balances change in two ways only: a finished game books
+its stake atomically with its end (bot/rules/booking.py), and /settle zeroes one
+pair's balance when the other player confirms exactly that balance.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable
+from html import escape
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
+
+from bot.edge.handlers.common import (
+    Context,
+    args_of,
+    display_name,
+    get_store,
+    is_chat_admin,
+    parse_tap,
+    refusal_text,
+    reply,
+    set_default_option,
+    translator_for,
+)
+from bot.present.callbacks import Action, Callback, Kind
+from bot.present.i18n import N_, Translator
+from bot.present.messages import KIND_NAMES, mention, variant_name
+from bot.present.usertext import clean, html_text
+from bot.rules.actions import VARIANT_WORDS, OptionError, parse_new_args
+from bot.rules.booking import Debt, debts, ledger_table
+from bot.store import Store, StoreError
+from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
+from engine.position import Side, Variant
+from engine.scoring import ResultKind
+
+HISTORY_DEFAULT = 10
+HISTORY_MAX = 50
+TOP_SIZE = 10
+MAX_CANDIDATES = 20
+"""Buttons offered by /settle without a reply (the callback index stays small)."""
+GONE = N_("This settle request is no longer open.")
+
+
+def _chat_id(update: Update) -> int:
+    chat = update.effective_chat
+    assert chat is not None
+    return chat.id
+
+
+async def names_in(store: Store, chat_id: int) -> dict[int, str]:
+    """The names players had in their latest games here (stats, then history)."""
+    names: dict[int, str] = {}
+    for entry in reversed(await store.history(chat_id)):
+        names.update((p.user_id, p.name) for p in entry.players)
+    names.update((s.user_id, s.name) for s in await store.player_stats(chat_id) if s.name)
+    return names
+
+
+def _replied_user(message: Message | None) -> User | None:
+    """The author of the message a command replies to (not a bot)."""
+    target = message.reply_to_message if message is not None else None
+    user = target.from_user if target is not None else None
+    return None if user is None or user.is_bot else user
+
+
+# ---------------------------------------------------------------- /stake
+
+
+async def stake(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    args = args_of(context)
+    store = get_store(context)
+    if not args:
+        current = (await store.chat_settings(chat.id)).options.stake_per_point
+        await reply(update, tr.gettext(
+            "Stake in this chat: {n} per point (for /new without stake=). "
+            "Change it with /stake N; 0 plays for nothing.", n=current))
+        return
+    if len(args) > 1:
+        await reply(update, tr.gettext("Use /stake N with one whole number."))
+        return
+    try:
+        amount = parse_new_args([f"stake={args[0]}"])[1].stake_per_point
+    except OptionError as error:
+        await reply(update, refusal_text(tr, error))
+        return
+    if not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
+        return
+    await set_default_option(context, chat.id, "stake_per_point", amount)
+    await reply(update, tr.gettext("New games here are played for {n} per point.", n=amount))
+
+
+# ---------------------------------------------------------------- /ledger and /history
+
+
+async def ledger(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    store = get_store(context)
+    chat_id = _chat_id(update)
+    rows = debts(await store.ledger(chat_id))
+    await reply(update, ledger_table(tr, rows, await names_in(store, chat_id)))
+
+
+def _bounded_count(tr: Translator, args: list[str]) -> int | str:
+    """/history's N, or the message explaining what N may be."""
+    if not args:
+        return HISTORY_DEFAULT
+    if len(args) == 1 and re.fullmatch("[0-9]{1,3}", args[0]) and 1 <= int(args[0]) <= HISTORY_MAX:
+        return int(args[0])
+    return tr.gettext("Use /history or /history N with N from 1 to {high}.", high=HISTORY_MAX)
+
+
+REASONS = {
+    "resigned": N_("resigned"),
+    "double_passed": N_("double passed"),
+    "timeout": N_("on time"),
+}
+
+
+def history_line(tr: Translator, entry: HistoryEntry) -> str:
+    """One /history line: date, variant, players, result kind, points, stake."""
+    when = datetime.datetime.fromtimestamp(entry.finished_at, datetime.UTC)
+    head = f"{when:%Y-%m-%d %H:%M} · {variant_name(tr, entry.variant)}: "
+    by_side = {p.side: html_text(p.name) for p in entry.players}
+    if entry.winner is None:
+        names = " – ".join(html_text(p.name) for p in entry.players)
+        return head + tr.gettext("{names}, cancelled", names=names)
+    kind = tr.gettext(KIND_NAMES[ResultKind(entry.result)])
+    if entry.reason in REASONS:
+        kind += f" ({tr.gettext(REASONS[entry.reason])})"
+    line = head + tr.ngettext(
+        "{winner} beat {loser}: {kind}, {n} point", "{winner} beat {loser}: {kind}, {n} points",
+        entry.points, winner=by_side.get(entry.winner, "?"),
+        loser=by_side.get(Side(entry.winner).opponent, "?"), kind=kind, n=entry.points)
+    if entry.score is not None:
+        line += "; " + tr.gettext("match to {n}: {w}–{b}", n=entry.match_length,
+                                  w=entry.score[0], b=entry.score[1])
+    if entry.stake:
+        line += "; " + tr.gettext("booked {amount}", amount=entry.stake)
+    return line
+
+
+async def history(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    count = _bounded_count(tr, args_of(context))
+    if isinstance(count, str):
+        await reply(update, count)
+        return
+    entries = await get_store(context).history(_chat_id(update), count)
+    if not entries:
+        await reply(update, tr.gettext("No finished games here yet."))
+        return
+    lines = [tr.gettext("<b>Last games</b>")] + [history_line(tr, e) for e in entries]
+    await reply(update, "\n".join(lines))
+
+
+# ---------------------------------------------------------------- /stats and /top
+
+
+def _streak(tr: Translator, streak: int) -> str:
+    if streak > 0:
+        return tr.ngettext("{n} win", "{n} wins", streak, n=streak)
+    if streak < 0:
+        return tr.ngettext("{n} loss", "{n} losses", -streak, n=-streak)
+    return "—"
+
+
+def stats_block(tr: Translator, stats: PlayerStats) -> str:
+    """A player's numbers in one variant (mars for long nardy, gammons for backgammon)."""
+    long = stats.variant.value == "long"
+    big = tr.gettext("Mars won / lost") if long else tr.gettext("Gammons won / lost")
+    triple = tr.gettext("Koks won / lost") if long else tr.gettext("Backgammons won / lost")
+    lines = [
+        f"<b>{escape(variant_name(tr, stats.variant))}</b>",
+        tr.gettext("Games: {games}, won {wins}", games=stats.games, wins=stats.wins),
+        f"{big}: {stats.gammons_won} / {stats.gammons_lost}",
+    ]
+    if stats.triples_won or stats.triples_lost:
+        lines.append(f"{triple}: {stats.triples_won} / {stats.triples_lost}")
+    lines.append(tr.gettext("Rating: {rating:.1f} (experience {exp})", rating=stats.rating,
+                            exp=stats.experience))
+    lines.append(tr.gettext("Streak: {streak}", streak=_streak(tr, stats.streak)))
+    return "\n".join(lines)
+
+
+async def stats(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    user = _replied_user(update.effective_message) or update.effective_user
+    assert user is not None
+    mine = [s for s in await get_store(context).player_stats(_chat_id(update))
+            if s.user_id == user.id and s.games]
+    name = html_text(display_name(user))
+    if not mine:
+        await reply(update, tr.gettext("{name} has no finished games here yet.", name=name))
+        return
+    blocks = [f"<b>{name}</b>"] + [stats_block(tr, s) for s in mine]
+    await reply(update, "\n\n".join(blocks))
+
+
+def top_table(tr: Translator, all_stats: Iterable[PlayerStats],
+              variant: Variant | None = None) -> str:
+    """/top: per variant, the chat's rated players by rating."""
+    by_variant: dict[Variant, list[PlayerStats]] = {}
+    for s in all_stats:
+        if s.matches and (variant is None or s.variant is variant):
+            by_variant.setdefault(s.variant, []).append(s)
+    if not by_variant:
+        return tr.gettext("Nobody has a rating here yet: finish a game first.")
+    blocks = []
+    for var in sorted(by_variant, key=lambda v: v.value, reverse=True):
+        ranked = sorted(by_variant[var], key=lambda s: (-s.rating, s.user_id))[:TOP_SIZE]
+        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — {s.rating:.1f} "
+                + tr.ngettext("({n} game)", "({n} games)", s.games, n=s.games)
+                for i, s in enumerate(ranked, 1)]
+        blocks.append("\n".join([f"<b>{escape(variant_name(tr, var))}</b>", *rows]))
+    return "\n\n".join(blocks)
+
+
+async def top(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    args = args_of(context)
+    variant = VARIANT_WORDS.get(args[0].lower()) if len(args) == 1 else None
+    if args and variant is None:
+        await reply(update, tr.gettext("Use /top, /top long or /top backgammon."))
+        return
+    all_stats = await get_store(context).player_stats(_chat_id(update))
+    await reply(update, top_table(tr, all_stats, variant))
+
+
+# ---------------------------------------------------------------- /settle
+
+
+def owes_text(tr: Translator, debt: Debt, names: dict[int, str], *, html: bool = True) -> str:
+    """"Bob owes Ann 30", for an HTML message (``html=False``: for a button's plain text)."""
+    name = html_text if html else clean
+    return tr.gettext("{debtor} owes {creditor} {amount}",
+                      debtor=name(names.get(debt.debtor, str(debt.debtor))),
+                      creditor=name(names.get(debt.creditor, str(debt.creditor))),
+                      amount=debt.amount)
+
+
+def _debt(request: SettleRequest) -> Debt:
+    assert request.other is not None
+    if request.amount > 0:
+        return Debt(request.other, request.requester, request.amount)
+    return Debt(request.requester, request.other, -request.amount)
+
+
+def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardMarkup]:
+    """The confirmation the other player answers."""
+    assert request.other is not None
+    names = request.names
+    text = "\n".join([
+        tr.gettext("{requester} asks to settle up: {owes}.",
+                   requester=html_text(names[request.requester]),
+                   owes=owes_text(tr, _debt(request), names)),
+        tr.gettext("{other}, confirm that it is settled? The balance becomes 0.",
+                   other=mention(request.other, names[request.other])),
+    ])
+    keyboard = InlineKeyboardMarkup([[
+        InlineKeyboardButton(tr.gettext("✅ Settled"), callback_data=Callback.settle(
+            request.request_id, Action.SETTLE_YES).format()),
+        InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
+            request.request_id, Action.SETTLE_NO).format()),
+    ]])
+    return text, keyboard
+
+
+def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
+            ) -> InlineKeyboardMarkup:
+    """One button per player the requester has a balance with."""
+    rows = []
+    for index, other in enumerate(request.candidates):
+        debt = (Debt(other, request.requester, balances[other]) if balances[other] > 0
+                else Debt(request.requester, other, -balances[other]))
+        rows.append([InlineKeyboardButton(
+            owes_text(tr, debt, request.names, html=False),
+            callback_data=Callback.settle(request.request_id, Action.SETTLE_WITH,
+                                          index).format())])
+    rows.append([InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
+        request.request_id, Action.SETTLE_NO).format())])
+    return InlineKeyboardMarkup(rows)
+
+
+async def settle(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    user = update.effective_user
+    assert user is not None
+    store = get_store(context)
+    chat_id = _chat_id(update)
+    names = await names_in(store, chat_id)
+    names[user.id] = display_name(user)
+    other = _replied_user(update.effective_message)
+    if other is not None:
+        if other.id == user.id:
+            await reply(update, tr.gettext("Reply to the other player's message to settle "
+                                           "with them."))
+            return
+        names[other.id] = display_name(other)
+        amount = await store.balance(chat_id, user.id, other.id)
+        if not amount:
+            await reply(update, tr.gettext("Nothing to settle between you and {name}.",
+                                           name=html_text(names[other.id])))
+            return
+        request = SettleRequest(chat_id=chat_id, requester=user.id, other=other.id,
+                                amount=amount, names={user.id: names[user.id],
+                                                      other.id: names[other.id]})
+        await store.put_settle(request)
+        text, keyboard = prompt(tr, request)
+        await reply(update, text, reply_markup=keyboard)
+        return
+    balances: dict[int, int] = {}
+    for debt in debts(await store.ledger(chat_id)):
+        if user.id in (debt.debtor, debt.creditor):
+            counterpart = debt.creditor if debt.debtor == user.id else debt.debtor
+            balances[counterpart] = debt.amount if debt.creditor == user.id else -debt.amount
+    if not balances:
+        await reply(update, tr.gettext("You have no open balance in this chat."))
+        return
+    candidates = tuple(balances)[:MAX_CANDIDATES]
+    request = SettleRequest(chat_id=chat_id, requester=user.id, candidates=candidates,
+                            names={uid: names.get(uid, str(uid))
+                                   for uid in (user.id, *candidates)})
+    await store.put_settle(request)
+    await reply(update, tr.gettext("Settle up with whom? (Or reply to their message with "
+                                   "/settle.)"), reply_markup=choices(tr, request, balances))
+
+
+async def _edit(query_message: object, context: Context, chat_id: int, text: str,
+                keyboard: InlineKeyboardMarkup | None = None) -> None:
+    message_id = getattr(query_message, "message_id", None)
+    if message_id is not None:
+        await context.bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
+                                            reply_markup=keyboard)
+
+
+async def on_settle_button(update: Update, context: Context) -> None:
+    """Choose the other player (requester), confirm or refuse (the other player)."""
+    query, user = update.callback_query, update.effective_user
+    assert query is not None and user is not None
+    tr = await translator_for(update, context)
+    chat_id = _chat_id(update)
+    store = get_store(context)
+    data = await parse_tap(query, tr, GONE)
+    if data is None:
+        return
+    request = await store.load_settle(chat_id, data.id)
+    if request is None:
+        await query.answer(tr.gettext(GONE), show_alert=True)
+        return
+    names = request.names
+    if data.action is Action.SETTLE_WITH:
+        if user.id != request.requester:
+            await query.answer(tr.gettext("Only {name} chooses here.",
+                                          name=clean(names[request.requester])), show_alert=True)
+            return
+        if request.other is not None or data.args[0] >= len(request.candidates):
+            await query.answer(tr.gettext(GONE), show_alert=True)
+            return
+        other = request.candidates[data.args[0]]
+        amount = await store.balance(chat_id, request.requester, other)
+        if not amount:
+            await query.answer(tr.gettext("Nothing to settle with {name} any more.",
+                                          name=clean(names[other])), show_alert=True)
+            return
+        chosen = request.model_copy(update={"other": other, "amount": amount})
+        if not await store.change_settle(request, chosen):
+            await query.answer(tr.gettext(GONE), show_alert=True)
+            return
+        await query.answer()
+        await _edit(query.message, context, chat_id, *prompt(tr, chosen))
+        return
+    parties = (request.requester, request.other)
+    if data.action is Action.SETTLE_NO:
+        if user.id not in parties:
+            await query.answer(tr.gettext("Only the two players answer this."), show_alert=True)
+            return
+        if not await store.change_settle(request, None):
+            await query.answer(tr.gettext(GONE), show_alert=True)
+            return
+        await query.answer()
+        await _edit(query.message, context, chat_id, tr.gettext(
+            "{name} said no; nothing was settled.", name=html_text(names[user.id])))
+        return
+    if request.other is None:
+        await query.answer(tr.gettext(GONE), show_alert=True)
+        return
+    if user.id != request.other:
+        message = (N_("Waiting for {name} to confirm.") if user.id == request.requester
+                   else N_("Only {name} can confirm."))
+        await query.answer(tr.gettext(message, name=clean(names[request.other])), show_alert=True)
+        return
+    try:
+        now = await store.settle(request)
+    except StoreError:
+        await query.answer(tr.gettext(GONE), show_alert=True)
+        return
+    await query.answer()
+    if now is None:
+        text = tr.gettext("Settled: {owes} is paid; the balance is 0.",
+                          owes=owes_text(tr, _debt(request), names))
+    else:
+        await store.change_settle(request, None)
+        changed = request.model_copy(update={"amount": now})
+        now_text = owes_text(tr, _debt(changed), names) if now else tr.gettext("nothing")
+        text = tr.gettext("The balance changed since the request (now: {now}); nothing was "
+                          "settled. Ask again with /settle.", now=now_text)
+    await _edit(query.message, context, chat_id, text)
+
+
+COMMANDS = {"stake": stake, "ledger": ledger, "history": history, "settle": settle,
+            "stats": stats, "top": top}
+PATTERN = f"^{Kind.SETTLE.value}:"
+"""The settle buttons' callback data (bot/present/callbacks.py)."""

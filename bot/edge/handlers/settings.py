@@ -1,0 +1,124 @@
+"""/settings: how this chat's boards look (picture or text, whose side they
+are drawn from) and which language is fixed (changed with /lang).
+
+Buttons carry ``set:<setting>:<value>``.  In groups only chat admins change
+settings; in a private chat the user does.  A change redraws the board of
+the game in this chat or topic: in place when only the orientation changed,
+posted anew when the style changed (a text message cannot become a photo).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from bot.edge.handlers.board import edit, is_lobby, repost
+from bot.edge.handlers.common import (
+    Context,
+    get_store,
+    is_chat_admin,
+    reply,
+    thread_of,
+    translator_for,
+)
+from bot.present.i18n import LANGUAGE_NAMES, N_, Translator
+from bot.store.records import ChatSettings, settings_key
+
+PREFIX = "set:"
+CHOICES: dict[str, dict[str, str]] = {
+    "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
+    "view": {"follow": N_("Player to move"), "white": N_("○ White"), "black": N_("● Black")},
+}
+"""Each setting's values and their button labels."""
+FIELDS = {"style": "board_style", "view": "orientation"}
+"""Button setting name -> ChatSettings field."""
+VIEW_TEXT = {
+    "follow": N_("from the side of the player to move"),
+    "white": N_("always from White's side"),
+    "black": N_("always from Black's side"),
+}
+STALE_BUTTON = N_("This button does not work any more.")
+
+
+def settings_text(tr: Translator, settings: ChatSettings) -> str:
+    style = tr.gettext(N_("a picture") if settings.board_style == "png" else N_("text"))
+    language = (LANGUAGE_NAMES.get(settings.language, settings.language)
+                if settings.language else tr.gettext("each user's Telegram language"))
+    return "\n".join([
+        "<b>" + tr.gettext("Settings of this chat") + "</b>",
+        tr.gettext("Board: {style}, drawn {view}.", style=style,
+                   view=tr.gettext(VIEW_TEXT[settings.orientation])),
+        tr.gettext("Language: {name} (change it with /lang).", name=escape(language)),
+        tr.gettext("Only chat admins change settings in a group."),
+    ])
+
+
+def settings_keyboard(tr: Translator, settings: ChatSettings) -> InlineKeyboardMarkup:
+    rows = []
+    for name, values in CHOICES.items():
+        current = getattr(settings, FIELDS[name])
+        rows.append([InlineKeyboardButton(("✓ " if value == current else "") + tr.gettext(label),
+                                          callback_data=f"{PREFIX}{name}:{value}")
+                     for value, label in values.items()])
+    return InlineKeyboardMarkup(rows)
+
+
+def parse(data: str | None) -> tuple[str, str] | None:
+    """``(field, value)`` of a settings button, ``None`` for anything else.
+
+    >>> parse("set:view:white"), parse("set:style:gif"), parse("set:style")
+    (('orientation', 'white'), None, None)
+    """
+    parts = (data or "").removeprefix(PREFIX).split(":")
+    if len(parts) != 2 or parts[1] not in CHOICES.get(parts[0], {}):
+        return None
+    return FIELDS[parts[0]], parts[1]
+
+
+async def settings_command(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    chat = update.effective_chat
+    assert chat is not None
+    settings = await get_store(context).chat_settings(chat.id)
+    await reply(update, settings_text(tr, settings),
+                reply_markup=settings_keyboard(tr, settings))
+
+
+async def on_settings_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    chat, user = update.effective_chat, update.effective_user
+    assert query is not None and chat is not None and user is not None
+    tr = await translator_for(update, context)
+    choice = parse(query.data)
+    if choice is None:
+        await query.answer(tr.gettext(STALE_BUTTON), show_alert=True)
+        return
+    if not await is_chat_admin(context, chat, user.id):
+        await query.answer(tr.gettext("Only chat admins can change the settings."),
+                           show_alert=True)
+        return
+    field, value = choice
+    store = get_store(context)
+    before = await store.chat_settings(chat.id)
+
+    def change(settings: ChatSettings | None) -> ChatSettings:
+        current = settings or ChatSettings(chat_id=chat.id)
+        return current.model_copy(update={field: value})
+
+    await query.answer()
+    if getattr(before, field) == value:  # already so (a double tap): nothing to redraw
+        return
+    after = await store.update(settings_key(chat.id), change)
+    message = query.message
+    if message is not None and message.is_accessible:
+        await context.bot.edit_message_text(settings_text(tr, after), chat_id=chat.id,
+                                            message_id=message.message_id,
+                                            reply_markup=settings_keyboard(tr, after))
+    record = await store.load_game(chat.id, thread_of(message))  # type: ignore[arg-type]
+    if record is None or is_lobby(record) or record.board_message_id is None:
+        return
+    if field == "board_style":
+        await repost(context, tr, record, settings=after)  # the old board keeps no buttons
+    else:
+        await edit(context, tr, record)

@@ -1,0 +1,175 @@
+"""Flood limits shared by every worker: token buckets in Redis, consulted before sending.
+
+PTB's ``AIORateLimiter`` counts in one process; with several workers each would
+allow the whole budget.  :class:`SharedRateLimiter` keeps one bucket per chat
+(``nardy:{chat:<id>}:flood``, in the chat's cluster slot) and one for the bot
+(``nardy:{flood}:all``) in Redis.  Taking a token is one Lua call that
+*reserves* it: the bucket may go negative, and the caller sleeps the returned
+time before sending, so concurrent senders on any worker queue up fairly
+without a second round trip.  A 429 from the Bot API empties the chat's (or the
+bot's) bucket for ``retry_after`` seconds for every worker, then the request is
+retried.
+
+Only messages count (``send*``, ``edit*``, ``copy*``, ``forward*``):
+answering a button tap is never delayed.  The limiter also times taps: from
+the update's arrival to its ``answerCallbackQuery`` (the
+``nardy_tap_answer_seconds`` histogram).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import time
+import warnings
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter
+from telegram.warnings import PTBDeprecationWarning
+
+from bot.edge import metrics, ops
+from bot.store import RedisClient
+
+log = logging.getLogger(__name__)
+
+CHAT_RATE = 1.0
+"""Messages a second in one chat, sustained (Telegram: about one a second)."""
+CHAT_BURST = 20
+"""Messages one chat may get at once before the rate applies (a quick turn
+edits the board a few times in a row)."""
+BOT_RATE = 30.0
+"""Messages a second over all chats (Telegram's bulk limit)."""
+LIMITED_PREFIXES = ("send", "edit", "copy", "forward")
+
+# KEYS: bucket.  ARGV: rate per second, burst, now (seconds), penalty seconds
+# (0: take one token).  Returns the seconds to wait before sending, as a string.
+_TAKE = """
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local b = redis.call('HMGET', KEYS[1], 't', 'ts')
+local tokens, ts = tonumber(b[1]) or burst, tonumber(b[2]) or now
+if now > ts then tokens = math.min(burst, tokens + (now - ts) * rate); ts = now end
+local penalty = tonumber(ARGV[4])
+if penalty > 0 then tokens = math.min(tokens, -penalty * rate) else tokens = tokens - 1 end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(ts))
+redis.call('EXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1)
+if tokens >= 0 or penalty > 0 then return '0' end
+return tostring(-tokens / rate)
+"""
+
+
+class SharedRateLimiter(BaseRateLimiter[int]):
+    """A PTB rate limiter on Redis token buckets; see the module doc.
+
+    Until :meth:`attach` gives it a Redis client (and when ``bot_rate`` is 0) it
+    only honours 429 answers.  If Redis fails, requests go out unthrottled
+    rather than not at all.
+    """
+
+    def __init__(self, *, chat_rate: float = CHAT_RATE, chat_burst: int = CHAT_BURST,
+                 bot_rate: float = BOT_RATE, max_retries: int = 3, prefix: str = "nardy",
+                 clock: Callable[[], float] = time.time) -> None:
+        self.chat_rate, self.chat_burst, self.bot_rate = chat_rate, chat_burst, bot_rate
+        self.max_retries = max_retries
+        self.prefix = prefix
+        self.clock = clock
+        self.redis: RedisClient | None = None
+        self._take: Any = None
+
+    def attach(self, redis: RedisClient) -> None:
+        """Start limiting through ``redis`` (shared with the other workers)."""
+        self.redis = redis
+        self._take = redis.register_script(_TAKE)
+
+    async def initialize(self) -> None:
+        pass
+
+    async def shutdown(self) -> None:
+        pass
+
+    @property
+    def enabled(self) -> bool:
+        return self._take is not None and self.bot_rate > 0
+
+    def bucket_keys(self, chat_id: object) -> list[tuple[str, float, float]]:
+        """(key, rate, burst) of the buckets a message to ``chat_id`` takes from.
+
+        >>> SharedRateLimiter().bucket_keys(-100)
+        [('nardy:{chat:-100}:flood', 1.0, 20), ('nardy:{flood}:all', 30.0, 30.0)]
+        """
+        keys: list[tuple[str, float, float]] = []
+        if chat_id is not None:
+            keys.append((f"{self.prefix}:{{chat:{chat_id}}}:flood", self.chat_rate,
+                         self.chat_burst))
+        keys.append((f"{self.prefix}:{{flood}}:all", self.bot_rate, max(1.0, self.bot_rate)))
+        return keys
+
+    async def acquire(self, chat_id: object) -> float:
+        """Reserve one message to ``chat_id`` in every bucket; returns the wait (s)."""
+        if not self.enabled:
+            return 0.0
+        now = self.clock()
+        try:
+            waits = [float(await self._take(keys=[key], args=[rate, burst, now, 0]))
+                     for key, rate, burst in self.bucket_keys(chat_id)]
+        except Exception as error:  # Redis trouble must not stop the bot from talking
+            log.warning("flood limiter unavailable (%r); sending unthrottled", error)
+            return 0.0
+        return max(waits)
+
+    async def penalize(self, chat_id: object, seconds: float) -> None:
+        """The Bot API said 429: nobody sends to this chat (or at all) for ``seconds``."""
+        metrics.FLOOD_WAITS.inc()
+        if not self.enabled:
+            return
+        key, rate, burst = self.bucket_keys(chat_id)[0]
+        try:
+            await self._take(keys=[key], args=[rate, burst, self.clock(), seconds])
+        except Exception as error:
+            log.warning("flood limiter unavailable (%r)", error)
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        limited = endpoint.startswith(LIMITED_PREFIXES)
+        chat_id = data.get("chat_id")
+        retries = self.max_retries if rate_limit_args is None else rate_limit_args
+        for attempt in range(retries + 1):
+            if limited:
+                wait = await self.acquire(chat_id)
+                if wait > 0:
+                    metrics.THROTTLED_SECONDS.inc(wait)
+                    await asyncio.sleep(wait)
+            try:
+                result = await callback(*args, **kwargs)
+            except RetryAfter as error:
+                if attempt == retries:
+                    raise
+                seconds = flood_wait(error)
+                log.warning("flood wait %.1f s on %s (chat %s); retrying", seconds, endpoint,
+                            chat_id)
+                await self.penalize(chat_id if limited else None, seconds)
+                await asyncio.sleep(seconds + 0.1)
+                continue
+            if endpoint == "answerCallbackQuery":
+                current = ops.handling()
+                if current is not None:
+                    metrics.TAP_SECONDS.observe(time.perf_counter() - current.started)
+            return result
+        raise AssertionError("unreachable")
+
+
+def flood_wait(error: RetryAfter) -> float:
+    """The flood wait in seconds (PTB 22 warns while ``retry_after`` may be an int)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = error.retry_after
+    return value.total_seconds() if isinstance(value, datetime.timedelta) else float(value)

@@ -1,0 +1,248 @@
+"""Running many workers safely: each update handled once, failures retried, measured.
+
+Every update goes through :func:`handle_once` (polling: via
+:class:`GatedUpdateProcessor`; webhook: called by :mod:`bot.edge.web`, which answers
+Telegram only after it returns):
+
+1. :meth:`Store.claim_update` marks the update id in Redis, shared by all
+   workers: a redelivered update that was handled already is skipped
+   (``done``); one another worker is handling right now is ``in_flight``
+   (the webhook answers 503 so Telegram tries again later, by which time it
+   is done or its lease ran out because that worker died).
+2. ``Application.process_update`` runs the handlers; :func:`note_failure`,
+   an error handler registered after the central one, marks the update as
+   failed when an exception escaped a handler.
+3. The marker becomes ``done``, or ``failed`` when the error may pass on a
+   retry (Redis or network trouble, a bug that depends on timing): then the
+   webhook answers 500 and Telegram's retry is handled afresh.  Errors that
+   a retry cannot fix (the Bot API refused the request: bad request,
+   forbidden) and the :data:`MAX_ATTEMPTS`-th failure settle as done, so a
+   poisonous update is not retried for a day.
+
+What a failed attempt already did at the Bot API (answers, messages sent) is
+kept in the update's journal (:mod:`bot.edge.effects`) for its retry, which does not
+do it again.
+
+Each step is logged with the update's ids (:mod:`bot.edge.logs`) and counted
+(:mod:`bot.edge.metrics`).  Game changes themselves are compare-and-set, so even a
+handler run twice cannot apply a tap twice; the marker saves the work and
+keeps replies from being sent twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import enum
+import gc
+import logging
+import time
+from collections.abc import Awaitable
+from typing import Any
+
+from telegram import Update
+from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken
+from telegram.ext import ApplicationHandlerStop, SimpleUpdateProcessor
+
+from bot.edge import effects, logs, metrics
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+"""Deliveries of one update that may fail before it is given up (settled as done)."""
+PERMANENT = (BadRequest, Forbidden, ChatMigrated, InvalidToken)
+"""Errors a retry of the same update cannot fix."""
+
+
+class UpdateOutcome(enum.Enum):
+    DONE = "done"
+    DUPLICATE = "duplicate"
+    IN_FLIGHT = "in_flight"
+    FAILED = "failed"
+    GIVEN_UP = "given_up"
+
+    @property
+    def retry(self) -> bool:
+        """True when Telegram should deliver the update again (non-2xx answer)."""
+        return self in (UpdateOutcome.IN_FLIGHT, UpdateOutcome.FAILED)
+
+
+@dataclasses.dataclass
+class Handling:
+    """The update being handled in this task (a context variable)."""
+
+    update_id: int
+    kind: str
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+    error: BaseException | None = None
+
+
+_handling: contextvars.ContextVar[Handling | None] = contextvars.ContextVar(
+    "nardy_handling", default=None)
+
+
+def handling() -> Handling | None:
+    """What this task is handling (None outside an update): the rate limiter
+    uses it to time taps."""
+    return _handling.get()
+
+
+def kind_of(update: Update) -> str:
+    """The update's kind for metrics: ``callback_query``, ``message``, ...
+
+    >>> kind_of(Update.de_json({"update_id": 1, "callback_query": {
+    ...     "id": "1", "from": {"id": 2, "is_bot": False, "first_name": "A"},
+    ...     "chat_instance": "3", "data": "g:x:1:r"}}, None))
+    'callback_query'
+    """
+    for name in ("callback_query", "message", "edited_message", "my_chat_member",
+                 "chat_member", "inline_query"):
+        if getattr(update, name, None) is not None:
+            return name
+    return "other"
+
+
+def ids_of(update: Update) -> dict[str, Any]:
+    """The ids to tag log lines with: update, chat, user, and the game a button names."""
+    chat, user = update.effective_chat, update.effective_user
+    ids: dict[str, Any] = {"update_id": update.update_id, "chat_id": chat.id if chat else None,
+                           "user_id": user.id if user else None}
+    query = update.callback_query
+    if query is not None and query.data and query.data[:2] in ("g:", "l:"):
+        ids["game_id"] = query.data.split(":", 2)[1]
+    return ids
+
+
+async def handle_once(app: Any, update: Update, store: Store | None = None,
+                      process: Awaitable[None] | None = None) -> UpdateOutcome:
+    """Handle ``update`` unless some worker did already; see the module doc.
+
+    ``process`` is the coroutine that handles it (default:
+    ``app.process_update(update)``); it is closed unawaited when skipped.
+    """
+    store = store or app.bot_data["store"]
+    kind = kind_of(update)
+    with logs.bind(**ids_of(update)):
+        try:
+            state, attempt = await store.claim_update(update.update_id)
+            earlier = await store.load_effects(update.update_id) \
+                if state == "new" and attempt > 1 else {}
+        except BaseException:
+            _close(process)
+            raise
+        if state != "new":
+            _close(process)
+            outcome = UpdateOutcome.DUPLICATE if state == "done" else UpdateOutcome.IN_FLIGHT
+            log.info("update %s skipped: %s", update.update_id, outcome.value)
+            metrics.UPDATES.labels(kind, outcome.value).inc()
+            return outcome
+        current = Handling(update.update_id, kind)
+        token = _handling.set(current)
+        journal, journal_token = effects.begin(earlier)
+        metrics.IN_FLIGHT.inc()
+        try:
+            await (process if process is not None else app.process_update(update))
+        except Exception as error:  # process_update routes handler errors; this is the rest
+            current.error = error
+            log.exception("update %s could not be handled", update.update_id)
+        finally:
+            effects.end(journal_token)
+            _handling.reset(token)
+            metrics.IN_FLIGHT.dec()
+            metrics.UPDATE_SECONDS.labels(kind).observe(time.perf_counter() - current.started)
+        outcome = _outcome(current.error, attempt)
+        if outcome.retry:  # before the marker: the retry must find it
+            await store.save_effects(update.update_id, journal.written())
+        await store.settle_update(update.update_id, attempt, ok=not outcome.retry)
+        metrics.UPDATES.labels(kind, outcome.value).inc()
+        if outcome is UpdateOutcome.GIVEN_UP:
+            log.error("update %s failed %s times; giving up on it", update.update_id, attempt)
+        elif outcome is UpdateOutcome.FAILED:
+            log.warning("update %s failed (attempt %s); a redelivery will retry it",
+                        update.update_id, attempt)
+        return outcome
+
+
+def _outcome(error: BaseException | None, attempt: int) -> UpdateOutcome:
+    if error is None or isinstance(error, PERMANENT):
+        return UpdateOutcome.DONE
+    return UpdateOutcome.GIVEN_UP if attempt >= MAX_ATTEMPTS else UpdateOutcome.FAILED
+
+
+def _close(process: Awaitable[None] | None) -> None:
+    close = getattr(process, "close", None)
+    if close is not None:
+        close()
+
+
+async def note_failure(update: object, context: Any) -> None:
+    """Error handler (after the central one): remember that this update failed.
+
+    An error a retry may fix also stops the update's later handler groups: the
+    retry runs them all again.
+    """
+    current = _handling.get()
+    error = context.error
+    if error is not None:
+        metrics.ERRORS.labels(type(error).__name__).inc()
+    if current is not None and isinstance(update, Update) \
+            and update.update_id == current.update_id and current.error is None:
+        current.error = error
+        if not isinstance(error, PERMANENT):
+            raise ApplicationHandlerStop
+
+
+class GatedUpdateProcessor(SimpleUpdateProcessor):
+    """PTB's update processor for polling: runs each fetched update through
+    :func:`handle_once` (at most ``max_concurrent_updates`` at once).
+
+    Its ``app`` is set by :func:`bot.edge.app.build_application` once the
+    application exists.
+    """
+
+    app: Any = None
+
+    async def initialize(self) -> None:
+        """Once at start-up, with every module imported and the board
+        pictures' layers drawn: see :func:`settle_heap`."""
+        await super().initialize()
+        settle_heap()
+
+    async def do_process_update(self, update: object, coroutine: Any) -> None:
+        if not isinstance(update, Update) or self.app is None \
+                or "store" not in self.app.bot_data:
+            await coroutine
+            return
+        await handle_once(self.app, update, process=coroutine)
+
+
+GC_YOUNG = 10_000
+"""Allocations between two young-generation collections (Python's default:
+700).  A tap allocates thousands of short-lived objects (JSON, pydantic and
+Telegram objects); at 700 the collector ran ~25 times a second under load
+and every 100th run became a full collection of the live games' tables
+(20-40 ms, all taps waiting).  Fewer, larger young collections (~0.5 ms)
+make full ones ~14 times rarer; plain garbage is freed by reference
+counting either way, only cycles wait longer."""
+
+
+def settle_heap() -> None:
+    """Move every object alive now (modules, pydantic schemas, Babel data,
+    the cached board layers: ~85 000 objects) out of the garbage
+    collector's sight.  They live as long as the process, yet each full
+    collection walked them all: 30-110 ms with the whole process stopped,
+    which was the slowest 1% of tap answers under load.  Later objects are
+    collected as usual, but in larger batches (:data:`GC_YOUNG`)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
+
+
+async def redis_ok(store: Store, timeout: float = 1.0) -> bool:
+    """True if Redis answers PING within ``timeout`` seconds."""
+    try:
+        return bool(await asyncio.wait_for(store.redis.ping(), timeout))
+    except Exception:
+        return False

@@ -1,0 +1,185 @@
+"""Callback data of inline buttons: a small, versioned, parse/format pair.
+
+Every button carries what it acts on and the version of that record it was
+drawn for, so a tap on an outdated keyboard is recognised and refused instead
+of being applied to a game that has moved on.  The text form is
+
+``<kind>:<id>:<version>:<action>[:<int>...]``
+
+where ``kind`` is ``g`` (a game), ``l`` (a lobby) or ``s`` (a /settle request), ``id`` its id
+(letters, digits, ``_`` and ``-``), ``version`` the record version the
+keyboard was drawn for and ``action`` one letter.  Telegram allows 64 bytes.
+
+>>> data = Callback.game("k3Xa9", 12, Action.STEP, 13, 10, 3)
+>>> data.format()
+'g:k3Xa9:12:m:13:10:3'
+>>> Callback.parse('g:k3Xa9:12:m:13:10:3') == data
+True
+>>> Callback.parse('l:lob1:0:j').action
+<Action.JOIN: 'j'>
+>>> Callback.settle("Qx7_a2Bc", Action.SETTLE_WITH, 2).format()
+'s:Qx7_a2Bc:0:w:2'
+>>> Callback.parse('g:x:1:zz')
+Traceback (most recent call last):
+...
+bot.present.callbacks.CallbackDataError: unknown action 'zz'
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+MAX_BYTES = 64
+"""Telegram's limit on ``callback_data``."""
+
+_ID = re.compile(r"[A-Za-z0-9_-]{1,24}")  # fullmatch: "$" would let a final "\n" in
+_NUMBER = re.compile(r"[0-9]{1,9}")
+"""A version or an argument: ASCII digits only (``str.isdigit`` is true for
+"²" and "١", which ``int`` reads differently or not at all)."""
+
+
+class CallbackDataError(ValueError):
+    """Callback data that this bot did not make (forged, truncated, old format)."""
+
+
+class Kind(enum.StrEnum):
+    GAME = "g"
+    LOBBY = "l"
+    SETTLE = "s"  # a /settle request (bot/edge/handlers/ledger.py)
+    CLOCK = "k"  # a game's clock: timeout offer, pause, reminders (bot/edge/handlers/clock.py)
+
+
+class Action(enum.StrEnum):
+    """What a button does.  The letters are part of the wire format."""
+
+    # lobby
+    JOIN = "j"
+    LEAVE = "q"
+    VARIANT = "v"  # arg: variant index (see VARIANTS)
+    DROP = "X"  # creator closes the lobby
+    # game: before rolling
+    ROLL = "r"
+    DOUBLE = "d"
+    TAKE = "t"
+    PASS = "p"
+    PASS_SURE = "P"
+    BEAVER = "B"  # the doubled player takes and redoubles at once (beavers=on)
+    # game: moving
+    SOURCE = "s"  # arg: source point (the mover's own number)
+    BACK = "b"  # leave the source selection
+    STEP = "m"  # args: source, target, die
+    UNDO = "u"
+    CONFIRM = "c"
+    # offers
+    MENU = "o"  # show the resign/cancel menu
+    RESIGN = "R"  # arg: resignation level 1..3
+    ACCEPT = "a"  # accept a resign offer
+    DECLINE = "x"  # decline a resign offer
+    CANCEL = "C"  # propose or agree to cancel the game
+    KEEP = "K"  # refuse a cancel proposal / close the menu
+    # after the game
+    REMATCH = "A"  # offer a rematch / the match's next game (ACCEPT / DECLINE answer it)
+    WITHDRAW = "e"  # the offerer takes the offer back
+    NEW = "N"
+    # a /settle request
+    SETTLE_WITH = "w"  # arg: index of the other player among the request's candidates
+    SETTLE_YES = "y"
+    SETTLE_NO = "n"
+    # a game's clock (kind CLOCK; the version field is unused, 0)
+    CLAIM_WIN = "W"  # the time is up: the opponent takes the win
+    MORE_TIME = "T"  # ... or gives one more period
+    PAUSE = "Z"  # propose to pause the clock, or agree to the other player's proposal
+    RESUME = "Y"  # the same for resuming
+    PAUSE_NO = "z"  # refuse the pending proposal
+    MUTE = "M"  # no more reminders for the tapper
+    UNMUTE = "U"
+
+
+_ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
+                             Action.SETTLE_WITH: 1}
+_LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP})
+_SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})
+CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE, Action.RESUME,
+                           Action.PAUSE_NO, Action.MUTE, Action.UNMUTE})
+
+
+@dataclass(frozen=True, slots=True)
+class Callback:
+    """One button's payload."""
+
+    kind: Kind
+    id: str
+    version: int
+    action: Action
+    args: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _ID.fullmatch(self.id):
+            raise CallbackDataError(f"bad id {self.id!r}")
+        if self.version < 0:
+            raise CallbackDataError(f"bad version {self.version}")
+        if (self.action in _LOBBY_ACTIONS) != (self.kind is Kind.LOBBY):
+            raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
+        if (self.action in _SETTLE_ACTIONS) != (self.kind is Kind.SETTLE):
+            raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
+        if (self.action in CLOCK_ACTIONS) != (self.kind is Kind.CLOCK):
+            raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
+        arity = _ARITY.get(self.action, 0)
+        if len(self.args) != arity:
+            raise CallbackDataError(f"action {self.action.value!r} takes {arity} args")
+        if any(not 0 <= arg <= 99 for arg in self.args):
+            raise CallbackDataError(f"argument out of range in {self.args}")
+        if len(self.format().encode()) > MAX_BYTES:
+            raise CallbackDataError("callback data longer than 64 bytes")
+
+    @classmethod
+    def game(cls, game_id: str, version: int, action: Action, *args: int) -> Callback:
+        return cls(Kind.GAME, game_id, version, action, args)
+
+    @classmethod
+    def lobby(cls, lobby_id: str, version: int, action: Action, *args: int) -> Callback:
+        return cls(Kind.LOBBY, lobby_id, version, action, args)
+
+    @classmethod
+    def settle(cls, request_id: str, action: Action, *args: int) -> Callback:
+        return cls(Kind.SETTLE, request_id, 0, action, args)
+
+    @classmethod
+    def clock(cls, game_id: str, action: Action) -> Callback:
+        """A clock button of a game: ``k:<game id>:0:<action>``.
+
+        >>> Callback.clock("k3Xa9", Action.CLAIM_WIN).format()
+        'k:k3Xa9:0:W'
+        """
+        return cls(Kind.CLOCK, game_id, 0, action)
+
+    def format(self) -> str:
+        return ":".join([self.kind.value, self.id, str(self.version), self.action.value]
+                        + [str(arg) for arg in self.args])
+
+    @classmethod
+    def parse(cls, text: object) -> Callback:
+        """Parse what :meth:`format` made; anything else raises :class:`CallbackDataError`."""
+        if not isinstance(text, str) or len(text.encode()) > MAX_BYTES:
+            raise CallbackDataError("not callback data of this bot")
+        parts = text.split(":")
+        if len(parts) < 4:
+            raise CallbackDataError(f"too few fields in {text!r}")
+        kind, ident, version, action, *args = parts
+        try:
+            kind_ = Kind(kind)
+        except ValueError:
+            raise CallbackDataError(f"unknown kind {kind!r}") from None
+        try:
+            action_ = Action(action)
+        except ValueError:
+            raise CallbackDataError(f"unknown action {action!r}") from None
+        if not all(_NUMBER.fullmatch(n) for n in (version, *args)):
+            raise CallbackDataError(f"non-numeric field in {text!r}")
+        if len(version) > 9 or any(len(arg) > 2 for arg in args):
+            raise CallbackDataError(f"number too long in {text!r}")
+        if any(len(n) > 1 and n[0] == "0" for n in (version, *args)):
+            raise CallbackDataError(f"leading zero in {text!r}")
+        return cls(kind_, ident, int(version), action_, tuple(int(arg) for arg in args))

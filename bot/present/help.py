@@ -1,0 +1,56 @@
+"""The long texts: /help and /rules, in every language through gettext."""
+
+from __future__ import annotations
+
+from bot.present.i18n import Translator
+
+
+def help_text(tr: Translator) -> str:
+    return "\n".join([
+        tr.gettext("<b>Nardy</b>: long nardy and backgammon for two players in a chat."),
+        "",
+        tr.gettext("/new — open a game; add <code>long</code> or <code>backgammon</code> and "
+                   "options like <code>match=7 stake=10 cube=off</code>"),
+        tr.gettext("/board — show the current board again at the bottom"),
+        tr.gettext("/cancel — close the lobby, or cancel the game (both players agree, "
+                   "or an admin decides)"),
+        tr.gettext("/export — the game record as a text file"),
+        tr.gettext("/rules — the rules and how the buttons work"),
+        tr.gettext("/lang — fix the chat language"),
+        tr.gettext("/settings — the board as a picture or text, and whose side it is "
+                   "drawn from (admins)"),
+        tr.gettext("/stake N — the chat's stake per point for new games (admins); "
+                   "/ledger — who owes whom; /history N — the last results"),
+        tr.gettext("/settle — settle up a balance: reply to the other player's message "
+                   "(or pick them), they confirm; /stats — games and rating (reply: someone "
+                   "else's); /top — the chat's ratings"),
+        "",
+        tr.gettext("Options: stake=N (per point), match=N (points), cube=on|off, "
+                   "koks=on|off (long nardy), jacoby=on|off, beavers=on|off (backgammon)."),
+        tr.gettext("Stakes are whole numbers in the chat's own unit. A game books points × "
+                   "stake (mars 2, koks 3, gammon 2, backgammon 3, times the cube); a match "
+                   "to N books N × stake once, when it ends. Ratings: the FIBS formula, per "
+                   "chat and variant."),
+    ])
+
+
+def rules_text(tr: Translator) -> str:
+    return "\n".join([
+        tr.gettext("<b>Long nardy</b>: 15 checkers each start on the head (point 24). Both "
+                   "players move counterclockwise; a checker may not land on a point held by "
+                   "the opponent. Only one checker leaves the head per turn (except 3-3, 4-4, "
+                   "6-6 on the first turn). A wall of six points in a row is only allowed when "
+                   "an opponent checker is already past it. Bear off all checkers first to win: "
+                   "oin (1 point) if the opponent bore off some, mars (2 points) if none."),
+        "",
+        tr.gettext("<b>Backgammon</b>: hitting a lone checker sends it to the bar; it must "
+                   "enter before anything else moves. The doubling cube doubles the stake: the "
+                   "opponent takes or passes. Gammon (2) when the loser bore off none, "
+                   "backgammon (3) when a checker is also still on the bar or in the winner's "
+                   "home."),
+        "",
+        tr.gettext("<b>Buttons</b>: tap Roll, then the moves: a button like 13→10 moves a "
+                   "checker; a point with several targets opens them. Numbers are the mover's "
+                   "own and match the board. Undo takes a step back, Confirm hands the dice "
+                   "over. Under More: resign or propose to cancel."),
+    ])

@@ -1,0 +1,194 @@
+"""Inline keyboards: which buttons a game or lobby message shows.
+
+Pure functions from state to :class:`InlineKeyboardMarkup`; every button's
+callback data is a :class:`bot.present.callbacks.Callback` bound to the record
+version it was drawn for.  The move keyboard offers exactly the engine's
+legal next steps, at most two taps per step: a direct ``13→10`` button per
+step when there are few, otherwise one button per source point (direct when
+that source has a single target) and, after tapping a source, its targets.
+
+>>> from bot.present.i18n import translator
+>>> keys = KeyboardBuilder(translator("en"), "g1", 4)
+>>> kb = keys.moves(str, [Step(24, 18, 6), Step(24, 21, 3)], can_undo=False, complete=False)
+>>> [[b.text for b in row] for row in kb.inline_keyboard]
+[['24→21', '24→18'], ['⋯ More']]
+>>> kb.inline_keyboard[0][1].callback_data
+'g:g1:4:m:24:18:6'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.present.callbacks import Action, Callback
+from bot.present.i18n import Translator
+from engine.position import BAR, OFF, Step
+
+DIRECT_LIMIT = 8
+"""Up to this many distinct steps are offered as direct buttons."""
+ROW = 4
+"""Point buttons per row (Telegram allows 8; 4 stay readable on a phone)."""
+
+Label = Callable[[int], str]
+"""Maps a mover's own point number (1..24) to the text the board shows."""
+Row = list[InlineKeyboardButton]
+
+
+def _rows(buttons: Sequence[InlineKeyboardButton], width: int = ROW) -> list[Row]:
+    return [list(buttons[i : i + width]) for i in range(0, len(buttons), width)]
+
+
+def point_text(tr: Translator, label: Label, point: int) -> str:
+    if point == BAR:
+        return tr.gettext("bar")
+    if point == OFF:
+        return tr.gettext("off")
+    return label(point)
+
+
+def step_text(tr: Translator, label: Label, step: Step, show_die: bool = False) -> str:
+    text = f"{point_text(tr, label, step.source)}→{point_text(tr, label, step.target)}"
+    return f"{text} ({step.die})" if show_die else text
+
+
+def _ordered(steps: Iterable[Step]) -> list[Step]:
+    # Sources from the bar and high points first, each with its near target first.
+    return sorted(steps, key=lambda s: (-s.source, s.die))
+
+
+@dataclass(frozen=True)
+class KeyboardBuilder:
+    """The keyboards of one game (or lobby) record at one version."""
+
+    tr: Translator
+    record_id: str
+    version: int
+
+    def button(self, text: str, action: Action, *args: int) -> InlineKeyboardButton:
+        data = Callback.game(self.record_id, self.version, action, *args)
+        return InlineKeyboardButton(text, callback_data=data.format())
+
+    def lobby_button(self, text: str, action: Action, *args: int) -> InlineKeyboardButton:
+        data = Callback.lobby(self.record_id, self.version, action, *args)
+        return InlineKeyboardButton(text, callback_data=data.format())
+
+    def _steps(self, label: Label, steps: Sequence[Step]) -> Row:
+        # The same source and target with different dice differ only when
+        # bearing off with a larger die; then the die is shown.
+        moves = [(s.source, s.target) for s in steps]
+        return [
+            self.button(step_text(self.tr, label, s, moves.count((s.source, s.target)) > 1),
+                        Action.STEP, s.source, s.target, s.die)
+            for s in steps
+        ]
+
+    def _menu_row(self) -> Row:
+        return [self.button("⋯ " + self.tr.gettext("More"), Action.MENU)]
+
+    def _back(self) -> InlineKeyboardButton:
+        return self.button("« " + self.tr.gettext("Back"), Action.BACK)
+
+    def moves(self, label: Label, legal: Iterable[Step], *, can_undo: bool, complete: bool,
+              source: int | None = None) -> InlineKeyboardMarkup:
+        """The mover's keyboard while playing a roll; ``source`` is a tapped
+        point whose targets are shown."""
+        steps = _ordered(legal)
+        rows: list[Row] = []
+        chosen = [s for s in steps if s.source == source]
+        if chosen:
+            rows += [*_rows(self._steps(label, chosen)), [self._back()]]
+        elif len(steps) <= DIRECT_LIMIT:
+            rows += _rows(self._steps(label, steps))
+        else:
+            buttons: Row = []
+            for point, group in groupby(steps, key=lambda s: s.source):
+                options = list(group)
+                if len(options) == 1:
+                    buttons += self._steps(label, options)
+                else:
+                    buttons.append(self.button(f"{point_text(self.tr, label, point)} ▸",
+                                               Action.SOURCE, point))
+            rows += _rows(buttons)
+        last: Row = []
+        if can_undo:
+            last.append(self.button("↶ " + self.tr.gettext("Undo"), Action.UNDO))
+        if complete:
+            last.append(self.button("✓ " + self.tr.gettext("Confirm"), Action.CONFIRM))
+        if last:
+            rows.append(last)
+        rows.append(self._menu_row())
+        return InlineKeyboardMarkup(rows)
+
+    def roll(self, *, can_double: bool) -> InlineKeyboardMarkup:
+        """Before rolling: Roll, and Double beside it when the cube allows."""
+        row = [self.button("🎲 " + self.tr.gettext("Roll"), Action.ROLL)]
+        if can_double:
+            row.append(self.button("⬆ " + self.tr.gettext("Double"), Action.DOUBLE))
+        return InlineKeyboardMarkup([row, self._menu_row()])
+
+    def double(self, *, confirm_pass: bool = False, can_beaver: bool = False
+               ) -> InlineKeyboardMarkup:
+        """The doubled player's answer (after a beaver: the doubler's); Pass
+        asks once more because it ends the game."""
+        tr = self.tr
+        if confirm_pass:
+            return InlineKeyboardMarkup([[
+                self.button(tr.gettext("Yes, pass"), Action.PASS_SURE), self._back()]])
+        row = [self.button(tr.gettext("Take"), Action.TAKE),
+               self.button(tr.gettext("Pass"), Action.PASS)]
+        if can_beaver:
+            row.append(self.button(tr.gettext("Beaver"), Action.BEAVER))
+        return InlineKeyboardMarkup([row])
+
+    def resign_offer(self) -> InlineKeyboardMarkup:
+        return InlineKeyboardMarkup([[self.button(self.tr.gettext("Accept"), Action.ACCEPT),
+                                      self.button(self.tr.gettext("Decline"), Action.DECLINE)]])
+
+    def cancel_offer(self) -> InlineKeyboardMarkup:
+        return InlineKeyboardMarkup([[
+            self.button(self.tr.gettext("Agree to cancel"), Action.CANCEL),
+            self.button(self.tr.gettext("Keep playing"), Action.KEEP)]])
+
+    def menu(self, levels: Sequence[str]) -> InlineKeyboardMarkup:
+        """Resign (a button per kind, level 1 = the smallest), cancel, and back."""
+        tr = self.tr
+        rows = [[self.button(tr.gettext("Resign: {what}", what=name), Action.RESIGN, level)]
+                for level, name in enumerate(levels, start=1)]
+        rows.append([self.button(tr.gettext("Propose to cancel the game"), Action.CANCEL)])
+        rows.append([self._back()])
+        return InlineKeyboardMarkup(rows)
+
+    def over(self, *, match_over: bool, new_game: bool = True, answer: bool = False,
+             withdraw: bool = False) -> InlineKeyboardMarkup:
+        """After a game: the offer of the match's next game (or of a rematch)
+        and a new game (``new_game``: not between two games of a match, nor in
+        a private game).  While an offer waits: Accept / Decline for the
+        other player (``answer``), Withdraw for the offerer (``withdraw``)."""
+        tr = self.tr
+        new = [self.button(tr.gettext("New game"), Action.NEW)] if new_game else []
+        if not (answer or withdraw):
+            first = tr.gettext("Rematch") if match_over else tr.gettext("Next game")
+            return InlineKeyboardMarkup([[self.button(first, Action.REMATCH), *new]])
+        rows: list[Row] = []
+        if answer:
+            rows.append([self.button(tr.gettext("Accept"), Action.ACCEPT),
+                         self.button(tr.gettext("Decline"), Action.DECLINE)])
+        if withdraw:
+            rows.append([self.button(tr.gettext("Withdraw the offer"), Action.WITHDRAW)])
+        return InlineKeyboardMarkup([*rows, *([new] if new else [])])
+
+    def lobby(self, names: Sequence[str], chosen: int) -> InlineKeyboardMarkup:
+        """Variant choice (the chosen one ticked), Join / Leave and Close."""
+        tr = self.tr
+        choice = [self.lobby_button(("✓ " if i == chosen else "") + name, Action.VARIANT, i)
+                  for i, name in enumerate(names)]
+        return InlineKeyboardMarkup([
+            choice,
+            [self.lobby_button("✋ " + tr.gettext("Join"), Action.JOIN),
+             self.lobby_button(tr.gettext("Leave"), Action.LEAVE)],
+            [self.lobby_button(tr.gettext("Close"), Action.DROP)],
+        ])

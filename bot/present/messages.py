@@ -1,0 +1,527 @@
+"""The texts of the bot's messages: the board message with its status lines,
+the lobby, results, and the keyboard each of them carries.
+
+The board message is shared by both players.  It is a picture with the
+status as its caption, or (the chat's ``/settings``) a text board.  It is
+drawn from the point of view of the side the game waits for (its points
+numbered 1..24 from its home, as it moves), or of a fixed side; the move
+buttons print the numbers the board shows to that viewer.  The status lines
+always say whose turn it is and the dice; the caption of a picture also
+gives pips, cube and score in words (a photo caption holds 1024 characters,
+so it stays short), the text board shows them itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from dataclasses import dataclass
+from html import escape
+
+from telegram import InlineKeyboardMarkup
+
+from bot.present.callbacks import Action
+from bot.present.i18n import N_, Translator
+from bot.present.keyboards import KeyboardBuilder
+from bot.present.render import (
+    BoardLabels,
+    BoardView,
+    LastTurn,
+    point_label,
+    render_png,
+    render_text,
+)
+from bot.present.usertext import (
+    CAPTION_LIMIT,
+    TEXT_LIMIT,
+    clean,
+    fit_lines,
+    html_text,
+    visible_length,
+)
+from bot.rules import deadlines
+from bot.rules.actions import (
+    VARIANTS,
+    MatchState,
+    match_in_progress,
+    player_on,
+    resign_options,
+    seat_of,
+    table_of,
+    waiting_side,
+)
+from bot.store.records import GameRecord, Status
+from engine.game import Action as EventAction
+from engine.game import Game, Phase
+from engine.notation import format_turn
+from engine.position import Side, Variant
+from engine.scoring import EndReason, ResultKind
+
+VARIANT_NAMES = {Variant.LONG: N_("Long nardy"), Variant.BACKGAMMON: N_("Backgammon")}
+KIND_NAMES = {
+    ResultKind.OIN: N_("oin"),
+    ResultKind.MARS: N_("mars"),
+    ResultKind.KOKS: N_("koks"),
+    ResultKind.SINGLE: N_("single game"),
+    ResultKind.GAMMON: N_("gammon"),
+    ResultKind.BACKGAMMON: N_("backgammon"),
+}
+MARKS = {Side.WHITE: "○", Side.BLACK: "●"}
+
+
+def variant_name(tr: Translator, variant: Variant) -> str:
+    return tr.gettext(VARIANT_NAMES[variant])
+
+
+def mention(user_id: int, name: str) -> str:
+    """An HTML mention that notifies the user (works without a username)."""
+    return f'<a href="tg://user?id={user_id}">{html_text(name)}</a>'
+
+
+def _name(record: GameRecord, side: Side) -> str:
+    return html_text(player_on(record, side).name)
+
+
+# ---------------------------------------------------------------- lobby
+
+
+def options_line(tr: Translator, record: GameRecord) -> str:
+    options = record.options
+    parts = []
+    if options.match_length > 1:
+        parts.append(tr.gettext("match to {n}", n=options.match_length))
+    if options.stake_per_point:
+        parts.append(tr.gettext("stake {n} per point", n=options.stake_per_point))
+    if record.variant is Variant.BACKGAMMON:
+        parts.append(tr.gettext("cube on") if options.cube else tr.gettext("cube off"))
+        if options.jacoby:
+            parts.append(tr.gettext("Jacoby rule"))
+        if options.beavers:
+            parts.append(tr.gettext("beavers"))
+    elif options.koks:
+        parts.append(tr.gettext("koks counts triple"))
+    if options.time_control is not None:
+        parts.append(tr.gettext("{time} per move", time=duration(tr, options.time_control)))
+    return " · ".join(parts)
+
+
+def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboardMarkup | None]:
+    title = variant_name(tr, record.variant)
+    lines = [tr.gettext("<b>New game: {variant}</b>", variant=escape(title))]
+    extra = options_line(tr, record)
+    if extra:
+        lines.append(escape(extra))
+    if record.status is Status.CANCELLED:
+        lines.append(tr.gettext("The lobby is closed."))
+        return "\n".join(lines), None
+    if record.players:
+        joined = ", ".join(html_text(p.name) for p in record.players)
+        lines.append(tr.gettext("Joined: {names}", names=joined))
+    lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
+                            "players have joined."))
+    keys = KeyboardBuilder(tr, record.game_id, record.version)
+    names = [variant_name(tr, v) for v in VARIANTS]
+    return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant))
+
+
+# ---------------------------------------------------------------- the game
+
+
+LABELS = {
+    "pips": N_("pips"), "off": N_("off"), "bar": N_("bar"), "dice": N_("Dice"),
+    "played": N_("played"), "cube": N_("Cube"), "centred": N_("centred"), "last": N_("Last:"),
+    "no_move": N_("no move"), "score": N_("Score"), "score_of": N_("score"),
+    "match_to": N_("Match to {n}"), "to_move": N_("to move"),
+}
+"""The board's own words (:class:`bot.present.render.BoardLabels`) as msgids."""
+PICTURE, TEXT = "png", "text"
+"""Board styles (``ChatSettings.board_style``)."""
+FIXED = {"white": Side.WHITE, "black": Side.BLACK}
+"""``ChatSettings.orientation`` values that fix the side drawn at the bottom;
+anything else ("follow") draws the board from the side the game waits for."""
+
+
+@functools.cache
+def board_labels(tr: Translator) -> BoardLabels:
+    """The board's words in ``tr``'s language (``{n}`` is left for the renderer)."""
+    return BoardLabels(**{name: tr.gettext(msgid) for name, msgid in LABELS.items()})
+
+
+def viewer_of(game: Game, orientation: str = "follow") -> Side:
+    """The side the board is drawn from: a fixed side, else the side the game
+    waits for (the winner after the end)."""
+    if orientation in FIXED:
+        return FIXED[orientation]
+    if game.to_act is not None:
+        return game.to_act
+    return game.result.winner if game.result is not None else Side.WHITE
+
+
+def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Side) -> BoardView:
+    game = table.game
+    names = (clean(player_on(record, Side.WHITE).name), clean(player_on(record, Side.BLACK).name))
+    cube = game.cube
+    used = tuple(s.die for s in game.turn.played) if game.turn is not None else ()
+    return BoardView(
+        game.position, viewer, names=names, dice=game.dice, used=used,
+        cube=cube.value if cube is not None else None,
+        cube_owner=cube.owner if cube is not None else None,
+        score=table.score if table.match_length else None,
+        match_length=table.match_length or None, last_turn=last_turn(game),
+        labels=board_labels(tr),
+    )
+
+
+def last_turn(game: Game) -> LastTurn | None:
+    """The last confirmed turn with the position it started from (so hits show)."""
+    last = next((e for e in reversed(game.events) if e.action is EventAction.MOVE), None)
+    if last is None or game.last_start is None:
+        return None
+    return LastTurn(last.side, last.steps, game.last_start)
+
+
+def _dice_text(game: Game) -> str:
+    dice = game.dice
+    return f"{dice.first}-{dice.second}" if dice is not None else ""
+
+
+def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
+    if game.opening is None or len([e for e in game.events if e.action is EventAction.MOVE]) > 1:
+        return None
+    rolls = game.opening.rolls
+    white, black = rolls[-1]
+    line = tr.gettext("Opening roll: {white} {w}, {black} {b}.", white=_name(record, Side.WHITE),
+                      w=white, black=_name(record, Side.BLACK), b=black)
+    if len(rolls) > 1:
+        ties = ", ".join(f"{a}-{b}" for a, b in rolls[:-1])
+        line += " " + tr.gettext("(Ties rolled again: {ties}.)", ties=ties)
+    return line + " " + tr.gettext("{name} starts.", name=_name(record, game.opening.starter))
+
+
+def _previous_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
+    """What the player before did: the last confirmed turn, or a roll that could not be played."""
+    moves = [e for e in game.events if e.action is EventAction.MOVE]
+    if not moves:
+        return None
+    last = moves[-1]
+    index = len(game.events) - 1 - game.events[::-1].index(last)
+    roll = game.events[index - 1] if index else None
+    dice = f"{roll.dice.first}-{roll.dice.second}" if roll is not None and roll.dice else ""
+    if not last.steps:
+        return tr.gettext("{name} rolled {dice} and cannot move.", name=_name(record, last.side),
+                          dice=dice)
+    start = last_turn(game)
+    assert start is not None and start.start is not None
+    steps = format_turn(start.start, last.steps)
+    return tr.gettext("{name} played {dice}: {steps}", name=_name(record, last.side), dice=dice,
+                      steps=steps)
+
+
+def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
+    result = game.result
+    assert result is not None
+    kind = tr.gettext(KIND_NAMES[result.kind])
+    points = tr.ngettext("{n} point", "{n} points", result.points, n=result.points)
+    name = _name(record, result.winner)
+    if result.reason is EndReason.RESIGNED:
+        return tr.gettext("{name} wins by resignation: {kind}, {points}.", name=name, kind=kind,
+                          points=points)
+    if result.reason is EndReason.DOUBLE_PASSED:
+        return tr.gettext("{name} wins: the double was passed, {points}.", name=name,
+                          points=points)
+    if result.reason is EndReason.TIMEOUT:
+        return tr.gettext("{name} wins on time: {points}.", name=name, points=points)
+    return tr.gettext("{name} wins: {kind}, {points}.", name=name, kind=kind, points=points)
+
+
+def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Action | None
+                  ) -> list[str]:
+    game = table.game
+    lines: list[str] = []
+    opening = _opening_line(tr, record, game)
+    if opening:
+        lines.append(opening)
+    previous = _previous_line(tr, record, game)
+    if previous and not opening:
+        lines.append(previous)
+    phase = game.phase
+    if phase is Phase.OVER:
+        lines.append("🏁 " + result_line(tr, record, game))
+        if table.match_length:
+            white, black = table.score
+            lines.append(tr.gettext("Match to {n}: {white} {w} – {black} {b}.",
+                                    n=table.match_length, white=_name(record, Side.WHITE),
+                                    w=white, black=_name(record, Side.BLACK), b=black))
+            if table.match_over:
+                lines.append(tr.gettext("{name} wins the match!",
+                                        name=_name(record, game.result.winner)))  # type: ignore[union-attr]
+        return lines + _after_lines(tr, record, table)
+    actor = game.to_act
+    assert actor is not None
+    name = _name(record, actor)
+    if phase is Phase.ROLL:
+        lines.append("➡ " + tr.gettext("{name} to roll.", name=name))
+    elif phase is Phase.MOVE:
+        lines.append("➡ " + tr.gettext("{name} to move: {dice}.", name=name, dice=_dice_text(game)))
+    elif phase is Phase.DOUBLE:
+        assert game.cube is not None
+        if game.cube.beavered:  # the doubler answers the beaver
+            lines.append(tr.gettext("{name} beavers and keeps the cube.",
+                                    name=_name(record, actor.opponent)))
+        lines.append("➡ " + tr.gettext("{name}, you are doubled to {value}: take or pass?",
+                                       name=name, value=game.cube.value * 2))
+        if ui is Action.PASS:
+            lines.append(tr.gettext("Passing ends the game. Are you sure?"))
+    elif phase is Phase.RESIGNATION:
+        offer = game.resign_offer
+        assert offer is not None
+        lines.append("➡ " + tr.gettext(
+            "{who} offers to resign ({kind}). {name}: accept or decline?",
+            who=_name(record, offer.side), name=name, kind=tr.gettext(KIND_NAMES[offer.kind])))
+    if record.cancel_by is not None:
+        proposer = next(p for p in record.players if p.user_id == record.cancel_by)
+        lines.append(tr.gettext("{name} proposes to cancel the game.",
+                                name=html_text(proposer.name)))
+    return lines
+
+
+def _after_lines(tr: Translator, record: GameRecord, table: MatchState) -> list[str]:
+    """The offer of the next game and a proposal to end the match, after a game."""
+    lines = []
+    offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
+    if offerer is not None:
+        name, other = _name(record, offerer), _name(record, offerer.opponent)
+        lines.append("➡ " + (
+            tr.gettext("{name} offers a rematch. {other}: accept or decline?", name=name,
+                       other=other) if table.match_over else
+            tr.gettext("{name} offers the next game. {other}: accept or decline?", name=name,
+                       other=other)))
+    proposer = seat_of(record, record.cancel_by) if record.cancel_by is not None else None
+    if proposer is not None:
+        lines.append(tr.gettext("{name} proposes to end the match; nothing is booked.",
+                                name=_name(record, proposer)))
+    return lines
+
+
+@dataclass(frozen=True)
+class BoardMessage:
+    """What the board message shows: its text (the caption of a picture),
+    its keyboard, and for a picture board its ``photo``: the PNG, or ``b""``
+    while it is not drawn yet (``picture`` is then the view to draw, see
+    :func:`painted`) and when the picture stays as posted."""
+
+    text: str
+    markup: InlineKeyboardMarkup | None
+    photo: bytes | None = None
+    picture: BoardView | None = None
+
+
+def painted(message: BoardMessage, photo: bytes | None = None) -> BoardMessage:
+    """``message`` with its picture drawn: ``photo`` if the caller painted it
+    elsewhere, else here and now."""
+    if message.picture is None:
+        return message
+    return dataclasses.replace(message, photo=photo if photo is not None
+                               else render_png(message.picture), picture=None)
+
+
+def _facts_line(tr: Translator, record: GameRecord, table: MatchState) -> str:
+    """Pips, cube and match score in words, for the caption of a picture."""
+    game = table.game
+
+    def both(values: tuple[int, int] | list[int]) -> dict[str, str]:
+        return {"white": f"{MARKS[Side.WHITE]} {values[0]}",
+                "black": f"{MARKS[Side.BLACK]} {values[1]}"}
+
+    parts = [tr.gettext("Pips: {white} – {black}",
+                        **both([game.position.pips(side) for side in Side]))]
+    cube = game.cube
+    if cube is not None and not game.is_over:
+        parts.append(tr.gettext("cube {value}", value=cube.value) if cube.owner is None else
+                     tr.gettext("cube {value} ({name})", value=cube.value,
+                                name=_name(record, cube.owner)))
+    if table.match_length and not game.is_over:
+        parts.append(tr.gettext("score {white} – {black}", **both(table.score)))
+    return " · ".join(parts)
+
+
+def duration(tr: Translator, seconds: float) -> str:
+    """A duration in words, to the minute, at most two units ("1 day 3 hours")."""
+    days, hours, minutes = deadlines.split_duration(seconds)
+    day = tr.ngettext("{n} day", "{n} days", days, n=days)
+    hour = tr.ngettext("{n} hour", "{n} hours", hours, n=hours)
+    minute = tr.ngettext("{n} minute", "{n} minutes", minutes, n=minutes)
+    units = [(days, day), (hours, hour)] if days else [(hours, hour), (minutes, minute)]
+    return " ".join(word for n, word in units if n) or minute  # minutes matter only within a day
+
+
+def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
+    """The clock: the deadline of the player to move, time up, or paused."""
+    if record.status is not Status.ACTIVE:
+        return None
+    lines = []
+    if record.paused_at is not None:
+        lines.append("⏸ " + tr.gettext("The clock is paused."))
+    elif record.deadline is not None:
+        when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
+        if record.deadline <= deadlines.now():
+            lines.append("⌛ " + tr.gettext("Time ran out at {time} UTC.", time=when))
+        else:
+            lines.append("⏰ " + tr.gettext("Move by {time} UTC.", time=when))
+    if record.pause_by is not None and any(p.user_id == record.pause_by for p in record.players):
+        name = html_text(next(p.name for p in record.players if p.user_id == record.pause_by))
+        lines.append(tr.gettext("{name} proposes to resume the clock.", name=name)
+                     if record.paused_at is not None else
+                     tr.gettext("{name} proposes to pause the clock.", name=name))
+    return "\n".join(lines) or None
+
+
+def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
+                  orientation: str = "follow", ui: Action | None = None,
+                  source: int | None = None, player: Side | None = None,
+                  picture: bool = True) -> BoardMessage:
+    """The board message of an active or finished game and its keyboard.
+
+    ``style`` is ``"png"`` (a picture, the status in its caption) or
+    ``"text"``; ``orientation`` is ``"follow"``, ``"white"`` or ``"black"``
+    (see :func:`viewer_of`).  ``ui`` is a keyboard-only state the tapper
+    asked for (the menu, a source point, a pass to confirm).  ``player``:
+    the board is one player's own (a view in their private chat), drawn
+    from their side, with the game's buttons only while the game waits
+    for them (else just the menu).  ``picture=False``: the caption and
+    keyboard of a picture board whose picture stays as it is (a keyboard-only
+    redraw).  The picture is not drawn here (it costs ~5 ms): ``picture`` is
+    the view to draw (:func:`painted`, or :mod:`bot.present.painter` off the loop).
+    """
+    for cut in NAME_CUTS:  # long names are shortened before any line is dropped
+        message, lines, drop_order = _board_message(
+            tr, _short_names(record, cut), style=style, orientation=orientation, ui=ui,
+            source=source, player=player, picture=picture)
+        limit = CAPTION_LIMIT if message.photo is not None else TEXT_LIMIT
+        if visible_length(message.text) <= limit:
+            return message
+    return dataclasses.replace(message, text=fit_lines(lines, limit, drop_order))
+
+
+NAME_CUTS = (64, 24, 12)
+"""Name lengths tried, longest first, until a board message fits Telegram's limit."""
+LINE_BREAK = "\n"
+
+
+def _short_names(record: GameRecord, limit: int) -> GameRecord:
+    players = tuple(p.model_copy(update={"name": clean(p.name, limit)}) for p in record.players)
+    return record.model_copy(update={"players": players})
+
+
+def _board_message(tr: Translator, record: GameRecord, *, style: str, orientation: str,
+                   ui: Action | None, source: int | None, player: Side | None,
+                   picture: bool) -> tuple[BoardMessage, list[str], list[int]]:
+    """:func:`board_message` before it is fitted to Telegram's limit, its
+    lines (each balanced HTML: the ``<pre>`` text board is one) and the
+    indexes of those that may be dropped, least needed first."""
+    table = table_of(record)
+    game = table.game
+    seen_from = player if player is not None else viewer_of(game, orientation)
+    view = board_view(tr, record, table, seen_from)
+    white, black = _name(record, Side.WHITE), _name(record, Side.BLACK)
+    title = escape(variant_name(tr, record.variant))
+    header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"
+    extra = options_line(tr, record)
+    lines = [header] + ([escape(extra)] if extra else [])
+    # the least needed lines first: the options (the lobby showed them), the
+    # facts (the picture shows them), the opening or the turn before
+    drop_order = [1] if extra else []
+    photo = b"" if style == PICTURE else None
+    to_draw = view if picture and photo is not None else None
+    if photo is None:
+        lines.append(f"<pre>{escape(render_text(view))}</pre>")
+    if record.status is Status.CANCELLED:
+        lines.append(tr.gettext("The game was cancelled."))
+        return BoardMessage(LINE_BREAK.join(lines), None, photo, to_draw), lines, drop_order
+    status = _status_lines(tr, record, table, ui)
+    history = None
+    if len(status) > 1 and status[0] in (_opening_line(tr, record, game),
+                                         _previous_line(tr, record, game)):
+        history = len(lines)
+    lines += status
+    if photo is not None:
+        drop_order.append(len(lines))
+        lines.append(_facts_line(tr, record, table))
+    if history is not None:
+        drop_order.append(history)
+    deadline = _deadline_line(tr, record)
+    if deadline:
+        lines.append(deadline)
+    markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.viewer,
+                           player=player)
+    return BoardMessage(LINE_BREAK.join(lines), markup, photo, to_draw), lines, drop_order
+
+
+def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: Action | None,
+                  source: int | None, viewer: Side | None = None,
+                  player: Side | None = None) -> InlineKeyboardMarkup | None:
+    """The game's buttons; move buttons print the points as ``viewer`` (the
+    side the board is drawn from; the mover when not given) sees them.
+    ``player``: the keyboard of one player's own board (see :func:`board_message`)."""
+    game = table.game
+    keys = KeyboardBuilder(tr, record.game_id, record.version)
+    phase = game.phase
+    if phase is Phase.OVER:
+        if record.cancel_by is not None and match_in_progress(record):
+            return keys.cancel_offer()
+        offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
+        return keys.over(match_over=table.match_over,
+                         new_game=table.match_over and not record.is_private,
+                         answer=offerer is not None and player is not offerer,
+                         withdraw=offerer is not None and player in (None, offerer))
+    if record.cancel_by is not None:
+        return keys.cancel_offer()
+    if player is not None and game.to_act is not player \
+            and not (ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE)):
+        if phase not in (Phase.ROLL, Phase.MOVE):
+            return None  # the opponent answers an offer
+        return InlineKeyboardMarkup([[keys.button("⋯ " + tr.gettext("More"), Action.MENU)]])
+    if ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE):
+        return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
+    if phase is Phase.DOUBLE:
+        cube, actor = game.cube, game.to_act
+        assert cube is not None and actor is not None
+        return keys.double(confirm_pass=ui is Action.PASS,
+                           can_beaver=cube.why_not_beaver(actor) is None)
+    if phase is Phase.RESIGNATION:
+        return keys.resign_offer()
+    actor = game.to_act
+    assert actor is not None
+    if phase is Phase.ROLL:
+        return keys.roll(can_double=game.cube is not None and game.cube.may_double(actor))
+    turn = game.turn
+    assert turn is not None
+    seen_by = actor if viewer is None else viewer
+
+    def label(point: int) -> str:
+        return point_label(game.variant, actor, seen_by, point)
+
+    return keys.moves(label, turn.legal_steps, can_undo=bool(turn.played),
+                      complete=turn.is_complete, source=source if ui is Action.SOURCE else None)
+
+
+def notification(tr: Translator, record: GameRecord) -> str | None:
+    """The short message that pings the player the game now waits for."""
+    actor = waiting_side(record)
+    if actor is None:
+        return None
+    player = player_on(record, actor)
+    who = mention(player.user_id, player.name)
+    table = table_of(record)
+    game = table.game
+    if record.status is not Status.ACTIVE:  # an offer of the next game
+        if table.match_over:
+            return tr.gettext("{who}, your opponent offers a rematch.", who=who)
+        return tr.gettext("{who}, your opponent offers the next game of the match.", who=who)
+    if game.phase is Phase.DOUBLE:
+        return tr.gettext("{who}, you are doubled: take or pass?", who=who)
+    if game.phase is Phase.RESIGNATION:
+        return tr.gettext("{who}, your opponent offers to resign.", who=who)
+    return tr.gettext("{who}, your turn.", who=who)
+

@@ -1,0 +1,389 @@
+"""What the store keeps: pydantic records, their JSON form and their schema versions.
+
+Pure: no Redis here.  A record is serialised with `encode` and read back with
+`decode`; `decode` checks the JSON against the model and the `schema_version`,
+runs registered migrations for old versions and otherwise raises
+`CorruptRecordError` naming the key and the reason (the stored value is never
+replaced by a default).
+
+The CAS `version` is not part of the JSON: the store keeps it next to the JSON
+(field `v` of the record's hash) so Lua can compare it without parsing JSON.
+
+>>> game = GameRecord(chat_id=-100123, thread_id=None, game_id="abcdefgh", variant=Variant.LONG,
+...                   created_at=1.0, updated_at=1.0)
+>>> back = decode(GameRecord, "k", encode(game), version=3)
+>>> back.version, back.game_id, back.status.value, str(back.ref)
+(3, 'abcdefgh', 'lobby', '-100123:0:abcdefgh')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.position import Side, Variant
+
+SCHEMA_VERSION = 1
+
+
+class StoreError(Exception):
+    """Base class of the store's errors."""
+
+
+class CorruptRecordError(StoreError):
+    """A stored value does not parse; it is reported and left as it is."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"corrupt record at {key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+class VersionConflict(StoreError):
+    """A compare-and-set lost: the stored version is not the expected one."""
+
+    def __init__(self, key: str, expected: int, actual: str | int | None) -> None:
+        super().__init__(f"version conflict at {key}: expected {expected}, found {actual}")
+        self.key = key
+        self.expected = expected
+        self.actual = actual
+
+
+def new_game_id() -> str:
+    """A random, unguessable id of 8 URL-safe characters.
+
+    >>> len(new_game_id()), new_game_id() != new_game_id()
+    (8, True)
+    """
+    return secrets.token_urlsafe(6)
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class GameRef:
+    """Points at one game: the user index and the deadline set hold these as strings.
+
+    The game id is part of the ref so that an entry left behind by an older game
+    in the same chat/topic can never be mistaken for the current one.
+
+    >>> GameRef.parse("-100123:0:x_Y-z")
+    GameRef(chat_id=-100123, thread_id=None, game_id='x_Y-z')
+    >>> str(GameRef(5, 12, "abc"))
+    '5:12:abc'
+    """
+
+    chat_id: int
+    thread_id: int | None
+    game_id: str
+
+    def __str__(self) -> str:
+        return f"{self.chat_id}:{self.thread_id or 0}:{self.game_id}"
+
+    @classmethod
+    def parse(cls, text: str | bytes) -> GameRef:
+        if isinstance(text, bytes):
+            text = text.decode()
+        found = _GAME_REF.fullmatch(text)  # ASCII digits: int() also reads "١", " 1", "1_0"
+        if found is None:
+            raise ValueError(f"not a game ref: {text!r}")
+        chat, thread, game_id = found.groups()
+        return cls(int(chat), int(thread) or None, game_id)
+
+
+_GAME_REF = re.compile(r"(-?[0-9]{1,20}):([0-9]{1,12}):([A-Za-z0-9_-]{1,32})")
+
+
+class Status(enum.StrEnum):
+    LOBBY = "lobby"
+    ACTIVE = "active"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_open(self) -> bool:
+        """Lobby or active: the game is listed in its players' indexes."""
+        return self in (Status.LOBBY, Status.ACTIVE)
+
+
+class _Model(BaseModel):
+    # forbid: an unknown field means corruption or a newer schema, never "ignore".
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Player(_Model):
+    user_id: int
+    name: str
+    side: Side | None = None
+
+
+class GameOptions(_Model):
+    """The options a game is played with (and a chat's defaults for new games)."""
+
+    stake_per_point: int = Field(default=0, ge=0)
+    match_length: int = Field(default=1, ge=1)
+    cube: bool = True
+    koks: bool = True
+    jacoby: bool = False
+    beavers: bool = False
+    time_control: int | None = Field(default=None, gt=0, description="seconds per move")
+
+
+class Record(_Model):
+    """A record the store saves with compare-and-set, one per Redis key."""
+
+    kind: ClassVar[str]
+    schema_version: int = SCHEMA_VERSION
+    version: int = Field(default=0, ge=0)
+    chat_id: int
+
+    @property
+    def key(self) -> RecordKey[Any]:
+        raise NotImplementedError
+
+
+PRIVATE_CHAT_BASE = -(2**52)
+"""Private games (an accepted /invite) live under a synthetic chat id at or
+below this: no Telegram chat has one (real ids have at most 52 bits), and
+down to -(2**52 + 2**48) they stay exact as doubles (Lua, JSON)."""
+
+
+def is_private_game_chat(chat_id: int) -> bool:
+    """Whether ``chat_id`` is a private game's synthetic one (made from its
+    invitation: :func:`bot.store.invites.game_chat_id`).
+
+    >>> is_private_game_chat(PRIVATE_CHAT_BASE - 2**47), is_private_game_chat(-1001234567890)
+    (True, False)
+    """
+    return chat_id <= PRIVATE_CHAT_BASE
+
+
+class BoardViewRef(_Model):
+    """One more board message of a game besides its chat's own: in a
+    player's private chat (a private game's boards, or a group game opened
+    with /games), drawn from `viewer`'s side in `language` unless that chat
+    fixed one."""
+
+    chat_id: int
+    message_id: int
+    viewer: Side | None = None
+    photo: bool = Field(default=False, description="the message is a photo")
+    language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")
+
+
+class GameRecord(Record):
+    """The game of one chat or forum topic, from lobby to its end.
+
+    `engine` is the engine's `Game.to_dict()`: opaque to the store.  A
+    private game has a synthetic `chat_id` (see `bot.store.invites.game_chat_id`), no
+    board message of its own and one view per player.
+    """
+
+    kind: ClassVar[str] = "game"
+    game_id: str = Field(default_factory=new_game_id, pattern=r"^[A-Za-z0-9_-]{4,32}$")
+    thread_id: int | None = None
+    status: Status = Status.LOBBY
+    variant: Variant
+    players: tuple[Player, ...] = ()
+    options: GameOptions = GameOptions()
+    engine: dict[str, Any] = Field(default_factory=dict)
+    board_message_id: int | None = None
+    board_photo: bool = Field(default=False, description="the board message is a photo")
+    notify_message_id: int | None = None
+    created_by: int | None = Field(default=None, description="user who opened the lobby")
+    cancel_by: int | None = Field(default=None, description="player proposing to cancel "
+                                  "(the game, or between two games the match)")
+    rematch_by: int | None = Field(default=None, description="after the end: the player "
+                                   "offering a rematch or the match's next game")
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    deadline: float | None = Field(default=None, description="when the player to move "
+                                   "runs out of time (bot/rules/deadlines.py); None: no clock "
+                                   "running")
+    paused_at: float | None = Field(default=None, description="clock paused since (both agreed)")
+    pause_by: int | None = Field(default=None, description="player proposing to pause (or, "
+                                 "when paused, to resume) the clock")
+    views: tuple[BoardViewRef, ...] = Field(
+        default=(), description="board messages in private chats, each updated on a change")
+
+    @property
+    def key(self) -> RecordKey[GameRecord]:
+        return game_key(self.chat_id, self.thread_id)
+
+    @property
+    def is_private(self) -> bool:
+        """A game between two private chats (no group board)."""
+        return is_private_game_chat(self.chat_id)
+
+    @property
+    def ref(self) -> GameRef:
+        return GameRef(self.chat_id, self.thread_id, self.game_id)
+
+
+class ChatSettings(Record):
+    """Per-chat preferences and the default options of new games."""
+
+    kind: ClassVar[str] = "settings"
+    language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")
+    board_style: Literal["png", "text"] = "png"
+    orientation: Literal["follow", "white", "black"] = Field(
+        default="follow", description="whose side the board is drawn from")
+    variant: Variant = Variant.LONG
+    options: GameOptions = GameOptions()
+
+    @property
+    def key(self) -> RecordKey[ChatSettings]:
+        return settings_key(self.chat_id)
+
+
+class HistoryEntry(_Model):
+    """One finished game in a chat's history list (newest first)."""
+
+    schema_version: int = SCHEMA_VERSION
+    game_id: str
+    thread_id: int | None = None
+    variant: Variant
+    players: tuple[Player, ...]
+    winner: Side | None = None
+    result: str = Field(description="e.g. single, gammon, backgammon, mars, koks, resign")
+    points: int = 0
+    stake: int = Field(default=0, description="amount the loser paid the winner")
+    finished_at: float = Field(default_factory=time.time)
+    reason: str | None = Field(default=None, description="borne_off, resigned, double_passed")
+    match_length: int = Field(default=1, ge=1)
+    score: tuple[int, int] | None = Field(default=None, description="match score after it")
+
+
+class PlayerStats(_Model):
+    """A player's games, results and FIBS rating in one chat and variant (bot/rules/ratings.py)."""
+
+    kind: ClassVar[str] = "stats"
+    schema_version: int = SCHEMA_VERSION
+    user_id: int
+    variant: Variant
+    name: str = ""
+    rating: float = 1500.0
+    experience: int = Field(default=0, ge=0, description="sum of finished match lengths")
+    games: int = Field(default=0, ge=0)
+    wins: int = Field(default=0, ge=0)
+    gammons_won: int = Field(default=0, ge=0, description="mars or gammon and more")
+    gammons_lost: int = Field(default=0, ge=0)
+    triples_won: int = Field(default=0, ge=0, description="koks or backgammon")
+    triples_lost: int = Field(default=0, ge=0)
+    matches: int = Field(default=0, ge=0, description="matches (or single games) rated")
+    match_wins: int = Field(default=0, ge=0)
+    streak: int = Field(default=0, description="games won (+) or lost (-) in a row")
+
+
+class SettleRequest(_Model):
+    """A pending /settle: the requester picks the other player, who confirms."""
+
+    schema_version: int = SCHEMA_VERSION
+    request_id: str = Field(default_factory=new_game_id, pattern=r"^[A-Za-z0-9_-]{4,24}$")
+    chat_id: int
+    requester: int
+    names: dict[int, str] = Field(default_factory=dict)
+    candidates: tuple[int, ...] = ()
+    other: int | None = None
+    amount: int = Field(default=0, description="what `other` owed the requester when asked")
+    created_at: float = Field(default_factory=time.time)
+
+
+R = TypeVar("R", bound=Record)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordKey(Generic[R]):
+    """Which record: its model, chat and topic.  `suffix` names it inside the chat.
+
+    >>> game_key(-100123, None).suffix, game_key(1, 7).suffix, settings_key(1).suffix
+    ('game:0', 'game:7', 'settings')
+    """
+
+    model: type[R]
+    chat_id: int
+    thread_id: int | None = None
+
+    @property
+    def suffix(self) -> str:
+        if self.model.kind == "settings":
+            return "settings"
+        return f"{self.model.kind}:{self.thread_id or 0}"
+
+
+def game_key(chat_id: int, thread_id: int | None) -> RecordKey[GameRecord]:
+    return RecordKey(GameRecord, chat_id, thread_id)
+
+
+def settings_key(chat_id: int) -> RecordKey[ChatSettings]:
+    return RecordKey(ChatSettings, chat_id, None)
+
+
+def model_for_suffix(suffix: str) -> type[Record]:
+    """The record model a key suffix holds (the inverse of `RecordKey.suffix`)."""
+    kind = suffix.split(":", 1)[0]
+    for model in (GameRecord, ChatSettings):
+        if model.kind == kind:
+            return model
+    raise ValueError(f"unknown record kind in {suffix!r}")
+
+
+# Explicit migrations: (kind, from_version) -> function turning the JSON dict of
+# that version into the next version's.  Versions without an entry are rejected.
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+MIGRATIONS: dict[tuple[str, int], Migration] = {}
+
+
+def encode(record: _Model) -> str:
+    """The JSON stored for a record (without the CAS version) or a history entry."""
+    return record.model_dump_json(exclude={"version"})
+
+
+def decode(model: type[Any], key: str, raw: str | bytes | None, version: int = 0) -> Any:
+    """Parse what `encode` wrote, migrating old schema versions; see the module doc.
+
+    >>> decode(ChatSettings, "nardy:{chat:1}:settings", '{"schema_version": 1, "chat_id": "x"}')
+    Traceback (most recent call last):
+    ...
+    bot.store.records.CorruptRecordError: corrupt record at nardy:{chat:1}:settings: chat_id: \
+Input should be a valid integer, unable to parse string as an integer
+    """
+    if raw is None:
+        raise CorruptRecordError(key, "no JSON stored")
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise CorruptRecordError(key, f"not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise CorruptRecordError(key, f"JSON {type(data).__name__}, expected an object")
+    kind = getattr(model, "kind", "history")
+    schema = data.get("schema_version")
+    if not isinstance(schema, int):
+        raise CorruptRecordError(key, f"schema_version is {schema!r}, expected an integer")
+    if schema > SCHEMA_VERSION:
+        raise CorruptRecordError(
+            key, f"schema_version {schema} is newer than this bot's {SCHEMA_VERSION}"
+        )
+    while schema < SCHEMA_VERSION:
+        migrate = MIGRATIONS.get((kind, schema))
+        if migrate is None:
+            raise CorruptRecordError(
+                key, f"schema_version {schema} is too old and has no migration to {schema + 1}"
+            )
+        data = {**migrate(data), "schema_version": schema + 1}
+        schema += 1
+    if issubclass(model, Record):
+        data["version"] = version
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise CorruptRecordError(key, f"{where}: {first['msg']}{more}") from None

@@ -37,42 +37,21 @@ import secrets
 import sys
 from typing import Any
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defaults
 
 from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
+from bot.edge.handlers import menu
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
-from bot.present.i18n import LANGUAGES, N_, translator
+from bot.present.i18n import LANGUAGES, translator
 from bot.store import Store
 
 log = logging.getLogger("bot")
 
-COMMANDS = (
-    ("new", N_("Start a game: /new long or /new backgammon")),
-    ("board", N_("Show the current board again")),
-    ("cancel", N_("Close the lobby or cancel the game")),
-    ("export", N_("Send the game record as a file")),
-    ("games", N_("Your games in every chat, each board a tap away")),
-    ("invite", N_("A link that invites someone to a private game")),
-    ("rules", N_("How to play and how the buttons work")),
-    ("lang", N_("Choose the chat language")),
-    ("settings", N_("Board style (picture or text) and orientation")),
-    ("stake", N_("Show or set the chat's stake per point")),
-    ("ledger", N_("Who owes whom in this chat")),
-    ("history", N_("The last results: /history N")),
-    ("settle", N_("Settle up a balance (both players confirm)")),
-    ("stats", N_("Your games and rating (reply: someone else's)")),
-    ("top", N_("The chat's players by rating")),
-    ("pause", N_("Pause the game's clock (both players agree)")),
-    ("resume", N_("Start the paused clock again")),
-    ("mute", N_("No more move reminders for you (/unmute)")),
-    ("clock", N_("The chat's time per move for new games: /clock 1d")),
-    ("help", N_("What this bot does")),
-)
 CONCURRENT_UPDATES = 64
 """Updates handled at once; every game change is a compare-and-set, so
 concurrent taps never apply twice."""
@@ -134,12 +113,13 @@ async def set_commands(app: AnyApp) -> None:
     """Register the command list in every language (English as the default)."""
     for lang in LANGUAGES:
         tr = translator(lang)
-        commands = [BotCommand(name, tr.gettext(text)) for name, text in COMMANDS]
         code = None if lang == LANGUAGES[0] else lang
-        try:
-            await app.bot.set_my_commands(commands, language_code=code)
-        except Exception:  # a failure here must not stop the bot from playing
-            log.exception("setMyCommands failed for %s", lang)
+        for scope in menu.scopes():
+            try:
+                await app.bot.set_my_commands(menu.menu(tr, scope), scope=scope.bot_scope(),
+                                              language_code=code)
+            except Exception:  # a failure here must not stop the bot from playing
+                log.exception("setMyCommands failed for %s", lang)
 
 
 def run(settings: Settings) -> None:

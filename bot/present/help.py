@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.present.i18n import Translator
 
 
-def help_text(tr: Translator) -> str:
+def help_text(tr: Translator, command_lines: Sequence[str]) -> str:
+    """/help: what the bot is, a line per command (from the command table,
+    :data:`bot.edge.handlers.menu.COMMANDS`), then the options and stakes."""
     return "\n".join([
         tr.gettext("<b>Nardy</b>: long nardy and backgammon for two players in a chat."),
         "",
-        tr.gettext("/new — open a game; add <code>long</code> or <code>backgammon</code> and "
-                   "options like <code>match=7 stake=10 cube=off</code>"),
-        tr.gettext("/board — show the current board again at the bottom"),
-        tr.gettext("/cancel — close the lobby, or cancel the game (both players agree, "
-                   "or an admin decides)"),
-        tr.gettext("/export — the game record as a text file"),
-        tr.gettext("/rules — the rules and how the buttons work"),
-        tr.gettext("/lang — fix the chat language"),
-        tr.gettext("/settings — the board as a picture or text, and whose side it is "
-                   "drawn from (admins)"),
-        tr.gettext("/stake N — the chat's stake per point for new games (admins); "
-                   "/ledger — who owes whom; /history N — the last results"),
-        tr.gettext("/settle — settle up a balance: reply to the other player's message "
-                   "(or pick them), they confirm; /stats — games and rating (reply: someone "
-                   "else's); /top — the chat's ratings"),
+        *command_lines,
         "",
         tr.gettext("Options: stake=N (per point), match=N (points), cube=on|off, "
                    "koks=on|off (long nardy), jacoby=on|off, beavers=on|off (backgammon)."),

@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from telegram.ext import CommandHandler
 
+from bot.edge.handlers import menu
 from bot.present.callbacks import Action, Callback
 from bot.rules.actions import table_of
 from bot.store.records import Status
@@ -589,6 +591,20 @@ async def test_commands_are_registered_per_language(world: World) -> None:
         assert {"new", "board", "cancel", "export", "help", "rules", "lang"} <= set(names)
     ru = {c["command"]: c["description"] for c in world.server.commands(language_code="ru")}
     assert ru["board"] != "Show the current board again"
+
+
+async def test_one_command_table_drives_menu_handlers_and_help(world: World) -> None:
+    """The menu, the registered commands and /help come from one table: every
+    command in the menu answers, and /help names each of them."""
+    t = _setup(world)
+    offered = [c["command"] for c in world.server.commands()]
+    assert offered == [c.name for c in menu.COMMANDS if c.menu is not None]
+    sent = await world.send(t.chat, t.alice, "/help")
+    help_text = (await world.reply(t.chat, sent)).text
+    assert [name for name in offered if f"/{name}" not in help_text] == []
+    registered = {name for handlers in world.app.handlers.values() for h in handlers
+                  if isinstance(h, CommandHandler) for name in h.commands}
+    assert registered == {c.name for c in menu.COMMANDS}
 
 
 # ---------------------------------------------------------------- chats

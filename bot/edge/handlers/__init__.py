@@ -21,8 +21,8 @@ from bot.edge.handlers import (
     commands,
     errors,
     games,
-    invite,
     ledger,
+    menu,
     settings,
 )
 from bot.present.painter import PAINTER
@@ -31,25 +31,13 @@ from bot.present.painter import PAINTER
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # An update delivered twice (a retried webhook, a restart mid-batch) is
     # skipped before any handler: bot.edge.ops.handle_once, for all workers.
-    for name, callback in (
-        ("new", commands.new), ("board", commands.board), ("cancel", commands.cancel),
-        ("export", commands.export), ("help", commands.help_command),
-        ("start", invite.start), ("rules", commands.rules), ("lang", commands.lang),
-        ("games", games.games), ("invite", invite.invite),
-    ):
-        app.add_handler(CommandHandler(name, callback))
-    app.add_handler(CommandHandler("settings", settings.settings_command))
+    for command in menu.COMMANDS:
+        app.add_handler(CommandHandler(command.name, command.handler))
     app.add_handler(CallbackQueryHandler(settings.on_settings_button,
                                          pattern=f"^{settings.PREFIX}"))
     app.add_handler(CallbackQueryHandler(commands.on_lang_button,
                                          pattern=f"^{commands.LANG_PREFIX}"))
-    for name, callback in ledger.COMMANDS.items():
-        app.add_handler(CommandHandler(name, callback))
     app.add_handler(CallbackQueryHandler(ledger.on_settle_button, pattern=ledger.PATTERN))
-    for name, callback in (("pause", clock.pause), ("resume", clock.resume),
-                           ("mute", clock.mute), ("unmute", clock.unmute),
-                           ("clock", clock.clock_command)):
-        app.add_handler(CommandHandler(name, callback))
     app.add_handler(CallbackQueryHandler(clock.on_clock_button, pattern=clock.PATTERN))
     app.add_handler(CallbackQueryHandler(games.on_show, pattern=games.PATTERN))
     app.add_handler(CallbackQueryHandler(buttons.on_button))

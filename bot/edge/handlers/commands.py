@@ -20,7 +20,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.edge.handlers.games import show_view
-from bot.present.help import help_text, rules_text
+from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.rules.actions import (
     MATCH_IN_PROGRESS,
@@ -186,11 +186,6 @@ async def export(update: Update, context: Context) -> None:
     assert message is not None
     await message.reply_document(io.BytesIO(body.encode()), filename=name, do_quote=False,
                                  caption=tr.gettext("The game record."))
-
-
-async def help_command(update: Update, context: Context) -> None:
-    tr = await translator_for(update, context)
-    await reply(update, help_text(tr))
 
 
 async def rules(update: Update, context: Context) -> None:

@@ -23,7 +23,6 @@ from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import games
 from bot.edge.handlers.board import Viewer, notify, post_views
-from bot.edge.handlers.commands import help_command
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -96,6 +95,8 @@ def _sample(offer: Invitation) -> GameRecord:
 
 async def start(update: Update, context: Context) -> None:
     """``/start``: an invitation link, the /games link, or the help."""
+    # the command table lists /start itself, so its /help is imported here
+    from bot.edge.handlers.menu import help_command
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     if chat.type != Chat.PRIVATE:

@@ -416,7 +416,5 @@ async def on_settle_button(update: Update, context: Context) -> None:
     await _edit(query.message, context, chat_id, text)
 
 
-COMMANDS = {"stake": stake, "ledger": ledger, "history": history, "settle": settle,
-            "stats": stats, "top": top}
 PATTERN = f"^{Kind.SETTLE.value}:"
 """The settle buttons' callback data (bot/present/callbacks.py)."""

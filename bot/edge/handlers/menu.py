@@ -1,0 +1,114 @@
+"""The bot's commands in one table: what Telegram's command menu offers
+(``setMyCommands``), which handler each command runs, and what ``/help`` lists.
+
+A new command is one :class:`Command` here: the menu, the handler
+registration (:func:`bot.edge.handlers.register`) and ``/help`` follow from
+it, so the three can no longer disagree.  Texts are gettext message ids
+(:func:`bot.present.i18n.N_`), translated when shown.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import BotCommand, BotCommandScope, BotCommandScopeDefault, Update
+
+from bot.edge.handlers import clock, commands, games, invite, ledger, settings
+from bot.edge.handlers.common import Context, reply, translator_for
+from bot.present.help import help_text
+from bot.present.i18n import N_, Translator
+
+Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
+
+
+class Scope(enum.Enum):
+    """Where Telegram offers a command in its menu."""
+
+    EVERYWHERE = "default"
+
+    def bot_scope(self) -> BotCommandScope:
+        return BotCommandScopeDefault()
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command.  ``menu`` is its line in Telegram's menu (None: it works,
+    but is not offered); ``help`` its ``/help`` line when that says more than
+    the menu (the message id starts with the command, e.g. ``"/new — ..."``);
+    ``in_help`` False when another command's help line covers it."""
+
+    name: str
+    handler: Handler
+    menu: str | None
+    help: str | None = None
+    in_help: bool = True
+    scope: Scope = Scope.EVERYWHERE
+
+    def help_line(self, tr: Translator) -> str:
+        if self.help is not None:
+            return tr.gettext(self.help)
+        assert self.menu is not None
+        return f"/{self.name} — {tr.gettext(self.menu)}"
+
+
+async def help_command(update: Update, context: Context) -> None:
+    tr = await translator_for(update, context)
+    await reply(update, help_text(tr, [c.help_line(tr) for c in COMMANDS
+                                       if c.in_help and (c.help or c.menu)]))
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("new", commands.new, N_("Start a game: /new long or /new backgammon"),
+            help=N_("/new — open a game; add <code>long</code> or <code>backgammon</code> and "
+                    "options like <code>match=7 stake=10 cube=off</code>")),
+    Command("board", commands.board, N_("Show the current board again"),
+            help=N_("/board — show the current board again at the bottom")),
+    Command("cancel", commands.cancel, N_("Close the lobby or cancel the game"),
+            help=N_("/cancel — close the lobby, or cancel the game (both players agree, "
+                    "or an admin decides)")),
+    Command("export", commands.export, N_("Send the game record as a file"),
+            help=N_("/export — the game record as a text file")),
+    Command("games", games.games, N_("Your games in every chat, each board a tap away")),
+    Command("invite", invite.invite, N_("A link that invites someone to a private game")),
+    Command("rules", commands.rules, N_("How to play and how the buttons work"),
+            help=N_("/rules — the rules and how the buttons work")),
+    Command("lang", commands.lang, N_("Choose the chat language"),
+            help=N_("/lang — fix the chat language")),
+    Command("settings", settings.settings_command,
+            N_("Board style (picture or text) and orientation"),
+            help=N_("/settings — the board as a picture or text, and whose side it is "
+                    "drawn from (admins)")),
+    Command("stake", ledger.stake, N_("Show or set the chat's stake per point"),
+            help=N_("/stake N — the chat's stake per point for new games (admins); "
+                    "/ledger — who owes whom; /history N — the last results")),
+    Command("ledger", ledger.ledger, N_("Who owes whom in this chat"), in_help=False),
+    Command("history", ledger.history, N_("The last results: /history N"), in_help=False),
+    Command("settle", ledger.settle, N_("Settle up a balance (both players confirm)"),
+            help=N_("/settle — settle up a balance: reply to the other player's message "
+                    "(or pick them), they confirm; /stats — games and rating (reply: someone "
+                    "else's); /top — the chat's ratings")),
+    Command("stats", ledger.stats, N_("Your games and rating (reply: someone else's)"),
+            in_help=False),
+    Command("top", ledger.top, N_("The chat's players by rating"), in_help=False),
+    Command("pause", clock.pause, N_("Pause the game's clock (both players agree)")),
+    Command("resume", clock.resume, N_("Start the paused clock again")),
+    Command("mute", clock.mute, N_("No more move reminders for you (/unmute)")),
+    Command("unmute", clock.unmute, None),
+    Command("clock", clock.clock_command, N_("The chat's time per move for new games: /clock 1d")),
+    Command("help", help_command, N_("What this bot does")),
+    Command("start", invite.start, None),
+)
+
+
+def menu(tr: Translator, scope: Scope) -> list[BotCommand]:
+    """Telegram's command menu for a scope, in the translator's language."""
+    return [BotCommand(c.name, tr.gettext(c.menu)) for c in COMMANDS
+            if c.menu is not None and c.scope is scope]
+
+
+def scopes() -> Iterator[Scope]:
+    """The scopes some command is offered in, in the table's order."""
+    return iter(dict.fromkeys(c.scope for c in COMMANDS if c.menu is not None))

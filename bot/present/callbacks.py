@@ -6,9 +6,13 @@ of being applied to a game that has moved on.  The text form is
 
 ``<kind>:<id>:<version>:<action>[:<int>...]``
 
-where ``kind`` is ``g`` (a game), ``l`` (a lobby) or ``s`` (a /settle request), ``id`` its id
-(letters, digits, ``_`` and ``-``), ``version`` the record version the
-keyboard was drawn for and ``action`` one letter.  Telegram allows 64 bytes.
+where ``kind`` is ``g`` (a game), ``l`` (a lobby), ``s`` (a /settle request)
+or ``k`` (a game's clock), ``id`` its id (letters, digits, ``_`` and ``-``),
+``version`` the record version the keyboard was drawn for and ``action`` one
+letter.  Telegram allows 64 bytes.  Buttons that act on no record carry their
+own small payloads with the same parse/format pair (:class:`LanguageChoice`,
+:class:`SettingChoice`, :class:`ShowGame`); the :class:`Kind` in front of every
+payload routes it to its handler.
 
 >>> data = Callback.game("k3Xa9", 12, Action.STEP, 13, 10, 3)
 >>> data.format()
@@ -45,10 +49,49 @@ class CallbackDataError(ValueError):
 
 
 class Kind(enum.StrEnum):
+    """The first field of every button's data: which handler it is routed to
+    (:attr:`pattern`), and which of the payload types below it parses into."""
+
     GAME = "g"
     LOBBY = "l"
     SETTLE = "s"  # a /settle request (bot/edge/handlers/ledger.py)
     CLOCK = "k"  # a game's clock: timeout offer, pause, reminders (bot/edge/handlers/clock.py)
+    LANGUAGE = "lang"  # /lang: LanguageChoice
+    SETTING = "set"  # /settings: SettingChoice
+    SHOW = "gv"  # /games: ShowGame
+
+    @property
+    def pattern(self) -> str:
+        """The ``CallbackQueryHandler`` pattern of this kind's buttons.
+
+        >>> Kind.CLOCK.pattern, Kind.SHOW.pattern
+        ('^k:', '^gv:')
+        """
+        return pattern(self)
+
+
+RECORD_KINDS = frozenset({Kind.GAME, Kind.LOBBY, Kind.SETTLE, Kind.CLOCK})
+"""The kinds whose data is a :class:`Callback` (bound to a record version)."""
+
+
+def pattern(*kinds: Kind) -> str:
+    """The pattern matching the data of any of ``kinds``.
+
+    >>> pattern(Kind.GAME, Kind.LOBBY)
+    '^(?:g|l):'
+    """
+    if len(kinds) == 1:
+        return f"^{re.escape(kinds[0].value)}:"
+    return "^(?:" + "|".join(re.escape(kind.value) for kind in kinds) + "):"
+
+
+OTHER = "^(?!(?:" + "|".join(re.escape(kind.value) for kind in Kind) + "):)"
+"""The pattern of data of no kind (forged, or from an older bot): its
+handler only tells the tapper the button does not work.
+
+>>> bool(re.match(OTHER, "zz:1")), bool(re.match(OTHER, "gv:1:0:a"))
+(True, False)
+"""
 
 
 class Action(enum.StrEnum):
@@ -116,6 +159,8 @@ class Callback:
     args: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.kind not in RECORD_KINDS:
+            raise CallbackDataError(f"{self.kind} buttons carry no record")
         if not isinstance(self.id, str) or not _ID.fullmatch(self.id):
             raise CallbackDataError(f"bad id {self.id!r}")
         if self.version < 0:
@@ -183,3 +228,99 @@ class Callback:
         if any(len(n) > 1 and n[0] == "0" for n in (version, *args)):
             raise CallbackDataError(f"leading zero in {text!r}")
         return cls(kind_, ident, int(version), action_, tuple(int(arg) for arg in args))
+
+
+def _fields(text: object, kind: Kind, count: int) -> list[str]:
+    """The ``count`` fields after ``kind`` in button data, else CallbackDataError."""
+    if not isinstance(text, str) or len(text.encode()) > MAX_BYTES:
+        raise CallbackDataError("not callback data of this bot")
+    head, _, rest = text.partition(":")
+    parts = rest.split(":", count - 1) if rest else []
+    if head != kind.value or len(parts) != count:
+        raise CallbackDataError(f"not {kind} data: {text!r}")
+    return parts
+
+
+_WORD = re.compile(r"^[a-z]{1,16}$")
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageChoice:
+    """A /lang button: ``lang:<code>`` (a language code, or ``auto``).
+
+    >>> LanguageChoice.parse("lang:ru")
+    LanguageChoice(language='ru')
+    >>> LanguageChoice("auto").format()
+    'lang:auto'
+    """
+
+    language: str
+
+    def __post_init__(self) -> None:
+        if not _WORD.match(self.language):
+            raise CallbackDataError(f"bad language {self.language!r}")
+
+    def format(self) -> str:
+        return f"{Kind.LANGUAGE.value}:{self.language}"
+
+    @classmethod
+    def parse(cls, text: object) -> LanguageChoice:
+        return cls(*_fields(text, Kind.LANGUAGE, 1))
+
+
+@dataclass(frozen=True, slots=True)
+class SettingChoice:
+    """A /settings button: ``set:<setting>:<value>``.
+
+    >>> SettingChoice.parse("set:view:white")
+    SettingChoice(setting='view', value='white')
+    >>> SettingChoice.parse("set:style")
+    Traceback (most recent call last):
+    ...
+    bot.present.callbacks.CallbackDataError: not set data: 'set:style'
+    """
+
+    setting: str
+    value: str
+
+    def __post_init__(self) -> None:
+        if not (_WORD.match(self.setting) and _WORD.match(self.value)):
+            raise CallbackDataError(f"bad setting {self.setting!r}={self.value!r}")
+
+    def format(self) -> str:
+        return f"{Kind.SETTING.value}:{self.setting}:{self.value}"
+
+    @classmethod
+    def parse(cls, text: object) -> SettingChoice:
+        return cls(*_fields(text, Kind.SETTING, 2))
+
+
+@dataclass(frozen=True, slots=True)
+class ShowGame:
+    """A /games button: ``gv:<chat id>:<topic>:<game id>`` posts that game's board.
+
+    >>> ShowGame(-1001234567890, 7, "k3Xa9_zQ").format()
+    'gv:-1001234567890:7:k3Xa9_zQ'
+    >>> ShowGame.parse("gv:-1001234567890:7:k3Xa9_zQ").game_id
+    'k3Xa9_zQ'
+    """
+
+    chat_id: int
+    thread_id: int
+    game_id: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game_id, str) or not _ID.fullmatch(self.game_id):
+            raise CallbackDataError(f"bad id {self.game_id!r}")
+        if len(self.format().encode()) > MAX_BYTES:
+            raise CallbackDataError("callback data longer than 64 bytes")
+
+    def format(self) -> str:
+        return f"{Kind.SHOW.value}:{self.chat_id}:{self.thread_id}:{self.game_id}"
+
+    @classmethod
+    def parse(cls, text: object) -> ShowGame:
+        chat, thread, game = _fields(text, Kind.SHOW, 3)
+        if not re.fullmatch(r"-?[0-9]{1,20}", chat) or not re.fullmatch(r"[0-9]{1,12}", thread):
+            raise CallbackDataError(f"non-numeric field in {text!r}")
+        return cls(int(chat), int(thread), game)

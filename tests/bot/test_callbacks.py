@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,10 +11,15 @@ from hypothesis import strategies as st
 from bot.present.callbacks import (
     CLOCK_ACTIONS,
     MAX_BYTES,
+    OTHER,
+    RECORD_KINDS,
     Action,
     Callback,
     CallbackDataError,
     Kind,
+    LanguageChoice,
+    SettingChoice,
+    ShowGame,
 )
 
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
@@ -138,3 +145,50 @@ def test_settle_actions_only_on_settle_requests() -> None:
     for text in ("g:Qx7_a2Bc:0:y", "s:Qx7_a2Bc:0:r", "s:Qx7_a2Bc:0:w"):
         with pytest.raises(CallbackDataError):
             Callback.parse(text)
+
+
+_words = st.from_regex(r"[a-z]{1,16}", fullmatch=True)
+_payloads = st.one_of(
+    callbacks(),
+    st.builds(LanguageChoice, _words),
+    st.builds(SettingChoice, _words, _words),
+    st.builds(ShowGame, st.integers(-(10**13), 10**13), st.integers(0, 10**9), _ids),
+)
+_KIND_OF = {LanguageChoice: Kind.LANGUAGE, SettingChoice: Kind.SETTING, ShowGame: Kind.SHOW}
+
+
+@given(_payloads)
+def test_every_payload_round_trips_and_is_routed_by_exactly_one_pattern(
+        data: Callback | LanguageChoice | SettingChoice | ShowGame) -> None:
+    """One scheme: each kind of button data parses back to itself and matches
+    its own kind's pattern only (so routing does not depend on handler order)."""
+    text = data.format()
+    assert len(text.encode()) <= MAX_BYTES
+    assert type(data).parse(text) == data
+    kind = data.kind if isinstance(data, Callback) else _KIND_OF[type(data)]
+    assert [k for k in Kind if re.match(k.pattern, text)] == [kind]
+    assert not re.match(OTHER, text)
+
+
+@pytest.mark.parametrize("text", ["zz:1", "", "gvx:1", "lang", "settings:x:y"])
+def test_data_of_no_kind_goes_to_the_fallback_only(text: str) -> None:
+    assert re.match(OTHER, text)
+    assert not any(re.match(k.pattern, text) for k in Kind)
+
+
+@pytest.mark.parametrize("cls, text", [
+    (LanguageChoice, "lang:"), (LanguageChoice, "lang:EN"), (LanguageChoice, "set:style:png"),
+    (SettingChoice, "set:style"), (SettingChoice, "set:style:png:x"), (SettingChoice, "set::png"),
+    (ShowGame, "gv:nonsense"), (ShowGame, "gv:1:x:g"), (ShowGame, "gv:1:0:bad id"),
+    (ShowGame, "gv:" + "1" * 40 + ":0:g"),
+])
+def test_malformed_raw_kinds_are_refused(cls: type, text: str) -> None:
+    with pytest.raises(CallbackDataError):
+        cls.parse(text)
+
+
+def test_callback_carries_only_record_kinds() -> None:
+    assert set(Kind) > RECORD_KINDS
+    for kind in set(Kind) - RECORD_KINDS:
+        with pytest.raises(CallbackDataError):
+            Callback(kind, "x", 0, Action.ROLL)

@@ -3,7 +3,7 @@ private chat, through the real handlers and the local Bot API server."""
 
 from __future__ import annotations
 
-from bot.edge.handlers.games import PREFIX
+from bot.present.callbacks import Kind
 from bot.rules.actions import table_of
 from bot.store.records import Status
 from tests.bot.conftest import World
@@ -20,7 +20,7 @@ async def _games(world: World, user: User) -> Message:
 
 def _show_buttons(message: Message) -> list[tuple[str, str]]:
     return [(text, data) for row in message.buttons for text, data in row
-            if data.startswith(PREFIX)]
+            if data.startswith(Kind.SHOW.value + ":")]
 
 
 async def _second_group(world: World, t: Table, title: str, opponent: User) -> Table:
@@ -150,7 +150,7 @@ async def test_show_refuses_strangers_forgeries_and_finished_games(world: World)
     fake = await world.reply(eves, await world.send(eves, t.eve, "/games"))
     answer = await world.tap(eves, t.eve, fake, data, strict=False)
     assert answer.show_alert and "not playing" in (answer.text or "")
-    answer = await world.tap(eves, t.eve, fake, PREFIX + "nonsense", strict=False)
+    answer = await world.tap(eves, t.eve, fake, "gv:nonsense", strict=False)
     assert answer.show_alert and "not being played" in (answer.text or "")
     record = await _record(world, t)
     assert record.views == ()

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from telegram.ext import CommandHandler
+from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from bot.edge.handlers import menu
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import Action, Callback, Kind
 from bot.rules.actions import table_of
 from bot.store.records import Status
 from engine.game import Phase
@@ -591,6 +592,20 @@ async def test_commands_are_registered_per_language(world: World) -> None:
         assert {"new", "board", "cancel", "export", "help", "rules", "lang"} <= set(names)
     ru = {c["command"]: c["description"] for c in world.server.commands(language_code="ru")}
     assert ru["board"] != "Show the current board again"
+
+
+async def test_every_button_is_routed_by_its_kind_not_by_handler_order(world: World) -> None:
+    """No catch-all: each callback handler has its kind's pattern, and data of
+    no kind gets an answer (an alert) from the fallback."""
+    patterns = [h.pattern.pattern for handlers in world.app.handlers.values() for h in handlers
+                if isinstance(h, CallbackQueryHandler)]
+    assert None not in patterns
+    for kind in Kind:
+        assert sum(bool(re.match(p, f"{kind.value}:x")) for p in patterns) == 1
+    t = _setup(world)
+    board = await _start(world, t)
+    answer = await world.tap(t.chat, t.alice, board, "zz:forged", strict=False)
+    assert answer.show_alert
 
 
 async def test_one_command_table_drives_menu_handlers_and_help(world: World) -> None:

@@ -25,6 +25,7 @@ from bot.edge.handlers import (
     menu,
     settings,
 )
+from bot.present.callbacks import OTHER, Kind, pattern
 from bot.present.painter import PAINTER
 
 
@@ -33,14 +34,16 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # skipped before any handler: bot.edge.ops.handle_once, for all workers.
     for command in menu.COMMANDS:
         app.add_handler(CommandHandler(command.name, command.handler))
-    app.add_handler(CallbackQueryHandler(settings.on_settings_button,
-                                         pattern=f"^{settings.PREFIX}"))
-    app.add_handler(CallbackQueryHandler(commands.on_lang_button,
-                                         pattern=f"^{commands.LANG_PREFIX}"))
-    app.add_handler(CallbackQueryHandler(ledger.on_settle_button, pattern=ledger.PATTERN))
-    app.add_handler(CallbackQueryHandler(clock.on_clock_button, pattern=clock.PATTERN))
-    app.add_handler(CallbackQueryHandler(games.on_show, pattern=games.PATTERN))
-    app.add_handler(CallbackQueryHandler(buttons.on_button))
+    # every button's data starts with its Kind, which routes it; the order
+    # of these does not matter
+    for callback, kinds in ((buttons.on_button, (Kind.GAME, Kind.LOBBY)),
+                            (ledger.on_settle_button, (Kind.SETTLE,)),
+                            (clock.on_clock_button, (Kind.CLOCK,)),
+                            (commands.on_lang_button, (Kind.LANGUAGE,)),
+                            (settings.on_settings_button, (Kind.SETTING,)),
+                            (games.on_show, (Kind.SHOW,))):
+        app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
+    app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
     app.add_handler(ChatMemberHandler(chat.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # a later group: whatever else handles it, a private message means the

@@ -23,6 +23,7 @@ from telegram import CallbackQuery, Chat, Update
 from bot.edge import effects
 from bot.edge.handlers.board import clear_notification, edit, notify, redraw_stale
 from bot.edge.handlers.common import (
+    UNKNOWN_BUTTON,
     Context,
     alert_text,
     display_name,
@@ -57,7 +58,17 @@ REPAIR_GRACE = 1.0
 handler of that change (its redraw is on its way)."""
 
 
+async def on_other(update: Update, context: Context) -> None:
+    """A button whose data is of no kind this bot makes (forged, or from an
+    older bot): only answered, so the tapper's spinner stops."""
+    query = update.callback_query
+    assert query is not None
+    tr = await translator_for(update, context)
+    await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
+
+
 async def on_button(update: Update, context: Context) -> None:
+    """A game or lobby button (data of kind ``g`` or ``l``)."""
     query = update.callback_query
     assert query is not None
     tr = await translator_for(update, context)

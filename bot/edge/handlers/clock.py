@@ -57,7 +57,6 @@ from bot.rules.actions import (
 from bot.store import VersionConflict, prefs, wakeups
 from bot.store.records import GameRecord, Player, Status
 
-PATTERN = "^k:"
 JOB_NAME = "clock"
 INTERVAL_ENV = "NARDY_CLOCK_INTERVAL"
 NO_TIMED_GAME = N_("You have no game with a clock here.")

@@ -20,6 +20,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.edge.handlers.games import show_view
+from bot.present.callbacks import CallbackDataError, LanguageChoice
 from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.rules.actions import (
@@ -39,7 +40,6 @@ from bot.store import VersionConflict
 from bot.store.records import GameRecord, Status
 
 NO_GAME = N_("There is no game here. Start one with /new.")
-LANG_PREFIX = "lang:"
 
 
 SEVERAL_GAMES = N_("You play several private games; /games lists them, each board a tap away "
@@ -194,10 +194,10 @@ async def rules(update: Update, context: Context) -> None:
 
 
 def _lang_keyboard() -> InlineKeyboardMarkup:
-    row = [InlineKeyboardButton(LANGUAGE_NAMES[lang], callback_data=LANG_PREFIX + lang)
+    row = [InlineKeyboardButton(LANGUAGE_NAMES[lang], callback_data=LanguageChoice(lang).format())
            for lang in LANGUAGES]
     return InlineKeyboardMarkup([row, [InlineKeyboardButton(
-        "🌐 auto", callback_data=LANG_PREFIX + "auto")]])
+        "🌐 auto", callback_data=LanguageChoice("auto").format())]])
 
 
 async def lang(update: Update, context: Context) -> None:
@@ -210,7 +210,10 @@ async def on_lang_button(update: Update, context: Context) -> None:
     query = update.callback_query
     chat, user = update.effective_chat, update.effective_user
     assert query is not None and chat is not None and user is not None
-    choice = (query.data or "").removeprefix(LANG_PREFIX)
+    try:
+        choice = LanguageChoice.parse(query.data).language
+    except CallbackDataError:
+        choice = ""
     tr = await translator_for(update, context)
     if choice not in (*LANGUAGES, "auto"):
         await query.answer(tr.gettext("This button does not work any more."), show_alert=True)

@@ -24,15 +24,13 @@ from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import Context, get_store, reply, translator_for
-from bot.present.callbacks import MAX_BYTES
+from bot.present.callbacks import CallbackDataError, ShowGame
 from bot.present.i18n import N_, Translator, pick_language
 from bot.present.messages import variant_name
 from bot.present.usertext import clean
 from bot.rules.actions import NOT_PLAYING, seat_of, waiting_user
 from bot.store.records import GameRecord, GameRef, Status
 
-PREFIX = "gv:"
-PATTERN = f"^{PREFIX}"
 START_PAYLOAD = "games"
 """``/start games``: the deep link of the group's hint opens the list."""
 NOT_PLAYED = N_("This game is not being played any more.")
@@ -46,8 +44,11 @@ def show_data(record: GameRecord) -> str | None:
     ...                      variant=Variant.LONG))
     'gv:-1001234567890:7:k3Xa9_zQ'
     """
-    data = PREFIX + str(record.ref)
-    return data if len(data.encode()) <= MAX_BYTES else None
+    ref = record.ref
+    try:
+        return ShowGame(ref.chat_id, ref.thread_id or 0, ref.game_id).format()
+    except CallbackDataError:  # longer than Telegram allows
+        return None
 
 
 def opponent_of(record: GameRecord, user_id: int) -> str | None:
@@ -131,8 +132,9 @@ async def on_show(update: Update, context: Context) -> None:
     assert query is not None and chat is not None and user is not None
     tr = await translator_for(update, context)
     try:
-        ref = GameRef.parse((query.data or "").removeprefix(PREFIX))
-    except ValueError:
+        show = ShowGame.parse(query.data)
+        ref: GameRef | None = GameRef(show.chat_id, show.thread_id or None, show.game_id)
+    except CallbackDataError:
         ref = None
     store = get_store(context)
     record = await store.load_game(ref.chat_id, ref.thread_id) if ref is not None else None

@@ -27,7 +27,7 @@ from bot.edge.handlers.common import (
     set_default_option,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
 from bot.present.messages import KIND_NAMES, mention, variant_name
 from bot.present.usertext import clean, html_text
@@ -416,5 +416,3 @@ async def on_settle_button(update: Update, context: Context) -> None:
     await _edit(query.message, context, chat_id, text)
 
 
-PATTERN = f"^{Kind.SETTLE.value}:"
-"""The settle buttons' callback data (bot/present/callbacks.py)."""

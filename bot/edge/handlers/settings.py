@@ -22,10 +22,10 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
+from bot.present.callbacks import CallbackDataError, SettingChoice
 from bot.present.i18n import LANGUAGE_NAMES, N_, Translator
 from bot.store.records import ChatSettings, settings_key
 
-PREFIX = "set:"
 CHOICES: dict[str, dict[str, str]] = {
     "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
     "view": {"follow": N_("Player to move"), "white": N_("○ White"), "black": N_("● Black")},
@@ -59,7 +59,7 @@ def settings_keyboard(tr: Translator, settings: ChatSettings) -> InlineKeyboardM
     for name, values in CHOICES.items():
         current = getattr(settings, FIELDS[name])
         rows.append([InlineKeyboardButton(("✓ " if value == current else "") + tr.gettext(label),
-                                          callback_data=f"{PREFIX}{name}:{value}")
+                                          callback_data=SettingChoice(name, value).format())
                      for value, label in values.items()])
     return InlineKeyboardMarkup(rows)
 
@@ -70,10 +70,13 @@ def parse(data: str | None) -> tuple[str, str] | None:
     >>> parse("set:view:white"), parse("set:style:gif"), parse("set:style")
     (('orientation', 'white'), None, None)
     """
-    parts = (data or "").removeprefix(PREFIX).split(":")
-    if len(parts) != 2 or parts[1] not in CHOICES.get(parts[0], {}):
+    try:
+        choice = SettingChoice.parse(data)
+    except CallbackDataError:
         return None
-    return FIELDS[parts[0]], parts[1]
+    if choice.value not in CHOICES.get(choice.setting, {}):
+        return None
+    return FIELDS[choice.setting], choice.value
 
 
 async def settings_command(update: Update, context: Context) -> None:

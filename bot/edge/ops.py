@@ -31,7 +31,6 @@ keeps replies from being sent twice.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
 import enum
@@ -240,9 +239,3 @@ def settle_heap() -> None:
     gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
 
 
-async def redis_ok(store: Store, timeout: float = 1.0) -> bool:
-    """True if Redis answers PING within ``timeout`` seconds."""
-    try:
-        return bool(await asyncio.wait_for(store.redis.ping(), timeout))
-    except Exception:
-        return False

@@ -46,7 +46,7 @@ from tornado.httputil import HTTPServerRequest
 
 from bot.edge import metrics
 from bot.edge.http import close_all
-from bot.edge.ops import UpdateOutcome, handle_once, redis_ok
+from bot.edge.ops import UpdateOutcome, handle_once
 from bot.edge.startup import retrying
 from bot.store import Store
 
@@ -217,7 +217,7 @@ class _Webhook(_Handler):
 
 class _Health(_Handler):
     async def get(self) -> None:
-        ok = await redis_ok(self.server.store)
+        ok = await self.server.store.ping()
         self.answer(200 if ok else 503, {"status": "ok" if ok else "unhealthy",
                                          "redis": ok, "in_flight": self.server.in_flight})
 

@@ -271,6 +271,10 @@ async def no_upkeep() -> None:
     """The upkeep of a save that has none (see `Store.save_first`)."""
 
 
+NOTIFICATION_TTL = 7 * 24 * 3600
+"""A "your turn" ping not cleared by a move is forgotten after a week."""
+
+
 class Store:
     """Load, compare-and-set, and index the bot's records.  See the module doc."""
 
@@ -677,6 +681,33 @@ class Store:
     async def ack(self, ref: GameRef) -> None:
         """Done with a claimed deadline: drop its lease (a new due time stays)."""
         await self.redis.zrem(self._deadline_keys[1], str(ref))
+
+    # -- the "your turn" ping ------------------------------------------------------
+
+    def _notification_key(self, chat_id: int, thread_id: int | None) -> str:
+        return self.chat_key(chat_id, f"notify:{thread_id or 0}")
+
+    async def remember_notification(self, chat_id: int, thread_id: int | None,
+                                    message: str) -> None:
+        """Remember where a game's "your turn" ping is (``<message id>``, or
+        ``<chat id>:<message id>`` in a player's private chat), beside the record
+        rather than in it: saving it would make the board's buttons stale."""
+        await self.redis.set(self._notification_key(chat_id, thread_id), message,
+                             ex=NOTIFICATION_TTL)
+
+    async def take_notification(self, chat_id: int, thread_id: int | None) -> str | None:
+        """Where the game's ping is, forgetting it (None: there is none)."""
+        old = await self.redis.getdel(self._notification_key(chat_id, thread_id))
+        return None if old is None else _text(old)
+
+    # -- health ----------------------------------------------------------------------
+
+    async def ping(self, timeout: float = 1.0) -> bool:
+        """True if Redis answers PING within ``timeout`` seconds."""
+        try:
+            return bool(await asyncio.wait_for(self.redis.ping(), timeout))
+        except Exception:
+            return False
 
     # -- update de-duplication ------------------------------------------------------
 

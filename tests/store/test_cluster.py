@@ -13,7 +13,6 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, ResponseError
 
-from bot.edge import ops
 from bot.edge.limits import SharedRateLimiter
 from bot.store import Store, invites, prefs, private_boards, wakeups
 from bot.store.connection import open_redis
@@ -75,7 +74,7 @@ async def test_views_user_prefs_and_update_claims(store: Store) -> None:
     assert await store.claim_update(500) == ("in_flight", 0)
     await store.settle_update(500, 1, ok=True)
     assert await store.claim_update(500) == ("done", 0)
-    assert await ops.redis_ok(store)
+    assert await store.ping()
 
 
 async def test_flood_buckets_of_a_chat_and_of_the_bot(store: Store) -> None:

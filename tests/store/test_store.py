@@ -330,3 +330,14 @@ async def test_a_failed_attempts_side_effects_are_kept_for_the_retry(store: Stor
     await store.save_effects(42, {"tap": "y"})
     assert await store.load_effects(42) == {"answer:1": '{"ok":true}', "tap": "y"}
     assert 0 < await store.redis.ttl("nardy:update:42:fx") <= 24 * 3600
+
+
+async def test_the_turn_ping_is_remembered_beside_the_record_and_taken_once(
+        store: Store) -> None:
+    assert await store.take_notification(CHAT, None) is None
+    await store.remember_notification(CHAT, None, "42")
+    await store.remember_notification(CHAT, 7, "-5:43")
+    assert await store.take_notification(CHAT, None) == "42"
+    assert await store.take_notification(CHAT, None) is None  # taken: forgotten
+    assert await store.take_notification(CHAT, 7) == "-5:43"
+    assert await store.ping()

@@ -359,10 +359,6 @@ async def send(context: Context, record: GameRecord, text: str,
                                           message_thread_id=record.thread_id)
 
 
-def _notify_key(context: Context, record: GameRecord) -> str:
-    return get_store(context).chat_key(record.chat_id, f"notify:{record.thread_id or 0}")
-
-
 async def clear_notification(context: Context, record: GameRecord) -> None:
     """Delete the "your turn" ping once its player acted.
 
@@ -370,10 +366,9 @@ async def clear_notification(context: Context, record: GameRecord) -> None:
     would bump the version and make the board's buttons stale.  A private
     game's ping is in a player's chat: kept as ``<chat id>:<message id>``.
     """
-    redis = get_store(context).redis
-    old = await redis.getdel(_notify_key(context, record))
+    old = await get_store(context).take_notification(record.chat_id, record.thread_id)
     if old is not None:
-        chat, _, message = (old.decode() if isinstance(old, bytes) else str(old)).rpartition(":")
+        chat, _, message = old.rpartition(":")
         with contextlib.suppress(BadRequest, Forbidden):  # deleted by someone already
             await context.bot.delete_message(int(chat) if chat else record.chat_id, int(message))
 
@@ -393,8 +388,8 @@ async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
         text = notification(tr, record)
         if text is not None:
             message = await send(context, record, text)
-            await get_store(context).redis.set(_notify_key(context, record),
-                                               message.message_id, ex=7 * 24 * 3600)
+            await get_store(context).remember_notification(record.chat_id, record.thread_id,
+                                                           str(message.message_id))
     effects.note(step)
 
 
@@ -415,5 +410,5 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
     except Forbidden:
         await forget_started(store, view.chat_id)
         return
-    await store.redis.set(_notify_key(context, record), f"{view.chat_id}:{message.message_id}",
-                          ex=7 * 24 * 3600)
+    await store.remember_notification(record.chat_id, record.thread_id,
+                                      f"{view.chat_id}:{message.message_id}")

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.notation import format_turn
-from engine.position import Dice, Position, Side, Step
+from engine.position import Dice, IllegalStepError, Position, Side, Step, check_type
 from engine.turns import Turn, TurnInProgress, legal_turns
 
 
@@ -53,6 +53,10 @@ class TurnChoice:
 
     start: Position
     turn: Turn
+
+    def __post_init__(self) -> None:
+        check_type(self.start, Position, "the start", IllegalStepError)
+        check_type(self.turn, Turn, "the turn", IllegalStepError)
 
     @property
     def steps(self) -> tuple[Step, ...]:

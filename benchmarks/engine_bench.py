@@ -16,8 +16,9 @@ usually picks one turn of many).  So the figures do not hide work a caller
 cannot avoid, the "all read" line also times ``legal_turns`` plus reading
 every turn's ``position``, the most a caller can ask for.
 
-The second part times what a tap keyboard asks on top (issue 14): the
-legal steps of a fresh :class:`TurnInProgress` (the baseline), the same with
+The second part times what a tap keyboard asks on top (issue 14): next to
+``legal_turns`` and the legal steps of a fresh :class:`TurnInProgress` (the
+baselines), the same steps with
 one button per distinct result (``distinct_steps``), whether the turn is
 forced (``forced_steps``), the whole-turn choices (``turn_choices``) and, when
 there are at most 8, their texts; medians and 95th percentiles over the same
@@ -120,6 +121,7 @@ def keyboard_calls(position: Position, dice: Dice) -> dict[str, Callable[[], obj
         return [c.notation() for c in choices] if len(choices) <= BUTTONS else len(choices)
 
     return {
+        "legal_turns (baseline)": lambda: legal_turns(position, dice),
         "legal_steps (baseline)": lambda: TurnInProgress(position, dice).legal_steps,
         "distinct_steps": lambda: TurnInProgress(position, dice).distinct_steps,
         "forced_steps": lambda: TurnInProgress(position, dice).forced_steps,

@@ -76,8 +76,9 @@ class TurnChoice:
         return format_turn(self.start, text_order(self.steps), numbering=numbering)
 
 
-def _order(turn: Turn) -> tuple[tuple[int, int], ...]:
-    return tuple((-step.source, -step.target) for step in text_order(turn.steps))
+def _order(turn: Turn) -> list[tuple[int, int]]:
+    """The points of ``text_order(turn.steps)``, negated: a sort key."""
+    return sorted([(-step.source, -step.target) for step in turn.steps])
 
 
 def turn_choices(position: Position, dice: Dice) -> tuple[TurnChoice, ...]:

@@ -84,7 +84,11 @@ def _order(turn: Turn) -> list[tuple[int, int]]:
 def turn_choices(position: Position, dice: Dice) -> tuple[TurnChoice, ...]:
     """One choice per distinct position a complete legal turn reaches, the
     rearmost checkers' moves first (the order of their texts' points); a
-    single choice without steps when nothing can be played."""
+    single choice without steps when nothing can be played.
+
+    The order is the same for the same input, across runs (no two choices
+    share a text), so an index into it names a choice in a button's data.
+    """
     turns = sorted(legal_turns(position, dice), key=_order)
     return tuple(TurnChoice(position, turn) for turn in turns)
 

@@ -162,7 +162,8 @@ def format_turn(
     Otherwise each step in the order played; ``numbers`` writes the bar as 25
     and off as 0 (plain form only).  Points are numbered from the mover's
     side, or from the side ``numbering`` names (a board numbered for the
-    other player); the paths keep the mover's order either way.
+    other player; a text to show: :func:`parse_turn` reads the mover's
+    numbers); the paths keep the mover's order either way.
 
     >>> start = Position.initial(Variant.BACKGAMMON)
     >>> steps = [Step(24, 18, 6), Step(13, 10, 3)]

@@ -96,7 +96,8 @@ def check_groups(tip: TurnInProgress, walk: Walk) -> int:
     results = {step: result(step) for step in tip.legal_steps}
     for a in tip.legal_steps:
         for b in tip.legal_steps:
-            assert (results[a] == results[b]) == (tip.equivalent_steps(a) == tip.equivalent_steps(b))
+            same_group = tip.equivalent_steps(a) == tip.equivalent_steps(b)
+            assert (results[a] == results[b]) == same_group
     return sum(len(group) for group in groups.values() if len(group) > 1)
 
 

@@ -16,7 +16,16 @@ usually picks one turn of many).  So the figures do not hide work a caller
 cannot avoid, the "all read" line also times ``legal_turns`` plus reading
 every turn's ``position``, the most a caller can ask for.
 
-Run: ``.venv/bin/python benchmarks/engine_bench.py [positions per variant]``.
+The second part times what a tap keyboard asks on top (issue 14): next to
+``legal_turns`` and the legal steps of a fresh :class:`TurnInProgress` (the
+baselines), the same steps with
+one button per distinct result (``distinct_steps``), whether the turn is
+forced (``forced_steps``), the whole-turn choices (``turn_choices``) and, when
+there are at most 8, their texts; medians and 95th percentiles over the same
+positions, in microseconds, each call on a fresh turn (nothing cached).
+
+Run: ``.venv/bin/python benchmarks/engine_bench.py [positions per variant]``
+(``... 500 choices`` runs only the second part).
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Dice, Position, Variant, legal_turns
+from engine import Dice, Position, TurnInProgress, Variant, legal_turns, turn_choices
 from tests.engine.strategies import random_game_positions
 
 SEED = 20240601
@@ -102,5 +111,50 @@ def main(count: int = 2000) -> None:
     print(f"  long nardy / backgammon: {long_single / bg_single:.2f} / {long_warm / bg_warm:.2f}")
 
 
+BUTTONS = 8
+"""The most whole-turn choices a keyboard offers as buttons."""
+
+
+def keyboard_calls(position: Position, dice: Dice) -> dict[str, Callable[[], object]]:
+    def texts() -> object:
+        choices = turn_choices(position, dice)
+        return [c.notation() for c in choices] if len(choices) <= BUTTONS else len(choices)
+
+    return {
+        "legal_turns (baseline)": lambda: legal_turns(position, dice),
+        "legal_steps (baseline)": lambda: TurnInProgress(position, dice).legal_steps,
+        "distinct_steps": lambda: TurnInProgress(position, dice).distinct_steps,
+        "forced_steps": lambda: TurnInProgress(position, dice).forced_steps,
+        "turn_choices": lambda: turn_choices(position, dice),
+        f"turn_choices + texts (<= {BUTTONS})": texts,
+    }
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def choices_main(count: int) -> None:
+    print(f"tap keyboard calls on {count} positions per variant (fresh turn each call)")
+    print("µs per position, single call: median / 95th percentile")
+    for variant in (Variant.BACKGAMMON, Variant.LONG):
+        sample = random_game_positions(variant, SEED, count)
+        figures: dict[str, list[float]] = {}
+        for position, dice in sample:
+            for name, call in keyboard_calls(position, dice).items():
+                figures.setdefault(name, []).append(timings(call)[0])
+        few = sum(len(turn_choices(p, d)) <= BUTTONS for p, d in sample) / len(sample)
+        forced = sum(TurnInProgress(p, d).forced_steps is not None for p, d in sample)
+        print(f"  {variant.value}: {few:.0%} of rolls have <= {BUTTONS} distinct results,"
+              f" {forced / len(sample):.0%} are forced")
+        for name, values in figures.items():
+            median = statistics.median(values)
+            print(f"    {name:<30} {median:7.1f} / {percentile(values, 0.95):7.1f}")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    positions = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    if sys.argv[2:] != ["choices"]:
+        main(positions)
+    choices_main(positions)

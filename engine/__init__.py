@@ -1,5 +1,6 @@
 """nardy's rules engine: long nardy and backgammon, pure Python, no I/O."""
 
+from engine.choices import TurnChoice, forced_turn, text_order, turn_choices
 from engine.cube import Cube, CubeError, ResignError, ResignOffer
 from engine.game import (
     Action,
@@ -78,10 +79,12 @@ __all__ = [
     "Side",
     "Step",
     "Turn",
+    "TurnChoice",
     "TurnInProgress",
     "Variant",
     "apply_step",
     "end_turn",
+    "forced_turn",
     "format_game",
     "format_match",
     "format_step",
@@ -95,4 +98,6 @@ __all__ = [
     "position_from_id",
     "position_from_long_id",
     "position_id",
+    "text_order",
+    "turn_choices",
 ]

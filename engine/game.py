@@ -365,6 +365,52 @@ class Game:
     def is_over(self) -> bool:
         return self.result is not None
 
+    def can_double(self, side: Side) -> bool:
+        """Whether ``side`` may offer a double now: on roll, before rolling,
+        with a cube it may turn (not in the Crawford game, not when the
+        opponent owns it, not past the cube's limit; never in long nardy)."""
+        _side(side)
+        return (
+            self.phase is Phase.ROLL
+            and self.to_act == side
+            and self.cube is not None
+            and self.cube.may_double(side)
+        )
+
+    @property
+    def only_action(self) -> Action | None:
+        """The one thing the game can do next when there is no choice, for
+        an interface that does it by itself; ``None`` when someone chooses.
+
+        :attr:`Action.ROLL`: the opening roll, or the side on roll cannot
+        double (always in long nardy).  :attr:`Action.MOVE`: a turn not yet
+        begun has exactly one distinct result (:meth:`play_forced` plays
+        and confirms it); a roll that cannot be played at all has already
+        passed the dice.  Offering to resign, always possible while the game
+        runs, does not count as a choice here.
+
+        >>> import random
+        >>> game = Game.new(GameOptions.long(), starter=Side.WHITE)
+        >>> game.only_action
+        <Action.ROLL: 'roll'>
+        >>> game = game.roll(random.Random(6))  # a first turn: one checker leaves the head
+        >>> game.dice, game.only_action
+        (Dice(first=5, second=1), <Action.MOVE: 'move'>)
+        >>> game.play_forced().events[-1].steps
+        (Step(source=24, target=19, die=5), Step(source=19, target=18, die=1))
+        """
+        phase = self.phase
+        if phase is Phase.OPENING:
+            return Action.ROLL
+        if phase is Phase.ROLL:
+            assert self.to_act is not None
+            return None if self.can_double(self.to_act) else Action.ROLL
+        if phase is Phase.MOVE:
+            assert self.turn is not None
+            if not self.turn.played and self.turn.forced_steps is not None:
+                return Action.MOVE
+        return None
+
     def _expect(self, *phases: Phase, side: Side | None = None) -> None:
         phase = self.phase
         if phase not in phases:
@@ -411,6 +457,19 @@ class Game:
         self._expect(Phase.MOVE)
         assert self.turn is not None
         return replace(self, turn=self.turn.play(step))
+
+    def play_forced(self) -> Game:
+        """Play and confirm a turn that has only one distinct result left
+        (see :attr:`only_action`), through the same steps a player taps."""
+        self._expect(Phase.MOVE)
+        assert self.turn is not None
+        steps = self.turn.forced_steps
+        if steps is None:
+            raise GameError("the turn has more than one possible result: the player chooses")
+        game = self
+        for step in steps:
+            game = game.play_step(step)
+        return game.confirm()
 
     def undo_step(self) -> Game:
         """Take back the last step of the turn being played."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.position import (
@@ -34,6 +34,7 @@ from engine.position import (
     EngineError,
     IllegalStepError,
     Position,
+    Side,
     Step,
     Variant,
     check_type,
@@ -81,9 +82,12 @@ def format_step(step: Step, *, hit: bool = False, numbers: bool = False) -> str:
     >>> format_step(Step(13, 10, 3), hit=True), format_step(Step(25, 22, 3), numbers=True)
     ('13/10*', '25/22')
     """
+    return _step_text(step.source, step.target, hit, numbers)
+
+
+def _step_text(source: int, target: int, hit: bool, numbers: bool) -> str:
     star = "*" if hit else ""
-    source = format_point(step.source, numbers=numbers)
-    return f"{source}/{format_point(step.target, numbers=numbers)}{star}"
+    return f"{format_point(source, numbers=numbers)}/{format_point(target, numbers=numbers)}{star}"
 
 
 def parse_step(text: str, *, die: int | None = None) -> Step:
@@ -127,20 +131,51 @@ def hits(position: Position, steps: Sequence[Step]) -> tuple[bool, ...]:
     return tuple(flags)
 
 
+def _renumbering(position: Position, numbering: Side | None) -> Callable[[int], int]:
+    """Turns the mover's point numbers into those of ``numbering`` (the bar
+    and off stay as they are)."""
+    if numbering is None:
+        return _same
+    check_type(numbering, Side, "the numbering", NotationError)
+    if numbering == position.turn:
+        return _same
+    variant = position.variant
+    return lambda point: point if point in (BAR, OFF) else opponent_point(variant, point)
+
+
+def _same(point: int) -> int:
+    return point
+
+
 def format_turn(
-    position: Position, steps: Sequence[Step], *, compact: bool = True, numbers: bool = False
+    position: Position,
+    steps: Sequence[Step],
+    *,
+    compact: bool = True,
+    numbers: bool = False,
+    numbering: Side | None = None,
 ) -> str:
     """The text of ``steps`` played from ``position`` (hits computed).
 
     Compact form: one path per checker (``24/13``, ``24/18*/13`` when it hits
     on the way), repeated paths counted (``8/5(2)``), highest source first.
     Otherwise each step in the order played; ``numbers`` writes the bar as 25
-    and off as 0 (plain form only).
+    and off as 0 (plain form only).  Points are numbered from the mover's
+    side, or from the side ``numbering`` names (a board numbered for the
+    other player; a text to show: :func:`parse_turn` reads the mover's
+    numbers); the paths keep the mover's order either way.
+
+    >>> start = Position.initial(Variant.BACKGAMMON)
+    >>> steps = [Step(24, 18, 6), Step(13, 10, 3)]
+    >>> format_turn(start, steps), format_turn(start, steps, numbering=Side.BLACK)
+    ('24/18 13/10', '1/7 12/15')
     """
+    check_type(position, Position, "the position", NotationError)
+    shown = _renumbering(position, numbering)
     flags = hits(position, steps)
     if not compact:
         return " ".join(
-            format_step(step, hit=hit, numbers=numbers)
+            _step_text(shown(step.source), shown(step.target), hit, numbers)
             for step, hit in zip(steps, flags, strict=True)
         )
     paths: list[list[tuple[int, bool]]] = []
@@ -154,8 +189,8 @@ def format_turn(
     paths.sort(key=lambda path: (-path[0][0], -path[-1][0]))
     texts = []
     for path in paths:
-        shown = [path[0]] + [point for point in path[1:-1] if point[1]] + [path[-1]]
-        texts.append("/".join(format_point(p) + ("*" if hit else "") for p, hit in shown))
+        marked = [path[0]] + [point for point in path[1:-1] if point[1]] + [path[-1]]
+        texts.append("/".join(format_point(shown(p)) + ("*" if hit else "") for p, hit in marked))
     counts = Counter(texts)
     out = []
     for text in dict.fromkeys(texts):

@@ -229,6 +229,7 @@ class _TurnTree:
         self.double = dice.is_double
         self._children: dict[Node, list[tuple[Step, Node]]] = {}
         self._depth: dict[Node, int] = {}
+        self._finals: dict[Node, frozenset[Code]] = {}
         self.longest = self.depth(self.root)
 
     def children(self, node: Node) -> list[tuple[Step, Node]]:
@@ -271,6 +272,77 @@ class _TurnTree:
             larger = {step: child for step, child in steps.items() if step.die == node[1][0]}
             return larger or steps
         return steps
+
+    def played_at(self, node: Node) -> int:
+        """How many steps were played to reach ``node`` (its dice tell)."""
+        return len(self.root[1]) - len(node[1])
+
+    def finals(self, node: Node) -> frozenset[Code]:
+        """The states of the complete legal turns that go through ``node``."""
+        found = self._finals.get(node)
+        if found is None:
+            played = self.played_at(node)
+            if played >= self.longest:
+                found = frozenset((node[0],))
+            else:
+                found = frozenset().union(
+                    *(self.finals(child) for child in self.next_steps(node, played).values())
+                )
+            self._finals[node] = found
+        return found
+
+    def single_final(self, node: Node) -> Code | None:
+        """The one state every legal completion from ``node`` reaches, or
+        ``None`` when there are two or more (found without listing them all:
+        the search stops at the second)."""
+        found: Code | None = None
+        seen: set[Node] = set()
+        stack = [node]
+        while stack:
+            here = stack.pop()
+            if here in seen:
+                continue
+            seen.add(here)
+            played = self.played_at(here)
+            if played >= self.longest:
+                if found is None:
+                    found = here[0]
+                elif found != here[0]:
+                    return None
+                continue
+            stack.extend(self.next_steps(here, played).values())
+        return found
+
+    def groups(self, node: Node) -> dict[Step, frozenset[Step]]:
+        """The legal next steps at ``node`` grouped by identical result, by
+        each group's representative (the step using the larger die).
+
+        Two steps have an identical result when they reach the same position
+        *and* the same set of complete turns from there.  The position alone
+        is not enough in general: the steps may leave different dice to play.
+        (Under these rules it is: two steps reach one position only by
+        bearing off the same checker with two dice both at least the highest
+        point, and then either remaining die can only bear off from the
+        highest point too; the definition does not lean on that.)
+        """
+        options = self.next_steps(node, self.played_at(node))
+        by_code: dict[Code, list[Step]] = {}
+        for step, child in options.items():
+            by_code.setdefault(child[0], []).append(step)
+        grouped: list[list[Step]] = []
+        for steps in by_code.values():
+            if len({options[step] for step in steps}) == 1:
+                grouped.append(steps)
+                continue
+            by_finals: dict[frozenset[Code], list[Step]] = {}
+            for step in steps:
+                by_finals.setdefault(self.finals(options[step]), []).append(step)
+            grouped.extend(by_finals.values())
+        return {max(steps, key=_larger_die): frozenset(steps) for steps in grouped}
+
+
+def _larger_die(step: Step) -> tuple[int, int, int]:
+    return step.die, step.source, step.target
 
 
 
@@ -341,6 +413,57 @@ class TurnInProgress:
     def legal_steps(self) -> frozenset[Step]:
         """Exactly the steps that begin some maximal legal turn from here."""
         return frozenset(self._tree.next_steps(self._node, len(self.played)))
+
+    @property
+    def distinct_steps(self) -> frozenset[Step]:
+        """One step per distinct result among :attr:`legal_steps`: steps
+        reaching the same position with the same complete turns still
+        possible are one choice (``1/off`` with a 6 or with a 3, everything
+        on point 1).  Each stands for :meth:`equivalent_steps`; the one
+        shown is the step using the larger die.
+
+        >>> home = [3] + [0] * 24
+        >>> tip = TurnInProgress(Position.from_rows(Variant.BACKGAMMON, [home, home]), Dice(6, 3))
+        >>> sorted(tip.legal_steps, key=lambda step: step.die)
+        [Step(source=1, target=0, die=3), Step(source=1, target=0, die=6)]
+        >>> tip.distinct_steps
+        frozenset({Step(source=1, target=0, die=6)})
+        """
+        return frozenset(self._tree.groups(self._node))
+
+    def equivalent_steps(self, step: Step) -> frozenset[Step]:
+        """The legal steps with the same result as the legal ``step`` (itself
+        included); :class:`IllegalStepError` for a step not legal here."""
+        check_type(step, Step, "a step", IllegalStepError)
+        for group in self._tree.groups(self._node).values():
+            if step in group:
+                return group
+        raise IllegalStepError(self._refusal(step, len(self.played)))
+
+    @property
+    def forced_steps(self) -> tuple[Step, ...] | None:
+        """The steps that complete the turn when only one result is left
+        from here (``()`` when it is complete, or when nothing can be
+        played), else ``None``.  Played through :meth:`play`, they reach it.
+
+        >>> first = TurnInProgress(Position.initial(Variant.LONG), Dice(1, 5))
+        >>> first.forced_steps  # long nardy's first turn: one checker leaves the head
+        (Step(source=24, target=19, die=5), Step(source=19, target=18, die=1))
+        >>> print(TurnInProgress(Position.initial(Variant.BACKGAMMON), Dice(1, 5)).forced_steps)
+        None
+        """
+        tree = self._tree
+        if tree.single_final(self._node) is None:
+            return None
+        steps: list[Step] = []
+        node, played = self._node, len(self.played)
+        while played < tree.longest:
+            # every completion reaches the one result: any step will do
+            options = tree.next_steps(node, played)
+            step = max(options, key=_larger_die)
+            steps.append(step)
+            node, played = options[step], played + 1
+        return tuple(steps)
 
     @property
     def is_complete(self) -> bool:

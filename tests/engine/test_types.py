@@ -27,13 +27,17 @@ from engine import (
     ResultKind,
     Side,
     Step,
+    TurnChoice,
     TurnInProgress,
     Variant,
     apply_step,
     end_turn,
+    forced_turn,
     format_game,
+    format_turn,
     legal_turns,
     parse_step,
+    turn_choices,
 )
 from engine.game import Action
 from engine.scoring import EndReason
@@ -45,6 +49,7 @@ START = Position.initial(BG)
 ROWS = [list(row) for row in START.board]
 BOARD = START.board
 MONEY = GameOptions.backgammon(beavers=True)
+TIP = TurnInProgress(START, Dice(3, 1))
 
 
 def on_roll() -> Game:
@@ -115,6 +120,14 @@ CALLS: dict[str, Callable[[], Any]] = {
     "TurnInProgress tuple step": lambda: TurnInProgress(START, Dice(3, 1), ((8, 5, 3),)),  # type: ignore[arg-type]
     "tip.play tuple": lambda: TurnInProgress(START, Dice(3, 1)).play((8, 5, 3)),  # type: ignore[arg-type]
     "tip.play str": lambda: TurnInProgress(START, Dice(3, 1)).play("8/5"),  # type: ignore[arg-type]
+    "tip.equivalent_steps tuple": lambda: TIP.equivalent_steps((8, 5, 3)),  # type: ignore[arg-type]
+    "turn_choices tuple dice": lambda: turn_choices(START, (3, 1)),  # type: ignore[arg-type]
+    "turn_choices str position": lambda: turn_choices("start", Dice(3, 1)),  # type: ignore[arg-type]
+    "forced_turn tuple dice": lambda: forced_turn(START, (3, 1)),  # type: ignore[arg-type]
+    "format_turn int numbering": lambda: format_turn(START, [Step(8, 5, 3)], numbering=1),  # type: ignore[arg-type]
+    "format_turn str position": lambda: format_turn("start", [Step(8, 5, 3)]),  # type: ignore[arg-type]
+    "TurnChoice str start": lambda: TurnChoice("start", legal_turns(START, Dice(3, 1))[0]),  # type: ignore[arg-type]
+    "TurnChoice tuple turn": lambda: TurnChoice(START, ((), START)),  # type: ignore[arg-type]
     "apply_step tuple": lambda: apply_step(START, (13, 7, 6)),  # type: ignore[arg-type]
     "end_turn str": lambda: end_turn("start"),  # type: ignore[arg-type]
     # games
@@ -126,6 +139,7 @@ CALLS: dict[str, Callable[[], Any]] = {
     "roll float dice": lambda: on_roll().roll(Scripted(3.0, 1)),  # type: ignore[arg-type]
     "play_step tuple": lambda: moving().play_step((24, 18, 6)),  # type: ignore[arg-type]
     "double 1": lambda: on_roll().double(1),  # type: ignore[arg-type]
+    "can_double 0": lambda: on_roll().can_double(0),  # type: ignore[arg-type]
     "double str": lambda: on_roll().double("black"),  # type: ignore[arg-type]
     "take 0": lambda: on_roll().double(B).take(0),  # type: ignore[arg-type]
     "pass_ False": lambda: on_roll().double(B).pass_(False),  # type: ignore[arg-type]

@@ -38,6 +38,7 @@ from bot.store import Store, no_upkeep
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
+from engine.match import Standing
 from engine.position import EngineError, Side, Step, Variant
 from engine.scoring import ResultKind, resign_kinds
 
@@ -198,33 +199,26 @@ class MatchState:
         return self.game.options.match_length
 
     @property
+    def standing(self) -> Standing:
+        """The match's score and Crawford state: the engine's match rules ask it."""
+        return Standing(self.match_length, self.score, self.crawford_done)
+
+    @property
     def match_over(self) -> bool:
-        length = self.match_length
-        return not length or max(self.score) >= length
+        """No later game belongs to this one (a single game, or a match won)."""
+        return self.standing.is_settled
 
     def scored(self) -> MatchState:
         """The score after the game's result (call once, when it ends)."""
-        result = self.game.result
-        if result is None:
+        if self.game.result is None:
             return self
-        score = list(self.score)
-        score[result.winner] += result.points
-        return dataclasses.replace(self, score=(score[0], score[1]))
+        return dataclasses.replace(self, score=self.standing.counting(self.game).score)
 
     def next_game(self) -> MatchState:
         """The following game of the match (the same players and sides)."""
-        game = self.game
-        length = self.match_length
-        crawford = (game.variant is Variant.BACKGAMMON and length > 1 and not self.crawford_done
-                    and max(self.score) == length - 1)
-        starter = None
-        if game.variant is Variant.LONG and length:
-            # the player who moved second in the last game starts the next one
-            first = game.opening.starter if game.opening is not None else game.starter
-            starter = first.opponent if first is not None else None
-        return MatchState(Game.new(game.options, crawford=crawford, starter=starter), self.score,
-                     self.crawford_done or crawford, self.number + 1,
-                     (*self.earlier, pack_game(game)))
+        standing, game = self.standing.next_game(self.game)
+        return MatchState(game, standing.score, standing.crawford_done, self.number + 1,
+                          (*self.earlier, pack_game(self.game)))
 
 
 def pack_game(game: Game) -> str:

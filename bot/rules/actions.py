@@ -34,7 +34,8 @@ from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
 from bot.rules.booking import Outcome, booking, updated_stats
-from bot.store import Store, no_upkeep
+from bot.store import Store, VersionConflict, no_upkeep
+from bot.store.commit import commit
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
@@ -739,6 +740,38 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
     if saved.engine:
         remember_table(saved, table_of(new))
     return saved, upkeep
+
+
+CHANGED = N_("The game changed meanwhile; please try again.")
+
+
+async def commit_game(store: Store, load: Callable[[], Awaitable[GameRecord | None]],
+                      change: Callable[[GameRecord, float], GameRecord], *, retries: int = 2
+                      ) -> tuple[GameRecord, GameRecord] | None:
+    """Load a game, apply the pure ``change(record, now)`` and :func:`save` it
+    with one compare-and-set at ``now``; on a lost race all again (the one
+    loop, :func:`bot.store.commit.commit`).  Returns (before, after), the
+    same record twice when ``change`` returned it unchanged, or None when
+    ``load`` found no game.  ``change`` may raise :class:`Refusal`; after
+    ``retries`` lost races: :class:`Refusal` (:data:`CHANGED`)."""
+    now = deadlines.now()
+
+    def step(record: GameRecord | None) -> GameRecord | None:
+        nonlocal now
+        if record is None:
+            return None
+        now = deadlines.now()  # the same moment for the change and its deadline
+        return change(record, now)
+
+    async def write(old: GameRecord | None, new: GameRecord | None) -> GameRecord:
+        assert old is not None and new is not None  # ``step`` made ``new`` of ``old``
+        return await save(store, old, new, now)
+
+    try:
+        before, after = await commit(load, step, write, retries=retries)
+    except VersionConflict:
+        raise Refusal(CHANGED) from None
+    return None if before is None or after is None else (before, after)
 
 
 async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback

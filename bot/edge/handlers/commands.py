@@ -28,10 +28,10 @@ from bot.rules.actions import (
     PROPOSED,
     OptionError,
     Refusal,
+    commit_game,
     match_in_progress,
     new_lobby,
     parse_new_args,
-    save,
     seat_of,
     with_chat_clock,
 )
@@ -151,22 +151,18 @@ async def cancel(update: Update, context: Context) -> None:
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     admin = chat.type != chat.PRIVATE and await is_chat_admin(context, chat, user.id)
-    for _attempt in range(3):  # another update may change the record meanwhile
-        record = await _game_for(update, context, tr,
-                                 lambda r: r.status.is_open or match_in_progress(r))
-        if record is None:
-            return
-        try:
-            saved = await save(get_store(context), record, _cancelled(record, user.id, admin))
-            break
-        except Refusal as refusal:
-            await reply(update, refusal_text(tr, refusal))
-            return
-        except VersionConflict:
-            continue
-    else:
-        await reply(update, tr.gettext("The game changed meanwhile; please try again."))
+    try:
+        changed = await commit_game(
+            get_store(context),
+            lambda: _game_for(update, context, tr,
+                              lambda r: r.status.is_open or match_in_progress(r)),
+            lambda record, _now: _cancelled(record, user.id, admin))
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
         return
+    if changed is None:
+        return
+    saved = changed[1]
     if saved.status is Status.CANCELLED:
         await reply(update, tr.gettext("The game was cancelled."))
     else:

@@ -494,13 +494,19 @@ def _answering(game: Game, side: Side, phase: Phase) -> None:
         raise Refusal(_ANSWERS[phase])
 
 
-def _cancel(record: GameRecord, user_id: int) -> GameRecord:
+def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
+    """A player's vote to cancel (/cancel or the menu's button): the first
+    proposes it, the opponent's vote cancels the game (or the match between
+    two of its games) and books nothing."""
     if record.cancel_by is None:
         return record.model_copy(update={"cancel_by": user_id})
     if record.cancel_by == user_id:
         raise Refusal(PROPOSED)
     return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
                                      "rematch_by": None})
+
+
+_cancel = cancel_vote  # the name the play functions call it by
 
 
 def _play(record: GameRecord, table: MatchState, step: Any, **changes: Any) -> GameRecord:

@@ -25,9 +25,10 @@ from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.rules.actions import (
     MATCH_IN_PROGRESS,
-    PROPOSED,
+    NOT_PLAYING,
     OptionError,
     Refusal,
+    cancel_vote,
     commit_game,
     match_in_progress,
     new_lobby,
@@ -138,12 +139,8 @@ def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
     if admin and not seated:
         return record.model_copy(update=ended)
     if not seated:
-        raise Refusal(N_("You are not playing in this game."))
-    if record.cancel_by is None:
-        return record.model_copy(update={"cancel_by": user_id})
-    if record.cancel_by == user_id:
-        raise Refusal(PROPOSED)
-    return record.model_copy(update=ended)
+        raise Refusal(NOT_PLAYING)
+    return cancel_vote(record, user_id)
 
 
 async def cancel(update: Update, context: Context) -> None:

@@ -20,7 +20,7 @@ from engine.ids import (
     position_from_long_id,
     position_id,
 )
-from engine.match import Match, MatchError
+from engine.match import Match, MatchError, Standing
 from engine.matfile import MatFileError, format_game, format_match
 from engine.notation import NotationError, format_step, format_turn, parse_step, parse_turn
 from engine.position import (
@@ -77,6 +77,7 @@ __all__ = [
     "ResultKind",
     "ScoringError",
     "Side",
+    "Standing",
     "Step",
     "Turn",
     "TurnChoice",

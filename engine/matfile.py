@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.game import Action, Game
-from engine.match import Match, starter_of
+from engine.match import Match, Standing, starter_of
 from engine.notation import format_turn
 from engine.position import EngineError, Position, Side, Variant, check_type
 from engine.turns import apply_step, end_turn
@@ -175,7 +175,16 @@ def game_lines(
     return lines
 
 
-def _header(game: Game) -> list[str]:
+def header_lines(game: Game) -> list[str]:
+    """The lines a ``.mat`` file starts with for ``game``'s rules: the tags
+    (long nardy's variation, no cube, money play's Jacoby and beaver rules),
+    then `` N point match`` and a blank line; :func:`game_lines` follow.
+
+    >>> from engine.game import GameOptions
+    >>> header_lines(Game.new(GameOptions.long(match_length=3)))
+    ['; [Variation "Long Nardy"]', '', ' 3 point match', '']
+    """
+    check_type(game, Game, "a game", MatFileError)
     options = game.options
     lines = []
     if options.variant is Variant.LONG:
@@ -193,7 +202,7 @@ def _header(game: Game) -> list[str]:
 def format_game(game: Game, *, names: tuple[str, str] = ("White", "Black")) -> str:
     """A ``.mat`` file holding one game (finished or not)."""
     check_type(game, Game, "a game", MatFileError)
-    return "\n".join([*_header(game), *game_lines(game, names=names)]) + "\n"
+    return "\n".join([*header_lines(game), *game_lines(game, names=names)]) + "\n"
 
 
 def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black")) -> str:
@@ -201,13 +210,14 @@ def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black")) -
     check_type(match, Match, "a match", MatFileError)
     if not match.games:
         raise MatFileError("the match has no games yet")
-    lines = _header(match.games[0])
-    score = [0, 0]
+    lines = header_lines(match.games[0])
+    before = Standing(match.length)
     for number, game in enumerate(match.games, start=1):
-        before = (score[0], score[1])
-        if game.result is not None:
-            score[game.result.winner] += game.result.points
-        decided = bool(match.length) and max(score) >= match.length > max(before)
-        lines += game_lines(game, number=number, names=names, score=before, wins_match=decided)
+        after = before.counting(game)
+        decided = after.is_over and not before.is_over
+        lines += game_lines(
+            game, number=number, names=names, score=before.score, wins_match=decided
+        )
+        before = after
         lines.append("")
     return "\n".join(lines)

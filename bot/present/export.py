@@ -11,8 +11,7 @@ from bot.present.usertext import clean
 from bot.rules.actions import player_on, table_of
 from bot.store.records import GameRecord
 from engine.match import Match
-from engine.matfile import _header as mat_header
-from engine.matfile import format_match, game_lines
+from engine.matfile import format_match, game_lines, header_lines
 from engine.position import Side
 
 
@@ -35,6 +34,6 @@ def export_text(record: GameRecord) -> tuple[str, str]:
     if game.result is not None:
         score[game.result.winner] -= game.result.points
     decided = bool(table.match_length) and table.match_over and game.result is not None
-    lines = [*mat_header(game), *game_lines(game, number=table.number, names=names,
-                                             score=(score[0], score[1]), wins_match=decided)]
+    lines = [*header_lines(game), *game_lines(game, number=table.number, names=names,
+                                               score=(score[0], score[1]), wins_match=decided)]
     return f"nardy-{record.game_id}.mat", "\n".join(lines) + "\n"

@@ -34,10 +34,12 @@ from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
 from bot.rules.booking import Outcome, booking, updated_stats
-from bot.store import Store, no_upkeep
+from bot.store import Store, VersionConflict, no_upkeep
+from bot.store.commit import commit
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
+from engine.match import Standing
 from engine.position import EngineError, Side, Step, Variant
 from engine.scoring import ResultKind, resign_kinds
 
@@ -198,33 +200,26 @@ class MatchState:
         return self.game.options.match_length
 
     @property
+    def standing(self) -> Standing:
+        """The match's score and Crawford state: the engine's match rules ask it."""
+        return Standing(self.match_length, self.score, self.crawford_done)
+
+    @property
     def match_over(self) -> bool:
-        length = self.match_length
-        return not length or max(self.score) >= length
+        """No later game belongs to this one (a single game, or a match won)."""
+        return self.standing.is_settled
 
     def scored(self) -> MatchState:
         """The score after the game's result (call once, when it ends)."""
-        result = self.game.result
-        if result is None:
+        if self.game.result is None:
             return self
-        score = list(self.score)
-        score[result.winner] += result.points
-        return dataclasses.replace(self, score=(score[0], score[1]))
+        return dataclasses.replace(self, score=self.standing.counting(self.game).score)
 
     def next_game(self) -> MatchState:
         """The following game of the match (the same players and sides)."""
-        game = self.game
-        length = self.match_length
-        crawford = (game.variant is Variant.BACKGAMMON and length > 1 and not self.crawford_done
-                    and max(self.score) == length - 1)
-        starter = None
-        if game.variant is Variant.LONG and length:
-            # the player who moved second in the last game starts the next one
-            first = game.opening.starter if game.opening is not None else game.starter
-            starter = first.opponent if first is not None else None
-        return MatchState(Game.new(game.options, crawford=crawford, starter=starter), self.score,
-                     self.crawford_done or crawford, self.number + 1,
-                     (*self.earlier, pack_game(game)))
+        standing, game = self.standing.next_game(self.game)
+        return MatchState(game, standing.score, standing.crawford_done, self.number + 1,
+                          (*self.earlier, pack_game(self.game)))
 
 
 def pack_game(game: Game) -> str:
@@ -499,13 +494,19 @@ def _answering(game: Game, side: Side, phase: Phase) -> None:
         raise Refusal(_ANSWERS[phase])
 
 
-def _cancel(record: GameRecord, user_id: int) -> GameRecord:
+def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
+    """A player's vote to cancel (/cancel or the menu's button): the first
+    proposes it, the opponent's vote cancels the game (or the match between
+    two of its games) and books nothing."""
     if record.cancel_by is None:
         return record.model_copy(update={"cancel_by": user_id})
     if record.cancel_by == user_id:
         raise Refusal(PROPOSED)
     return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
                                      "rematch_by": None})
+
+
+_cancel = cancel_vote  # the name the play functions call it by
 
 
 def _play(record: GameRecord, table: MatchState, step: Any, **changes: Any) -> GameRecord:
@@ -745,6 +746,38 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
     if saved.engine:
         remember_table(saved, table_of(new))
     return saved, upkeep
+
+
+CHANGED = N_("The game changed meanwhile; please try again.")
+
+
+async def commit_game(store: Store, load: Callable[[], Awaitable[GameRecord | None]],
+                      change: Callable[[GameRecord, float], GameRecord], *, retries: int = 2
+                      ) -> tuple[GameRecord, GameRecord] | None:
+    """Load a game, apply the pure ``change(record, now)`` and :func:`save` it
+    with one compare-and-set at ``now``; on a lost race all again (the one
+    loop, :func:`bot.store.commit.commit`).  Returns (before, after), the
+    same record twice when ``change`` returned it unchanged, or None when
+    ``load`` found no game.  ``change`` may raise :class:`Refusal`; after
+    ``retries`` lost races: :class:`Refusal` (:data:`CHANGED`)."""
+    now = deadlines.now()
+
+    def step(record: GameRecord | None) -> GameRecord | None:
+        nonlocal now
+        if record is None:
+            return None
+        now = deadlines.now()  # the same moment for the change and its deadline
+        return change(record, now)
+
+    async def write(old: GameRecord | None, new: GameRecord | None) -> GameRecord:
+        assert old is not None and new is not None  # ``step`` made ``new`` of ``old``
+        return await save(store, old, new, now)
+
+    try:
+        before, after = await commit(load, step, write, retries=retries)
+    except VersionConflict:
+        raise Refusal(CHANGED) from None
+    return None if before is None or after is None else (before, after)
 
 
 async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback

@@ -37,6 +37,7 @@ from bot.present.i18n import Translator
 from bot.present.usertext import clean
 from bot.rules import ratings
 from bot.store.records import GameOptions, HistoryEntry, Player, PlayerStats
+from engine.match import Standing
 from engine.position import Side, Variant
 from engine.scoring import GameResult
 
@@ -60,7 +61,8 @@ class Outcome:
 
     @property
     def match_over(self) -> bool:
-        return not self.match_length or max(self.score) >= self.match_length
+        """A single game, or the match this game ended (the engine's rule)."""
+        return Standing(self.match_length, self.score).is_settled
 
     @property
     def rated_length(self) -> int:

@@ -47,6 +47,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
 from bot.rules.deadlines import first_wake
+from bot.store.commit import commit
 from bot.store.records import (
     ChatSettings,
     CorruptRecordError,
@@ -383,19 +384,13 @@ class Store:
         races the last `VersionConflict` is raised.  Corrupt records raise
         `CorruptRecordError` before `fn` runs.
         """
-        for attempt in range(retries + 1):
-            current = await self.load(key)
-            new = fn(current)
-            if new is current and current is not None:
-                return current
-            try:
-                return await self.save(new, current.version if current else 0)
-            except VersionConflict:
-                if attempt == retries:
-                    raise
-            # Randomised exponential back-off spreads out a crowd of writers.
-            await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
-        raise AssertionError("unreachable")
+        async def save(current: R | None, new: R | None) -> R:
+            assert new is not None  # ``fn`` returns a record
+            return await self.save(new, current.version if current else 0)
+
+        _, after = await commit(functools.partial(self.load, key), fn, save, retries=retries)
+        assert after is not None
+        return after
 
     # -- games, lobbies and the per-user index ----------------------------------
 

@@ -46,15 +46,15 @@ from bot.rules import deadlines
 from bot.rules.actions import (
     Refusal,
     claim_timeout,
+    commit_game,
     drop_pause_request,
     more_time,
     pause_request,
-    save,
     seat_of,
     table_of,
     waiting_user,
 )
-from bot.store import VersionConflict, prefs, wakeups
+from bot.store import prefs, wakeups
 from bot.store.records import GameRecord, Player, Status
 
 JOB_NAME = "clock"
@@ -215,20 +215,11 @@ async def change_clock(context: Context, user_id: int, game_id: str, action: Act
                        ) -> tuple[GameRecord, GameRecord]:
     """Apply a clock action to the user's game by compare-and-set (re-read on a
     conflict); returns (before, after).  :class:`Refusal` when not allowed."""
-    store = get_store(context)
-    for _attempt in range(3):
-        record = await _find_game(context, user_id, game_id)
-        if record is None:
-            raise Refusal(N_("This game is over."))
-        now = deadlines.now()
-        new = _change(action, record, user_id, now)
-        if new is record:
-            return record, record
-        try:
-            return record, await save(store, record, new, now)
-        except VersionConflict:
-            continue
-    raise Refusal(N_("The game changed meanwhile; please try again."))
+    changed = await commit_game(get_store(context), lambda: _find_game(context, user_id, game_id),
+                                lambda record, now: _change(action, record, user_id, now))
+    if changed is None:
+        raise Refusal(N_("This game is over."))
+    return changed
 
 
 def outcome_text(tr: Translator, before: GameRecord, after: GameRecord, user_id: int) -> str:

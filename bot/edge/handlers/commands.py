@@ -25,13 +25,14 @@ from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.rules.actions import (
     MATCH_IN_PROGRESS,
-    PROPOSED,
+    NOT_PLAYING,
     OptionError,
     Refusal,
+    cancel_vote,
+    commit_game,
     match_in_progress,
     new_lobby,
     parse_new_args,
-    save,
     seat_of,
     with_chat_clock,
 )
@@ -138,12 +139,8 @@ def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
     if admin and not seated:
         return record.model_copy(update=ended)
     if not seated:
-        raise Refusal(N_("You are not playing in this game."))
-    if record.cancel_by is None:
-        return record.model_copy(update={"cancel_by": user_id})
-    if record.cancel_by == user_id:
-        raise Refusal(PROPOSED)
-    return record.model_copy(update=ended)
+        raise Refusal(NOT_PLAYING)
+    return cancel_vote(record, user_id)
 
 
 async def cancel(update: Update, context: Context) -> None:
@@ -151,22 +148,18 @@ async def cancel(update: Update, context: Context) -> None:
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     admin = chat.type != chat.PRIVATE and await is_chat_admin(context, chat, user.id)
-    for _attempt in range(3):  # another update may change the record meanwhile
-        record = await _game_for(update, context, tr,
-                                 lambda r: r.status.is_open or match_in_progress(r))
-        if record is None:
-            return
-        try:
-            saved = await save(get_store(context), record, _cancelled(record, user.id, admin))
-            break
-        except Refusal as refusal:
-            await reply(update, refusal_text(tr, refusal))
-            return
-        except VersionConflict:
-            continue
-    else:
-        await reply(update, tr.gettext("The game changed meanwhile; please try again."))
+    try:
+        changed = await commit_game(
+            get_store(context),
+            lambda: _game_for(update, context, tr,
+                              lambda r: r.status.is_open or match_in_progress(r)),
+            lambda record, _now: _cancelled(record, user.id, admin))
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
         return
+    if changed is None:
+        return
+    saved = changed[1]
     if saved.status is Status.CANCELLED:
         await reply(update, tr.gettext("The game was cancelled."))
     else:

@@ -1,0 +1,33 @@
+"""bot/ uses the engine through its public names only: a private ``_name``
+imported from engine/ (as /export once did with ``matfile._header``) ties the
+bot to the engine's insides; the engine makes such a helper public instead."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+BOT = Path(__file__).resolve().parents[2] / "bot"
+
+
+def _private_engine_imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "engine":
+            found += [f"{node.module}.{alias.name}" for alias in node.names
+                      if alias.name.startswith("_")]
+            if any(part.startswith("_") for part in (node.module or "").split(".")):
+                found.append(f"{node.module}")
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name.split(".")[0] == "engine"
+                      and any(part.startswith("_") for part in alias.name.split("."))]
+    return found
+
+
+def test_the_bot_imports_no_private_engine_name() -> None:
+    offenders = {}
+    for path in sorted(BOT.rglob("*.py")):
+        found = _private_engine_imports(path)
+        if found:
+            offenders[path.relative_to(BOT).as_posix()] = found
+    assert offenders == {}

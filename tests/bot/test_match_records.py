@@ -1,0 +1,59 @@
+"""Records of matches between two games, written before the match rules moved
+into the engine (engine/match.py ``Standing``), still load and play on.
+
+``old_match_records.json`` holds such records exactly as that code stored
+them (``encode``), and the ``engine`` dict of the game it started next when
+both players tapped for it (with the case's seed).  The moved rules must
+read the same bytes and start the very same next game: the Crawford game,
+the post-Crawford game, long nardy's alternating starter, a single game's
+rematch with the opening roll.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.present.callbacks import Action, Callback
+from bot.rules.actions import MatchState, after_game, apply_game, save, table_of
+from bot.store import Store
+from bot.store.records import GameRecord, Status, decode, game_key
+from engine.game import Phase
+from engine.position import Side
+
+CASES: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "old_match_records.json").read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["case"] for case in CASES])
+async def test_an_old_match_record_loads_and_plays_on(store: Store, case: dict[str, Any]) -> None:
+    old: GameRecord = decode(GameRecord, "old", case["stored"], case["version"])
+    stored_engine = json.loads(case["stored"])["engine"]
+    # the stored dict format is unchanged: decoding and encoding gives the same bytes
+    assert MatchState.from_dict(stored_engine).to_dict() == stored_engine
+    record = await store.save(old, 0)
+    loaded = await store.load(game_key(record.chat_id, record.thread_id))
+    assert loaded is not None and loaded.engine == stored_engine
+    rng = random.Random(case["seed"])
+    offer = Callback.game(loaded.game_id, loaded.version, Action.REMATCH)
+    offered = await save(store, loaded, after_game(loaded, 101, offer, rng))
+    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    following = await save(store, offered, after_game(offered, 202, accept, rng))
+    assert following.status is Status.ACTIVE
+    assert following.engine == case["next_engine"]
+    # and the new game plays on: the player to act resigns a single game, the other accepts
+    game = table_of(following).game
+    assert game.phase in (Phase.ROLL, Phase.MOVE) and game.to_act is not None
+    users = {Side.WHITE: 101, Side.BLACK: 202}
+    resign = Callback.game(following.game_id, following.version, Action.RESIGN, 1)
+    offered = await save(store, following, apply_game(following, users[game.to_act], resign, rng))
+    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    ended = await save(store, offered, apply_game(offered, users[game.to_act.opponent], accept,
+                                                  rng))
+    score = list(case["next_engine"]["score"])
+    score[game.to_act.opponent] += 1
+    assert ended.status is Status.FINISHED and table_of(ended).score == tuple(score)

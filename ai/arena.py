@@ -2,6 +2,7 @@
 cube is judged on its own, in tests).
 
 >>> from ai.player import RandomPlayer
+>>> from engine import Variant
 >>> a, b = RandomPlayer(Variant.LONG, 1), RandomPlayer(Variant.LONG, 2)
 >>> result = play_game(a, b, random.Random(3))
 >>> result.winner in (0, 1), result.points in (1, 2)

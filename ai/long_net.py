@@ -71,7 +71,10 @@ class LongNet:
     def load(cls, path: Path = WEIGHTS_PATH) -> LongNet:
         with np.load(path) as data:
             info = {key[5:]: float(data[key]) for key in data.files if key.startswith("info_")}
-            return cls(data["w1"], data["b1"], data["w2"], data["b2"], info)
+            # stored as float32; computed in float64 like the features (a
+            # mixed-type product misses the fast BLAS path)
+            arrays = [np.asarray(data[name], dtype=np.float64) for name in ("w1", "b1", "w2", "b2")]
+            return cls(*arrays, info=info)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

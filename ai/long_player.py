@@ -5,7 +5,7 @@ search over the legal turns (:mod:`ai.long_search`).
   0.12 of the best;
 * medium: 1 ply;
 * strong: 1 ply, then 2 ply (the opponent's 21 rolls and its best reply)
-  for the best four turns within 0.3 equity of the best.
+  for the best three turns within 0.2 equity of the best.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from engine import Position, Turn, Variant, end_turn
 _SETTINGS = {
     Level.EASY: {"noise": 0.06, "margin": 0.12, "deep": 0},
     Level.MEDIUM: {"noise": 0.0, "margin": 0.0, "deep": 0},
-    Level.STRONG: {"noise": 0.0, "margin": 0.3, "deep": 4},
+    Level.STRONG: {"noise": 0.0, "margin": 0.2, "deep": 3},
 }
 
 

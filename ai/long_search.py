@@ -14,6 +14,8 @@ import numpy as np
 from ai.long_features import Rows
 from ai.long_net import LongNet, Vector, equity
 from engine import Dice, Position, Turn, Variant, legal_turns
+from engine._movegen import _CODE_BYTES, final_states
+from engine.turns import _generator
 
 ROLLS: tuple[tuple[Dice, float], ...] = tuple(
     (Dice(a, b), (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7)
@@ -62,6 +64,17 @@ def turn_equities(
     return turns, afterstate_equities(net, movers, opponent, koks)
 
 
+def _final_rows(position: Position, dice: Dice) -> list[bytes]:
+    """The mover's rows after each legal turn, packed as the move
+    generator's state codes (byte ``p``: checkers on point ``p``); the
+    position itself when nothing can be played.  The engine's fast core,
+    without building a :class:`Position` per turn: the 2-ply search meets
+    hundreds of them per candidate."""
+    gen = _generator(position, dice)
+    codes = list(final_states(gen, (dice.first, dice.second))) or [gen.code]
+    return [code.to_bytes(_CODE_BYTES, "little") for code in codes]
+
+
 def two_ply(net: LongNet, after: Position, koks: bool) -> float:
     """The equity for the side that just moved into ``after`` (the opponent
     to roll next): over the opponent's 21 rolls, its best reply by 1 ply,
@@ -77,8 +90,9 @@ def two_ply(net: LongNet, after: Position, koks: bool) -> float:
     for dice, chance in ROLLS:
         bounds.append(len(replies))
         chances.append(chance)
-        replies.extend(turn.position.board[them][:24] for turn in legal_turns(after, dice))
-    theirs = np.array(replies, dtype=np.int64)
+        replies.extend(_final_rows(after, dice))
+    theirs = np.frombuffer(b"".join(replies), dtype=np.uint8).reshape(-1, _CODE_BYTES)
+    theirs = theirs[:, 1 : 24 + 1].astype(np.int64)
     mine = np.broadcast_to(my_row, theirs.shape)
     values = equity(net.probs(mine, theirs), koks)
     finished = theirs.sum(axis=1) == 0

@@ -83,8 +83,7 @@ def two_ply(net: LongNet, after: Position, koks: bool) -> float:
     my_row = np.array(after.board[me][:24], dtype=np.int64)
     if not my_row.any():
         return exact_win(np.array(after.board[after.turn][:24], dtype=np.int64), koks)
-    them = after.turn
-    replies: list[tuple[int, ...]] = []
+    replies: list[bytes] = []
     bounds: list[int] = []
     chances: list[float] = []
     for dice, chance in ROLLS:

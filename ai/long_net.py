@@ -73,8 +73,10 @@ class LongNet:
             info = {key[5:]: float(data[key]) for key in data.files if key.startswith("info_")}
             # stored as float32; computed in float64 like the features (a
             # mixed-type product misses the fast BLAS path)
-            arrays = [np.asarray(data[name], dtype=np.float64) for name in ("w1", "b1", "w2", "b2")]
-            return cls(*arrays, info=info)
+            w1, b1, w2, b2 = (
+                np.asarray(data[name], dtype=np.float64) for name in ("w1", "b1", "w2", "b2")
+            )
+            return cls(w1, b1, w2, b2, info)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -90,8 +90,8 @@ def two_ply(net: LongNet, after: Position, koks: bool) -> float:
         bounds.append(len(replies))
         chances.append(chance)
         replies.extend(_final_rows(after, dice))
-    theirs = np.frombuffer(b"".join(replies), dtype=np.uint8).reshape(-1, _CODE_BYTES)
-    theirs = theirs[:, 1 : 24 + 1].astype(np.int64)
+    packed = np.frombuffer(b"".join(replies), dtype=np.uint8).reshape(-1, _CODE_BYTES)
+    theirs = packed[:, 1 : 24 + 1].astype(np.int64)
     mine = np.broadcast_to(my_row, theirs.shape)
     values = equity(net.probs(mine, theirs), koks)
     finished = theirs.sum(axis=1) == 0

@@ -66,13 +66,25 @@ def turn_equities(
 
 def _final_rows(position: Position, dice: Dice) -> list[bytes]:
     """The mover's rows after each legal turn, packed as the move
-    generator's state codes (byte ``p``: checkers on point ``p``); the
-    position itself when nothing can be played.  The engine's fast core,
-    without building a :class:`Position` per turn: the 2-ply search meets
-    hundreds of them per candidate."""
+    generator's state codes (byte ``p``: checkers on point ``p``), in
+    :func:`engine.legal_turns`' order; the position itself when nothing can
+    be played.  The engine's fast core, without building a
+    :class:`Position` per turn: the 2-ply search meets hundreds of them per
+    candidate."""
     gen = _generator(position, dice)
-    codes = list(final_states(gen, (dice.first, dice.second))) or [gen.code]
+    codes = sorted(final_states(gen, (dice.first, dice.second))) or [gen.code]
     return [code.to_bytes(_CODE_BYTES, "little") for code in codes]
+
+
+def final_rows(position: Position, dice: Dice) -> Rows:
+    """The mover's rows (K, 24) after each of ``legal_turns(position, dice)``."""
+    return _unpack(b"".join(_final_rows(position, dice)))
+
+
+def _unpack(codes: bytes) -> Rows:
+    """Rows (points 1..24) of packed state codes."""
+    packed = np.frombuffer(codes, dtype=np.uint8).reshape(-1, _CODE_BYTES)
+    return packed[:, 1 : 24 + 1].astype(np.int64)
 
 
 def two_ply(net: LongNet, after: Position, koks: bool) -> float:
@@ -90,8 +102,7 @@ def two_ply(net: LongNet, after: Position, koks: bool) -> float:
         bounds.append(len(replies))
         chances.append(chance)
         replies.extend(_final_rows(after, dice))
-    packed = np.frombuffer(b"".join(replies), dtype=np.uint8).reshape(-1, _CODE_BYTES)
-    theirs = packed[:, 1 : 24 + 1].astype(np.int64)
+    theirs = _unpack(b"".join(replies))
     mine = np.broadcast_to(my_row, theirs.shape)
     values = equity(net.probs(mine, theirs), koks)
     finished = theirs.sum(axis=1) == 0

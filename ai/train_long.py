@@ -28,8 +28,8 @@ import numpy as np
 
 from ai.long_features import Matrix, features
 from ai.long_net import WEIGHTS_PATH, Adam, LongNet, flip, outcome
-from ai.long_search import afterstate_equities
-from engine import Dice, Position, Side, Variant, legal_turns
+from ai.long_search import afterstate_equities, final_rows
+from engine import Dice, Position, Side, Variant
 
 SETTINGS = {
     "seed": 20261201,
@@ -55,14 +55,14 @@ def self_play(net: LongNet, rng: random.Random, explore: float) -> tuple[Matrix,
         opps.append(other[:24])
         position = Position.from_rows(Variant.LONG, board, side)
         dice = Dice(rng.randint(1, 6), rng.randint(1, 6))
-        turns = legal_turns(position, dice)
-        if len(turns) > 1 and rng.random() < explore:
-            chosen = turns[rng.randrange(len(turns))]
+        # the rows after each of legal_turns(position, dice), in its order
+        movers = final_rows(position, dice)
+        if len(movers) > 1 and rng.random() < explore:
+            chosen = movers[rng.randrange(len(movers))]
         else:
-            movers = np.array([t.position.board[side][:24] for t in turns], dtype=np.int64)
             values = afterstate_equities(net, movers, np.array(other[:24]), False)
-            chosen = turns[int(np.argmax(values))]
-        board[side] = list(chosen.position.board[side])
+            chosen = movers[int(np.argmax(values))]
+        board[side] = [*chosen.tolist(), 0]
         if sum(board[side]) == 0:
             final = outcome(15, np.array(board[side.opponent][:24]))
             break

@@ -79,8 +79,8 @@ async def new(update: Update, context: Context) -> None:
     assert chat is not None and user is not None
     try:
         variant, options = parse_new_args(args_of(context))
-    except OptionError as error:
-        await reply(update, refusal_text(tr, error))
+    except OptionError as error:  # a reply to the command: whose, and which option
+        await reply(update, refusal_text(tr, error), quote=True)
         return
     current = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
     if current is not None and current.status.is_open:

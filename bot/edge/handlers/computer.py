@@ -12,7 +12,7 @@ once: the whole turn is one board update.
 Nothing is kept in memory between two steps: a crash (or a lost
 compare-and-set) mid-think leaves the record waiting for the computer, and
 the next tap on it, ``/board``, or the :func:`sweep_job` (at start-up and
-every :data:`SWEEP_INTERVAL` seconds, through the computer's own index of open
+every :func:`sweep_interval` seconds, through the computer's own index of open
 games) resumes it.
 """
 
@@ -41,7 +41,7 @@ WORKERS_ENV = "NARDY_AI_WORKERS"
 MAX_STEPS = 12
 """Buttons rounds one :func:`play` may take (a turn is at most three: take,
 roll, move; a bound keeps a defect from spinning)."""
-SWEEP_INTERVAL = 30.0
+SWEEP_ENV = "NARDY_COMPUTER_SWEEP"
 SWEEP_JOB = "computer"
 IDLE_BEFORE_SWEEP = 5.0
 """Seconds a record must have waited for the computer before the sweep resumes
@@ -65,6 +65,11 @@ def pool() -> Executor:
             _POOL = concurrent.futures.ProcessPoolExecutor(
                 1, mp_context=multiprocessing.get_context("spawn"))
     return _POOL
+
+
+def sweep_interval() -> float:
+    """Seconds between two sweeps (``NARDY_COMPUTER_SWEEP``, default 30)."""
+    return float(os.environ.get(SWEEP_ENV) or 30)
 
 
 async def advance(record: GameRecord, rng: random.Random) -> GameRecord:

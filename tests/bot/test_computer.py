@@ -210,3 +210,27 @@ async def test_a_stuck_bot_turn_resumes_by_itself(fast_sweep: None, world: World
     await _start(world, club, alice, "/new long bot level=easy")
     await _strand(world, club.id, age=60)
     await _unstuck(world, club.id, tries=100)  # nobody tapped: the sweep (as at start-up) played it
+
+
+async def test_a_match_against_the_bot_with_crawford(world: World) -> None:
+    s = world.server
+    alice = s.add_user("Alice")
+    club = s.add_group("Club", members=[alice])
+    await _start(world, club, alice, "/new backgammon bot level=easy match=5")
+    crawford_games = 0
+    for _ in range(12):
+        await asyncio.to_thread(Driver(s, club, (alice, alice)).play)
+        record = await world.store.load_game(club.id, None)
+        assert record is not None and record.status is Status.FINISHED
+        table = actions.table_of(record)
+        crawford_games += table.game.crawford
+        if table.match_over:
+            break
+        await world.idle()
+        board = game_board(s, club)
+        assert board is not None
+        # Next game: Alice offers, the bot accepts at once (and opens if it starts)
+        await world.tap(club, alice, board, text="Next game")
+        record = await world.store.load_game(club.id, None)
+        assert record is not None and record.status is Status.ACTIVE, s.transcript(club)
+    assert max(table.score) >= 5 and table.crawford_done and crawford_games == 1, table.score

@@ -234,3 +234,36 @@ async def test_a_match_against_the_bot_with_crawford(world: World) -> None:
         record = await world.store.load_game(club.id, None)
         assert record is not None and record.status is Status.ACTIVE, s.transcript(club)
     assert max(table.score) >= 5 and table.crawford_done and crawford_games == 1, table.score
+
+
+async def test_a_dead_worker_leaves_the_game_waiting_and_the_next_tap_goes_on(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.edge.handlers import computer as computer_turns
+
+    monkeypatch.setattr(computer_turns, "_POOL", None)  # a pool of this test's own
+    s = world.server
+    alice = s.add_user("Alice")
+    club = s.add_group("Club", members=[alice])
+    await _start(world, club, alice, "/new long bot level=easy")
+    workers = computer_turns.pool()
+    await asyncio.get_running_loop().run_in_executor(workers, int)  # its worker is up
+    for process in list(workers._processes.values()):  # type: ignore[attr-defined]
+        process.kill()  # the worker dies (out of memory, killed) between two turns
+    await asyncio.sleep(0.5)
+    for _ in range(20):  # Alice plays her turn; at her Confirm the bot cannot think
+        record = await world.store.load_game(club.id, None)
+        assert record is not None
+        if computer.waiting_for_computer(record):
+            break
+        board = game_board(s, club)
+        assert board is not None
+        data = next(d for row in board.buttons for _, d in row if d.split(":")[3] in "cmsr")
+        assert not (await world.tap(club, alice, board, data)).show_alert
+    else:
+        raise AssertionError("Alice's turn never ended")
+    assert computer_turns._POOL is not workers  # the broken pool is dropped
+    board = game_board(s, club)
+    assert board is not None
+    answer = await world.tap(club, alice, board, board.buttons[0][0][1])
+    assert answer.show_alert  # not her turn: and the bot goes on, with a new worker
+    await _unstuck(world, club.id)

@@ -25,7 +25,7 @@ import multiprocessing
 import os
 import random
 import time
-from concurrent.futures import Executor
+from concurrent.futures import BrokenExecutor, Executor
 
 from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_rng, get_store
@@ -72,6 +72,13 @@ def sweep_interval() -> float:
     return float(os.environ.get(SWEEP_ENV) or 30)
 
 
+def _drop_pool(broken: Executor) -> None:
+    global _POOL
+    if _POOL is broken:
+        _POOL = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
 async def advance(record: GameRecord, rng: random.Random) -> GameRecord:
     """``record`` after everything the computer does now (nothing saved);
     ``record`` itself when it does not wait for the computer."""
@@ -82,7 +89,12 @@ async def advance(record: GameRecord, rng: random.Random) -> GameRecord:
         if step is None:
             break
         if isinstance(step, computer.Question):
-            answer = await loop.run_in_executor(pool(), computer.think, step)
+            workers = pool()
+            try:
+                answer = await loop.run_in_executor(workers, computer.think, step)
+            except BrokenExecutor:
+                _drop_pool(workers)  # its worker died (killed, out of memory): a new one next time
+                raise
             step = computer.buttons_for(new, step, answer)
         new = computer.press(new, step, rng)
     return new
@@ -107,6 +119,11 @@ async def play(context: Context, record: GameRecord) -> GameRecord:
         log.info("the computer's move in %s was not saved: %s", key, lost)
         current = await store.load(record.key)
         return current if current is not None else record
+    except Exception:
+        # the thinking failed: the record still waits for the computer, and the
+        # next tap, /board or sweep tries again; the person's own change stands
+        log.exception("the computer could not play in %s", key)
+        return record
     finally:
         _THINKING.discard(key)
 

@@ -111,7 +111,7 @@ async def new(update: Update, context: Context) -> None:
         person = Player(user_id=user.id, name=display_name(user))
         lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person,
                                        get_rng(context))
-        lobby = await computer_turns.advance(lobby, get_rng(context))  # it may open
+        lobby = await computer_turns.opening(lobby, get_rng(context))
     try:
         saved = await get_store(context).save(lobby, current.version if current else 0)
     except VersionConflict:

@@ -100,6 +100,17 @@ async def advance(record: GameRecord, rng: random.Random) -> GameRecord:
     return new
 
 
+async def opening(record: GameRecord, rng: random.Random) -> GameRecord:
+    """A new game against the computer before its first save: the computer's
+    opening turn if it starts (if it cannot think now, the game is saved
+    waiting for it, and a tap, /board or the sweep plays it)."""
+    try:
+        return await advance(record, rng)
+    except Exception:
+        log.exception("the computer could not open %s", record.ref)
+        return record
+
+
 async def play(context: Context, record: GameRecord) -> GameRecord:
     """Let the computer act in the stored ``record`` and save it (one
     compare-and-set); returns the stored record after it, or the newest

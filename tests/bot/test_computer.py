@@ -267,3 +267,16 @@ async def test_a_dead_worker_leaves_the_game_waiting_and_the_next_tap_goes_on(
     answer = await world.tap(club, alice, board, board.buttons[0][0][1])
     assert answer.show_alert  # not her turn: and the bot goes on, with a new worker
     await _unstuck(world, club.id)
+
+
+@pytest.mark.parametrize(("variant", "level"), [("long", "strong"), ("backgammon", "medium")])
+async def test_turns_at_the_other_levels(world: World, variant: str, level: str) -> None:
+    s = world.server
+    alice = s.add_user("Alice")
+    club = s.add_group("Club", members=[alice])
+    await _start(world, club, alice, f"/new {variant} bot level={level}")
+    driver = Driver(s, club, (alice, alice))
+    await asyncio.to_thread(driver.play, 15, stop_early=True)
+    record = await world.store.load_game(club.id, None)
+    assert record is not None and record.options.computer == level
+    assert actions.waiting_user(record) == alice.id and driver.refused == 0

@@ -102,6 +102,7 @@ class Action(enum.StrEnum):
     LEAVE = "q"
     VARIANT = "v"  # arg: variant index (see VARIANTS)
     DROP = "X"  # creator closes the lobby
+    COMPUTER = "H"  # the tapper plays the computer (bot/rules/computer.py)
     # game: before rolling
     ROLL = "r"
     DOUBLE = "d"
@@ -142,7 +143,8 @@ class Action(enum.StrEnum):
 
 _ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
                              Action.SETTLE_WITH: 1}
-_LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP})
+_LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP,
+                            Action.COMPUTER})
 _SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})
 CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE, Action.RESUME,
                            Action.PAUSE_NO, Action.MUTE, Action.UNMUTE})

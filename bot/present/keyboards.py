@@ -182,7 +182,7 @@ class KeyboardBuilder:
         return InlineKeyboardMarkup([*rows, *([new] if new else [])])
 
     def lobby(self, names: Sequence[str], chosen: int) -> InlineKeyboardMarkup:
-        """Variant choice (the chosen one ticked), Join / Leave and Close."""
+        """Variant choice (the chosen one ticked), Join / Leave, Play the bot and Close."""
         tr = self.tr
         choice = [self.lobby_button(("✓ " if i == chosen else "") + name, Action.VARIANT, i)
                   for i, name in enumerate(names)]
@@ -190,5 +190,6 @@ class KeyboardBuilder:
             choice,
             [self.lobby_button("✋ " + tr.gettext("Join"), Action.JOIN),
              self.lobby_button(tr.gettext("Leave"), Action.LEAVE)],
+            [self.lobby_button("🤖 " + tr.gettext("Play the bot"), Action.COMPUTER)],
             [self.lobby_button(tr.gettext("Close"), Action.DROP)],
         ])

@@ -79,7 +79,11 @@ VARIANT_WORDS = {
     "backgammon": Variant.BACKGAMMON, "bg": Variant.BACKGAMMON, "short": Variant.BACKGAMMON,
     "b": Variant.BACKGAMMON,
 }
-OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time")
+OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time", "level")
+COMPUTER_WORDS = frozenset({"bot", "computer", "ai"})
+LEVEL_WORDS = ("easy", "medium", "strong")
+COMPUTER_UNSTAKED = N_("Games against the bot are never staked and have no clock: leave out "
+                       "stake= and time=.")
 MAX_MATCH = 25
 MAX_STAKE = 1_000_000
 
@@ -89,7 +93,9 @@ def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, GameOptions]:
 
     >>> parse_new_args(["backgammon", "match=7", "cube=off"])
     (<Variant.BACKGAMMON: 'backgammon'>, GameOptions(stake_per_point=0, match_length=7, \
-cube=False, koks=False, jacoby=False, beavers=False, time_control=None))
+cube=False, koks=False, jacoby=False, beavers=False, time_control=None, computer=None))
+    >>> parse_new_args(["long", "bot", "level=strong"])[1].computer
+    'strong'
     >>> parse_new_args(["speed=9"])
     Traceback (most recent call last):
     ...
@@ -102,11 +108,14 @@ cube=False, koks=False, jacoby=False, beavers=False, time_control=None))
         if word in VARIANT_WORDS and "=" not in word:
             variant = VARIANT_WORDS[word]
             continue
+        if word in COMPUTER_WORDS:
+            values.setdefault("computer", "medium")
+            continue
         name, sep, value = word.partition("=")
         if not sep or name not in OPTION_NAMES:
             raise OptionError(N_("Unknown option {option}. Valid options: {valid}."),
                               option=clean(arg, ARGUMENT_LIMIT), valid=", ".join(
-                                  ["long", "backgammon"] + [f"{n}=…" for n in OPTION_NAMES]))
+                                  ["long", "backgammon", "bot"] + [f"{n}=…" for n in OPTION_NAMES]))
         if name in ("stake", "match"):
             limit = MAX_STAKE if name == "stake" else MAX_MATCH
             if not re.fullmatch(r"[0-9]{1,7}", value) or not (name == "stake" or int(value) >= 1) \
@@ -114,6 +123,10 @@ cube=False, koks=False, jacoby=False, beavers=False, time_control=None))
                 raise OptionError(N_("{option} needs a whole number from {low} to {high}."),
                                   option=name, low=0 if name == "stake" else 1, high=limit)
             values["stake_per_point" if name == "stake" else "match_length"] = int(value)
+        elif name == "level":
+            if value not in LEVEL_WORDS:
+                raise OptionError(N_("level is easy, medium or strong."))
+            values["computer"] = value
         elif name == "time":
             try:
                 values["time_control"] = deadlines.parse_time_control(value)
@@ -124,6 +137,9 @@ cube=False, koks=False, jacoby=False, beavers=False, time_control=None))
             if value not in _BOOL:
                 raise OptionError(N_("{option} is on or off."), option=name)
             values[name] = _BOOL[value]
+    if "computer" in values and any(a.strip().lower().startswith(("stake=", "time="))
+                                    for a in args):
+        raise OptionError(COMPUTER_UNSTAKED)
     return variant, GameOptions(**values)
 
 

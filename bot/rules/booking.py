@@ -36,7 +36,14 @@ from html import escape
 from bot.present.i18n import Translator
 from bot.present.usertext import clean
 from bot.rules import ratings
-from bot.store.records import GameOptions, HistoryEntry, Player, PlayerStats
+from bot.store.records import (
+    GameOptions,
+    HistoryEntry,
+    Player,
+    PlayerStats,
+    computer_level,
+    versus_computer,
+)
 from engine.match import Standing
 from engine.position import Side, Variant
 from engine.scoring import GameResult
@@ -131,8 +138,9 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
     new: dict[Side, PlayerStats] = {}
     for player in outcome.players:
         assert player.side is not None
+        versus = versus_computer(outcome.players, player.user_id)
         old = current.get(player.user_id) or PlayerStats(user_id=player.user_id,
-                                                         variant=outcome.variant)
+                                                         variant=outcome.variant, versus=versus)
         won = player.side is result.winner
         size = result.kind.multiplier
         new[player.side] = old.model_copy(update={
@@ -145,6 +153,11 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
             "triples_lost": old.triples_lost + (not won and size == 3),
             "streak": (max(old.streak, 0) + 1) if won else (min(old.streak, 0) - 1),
         })  # fmt: skip
+    computer = [side for side, stats in new.items() if computer_level(stats.user_id)]
+    if computer:
+        # against the computer: the person's games count apart (``versus``), with
+        # no rating (a rating measures people against people); the computer keeps none
+        return [new[side] for side in sorted(new) if side not in computer]
     length = outcome.rated_length
     if length:
         winner, loser = new[result.winner], new[result.winner.opponent]

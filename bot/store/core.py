@@ -11,7 +11,8 @@ chat live in one slot and a Lua script may touch several of them):
     nardy:{chat:<id>}:ledger              hash "<low uid>:<high uid>" -> balance of low
     nardy:{chat:<id>}:history             list of HistoryEntry JSON, newest first, capped
     nardy:{chat:<id>}:booked              zset of finished game ids (idempotent booking)
-    nardy:{chat:<id>}:stats               hash "<variant>:<uid>" -> PlayerStats JSON
+    nardy:{chat:<id>}:stats               hash "<variant>:<uid>" -> PlayerStats JSON (and
+                                          "<variant>:bot-<level>:<uid>": vs the computer)
     nardy:{chat:<id>}:settle:<id>         a pending SettleRequest JSON, with expiry
     nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
@@ -67,6 +68,7 @@ from bot.store.records import (
     game_key,
     model_for_suffix,
     settings_key,
+    versus_computer,
 )
 from engine.position import Variant
 
@@ -256,13 +258,14 @@ def ledger_field(a: int, b: int) -> tuple[str, int]:
     return f"{low}:{high}", 1 if a == low else -1
 
 
-def stats_field(variant: Variant, user_id: int) -> str:
-    """The field of a player's stats in the chat's `stats` hash.
+def stats_field(variant: Variant, user_id: int, versus: str = "") -> str:
+    """The field of a player's stats in the chat's `stats` hash (``versus``:
+    their games against the computer, kept apart).
 
-    >>> stats_field(Variant.LONG, 42)
-    'long:42'
+    >>> stats_field(Variant.LONG, 42), stats_field(Variant.LONG, 42, "bot-easy")
+    ('long:42', 'long:bot-easy:42')
     """
-    return f"{variant.value}:{user_id}"
+    return f"{variant.value}:{versus}:{user_id}" if versus else f"{variant.value}:{user_id}"
 
 
 def _text(value: Any) -> str:
@@ -549,7 +552,8 @@ class Store:
             return []
         name = self.chat_key(record.chat_id, "stats")
         ids = [player.user_id for player in record.players]
-        fields = [stats_field(record.variant, uid) for uid in ids]
+        fields = [stats_field(record.variant, uid, versus_computer(record.players, uid))
+                  for uid in ids]
         raws = [None if raw is None else _text(raw) for raw in await self.redis.hmget(name, fields)]
         current = {
             uid: None if raw is None else decode(PlayerStats, f"{name}[{field}]", raw)
@@ -558,7 +562,7 @@ class Store:
         read = dict(zip(fields, raws, strict=True))
         out: list[str] = []
         for new in stats(current):
-            field = stats_field(new.variant, new.user_id)
+            field = stats_field(new.variant, new.user_id, new.versus)
             if field not in read:
                 raise ValueError(f"stats of {field} are not this game's players'")
             out += [field, read[field] or "", encode(new)]

@@ -117,6 +117,34 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+COMPUTER_USER_IDS: dict[str, int] = {"easy": -1_601, "medium": -1_602, "strong": -1_603}
+"""The computer opponent's seats, one user id per level (bot/rules/computer.py).
+Telegram user ids are positive, so these never meet a person; a chat id is
+never taken for a user id here (the computer has no private chat).  Its
+index of open games (``nardy:{user:<id>}:games``) is how a restarted bot
+finds the games that wait for it."""
+
+
+def computer_level(user_id: int) -> str | None:
+    """The level of the computer seated as ``user_id``, None for a person.
+
+    >>> computer_level(COMPUTER_USER_IDS["strong"]), computer_level(42)
+    ('strong', None)
+    """
+    return next((level for level, uid in COMPUTER_USER_IDS.items() if uid == user_id), None)
+
+
+def versus_computer(players: tuple[Player, ...], user_id: int) -> str:
+    """``"bot-<level>"`` if ``user_id``'s opponent among ``players`` is the
+    computer, else ``""``: a person's stats against the computer are kept
+    apart from their stats against people, per level."""
+    for player in players:
+        level = computer_level(player.user_id)
+        if player.user_id != user_id and level is not None:
+            return f"bot-{level}"
+    return ""
+
+
 class Player(_Model):
     user_id: int
     name: str
@@ -133,6 +161,8 @@ class GameOptions(_Model):
     jacoby: bool = False
     beavers: bool = False
     time_control: int | None = Field(default=None, gt=0, description="seconds per move")
+    computer: Literal["easy", "medium", "strong"] | None = Field(
+        default=None, description="the opponent is the computer at this level")
 
 
 class Record(_Model):
@@ -267,6 +297,8 @@ class PlayerStats(_Model):
     schema_version: int = SCHEMA_VERSION
     user_id: int
     variant: Variant
+    versus: str = Field(default="", pattern=r"^(bot-[a-z]+)?$", description="'bot-<level>': "
+                        "games against the computer at that level (kept apart)")
     name: str = ""
     rating: float = 1500.0
     experience: int = Field(default=0, ge=0, description="sum of finished match lengths")

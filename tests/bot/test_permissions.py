@@ -43,8 +43,9 @@ AFTER_MATCH_GAME = {"A": PLAYERS}
 OFFERED = {"a": ONLY, "x": ONLY, "e": frozenset({OTHER}), "N": ANYONE}
 """The next game offered: the owner answers, the other (the offerer) withdraws."""
 LOBBY = {"v": frozenset({OWNER, INTRUDER}), "j": frozenset({OTHER, INTRUDER}),
-         "q": ONLY, "X": frozenset({OWNER, INTRUDER})}
-"""A lobby opened by the intruder's role (not seated), the owner seated."""
+         "q": ONLY, "X": frozenset({OWNER, INTRUDER}), "H": ONLY}
+"""A lobby opened by the intruder's role (not seated), the owner seated (so
+Play the bot is the owner's alone: the others would take away their game)."""
 
 
 @dataclass

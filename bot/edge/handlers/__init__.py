@@ -19,6 +19,7 @@ from bot.edge.handlers import (
     chat,
     clock,
     commands,
+    computer,
     errors,
     games,
     ledger,
@@ -52,5 +53,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     if app.job_queue is not None:  # clocks: every process wakes the due games
         app.job_queue.run_repeating(clock.tick_job, interval=clock.interval(),
                                     first=clock.interval(), name=clock.JOB_NAME)
+        # the computer's turns a crash or a restart left waiting (first: at start-up)
+        app.job_queue.run_repeating(computer.sweep_job, interval=computer.sweep_interval(),
+                                    first=1.0, name=computer.SWEEP_JOB)
     app.add_error_handler(errors.on_error)
     PAINTER.start()  # the painter process warms up before the first game needs it

@@ -52,10 +52,10 @@ from bot.present.messages import (
     painted,
 )
 from bot.present.painter import PAINTER
-from bot.rules.actions import waiting_side
+from bot.rules.actions import waiting_side, waiting_user
 from bot.store import VersionConflict, private_boards
 from bot.store.prefs import forget_started
-from bot.store.records import BoardViewRef, ChatSettings, GameRecord, Status
+from bot.store.records import BoardViewRef, ChatSettings, GameRecord, Status, computer_level
 from engine.position import Side
 
 log = logging.getLogger(__name__)
@@ -379,8 +379,8 @@ async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
     of the game and update: a retried update does not ping (and so delete the
     ping it sent) again."""
     step = f"notify:{record.ref}:{record.version}"
-    if effects.done(step):
-        return
+    if effects.done(step) or computer_level(waiting_user(record) or 0) is not None:
+        return  # nobody pings the computer
     await clear_notification(context, record)
     if record.is_private:
         await _notify_privately(context, record)

@@ -21,6 +21,7 @@ import time
 from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
+from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers.board import clear_notification, edit, notify, redraw_stale
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
@@ -35,6 +36,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import Action, Callback, Kind
 from bot.present.i18n import Translator
+from bot.rules import computer
 from bot.rules.actions import (
     STALE,
     UI_ONLY,
@@ -90,7 +92,7 @@ async def on_button(update: Update, context: Context) -> None:
         await _finish(context, tr, query, tapped)
         return
     try:
-        record, new, view = await _decide(query, context, data, chat_id, thread_id,
+        record, new, view = await _decide(query, context, tr, data, chat_id, thread_id,
                                           in_view=ref is not None)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
@@ -117,11 +119,14 @@ async def on_button(update: Update, context: Context) -> None:
         # the user and deadline indexes after the answer: the tap has landed
         # with the CAS; an upkeep error still fails the update (bot/edge/ops.py)
         await upkeep()
+    # the computer answers before the boards are drawn: its whole turn and the
+    # tap that led to it are one board update
+    saved = await computer_turns.play(context, saved)
     await _show(context, tr, record, saved, query.from_user.id)
 
 
-async def _decide(query: CallbackQuery, context: Context, data: Callback, chat_id: int,
-                  thread_id: int | None, *, in_view: bool = False
+async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: Callback,
+                  chat_id: int, thread_id: int | None, *, in_view: bool = False
                   ) -> tuple[GameRecord, GameRecord, BoardViewRef | None]:
     """The record the tap acts on, the record it makes (the same one for
     keyboard-only taps) and the view tapped (``in_view``: the message is a
@@ -140,6 +145,10 @@ async def _decide(query: CallbackQuery, context: Context, data: Callback, chat_i
     user = query.from_user
     rng = get_rng(context)
     if data.kind is Kind.LOBBY:
+        if data.action is Action.COMPUTER:
+            level = computer.DEFAULT_LEVEL
+            return record, computer.play_from_lobby(record, user.id, display_name(user),
+                                                    computer.bot_name(tr, level), rng, level), view
         return record, apply_lobby(record, user.id, display_name(user), data, rng), view
     if record.status is not Status.ACTIVE:  # the buttons after the end
         new = after_game(record, user.id, data, rng)
@@ -171,6 +180,8 @@ async def _repair(context: Context, tr: Translator, chat_id: int, thread_id: int
     """After a refused tap: redraw the boards of the chat's game that are behind it
     (a redraw failed), so that taps on them are not refused for ever."""
     record = await get_store(context).load_game(chat_id, thread_id)
+    if record is not None and computer.waiting_for_computer(record):
+        record = await computer_turns.resume(context, tr, record)  # it was stuck: go on
     if record is not None and not 0 <= time.time() - record.updated_at < REPAIR_GRACE:
         await redraw_stale(context, tr, record)
 

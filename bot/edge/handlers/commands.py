@@ -8,10 +8,14 @@ from html import escape
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from ai import Level
+from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers.board import edit, repost
 from bot.edge.handlers.common import (
     Context,
     args_of,
+    display_name,
+    get_rng,
     get_store,
     is_chat_admin,
     refusal_text,
@@ -23,6 +27,7 @@ from bot.edge.handlers.games import show_view
 from bot.present.callbacks import CallbackDataError, LanguageChoice
 from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
+from bot.rules import computer
 from bot.rules.actions import (
     MATCH_IN_PROGRESS,
     NOT_PLAYING,
@@ -38,7 +43,7 @@ from bot.rules.actions import (
 )
 from bot.rules.booking import with_chat_stake
 from bot.store import VersionConflict
-from bot.store.records import GameRecord, Status
+from bot.store.records import GameRecord, Player, Status
 
 NO_GAME = N_("There is no game here. Start one with /new.")
 
@@ -75,8 +80,8 @@ async def new(update: Update, context: Context) -> None:
     assert chat is not None and user is not None
     try:
         variant, options = parse_new_args(args_of(context))
-    except OptionError as error:
-        await reply(update, refusal_text(tr, error))
+    except OptionError as error:  # a reply to the command: whose, and which option
+        await reply(update, refusal_text(tr, error), quote=True)
         return
     current = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
     if current is not None and current.status.is_open:
@@ -102,6 +107,12 @@ async def new(update: Update, context: Context) -> None:
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
+    if options.computer is not None:  # the computer sits down at once: no lobby
+        level = Level(options.computer)
+        person = Player(user_id=user.id, name=display_name(user))
+        lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person,
+                                       get_rng(context))
+        lobby = await computer_turns.opening(lobby, get_rng(context))
     try:
         saved = await get_store(context).save(lobby, current.version if current else 0)
     except VersionConflict:
@@ -117,6 +128,7 @@ async def board(update: Update, context: Context) -> None:
                              or bool(r.engine))
     if record is None:
         return
+    record = await computer_turns.resume(context, tr, record)  # if it waits for the computer
     if record.is_private:  # its boards are the players' views: post this player's here
         await show_view(update, context, tr, record)
         return
@@ -160,6 +172,7 @@ async def cancel(update: Update, context: Context) -> None:
     if changed is None:
         return
     saved = changed[1]
+    saved = await computer_turns.play(context, saved)  # the computer agrees at once
     if saved.status is Status.CANCELLED:
         await reply(update, tr.gettext("The game was cancelled."))
     else:

@@ -124,9 +124,10 @@ def args_of(context: Context) -> list[str]:
     return list(context.args or [])
 
 
-async def reply(update: Update, text: str, **kwargs: Any) -> Message | None:
-    """Answer a command in its chat and topic."""
+async def reply(update: Update, text: str, *, quote: bool = False, **kwargs: Any
+                ) -> Message | None:
+    """Answer a command in its chat and topic (``quote``: as a reply to it)."""
     message = update.effective_message
     if message is None:
         return None
-    return await message.reply_text(fit_text(text), do_quote=False, **kwargs)
+    return await message.reply_text(fit_text(text), do_quote=quote, **kwargs)

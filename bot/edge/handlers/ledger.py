@@ -15,6 +15,7 @@ from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
 
+from ai import Level
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -31,6 +32,7 @@ from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
 from bot.present.messages import KIND_NAMES, mention, variant_name
 from bot.present.usertext import clean, html_text
+from bot.rules import computer
 from bot.rules.actions import VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.booking import Debt, debts, ledger_table
 from bot.store import Store, StoreError
@@ -165,6 +167,9 @@ async def history(update: Update, context: Context) -> None:
 # ---------------------------------------------------------------- /stats and /top
 
 
+_LEVEL_ORDER = {f"bot-{level.value}": i for i, level in enumerate(computer.LEVELS)}
+
+
 def _streak(tr: Translator, streak: int) -> str:
     if streak > 0:
         return tr.ngettext("{n} win", "{n} wins", streak, n=streak)
@@ -178,15 +183,21 @@ def stats_block(tr: Translator, stats: PlayerStats) -> str:
     long = stats.variant.value == "long"
     big = tr.gettext("Mars won / lost") if long else tr.gettext("Gammons won / lost")
     triple = tr.gettext("Koks won / lost") if long else tr.gettext("Backgammons won / lost")
+    title = variant_name(tr, stats.variant)
+    if stats.versus:  # "bot-<level>": games against the computer, apart and unrated
+        level = computer.LEVEL_NAMES[Level(stats.versus.removeprefix("bot-"))]
+        title = tr.gettext("{variant} against the bot ({level})", variant=title,
+                           level=tr.gettext(level))
     lines = [
-        f"<b>{escape(variant_name(tr, stats.variant))}</b>",
+        f"<b>{escape(title)}</b>",
         tr.gettext("Games: {games}, won {wins}", games=stats.games, wins=stats.wins),
         f"{big}: {stats.gammons_won} / {stats.gammons_lost}",
     ]
     if stats.triples_won or stats.triples_lost:
         lines.append(f"{triple}: {stats.triples_won} / {stats.triples_lost}")
-    lines.append(tr.gettext("Rating: {rating:.1f} (experience {exp})", rating=stats.rating,
-                            exp=stats.experience))
+    if not stats.versus:
+        lines.append(tr.gettext("Rating: {rating:.1f} (experience {exp})", rating=stats.rating,
+                                exp=stats.experience))
     lines.append(tr.gettext("Streak: {streak}", streak=_streak(tr, stats.streak)))
     return "\n".join(lines)
 
@@ -201,6 +212,7 @@ async def stats(update: Update, context: Context) -> None:
     if not mine:
         await reply(update, tr.gettext("{name} has no finished games here yet.", name=name))
         return
+    mine.sort(key=lambda s: (s.versus != "", s.variant.value, _LEVEL_ORDER.get(s.versus, 0)))
     blocks = [f"<b>{name}</b>"] + [stats_block(tr, s) for s in mine]
     await reply(update, "\n\n".join(blocks))
 

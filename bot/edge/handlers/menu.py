@@ -63,7 +63,8 @@ async def help_command(update: Update, context: Context) -> None:
 COMMANDS: tuple[Command, ...] = (
     Command("new", commands.new, N_("Start a game: /new long or /new backgammon"),
             help=N_("/new — open a game; add <code>long</code> or <code>backgammon</code> and "
-                    "options like <code>match=7 stake=10 cube=off</code>")),
+                    "options like <code>match=7 stake=10 cube=off</code>; <code>/new long "
+                    "bot level=strong</code> plays the bot (levels: easy, medium, strong)")),
     Command("board", commands.board, N_("Show the current board again"),
             help=N_("/board — show the current board again at the bottom")),
     Command("cancel", commands.cancel, N_("Close the lobby or cancel the game"),

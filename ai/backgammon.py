@@ -1,0 +1,119 @@
+"""The backgammon brain: GNU Backgammon's neural nets through ``gnubg-nn``.
+
+Our boards already use gnubg's layout: :meth:`engine.Position.to_gnubg`
+gives ``[opponent, side on roll]``, each side's own points 1..24 then its
+bar (``tests/ai`` checks it against our Position IDs).  A turn is scored by
+the position after it, the opponent on roll: gnubg's estimate for the
+opponent, turned round.
+
+* easy: 0-ply, plus Gaussian noise (sd 0.05 equity) on the turns within
+  0.10 of the best - mistakes a beginner makes, never a blunder;
+* medium: 0-ply;
+* strong: 1-ply (gnubg's own 21-roll look-ahead) on the best eight turns by
+  0-ply within 0.16 equity of the best.
+
+Match cube decisions come from gnubg's ``evaluate_cube_decision`` at the
+match score while the cube is centred; money games (and an owned cube in a
+match, which that function does not take) use :mod:`ai.cube`'s rule.
+gnubg's settings are process-global: use one player per process (or thread
+lock) when deciding cubes for matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import gnubg_nn
+import numpy as np
+
+from ai.cube import CubeState, cubeless_equity
+from ai.player import Level, Player
+from engine import Position, Side, Turn, Variant
+from engine.scoring import classify
+
+_SETTINGS = {
+    Level.EASY: {"noise": 0.05, "margin": 0.10, "plies": 0},
+    Level.MEDIUM: {"noise": 0.0, "margin": 0.0, "plies": 0},
+    Level.STRONG: {"noise": 0.0, "margin": 0.16, "plies": 1},
+}
+_CANDIDATES = 8
+
+
+def _final_points(position: Position, winner: Side) -> float:
+    kind = classify(position)
+    value = kind.multiplier
+    return float(value) if winner is position.turn else -float(value)
+
+
+def after_turn_probs(position: Position, plies: int) -> tuple[float, ...]:
+    """gnubg's five probabilities for the side that just moved into
+    ``position`` (still its ``turn``), the opponent on roll next."""
+    board = position.to_gnubg()
+    # the opponent on roll: it becomes board[1]
+    probs = gnubg_nn.probabilities([board[1], board[0]], plies)
+    win, wg, wbg, lg, lbg = probs
+    return (1 - win, lg, lbg, wg, wbg)
+
+
+def turn_equity(turn: Turn, plies: int) -> float:
+    """The mover's cubeless equity after ``turn``."""
+    after = turn.position
+    if after.winner is not None:
+        return _final_points(after, after.winner)
+    return cubeless_equity(after_turn_probs(after, plies))
+
+
+class GnubgPlayer(Player):
+    """Backgammon at one of the three levels."""
+
+    def __init__(self, level: Level = Level.STRONG, seed: int = 0) -> None:
+        super().__init__(Variant.BACKGAMMON, seed)
+        self.level = level
+        self.name = f"gnubg-{level.value}"
+        self.settings = _SETTINGS[level]
+
+    def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
+        values = np.array([turn_equity(turn, 0) for turn in turns])
+        settings = self.settings
+        best = float(values.max())
+        if settings["noise"]:
+            near = np.flatnonzero(values >= best - settings["margin"])
+            noisy = values[near] + np.array([self.rng.gauss(0, settings["noise"]) for _ in near])
+            return turns[int(near[int(np.argmax(noisy))])]
+        if settings["plies"]:
+            ranked = np.argsort(-values, kind="stable")[:_CANDIDATES]
+            order = [int(i) for i in ranked if values[i] >= best - settings["margin"]]
+            deeper = [turn_equity(turns[i], int(settings["plies"])) for i in order]
+            return turns[order[int(np.argmax(deeper))]]
+        return turns[int(np.argmax(values))]
+
+    def probabilities(self, position: Position) -> tuple[float, ...]:
+        plies = 1 if self.level is Level.STRONG else 0
+        return tuple(gnubg_nn.probabilities(position.to_gnubg(), plies))
+
+    def _match_decision(self, position: Position, cube: CubeState) -> tuple[int, ...] | None:
+        """gnubg's (double, take, too good, ...) at the match score, for a
+        centred cube; ``None`` when it does not apply."""
+        if not cube.match_length or cube.value != 1 or cube.owner is not None:
+            return None
+        me = position.turn
+        away = (cube.match_length - cube.score[me], cube.match_length - cube.score[me.opponent])
+        gnubg_nn.set.score(away[0], away[1], int(cube.crawford))
+        gnubg_nn.set.cube(1, b"X")
+        key = gnubg_nn.key_of_board(position.to_gnubg())
+        plies = 1 if self.level is Level.STRONG else 0
+        return tuple(gnubg_nn.evaluate_cube_decision(key, n=plies, i=1))
+
+    def should_double(self, position: Position, cube: CubeState) -> bool:
+        if not cube.may_double(position.turn):
+            return False
+        decision = self._match_decision(position, cube)
+        if decision is not None:
+            return bool(decision[0])
+        return super().should_double(position, cube)
+
+    def should_take(self, position: Position, cube: CubeState) -> bool:
+        decision = self._match_decision(position, cube)
+        if decision is not None:
+            return bool(decision[1])
+        return super().should_take(position, cube)

@@ -1,0 +1,150 @@
+"""Hand-made features of long nardy positions, for the learned evaluation
+(:mod:`ai.long_net`) and the greedy baseline (:mod:`ai.heuristic`).
+
+A batch of positions is two integer arrays of shape ``(N, 24)``: ``me`` (the
+side the features are for, usually the side to roll) and ``opp``, each in its
+own numbering (column ``i`` = that side's own point ``i + 1``; long nardy has
+no bar).  My point ``p`` is the opponent's point ``(p + 11) % 24 + 1``, so the
+opponent's checkers seen in my numbering are ``np.roll(opp, 12, axis=1)``.
+
+Per side (mine first, then the opponent's, each seen from its own side):
+
+* ``occupancy`` (72): for each point, ``n >= 1``, ``n >= 2`` and
+  ``(n - 2) / 13`` for more (the head holds up to 15);
+* ``pips`` (pips / 360), ``off`` (borne off / 15), ``any_off``,
+  ``home`` (checkers on points 1..6 / 15), ``all_home`` (may bear off),
+  ``head`` (checkers still on point 24 / 15);
+* ``entry`` - pips to bring every checker home (sum of ``p - 6`` over points
+  above 6) / 100: how far the side is from bearing off its first checker,
+  the core of mars danger;
+* ``mars_margin`` - while nothing is borne off: (the other side's pips minus
+  my ``entry``) / 60, clipped to ±3: positive when I should get a checker off
+  before the other side finishes (no mars), negative when mars threatens;
+* ``mobility`` (6): for each die 1..6, the points I hold from which a checker
+  can move that far to a point the opponent does not hold, / 8;
+* ``run`` - my longest run of held points (blocks count along the opponent's
+  path, so the run breaks between my points 12 and 13) / 6; ``spread`` -
+  points held / 12; ``their_home`` - points held in the opponent's home (my
+  13..18) / 6; ``start_quarter`` - checkers on my 19..24 / 15; ``stack`` -
+  checkers beyond three on a point, head excluded, / 15.
+
+Shared: ``race`` (1 when no contact is left: every checker of both sides is
+on its own points 1..12, the two groups can never meet again) and
+``pip_lead`` ((opponent's pips - mine) / 100).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+Rows = npt.NDArray[np.int64]
+Matrix = npt.NDArray[np.float64]
+
+POINTS = 24
+_POINT_NUMBERS = np.arange(1, POINTS + 1, dtype=np.float64)
+_ENTRY_WEIGHT = np.maximum(_POINT_NUMBERS - 6, 0)
+
+SIDE_NAMES: tuple[str, ...] = (
+    *(f"occ1_{p}" for p in range(1, 25)),
+    *(f"occ2_{p}" for p in range(1, 25)),
+    *(f"occ3_{p}" for p in range(1, 25)),
+    "pips",
+    "off",
+    "any_off",
+    "home",
+    "all_home",
+    "head",
+    "entry",
+    "mars_margin",
+    *(f"mobility_{d}" for d in range(1, 7)),
+    "run",
+    "spread",
+    "their_home",
+    "start_quarter",
+    "stack",
+)
+SHARED_NAMES: tuple[str, ...] = ("race", "pip_lead")
+NAMES: tuple[str, ...] = (
+    *(f"me_{name}" for name in SIDE_NAMES),
+    *(f"opp_{name}" for name in SIDE_NAMES),
+    *SHARED_NAMES,
+)
+SIZE = len(NAMES)
+INDEX = {name: i for i, name in enumerate(NAMES)}
+
+
+_BITS = 1 << np.arange(POINTS, dtype=np.int64)
+_ALL = (1 << POINTS) - 1
+_NO_WRAP = _ALL & ~(1 << 12)
+"""A run of held points breaks between my points 12 and 13 (bits 11, 12)."""
+_LINEAR = np.zeros((POINTS, 6))
+_LINEAR[:, 0] = _POINT_NUMBERS / 360  # pips
+_LINEAR[:, 1] = 1 / 15  # on the board (off = 1 - this)
+_LINEAR[:6, 2] = 1 / 15  # home
+_LINEAR[23, 3] = 1 / 15  # head
+_LINEAR[:, 4] = _ENTRY_WEIGHT / 100  # entry
+_LINEAR[18:, 5] = 1 / 15  # start quarter
+
+
+def _longest_run(held: Rows, cap: int = 8) -> Matrix:
+    """Longest run of held points (bit masks) per row, up to ``cap``."""
+    best = np.zeros(held.shape[0])
+    run = held
+    for _ in range(cap):
+        alive = run != 0
+        if not alive.any():
+            break
+        best += alive
+        run = run & (run << 1) & _NO_WRAP
+    return best
+
+
+def _sides(n_int: Rows, other_held_bits: Rows, other_pips: Matrix) -> Matrix:
+    """The per-side features of each row of ``n_int`` against the other
+    side whose held points (bit ``p - 1`` for its point ``p``) are given."""
+    n = n_int.astype(np.float64)
+    held = n > 0
+    bits = held.astype(np.int64) @ _BITS
+    linear = n @ _LINEAR
+    pips, on, home, head, entry, quarter = linear.T
+    off = 1 - on
+    seen = ((other_held_bits >> 12) | (other_held_bits << 12)) & _ALL
+    free = ~seen & _ALL
+    mobility = [np.bitwise_count(bits & (free << die)) for die in range(1, 7)]
+    stack = np.maximum(n[:, :23] - 3, 0).sum(axis=1) / 15
+    singles = np.stack(
+        [
+            pips,
+            off,
+            off > 0,
+            home,
+            entry == 0,
+            head,
+            entry,
+            np.clip((other_pips - 100 * entry) / 60, -3, 3) * (off == 0),
+            *(m / 8 for m in mobility),
+            _longest_run(bits) / 6,
+            np.bitwise_count(bits) / 12,
+            np.bitwise_count(bits & 0x3F000) / 6,
+            quarter,
+            stack,
+        ],
+        axis=1,
+    )
+    return np.concatenate([held, n >= 2, np.maximum(n - 2, 0) / 13, singles], axis=1)
+
+
+def features(me: Rows, opp: Rows) -> Matrix:
+    """The ``(N, SIZE)`` feature matrix of a batch (see the module doc)."""
+    both = np.concatenate([np.asarray(me), np.asarray(opp)])
+    count = len(both) // 2
+    pips = both @ _POINT_NUMBERS
+    held_bits = (both > 0).astype(np.int64) @ _BITS
+    others = np.concatenate([held_bits[count:], held_bits[:count]])
+    other_pips = np.concatenate([pips[count:], pips[:count]])
+    sides = _sides(both, others, other_pips)
+    behind = np.asarray(both[:, 12:].any(axis=1))
+    race = ~(behind[:count] | behind[count:])
+    lead = (other_pips[:count] - pips[:count]) / 100
+    return np.concatenate([sides[:count], sides[count:], race[:, None], lead[:, None]], axis=1)

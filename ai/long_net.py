@@ -1,0 +1,141 @@
+"""The long nardy evaluation: a small MLP on :mod:`ai.long_features`.
+
+It estimates, for the side to roll, five probabilities: win, win with mars,
+win with koks, lose with mars, lose with koks (koks is part of mars; it only
+counts when the game's koks option is on).  The equity in points of one game,
+for the side to roll, is ``2 win - 1 + win_mars - lose_mars`` plus
+``win_koks - lose_koks`` with koks, so the brain plays for mars when it is on
+the table and away from it when losing.
+
+Weights are trained by :mod:`ai.train_long` and shipped as
+``ai/data/long_net.npz``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ai.long_features import SIZE, Matrix, Rows, features
+
+OUTPUTS = ("win", "win_mars", "win_koks", "lose_mars", "lose_koks")
+WEIGHTS_PATH = Path(__file__).parent / "data" / "long_net.npz"
+Vector = npt.NDArray[np.float64]
+
+
+def flip(probs: Matrix) -> Matrix:
+    """The same estimates from the other side's point of view."""
+    return np.stack([1 - probs[:, 0], probs[:, 3], probs[:, 4], probs[:, 1], probs[:, 2]], axis=1)
+
+
+def equity(probs: Matrix, koks: bool = False) -> Vector:
+    """Expected points of one game (cube 1) for the side the ``probs`` are for."""
+    value = 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3]
+    if koks:
+        value = value + probs[:, 2] - probs[:, 4]
+    return np.asarray(value)
+
+
+def outcome(winner_off: int, loser_row: Rows) -> Vector:
+    """The five targets for the winner of a finished game (``loser_row``: the
+    loser's checkers in its own numbering)."""
+    del winner_off
+    mars = float(loser_row.sum() == 15)
+    koks = mars * float(not loser_row[:6].any())
+    return np.array([1.0, mars, koks, 0.0, 0.0])
+
+
+@dataclass
+class LongNet:
+    """``SIZE`` inputs, ``hidden`` tanh units, five sigmoid outputs."""
+
+    w1: Matrix
+    b1: Vector
+    w2: Matrix
+    b2: Vector
+    info: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def fresh(cls, hidden: int, rng: np.random.Generator) -> LongNet:
+        return cls(
+            rng.normal(0, 1 / np.sqrt(SIZE), (SIZE, hidden)),
+            np.zeros(hidden),
+            rng.normal(0, 1 / np.sqrt(hidden), (hidden, len(OUTPUTS))),
+            np.zeros(len(OUTPUTS)),
+        )
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS_PATH) -> LongNet:
+        with np.load(path) as data:
+            info = {key[5:]: float(data[key]) for key in data.files if key.startswith("info_")}
+            # stored as float32; computed in float64 like the features (a
+            # mixed-type product misses the fast BLAS path)
+            w1, b1, w2, b2 = (
+                np.asarray(data[name], dtype=np.float64) for name in ("w1", "b1", "w2", "b2")
+            )
+            return cls(w1, b1, w2, b2, info)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, Matrix] = {
+            "w1": self.w1.astype(np.float32),
+            "b1": self.b1.astype(np.float32),
+            "w2": self.w2.astype(np.float32),
+            "b2": self.b2.astype(np.float32),
+        }
+        arrays |= {f"info_{key}": np.array(value) for key, value in self.info.items()}
+        np.savez_compressed(path, allow_pickle=False, **arrays)
+
+    def hidden(self, x: Matrix) -> Matrix:
+        return np.asarray(np.tanh(x @ self.w1 + self.b1))
+
+    def probs_of_features(self, x: Matrix) -> Matrix:
+        logits = self.hidden(x) @ self.w2 + self.b2
+        return np.asarray(1 / (1 + np.exp(-logits)))
+
+    def probs(self, me: Rows, opp: Rows) -> Matrix:
+        """Estimates for ``me`` to roll against ``opp`` (batches of rows)."""
+        return self.probs_of_features(features(me, opp))
+
+
+@dataclass
+class Adam:
+    """Adam on the net's four arrays (cross-entropy on the sigmoid outputs)."""
+
+    rate: float
+    beta1: float = 0.9
+    beta2: float = 0.999
+    steps: int = 0
+    moments: list[tuple[Matrix, Matrix]] = field(default_factory=list)
+
+    def step(self, net: LongNet, x: Matrix, target: Matrix) -> float:
+        """One update towards ``target`` for the inputs ``x``; the mean loss."""
+        h = net.hidden(x)
+        p = 1 / (1 + np.exp(-(h @ net.w2 + net.b2)))
+        eps = 1e-7
+        loss = -np.mean(target * np.log(p + eps) + (1 - target) * np.log(1 - p + eps))
+        d_out = (p - target) / len(x)
+        grads = [
+            np.zeros_like(net.w1),
+            np.zeros_like(net.b1),
+            h.T @ d_out,
+            d_out.sum(axis=0),
+        ]
+        d_h = (d_out @ net.w2.T) * (1 - h * h)
+        grads[0] = x.T @ d_h
+        grads[1] = d_h.sum(axis=0)
+        params = [net.w1, net.b1, net.w2, net.b2]
+        if not self.moments:
+            self.moments = [(np.zeros_like(q), np.zeros_like(q)) for q in params]
+        self.steps += 1
+        correction = np.sqrt(1 - self.beta2**self.steps) / (1 - self.beta1**self.steps)
+        for param, grad, (m, v) in zip(params, grads, self.moments, strict=True):
+            m *= self.beta1
+            m += (1 - self.beta1) * grad
+            v *= self.beta2
+            v += (1 - self.beta2) * grad * grad
+            param -= self.rate * correction * m / (np.sqrt(v) + 1e-8)
+        return float(loss)

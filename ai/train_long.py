@@ -1,0 +1,154 @@
+"""Train the long nardy evaluation by self-play: TD(λ) in the spirit of
+TD-Gammon, numpy only, one process.
+
+Each game is played by the current net against itself, greedily at 1 ply
+(the dice explore).  After the game every position before a roll gets its
+λ-return as target - the forward view of TD(λ): a mix of the net's own
+estimates of the positions that followed (the side to roll alternates, so
+each is turned round) and the game's true result - and the net takes one
+Adam step on the game's positions (cross-entropy on the five sigmoid
+outputs).  Every ``--checkpoint-every`` games the weights, the optimiser
+and the game count are saved, so a stopped run resumes where it was; the
+dice of game ``i`` come from ``seed + i`` alone, so a run is reproducible.
+
+    nice -n 19 python -m ai.train_long --minutes 45
+
+writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ai.long_features import Matrix, features
+from ai.long_net import WEIGHTS_PATH, Adam, LongNet, flip, outcome
+from ai.long_search import afterstate_equities, final_rows
+from engine import Dice, Position, Side, Variant
+
+SETTINGS = {
+    "seed": 20261201,
+    "hidden": 64,
+    "lam": 0.7,
+    "rate": 0.001,
+    "explore_games": 2000,
+    "explore": 0.05,
+}
+
+
+def self_play(net: LongNet, rng: random.Random, explore: float) -> tuple[Matrix, Matrix]:
+    """One game of the net against itself: the features of each position
+    before a roll (for the side to roll) and their λ-return targets."""
+    board = [[0] * 24 + [0], [0] * 24 + [0]]
+    board[0][23] = board[1][23] = 15
+    side = Side.WHITE
+    mes: list[list[int]] = []
+    opps: list[list[int]] = []
+    while True:
+        mover, other = board[side], board[side.opponent]
+        mes.append(mover[:24])
+        opps.append(other[:24])
+        position = Position.from_rows(Variant.LONG, board, side)
+        dice = Dice(rng.randint(1, 6), rng.randint(1, 6))
+        # the rows after each of legal_turns(position, dice), in its order
+        movers = final_rows(position, dice)
+        if len(movers) > 1 and rng.random() < explore:
+            chosen = movers[rng.randrange(len(movers))]
+        else:
+            values = afterstate_equities(net, movers, np.array(other[:24]), False)
+            chosen = movers[int(np.argmax(values))]
+        board[side] = [*chosen.tolist(), 0]
+        if sum(board[side]) == 0:
+            final = outcome(15, np.array(board[side.opponent][:24]))
+            break
+        side = side.opponent
+    x = features(np.array(mes), np.array(opps))
+    targets = lambda_returns(net.probs_of_features(x), final, SETTINGS["lam"])
+    return x, targets
+
+
+def lambda_returns(values: Matrix, final: Matrix, lam: float) -> Matrix:
+    """λ-returns for positions ``0..T`` whose sides to roll alternate; the
+    last side to roll won with the result ``final``."""
+    count = len(values)
+    targets = np.empty_like(values)
+    targets[-1] = final
+    for t in range(count - 2, -1, -1):
+        ahead = (1 - lam) * values[t + 1] + lam * targets[t + 1]
+        targets[t] = flip(ahead[None, :])[0]
+    return targets
+
+
+def checkpoint_path(weights: Path) -> Path:
+    return weights.with_name(weights.stem + ".ckpt.npz")
+
+
+def save_checkpoint(path: Path, net: LongNet, adam: Adam, games: int, seconds: float) -> None:
+    arrays: dict[str, Matrix] = {"w1": net.w1, "b1": net.b1, "w2": net.w2, "b2": net.b2}
+    arrays |= {f"m{i}": m for i, (m, _) in enumerate(adam.moments)}
+    arrays |= {f"v{i}": v for i, (_, v) in enumerate(adam.moments)}
+    arrays |= {
+        name: np.array(value)
+        for name, value in (("games", games), ("seconds", seconds), ("steps", adam.steps))
+    }
+    np.savez(path, allow_pickle=False, **arrays)
+
+
+def load_checkpoint(path: Path, adam: Adam) -> tuple[LongNet, int, float]:
+    with np.load(path) as data:
+        net = LongNet(data["w1"], data["b1"], data["w2"], data["b2"])
+        adam.steps = int(data["steps"])
+        adam.moments = [(data[f"m{i}"], data[f"v{i}"]) for i in range(4)]
+        return net, int(data["games"]), float(data["seconds"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=45.0, help="wall clock budget of this run")
+    parser.add_argument("--games", type=int, default=10**9, help="stop after this many games")
+    parser.add_argument("--out", type=Path, default=WEIGHTS_PATH)
+    parser.add_argument("--checkpoint-every", type=int, default=500)
+    parser.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
+    args = parser.parse_args(argv)
+    ckpt = checkpoint_path(args.out)
+    adam = Adam(SETTINGS["rate"])
+    if ckpt.exists() and not args.fresh:
+        net, games, seconds = load_checkpoint(ckpt, adam)
+        print(f"resuming after {games} games, {seconds:.0f} s", flush=True)
+    else:
+        net = LongNet.fresh(int(SETTINGS["hidden"]), np.random.default_rng(int(SETTINGS["seed"])))
+        games, seconds = 0, 0.0
+    start = time.monotonic()
+    deadline = start + 60 * args.minutes
+    losses: list[float] = []
+    while games < args.games and time.monotonic() < deadline:
+        rng = random.Random(int(SETTINGS["seed"]) * 1_000_003 + games)
+        explore = SETTINGS["explore"] if games < SETTINGS["explore_games"] else 0.0
+        x, targets = self_play(net, rng, explore)
+        losses.append(adam.step(net, x, targets))
+        games += 1
+        if games % args.checkpoint_every == 0:
+            elapsed = seconds + time.monotonic() - start
+            save_checkpoint(ckpt, net, adam, games, elapsed)
+            net.info = {"games": games, "seconds": elapsed}
+            net.save(args.out)
+            print(
+                f"{games} games, {elapsed:.0f} s, loss {np.mean(losses):.4f}",
+                flush=True,
+            )
+            losses = []
+    elapsed = seconds + time.monotonic() - start
+    save_checkpoint(ckpt, net, adam, games, elapsed)
+    net.info = {"games": games, "seconds": elapsed}
+    net.save(args.out)
+    print(f"done: {games} games, {elapsed:.0f} s of training", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

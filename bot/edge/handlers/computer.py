@@ -1,0 +1,171 @@
+"""The computer opponent at work: it thinks off the event loop and saves like a tap.
+
+When a saved record waits for the computer (:func:`bot.rules.computer.waiting_for_computer`),
+:func:`play` asks the brains in a worker pool - a process pool by default
+(``NARDY_AI_WORKERS=process``; ``thread`` for a thread pool), because most of
+a turn's thinking is Python (the legal turns) that holds the GIL: in a thread
+it would slow every other game's taps (benchmarks/computer_bench.py measures
+both).  Its buttons are pressed on the event loop (:func:`bot.rules.computer.press`:
+the same rules, dice and compare-and-set as a tap), and the result is saved
+once: the whole turn is one board update.
+
+Nothing is kept in memory between two steps: a crash (or a lost
+compare-and-set) mid-think leaves the record waiting for the computer, and
+the next tap on it, ``/board``, or the :func:`sweep_job` (at start-up and
+every :func:`sweep_interval` seconds, through the computer's own index of open
+games) resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import multiprocessing
+import os
+import random
+import time
+from concurrent.futures import BrokenExecutor, Executor
+
+from bot.edge.handlers.board import edit, notify
+from bot.edge.handlers.common import Context, chat_language, get_rng, get_store
+from bot.present.i18n import Translator, translator
+from bot.rules import computer
+from bot.rules.actions import Refusal, save
+from bot.store import VersionConflict
+from bot.store.records import GameRecord
+
+log = logging.getLogger(__name__)
+
+WORKERS_ENV = "NARDY_AI_WORKERS"
+MAX_STEPS = 12
+"""Buttons rounds one :func:`play` may take (a turn is at most three: take,
+roll, move; a bound keeps a defect from spinning)."""
+SWEEP_ENV = "NARDY_COMPUTER_SWEEP"
+SWEEP_JOB = "computer"
+IDLE_BEFORE_SWEEP = 5.0
+"""Seconds a record must have waited for the computer before the sweep resumes
+it (younger ones are being played by the update that saved them)."""
+
+_POOL: Executor | None = None
+_THINKING: set[str] = set()
+"""Games this process is playing for the computer now (a second trigger
+waits for nothing: the first one's save shows the turn)."""
+
+
+def pool() -> Executor:
+    """The shared worker pool (made on first use: one worker, the machine
+    has two cores and the event loop needs one)."""
+    global _POOL
+    if _POOL is None:
+        if os.environ.get(WORKERS_ENV, "process") == "thread":
+            _POOL = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="computer")
+        else:
+            # spawn: a fork of a process running an event loop and threads is unsafe
+            _POOL = concurrent.futures.ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"))
+    return _POOL
+
+
+def sweep_interval() -> float:
+    """Seconds between two sweeps (``NARDY_COMPUTER_SWEEP``, default 30)."""
+    return float(os.environ.get(SWEEP_ENV) or 30)
+
+
+def _drop_pool(broken: Executor) -> None:
+    global _POOL
+    if _POOL is broken:
+        _POOL = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+async def advance(record: GameRecord, rng: random.Random) -> GameRecord:
+    """``record`` after everything the computer does now (nothing saved);
+    ``record`` itself when it does not wait for the computer."""
+    loop = asyncio.get_running_loop()
+    new = record
+    for _ in range(MAX_STEPS):
+        step = computer.next_move(new)
+        if step is None:
+            break
+        if isinstance(step, computer.Question):
+            workers = pool()
+            try:
+                answer = await loop.run_in_executor(workers, computer.think, step)
+            except BrokenExecutor:
+                _drop_pool(workers)  # its worker died (killed, out of memory): a new one next time
+                raise
+            step = computer.buttons_for(new, step, answer)
+        new = computer.press(new, step, rng)
+    return new
+
+
+async def opening(record: GameRecord, rng: random.Random) -> GameRecord:
+    """A new game against the computer before its first save: the computer's
+    opening turn if it starts (if it cannot think now, the game is saved
+    waiting for it, and a tap, /board or the sweep plays it)."""
+    try:
+        return await advance(record, rng)
+    except Exception:
+        log.exception("the computer could not open %s", record.ref)
+        return record
+
+
+async def play(context: Context, record: GameRecord) -> GameRecord:
+    """Let the computer act in the stored ``record`` and save it (one
+    compare-and-set); returns the stored record after it, or the newest
+    stored one if something else changed it meanwhile."""
+    store = get_store(context)
+    key = str(record.ref)
+    if key in _THINKING or not computer.waiting_for_computer(record):
+        return record
+    _THINKING.add(key)
+    try:
+        new = await advance(record, get_rng(context))
+        if new is record:
+            return record
+        return await save(store, record, new)
+    except (VersionConflict, Refusal) as lost:
+        # a tap or another process moved the game on: the stored record is the truth
+        log.info("the computer's move in %s was not saved: %s", key, lost)
+        current = await store.load(record.key)
+        return current if current is not None else record
+    except Exception:
+        # the thinking failed: the record still waits for the computer, and the
+        # next tap, /board or sweep tries again; the person's own change stands
+        log.exception("the computer could not play in %s", key)
+        return record
+    finally:
+        _THINKING.discard(key)
+
+
+async def resume(context: Context, tr: Translator, record: GameRecord) -> GameRecord:
+    """If ``record`` waits for the computer (a crash, a restart), let it play
+    now and redraw the boards; returns the stored record."""
+    if not computer.waiting_for_computer(record):
+        return record
+    saved = await play(context, record)
+    if saved.version != record.version:
+        await edit(context, tr, saved)
+        await notify(context, tr, saved)
+    return saved
+
+
+async def sweep_job(context: Context) -> None:
+    """The repeating job: resume every game that has waited for the
+    computer longer than :data:`IDLE_BEFORE_SWEEP` (found through the
+    computer's index of open games)."""
+    store = context.bot_data.get("store")
+    if store is None:  # Redis not open yet
+        return
+    now = time.time()
+    for level in computer.LEVELS:
+        for record in await store.user_games(computer.user_id(level)):
+            if computer.waiting_for_computer(record) \
+                    and now - record.updated_at >= IDLE_BEFORE_SWEEP:
+                tr = translator(None if record.is_private
+                                else await chat_language(context, record.chat_id))
+                try:
+                    await resume(context, tr, record)
+                except Exception:  # one broken game must not stop the others
+                    log.exception("resuming the computer's turn in %s failed", record.ref)

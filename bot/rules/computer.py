@@ -1,0 +1,254 @@
+"""The computer opponent at the table: its seat, and what it does when a game waits for it.
+
+Pure, like :mod:`bot.rules.actions`: the computer acts by pressing the same
+buttons a person presses (:class:`Callback` s through
+:func:`bot.rules.actions.apply_game` / :func:`~bot.rules.actions.after_game`
+with its own user id), so every rule, the dice and the scoring are the ones
+of a human tap, and its record goes through the same compare-and-set.
+
+One step of the computer is :func:`next_move`: either the buttons to press
+right away (roll without a cube decision, accept the next game, agree to a
+cancel proposal) or a :class:`Question` for the brains (``ai/``), answered by
+:func:`think` (slow: the edge layer runs it off the event loop) and turned
+into buttons by :func:`buttons_for`.  :func:`press` applies the buttons.
+
+What the computer does (docs/playing.md):
+
+* it rolls, doubles, takes or passes, and plays its whole turn at once;
+* it answers a resignation offer from its evaluation, and never offers to
+  resign itself (it plays every game out: a person resigning is their call,
+  a machine giving up early would only hide its mistakes);
+* it never beavers; it accepts the next game of a match and a rematch;
+* it agrees at once when its opponent proposes to cancel (nothing is at
+  stake in a game against it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ai import CubeState, Level, make_player
+from ai.player import Player as Brain
+from bot.present.callbacks import Action, Callback
+from bot.present.i18n import N_, Translator
+from bot.rules import actions
+from bot.store.records import COMPUTER_USER_IDS, GameOptions, GameRecord, Player, Status
+from bot.store.records import computer_level as record_level
+from engine.game import Phase
+from engine.position import Dice, Position, Side, Step, Variant
+from engine.scoring import ResultKind
+
+LEVELS = tuple(Level)
+DEFAULT_LEVEL = Level.MEDIUM
+"""``/new long bot`` and the lobby's button: the middle level."""
+LEVEL_NAMES = {Level.EASY: N_("easy"), Level.MEDIUM: N_("medium"), Level.STRONG: N_("strong")}
+BOT_NAME = N_("🤖 Nardy bot ({level})")
+"""The computer's name at the table, in the language of the chat it sat down in."""
+SOMEONE_WAITS = N_("Someone is waiting for a second player here: tap Join to play them.")
+
+
+def user_id(level: Level) -> int:
+    """The computer's seat at ``level`` (a reserved, never a Telegram, user id)."""
+    return COMPUTER_USER_IDS[level.value]
+
+
+def level_of_user(uid: int) -> Level | None:
+    level = record_level(uid)
+    return None if level is None else Level(level)
+
+
+def computer_seat(record: GameRecord) -> Player | None:
+    """The computer's seat in ``record``, None in a game between people."""
+    return next((p for p in record.players if record_level(p.user_id) is not None), None)
+
+
+def is_computer_game(record: GameRecord) -> bool:
+    return computer_seat(record) is not None
+
+
+def computer_options(options: GameOptions, level: Level) -> GameOptions:
+    """A game against the computer: never staked, no clock (it never runs
+    out of time, and nobody waits for a person against a machine), no
+    beavers (it never beavers, and answers no beaver)."""
+    return options.model_copy(update={"stake_per_point": 0, "time_control": None,
+                                      "beavers": False, "computer": level.value})
+
+
+def seat_computer(lobby: GameRecord, level: Level, name: str, person: Player,
+                  rng: random.Random) -> GameRecord:
+    """``lobby`` with ``person`` and the computer seated (the person plays
+    White, the first seat), started: the opening is rolled."""
+    options = computer_options(lobby.options, level)
+    players = (person.model_copy(update={"side": Side.WHITE}),
+               Player(user_id=user_id(level), name=name, side=Side.BLACK))
+    seated = lobby.model_copy(update={"players": players, "options": options})
+    return actions.start_game(seated, rng)
+
+
+def bot_name(tr: Translator, level: Level) -> str:
+    return tr.gettext(BOT_NAME, level=tr.gettext(LEVEL_NAMES[level]))
+
+
+def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: str,
+                    rng: random.Random, level: Level = DEFAULT_LEVEL) -> GameRecord:
+    """The lobby's "Play the bot": the tapper plays the computer, unless
+    somebody else has joined and waits for a person."""
+    if record.status is not Status.LOBBY:
+        raise actions.Refusal(actions.STALE)
+    if any(p.user_id != user_id for p in record.players):
+        raise actions.Refusal(SOMEONE_WAITS)
+    return seat_computer(record, level, computer_name, Player(user_id=user_id, name=name[:64]),
+                         rng)
+
+
+# ---------------------------------------------------------------- what it must decide
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the brains must answer (picklable: it may cross to a process).
+
+    ``kind``: ``"move"`` (the answer: the steps of the turn), ``"double"``
+    (offer a double before rolling?), ``"take"`` (take the double?) or
+    ``"resign"`` (accept the offer to resign with ``offered``?)."""
+
+    kind: str
+    variant: Variant
+    level: Level
+    koks: bool
+    position: Position
+    me: Side
+    dice: Dice | None = None
+    cube: CubeState | None = None
+    offered: ResultKind | None = None
+
+
+Answer = bool | tuple[Step, ...]
+
+
+def waiting_for_computer(record: GameRecord) -> bool:
+    """Whether the record waits for the computer (its move, its answer, its
+    yes to the next game or to a cancel proposal)."""
+    seat = computer_seat(record)
+    if seat is None:
+        return False
+    if record.status is Status.ACTIVE and record.cancel_by not in (None, seat.user_id):
+        return True
+    if record.status is Status.FINISHED and actions.match_in_progress(record) \
+            and record.cancel_by not in (None, seat.user_id):
+        return True
+    return actions.waiting_user(record) == seat.user_id
+
+
+def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
+    """The computer's next step in ``record``: buttons to press now, a
+    question for the brains, or None when the record does not wait for it."""
+    if not waiting_for_computer(record):
+        return None
+    seat = computer_seat(record)
+    assert seat is not None and seat.side is not None
+    if record.cancel_by is not None and record.cancel_by != seat.user_id:
+        return (_button(record, Action.CANCEL),)
+    if record.status is not Status.ACTIVE:
+        return (_button(record, Action.ACCEPT),)  # the next game, or a rematch
+    level = level_of_user(seat.user_id)
+    assert level is not None
+    table = actions.table_of(record)
+    game = table.game
+    me = seat.side
+    ask = Question("move", game.variant, level, game.options.koks, game.turn_start, me)
+    if game.phase is Phase.ROLL:
+        if game.can_double(me):
+            return dataclasses.replace(ask, kind="double", cube=cube_state(table))
+        return (_button(record, Action.ROLL),)
+    if game.phase is Phase.MOVE:
+        assert game.turn is not None
+        return dataclasses.replace(ask, dice=game.turn.dice)
+    if game.phase is Phase.DOUBLE:
+        return dataclasses.replace(ask, kind="take", cube=cube_state(table))
+    if game.phase is Phase.RESIGNATION:
+        assert game.resign_offer is not None
+        return dataclasses.replace(ask, kind="resign", cube=cube_state(table),
+                                   offered=game.resign_offer.kind)
+    return None  # pragma: no cover - an active game waits for one of the above
+
+
+def cube_state(table: actions.MatchState) -> CubeState:
+    """The brains' view of the cube (a pending double leaves it as it was)."""
+    game = table.game
+    cube = game.cube
+    if cube is None:
+        return CubeState(match_length=table.match_length, score=table.score)
+    return CubeState(value=cube.value, owner=cube.owner, match_length=table.match_length,
+                     score=table.score, crawford=game.crawford, jacoby=game.options.jacoby,
+                     max_value=cube.max_value)
+
+
+def buttons_for(record: GameRecord, question: Question, answer: Answer) -> tuple[Callback, ...]:
+    """The buttons that carry out the brains' ``answer``."""
+    if question.kind == "move":
+        assert isinstance(answer, tuple)
+        game = actions.table_of(record).game
+        played = len(game.turn.played) if game.turn is not None else 0
+        undo = tuple(_button(record, Action.UNDO) for _ in range(played))
+        steps = tuple(_button(record, Action.STEP, s.source, s.target, s.die) for s in answer)
+        return (*undo, *steps, _button(record, Action.CONFIRM))
+    yes, no = {"double": (Action.DOUBLE, Action.ROLL), "take": (Action.TAKE, Action.PASS_SURE),
+               "resign": (Action.ACCEPT, Action.DECLINE)}[question.kind]
+    return (_button(record, yes if answer else no),)
+
+
+def press(record: GameRecord, buttons: Sequence[Callback], rng: random.Random
+          ) -> GameRecord:
+    """The record after the computer pressed ``buttons`` (a :class:`Refusal`
+    means the record moved on: the caller starts again from the stored one)."""
+    seat = computer_seat(record)
+    assert seat is not None
+    for data in buttons:
+        if record.status is Status.ACTIVE:
+            record = actions.apply_game(record, seat.user_id, data, rng)
+        else:
+            record = actions.after_game(record, seat.user_id, data, rng)
+    return record
+
+
+def _button(record: GameRecord, action: Action, *args: int) -> Callback:
+    return Callback.game(record.game_id, record.version, action, *args)
+
+
+# ---------------------------------------------------------------- the brains
+
+
+_BRAINS = threading.local()
+"""The players made so far, per thread (a :class:`~ai.player.Player` keeps an
+rng; each worker thread or process has its own)."""
+
+
+def brain(variant: Variant, level: Level, koks: bool) -> Brain:
+    made: dict[tuple[Variant, Level, bool], Brain] | None = getattr(_BRAINS, "made", None)
+    if made is None:
+        made = _BRAINS.made = {}
+    key = (variant, level, koks)
+    if key not in made:
+        made[key] = make_player(variant, level, seed=0, koks=koks)
+    return made[key]
+
+
+def think(question: Question) -> Answer:
+    """The brains' answer (slow: up to ~150 ms at the strong level)."""
+    player = brain(question.variant, question.level, question.koks)
+    if question.kind == "move":
+        assert question.dice is not None
+        return player.choose(question.position, question.dice).steps
+    assert question.cube is not None
+    if question.kind == "double":
+        return player.should_double(question.position, question.cube)
+    if question.kind == "take":
+        return player.should_take(question.position, question.cube)
+    assert question.offered is not None
+    return player.accepts_resignation(question.position, question.me, question.offered,
+                                      question.cube)

@@ -1,0 +1,73 @@
+"""The long nardy features and the TD(λ) targets."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from ai.long_features import INDEX, SIZE, features
+from ai.long_net import LongNet, flip, outcome
+from ai.train_long import lambda_returns, self_play
+
+
+def _rows(points: dict[int, int]) -> np.ndarray:
+    row = np.zeros((1, 24), dtype=np.int64)
+    for point, count in points.items():
+        row[0, point - 1] = count
+    return row
+
+
+def _named(me: dict[int, int], opp: dict[int, int]) -> dict[str, float]:
+    values = features(_rows(me), _rows(opp))[0]
+    assert values.shape == (SIZE,)
+    return {name: float(values[i]) for name, i in INDEX.items()}
+
+
+def test_features_of_the_start() -> None:
+    start = _named({24: 15}, {24: 15})
+    assert start["me_head"] == start["opp_head"] == 1
+    assert start["me_run"] == 1 / 6 and start["race"] == 0 and start["pip_lead"] == 0
+    # each die moves the head checker to a free point
+    assert all(start[f"me_mobility_{d}"] == 1 / 8 for d in range(1, 7))
+    assert start["me_entry"] == pytest.approx(15 * 18 / 100)
+
+
+def test_blocks_mobility_race_and_mars_danger() -> None:
+    # my six points 13..18 are the opponent's home 1..6; its checkers sit
+    # on its 7 and 8 (my 19, 20), stopped in front of them
+    blocked = _named({13: 2, 14: 2, 15: 2, 16: 2, 17: 2, 18: 2, 1: 3}, {7: 8, 8: 7})
+    assert blocked["me_run"] == 1 and blocked["me_their_home"] == 1
+    assert blocked["opp_mobility_1"] == 1 / 8  # only 8 -> 7
+    assert all(blocked[f"opp_mobility_{d}"] == 0 for d in range(2, 7))
+    assert blocked["race"] == 0
+    # both sides on their own points 1..12: no contact is left
+    race = _named({1: 10, 12: 5}, {2: 15})
+    assert race["race"] == 1
+    # nothing off and far from home against a side nearly done: mars danger
+    late = _named({20: 15}, {1: 2})
+    assert late["me_mars_margin"] == -3  # clipped: 2 pips against 15 x 14 to come home
+    assert late["opp_mars_margin"] == 0  # it has borne off: no mars for it
+    early = _named({20: 15}, {20: 15})
+    assert early["me_mars_margin"] == pytest.approx((300 - 210) / 60)
+
+
+def test_lambda_returns_turn_round_each_position() -> None:
+    values = np.full((3, 5), 0.5)
+    # the loser has a checker home: mars, not koks
+    final = outcome(15, np.array([1] + [0] * 22 + [14]))
+    assert list(final) == [1, 1, 0, 0, 0]
+    assert list(outcome(15, np.array([0] * 23 + [15]))) == [1, 1, 1, 0, 0]  # koks
+    targets = lambda_returns(values, final, lam=1.0)
+    assert np.allclose(targets[2], final)
+    assert np.allclose(targets[1], flip(final[None, :])[0])  # the loser: lose with mars
+    assert np.allclose(targets[0], final)
+
+
+def test_self_play_is_reproducible_and_the_net_learns_from_it() -> None:
+    net = LongNet.fresh(8, np.random.default_rng(0))
+    first = self_play(net, random.Random(4), explore=0.0)
+    again = self_play(net, random.Random(4), explore=0.0)
+    assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
+    assert first[0].shape[1] == SIZE and first[1].shape == (len(first[0]), 5)

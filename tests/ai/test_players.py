@@ -1,0 +1,196 @@
+"""The computer players: legal, deterministic, sane at the easy level, and
+seeking (or avoiding) mars in long nardy."""
+
+from __future__ import annotations
+
+import random
+
+import gnubg_nn
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ai import GreedyPlayer, Level, RandomPlayer, make_player
+from ai.arena import play_game
+from ai.backgammon import turn_equity
+from ai.long_net import flip
+from ai.long_player import LongNetPlayer
+from ai.long_search import afterstate_equities, rows, turn_equities
+from engine import (
+    Dice,
+    Game,
+    GameOptions,
+    Position,
+    Side,
+    Step,
+    Variant,
+    legal_turns,
+    position_from_id,
+    position_id,
+)
+from tests.engine.strategies import dice, game_positions, random_game_positions
+
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _players(variant: Variant) -> list[object]:
+    return [
+        *(make_player(variant, level, seed=7) for level in Level),
+        GreedyPlayer(variant, 7),
+        RandomPlayer(variant, 7),
+    ]
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+@FAST
+@given(data=st.data())
+def test_every_player_chooses_a_legal_turn(variant: Variant, data: st.DataObject) -> None:
+    position = data.draw(game_positions(variant))
+    roll = data.draw(dice())
+    legal = {turn.position for turn in legal_turns(position, roll)}
+    for player in _players(variant):
+        chosen = player.choose(position, roll)  # type: ignore[attr-defined]
+        assert chosen.position in legal, player
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_game_state_in_its_move_phase_can_be_handed_over(variant: Variant) -> None:
+    game = Game.new(GameOptions(variant), starter=Side.WHITE).roll(random.Random(5))
+    assert game.turn is not None
+    player = make_player(variant, Level.MEDIUM)
+    assert player.choose(game) == player.choose(game.turn_start, game.turn.dice)
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_same_seed_same_game_and_seeds_differ_at_the_easy_level(variant: Variant) -> None:
+    def game(seed: int) -> tuple[tuple[Position, Dice], ...]:
+        first = make_player(variant, Level.EASY, seed=seed)
+        second = make_player(variant, Level.EASY, seed=seed + 1)
+        return play_game(first, second, random.Random(11), keep=True).positions
+
+    assert game(1) == game(1)
+    assert any(game(seed) != game(1) for seed in (2, 3, 4))
+
+
+def test_board_layout_matches_gnubg_position_ids() -> None:
+    """Our ``to_gnubg`` boards are gnubg's: the same Position ID both ways."""
+    for position, _ in random_game_positions(Variant.BACKGAMMON, seed=3, count=300):
+        board = position.to_gnubg()
+        assert gnubg_nn.position_id(board) == position_id(position)
+        theirs = [list(row) for row in gnubg_nn.board_from_position_id(position_id(position))]
+        assert theirs == board
+        assert position_from_id(gnubg_nn.position_id(board), position.turn) == position
+
+
+def test_gnubg_sees_the_side_on_roll_as_ours() -> None:
+    """A race we lead by far is a near-certain win for us, not for them."""
+    mine = [3, 3, 3, 3, 3, 0] + [0] * 19
+    theirs = [0] * 10 + [5, 5, 5] + [0] * 12
+    position = Position.from_gnubg(Variant.BACKGAMMON, [theirs, mine])
+    assert gnubg_nn.probabilities(position.to_gnubg(), 0)[0] > 0.99
+
+
+@pytest.mark.parametrize(("variant", "limit"), [(Variant.BACKGAMMON, 0.10), (Variant.LONG, 0.12)])
+def test_the_easy_level_never_blunders(variant: Variant, limit: float) -> None:
+    """Its noise only picks among turns close to the best: over positions of
+    real games and many seeds, no choice loses more than ``limit`` equity at
+    the medium level's own judgement (which it is the noisy copy of)."""
+    worst = 0.0
+    samples = random_game_positions(variant, seed=9, count=60)
+    for seed in range(5):
+        easy = make_player(variant, Level.EASY, seed=seed)
+        for position, roll in samples:
+            turns = legal_turns(position, roll)
+            if len(turns) < 2:
+                continue
+            if variant is Variant.LONG:
+                _, values = turn_equities(LongNetPlayer(Level.MEDIUM).net, position, roll)
+                value = dict(zip(turns, values, strict=True))
+            else:
+                value = {turn: turn_equity(turn, 0) for turn in turns}
+            chosen = easy.choose(position, roll)
+            worst = max(worst, max(value.values()) - value[chosen])
+    assert 0 < worst <= limit
+
+
+def _long(mine: dict[int, int], theirs: dict[int, int]) -> Position:
+    rows_ = [[0] * 25, [0] * 25]
+    for point, count in mine.items():
+        rows_[0][point - 1] = count
+    for point, count in theirs.items():
+        rows_[1][point - 1] = count
+    return Position.from_rows(Variant.LONG, rows_, Side.WHITE)
+
+
+def _play(position: Position, dice_: Dice, *steps: Step) -> Position:
+    for turn in legal_turns(position, dice_):
+        if set(turn.steps) == set(steps) or turn.position == _apply(position, steps):
+            return turn.position
+    raise AssertionError(f"no such turn {steps}")
+
+
+def _apply(position: Position, steps: tuple[Step, ...]) -> Position:
+    from engine import apply_step
+
+    for step in steps:
+        position = apply_step(position, step)
+    return position
+
+
+@pytest.mark.parametrize("level", [Level.MEDIUM, Level.STRONG])
+def test_long_nardy_plays_for_mars(level: Level) -> None:
+    """Two checkers left, 6-5: bearing both off wins with mars now; 6/1
+    5/off wins next turn all the same, but the opponent (all home, nothing
+    off) bears one off first and saves mars.  Winning alone cannot tell the
+    two turns apart; mars can."""
+    position = _long({6: 1, 5: 1}, {1: 3, 2: 3, 3: 3, 4: 2, 5: 2, 6: 2})
+    roll = Dice(6, 5)
+    mars_now = _play(position, roll, Step(6, 0, 6), Step(5, 0, 5))
+    later = _play(position, roll, Step(6, 1, 5), Step(5, 0, 6))
+    player = make_player(Variant.LONG, level)
+    assert player.choose(position, roll).position == mars_now
+    after_later = _after(later)
+    assert after_later[0] > 0.95  # the win is not in doubt either way
+    assert after_later[1] < 0.5  # but mars mostly is
+
+
+@pytest.mark.parametrize("level", [Level.MEDIUM, Level.STRONG])
+def test_long_nardy_runs_from_mars_when_losing(level: Level) -> None:
+    """Sure to lose, it brings its last checker home (to bear one off next
+    turn) rather than keeping it out: only mars is still at stake."""
+    position = _long({15: 1, 6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 1}, {1: 2, 2: 2, 4: 2, 5: 1, 6: 1})
+    roll = Dice(6, 5)
+    home = _play(position, roll, Step(15, 9, 6), Step(9, 4, 5))
+    player = make_player(Variant.LONG, level)
+    assert player.choose(position, roll).position == home
+    out = _play(position, roll, Step(15, 9, 6), Step(6, 1, 5))
+    saved, stuck = _after(home), _after(out)
+    assert stuck[0] < 0.05  # the game is lost: mars is what the turns change
+    assert stuck[3] - saved[3] > 2 * (saved[0] - stuck[0])
+
+
+def _after(position: Position) -> np.ndarray:
+    """The net's five estimates for the side that just moved into ``position``."""
+    mover, other = rows(position)
+    net = LongNetPlayer(Level.MEDIUM).net
+    return np.asarray(flip(net.probs(other[None, :], mover[None, :]))[0])
+
+
+def test_mars_is_worth_more_than_a_plain_win() -> None:
+    """The equity the search maximises counts mars twice (and koks three
+    times with the house rule): a finished game scores its exact value."""
+    net = LongNetPlayer(Level.MEDIUM).net
+    opponent = np.zeros(24, dtype=np.int64)
+    opponent[11] = 15  # nothing borne off, nothing home
+    finished = np.zeros((1, 24), dtype=np.int64)
+    assert afterstate_equities(net, finished, opponent, koks=False)[0] == 2.0
+    assert afterstate_equities(net, finished, opponent, koks=True)[0] == 3.0
+    opponent[11], opponent[0] = 13, 1  # one borne off
+    assert afterstate_equities(net, finished, opponent, koks=True)[0] == 1.0
+
+
+def test_rows_are_the_mover_first() -> None:
+    position = _long({24: 15}, {20: 1, 24: 14}).with_turn(Side.BLACK)
+    mover, other = rows(position)
+    assert mover[19] == 1 and other[23] == 15

@@ -1,0 +1,87 @@
+"""The computer's step as a pure function (bot/rules/computer.py): whatever a
+person does, one round of the computer leaves the record waiting for the
+person (or over) - a game can never be left waiting for the computer."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ai import Level
+from bot.present.callbacks import Action, Callback
+from bot.rules import actions, computer
+from bot.store.records import GameOptions, GameRecord, Player, Status
+from engine import legal_turns
+from engine.game import Phase
+from engine.position import Variant
+
+MAX_ROUNDS = 12
+
+
+def _computer_round(record: GameRecord, rng: random.Random) -> GameRecord:
+    for _ in range(MAX_ROUNDS):
+        step = computer.next_move(record)
+        if step is None:
+            return record
+        if isinstance(step, computer.Question):
+            step = computer.buttons_for(record, step, computer.think(step))
+        record = computer.press(record, step, rng)
+    raise AssertionError("the computer never stops")
+
+
+def _person_acts(record: GameRecord, person: int, rng: random.Random) -> GameRecord:
+    """A random thing the person may do now: roll or double, a legal turn,
+    take or pass, offer to resign, propose to cancel."""
+    def button(action: Action, *args: int) -> Callback:
+        return Callback.game(record.game_id, 0, action, *args)
+
+    if rng.random() < 0.02:
+        return actions.apply_game(record, person, button(Action.CANCEL), rng)
+    game = actions.table_of(record).game
+    side = actions.seat_of(record, person)
+    if game.phase is Phase.ROLL:
+        if rng.random() < 0.03:
+            kinds = actions.resign_options(actions.table_of(record))
+            return actions.apply_game(record, person, button(Action.RESIGN,
+                                                             rng.randrange(len(kinds)) + 1), rng)
+        if side is not None and game.can_double(side) and rng.random() < 0.2:
+            return actions.apply_game(record, person, button(Action.DOUBLE), rng)
+        return actions.apply_game(record, person, button(Action.ROLL), rng)
+    if game.phase is Phase.DOUBLE:
+        action = Action.TAKE if rng.random() < 0.8 else Action.PASS_SURE
+        return actions.apply_game(record, person, button(action), rng)
+    assert game.phase is Phase.MOVE and game.turn is not None
+    turns = legal_turns(game.turn_start, game.turn.dice)
+    for step in rng.choice(turns).steps:
+        record = actions.apply_game(record, person, button(Action.STEP, step.source, step.target,
+                                                           step.die), rng)
+    return actions.apply_game(record, person, button(Action.CONFIRM), rng)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), variant=st.sampled_from(list(Variant)),
+       match=st.sampled_from([1, 3]))
+def test_the_computer_never_leaves_a_game_waiting_for_it(seed: int, variant: Variant,
+                                                          match: int) -> None:
+    rng = random.Random(seed)
+    person = 7
+    options = GameOptions(match_length=match, koks=False)
+    lobby = actions.new_lobby(-100, None, variant, options, person)
+    record = computer.seat_computer(lobby, Level.EASY, "bot", Player(user_id=person, name="P"),
+                                    rng)
+    assert record.options.stake_per_point == 0 and record.options.time_control is None
+    for _ in range(400):
+        record = _computer_round(record, rng)
+        assert not computer.waiting_for_computer(record)
+        if record.status is Status.CANCELLED:
+            return
+        if record.status is Status.FINISHED:
+            if actions.table_of(record).match_over:
+                return
+            record = record.model_copy(update={"rematch_by": person})  # Next game
+            continue
+        assert actions.waiting_user(record) == person
+        record = _person_acts(record, person, rng)
+    raise AssertionError("the game did not end")

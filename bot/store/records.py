@@ -133,6 +133,7 @@ class GameOptions(_Model):
     jacoby: bool = False
     beavers: bool = False
     time_control: int | None = Field(default=None, gt=0, description="seconds per move")
+    autoplay: bool = Field(default=True, description="forced turns are played by themselves")
 
 
 class Record(_Model):
@@ -236,6 +237,7 @@ class ChatSettings(Record):
         default="follow", description="whose side the board is drawn from")
     variant: Variant = Variant.LONG
     options: GameOptions = GameOptions()
+    autoplay: bool = Field(default=True, description="new games play forced turns by themselves")
 
     @property
     def key(self) -> RecordKey[ChatSettings]:

@@ -184,7 +184,7 @@ async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: Wor
             continue
         step = next(a for a in ("c", "D", "m", "r") if a in actions)
         await _tap(world, p, owner, step)
-        if {"u", "c", "d", "t", "P", "R"} <= seen:
+        if {"u", "c", "d", "t", "P", "R", "h"} <= seen:
             break
     assert {"r", "d", "D", "t", "p", "P", "m", "h", "u", "c", "o", "R", "C", "b"} <= seen, seen
     # a resignation offer: the opponent answers

@@ -28,8 +28,9 @@ from bot.present.callbacks import Action, Callback
 from bot.present.i18n import Translator
 from engine.position import BAR, OFF, Step
 
-DIRECT_LIMIT = 8
-"""Up to this many distinct steps are offered as direct buttons."""
+DIRECT_LIMIT = 12
+"""Up to this many distinct steps are offered as direct buttons (three rows of
+four; a point then its target costs a second tap)."""
 ROW = 4
 """Point buttons per row (Telegram allows 8; 4 stay readable on a phone)."""
 TURN_ROW = 2

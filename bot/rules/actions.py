@@ -33,7 +33,7 @@ from bot.present.callbacks import Action, Callback, Kind
 from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
-from bot.rules.autoplay import advance, roll
+from bot.rules.autoplay import advance, roll, undo
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.store import Store, no_upkeep
 from bot.store.records import GameOptions, GameRecord, Player, Status
@@ -518,7 +518,7 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ra
     if action is Action.UNDO:
         if game.turn is None or not game.turn.played:
             raise Refusal(STALE)
-        return _play(record, table, lambda g: g.undo_step())
+        return _play(record, table, lambda g: undo(g, autoplay=record.options.autoplay))
     if action is Action.CONFIRM:
         if game.turn is None or not game.turn.is_complete:
             raise Refusal(N_("The turn is not complete yet."))

@@ -38,7 +38,9 @@ def advance(game: Game, rng: RandomSource, *, autoplay: bool = True) -> Game:
     """``game`` after everything nobody chooses: rolls when rolling is the only
     choice (the opening, long nardy always, backgammon when no double can be
     offered) and, with ``autoplay``, forced turns (one distinct result, or
-    nothing to play), until a player has a choice or the game is over.
+    nothing to play) and the rest of a begun turn when only one result is
+    left (the turn then waits at Confirm), until a player has a choice or
+    the game is over.
 
     Without ``autoplay`` (for purists) the player still plays a forced turn
     by hand; only the roll, which is no choice at all, is done for them.
@@ -51,6 +53,10 @@ def advance(game: Game, rng: RandomSource, *, autoplay: bool = True) -> Game:
             game = roll(game, rng)
         elif action is GameAction.MOVE and autoplay:
             game = game.play_forced()
+        elif autoplay and game.turn is not None and game.turn.played and game.turn.forced_steps:
+            for step in game.turn.forced_steps:
+                game = game.play_step(step)
+            return game  # Confirm is the player's (the undo window)
         else:
             return game
     return game  # pragma: no cover - see MAX_AUTOMATIC
@@ -67,3 +73,12 @@ def with_chat_autoplay(args: Sequence[str], options: GameOptions, default: bool)
     if any(arg.strip().lower().startswith("autoplay=") for arg in args):
         return options
     return options.model_copy(update={"autoplay": default})
+
+
+def undo(game: Game, *, autoplay: bool = True) -> Game:
+    """Undo the player's last step, and with ``autoplay`` the steps :func:`advance`
+    played after it: back to the last state the player chose in (Undo is one tap)."""
+    game = game.undo_step()
+    while autoplay and game.turn is not None and game.turn.played and game.turn.forced_steps:
+        game = game.undo_step()
+    return game

@@ -180,3 +180,26 @@ def test_new_takes_autoplay_off() -> None:
     assert parse_new_args(["autoplay=off"])[1].autoplay is False
     assert parse_new_args([])[1].autoplay is True
     assert GameOptions.model_validate({}).autoplay is True  # records saved before it
+
+
+def test_the_rest_of_a_turn_with_one_result_left_is_played_and_undone_in_one_tap() -> None:
+    for seed in range(60):
+        record = _started(Variant.LONG, seed)
+        game = table_of(record).game
+        assert game.turn is not None
+        step = next((s for s in sorted(game.turn.distinct_steps, key=lambda s: (s.source, s.die))
+                     if game.turn.play(s).forced_steps), None)
+        if step is not None:
+            break
+    else:
+        raise AssertionError("no step leaving one result in 60 games")
+    after = _tap(record, Action.STEP, step.source, step.target, step.die)
+    turn = table_of(after).game.turn
+    assert turn is not None and turn.is_complete and turn.played[0] == step
+    assert {a for _, a in _actions(after)} >= {"u", "c"}  # Confirm stays the player's
+    undone = _tap(after, Action.UNDO)
+    assert table_of(undone).game.turn.played == ()  # type: ignore[union-attr]
+    purist = record.model_copy(update={"options": record.options.model_copy(
+        update={"autoplay": False})})
+    by_hand = _tap(purist, Action.STEP, step.source, step.target, step.die)
+    assert table_of(by_hand).game.turn.played == (step,)  # type: ignore[union-attr]

@@ -244,7 +244,10 @@ async def test_steps_undo_confirm_and_source_selection(world: World) -> None:
     assert world.server.message(t.chat.id, ping.message_id).deleted
 
 
-async def test_source_then_target_when_many_steps(world: World) -> None:
+async def test_source_then_target_when_many_steps(world: World,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # fewer direct buttons than the bot's 12, so a point's targets show up soon
+    monkeypatch.setattr("bot.present.keyboards.DIRECT_LIMIT", 4)
     t = _setup(world)
     board = await _start(world, t, "backgammon")
     # play until some keyboard offers a source button, then use it

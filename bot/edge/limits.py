@@ -10,6 +10,11 @@ without a second round trip.  A 429 from the Bot API empties the chat's (or the
 bot's) bucket for ``retry_after`` seconds for every worker, then the request is
 retried.
 
+The budget is Telegram's: about 20 messages a minute in a group (edits
+count), one a second in a private chat.  Edits of one board queue behind
+one sender per board that sends only the newest state wanted
+(:mod:`bot.edge.coalesce`): a throttled board catches up in one edit.
+
 Only messages count (``send*``, ``edit*``, ``copy*``, ``forward*``):
 answering a button tap is never delayed.  The limiter also times taps: from
 the update's arrival to its ``answerCallbackQuery`` (the
@@ -31,15 +36,21 @@ from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.edge import metrics, ops
+from bot.edge.coalesce import BoardCoalescer, board_of
 from bot.store import RedisClient
 
 log = logging.getLogger(__name__)
 
 CHAT_RATE = 1.0
-"""Messages a second in one chat, sustained (Telegram: about one a second)."""
-CHAT_BURST = 20
-"""Messages one chat may get at once before the rate applies (a quick turn
-edits the board a few times in a row)."""
+"""Messages a second in one private chat, sustained (Telegram: about one a second)."""
+CHAT_BURST = 5
+"""Messages one private chat may get at once before the rate applies."""
+GROUP_RATE = 20 / 60
+"""Messages a second in one group, sustained (Telegram: about 20 a minute,
+edits included)."""
+GROUP_BURST = 10
+"""Messages one group may get at once before the rate applies (a quick turn
+edits the board a few times in a row; half a minute's budget)."""
 BOT_RATE = 30.0
 """Messages a second over all chats (Telegram's bulk limit)."""
 LIMITED_PREFIXES = ("send", "edit", "copy", "forward")
@@ -69,9 +80,12 @@ class SharedRateLimiter(BaseRateLimiter[int]):
     """
 
     def __init__(self, *, chat_rate: float = CHAT_RATE, chat_burst: int = CHAT_BURST,
+                 group_rate: float = GROUP_RATE, group_burst: int = GROUP_BURST,
                  bot_rate: float = BOT_RATE, max_retries: int = 3, prefix: str = "nardy",
                  clock: Callable[[], float] = time.time) -> None:
         self.chat_rate, self.chat_burst, self.bot_rate = chat_rate, chat_burst, bot_rate
+        self.group_rate, self.group_burst = group_rate, group_burst
+        self.boards = BoardCoalescer()
         self.max_retries = max_retries
         self.prefix = prefix
         self.clock = clock
@@ -96,13 +110,20 @@ class SharedRateLimiter(BaseRateLimiter[int]):
     def bucket_keys(self, chat_id: object) -> list[tuple[str, float, float]]:
         """(key, rate, burst) of the buckets a message to ``chat_id`` takes from.
 
-        >>> SharedRateLimiter().bucket_keys(-100)
-        [('nardy:{chat:-100}:flood', 1.0, 20), ('nardy:{flood}:all', 30.0, 30.0)]
+        A group's id is negative, a private chat's positive (a username, which
+        only channels use here, counts as a group).
+
+        >>> SharedRateLimiter().bucket_keys(-100)[0]
+        ('nardy:{chat:-100}:flood', 0.3333333333333333, 10)
+        >>> SharedRateLimiter().bucket_keys(42)
+        [('nardy:{chat:42}:flood', 1.0, 5), ('nardy:{flood}:all', 30.0, 30.0)]
         """
         keys: list[tuple[str, float, float]] = []
         if chat_id is not None:
-            keys.append((f"{self.prefix}:{{chat:{chat_id}}}:flood", self.chat_rate,
-                         self.chat_burst))
+            private = isinstance(chat_id, int) and chat_id > 0
+            keys.append((f"{self.prefix}:{{chat:{chat_id}}}:flood",
+                         self.chat_rate if private else self.group_rate,
+                         self.chat_burst if private else self.group_burst))
         keys.append((f"{self.prefix}:{{flood}}:all", self.bot_rate, max(1.0, self.bot_rate)))
         return keys
 
@@ -142,22 +163,23 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         limited = endpoint.startswith(LIMITED_PREFIXES)
         chat_id = data.get("chat_id")
         retries = self.max_retries if rate_limit_args is None else rate_limit_args
+        board = board_of(endpoint, data)
+        if board is not None:
+            sent: bool | dict[str, Any] | list[dict[str, Any]] = await self.boards.submit(
+                board, endpoint, lambda: callback(*args, **kwargs),
+                throttle=lambda: self.throttle(chat_id),
+                flooded=lambda error: self.flooded(error, endpoint, chat_id, limited=True),
+                retries=retries)
+            return sent
         for attempt in range(retries + 1):
             if limited:
-                wait = await self.acquire(chat_id)
-                if wait > 0:
-                    metrics.THROTTLED_SECONDS.inc(wait)
-                    await asyncio.sleep(wait)
+                await self.throttle(chat_id)
             try:
                 result = await callback(*args, **kwargs)
             except RetryAfter as error:
                 if attempt == retries:
                     raise
-                seconds = flood_wait(error)
-                log.warning("flood wait %.1f s on %s (chat %s); retrying", seconds, endpoint,
-                            chat_id)
-                await self.penalize(chat_id if limited else None, seconds)
-                await asyncio.sleep(seconds + 0.1)
+                await self.flooded(error, endpoint, chat_id, limited=limited)
                 continue
             if endpoint == "answerCallbackQuery":
                 current = ops.handling()
@@ -165,6 +187,21 @@ class SharedRateLimiter(BaseRateLimiter[int]):
                     metrics.TAP_SECONDS.observe(time.perf_counter() - current.started)
             return result
         raise AssertionError("unreachable")
+
+    async def throttle(self, chat_id: object) -> None:
+        """Wait for this chat's (and the bot's) next message token."""
+        wait = await self.acquire(chat_id)
+        if wait > 0:
+            metrics.THROTTLED_SECONDS.inc(wait)
+            await asyncio.sleep(wait)
+
+    async def flooded(self, error: RetryAfter, endpoint: str, chat_id: object, *,
+                      limited: bool) -> None:
+        """After a 429: hold back every worker, and wait it out before the retry."""
+        seconds = flood_wait(error)
+        log.warning("flood wait %.1f s on %s (chat %s); retrying", seconds, endpoint, chat_id)
+        await self.penalize(chat_id if limited else None, seconds)
+        await asyncio.sleep(seconds + 0.1)
 
 
 def flood_wait(error: RetryAfter) -> float:

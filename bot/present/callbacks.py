@@ -106,6 +106,7 @@ class Action(enum.StrEnum):
     # game: before rolling
     ROLL = "r"
     DOUBLE = "d"
+    DOUBLE_SURE = "D"  # a staked game asks once more before the double
     TAKE = "t"
     PASS = "p"
     PASS_SURE = "P"
@@ -114,6 +115,7 @@ class Action(enum.StrEnum):
     SOURCE = "s"  # arg: source point (the mover's own number)
     BACK = "b"  # leave the source selection
     STEP = "m"  # args: source, target, die
+    TURN = "h"  # arg: index of a whole turn in engine.choices.turn_choices (at a turn's start)
     UNDO = "u"
     CONFIRM = "c"
     # offers
@@ -142,7 +144,7 @@ class Action(enum.StrEnum):
 
 
 _ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
-                             Action.SETTLE_WITH: 1}
+                             Action.SETTLE_WITH: 1, Action.TURN: 1}
 _LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP,
                             Action.COMPUTER})
 _SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})

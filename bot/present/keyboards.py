@@ -28,10 +28,13 @@ from bot.present.callbacks import Action, Callback
 from bot.present.i18n import Translator
 from engine.position import BAR, OFF, Step
 
-DIRECT_LIMIT = 8
-"""Up to this many distinct steps are offered as direct buttons."""
+DIRECT_LIMIT = 12
+"""Up to this many distinct steps are offered as direct buttons (three rows of
+four; a point then its target costs a second tap)."""
 ROW = 4
 """Point buttons per row (Telegram allows 8; 4 stay readable on a phone)."""
+TURN_ROW = 2
+"""Whole-turn buttons per row (``24/18 13/10`` is long)."""
 
 Label = Callable[[int], str]
 """Maps a mover's own point number (1..24) to the text the board shows."""
@@ -93,12 +96,17 @@ class KeyboardBuilder:
         return self.button("« " + self.tr.gettext("Back"), Action.BACK)
 
     def moves(self, label: Label, legal: Iterable[Step], *, can_undo: bool, complete: bool,
-              source: int | None = None) -> InlineKeyboardMarkup:
+              source: int | None = None, turns: Sequence[str] = ()) -> InlineKeyboardMarkup:
         """The mover's keyboard while playing a roll; ``source`` is a tapped
-        point whose targets are shown."""
+        point whose targets are shown.  ``turns``: the texts of whole turns
+        offered as one tap each (the button carries the index), above the
+        step-by-step buttons."""
         steps = _ordered(legal)
         rows: list[Row] = []
         chosen = [s for s in steps if s.source == source]
+        if turns and not chosen:
+            rows += _rows([self.button("▶ " + text, Action.TURN, index)
+                           for index, text in enumerate(turns)], TURN_ROW)
         if chosen:
             rows += [*_rows(self._steps(label, chosen)), [self._back()]]
         elif len(steps) <= DIRECT_LIMIT:
@@ -123,8 +131,12 @@ class KeyboardBuilder:
         rows.append(self._menu_row())
         return InlineKeyboardMarkup(rows)
 
-    def roll(self, *, can_double: bool) -> InlineKeyboardMarkup:
-        """Before rolling: Roll, and Double beside it when the cube allows."""
+    def roll(self, *, can_double: bool, confirm_double: bool = False) -> InlineKeyboardMarkup:
+        """Before rolling: Roll, and Double beside it when the cube allows;
+        ``confirm_double``: the double of a staked game asks once more."""
+        if confirm_double:
+            return InlineKeyboardMarkup([[
+                self.button(self.tr.gettext("Yes, double"), Action.DOUBLE_SURE), self._back()]])
         row = [self.button("🎲 " + self.tr.gettext("Roll"), Action.ROLL)]
         if can_double:
             row.append(self.button("⬆ " + self.tr.gettext("Double"), Action.DOUBLE))

@@ -45,6 +45,7 @@ from bot.rules.actions import (
     VARIANTS,
     MatchState,
     match_in_progress,
+    offered_turns,
     player_on,
     resign_options,
     seat_of,
@@ -52,6 +53,7 @@ from bot.rules.actions import (
     waiting_side,
 )
 from bot.store.records import GameRecord, Status
+from engine.choices import forced_turn
 from engine.game import Action as EventAction
 from engine.game import Game, Phase
 from engine.notation import format_turn
@@ -103,6 +105,8 @@ def options_line(tr: Translator, record: GameRecord) -> str:
         parts.append(tr.gettext("koks counts triple"))
     if options.time_control is not None:
         parts.append(tr.gettext("{time} per move", time=duration(tr, options.time_control)))
+    if not options.autoplay:
+        parts.append(tr.gettext("forced turns by hand"))
     return " · ".join(parts)
 
 
@@ -214,6 +218,10 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game) -> str | None
     start = last_turn(game)
     assert start is not None and start.start is not None
     steps = format_turn(start.start, last.steps)
+    if roll is not None and roll.dice and forced_turn(start.start, roll.dice) is not None:
+        # played by itself (bot/rules/autoplay.py), or by hand without a choice
+        return tr.gettext("{name}'s turn was forced: {steps}", name=_name(record, last.side),
+                          steps=steps)
     return tr.gettext("{name} played {dice}: {steps}", name=_name(record, last.side), dice=dice,
                       steps=steps)
 
@@ -262,6 +270,9 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Act
     name = _name(record, actor)
     if phase is Phase.ROLL:
         lines.append("➡ " + tr.gettext("{name} to roll.", name=name))
+        if ui is Action.DOUBLE and game.cube is not None:
+            lines.append(tr.gettext("Offer a double to {value}? Are you sure?",
+                                    value=game.cube.value * 2))
     elif phase is Phase.MOVE:
         lines.append("➡ " + tr.gettext("{name} to move: {dice}.", name=name, dice=_dice_text(game)))
     elif phase is Phase.DOUBLE:
@@ -494,7 +505,8 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     actor = game.to_act
     assert actor is not None
     if phase is Phase.ROLL:
-        return keys.roll(can_double=game.cube is not None and game.cube.may_double(actor))
+        can_double = game.can_double(actor)
+        return keys.roll(can_double=can_double, confirm_double=can_double and ui is Action.DOUBLE)
     turn = game.turn
     assert turn is not None
     seen_by = actor if viewer is None else viewer
@@ -502,8 +514,10 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     def label(point: int) -> str:
         return point_label(game.variant, actor, seen_by, point)
 
-    return keys.moves(label, turn.legal_steps, can_undo=bool(turn.played),
-                      complete=turn.is_complete, source=source if ui is Action.SOURCE else None)
+    turns = [choice.notation(numbering=seen_by) for choice in offered_turns(game)]
+    return keys.moves(label, turn.distinct_steps, can_undo=bool(turn.played),
+                      complete=turn.is_complete, source=source if ui is Action.SOURCE else None,
+                      turns=turns)
 
 
 def notification(tr: Translator, record: GameRecord) -> str | None:

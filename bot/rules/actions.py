@@ -33,10 +33,12 @@ from bot.present.callbacks import Action, Callback, Kind
 from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
+from bot.rules.autoplay import advance, roll, undo
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.store import Store, VersionConflict, no_upkeep
 from bot.store.commit import commit
 from bot.store.records import GameOptions, GameRecord, Player, Status
+from engine.choices import TurnChoice, turn_choices
 from engine.game import Game, GameError, Phase
 from engine.game import GameOptions as EngineOptions
 from engine.match import Standing
@@ -79,7 +81,8 @@ VARIANT_WORDS = {
     "backgammon": Variant.BACKGAMMON, "bg": Variant.BACKGAMMON, "short": Variant.BACKGAMMON,
     "b": Variant.BACKGAMMON,
 }
-OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time", "level")
+OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time", "level",
+                "autoplay")
 COMPUTER_WORDS = frozenset({"bot", "computer", "ai"})
 LEVEL_WORDS = ("easy", "medium", "strong")
 COMPUTER_UNSTAKED = N_("Games against the bot are never staked and have no clock: leave out "
@@ -93,7 +96,8 @@ def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, GameOptions]:
 
     >>> parse_new_args(["backgammon", "match=7", "cube=off"])
     (<Variant.BACKGAMMON: 'backgammon'>, GameOptions(stake_per_point=0, match_length=7, \
-cube=False, koks=False, jacoby=False, beavers=False, time_control=None, computer=None))
+cube=False, koks=False, jacoby=False, beavers=False, time_control=None, computer=None, \
+autoplay=True))
     >>> parse_new_args(["long", "bot", "level=strong"])[1].computer
     'strong'
     >>> parse_new_args(["speed=9"])
@@ -347,9 +351,20 @@ def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: Ga
 
 
 def start_game(record: GameRecord, rng: random.Random) -> GameRecord:
-    """Two players are seated: make the game and roll the opening."""
-    game = Game.new(engine_options(record.variant, record.options)).roll(rng)
-    return with_table(record, MatchState(game), status=Status.ACTIVE)
+    """Two players are seated: make the game, roll the opening and play on
+    to the first choice (:func:`bot.rules.autoplay.advance`)."""
+    game = Game.new(engine_options(record.variant, record.options))
+    return with_table(record, MatchState(advanced(game, record, rng)), status=Status.ACTIVE)
+
+
+def advanced(game: Game, record: GameRecord, rng: random.Random) -> Game:
+    """``game`` advanced to the next choice with the record's autoplay option."""
+    return advance(game, rng, autoplay=record.options.autoplay)
+
+
+def needs_double_confirmation(record: GameRecord) -> bool:
+    """A double in a staked game is money: it asks once more, as Pass does."""
+    return record.options.stake_per_point > 0
 
 
 def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
@@ -398,6 +413,12 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
 
 UI_ONLY = frozenset({Action.SOURCE, Action.BACK, Action.MENU, Action.PASS})
 """Buttons that only redraw the keyboard for the tapper; no record change."""
+
+
+def ui_only(record: GameRecord, action: Action) -> bool:
+    """Whether ``action`` only redraws the keyboard of this record (Double
+    asks to confirm in a staked game, see :func:`needs_double_confirmation`)."""
+    return action in UI_ONLY or (action is Action.DOUBLE and needs_double_confirmation(record))
 ANSWERS = frozenset({Action.ACCEPT, Action.DECLINE, Action.TAKE, Action.PASS, Action.PASS_SURE})
 """Answers to an offer: :func:`_answering` says who gives them."""
 MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN, Action.CANCEL})
@@ -406,6 +427,10 @@ MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN
 def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random, *,
                own_board: bool = False) -> GameRecord:
     """The record after a game button; ``record`` itself for keyboard-only buttons.
+
+    A change is followed by everything nobody chooses (the next roll when
+    it is the only choice, forced turns with the autoplay option): see
+    :func:`bot.rules.autoplay.advance`.
 
     The chat's board is shared: its buttons belong to the player the game
     waits for, and the other player's taps on them (even the menu, whose
@@ -416,6 +441,18 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
 
     Raises :class:`Refusal` for anything not allowed to this user now.
     """
+    new = _apply_game(record, user_id, data, rng, own_board=own_board)
+    if new is record or new.status is not Status.ACTIVE:
+        return new
+    table = table_of(new)
+    game = advanced(table.game, new, rng)
+    if game is table.game:
+        return new
+    return _play(new, table, lambda _: game)
+
+
+def _apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random, *,
+                own_board: bool) -> GameRecord:
     if record.status is not Status.ACTIVE:
         raise Refusal(N_("This game is over."))
     side = seat_of(record, user_id)
@@ -463,13 +500,17 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         return record  # out of the menu or a source point: only the tapper's keyboard
     if game.to_act is not side:
         raise Refusal(NOT_YOUR_TURN)
-    if action in (Action.ROLL, Action.DOUBLE):
+    if action in (Action.ROLL, Action.DOUBLE, Action.DOUBLE_SURE):
         if game.phase is not Phase.ROLL:
             raise Refusal(STALE)
         if action is Action.ROLL:
-            return _play(record, table, lambda g: g.roll(rng), notify_message_id=None)
-        if game.cube is None or not game.cube.may_double(side):
+            return _play(record, table, lambda g: roll(g, rng), notify_message_id=None)
+        if not game.can_double(side):
             raise Refusal(N_("You cannot double now."))
+        if action is Action.DOUBLE and needs_double_confirmation(record):
+            return record  # the keyboard asks "Yes, double"
+        if action is Action.DOUBLE_SURE and not needs_double_confirmation(record):
+            raise Refusal(STALE)
         return _play(record, table, lambda g: g.double(side))
     if game.phase is not Phase.MOVE:
         raise Refusal(STALE)
@@ -485,15 +526,43 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         if step not in game.legal_steps:
             raise Refusal(STALE)
         return _play(record, table, lambda g: g.play_step(step))
+    if action is Action.TURN:
+        return _play(record, table, lambda g: _whole_turn(g, data.args[0]))
     if action is Action.UNDO:
         if game.turn is None or not game.turn.played:
             raise Refusal(STALE)
-        return _play(record, table, lambda g: g.undo_step())
+        return _play(record, table, lambda g: undo(g, autoplay=record.options.autoplay))
     if action is Action.CONFIRM:
         if game.turn is None or not game.turn.is_complete:
             raise Refusal(N_("The turn is not complete yet."))
         return _play(record, table, lambda g: g.confirm())
     raise Refusal(STALE)
+
+
+WHOLE_TURNS = 8
+"""Up to this many distinct results of a roll are offered as whole-turn buttons."""
+
+
+def offered_turns(game: Game) -> tuple[TurnChoice, ...]:
+    """The whole turns offered as one-tap buttons: at the start of a turn
+    (nothing played yet) when the roll has 2..:data:`WHOLE_TURNS` distinct
+    results, in :func:`engine.choices.turn_choices` order (a button carries
+    its index); none otherwise."""
+    turn = game.turn
+    if game.phase is not Phase.MOVE or turn is None or turn.played:
+        return ()
+    choices = turn_choices(turn.start, turn.dice)
+    return choices if 2 <= len(choices) <= WHOLE_TURNS else ()
+
+
+def _whole_turn(game: Game, index: int) -> Game:
+    """Play the steps of the offered whole turn ``index`` (the turn waits at Confirm)."""
+    offered = offered_turns(game)
+    if not 0 <= index < len(offered):
+        raise Refusal(STALE)
+    for step in offered[index].steps:
+        game = game.play_step(step)
+    return game
 
 
 _ANSWERS = {
@@ -599,8 +668,7 @@ def _following(record: GameRecord, rng: random.Random) -> GameRecord:
     table = table_of(record)
     following = (MatchState(Game.new(table.game.options)) if table.match_over
                  else table.next_game())
-    if following.game.phase is Phase.OPENING:
-        following = dataclasses.replace(following, game=following.game.roll(rng))
+    following = dataclasses.replace(following, game=advanced(following.game, record, rng))
     return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
                       options=record.options, players=record.players, status=Status.ACTIVE,
                       engine=engine_dict(following), created_by=record.created_by,

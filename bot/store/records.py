@@ -163,6 +163,7 @@ class GameOptions(_Model):
     time_control: int | None = Field(default=None, gt=0, description="seconds per move")
     computer: Literal["easy", "medium", "strong"] | None = Field(
         default=None, description="the opponent is the computer at this level")
+    autoplay: bool = Field(default=True, description="forced turns are played by themselves")
 
 
 class Record(_Model):
@@ -266,6 +267,7 @@ class ChatSettings(Record):
         default="follow", description="whose side the board is drawn from")
     variant: Variant = Variant.LONG
     options: GameOptions = GameOptions()
+    autoplay: bool = Field(default=True, description="new games play forced turns by themselves")
 
     @property
     def key(self) -> RecordKey[ChatSettings]:

@@ -1,5 +1,6 @@
 """Play a game through the buttons: the player the game waits for taps the
-first useful button each time (Confirm, a step, a source, Roll, Take).
+first useful button each time (Confirm, a whole turn, a step, a source, Roll,
+Take).  Rolls and forced turns that the bot makes by itself need no tap.
 
 Shared by the handler tests (in-process bot) and the end-to-end tests (the
 real bot process); it only uses the local Bot API server's user actions.
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
 
-PRIORITY = (":c", ":m:", ":s:", ":r", ":t")
+PRIORITY = (":c", ":h:", ":m:", ":s:", ":r", ":t")
 """Button actions in the order the driver prefers them (see bot/present/callbacks.py)."""
 
 

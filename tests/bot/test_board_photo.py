@@ -198,3 +198,22 @@ async def test_boards_speak_the_chat_language(world: World) -> None:
         sent = await world.send(c.chat, c.alice, "/board")
         text_board = await world.reply(c.chat, sent, text_word)
         assert "pips" not in text_board.content and "Dice" not in text_board.content
+
+
+async def test_autoplay_is_a_chat_setting_for_new_games(world: World) -> None:
+    """/settings turns forced turns by hand for the chat's new games (admins
+    only); /new autoplay= overrides it."""
+    c = _club(world)
+    menu = await _settings(world, c.chat, c.alice)
+    assert "New games play forced turns by themselves." in menu.content
+    refused = await world.tap(c.chat, c.bob, menu, "set:autoplay:off")
+    assert refused.show_alert
+    await world.tap(c.chat, c.alice, menu, "set:autoplay:off")
+    assert (await world.store.chat_settings(c.chat.id)).autoplay is False
+    menu = world.server.message(c.chat.id, menu.message_id)
+    assert "New games leave forced turns to the players." in menu.content
+    assert "✓ Forced turns: by hand" in [text for text, _ in world.buttons(menu)]
+    await _start(world, c, "long")
+    record = await world.store.load_game(c.chat.id, None)
+    assert record is not None and record.options.autoplay is False
+    assert "forced turns by hand" in world.board(c.chat).content

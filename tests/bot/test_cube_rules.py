@@ -11,6 +11,7 @@ import pytest
 from bot.rules.actions import MatchState, Refusal, claim_timeout, start_game, table_of, with_table
 from bot.store.records import GameOptions as RecordOptions
 from bot.store.records import GameRecord, Player, Status
+from engine.game import Action as EventAction
 from engine.game import Game, GameOptions, Phase
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
@@ -50,7 +51,10 @@ async def test_the_doubler_takes_or_passes_a_beaver(world: World, answer: str) -
         record = await _record(world, t)
         game = table_of(record).game
         taker_side = next(p.side for p in record.players if p.user_id == taker.id)
-        assert game.phase is Phase.ROLL and game.to_act is not taker_side
+        # the doubler cannot redouble (the cube is the taker's): his roll is made for him
+        take = max(i for i, e in enumerate(game.events) if e.action is EventAction.TAKE)
+        rolled = [e.side for e in game.events[take:] if e.action is EventAction.ROLL]
+        assert rolled[:1] == [taker_side.opponent]
         assert (game.cube.value, game.cube.owner) == (4, taker_side)  # type: ignore[union-attr]
         return
     await world.tap(t.chat, doubler, board, _data(world, board, "p"))

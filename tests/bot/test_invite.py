@@ -250,7 +250,8 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
         game = table_of(record).game
         if record.status is not Status.ACTIVE:
             break
-        if moved >= 40 and game.phase is Phase.ROLL:  # enough: the waiting player resigns
+        # enough: the waiting player resigns (the roll is made by itself without a cube)
+        if moved >= 40 and game.phase is Phase.MOVE and not game.turn.played:  # type: ignore[union-attr]
             await _resign(world, record, users)
             continue
         mover = game.to_act
@@ -326,8 +327,8 @@ async def test_stale_taps_on_either_board_are_refused(world: World) -> None:
     mover_board = world.server.message(views[mover].chat_id, views[mover].message_id)
     other_board = world.server.message(views[waiting].chat_id, views[waiting].message_id)
     old_more = world.find(other_board, lambda _t, d: d.split(":")[3] == "o")[1]
-    roll = world.find(mover_board, lambda _t, d: d.split(":")[3] == "r")[1]
-    # the waiting player taps the mover's Roll (as if forged on their own board): refused
+    roll = world.find(mover_board, lambda _t, d: d.split(":")[3] in ("m", "h"))[1]
+    # the waiting player taps the mover's step (as if forged on their own board): refused
     answer = await world.tap(other_board.chat, users[waiting], other_board, roll, strict=False)
     assert answer.show_alert and "not your turn" in (answer.text or "")
     await world.tap(mover_board.chat, users[mover], mover_board, roll)

@@ -205,7 +205,11 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
         g.cube is not None and g.to_act is not None and g.cube.may_double(g.to_act)))
     side = table_of(record).game.to_act
     assert side is not None
-    record = await _tap(store, record, _uid(side), Action.DOUBLE, rng=rng)
+    # a double in a staked game asks to confirm: Double alone changes nothing
+    data = Callback.game(record.game_id, record.version, Action.DOUBLE)
+    assert apply_game(record, _uid(side), data, rng) is record
+    record = await _tap(store, record, _uid(side), Action.DOUBLE_SURE, rng=rng)
+    assert table_of(record).game.phase is Phase.DOUBLE
     record = await _tap(store, record, _uid(side.opponent), Action.PASS_SURE, rng=rng)
     assert await store.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
     (entry,) = await store.history(CHAT)

@@ -31,7 +31,7 @@ ONLY = frozenset({OWNER})
 PLAYERS = frozenset({OWNER, OTHER})
 ANYONE = frozenset({OWNER, OTHER, INTRUDER})
 
-PLAYING = {action: ONLY for action in "rdtpPsbmucoRxa"} | {"C": ONLY}
+PLAYING = {action: ONLY for action in "rdDtpPsbmhucoRxa"} | {"C": ONLY}
 """While a game is played: every button is the player's the game waits for
 (the mover; the doubled player; whoever answers a resignation offer)."""
 CANCEL_PROPOSED = {"C": ONLY, "K": PLAYERS}
@@ -149,7 +149,8 @@ async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: Wor
     await _tap(world, p, p.bob, "j")
     seen: set[str] = set()
     # play: the opening move, the menu, a source point, a turn to Undo and Confirm,
-    # the roll and double of the other player, the pass to confirm
+    # a whole turn, the roll and double (and its confirmation: the game is staked)
+    # of the other player, the pass to confirm
     for _ in range(60):
         record = await _record(world, p)
         game = table_of(record).game
@@ -176,13 +177,17 @@ async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: Wor
             await _tap(world, p, owner, "s")
             continue
         if "d" in actions and "t" not in seen:
-            await _tap(world, p, owner, "d")
+            await _tap(world, p, owner, "d")  # a staked game asks to confirm: "D" next round
             continue
-        step = next(a for a in ("c", "m", "r") if a in actions)
+        if "h" in actions and "h" not in seen:
+            await _tap(world, p, owner, "h")  # a whole turn: Confirm (or Undo) next round
+            seen.add("h")
+            continue
+        step = next(a for a in ("c", "D", "m", "r") if a in actions)
         await _tap(world, p, owner, step)
-        if {"u", "c", "d", "t", "P", "R"} <= seen:
+        if {"u", "c", "d", "t", "P", "R", "h"} <= seen:
             break
-    assert {"r", "d", "t", "p", "P", "m", "u", "c", "o", "R", "C", "b"} <= seen, seen
+    assert {"r", "d", "D", "t", "p", "P", "m", "h", "u", "c", "o", "R", "C", "b"} <= seen, seen
     # a resignation offer: the opponent answers
     resigner = await _waiting(world, p)
     await _tap(world, p, resigner, "o")

@@ -34,7 +34,7 @@ def pair(clients: Callable[[], aioredis.Redis], clock: Clock, **kw: Any
 
 async def test_two_workers_share_a_chats_bucket(clients: Callable[[], aioredis.Redis]) -> None:
     clock = Clock()
-    a, b = pair(clients, clock, chat_rate=5, chat_burst=2, bot_rate=1000)
+    a, b = pair(clients, clock, group_rate=5, group_burst=2, bot_rate=1000)
     waits = [await (a if i % 2 else b).acquire(-100) for i in range(6)]
     # a burst of two, then one every 1/5 s: queued across both workers
     assert waits == pytest.approx([0, 0, 0.2, 0.4, 0.6, 0.8])
@@ -45,7 +45,7 @@ async def test_two_workers_share_a_chats_bucket(clients: Callable[[], aioredis.R
 
 
 async def test_the_bots_overall_bucket_spans_chats(clients: Callable[[], aioredis.Redis]) -> None:
-    a, b = pair(clients, Clock(), chat_rate=100, chat_burst=100, bot_rate=10)
+    a, b = pair(clients, Clock(), group_rate=100, group_burst=100, bot_rate=10)
     waits = [await (a if i % 2 else b).acquire(-i) for i in range(12)]  # 12 chats
     assert waits[:10] == [0] * 10 and waits[10:] == pytest.approx([0.1, 0.2])
 
@@ -54,7 +54,7 @@ async def test_the_bots_overall_bucket_spans_chats(clients: Callable[[], aioredi
 async def test_a_flood_wait_holds_back_the_other_worker(
         clients: Callable[[], aioredis.Redis]) -> None:
     clock = Clock()
-    a, b = pair(clients, clock, chat_rate=1, chat_burst=20, bot_rate=1000)
+    a, b = pair(clients, clock, group_rate=1, group_burst=20, bot_rate=1000)
     calls: list[str] = []
 
     async def send(text: str) -> bool:
@@ -72,7 +72,7 @@ async def test_a_flood_wait_holds_back_the_other_worker(
 
 
 async def test_answers_to_taps_are_never_throttled(clients: Callable[[], aioredis.Redis]) -> None:
-    a, _ = pair(clients, Clock(), chat_rate=0.001, chat_burst=1, bot_rate=1000)
+    a, _ = pair(clients, Clock(), group_rate=0.001, group_burst=1, bot_rate=1000)
     assert await a.acquire(-100) == 0
     assert await a.acquire(-100) > 100  # the chat's bucket is empty for a long time
 
@@ -87,3 +87,15 @@ async def test_answers_to_taps_are_never_throttled(clients: Callable[[], aioredi
 async def test_without_redis_it_does_not_throttle() -> None:
     limiter = SharedRateLimiter(chat_rate=0.001, chat_burst=1)
     assert [await limiter.acquire(-1) for _ in range(3)] == [0, 0, 0]
+
+
+async def test_telegrams_budget_a_group_and_a_private_chat(
+        clients: Callable[[], aioredis.Redis]) -> None:
+    """About 20 messages a minute in a group (edits count), one a second in a private chat."""
+    clock = Clock()
+    a, _ = pair(clients, clock, bot_rate=1000)  # the defaults of the chat buckets
+    group = [await a.acquire(-100) for _ in range(30)]
+    assert group[:10] == [0] * 10  # a quick turn's few edits go at once
+    assert group[10:12] == pytest.approx([3.0, 6.0])  # then one every 3 s: 20 a minute
+    private = [await a.acquire(42) for _ in range(7)]
+    assert private[:5] == [0] * 5 and private[5:] == pytest.approx([1.0, 2.0])

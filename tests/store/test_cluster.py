@@ -78,7 +78,7 @@ async def test_views_user_prefs_and_update_claims(store: Store) -> None:
 
 
 async def test_flood_buckets_of_a_chat_and_of_the_bot(store: Store) -> None:
-    limiter = SharedRateLimiter(chat_burst=2, bot_rate=30.0, clock=lambda: 1000.0)
+    limiter = SharedRateLimiter(group_rate=1.0, group_burst=2, bot_rate=30.0, clock=lambda: 1000.0)
     limiter.attach(store.redis)
     waits = [await limiter.acquire(CHAT) for _ in range(3)]
     assert waits[:2] == [0.0, 0.0] and waits[2] == pytest.approx(1.0)

@@ -39,13 +39,13 @@ from bot.present.i18n import Translator
 from bot.rules import computer
 from bot.rules.actions import (
     STALE,
-    UI_ONLY,
     Refusal,
     after_game,
     apply_game,
     apply_lobby,
     load_for,
     save_first,
+    ui_only,
     waiting_user,
 )
 from bot.store import VersionConflict, private_boards
@@ -154,7 +154,7 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
         new = after_game(record, user.id, data, rng)
         return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
     new = apply_game(record, user.id, data, rng, own_board=view is not None)
-    if new is record and data.action not in UI_ONLY:
+    if new is record and not ui_only(record, data.action):
         raise Refusal(STALE)
     return record, new, view
 

@@ -41,6 +41,7 @@ from bot.rules.actions import (
     seat_of,
     with_chat_clock,
 )
+from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
 from bot.store import VersionConflict
 from bot.store.records import GameRecord, Player, Status
@@ -101,6 +102,7 @@ async def new(update: Update, context: Context) -> None:
     settings = await get_store(context).chat_settings(chat.id)
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     options = with_chat_clock(args_of(context), options, settings.options.time_control)
+    options = with_chat_autoplay(args_of(context), options, settings.autoplay)
     try:
         lobby = new_lobby(chat.id, thread_of(update.effective_message),
                           variant or settings.variant, options, user.id)

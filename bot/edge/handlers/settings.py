@@ -29,9 +29,12 @@ from bot.store.records import ChatSettings, settings_key
 CHOICES: dict[str, dict[str, str]] = {
     "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
     "view": {"follow": N_("Player to move"), "white": N_("○ White"), "black": N_("● Black")},
+    "autoplay": {"on": N_("Forced turns: automatic"), "off": N_("Forced turns: by hand")},
 }
 """Each setting's values and their button labels."""
-FIELDS = {"style": "board_style", "view": "orientation"}
+FIELDS = {"style": "board_style", "view": "orientation", "autoplay": "autoplay"}
+VALUES: dict[str, object] = {"on": True, "off": False}
+"""Button values that are not the field's value itself (autoplay is a bool)."""
 """Button setting name -> ChatSettings field."""
 VIEW_TEXT = {
     "follow": N_("from the side of the player to move"),
@@ -50,6 +53,8 @@ def settings_text(tr: Translator, settings: ChatSettings) -> str:
         tr.gettext("Board: {style}, drawn {view}.", style=style,
                    view=tr.gettext(VIEW_TEXT[settings.orientation])),
         tr.gettext("Language: {name} (change it with /lang).", name=escape(language)),
+        tr.gettext("New games play forced turns by themselves.") if settings.autoplay
+        else tr.gettext("New games leave forced turns to the players."),
         tr.gettext("Only chat admins change settings in a group."),
     ])
 
@@ -58,7 +63,8 @@ def settings_keyboard(tr: Translator, settings: ChatSettings) -> InlineKeyboardM
     rows = []
     for name, values in CHOICES.items():
         current = getattr(settings, FIELDS[name])
-        rows.append([InlineKeyboardButton(("✓ " if value == current else "") + tr.gettext(label),
+        rows.append([InlineKeyboardButton(("✓ " if VALUES.get(value, value) == current else "")
+                                          + tr.gettext(label),
                                           callback_data=SettingChoice(name, value).format())
                      for value, label in values.items()])
     return InlineKeyboardMarkup(rows)
@@ -77,6 +83,15 @@ def parse(data: str | None) -> tuple[str, str] | None:
     if choice.value not in CHOICES.get(choice.setting, {}):
         return None
     return FIELDS[choice.setting], choice.value
+
+
+def field_value(field: str, value: str) -> object:
+    """The settings field's value for a button's ``value`` (``on`` -> True for autoplay).
+
+    >>> field_value("autoplay", "off"), field_value("orientation", "white")
+    (False, 'white')
+    """
+    return VALUES.get(value, value) if field == "autoplay" else value
 
 
 async def settings_command(update: Update, context: Context) -> None:
@@ -101,7 +116,7 @@ async def on_settings_button(update: Update, context: Context) -> None:
         await query.answer(tr.gettext("Only chat admins can change the settings."),
                            show_alert=True)
         return
-    field, value = choice
+    field, value = choice[0], field_value(*choice)
     store = get_store(context)
     before = await store.chat_settings(chat.id)
 
@@ -121,6 +136,8 @@ async def on_settings_button(update: Update, context: Context) -> None:
     record = await store.load_game(chat.id, thread_of(message))  # type: ignore[arg-type]
     if record is None or is_lobby(record) or record.board_message_id is None:
         return
+    if field == "autoplay":
+        return  # new games take it; the game being played keeps its options
     if field == "board_style":
         await repost(context, tr, record, settings=after)  # the old board keeps no buttons
     else:

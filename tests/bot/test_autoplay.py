@@ -1,0 +1,205 @@
+"""Fewer taps (issue 14 §1) in the rules: the roll and forced turns are made
+by themselves, whole turns are one tap, steps with the same result one
+button, and a staked double asks to confirm.  Pure rules: no store, no server."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.present.callbacks import Action, Callback
+from bot.present.i18n import translator
+from bot.present.messages import board_message, game_keyboard
+from bot.rules.actions import (
+    Refusal,
+    apply_game,
+    offered_turns,
+    parse_new_args,
+    start_game,
+    table_of,
+)
+from bot.rules.autoplay import advance
+from bot.store.records import GameOptions, GameRecord, Player, Status
+from engine.choices import forced_turn, turn_choices
+from engine.game import Action as GameAction
+from engine.game import Game, Phase
+from engine.game import GameOptions as EngineOptions
+from engine.position import Side, Variant
+
+ANN, BOB = 101, 202
+PLAYERS = (Player(user_id=ANN, name="Ann", side=Side.WHITE),
+           Player(user_id=BOB, name="Bob", side=Side.BLACK))
+EN = translator("en")
+
+
+def _started(variant: Variant, seed: int, **options: object) -> GameRecord:
+    record = GameRecord(chat_id=-5, variant=variant, players=PLAYERS,
+                        options=GameOptions(koks=False, **options))  # type: ignore[arg-type]
+    return start_game(record, random.Random(seed))
+
+
+def _user(record: GameRecord) -> int:
+    side = table_of(record).game.to_act
+    return ANN if side is Side.WHITE else BOB
+
+
+def _tap(record: GameRecord, action: Action, *args: int, seed: int = 0) -> GameRecord:
+    data = Callback.game(record.game_id, record.version, action, *args)
+    return apply_game(record, _user(record), data, random.Random(seed))
+
+
+def _actions(record: GameRecord) -> list[tuple[str, str]]:
+    markup = game_keyboard(EN, record, table_of(record), ui=None, source=None)
+    assert markup is not None
+    return [(b.text, str(b.callback_data).split(":")[3])
+            for row in markup.inline_keyboard for b in row]
+
+
+def _one_tap(record: GameRecord, rng: random.Random) -> GameRecord:
+    """A player's tap: a whole turn when offered, else a step; Confirm; Roll."""
+    actions = [a for _, a in _actions(record)]
+    game = table_of(record).game
+    if "c" in actions:
+        return _tap(record, Action.CONFIRM)
+    if "h" in actions:
+        return _tap(record, Action.TURN, rng.randrange(len(offered_turns(game))))
+    if "m" in actions or "s" in actions:
+        assert game.turn is not None
+        step = rng.choice(sorted(game.turn.distinct_steps, key=lambda s: (s.source, s.die)))
+        return _tap(record, Action.STEP, step.source, step.target, step.die)
+    return _tap(record, Action.ROLL, seed=rng.randrange(1000))
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 10_000), variant=st.sampled_from([Variant.LONG, Variant.BACKGAMMON]))
+def test_a_player_is_only_ever_shown_a_choice(seed: int, variant: Variant) -> None:
+    """Whatever the dice, the stored game never waits on a roll that is the
+    only choice nor on a forced turn; the keyboard offers one button per
+    distinct step and whole turns only when there are 2..8 of them."""
+    rng = random.Random(seed)
+    record = _started(variant, seed, cube=False)
+    for _ in range(60):
+        if record.status is not Status.ACTIVE:
+            break
+        game = table_of(record).game
+        assert game.only_action is None, game.only_action
+        assert game.phase is Phase.MOVE  # no cube: the roll is never a choice
+        turn = game.turn
+        assert turn is not None
+        actions = _actions(record)
+        steps = [text for text, a in actions if a == "m"]
+        assert len(steps) <= len(turn.distinct_steps)
+        wholes = [text[2:] for text, a in actions if a == "h"]
+        if not turn.played:
+            choices = turn_choices(turn.start, turn.dice)
+            assert (wholes == [c.notation(numbering=game.to_act) for c in choices]
+                    if len(choices) <= 8 else wholes == [])
+        else:
+            assert wholes == []
+        record = _one_tap(record, rng)
+
+
+def test_long_nardy_first_turns_are_forced_and_shown_as_such() -> None:
+    """Every long nardy first turn is forced except 3-3: a new game starts at
+    the first real choice, and the caption says the last turn was forced."""
+    record = _started(Variant.LONG, 5)
+    game = table_of(record).game
+    moves = [e for e in game.events if e.action is GameAction.MOVE]
+    assert len(moves) == 2 and game.phase is Phase.MOVE
+    text = board_message(EN, record, style="text").text
+    assert "Bob's turn was forced: " in text or "Ann's turn was forced: " in text
+
+
+def test_autoplay_off_rolls_but_leaves_forced_turns_to_the_player() -> None:
+    record = _started(Variant.LONG, 5, autoplay=False)
+    game = table_of(record).game
+    assert game.phase is Phase.MOVE and not game.turn.played  # type: ignore[union-attr]
+    assert forced_turn(game.turn.start, game.turn.dice) is not None  # type: ignore[union-attr]
+    assert game.only_action is GameAction.MOVE  # left to the purist
+    assert not [e for e in game.events if e.action is GameAction.MOVE]
+
+
+def test_advance_plays_a_forced_game_end_by_itself() -> None:
+    """A run of forced turns is played through, to the end of the game if need be."""
+    game = advance(Game.new(EngineOptions.long()), random.Random(3))
+    assert game.only_action is None
+
+
+def test_a_whole_turn_is_one_tap_and_waits_at_confirm() -> None:
+    for seed in range(40):
+        record = _started(Variant.BACKGAMMON, seed, cube=False)
+        offered = offered_turns(table_of(record).game)
+        if offered:
+            break
+    else:
+        raise AssertionError("no roll with 2..8 results in 40 games")
+    last = len(offered) - 1
+    after = _tap(record, Action.TURN, last)
+    game = table_of(after).game
+    assert game.turn is not None and game.turn.is_complete
+    assert game.turn.position == offered[last].position and game.to_act is table_of(
+        record).game.to_act  # not confirmed: Undo is still one tap away
+    assert {a for _, a in _actions(after)} >= {"u", "c"}
+    for bad in (last + 1, 99):
+        with pytest.raises(Refusal):
+            _tap(record, Action.TURN, bad)
+    with pytest.raises(Refusal):  # no whole turn once a step is played
+        first = offered[0].steps[0]
+        _tap(_tap(record, Action.STEP, first.source, first.target, first.die), Action.TURN, 0)
+
+
+def test_a_staked_double_asks_to_confirm() -> None:
+    for seed in range(60):
+        record = _started(Variant.BACKGAMMON, seed, stake_per_point=5)
+        rng = random.Random(seed)
+        for _ in range(6):
+            game = table_of(record).game
+            if game.phase is Phase.ROLL:
+                break
+            record = _one_tap(record, rng)
+        if table_of(record).game.phase is Phase.ROLL:
+            break
+    assert table_of(record).game.phase is Phase.ROLL
+    assert _tap(record, Action.DOUBLE) is record  # only the keyboard changes
+    markup = game_keyboard(EN, record, table_of(record), ui=Action.DOUBLE, source=None)
+    assert markup is not None
+    assert [b.text for row in markup.inline_keyboard for b in row] == ["Yes, double", "« Back"]
+    doubled = _tap(record, Action.DOUBLE_SURE)
+    assert table_of(doubled).game.phase is Phase.DOUBLE
+    free = record.model_copy(update={"options": record.options.model_copy(
+        update={"stake_per_point": 0})})
+    assert table_of(_tap(free, Action.DOUBLE)).game.phase is Phase.DOUBLE  # one tap for fun
+    with pytest.raises(Refusal):
+        _tap(free, Action.DOUBLE_SURE)
+
+
+def test_new_takes_autoplay_off() -> None:
+    assert parse_new_args(["autoplay=off"])[1].autoplay is False
+    assert parse_new_args([])[1].autoplay is True
+    assert GameOptions.model_validate({}).autoplay is True  # records saved before it
+
+
+def test_the_rest_of_a_turn_with_one_result_left_is_played_and_undone_in_one_tap() -> None:
+    for seed in range(60):
+        record = _started(Variant.LONG, seed)
+        game = table_of(record).game
+        assert game.turn is not None
+        step = next((s for s in sorted(game.turn.distinct_steps, key=lambda s: (s.source, s.die))
+                     if game.turn.play(s).forced_steps), None)
+        if step is not None:
+            break
+    else:
+        raise AssertionError("no step leaving one result in 60 games")
+    after = _tap(record, Action.STEP, step.source, step.target, step.die)
+    turn = table_of(after).game.turn
+    assert turn is not None and turn.is_complete and turn.played[0] == step
+    assert {a for _, a in _actions(after)} >= {"u", "c"}  # Confirm stays the player's
+    undone = _tap(after, Action.UNDO)
+    assert table_of(undone).game.turn.played == ()  # type: ignore[union-attr]
+    purist = record.model_copy(update={"options": record.options.model_copy(
+        update={"autoplay": False})})
+    by_hand = _tap(purist, Action.STEP, step.source, step.target, step.die)
+    assert table_of(by_hand).game.turn.played == (step,)  # type: ignore[union-attr]

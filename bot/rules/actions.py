@@ -20,7 +20,6 @@ import base64
 import dataclasses
 import functools
 import json
-import random
 import re
 import threading
 import time
@@ -34,6 +33,8 @@ from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
 from bot.rules.booking import Outcome, booking, updated_stats
+from bot.rules.fairplay import Dealer, committed, with_tap
+from bot.rules.fairplay import roll as fair_roll
 from bot.store import Store, no_upkeep
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Game, GameError, Phase
@@ -329,20 +330,33 @@ def resign_options(table: MatchState) -> list[ResultKind]:
 
 
 def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: GameOptions,
-              creator: int) -> GameRecord:
+              creator: int, dealer: Dealer) -> GameRecord:
+    """A lobby, committed to its dice seed before anyone sees it (bot/rules/fairplay.py)."""
     engine_options(variant, options)  # refuse bad combinations before posting anything
     return GameRecord(chat_id=chat_id, thread_id=thread_id, variant=variant, options=options,
-                      created_by=creator)
+                      created_by=creator, dice=committed(dealer))
 
 
-def start_game(record: GameRecord, rng: random.Random) -> GameRecord:
-    """Two players are seated: make the game and roll the opening."""
-    game = Game.new(engine_options(record.variant, record.options)).roll(rng)
-    return with_table(record, MatchState(game), status=Status.ACTIVE)
+def roll_table(record: GameRecord, table: MatchState) -> Game:
+    """The one roll of the bot: the table's game rolled with the match's fair
+    dice (a record from before fair dice gets its seed now)."""
+    state = record.dice if record.dice is not None else committed(Dealer())
+    return fair_roll(table.game, state, table.number)
+
+
+def start_game(record: GameRecord, dealer: Dealer) -> GameRecord:
+    """Two players are seated: fix the dice's entropy with the starting tap,
+    make the game and roll the opening."""
+    state = with_tap(record.dice if record.dice is not None else committed(dealer),
+                     dealer.tap_id)
+    record = record.model_copy(update={"dice": state})
+    table = MatchState(Game.new(engine_options(record.variant, record.options)))
+    return with_table(record, dataclasses.replace(table, game=roll_table(record, table)),
+                      status=Status.ACTIVE)
 
 
 def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
-                rng: random.Random) -> GameRecord:
+                dealer: Dealer) -> GameRecord:
     if record.status is not Status.LOBBY:
         raise Refusal(STALE)
     seated = any(p.user_id == user_id for p in record.players)
@@ -352,7 +366,7 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
         side = Side(len(record.players))
         players = (*record.players, Player(user_id=user_id, name=name[:64], side=side))
         joined = record.model_copy(update={"players": players, "updated_at": time.time()})
-        return start_game(joined, rng) if len(players) == 2 else joined
+        return start_game(joined, dealer) if len(players) == 2 else joined
     if data.action is Action.LEAVE:
         if not seated:
             raise Refusal(N_("You have not joined this game."))
@@ -392,7 +406,7 @@ ANSWERS = frozenset({Action.ACCEPT, Action.DECLINE, Action.TAKE, Action.PASS, Ac
 MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN, Action.CANCEL})
 
 
-def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random, *,
+def apply_game(record: GameRecord, user_id: int, data: Callback, *,
                own_board: bool = False) -> GameRecord:
     """The record after a game button; ``record`` itself for keyboard-only buttons.
 
@@ -456,7 +470,8 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         if game.phase is not Phase.ROLL:
             raise Refusal(STALE)
         if action is Action.ROLL:
-            return _play(record, table, lambda g: g.roll(rng), notify_message_id=None)
+            return _play(record, table, lambda g: roll_table(record, table),
+                         notify_message_id=None)
         if game.cube is None or not game.cube.may_double(side):
             raise Refusal(N_("You cannot double now."))
         return _play(record, table, lambda g: g.double(side))
@@ -527,7 +542,7 @@ def match_in_progress(record: GameRecord) -> bool:
             and not table_of(record).match_over)
 
 
-def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random
+def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
                ) -> GameRecord:
     """The record after a button of a finished (or cancelled) game.
 
@@ -549,7 +564,7 @@ def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         if match_in_progress(record):
             raise Refusal(MATCH_IN_PROGRESS)
         return new_lobby(record.chat_id, record.thread_id, record.variant, record.options,
-                         user_id).model_copy(update={"board_message_id": None})
+                         user_id, dealer).model_copy(update={"board_message_id": None})
     if seat_of(record, user_id) is None:
         raise Refusal(NOT_PLAYING)
     if record.status is Status.CANCELLED:
@@ -562,32 +577,40 @@ def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         return record.model_copy(update={"cancel_by": None})
     offerer = record.rematch_by
     if action is Action.REMATCH and offerer is None:
-        return record.model_copy(update={"rematch_by": user_id})
+        # a rematch is a new match: its seed is committed with the offer
+        fresh = committed(dealer) if table_of(record).match_over else None
+        return record.model_copy(update={"rematch_by": user_id, "next_dice": fresh})
     if offerer is None or action not in (Action.REMATCH, Action.ACCEPT, Action.DECLINE,
                                          Action.WITHDRAW):
         raise Refusal(STALE)
     if action is Action.WITHDRAW:
         if offerer != user_id:
             raise Refusal(N_("Only the player who made the offer can withdraw it."))
-        return record.model_copy(update={"rematch_by": None})
+        return record.model_copy(update={"rematch_by": None, "next_dice": None})
     if offerer == user_id:
         raise Refusal(PROPOSED)
     if action is Action.DECLINE:
-        return record.model_copy(update={"rematch_by": None})
-    return _following(record, rng)  # the other player accepts (or offered the same)
+        return record.model_copy(update={"rematch_by": None, "next_dice": None})
+    return _following(record, dealer)  # the other player accepts (or offered the same)
 
 
-def _following(record: GameRecord, rng: random.Random) -> GameRecord:
-    """The next game of the match, or a rematch (a new match) of the same two players."""
+def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
+    """The next game of the match (the match's dice, the next game number),
+    or a rematch: a new match with the seed committed on the offer and the
+    accepting tap's entropy."""
     table = table_of(record)
-    following = (MatchState(Game.new(table.game.options)) if table.match_over
-                 else table.next_game())
+    if table.match_over:
+        following = MatchState(Game.new(table.game.options))
+        state = with_tap(record.next_dice or committed(dealer), dealer.tap_id)
+    else:
+        following = table.next_game()
+        state = record.dice if record.dice is not None else committed(dealer)
+    new = GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
+                     options=record.options, players=record.players, status=Status.ACTIVE,
+                     engine={}, created_by=record.created_by, views=record.views, dice=state)
     if following.game.phase is Phase.OPENING:
-        following = dataclasses.replace(following, game=following.game.roll(rng))
-    return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
-                      options=record.options, players=record.players, status=Status.ACTIVE,
-                      engine=engine_dict(following), created_by=record.created_by,
-                      views=record.views)
+        following = dataclasses.replace(following, game=roll_table(new, following))
+    return new.model_copy(update={"engine": engine_dict(following)})
 
 
 # ---------------------------------------------------------------- history

@@ -12,6 +12,7 @@ from bot.edge.handlers.board import edit, repost
 from bot.edge.handlers.common import (
     Context,
     args_of,
+    get_dealer,
     get_store,
     is_chat_admin,
     refusal_text,
@@ -97,7 +98,8 @@ async def new(update: Update, context: Context) -> None:
     options = with_chat_clock(args_of(context), options, settings.options.time_control)
     try:
         lobby = new_lobby(chat.id, thread_of(update.effective_message),
-                          variant or settings.variant, options, user.id)
+                          variant or settings.variant, options, user.id,
+                          get_dealer(context))
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return

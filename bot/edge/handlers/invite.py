@@ -27,7 +27,7 @@ from bot.edge.handlers.common import (
     Context,
     args_of,
     display_name,
-    get_rng,
+    get_dealer,
     get_store,
     refusal_text,
     reply,
@@ -156,7 +156,7 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
                        players=(Player(user_id=offer.inviter, name=offer.name, side=Side.WHITE),
                                 Player(user_id=user.id, name=name, side=Side.BLACK)))
     try:
-        saved = await save(store, lobby, start_game(lobby, get_rng(context)))
+        saved = await save(store, lobby, start_game(lobby, get_dealer(context)))
     except VersionConflict:  # another delivery of this /start started it meanwhile
         return False
     language = pick_language(user.language_code)

@@ -1,0 +1,115 @@
+"""The fair dice in words: the commitment on a lobby and a board, /verify's
+answer, and the luck line of a finished game (bot/rules/fairplay.py).
+
+The seed appears only in :func:`verify_message` and only once
+:func:`bot.rules.fairplay.revealed` says the match is over or cancelled.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from bot.present.callbacks import VerifyDice
+from bot.present.i18n import Translator
+from bot.present.usertext import html_text
+from bot.rules.actions import table_of
+from bot.rules.fairplay import revealed, seed_of, shown
+from bot.store.records import GameRecord, Status
+from engine.dice import next_roll_index
+from engine.dicestats import roll_pips
+from engine.game import Action as EngineAction
+from engine.position import Side
+
+VERIFY_COMMAND = "python -m engine.dice verify game.mat"
+
+
+def commitment_lines(tr: Translator, record: GameRecord) -> list[str]:
+    """"🎲 Dice committed: 630dcd2966c4 (/verify)" while the seed is secret;
+    the seed itself once the match is over; a rematch offer's new commitment."""
+    lines = []
+    state = record.dice
+    if state is not None and record.status is not Status.CANCELLED:
+        if revealed(record):
+            lines.append("🎲 " + tr.gettext("Dice seed: {code} (/verify)",
+                                            code=f"<code>{state.seed}</code>"))
+        else:
+            lines.append("🎲 " + tr.gettext("Dice committed: {code} (/verify)",
+                                            code=f"<code>{seed_of(state).commitment.short}</code>"))
+    if record.next_dice is not None:
+        lines.append("🎲 " + tr.gettext("The rematch's dice committed: {code}",
+                                        code=f"<code>{seed_of(record.next_dice).commitment.short}"
+                                             "</code>"))
+    return lines
+
+
+def words_line(tr: Translator, record: GameRecord) -> str | None:
+    """The /seed words mixed in so far, while the lobby is open."""
+    state = record.dice
+    if state is None or record.status is not Status.LOBBY:
+        return None
+    words = [item.partition("=")[2] for item in state.entropy if item.startswith("seed.")]
+    if not words:
+        return tr.gettext("Add your own words to the dice with /seed words before the game "
+                          "starts.")
+    return tr.gettext("Words for the dice (/seed): {words}",
+                      words=", ".join(f"«{html_text(word)}»" for word in words))
+
+
+def verify_data(record: GameRecord) -> str | None:
+    """The 🎲 Verify button's data once the record's dice are revealed."""
+    if record.dice is None or not revealed(record):
+        return None
+    return VerifyDice(record.chat_id, record.thread_id or 0, record.game_id).format()
+
+
+def verify_message(tr: Translator, record: GameRecord) -> str:
+    """/verify: the commitment and the entropy; the seed and how to check
+    once the match is over or cancelled."""
+    dice = shown(record)
+    if dice is None:
+        return tr.gettext("This game was started before the dice could be verified.")
+    entropy = "\n".join(f"<code>{escape(item)}</code>" for item in dice.entropy) or "—"
+    lines = [tr.gettext("<b>Fair dice</b> (scheme nardy-dice-v1)"),
+             tr.gettext("Fingerprint of the seed (SHA-256): {code}",
+                        code=f"<code>{dice.commitment}</code>"),
+             tr.gettext("Mixed in so far:") if dice.seed is None else tr.gettext("Mixed in:"),
+             entropy]
+    if dice.seed is None:
+        lines.append(tr.gettext("The seed is shown when the game (the match) is over or "
+                                "cancelled."))
+    else:
+        lines += [tr.gettext("Seed: {code}", code=f"<code>{dice.seed}</code>"),
+                  tr.gettext("To check: /export the game and run {command}; or follow "
+                             "the recipe in the bot's docs (docs/fair-dice.md).",
+                             command=f"<code>{VERIFY_COMMAND}</code>")]
+    return "\n".join(lines)
+
+
+def rolled(record: GameRecord) -> dict[Side, tuple[int, int, list[tuple[int, int]]]]:
+    """Per side of the current game: pips rolled, doubles rolled and the rolls
+    (the opening throw counts for the starter when they play it)."""
+    game = table_of(record).game
+    out: dict[Side, tuple[int, int, list[tuple[int, int]]]] = {}
+    for side in Side:
+        rolls = [(event.dice.first, event.dice.second) for event in game.events
+                 if event.action is EngineAction.ROLL and event.dice is not None
+                 and event.side is side]
+        pips = sum(roll_pips(max(r), min(r)) for r in rolls)
+        out[side] = (pips, sum(a == b for a, b in rolls), rolls)
+    return out
+
+
+def luck_line(tr: Translator, record: GameRecord) -> str:
+    """"Rolled: Ann 312 pips, 4 doubles · Bob 287 pips, 2 doubles"."""
+    parts = []
+    for side, (pips, doubles, _) in rolled(record).items():
+        name = next((p.name for p in record.players if p.side is side), "?")
+        parts.append(f"{html_text(name)} — "
+                     + tr.ngettext("{n} pip", "{n} pips", pips, n=pips) + ", "
+                     + tr.ngettext("{n} double", "{n} doubles", doubles, n=doubles))
+    return "🎲 " + tr.gettext("Rolled: {parts}", parts=" · ".join(parts))
+
+
+def throws(record: GameRecord) -> int:
+    """How many throws the current game has taken (for tests and /verify)."""
+    return next_roll_index(table_of(record).game)

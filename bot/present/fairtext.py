@@ -13,12 +13,8 @@ from bot.present.callbacks import VerifyDice
 from bot.present.i18n import Translator
 from bot.present.usertext import html_text
 from bot.rules.actions import table_of
-from bot.rules.fairplay import revealed, seed_of, shown
+from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
 from bot.store.records import GameRecord, Status
-from engine.dice import next_roll_index
-from engine.dicestats import roll_pips
-from engine.game import Action as EngineAction
-from engine.position import Side
 
 VERIFY_COMMAND = "python -m engine.dice verify game.mat"
 
@@ -85,31 +81,14 @@ def verify_message(tr: Translator, record: GameRecord) -> str:
     return "\n".join(lines)
 
 
-def rolled(record: GameRecord) -> dict[Side, tuple[int, int, list[tuple[int, int]]]]:
-    """Per side of the current game: pips rolled, doubles rolled and the rolls
-    (the opening throw counts for the starter when they play it)."""
-    game = table_of(record).game
-    out: dict[Side, tuple[int, int, list[tuple[int, int]]]] = {}
-    for side in Side:
-        rolls = [(event.dice.first, event.dice.second) for event in game.events
-                 if event.action is EngineAction.ROLL and event.dice is not None
-                 and event.side is side]
-        pips = sum(roll_pips(max(r), min(r)) for r in rolls)
-        out[side] = (pips, sum(a == b for a, b in rolls), rolls)
-    return out
-
-
 def luck_line(tr: Translator, record: GameRecord) -> str:
-    """"Rolled: Ann 312 pips, 4 doubles · Bob 287 pips, 2 doubles"."""
+    """"Rolled: Ann — 312 pips, 4 doubles · Bob — 287 pips, 2 doubles"."""
     parts = []
-    for side, (pips, doubles, _) in rolled(record).items():
+    for side, stats in rolls_by_side(table_of(record).game).items():
+        pips, doubles = stats.pips, stats.doubles
         name = next((p.name for p in record.players if p.side is side), "?")
         parts.append(f"{html_text(name)} — "
                      + tr.ngettext("{n} pip", "{n} pips", pips, n=pips) + ", "
                      + tr.ngettext("{n} double", "{n} doubles", doubles, n=doubles))
     return "🎲 " + tr.gettext("Rolled: {parts}", parts=" · ".join(parts))
 
-
-def throws(record: GameRecord) -> int:
-    """How many throws the current game has taken (for tests and /verify)."""
-    return next_roll_index(table_of(record).game)

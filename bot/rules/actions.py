@@ -33,7 +33,7 @@ from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
 from bot.rules.booking import Outcome, booking, updated_stats
-from bot.rules.fairplay import Dealer, committed, with_tap
+from bot.rules.fairplay import Dealer, committed, dice_booking, with_tap
 from bot.rules.fairplay import roll as fair_roll
 from bot.store import Store, no_upkeep
 from bot.store.records import GameOptions, GameRecord, Player, Status
@@ -762,7 +762,9 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
         ended = outcome(new)
         entry, ledger = booking(ended)
         stats = functools.partial(updated_stats, ended)
-        saved = (await store.finish_game(new, old.version, entry, ledger, stats)).record
+        dice = dice_booking(new, table_of(new).game) if new.engine else None
+        saved = (await store.finish_game(new, old.version, entry, ledger, stats,
+                                         dice=dice)).record
     else:
         saved, upkeep = await store.save_first(new, old.version)
     if saved.engine:

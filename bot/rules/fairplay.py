@@ -37,7 +37,9 @@ from engine.dice import (
     clean_words,
     next_roll_index,
 )
-from engine.game import Game
+from engine.dicestats import DiceStats
+from engine.game import Action, Game
+from engine.position import Side, Variant
 
 JOIN_LABEL = "tg.join"
 WORDS_LABEL = "seed.{user}"
@@ -124,6 +126,23 @@ def roll(game: Game, state: DiceState, number: int) -> Game:
     is the next index of the match's fair dice."""
     fair = fair_dice(state, number)
     return game.roll(fair.source(next_roll_index(game)))
+
+
+def rolls_by_side(game: Game) -> dict[Side, DiceStats]:
+    """The rolls each side threw in the game (a backgammon starter's opening
+    throw counts as their first roll; the one-die opening throws do not)."""
+    rolls: dict[Side, list[tuple[int, int]]] = {side: [] for side in Side}
+    for event in game.events:
+        if event.action is Action.ROLL and event.dice is not None:
+            rolls[event.side].append((event.dice.first, event.dice.second))
+    return {side: DiceStats.of(thrown) for side, thrown in rolls.items()}
+
+
+def dice_booking(record: GameRecord, game: Game) -> dict[tuple[Variant, int], DiceStats]:
+    """What a game that ends adds to its players' dice statistics."""
+    by_side = rolls_by_side(game)
+    return {(record.variant, player.user_id): by_side[player.side] for player in record.players
+            if player.side is not None}
 
 
 def revealed(record: GameRecord) -> bool:

@@ -11,10 +11,13 @@ from html import escape
 
 from bot.present.callbacks import VerifyDice
 from bot.present.i18n import Translator
-from bot.present.usertext import html_text
+from bot.present.render.dicechart import DiceChart
+from bot.present.usertext import NAME_LIMIT, clean, html_text
 from bot.rules.actions import table_of
 from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
 from bot.store.records import GameRecord, Status
+from engine.dicestats import FAIR_AVERAGE_PIPS, MIN_ROLLS, ROLLS, DiceStats, Verdict
+from engine.position import Variant
 
 VERIFY_COMMAND = "python -m engine.dice verify game.mat"
 
@@ -92,3 +95,65 @@ def luck_line(tr: Translator, record: GameRecord) -> str:
                      + tr.ngettext("{n} double", "{n} doubles", doubles, n=doubles))
     return "🎲 " + tr.gettext("Rolled: {parts}", parts=" · ".join(parts))
 
+
+
+# ---------------------------------------------------------------- /dice
+
+
+def p_text(p: float) -> str:
+    """A p-value as people read it: two decimals, small ones in scientific form.
+
+    >>> p_text(0.4123), p_text(0.00012)
+    ('0.41', '1.2e-04')
+    """
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.1e}"
+
+
+def verdict_text(tr: Translator, stats: DiceStats) -> str:
+    """The plain verdict of the chi-square test (engine/dicestats.py)."""
+    verdict = stats.verdict
+    if verdict is Verdict.TOO_FEW:
+        return tr.gettext("Too few rolls for a verdict: it takes {n} or more.", n=MIN_ROLLS)
+    p = p_text(stats.p_value)
+    if verdict is Verdict.CONSISTENT:
+        return tr.gettext("Consistent with fair dice, p = {p}.", p=p)
+    return tr.gettext("Unusual for fair dice, p = {p}: fair dice give rolls this uneven less "
+                      "than once in a thousand players.", p=p)
+
+
+def dice_summary(tr: Translator, stats: DiceStats) -> list[str]:
+    """Rolls, doubles, pips per roll against fair dice, and the verdict (plain text)."""
+    share = 100 * stats.doubles / stats.rolls if stats.rolls else 0.0
+    return [
+        tr.gettext("Rolls: {rolls}; doubles: {doubles} ({share}%, fair dice: 16.7%)",
+                   rolls=stats.rolls, doubles=stats.doubles, share=f"{share:.1f}"),
+        tr.gettext("Pips per roll: {average} (fair dice: {fair})",
+                   average=f"{stats.average_pips:.2f}", fair=f"{FAIR_AVERAGE_PIPS:.2f}"),
+        verdict_text(tr, stats),
+    ]
+
+
+def dice_title(tr: Translator, name: str, variant: Variant | None) -> str:
+    """"Ann's dice", or "Ann's dice: long nardy" (plain text, no HTML)."""
+    from bot.present.messages import variant_name  # messages imports this module
+
+    if variant is None:
+        return tr.gettext("Dice of {name}", name=clean(name, NAME_LIMIT))
+    return tr.gettext("Dice of {name}: {variant}", name=clean(name, NAME_LIMIT),
+                      variant=variant_name(tr, variant))
+
+
+def dice_text(tr: Translator, title: str, stats: DiceStats) -> str:
+    """/dice for chats with text boards: the summary and a table of the 21 rolls."""
+    roll, seen, fair_share = tr.gettext("roll"), tr.gettext("seen"), tr.gettext("fair")
+    rows = [f"{roll:>5} {seen:>6} {fair_share:>7}"]
+    rows += [f"{f'{high}{low}':>5} {count:>6} {fair:>7.1f}" for (high, low), count, fair
+             in zip(ROLLS, stats.counts, stats.expected, strict=True)]
+    return "\n".join([f"<b>{escape(title)}</b>", *map(escape, dice_summary(tr, stats)),
+                      "<pre>" + escape("\n".join(rows)) + "</pre>"])
+
+
+def dice_chart(tr: Translator, title: str, stats: DiceStats) -> DiceChart:
+    """/dice as a picture's content (drawn by bot/present/render/dicechart.py)."""
+    return DiceChart(title, stats, tuple(dice_summary(tr, stats)), tr.gettext("rolled"),
+                     tr.gettext("fair dice"))

@@ -5,6 +5,7 @@ exported file alone."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -15,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from bot.rules.actions import table_of
-from bot.rules.fairplay import fair_dice, seed_of
+from bot.rules.fairplay import fair_dice, rolls_by_side, seed_of
 from bot.store.records import GameRecord, Status
 from engine.dice import check_game, verify_text
+from engine.dicestats import ROLLS, DiceStats
+from engine.position import Variant
 from tests.bot.conftest import World
 from tests.bot.driver import pick
 from tests.bot.test_handlers import Table, _data, _mover, _record, _setup
@@ -181,3 +184,65 @@ async def test_the_verify_button_answers_with_the_revealed_dice(world: World) ->
     said = world.server.last_message(t.chat)
     assert said is not None and record.dice.seed in said.text and "engine.dice verify" in said.text
     assert await _record(world, t) == record  # a look, no change
+
+
+async def test_dice_statistics_come_from_finished_games(world: World) -> None:
+    t = _setup(world)
+    lobby = await _lobby(world, t)
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    for _ in range(30):
+        board = world.board(t.chat)
+        data = pick(board)
+        assert data is not None
+        await world.tap(t.chat, (await _mover(world, t))[0], board, data)
+    sent = await world.send(t.chat, t.alice, "/dice")
+    assert "no rolls" in (await world.reply(t.chat, sent)).text  # nothing booked mid-game
+    await _resign(world, t)
+    record = await _record(world, t)
+    rolled = rolls_by_side(table_of(record).game)
+    alice = next(p for p in record.players if p.user_id == t.alice.id)
+    mine = rolled[alice.side]
+    assert mine.rolls >= 3
+    assert await world.store.dice_stats(t.chat.id, Variant.BACKGAMMON, t.alice.id) == mine
+    assert await world.store.dice_stats(t.chat.id, Variant.LONG, t.alice.id) == DiceStats()
+    # the result says what each player rolled
+    final = world.board(t.chat).content
+    assert f"Alice — {mine.pips} pips, " in final and "Rolled:" in final
+    # /dice: a chart, its caption the numbers; /dice long: nothing there; a reply: Bob's
+    sent = await world.send(t.chat, t.alice, "/dice")
+    chart = await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
+    assert f"Rolls: {mine.rolls}; doubles: {mine.doubles}" in chart.content
+    assert "Too few rolls for a verdict" in chart.content
+    sent = await world.send(t.chat, t.alice, "/dice long")
+    assert "no rolls" in (await world.reply(t.chat, sent)).text
+    sent = await world.send(t.chat, t.alice, "/dice nonsense")
+    assert "/dice long" in (await world.reply(t.chat, sent)).text
+    said = world.server.user_sends(t.chat, t.bob, "hi")
+    sent = await world.send(t.chat, t.alice, "/dice backgammon", reply_to=said.message_id)
+    bob = rolled[alice.side.opponent]
+    chart = await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
+    assert "Bob" in chart.content and f"Rolls: {bob.rolls};" in chart.content
+    # a chat with text boards gets the table as text
+    settings = await world.store.chat_settings(t.chat.id)
+    await world.store.save(settings.model_copy(update={"board_style": "text"}), settings.version)
+    sent = await world.send(t.chat, t.alice, "/dice")
+    text = await world.reply(t.chat, sent)
+    assert text.photo is None and "\n   66 " in text.text and "Alice" in text.text
+
+
+def test_the_chart_draws_every_verdict() -> None:
+    from PIL import Image
+
+    from bot.present.fairtext import dice_chart
+    from bot.present.i18n import translator
+    from bot.present.render.dicechart import render_dice_chart
+
+    fair = DiceStats(tuple(10 * (1 if high == low else 2) for high, low in ROLLS))
+    loaded = DiceStats(tuple(90 if (high, low) == (6, 6) else 12 for high, low in ROLLS))
+    for stats, word in ((fair, "Consistent"), (loaded, "Unusual"), (DiceStats.of([(1, 2)]),
+                                                                    "Too few")):
+        chart = dice_chart(translator("en"), "Ann", stats)
+        assert any(line.startswith(word) for line in chart.summary), chart.summary
+        image = Image.open(io.BytesIO(render_dice_chart(chart)))
+        assert image.size == (1000, 560)

@@ -282,7 +282,7 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
     boards = {side: world.server.message(v.chat_id, v.message_id) for side, v in views.items()}
     for board in boards.values():
         assert "wins by resignation" in board.content
-        assert [text for text, _ in world.buttons(board)] == ["Rematch", "🎲 Verify"]  # no lobby here
+        assert [text for text, _ in world.buttons(board)] == ["Rematch", "🎲 Verify"]  # no New game
     assert not [m for m in _pings(world, p) if not m.deleted]
     assert not await world.store.user_games(p.alice.id)
     history = await world.store.history(record.chat_id)

@@ -3,14 +3,33 @@
 
 from __future__ import annotations
 
+import asyncio
+from html import escape
+
 from telegram import Message, Update
 
 from bot.edge.handlers.board import edit
-from bot.edge.handlers.common import Context, get_store, reply, thread_of, translator_for
+from bot.edge.handlers.common import (
+    Context,
+    args_of,
+    display_name,
+    get_store,
+    reply,
+    thread_of,
+    translator_for,
+)
 from bot.present.callbacks import CallbackDataError, VerifyDice
-from bot.present.fairtext import verify_message
+from bot.present.fairtext import (
+    dice_chart,
+    dice_summary,
+    dice_text,
+    dice_title,
+    verify_message,
+)
 from bot.present.i18n import N_
-from bot.rules.actions import seat_of
+from bot.present.render.dicechart import render_dice_chart
+from bot.present.usertext import html_text
+from bot.rules.actions import VARIANT_WORDS, seat_of
 from bot.rules.fairplay import SeedWordsError, with_words
 from bot.store import VersionConflict
 from bot.store.records import GameRecord, Status
@@ -87,3 +106,37 @@ async def on_verify_button(update: Update, context: Context) -> None:
     if isinstance(message, Message):
         await context.bot.send_message(message.chat.id, verify_message(tr, record),
                                        message_thread_id=thread_of(message))
+
+
+DICE_USAGE = N_("Use /dice, /dice long or /dice backgammon (reply to someone: their dice).")
+
+
+async def dice(update: Update, context: Context) -> None:
+    """``/dice [long|backgammon]`` (a reply: that player's): the rolls of the
+    player's finished games here against fair dice, as a chart (text when the
+    chat uses text boards)."""
+    from bot.edge.handlers.ledger import _replied_user  # the player a reply names
+
+    tr = await translator_for(update, context)
+    chat, message = update.effective_chat, update.effective_message
+    user = _replied_user(message) or update.effective_user
+    assert chat is not None and message is not None and user is not None
+    args = args_of(context)
+    variant = VARIANT_WORDS.get(args[0].lower()) if len(args) == 1 else None
+    if args and variant is None:
+        await reply(update, tr.gettext(DICE_USAGE))
+        return
+    store = get_store(context)
+    stats = await store.dice_stats(chat.id, variant, user.id)
+    name = display_name(user)
+    if not stats.rolls:
+        await reply(update, tr.gettext("{name} has no rolls in finished games here yet.",
+                                       name=html_text(name)))
+        return
+    title = dice_title(tr, name, variant)
+    if (await store.chat_settings(chat.id)).board_style == "text":
+        await reply(update, dice_text(tr, title, stats))
+        return
+    picture = await asyncio.to_thread(render_dice_chart, dice_chart(tr, title, stats))
+    caption = "\n".join([f"<b>{escape(title)}</b>", *map(escape, dice_summary(tr, stats))])
+    await message.reply_photo(picture, caption=caption, do_quote=False)

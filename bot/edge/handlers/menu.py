@@ -76,6 +76,9 @@ COMMANDS: tuple[Command, ...] = (
                     "/verify — the dice's commitment, and after the game its seed, to check "
                     "every roll")),
     Command("verify", fair.verify, N_("Check that the dice were fair"), in_help=False),
+    Command("dice", fair.dice, N_("Your dice against fair dice (reply: someone else's)"),
+            help=N_("/dice — a player's rolls here against fair dice, as a chart: "
+                    "/dice long, /dice backgammon, or reply to someone")),
     Command("games", games.games, N_("Your games in every chat, each board a tap away")),
     Command("invite", invite.invite, N_("A link that invites someone to a private game")),
     Command("rules", commands.rules, N_("How to play and how the buttons work"),

@@ -130,6 +130,7 @@ class Action(enum.StrEnum):
     NEW = "N"
     # a /settle request
     SETTLE_WITH = "w"  # arg: index of the other player among the request's candidates
+    SETTLE_PLAN = "f"  # arg: index of a transfer among the request's planned ones
     SETTLE_YES = "y"
     SETTLE_NO = "n"
     # a game's clock (kind CLOCK; the version field is unused, 0)
@@ -143,9 +144,10 @@ class Action(enum.StrEnum):
 
 
 _ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
-                             Action.SETTLE_WITH: 1}
+                             Action.SETTLE_WITH: 1, Action.SETTLE_PLAN: 1}
 _LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP})
-_SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})
+_SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_PLAN, Action.SETTLE_YES,
+                             Action.SETTLE_NO})
 CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE, Action.RESUME,
                            Action.PAUSE_NO, Action.MUTE, Action.UNMUTE})
 

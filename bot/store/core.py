@@ -171,15 +171,16 @@ return {1, new}
 """
 
 # KEYS: settle request, ledger.  ARGV: the request JSON read before, its new JSON
-# ('' deletes it), ledger field ('' for none), the balance expected there.
-# Returns {1}, {0} (the request changed or expired) or {2, balance} (the
-# balance changed; nothing written).  With a field, the balance is zeroed.
+# ('' deletes it), ledger field ('' for none), the balance expected there, the
+# balance it becomes.  Returns {1}, {0} (the request changed or expired) or
+# {2, balance} (the balance changed; nothing written).
 _SETTLE = """
 if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return {0} end
 if ARGV[3] ~= '' then
   local bal = redis.call('HGET', KEYS[2], ARGV[3]) or '0'
   if bal ~= ARGV[4] then return {2, bal} end
-  redis.call('HDEL', KEYS[2], ARGV[3])
+  if ARGV[5] == '0' then redis.call('HDEL', KEYS[2], ARGV[3])
+  else redis.call('HSET', KEYS[2], ARGV[3], ARGV[5]) end
 end
 if ARGV[2] == '' then redis.call('DEL', KEYS[1])
 else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
@@ -638,7 +639,8 @@ class Store:
         return bool(code)
 
     async def settle(self, request: SettleRequest) -> int | None:
-        """Zero the balance of the request's pair if it is still `request.amount`.
+        """Zero the balance of the request's pair if it is still `request.amount`
+        (a planned transfer, `request.change` set: add that to it instead).
 
         One script: the request must be unchanged (not answered or expired)
         and the balance exactly the one the other player confirms.  Returns
@@ -652,7 +654,8 @@ class Store:
         code, *rest = await self._settle(
             keys=[self._settle_key(request.chat_id, request.request_id),
                   self.chat_key(request.chat_id, "ledger")],
-            args=[encode(request), "", field, sign * request.amount])
+            args=[encode(request), "", field, sign * request.amount,
+                  sign * (request.amount + request.change) if request.change else 0])
         if code == 0:
             raise StoreError("the settle request was answered or expired")
         if code == 2:

@@ -310,6 +310,11 @@ class SettleRequest(_Model):
     candidates: tuple[int, ...] = ()
     other: int | None = None
     amount: int = Field(default=0, description="what `other` owed the requester when asked")
+    planned: tuple[tuple[int, int], ...] = Field(
+        default=(), description="the settle-up plan's transfers of the requester offered: "
+        "(other player, what the requester's balance with them changes by)")
+    change: int | None = Field(default=None, description="a chosen planned transfer: what "
+                               "the pair's balance changes by; None: it becomes 0")
     created_at: float = Field(default_factory=time.time)
 
 

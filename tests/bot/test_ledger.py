@@ -507,3 +507,48 @@ async def test_money_commands_are_registered_per_language(world: World) -> None:
     for code in ("", "ru", "lt"):
         names = {c["command"] for c in world.server.commands(language_code=code)}
         assert {"stake", "ledger", "history", "settle", "stats", "top"} <= names
+
+
+async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_pair(
+        world: World) -> None:
+    """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob → Ann 20, Eve → Ann
+    10.  Eve's payment to Ann is booked on the Ann-Eve pair only (both
+    confirm); Bob's balances stay his, and the plan that is left still holds."""
+    club, ann, bob, eve = _club(world)
+    await _book(world, club, ann, bob, 30)
+    await _book(world, club, bob, eve, 10)
+    text = await _command(world, club, eve, "/ledger")
+    plan_part = text.split("Settle-up plan", 1)[1]
+    assert "Bob → Ann 20" in plan_part and "Eve → Ann 10" in plan_part
+    sent = await world.send(club, eve, "/settle")
+    menu = await world.reply(club, sent, "with whom")
+    labels = [text for text, _ in world.buttons(menu)]
+    assert "Eve owes Bob 10" in labels and "📋 Eve pays Ann 10" in labels
+    refused = await world.tap(club, ann, menu, text="📋 Eve pays Ann 10")
+    assert refused.show_alert  # only Eve chooses her own request
+    await world.tap(club, eve, menu, text="📋 Eve pays Ann 10")
+    prompt = world.server.message(club.id, menu.message_id)
+    assert "Ann, confirm that it was paid?" in prompt.content
+    for intruder in (bob, eve):
+        assert (await world.tap(club, intruder, prompt, text="✅ Settled")).show_alert
+    await world.tap(club, ann, prompt, text="✅ Settled")
+    assert "Booked" in world.server.message(club.id, menu.message_id).content
+    assert await world.store.balance(club.id, ann.id, eve.id) == -10  # Ann's pair with Eve
+    assert await world.store.balance(club.id, ann.id, bob.id) == 30  # untouched
+    assert await world.store.balance(club.id, bob.id, eve.id) == 10  # untouched
+    text = await _command(world, club, bob, "/ledger")
+    assert text.split("Settle-up plan", 1)[1].count("→") == 1 and "Bob → Ann 20" in text
+
+
+async def test_a_planned_payment_is_not_booked_when_its_pair_changed(world: World) -> None:
+    club, ann, bob, eve = _club(world)
+    await _book(world, club, ann, bob, 30)
+    await _book(world, club, bob, eve, 10)
+    sent = await world.send(club, eve, "/settle")
+    menu = await world.reply(club, sent, "with whom")
+    await world.tap(club, eve, menu, text="📋 Eve pays Ann 10")
+    await _book(world, club, ann, eve, 5, thread=9)  # a game between them ends meanwhile
+    await world.tap(club, ann, menu, text="✅ Settled")
+    assert "changed" in world.server.message(club.id, menu.message_id).content
+    assert await world.store.balance(club.id, ann.id, eve.id) == 5
+    assert await world.store.balance(club.id, ann.id, bob.id) == 30

@@ -246,3 +246,19 @@ def test_the_chart_draws_every_verdict() -> None:
         assert any(line.startswith(word) for line in chart.summary), chart.summary
         image = Image.open(io.BytesIO(render_dice_chart(chart)))
         assert image.size == (1000, 560)
+
+
+async def test_an_invitation_commits_its_seed_before_the_link_is_opened(world: World) -> None:
+    from tests.bot.test_invite import _invite, _open, _people, _private_game
+
+    p = _people(world)
+    payload = await _invite(world, p, "backgammon")
+    invitation = world.server.last_message(p.chat(world, p.alice))
+    assert invitation is not None
+    await _open(world, p.bob, payload)
+    record = await _private_game(world, p)
+    assert record.dice is not None and record.dice.fixed
+    assert seed_of(record.dice).commitment.short in (invitation.text or "")
+    accepted = world.server.updates()[-1]["update_id"]
+    assert record.dice.entropy == (f"tg.join={accepted}",)
+    _rolls_match(record)

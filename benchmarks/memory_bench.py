@@ -25,6 +25,7 @@ import redis.asyncio as aioredis
 
 from benchmarks.bench_redis import bench_redis_url
 from bot.rules.actions import MatchState, save, start_game, with_table
+from bot.rules.fairplay import Dealer
 from bot.store import Store
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Phase
@@ -77,7 +78,7 @@ async def main() -> None:
                            players=(Player(user_id=alice, name=f"Alice {i}", side=Side.WHITE),
                                     Player(user_id=bob, name=f"Bob {i}", side=Side.BLACK)))
         turns = rng.randint(*TURNS)
-        record = played(start_game(lobby, rng), rng, turns)
+        record = played(start_game(lobby, Dealer.for_tests(3)), rng, turns)
         games.append(await store.save(record, 0))
         pipe = redis.pipeline(transaction=False)
         for _ in range(turns * TAPS_PER_TURN):
@@ -131,7 +132,7 @@ async def finished_in_one_chat(store: Store, rng: random.Random, games: int = 15
     for n in range(games + 1):
         lobby = GameRecord(chat_id=chat, variant=Variant.LONG, players=players,
                            options=GameOptions(stake_per_point=5, koks=True))
-        record = played(start_game(lobby, rng), rng, 8)
+        record = played(start_game(lobby, Dealer.for_tests(3)), rng, 8)
         saved = await store.save(record, previous.version if previous else 0)
         previous = await save(store, saved, resigned(saved))
         if n == 0:  # the chat's keys exist now: count only what each game adds

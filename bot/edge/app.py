@@ -10,9 +10,10 @@ all workers) and every message the shared flood limiter (:mod:`bot.edge.limits`)
 Environment knobs besides :mod:`bot.edge.config`'s settings (read only here):
 
 ``NARDY_TEST_SEED``
-    An integer: roll the dice from ``random.Random(seed)`` instead of
-    ``secrets.SystemRandom()``.  For tests and benchmarks only: a bot with
-    this set has predictable dice, and says so in its log at start-up.
+    An integer: every new match's dice seed is ``DiceSeed.from_test_seed``
+    of it (salted with a counter) instead of 32 bytes from ``secrets``.  For
+    tests and benchmarks only: a bot with this set has predictable dice, and
+    says so in its log at start-up.
 ``NARDY_TEST_CLOCK``
     A file holding a number of seconds: every clock decision (deadlines,
     reminders, timeouts) takes the time as ``time.time()`` plus that offset,
@@ -32,8 +33,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import random
-import secrets
 import sys
 from typing import Any
 
@@ -48,6 +47,7 @@ from bot.edge.handlers import menu
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
 from bot.present.i18n import LANGUAGES, translator
+from bot.rules.fairplay import Dealer
 from bot.store import Store
 
 log = logging.getLogger("bot")
@@ -57,13 +57,13 @@ CONCURRENT_UPDATES = 64
 concurrent taps never apply twice."""
 
 
-def dice_source() -> random.Random:
-    """The dice: the system's CSPRNG, or a seeded generator for tests."""
+def dice_source() -> Dealer:
+    """The dice seeds: the system's CSPRNG, or predictable ones for tests."""
     seed = os.environ.get("NARDY_TEST_SEED")
     if seed is not None:
         log.warning("NARDY_TEST_SEED is set: dice are predictable (tests only)")
-        return random.Random(int(seed))
-    return secrets.SystemRandom()
+        return Dealer.for_tests(int(seed))
+    return Dealer()
 
 
 def rate_limiter() -> SharedRateLimiter:
@@ -78,7 +78,7 @@ def build_application(
     token: str,
     store: Store | None,
     *,
-    rng: random.Random | None = None,
+    dealer: Dealer | None = None,
     base_url: str | None = None,
     base_file_url: str | None = None,
     limiter: BaseRateLimiter[Any] | None = None,
@@ -102,7 +102,7 @@ def build_application(
     processor.app = app
     if store is not None:
         app.bot_data["store"] = store
-    app.bot_data["rng"] = rng if rng is not None else dice_source()
+    app.bot_data["dealer"] = dealer if dealer is not None else dice_source()
     app.bot_data["http"] = requests
     handlers.register(app)
     app.add_error_handler(ops.note_failure)  # after the central one: retry decisions

@@ -34,6 +34,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from typing import ClassVar, Self
 
 MAX_BYTES = 64
 """Telegram's limit on ``callback_data``."""
@@ -59,6 +60,7 @@ class Kind(enum.StrEnum):
     LANGUAGE = "lang"  # /lang: LanguageChoice
     SETTING = "set"  # /settings: SettingChoice
     SHOW = "gv"  # /games: ShowGame
+    VERIFY = "dv"  # 🎲 Verify on a result: VerifyDice
 
     @property
     def pattern(self) -> str:
@@ -131,6 +133,7 @@ class Action(enum.StrEnum):
     NEW = "N"
     # a /settle request
     SETTLE_WITH = "w"  # arg: index of the other player among the request's candidates
+    SETTLE_PLAN = "f"  # arg: index of a transfer among the request's planned ones
     SETTLE_YES = "y"
     SETTLE_NO = "n"
     # a game's clock (kind CLOCK; the version field is unused, 0)
@@ -144,10 +147,11 @@ class Action(enum.StrEnum):
 
 
 _ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
-                             Action.SETTLE_WITH: 1, Action.TURN: 1}
+                             Action.SETTLE_WITH: 1, Action.TURN: 1, Action.SETTLE_PLAN: 1}
 _LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP,
                             Action.COMPUTER})
-_SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO})
+_SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_PLAN, Action.SETTLE_YES,
+                             Action.SETTLE_NO})
 CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE, Action.RESUME,
                            Action.PAUSE_NO, Action.MUTE, Action.UNMUTE})
 
@@ -312,6 +316,7 @@ class ShowGame:
     chat_id: int
     thread_id: int
     game_id: str
+    KIND: ClassVar[Kind] = Kind.SHOW
 
     def __post_init__(self) -> None:
         if not isinstance(self.game_id, str) or not _ID.fullmatch(self.game_id):
@@ -320,11 +325,23 @@ class ShowGame:
             raise CallbackDataError("callback data longer than 64 bytes")
 
     def format(self) -> str:
-        return f"{Kind.SHOW.value}:{self.chat_id}:{self.thread_id}:{self.game_id}"
+        return f"{self.KIND.value}:{self.chat_id}:{self.thread_id}:{self.game_id}"
 
     @classmethod
-    def parse(cls, text: object) -> ShowGame:
-        chat, thread, game = _fields(text, Kind.SHOW, 3)
+    def parse(cls, text: object) -> Self:
+        chat, thread, game = _fields(text, cls.KIND, 3)
         if not re.fullmatch(r"-?[0-9]{1,20}", chat) or not re.fullmatch(r"[0-9]{1,12}", thread):
             raise CallbackDataError(f"non-numeric field in {text!r}")
         return cls(int(chat), int(thread), game)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyDice(ShowGame):
+    """The 🎲 Verify button of a result: ``dv:<chat id>:<topic>:<game id>``
+    answers with that game's dice (what /verify says).
+
+    >>> VerifyDice.parse(VerifyDice(-100, 0, "k3Xa9_zQ").format())
+    VerifyDice(chat_id=-100, thread_id=0, game_id='k3Xa9_zQ')
+    """
+
+    KIND: ClassVar[Kind] = Kind.VERIFY

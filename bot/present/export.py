@@ -9,7 +9,9 @@ import re
 
 from bot.present.usertext import clean
 from bot.rules.actions import player_on, table_of
+from bot.rules.fairplay import revealed, seed_of
 from bot.store.records import GameRecord
+from engine.dice import Entropy, dice_header_lines
 from engine.match import Match
 from engine.matfile import format_match, game_lines, header_lines
 from engine.position import Side
@@ -21,8 +23,25 @@ def _safe(name: str) -> str:
     return clean(re.sub(r":+", " ", name)) or "Player"
 
 
+def dice_lines(record: GameRecord) -> list[str]:
+    """The fair dice's header lines (engine/dice.py): the commitment and the
+    entropy always, the seed only once the match is over or cancelled."""
+    if record.dice is None:
+        return []
+    seed = seed_of(record.dice)
+    return [*dice_header_lines(seed.commitment, Entropy.parse(record.dice.entropy),
+                               seed if revealed(record) else None,
+                               opening_reroll=table_of(record).game.options.opening_reroll), ""]
+
+
 def export_text(record: GameRecord) -> tuple[str, str]:
-    """The file name and the text of the record's match (or single game)."""
+    """The file name and the text of the record's match (or single game),
+    headed by the dice's lines so that the file alone verifies its rolls."""
+    name, body = _mat_text(record)
+    return name, "\n".join(dice_lines(record)) + body
+
+
+def _mat_text(record: GameRecord) -> tuple[str, str]:
     table = table_of(record)
     game = table.game
     names = (_safe(player_on(record, Side.WHITE).name), _safe(player_on(record, Side.BLACK).name))

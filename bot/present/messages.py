@@ -22,6 +22,7 @@ from html import escape
 from telegram import InlineKeyboardMarkup
 
 from bot.present.callbacks import Action
+from bot.present.fairtext import commitment_lines, luck_line, verify_data, words_line
 from bot.present.i18n import N_, Translator
 from bot.present.keyboards import KeyboardBuilder
 from bot.present.render import (
@@ -110,12 +111,19 @@ def options_line(tr: Translator, record: GameRecord) -> str:
     return " · ".join(parts)
 
 
+def _dice_lines(tr: Translator, record: GameRecord) -> list[str]:
+    """The fair dice's commitment and the /seed words so far (bot/present/fairtext.py)."""
+    words = words_line(tr, record)
+    return commitment_lines(tr, record) + ([words] if words else [])
+
+
 def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboardMarkup | None]:
     title = variant_name(tr, record.variant)
     lines = [tr.gettext("<b>New game: {variant}</b>", variant=escape(title))]
     extra = options_line(tr, record)
     if extra:
         lines.append(escape(extra))
+    lines += _dice_lines(tr, record)
     if record.status is Status.CANCELLED:
         lines.append(tr.gettext("The lobby is closed."))
         return "\n".join(lines), None
@@ -456,6 +464,11 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
                                          _previous_line(tr, record, game)):
         history = len(lines)
     lines += status
+    if game.is_over:
+        lines.append(luck_line(tr, record))
+    dice = _dice_lines(tr, record)
+    drop_order += range(len(lines), len(lines) + len(dice))
+    lines += dice
     if photo is not None:
         drop_order.append(len(lines))
         lines.append(_facts_line(tr, record, table))
@@ -485,7 +498,8 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
         return keys.over(match_over=table.match_over,
                          new_game=table.match_over and not record.is_private,
                          answer=offerer is not None and player is not offerer,
-                         withdraw=offerer is not None and player in (None, offerer))
+                         withdraw=offerer is not None and player in (None, offerer),
+                         verify=verify_data(record))
     if record.cancel_by is not None:
         return keys.cancel_offer()
     if player is not None and game.to_act is not player \

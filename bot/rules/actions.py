@@ -20,7 +20,6 @@ import base64
 import dataclasses
 import functools
 import json
-import random
 import re
 import threading
 import time
@@ -33,8 +32,10 @@ from bot.present.callbacks import Action, Callback, Kind
 from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
-from bot.rules.autoplay import advance, roll, undo
+from bot.rules.autoplay import advance, undo
 from bot.rules.booking import Outcome, booking, updated_stats
+from bot.rules.fairplay import Dealer, committed, dice_booking, with_tap
+from bot.rules.fairplay import roll as fair_roll
 from bot.store import Store, VersionConflict, no_upkeep
 from bot.store.commit import commit
 from bot.store.records import GameOptions, GameRecord, Player, Status
@@ -344,22 +345,37 @@ def resign_options(table: MatchState) -> list[ResultKind]:
 
 
 def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: GameOptions,
-              creator: int) -> GameRecord:
+              creator: int, dealer: Dealer) -> GameRecord:
+    """A lobby, committed to its dice seed before anyone sees it (bot/rules/fairplay.py)."""
     engine_options(variant, options)  # refuse bad combinations before posting anything
     return GameRecord(chat_id=chat_id, thread_id=thread_id, variant=variant, options=options,
-                      created_by=creator)
+                      created_by=creator, dice=committed(dealer))
 
 
-def start_game(record: GameRecord, rng: random.Random) -> GameRecord:
-    """Two players are seated: make the game, roll the opening and play on
-    to the first choice (:func:`bot.rules.autoplay.advance`)."""
-    game = Game.new(engine_options(record.variant, record.options))
-    return with_table(record, MatchState(advanced(game, record, rng)), status=Status.ACTIVE)
+def roll_table(record: GameRecord, table: MatchState) -> Game:
+    """The one roll of the bot: the table's game rolled with the match's fair
+    dice (a record from before fair dice gets its seed now)."""
+    state = record.dice if record.dice is not None else committed(Dealer())
+    return fair_roll(table.game, state, table.number)
 
 
-def advanced(game: Game, record: GameRecord, rng: random.Random) -> Game:
-    """``game`` advanced to the next choice with the record's autoplay option."""
-    return advance(game, rng, autoplay=record.options.autoplay)
+def start_game(record: GameRecord, dealer: Dealer) -> GameRecord:
+    """Two players are seated: fix the dice's entropy with the starting tap,
+    make the game, roll the opening and play on to the first choice
+    (:func:`bot.rules.autoplay.advance`)."""
+    state = with_tap(record.dice if record.dice is not None else committed(dealer),
+                     dealer.tap_id)
+    record = record.model_copy(update={"dice": state})
+    table = MatchState(Game.new(engine_options(record.variant, record.options)))
+    return with_table(record, advanced(table, record), status=Status.ACTIVE)
+
+
+def advanced(table: MatchState, record: GameRecord) -> MatchState:
+    """``table`` with its game advanced to the next choice (the record's autoplay
+    option; every roll with the match's fair dice, :func:`roll_table`)."""
+    game = advance(table.game, lambda g: roll_table(record, dataclasses.replace(table, game=g)),
+                   autoplay=record.options.autoplay)
+    return table if game is table.game else dataclasses.replace(table, game=game)
 
 
 def needs_double_confirmation(record: GameRecord) -> bool:
@@ -368,7 +384,7 @@ def needs_double_confirmation(record: GameRecord) -> bool:
 
 
 def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
-                rng: random.Random) -> GameRecord:
+                dealer: Dealer) -> GameRecord:
     if record.status is not Status.LOBBY:
         raise Refusal(STALE)
     seated = any(p.user_id == user_id for p in record.players)
@@ -378,7 +394,7 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
         side = Side(len(record.players))
         players = (*record.players, Player(user_id=user_id, name=name[:64], side=side))
         joined = record.model_copy(update={"players": players, "updated_at": time.time()})
-        return start_game(joined, rng) if len(players) == 2 else joined
+        return start_game(joined, dealer) if len(players) == 2 else joined
     if data.action is Action.LEAVE:
         if not seated:
             raise Refusal(N_("You have not joined this game."))
@@ -424,7 +440,7 @@ ANSWERS = frozenset({Action.ACCEPT, Action.DECLINE, Action.TAKE, Action.PASS, Ac
 MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN, Action.CANCEL})
 
 
-def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random, *,
+def apply_game(record: GameRecord, user_id: int, data: Callback, *,
                own_board: bool = False) -> GameRecord:
     """The record after a game button; ``record`` itself for keyboard-only buttons.
 
@@ -441,17 +457,17 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
 
     Raises :class:`Refusal` for anything not allowed to this user now.
     """
-    new = _apply_game(record, user_id, data, rng, own_board=own_board)
+    new = _apply_game(record, user_id, data, own_board=own_board)
     if new is record or new.status is not Status.ACTIVE:
         return new
     table = table_of(new)
-    game = advanced(table.game, new, rng)
-    if game is table.game:
+    following = advanced(table, new)
+    if following is table:
         return new
-    return _play(new, table, lambda _: game)
+    return _play(new, table, lambda _: following.game)
 
 
-def _apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random, *,
+def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
                 own_board: bool) -> GameRecord:
     if record.status is not Status.ACTIVE:
         raise Refusal(N_("This game is over."))
@@ -504,7 +520,8 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ra
         if game.phase is not Phase.ROLL:
             raise Refusal(STALE)
         if action is Action.ROLL:
-            return _play(record, table, lambda g: roll(g, rng), notify_message_id=None)
+            return _play(record, table, lambda g: roll_table(record, table),
+                         notify_message_id=None)
         if not game.can_double(side):
             raise Refusal(N_("You cannot double now."))
         if action is Action.DOUBLE and needs_double_confirmation(record):
@@ -613,7 +630,7 @@ def match_in_progress(record: GameRecord) -> bool:
             and not table_of(record).match_over)
 
 
-def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Random
+def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
                ) -> GameRecord:
     """The record after a button of a finished (or cancelled) game.
 
@@ -635,7 +652,7 @@ def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         if match_in_progress(record):
             raise Refusal(MATCH_IN_PROGRESS)
         return new_lobby(record.chat_id, record.thread_id, record.variant, record.options,
-                         user_id).model_copy(update={"board_message_id": None})
+                         user_id, dealer).model_copy(update={"board_message_id": None})
     if seat_of(record, user_id) is None:
         raise Refusal(NOT_PLAYING)
     if record.status is Status.CANCELLED:
@@ -648,31 +665,38 @@ def after_game(record: GameRecord, user_id: int, data: Callback, rng: random.Ran
         return record.model_copy(update={"cancel_by": None})
     offerer = record.rematch_by
     if action is Action.REMATCH and offerer is None:
-        return record.model_copy(update={"rematch_by": user_id})
+        # a rematch is a new match: its seed is committed with the offer
+        fresh = committed(dealer) if table_of(record).match_over else None
+        return record.model_copy(update={"rematch_by": user_id, "next_dice": fresh})
     if offerer is None or action not in (Action.REMATCH, Action.ACCEPT, Action.DECLINE,
                                          Action.WITHDRAW):
         raise Refusal(STALE)
     if action is Action.WITHDRAW:
         if offerer != user_id:
             raise Refusal(N_("Only the player who made the offer can withdraw it."))
-        return record.model_copy(update={"rematch_by": None})
+        return record.model_copy(update={"rematch_by": None, "next_dice": None})
     if offerer == user_id:
         raise Refusal(PROPOSED)
     if action is Action.DECLINE:
-        return record.model_copy(update={"rematch_by": None})
-    return _following(record, rng)  # the other player accepts (or offered the same)
+        return record.model_copy(update={"rematch_by": None, "next_dice": None})
+    return _following(record, dealer)  # the other player accepts (or offered the same)
 
 
-def _following(record: GameRecord, rng: random.Random) -> GameRecord:
-    """The next game of the match, or a rematch (a new match) of the same two players."""
+def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
+    """The next game of the match (the match's dice, the next game number),
+    or a rematch: a new match with the seed committed on the offer and the
+    accepting tap's entropy."""
     table = table_of(record)
-    following = (MatchState(Game.new(table.game.options)) if table.match_over
-                 else table.next_game())
-    following = dataclasses.replace(following, game=advanced(following.game, record, rng))
-    return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
-                      options=record.options, players=record.players, status=Status.ACTIVE,
-                      engine=engine_dict(following), created_by=record.created_by,
-                      views=record.views)
+    if table.match_over:
+        following = MatchState(Game.new(table.game.options))
+        state = with_tap(record.next_dice or committed(dealer), dealer.tap_id)
+    else:
+        following = table.next_game()
+        state = record.dice if record.dice is not None else committed(dealer)
+    new = GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
+                     options=record.options, players=record.players, status=Status.ACTIVE,
+                     engine={}, created_by=record.created_by, views=record.views, dice=state)
+    return new.model_copy(update={"engine": engine_dict(advanced(following, new))})
 
 
 # ---------------------------------------------------------------- history
@@ -824,7 +848,9 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
         ended = outcome(new)
         entry, ledger = booking(ended)
         stats = functools.partial(updated_stats, ended)
-        saved = (await store.finish_game(new, old.version, entry, ledger, stats)).record
+        dice = dice_booking(new, table_of(new).game) if new.engine else None
+        saved = (await store.finish_game(new, old.version, entry, ledger, stats,
+                                         dice=dice)).record
     else:
         saved, upkeep = await store.save_first(new, old.version)
     if saved.engine:

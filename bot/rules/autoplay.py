@@ -1,27 +1,27 @@
 """What the table does by itself: rolling when rolling is the only choice,
 and playing a turn that has only one result (issue 14: fewer taps).
 
-:func:`roll` is the one place the bot rolls dice (the opening roll, a roll
-button, an automatic roll), so the source of the dice changes in one spot.
-:func:`advance` is the one auto-advance: every rule that changes a game
+The dice come from the caller (:func:`bot.rules.actions.roll_table`, the
+one place the bot rolls: the match's fair dice).  :func:`advance` is the
+one auto-advance: every rule that changes a game
 (a tap, the start of a game, a computer player's turn) calls it last, so a
 player only ever sees the table where someone has a choice.
 
 >>> import random
 >>> from engine.game import Game, GameOptions
->>> game = advance(Game.new(GameOptions.long()), random.Random(3))
+>>> dice = random.Random(3)
+>>> game = advance(Game.new(GameOptions.long()), lambda g: g.roll(dice))
 >>> game.phase.value, game.turn is not None and not game.turn.played
 ('move', True)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.store.records import GameOptions
 from engine.game import Action as GameAction
 from engine.game import Game
-from engine.position import RandomSource
 
 MAX_AUTOMATIC = 400
 """More automatic actions than a game can have in a row: a guard against a loop,
@@ -29,15 +29,10 @@ never reached (every action rolls or confirms a turn, and a game has a few
 hundred at most)."""
 
 
-def roll(game: Game, rng: RandomSource) -> Game:
-    """The side to act rolls (or both roll the opening): the one call site of rolling."""
-    return game.roll(rng)
-
-
-def advance(game: Game, rng: RandomSource, *, autoplay: bool = True) -> Game:
+def advance(game: Game, roll: Callable[[Game], Game], *, autoplay: bool = True) -> Game:
     """``game`` after everything nobody chooses: rolls when rolling is the only
     choice (the opening, long nardy always, backgammon when no double can be
-    offered) and, with ``autoplay``, forced turns (one distinct result, or
+    offered; ``roll(game)`` rolls) and, with ``autoplay``, forced turns (one distinct result, or
     nothing to play) and the rest of a begun turn when only one result is
     left (the turn then waits at Confirm), until a player has a choice or
     the game is over.
@@ -50,7 +45,7 @@ def advance(game: Game, rng: RandomSource, *, autoplay: bool = True) -> Game:
             return game
         action = game.only_action
         if action is GameAction.ROLL:
-            game = roll(game, rng)
+            game = roll(game)
         elif action is GameAction.MOVE and autoplay:
             game = game.play_forced()
         elif autoplay and game.turn is not None and game.turn.played and game.turn.forced_steps:

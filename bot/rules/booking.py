@@ -214,7 +214,8 @@ def _cell(name: str, width: int) -> str:
     return escape(clean(name, width).ljust(width))
 
 
-def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str]) -> str:
+def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str],
+                 title: str | None = None) -> str:
     """The /ledger message: a monospace table "debtor → creditor amount".
 
     >>> from bot.present.i18n import translator
@@ -233,4 +234,5 @@ def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str])
     right = min(NAME_WIDTH, max(len(c) for _, c, _ in label))
     figures = max(len(a) for _, _, a in label)
     lines = [f"{_cell(d, left)} → {_cell(c, right)} {a.rjust(figures)}" for d, c, a in label]
-    return "\n".join([tr.gettext("<b>Who owes whom</b>"), "<pre>" + "\n".join(lines) + "</pre>"])
+    head = tr.gettext("<b>Who owes whom</b>") if title is None else title
+    return "\n".join([head, "<pre>" + "\n".join(lines) + "</pre>"])

@@ -26,7 +26,6 @@ What the computer does (docs/playing.md):
 from __future__ import annotations
 
 import dataclasses
-import random
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from ai.player import Player as Brain
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
 from bot.rules import actions
+from bot.rules.fairplay import Dealer
 from bot.store.records import COMPUTER_USER_IDS, GameOptions, GameRecord, Player, Status
 from bot.store.records import computer_level as record_level
 from engine.game import Phase
@@ -79,14 +79,14 @@ def computer_options(options: GameOptions, level: Level) -> GameOptions:
 
 
 def seat_computer(lobby: GameRecord, level: Level, name: str, person: Player,
-                  rng: random.Random) -> GameRecord:
+                  dealer: Dealer) -> GameRecord:
     """``lobby`` with ``person`` and the computer seated (the person plays
     White, the first seat), started: the opening is rolled."""
     options = computer_options(lobby.options, level)
     players = (person.model_copy(update={"side": Side.WHITE}),
                Player(user_id=user_id(level), name=name, side=Side.BLACK))
     seated = lobby.model_copy(update={"players": players, "options": options})
-    return actions.start_game(seated, rng)
+    return actions.start_game(seated, dealer)
 
 
 def bot_name(tr: Translator, level: Level) -> str:
@@ -94,7 +94,7 @@ def bot_name(tr: Translator, level: Level) -> str:
 
 
 def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: str,
-                    rng: random.Random, level: Level = DEFAULT_LEVEL) -> GameRecord:
+                    dealer: Dealer, level: Level = DEFAULT_LEVEL) -> GameRecord:
     """The lobby's "Play the bot": the tapper plays the computer, unless
     somebody else has joined and waits for a person."""
     if record.status is not Status.LOBBY:
@@ -102,7 +102,7 @@ def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: 
     if any(p.user_id != user_id for p in record.players):
         raise actions.Refusal(SOMEONE_WAITS)
     return seat_computer(record, level, computer_name, Player(user_id=user_id, name=name[:64]),
-                         rng)
+                         dealer)
 
 
 # ---------------------------------------------------------------- what it must decide
@@ -202,7 +202,7 @@ def buttons_for(record: GameRecord, question: Question, answer: Answer) -> tuple
     return (_button(record, yes if answer else no),)
 
 
-def press(record: GameRecord, buttons: Sequence[Callback], rng: random.Random
+def press(record: GameRecord, buttons: Sequence[Callback], dealer: Dealer
           ) -> GameRecord:
     """The record after the computer pressed ``buttons`` (a :class:`Refusal`
     means the record moved on: the caller starts again from the stored one)."""
@@ -210,9 +210,9 @@ def press(record: GameRecord, buttons: Sequence[Callback], rng: random.Random
     assert seat is not None
     for data in buttons:
         if record.status is Status.ACTIVE:
-            record = actions.apply_game(record, seat.user_id, data, rng)
+            record = actions.apply_game(record, seat.user_id, data)
         else:
-            record = actions.after_game(record, seat.user_id, data, rng)
+            record = actions.after_game(record, seat.user_id, data, dealer)
     return record
 
 

@@ -201,3 +201,44 @@ def settle_all(ledger: Ledger, transfers: Sequence[Transfer]) -> dict[tuple[int,
     for transfer in transfers:
         current = applied(current, settle_adjustments(current, transfer))
     return current
+
+
+# ---------------------------------------------------------------- what the bot books
+
+
+def direct_change(transfer: Transfer, requester: int) -> tuple[int, int]:
+    """The bot books a settled planned transfer on the debtor-creditor pair
+    only (see docs/stakes.md: a ledger record changes only by its two
+    players' actions or the rules, so no third party's pair moves).  For
+    ``requester`` (one of the two): the other player and what the requester's
+    balance with them (what the other owes the requester) changes by.
+
+    Every third party's net and pair balances stay as they were; the
+    debtor's net rises and the creditor's falls by the amount, so the rest
+    of the plan still holds (the pair's balance may change sign: the plan,
+    not the pair, is what squares the chat).
+
+    >>> direct_change(Transfer(3, 1, 10), 1), direct_change(Transfer(3, 1, 10), 3)
+    ((3, -10), (1, 10))
+    """
+    if requester == transfer.creditor:
+        return transfer.debtor, -transfer.amount
+    if requester == transfer.debtor:
+        return transfer.creditor, transfer.amount
+    raise SettlePlanError("only the payer or the payee settles a transfer")
+
+
+def direct_adjustments(transfer: Transfer) -> dict[tuple[int, int], int]:
+    """:func:`direct_change` as a ledger change (keys ``(low, high)``).
+
+    >>> direct_adjustments(Transfer(3, 1, 10))
+    {(1, 3): -10}
+    """
+    deltas: dict[tuple[int, int], int] = {}
+    _shrink(deltas, transfer.debtor, transfer.creditor, transfer.amount)
+    return deltas
+
+
+def planned_for(ledger: Ledger, user: int) -> list[Transfer]:
+    """The plan's transfers ``user`` pays or receives."""
+    return [t for t in plan(ledger) if user in (t.debtor, t.creditor)]

@@ -13,6 +13,9 @@ chat live in one slot and a Lua script may touch several of them):
     nardy:{chat:<id>}:booked              zset of finished game ids (idempotent booking)
     nardy:{chat:<id>}:stats               hash "<variant>:<uid>" -> PlayerStats JSON (and
                                           "<variant>:bot-<level>:<uid>": vs the computer)
+    nardy:{chat:<id>}:dice                hash "<variant>:<uid>" -> the 21 roll counts of
+                                          the player's finished games, "3,0,5,..."
+                                          (engine/dicestats.py DiceStats.to_text)
     nardy:{chat:<id>}:settle:<id>         a pending SettleRequest JSON, with expiry
     nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
@@ -70,6 +73,7 @@ from bot.store.records import (
     settings_key,
     versus_computer,
 )
+from engine.dicestats import DiceStats
 from engine.position import Variant
 
 HISTORY_CAP = 200
@@ -130,23 +134,37 @@ end
 return {1, new}
 """
 
-# KEYS: game, slots, ledger, history, booked, stats.  ARGV: expected, JSON, suffix,
-# game id, history JSON, history cap, booked cap, now, #ledger pairs, #stats, then
-# ledger field/delta pairs, then stats (field, JSON read before or '', new JSON).
-# Returns {1, new version}, {0, stored version}, {2, stored version} (booked
-# before) or {3, stored version} (a player's stats changed since they were read).
+# KEYS: game, slots, ledger, history, booked, stats, dice.  ARGV: expected, JSON,
+# suffix, game id, history JSON, history cap, booked cap, now, #ledger pairs, #stats,
+# #dice, then ledger field/delta pairs, then dice (field, the 21 roll counts to add,
+# comma separated: engine/dicestats.py), then stats (field, JSON read before or '',
+# new JSON).  Returns {1, new version}, {0, stored version}, {2, stored version}
+# (booked before) or {3, stored version} (a player's stats changed since read).
 _FINISH = """
 local cur = redis.call('HGET', KEYS[1], 'v') or '0'
 if redis.call('ZSCORE', KEYS[5], ARGV[4]) then return {2, cur} end
 if cur ~= ARGV[1] then return {0, cur} end
-local s = 11 + 2 * tonumber(ARGV[9])
+local d = 12 + 2 * tonumber(ARGV[9])
+local s = d + 2 * tonumber(ARGV[11])
 for i = s, #ARGV, 3 do
   if (redis.call('HGET', KEYS[6], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
 end
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[3])
-for i = 11, s - 1, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = 12, d - 1, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = d, s - 1, 2 do
+  local had = {}
+  for n in string.gmatch(redis.call('HGET', KEYS[7], ARGV[i]) or '', '%d+') do
+    had[#had + 1] = tonumber(n)
+  end
+  local sum, j = {}, 0
+  for n in string.gmatch(ARGV[i + 1], '%d+') do
+    j = j + 1
+    sum[j] = string.format('%d', (had[j] or 0) + tonumber(n))
+  end
+  redis.call('HSET', KEYS[7], ARGV[i], table.concat(sum, ','))
+end
 for i = s, #ARGV, 3 do redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 2]) end
 redis.call('LPUSH', KEYS[4], ARGV[5])
 redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]) - 1)
@@ -156,15 +174,16 @@ return {1, new}
 """
 
 # KEYS: settle request, ledger.  ARGV: the request JSON read before, its new JSON
-# ('' deletes it), ledger field ('' for none), the balance expected there.
-# Returns {1}, {0} (the request changed or expired) or {2, balance} (the
-# balance changed; nothing written).  With a field, the balance is zeroed.
+# ('' deletes it), ledger field ('' for none), the balance expected there, the
+# balance it becomes.  Returns {1}, {0} (the request changed or expired) or
+# {2, balance} (the balance changed; nothing written).
 _SETTLE = """
 if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return {0} end
 if ARGV[3] ~= '' then
   local bal = redis.call('HGET', KEYS[2], ARGV[3]) or '0'
   if bal ~= ARGV[4] then return {2, bal} end
-  redis.call('HDEL', KEYS[2], ARGV[3])
+  if ARGV[5] == '0' then redis.call('HDEL', KEYS[2], ARGV[3])
+  else redis.call('HSET', KEYS[2], ARGV[3], ARGV[5]) end
 end
 if ARGV[2] == '' then redis.call('DEL', KEYS[1])
 else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
@@ -500,6 +519,7 @@ class Store:
         ledger: Mapping[tuple[int, int], int] | None = None,
         stats: StatsUpdate | None = None,
         retries: int = 30,
+        dice: Mapping[tuple[Variant, int], DiceStats] | None = None,
     ) -> FinishResult:
         """End a game: CAS the record, book the ledger, push history - atomically.
 
@@ -511,6 +531,8 @@ class Store:
         they are read again, up to `retries` times).  Idempotent by
         game id: if this game was booked before, nothing is written and the
         stored record comes back with `booked=False` (a retried final tap).
+        `dice` maps (variant, user id) to the rolls the player threw in
+        this game: added to their dice statistics in the same script.
         Raises `VersionConflict` if the game changed since `expected_version`.
         """
         if record.status not in (Status.FINISHED, Status.CANCELLED):
@@ -522,14 +544,18 @@ class Store:
         for (winner, loser), amount in (ledger or {}).items():
             field, sign = ledger_field(winner, loser)
             pairs += [field, sign * amount]
-        names = ("slots", "ledger", "history", "booked", "stats")
+        rolls: list[Any] = []
+        for (variant, user_id), counted in (dice or {}).items():
+            if counted.rolls:
+                rolls += [stats_field(variant, user_id), counted.to_text()]
+        names = ("slots", "ledger", "history", "booked", "stats", "dice")
         keys = [self.redis_key(record.key)] + [self.chat_key(chat, name) for name in names]
         for attempt in range(retries + 1):
             triples = await self._stats_args(record, stats)
             args = [
                 expected_version, encode(record), record.key.suffix, record.game_id,
                 encode(history), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
-                len(triples) // 3, *pairs, *triples,
+                len(triples) // 3, len(rolls) // 2, *pairs, *rolls, *triples,
             ]  # fmt: skip
             code, version = await self._finish(keys=keys, args=args)
             if code != 3:
@@ -568,6 +594,19 @@ class Store:
             out += [field, read[field] or "", encode(new)]
         return out
 
+    async def dice_stats(self, chat_id: int, variant: Variant | None, user_id: int) -> DiceStats:
+        """The rolls a player threw in the chat's finished games, in one variant or all."""
+        name = self.chat_key(chat_id, "dice")
+        variants = [variant] if variant is not None else list(Variant)
+        total = DiceStats()
+        for raw in await self.redis.hmget(name, [stats_field(v, user_id) for v in variants]):
+            if raw is not None:
+                try:
+                    total = total.merged(DiceStats.parse(_text(raw)))
+                except ValueError:
+                    raise CorruptRecordError(f"{name}[{user_id}]", "not 21 roll counts") from None
+        return total
+
     async def player_stats(self, chat_id: int) -> list[PlayerStats]:
         """Every player's stats in the chat, all variants."""
         name = self.chat_key(chat_id, "stats")
@@ -599,7 +638,8 @@ class Store:
         return bool(code)
 
     async def settle(self, request: SettleRequest) -> int | None:
-        """Zero the balance of the request's pair if it is still `request.amount`.
+        """Zero the balance of the request's pair if it is still `request.amount`
+        (a planned transfer, `request.change` set: add that to it instead).
 
         One script: the request must be unchanged (not answered or expired)
         and the balance exactly the one the other player confirms.  Returns
@@ -613,7 +653,8 @@ class Store:
         code, *rest = await self._settle(
             keys=[self._settle_key(request.chat_id, request.request_id),
                   self.chat_key(request.chat_id, "ledger")],
-            args=[encode(request), "", field, sign * request.amount])
+            args=[encode(request), "", field, sign * request.amount,
+                  sign * (request.amount + request.change) if request.change else 0])
         if code == 0:
             raise StoreError("the settle request was answered or expired")
         if code == 2:

@@ -40,7 +40,13 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.store import Store
-from bot.store.records import PRIVATE_CHAT_BASE, SCHEMA_VERSION, GameOptions, decode
+from bot.store.records import (
+    PRIVATE_CHAT_BASE,
+    SCHEMA_VERSION,
+    DiceState,
+    GameOptions,
+    decode,
+)
 from engine.position import Variant
 
 INVITE_TTL = 24 * 3600
@@ -83,6 +89,8 @@ class Invitation(BaseModel):
     variant: Variant
     options: GameOptions = GameOptions()
     created_at: float = Field(default_factory=time.time)
+    dice: DiceState | None = Field(default=None, description="the game's dice, committed "
+                                   "with the invitation (bot/rules/fairplay.py)")
 
 
 class RedeemOutcome(enum.StrEnum):

@@ -208,6 +208,20 @@ class BoardViewRef(_Model):
     language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")
 
 
+class DiceState(_Model):
+    """The provably fair dice of the match a record plays (engine/dice.py).
+
+    ``seed`` is the server seed's 64 hex digits: secret until the match is
+    over or cancelled (kept out of ``repr``; only the store and the reveal
+    read it).  ``entropy`` are the ``label=value`` items mixed in after the
+    commitment, in order; ``fixed`` once the first roll is thrown (no more
+    ``/seed`` words after that)."""
+
+    seed: str = Field(repr=False, pattern=r"^[0-9a-f]{64}$")
+    entropy: tuple[str, ...] = ()
+    fixed: bool = False
+
+
 class GameRecord(Record):
     """The game of one chat or forum topic, from lobby to its end.
 
@@ -242,6 +256,10 @@ class GameRecord(Record):
                                  "when paused, to resume) the clock")
     views: tuple[BoardViewRef, ...] = Field(
         default=(), description="board messages in private chats, each updated on a change")
+    dice: DiceState | None = Field(default=None, description="the match's fair dice "
+                                   "(None: a record from before them)")
+    next_dice: DiceState | None = Field(default=None, description="after the end, while a "
+                                        "rematch is offered: the new match's committed seed")
 
     @property
     def key(self) -> RecordKey[GameRecord]:
@@ -326,6 +344,11 @@ class SettleRequest(_Model):
     candidates: tuple[int, ...] = ()
     other: int | None = None
     amount: int = Field(default=0, description="what `other` owed the requester when asked")
+    planned: tuple[tuple[int, int], ...] = Field(
+        default=(), description="the settle-up plan's transfers of the requester offered: "
+        "(other player, what the requester's balance with them changes by)")
+    change: int | None = Field(default=None, description="a chosen planned transfer: what "
+                               "the pair's balance changes by; None: it becomes 0")
     created_at: float = Field(default_factory=time.time)
 
 

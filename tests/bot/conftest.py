@@ -6,7 +6,6 @@ read what the bot sent; nothing of the bot is mocked."""
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot.edge.app import build_application
+from bot.rules.fairplay import Dealer
 from bot.store import Store
 from tests.botapi import BotApiServer
 from tests.botapi.model import Answer, Chat, Message, User
@@ -82,7 +82,7 @@ class World:
 async def world(store: Store) -> AsyncIterator[World]:
     server = BotApiServer()
     server.start()
-    app = build_application(server.token or "", store, rng=random.Random(7),
+    app = build_application(server.token or "", store, dealer=Dealer.for_tests(7),
                             base_url=server.base_url, base_file_url=server.base_file_url)
     await app.initialize()
     if app.post_init is not None:  # what run_polling does after initialize()

@@ -124,7 +124,8 @@ def test_autoplay_off_rolls_but_leaves_forced_turns_to_the_player() -> None:
 
 def test_advance_plays_a_forced_game_end_by_itself() -> None:
     """A run of forced turns is played through, to the end of the game if need be."""
-    game = advance(Game.new(EngineOptions.long()), random.Random(3))
+    dice = random.Random(3)
+    game = advance(Game.new(EngineOptions.long()), lambda g: g.roll(dice))
     assert game.only_action is None
 
 

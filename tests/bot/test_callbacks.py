@@ -24,9 +24,9 @@ from bot.present.callbacks import (
 
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 _LOBBY = {Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP, Action.COMPUTER}
-_SETTLE = {Action.SETTLE_WITH, Action.SETTLE_YES, Action.SETTLE_NO}
+_SETTLE = {Action.SETTLE_WITH, Action.SETTLE_PLAN, Action.SETTLE_YES, Action.SETTLE_NO}
 _ARGS = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
-         Action.SETTLE_WITH: 1, Action.TURN: 1}
+         Action.SETTLE_WITH: 1, Action.TURN: 1, Action.SETTLE_PLAN: 1}
 
 
 @st.composite

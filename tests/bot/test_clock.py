@@ -6,7 +6,6 @@ schedulers on one Redis acting once."""
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from bot.edge.handlers.clock import JOB_NAME, tick_job
 from bot.rules import deadlines
 from bot.rules.actions import waiting_user
 from bot.rules.deadlines import DAY, HOUR
+from bot.rules.fairplay import Dealer
 from bot.store import Store
 from bot.store.records import Status
 from tests.bot.conftest import World
@@ -382,7 +382,7 @@ async def test_player_to_move_resumes_alone(world: World, timed: Clock) -> None:
 async def second_app(world: World, timed: Clock) -> AsyncIterator[object]:
     """Another bot process's application on the same Redis (not polling: only its clock)."""
     store = Store(world.store.redis)
-    app = build_application(world.server.token or "", store, rng=random.Random(3),
+    app = build_application(world.server.token or "", store, dealer=Dealer.for_tests(3),
                             base_url=world.server.base_url,
                             base_file_url=world.server.base_file_url)
     await app.initialize()

@@ -4,11 +4,10 @@ win on time for a player whose own resignation offer waits."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from bot.rules.actions import MatchState, Refusal, claim_timeout, start_game, table_of, with_table
+from bot.rules.fairplay import Dealer
 from bot.store.records import GameOptions as RecordOptions
 from bot.store.records import GameRecord, Player, Status
 from engine.game import Action as EventAction
@@ -80,10 +79,9 @@ def test_crawford_only_in_matches_longer_than_one_point(
 
 
 def test_a_player_whose_resignation_offer_waits_cannot_claim_the_win_on_time() -> None:
-    rng = random.Random(3)
     lobby = GameRecord(chat_id=-100, variant=Variant.BACKGAMMON, players=PLAYERS,
                        options=RecordOptions(koks=False, time_control=3600))
-    record = start_game(lobby, rng)
+    record = start_game(lobby, Dealer.for_tests(3))
     game = table_of(record).game
     offerer = game.to_act
     assert offerer is not None

@@ -300,7 +300,7 @@ async def test_double_take_and_pass(world: World) -> None:
     await world.tap(t.chat, doubler, board, _data(world, board, "P"))
     board = world.board(t.chat)
     assert "the double was passed, 2 points" in board.content
-    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game"]
+    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game", "🎲 Verify"]
     record = await _record(world, t)
     assert record.status is Status.FINISHED
     history = await world.store.history(t.chat.id)
@@ -350,7 +350,7 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     board = world.board(t.chat)
     assert f"{other.first_name} offers a rematch. {mover.first_name}: accept" in board.content
     assert [text for text, _ in world.buttons(board)] == [
-        "Accept", "Decline", "Withdraw the offer", "New game"]
+        "Accept", "Decline", "Withdraw the offer", "New game", "🎲 Verify"]
     ping = world.server.last_message(t.chat)
     assert ping is not None and "your opponent offers a rematch" in ping.text
     assert mover.first_name in ping.text
@@ -369,7 +369,7 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     await world.tap(t.chat, mover, board, _data(world, board, "x"))
     declined = await _record(world, t)
     assert declined.rematch_by is None and declined.status is Status.FINISHED
-    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game"]
+    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game", "🎲 Verify"]
     await world.tap(t.chat, mover, board, _data(world, board, "A"))
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     second = await _record(world, t)

@@ -5,7 +5,6 @@ through the real handlers."""
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Callable
 
 import pytest
@@ -28,6 +27,7 @@ from bot.rules.actions import (
     waiting_user,
 )
 from bot.rules.booking import Outcome, booking, updated_stats
+from bot.rules.fairplay import Dealer
 from bot.store import Store
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Game, Phase
@@ -121,7 +121,7 @@ def _lobby(variant: Variant, **options: object) -> GameRecord:
                       options=GameOptions(koks=False, **options))  # type: ignore[arg-type]
 
 
-async def _started(store: Store, record: GameRecord, rng: random.Random) -> GameRecord:
+async def _started(store: Store, record: GameRecord, rng: Dealer) -> GameRecord:
     current = await store.load_game(CHAT, None)
     return await store.save(start_game(record, rng), current.version if current else 0)
 
@@ -131,12 +131,12 @@ def _uid(side: Side) -> int:
 
 
 async def _tap(store: Store, record: GameRecord, user: int, action: Action, *args: int,
-               rng: random.Random) -> GameRecord:
+               rng: Dealer) -> GameRecord:
     data = Callback.game(record.game_id, record.version, action, *args)
-    return await save(store, record, apply_game(record, user, data, rng))
+    return await save(store, record, apply_game(record, user, data))
 
 
-async def _play_until(store: Store, record: GameRecord, rng: random.Random,
+async def _play_until(store: Store, record: GameRecord, rng: Dealer,
                       ready: Callable[[Game], bool]) -> GameRecord:
     """Roll, play the first legal step, confirm - until ``ready(game)``."""
     while not ready(game := table_of(record).game):
@@ -153,7 +153,7 @@ async def _play_until(store: Store, record: GameRecord, rng: random.Random,
     return record
 
 
-async def _resign(store: Store, record: GameRecord, level: int, rng: random.Random
+async def _resign(store: Store, record: GameRecord, level: int, rng: Dealer
                   ) -> GameRecord:
     """The player to act resigns ``level`` (1 oin/single, 2 mars/gammon...); the other accepts."""
     game = table_of(record).game
@@ -164,7 +164,7 @@ async def _resign(store: Store, record: GameRecord, level: int, rng: random.Rand
 
 
 async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
-    rng = random.Random(1)
+    rng = Dealer.for_tests(1)
     record = await _started(store, _lobby(Variant.LONG, stake_per_point=10), rng)
     done = await _resign(store, record, 2, rng)
     result = table_of(done).game.result
@@ -180,13 +180,13 @@ async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
 
 
 async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> None:
-    rng = random.Random(2)
+    rng = Dealer.for_tests(2)
     record = await _started(store, _lobby(Variant.LONG, stake_per_point=5), rng)
     resigner = table_of(record).game.to_act
     assert resigner is not None
     offered = await _tap(store, record, _uid(resigner), Action.RESIGN, 1, rng=rng)
     accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
-    final = apply_game(offered, _uid(resigner.opponent), accept, rng)
+    final = apply_game(offered, _uid(resigner.opponent), accept)
     # the same final tap delivered three times at once, and once more later
     # (the store recognises the game id: each gets the stored end back, one books)
     results = await asyncio.gather(*[save(store, offered, final) for _ in range(3)])
@@ -199,7 +199,7 @@ async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> Non
 
 
 async def test_a_passed_double_books_the_cube(store: Store) -> None:
-    rng = random.Random(3)
+    rng = Dealer.for_tests(3)
     record = await _started(store, _lobby(Variant.BACKGAMMON, stake_per_point=4), rng)
     record = await _play_until(store, record, rng, lambda g: g.phase is Phase.ROLL and (
         g.cube is not None and g.to_act is not None and g.cube.may_double(g.to_act)))
@@ -216,7 +216,7 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
     assert (entry.reason, entry.points, entry.stake) == ("double_passed", 1, 4)
 
 
-async def _next(store: Store, record: GameRecord, rng: random.Random) -> GameRecord:
+async def _next(store: Store, record: GameRecord, rng: Dealer) -> GameRecord:
     """Ann offers the next game (or a rematch) and Bob accepts: it takes both."""
     offer = Callback.game(record.game_id, record.version, Action.REMATCH)
     offered = await save(store, record, after_game(record, ANN, offer, rng))
@@ -227,7 +227,7 @@ async def _next(store: Store, record: GameRecord, rng: random.Random) -> GameRec
 
 
 async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Store) -> None:
-    rng = random.Random(4)
+    rng = Dealer.for_tests(4)
     record = await _started(store, _lobby(Variant.BACKGAMMON, stake_per_point=10,
                                           match_length=3), rng)
     record = await _resign(store, record, 2, rng)  # a gammon: 2-0, one away
@@ -260,7 +260,7 @@ async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Stor
 
 
 async def test_long_nardy_match_second_player_starts_the_next_game(store: Store) -> None:
-    rng = random.Random(5)
+    rng = Dealer.for_tests(5)
     record = await _started(store, _lobby(Variant.LONG, stake_per_point=2, match_length=3), rng)
     first = table_of(record).game.opening.starter  # type: ignore[union-attr]
     record = await _resign(store, record, 1, rng)
@@ -274,12 +274,12 @@ async def test_long_nardy_match_second_player_starts_the_next_game(store: Store)
 EVE = 303
 
 
-async def _finished(store: Store, rng: random.Random, **options: object) -> GameRecord:
+async def _finished(store: Store, rng: Dealer, **options: object) -> GameRecord:
     record = await _started(store, _lobby(Variant.LONG, **options), rng)
     return await _resign(store, record, 1, rng)
 
 
-async def _path(store: Store, path: str, rng: random.Random) -> tuple[GameRecord, Callback]:
+async def _path(store: Store, path: str, rng: Dealer) -> tuple[GameRecord, Callback]:
     """A record one tap away from a game (so the tests say), and that tap's button."""
     if path == "lobby":
         lobby = GameRecord(chat_id=CHAT, variant=Variant.LONG, created_by=EVE,
@@ -292,7 +292,7 @@ async def _path(store: Store, path: str, rng: random.Random) -> tuple[GameRecord
     return record, Callback.game(record.game_id, record.version, Action.REMATCH)
 
 
-def _press(record: GameRecord, user: int, data: Callback, rng: random.Random) -> GameRecord:
+def _press(record: GameRecord, user: int, data: Callback, rng: Dealer) -> GameRecord:
     if data.kind is Kind.LOBBY:
         return apply_lobby(record, user, "Ann" if user == ANN else "Bob", data, rng)
     return after_game(record, user, data, rng)
@@ -303,7 +303,7 @@ async def test_no_game_starts_on_one_players_taps(store: Store, path: str) -> No
     """Every way to a new game between two players takes a tap of each (the
     invitation link: tests/bot/test_invite.py); a staked, timed game never
     starts, and no clock runs, on one player's taps."""
-    rng = random.Random(6)
+    rng = Dealer.for_tests(6)
     record, data = await _path(store, path, rng)
     first = await save(store, record, _press(record, ANN, data, rng))
     assert first.game_id == record.game_id and first.status is not Status.ACTIVE
@@ -327,7 +327,7 @@ async def test_no_game_starts_on_one_players_taps(store: Store, path: str) -> No
 async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Store) -> None:
     """The issue's case: stake 1000, an hour a move; Ann resigns, Bob taps
     Rematch and waits two hours: no game, no clock, nothing to claim."""
-    rng = random.Random(7)
+    rng = Dealer.for_tests(7)
     record = await _finished(store, rng, stake_per_point=1000, time_control=3600)
     ledger = await store.ledger(CHAT)
     result = table_of(record).game.result
@@ -344,7 +344,7 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
 
 
 async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: Store) -> None:
-    rng = random.Random(8)
+    rng = Dealer.for_tests(8)
     record = await _finished(store, rng, stake_per_point=10, match_length=3)
     new = Callback.game(record.game_id, record.version, Action.NEW)
     for user in (EVE, ANN, BOB):
@@ -511,3 +511,48 @@ async def test_money_commands_are_registered_per_language(world: World) -> None:
     for code in ("", "ru", "lt"):
         names = {c["command"] for c in world.server.commands(language_code=code)}
         assert {"stake", "ledger", "history", "settle", "stats", "top"} <= names
+
+
+async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_pair(
+        world: World) -> None:
+    """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob → Ann 20, Eve → Ann
+    10.  Eve's payment to Ann is booked on the Ann-Eve pair only (both
+    confirm); Bob's balances stay his, and the plan that is left still holds."""
+    club, ann, bob, eve = _club(world)
+    await _book(world, club, ann, bob, 30)
+    await _book(world, club, bob, eve, 10)
+    text = await _command(world, club, eve, "/ledger")
+    plan_part = text.split("Settle-up plan", 1)[1]
+    assert "Bob → Ann 20" in plan_part and "Eve → Ann 10" in plan_part
+    sent = await world.send(club, eve, "/settle")
+    menu = await world.reply(club, sent, "with whom")
+    labels = [text for text, _ in world.buttons(menu)]
+    assert "Eve owes Bob 10" in labels and "📋 Eve pays Ann 10" in labels
+    refused = await world.tap(club, ann, menu, text="📋 Eve pays Ann 10")
+    assert refused.show_alert  # only Eve chooses her own request
+    await world.tap(club, eve, menu, text="📋 Eve pays Ann 10")
+    prompt = world.server.message(club.id, menu.message_id)
+    assert "Ann, confirm that it was paid?" in prompt.content
+    for intruder in (bob, eve):
+        assert (await world.tap(club, intruder, prompt, text="✅ Settled")).show_alert
+    await world.tap(club, ann, prompt, text="✅ Settled")
+    assert "Booked" in world.server.message(club.id, menu.message_id).content
+    assert await world.store.balance(club.id, ann.id, eve.id) == -10  # Ann's pair with Eve
+    assert await world.store.balance(club.id, ann.id, bob.id) == 30  # untouched
+    assert await world.store.balance(club.id, bob.id, eve.id) == 10  # untouched
+    text = await _command(world, club, bob, "/ledger")
+    assert text.split("Settle-up plan", 1)[1].count("→") == 1 and "Bob → Ann 20" in text
+
+
+async def test_a_planned_payment_is_not_booked_when_its_pair_changed(world: World) -> None:
+    club, ann, bob, eve = _club(world)
+    await _book(world, club, ann, bob, 30)
+    await _book(world, club, bob, eve, 10)
+    sent = await world.send(club, eve, "/settle")
+    menu = await world.reply(club, sent, "with whom")
+    await world.tap(club, eve, menu, text="📋 Eve pays Ann 10")
+    await _book(world, club, ann, eve, 5, thread=9)  # a game between them ends meanwhile
+    await world.tap(club, ann, menu, text="✅ Settled")
+    assert "changed" in world.server.message(club.id, menu.message_id).content
+    assert await world.store.balance(club.id, ann.id, eve.id) == 5
+    assert await world.store.balance(club.id, ann.id, bob.id) == 30

@@ -13,6 +13,8 @@ from bot.rules.settleplan import (
     SettlePlanError,
     Transfer,
     applied,
+    direct_adjustments,
+    direct_change,
     nets,
     plan,
     settle_adjustments,
@@ -156,3 +158,33 @@ def test_settling_only_shrinks_debts_along_chains(ledger: Ledger) -> None:
             old, new = ledger.get(pair, 0), ledger.get(pair, 0) + change
             if pair != own:
                 assert abs(new) < abs(old) and old * new >= 0, (pair, old, new)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ledgers(), st.data())
+def test_direct_booking_keeps_every_third_party_and_squares_the_chat(
+        ledger: Ledger, data: st.DataObject) -> None:
+    """What the bot books (docs/stakes.md): each settled planned transfer
+    changes only its own pair, by its amount, whichever of the two asked."""
+    current = dict(ledger)
+    transfers = plan(ledger)
+    for transfer in transfers:
+        requester = data.draw(st.sampled_from([transfer.debtor, transfer.creditor]))
+        other, change = direct_change(transfer, requester)
+        deltas = direct_adjustments(transfer)
+        low, high = sorted((requester, other))
+        assert list(deltas) == [(low, high)]
+        # the requester's balance with the other (what they owe the requester)
+        assert deltas[(low, high)] == (change if requester == low else -change)
+        before, others = nets(current), {k: v for k, v in current.items() if k != (low, high)}
+        current = applied(current, deltas)
+        after = nets(current)
+        for member in set(before) | set(after):
+            moved = after.get(member, 0) - before.get(member, 0)
+            assert moved == (transfer.amount if member == transfer.debtor else
+                             -transfer.amount if member == transfer.creditor else 0)
+        # no other pair moved
+        assert {k: v for k, v in current.items() if k != (low, high)} == {
+            k: v for k, v in others.items() if v}
+    assert all(value == 0 for value in nets(current).values())
+    assert len(transfers) <= max(len([v for v in nets(ledger).values() if v]) - 1, 0)

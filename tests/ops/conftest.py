@@ -4,7 +4,6 @@ webhook delivery; several workers share one Redis (fakeredis, or REDIS_URL's).""
 
 from __future__ import annotations
 
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ import redis.asyncio as aioredis
 
 from bot.edge.app import build_application
 from bot.edge.web import WebServer
+from bot.rules.fairplay import Dealer
 from bot.store import Store
 from tests.botapi import BotApiServer
 from tests.conftest import REDIS_URL
@@ -79,7 +79,7 @@ async def workers(api: BotApiServer, clients: Callable[[], aioredis.Redis]
 
     async def start(limiter: Any = None, max_updates: int = 40) -> Worker:
         store = Store(clients())
-        app = build_application(api.token or "", store, rng=random.Random(7),
+        app = build_application(api.token or "", store, dealer=Dealer.for_tests(7),
                                 base_url=api.base_url, base_file_url=api.base_file_url,
                                 limiter=limiter)
         await app.initialize()

@@ -21,6 +21,7 @@ from bot.edge.handlers import (
     commands,
     computer,
     errors,
+    fair,
     games,
     ledger,
     menu,
@@ -42,7 +43,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                             (clock.on_clock_button, (Kind.CLOCK,)),
                             (commands.on_lang_button, (Kind.LANGUAGE,)),
                             (settings.on_settings_button, (Kind.SETTING,)),
-                            (games.on_show, (Kind.SHOW,))):
+                            (games.on_show, (Kind.SHOW,)),
+                            (fair.on_verify_button, (Kind.VERIFY,))):
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
     app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))

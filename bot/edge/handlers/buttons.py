@@ -28,7 +28,7 @@ from bot.edge.handlers.common import (
     Context,
     alert_text,
     display_name,
-    get_rng,
+    get_dealer,
     get_store,
     parse_tap,
     thread_of,
@@ -143,17 +143,18 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     elif record.board_message_id is not None and message.message_id != record.board_message_id:
         raise Refusal(STALE)
     user = query.from_user
-    rng = get_rng(context)
+    dealer = get_dealer(context).tapped(query.id)
     if data.kind is Kind.LOBBY:
         if data.action is Action.COMPUTER:
             level = computer.DEFAULT_LEVEL
-            return record, computer.play_from_lobby(record, user.id, display_name(user),
-                                                    computer.bot_name(tr, level), rng, level), view
-        return record, apply_lobby(record, user.id, display_name(user), data, rng), view
+            name = computer.bot_name(tr, level)
+            return record, computer.play_from_lobby(record, user.id, display_name(user), name,
+                                                    dealer, level), view
+        return record, apply_lobby(record, user.id, display_name(user), data, dealer), view
     if record.status is not Status.ACTIVE:  # the buttons after the end
-        new = after_game(record, user.id, data, rng)
+        new = after_game(record, user.id, data, dealer)
         return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
-    new = apply_game(record, user.id, data, rng, own_board=view is not None)
+    new = apply_game(record, user.id, data, own_board=view is not None)
     if new is record and not ui_only(record, data.action):
         raise Refusal(STALE)
     return record, new, view

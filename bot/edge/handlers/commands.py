@@ -15,7 +15,7 @@ from bot.edge.handlers.common import (
     Context,
     args_of,
     display_name,
-    get_rng,
+    get_dealer,
     get_store,
     is_chat_admin,
     refusal_text,
@@ -105,16 +105,18 @@ async def new(update: Update, context: Context) -> None:
     options = with_chat_autoplay(args_of(context), options, settings.autoplay)
     try:
         lobby = new_lobby(chat.id, thread_of(update.effective_message),
-                          variant or settings.variant, options, user.id)
+                          variant or settings.variant, options, user.id,
+                          get_dealer(context))
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
     if options.computer is not None:  # the computer sits down at once: no lobby
         level = Level(options.computer)
         person = Player(user_id=user.id, name=display_name(user))
+        dealer = get_dealer(context).tapped(str(update.update_id))  # entropy: Telegram's id
         lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person,
-                                       get_rng(context))
-        lobby = await computer_turns.opening(lobby, get_rng(context))
+                                       dealer)
+        lobby = await computer_turns.opening(lobby, dealer)
     try:
         saved = await get_store(context).save(lobby, current.version if current else 0)
     except VersionConflict:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import logging
-import random
 from typing import Any
 
 from telegram import CallbackQuery, Chat, Message, Update, User
@@ -21,6 +20,7 @@ from bot.present.callbacks import Callback, CallbackDataError
 from bot.present.i18n import N_, Translator, translator
 from bot.present.usertext import ALERT_LIMIT, clean, fit_text
 from bot.rules.actions import Refusal
+from bot.rules.fairplay import Dealer
 from bot.store import Store
 from bot.store.records import ChatSettings, settings_key
 
@@ -34,9 +34,10 @@ def get_store(context: Context) -> Store:
     return store
 
 
-def get_rng(context: Context) -> random.Random:
-    rng: random.Random = context.bot_data["rng"]
-    return rng
+def get_dealer(context: Context) -> Dealer:
+    """Where new dice seeds come from (bot/rules/fairplay.py)."""
+    dealer: Dealer = context.bot_data["dealer"]
+    return dealer
 
 
 def thread_of(message: Message | None) -> int | None:

@@ -23,15 +23,15 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
-import random
 import time
 from concurrent.futures import BrokenExecutor, Executor
 
 from bot.edge.handlers.board import edit, notify
-from bot.edge.handlers.common import Context, chat_language, get_rng, get_store
+from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
 from bot.present.i18n import Translator, translator
 from bot.rules import computer
 from bot.rules.actions import Refusal, save
+from bot.rules.fairplay import Dealer
 from bot.store import VersionConflict
 from bot.store.records import GameRecord
 
@@ -79,7 +79,7 @@ def _drop_pool(broken: Executor) -> None:
     broken.shutdown(wait=False, cancel_futures=True)
 
 
-async def advance(record: GameRecord, rng: random.Random) -> GameRecord:
+async def advance(record: GameRecord, dealer: Dealer) -> GameRecord:
     """``record`` after everything the computer does now (nothing saved);
     ``record`` itself when it does not wait for the computer."""
     loop = asyncio.get_running_loop()
@@ -96,16 +96,16 @@ async def advance(record: GameRecord, rng: random.Random) -> GameRecord:
                 _drop_pool(workers)  # its worker died (killed, out of memory): a new one next time
                 raise
             step = computer.buttons_for(new, step, answer)
-        new = computer.press(new, step, rng)
+        new = computer.press(new, step, dealer)
     return new
 
 
-async def opening(record: GameRecord, rng: random.Random) -> GameRecord:
+async def opening(record: GameRecord, dealer: Dealer) -> GameRecord:
     """A new game against the computer before its first save: the computer's
     opening turn if it starts (if it cannot think now, the game is saved
     waiting for it, and a tap, /board or the sweep plays it)."""
     try:
-        return await advance(record, rng)
+        return await advance(record, dealer)
     except Exception:
         log.exception("the computer could not open %s", record.ref)
         return record
@@ -121,7 +121,7 @@ async def play(context: Context, record: GameRecord) -> GameRecord:
         return record
     _THINKING.add(key)
     try:
-        new = await advance(record, get_rng(context))
+        new = await advance(record, get_dealer(context))
         if new is record:
             return record
         return await save(store, record, new)

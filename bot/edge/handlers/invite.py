@@ -27,16 +27,18 @@ from bot.edge.handlers.common import (
     Context,
     args_of,
     display_name,
-    get_rng,
+    get_dealer,
     get_store,
     refusal_text,
     reply,
     translator_for,
 )
+from bot.present.fairtext import commitment_lines
 from bot.present.i18n import N_, Translator, pick_language, translator
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import html_text
 from bot.rules.actions import OptionError, engine_options, parse_new_args, save, start_game
+from bot.rules.fairplay import committed
 from bot.store import VersionConflict, invites
 from bot.store.invites import Invitation, RedeemOutcome
 from bot.store.prefs import has_started, note_started
@@ -76,7 +78,7 @@ async def invite(update: Update, context: Context) -> None:
         return
     offer = Invitation(token=invites.new_token(), inviter=user.id, name=display_name(user)[:64],
                        language=pick_language(user.language_code), variant=variant,
-                       options=options)
+                       options=options, dice=committed(get_dealer(context)))
     await invites.offer(store, offer)
     link = invites.link(context.bot.username, offer.token)
     what = game_title(tr, variant, options_line(tr, _sample(offer)))
@@ -84,13 +86,14 @@ async def invite(update: Update, context: Context) -> None:
                                  url=f"https://t.me/share/url?url={quote(link, safe='')}")
     await reply(update, tr.gettext(
         "Invitation to a private game: {game}. Whoever opens this link first plays you; it "
-        "works once, for {hours} hours:\n{link}", game=escape(what), hours=HOURS, link=link),
+        "works once, for {hours} hours:\n{link}", game=escape(what), hours=HOURS, link=link)
+        + "\n" + "\n".join(commitment_lines(tr, _sample(offer))),
         reply_markup=InlineKeyboardMarkup([[share]]))
 
 
 def _sample(offer: Invitation) -> GameRecord:
     """A record with the invitation's variant and options (for their description)."""
-    return GameRecord(chat_id=0, variant=offer.variant, options=offer.options)
+    return GameRecord(chat_id=0, variant=offer.variant, options=offer.options, dice=offer.dice)
 
 
 async def start(update: Update, context: Context) -> None:
@@ -151,12 +154,14 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
         return False
     name = display_name(user)[:64]
     # the lobby both would have joined: never stored, the game's first save replaces "nothing"
-    lobby = GameRecord(chat_id=chat_id, variant=offer.variant,
+    lobby = GameRecord(chat_id=chat_id, variant=offer.variant, dice=offer.dice,
                        options=offer.options, created_by=offer.inviter,
                        players=(Player(user_id=offer.inviter, name=offer.name, side=Side.WHITE),
                                 Player(user_id=user.id, name=name, side=Side.BLACK)))
     try:
-        saved = await save(store, lobby, start_game(lobby, get_rng(context)))
+        # mixed in: the id Telegram gave the accepting update (the seed was committed before)
+        started = start_game(lobby, get_dealer(context).tapped(f"{update.update_id}"))
+        saved = await save(store, lobby, started)
     except VersionConflict:  # another delivery of this /start started it meanwhile
         return False
     language = pick_language(user.language_code)

@@ -13,7 +13,14 @@ import re
 from collections.abc import Iterable
 from html import escape
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
+from telegram import (
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+    User,
+)
 
 from ai import Level
 from bot.edge.handlers.common import (
@@ -35,6 +42,7 @@ from bot.present.usertext import clean, html_text
 from bot.rules import computer
 from bot.rules.actions import VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.booking import Debt, debts, ledger_table
+from bot.rules.settleplan import direct_change, plan, planned_for
 from bot.store import Store, StoreError
 from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
 from engine.position import Side, Variant
@@ -107,8 +115,17 @@ async def ledger(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     store = get_store(context)
     chat_id = _chat_id(update)
-    rows = debts(await store.ledger(chat_id))
-    await reply(update, ledger_table(tr, rows, await names_in(store, chat_id)))
+    balances = await store.ledger(chat_id)
+    names = await names_in(store, chat_id)
+    text = ledger_table(tr, debts(balances), names)
+    transfers = plan(balances)
+    if transfers:
+        text += "\n\n" + ledger_table(
+            tr, [Debt(t.debtor, t.creditor, t.amount) for t in transfers], names,
+            title=tr.gettext("<b>Settle-up plan</b> (the fewest payments that square "
+                             "everybody):")) + "\n" + tr.gettext(
+            "Settle a payment of the plan with /settle: the two players confirm.")
+    await reply(update, text)
 
 
 def _bounded_count(tr: Translator, args: list[str]) -> int | str:
@@ -260,7 +277,12 @@ def owes_text(tr: Translator, debt: Debt, names: dict[int, str], *, html: bool =
 
 
 def _debt(request: SettleRequest) -> Debt:
+    """The pair's balance as the request saw it, or the planned payment it books."""
     assert request.other is not None
+    if request.change is not None:  # the requester's balance changes by it
+        if request.change < 0:
+            return Debt(request.other, request.requester, -request.change)
+        return Debt(request.requester, request.other, request.change)
     if request.amount > 0:
         return Debt(request.other, request.requester, request.amount)
     return Debt(request.requester, request.other, -request.amount)
@@ -276,6 +298,13 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
                    owes=owes_text(tr, _debt(request), names)),
         tr.gettext("{other}, confirm that it is settled? The balance becomes 0.",
                    other=mention(request.other, names[request.other])),
+    ]) if request.change is None else "\n".join([
+        tr.gettext("{requester} asks to book a payment of the settle-up plan: {pays}.",
+                   requester=html_text(names[request.requester]),
+                   pays=pays_text(tr, _debt(request), names)),
+        tr.gettext("{other}, confirm that it was paid? Only the balance between you two "
+                   "changes, by {amount}.", other=mention(request.other, names[request.other]),
+                   amount=abs(request.change)),
     ])
     keyboard = InlineKeyboardMarkup([[
         InlineKeyboardButton(tr.gettext("✅ Settled"), callback_data=Callback.settle(
@@ -286,9 +315,20 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
     return text, keyboard
 
 
+def pays_text(tr: Translator, payment: Debt, names: dict[int, str], *,
+              html: bool = True) -> str:
+    """"Bob pays Ann 30": a payment of the settle-up plan."""
+    name = html_text if html else clean
+    return tr.gettext("{debtor} pays {creditor} {amount}",
+                      debtor=name(names.get(payment.debtor, str(payment.debtor))),
+                      creditor=name(names.get(payment.creditor, str(payment.creditor))),
+                      amount=payment.amount)
+
+
 def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
             ) -> InlineKeyboardMarkup:
-    """One button per player the requester has a balance with."""
+    """One button per player the requester has a balance with, then one per
+    payment of the settle-up plan the requester makes or receives."""
     rows = []
     for index, other in enumerate(request.candidates):
         debt = (Debt(other, request.requester, balances[other]) if balances[other] > 0
@@ -296,6 +336,13 @@ def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
         rows.append([InlineKeyboardButton(
             owes_text(tr, debt, request.names, html=False),
             callback_data=Callback.settle(request.request_id, Action.SETTLE_WITH,
+                                          index).format())])
+    for index, (other, change) in enumerate(request.planned):
+        payment = (Debt(other, request.requester, -change) if change < 0
+                   else Debt(request.requester, other, change))
+        rows.append([InlineKeyboardButton(
+            "📋 " + pays_text(tr, payment, request.names, html=False),
+            callback_data=Callback.settle(request.request_id, Action.SETTLE_PLAN,
                                           index).format())])
     rows.append([InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
         request.request_id, Action.SETTLE_NO).format())])
@@ -330,7 +377,9 @@ async def settle(update: Update, context: Context) -> None:
         await reply(update, text, reply_markup=keyboard)
         return
     balances: dict[int, int] = {}
-    for debt in debts(await store.ledger(chat_id)):
+    everybody = await store.ledger(chat_id)
+    planned = tuple(direct_change(t, user.id) for t in planned_for(everybody, user.id))
+    for debt in debts(everybody):
         if user.id in (debt.debtor, debt.creditor):
             counterpart = debt.creditor if debt.debtor == user.id else debt.debtor
             balances[counterpart] = debt.amount if debt.creditor == user.id else -debt.amount
@@ -338,9 +387,11 @@ async def settle(update: Update, context: Context) -> None:
         await reply(update, tr.gettext("You have no open balance in this chat."))
         return
     candidates = tuple(balances)[:MAX_CANDIDATES]
+    planned = planned[:MAX_CANDIDATES]
     request = SettleRequest(chat_id=chat_id, requester=user.id, candidates=candidates,
-                            names={uid: names.get(uid, str(uid))
-                                   for uid in (user.id, *candidates)})
+                            planned=planned,
+                            names={uid: names.get(uid, str(uid)) for uid in (
+                                user.id, *candidates, *(other for other, _ in planned))})
     await store.put_settle(request)
     await reply(update, tr.gettext("Settle up with whom? (Or reply to their message with "
                                    "/settle.)"), reply_markup=choices(tr, request, balances))
@@ -352,6 +403,29 @@ async def _edit(query_message: object, context: Context, chat_id: int, text: str
     if message_id is not None:
         await context.bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
                                             reply_markup=keyboard)
+
+
+async def _choose_planned(query: CallbackQuery, context: Context, tr: Translator,
+                          request: SettleRequest, index: int) -> None:
+    """The requester picked a payment of the settle-up plan: the other player confirms."""
+    user = query.from_user
+    chat_id = request.chat_id
+    if user.id != request.requester:
+        await query.answer(tr.gettext("Only {name} chooses here.",
+                                      name=clean(request.names[request.requester])),
+                           show_alert=True)
+        return
+    if request.other is not None or index >= len(request.planned):
+        await query.answer(tr.gettext(GONE), show_alert=True)
+        return
+    other, change = request.planned[index]
+    amount = await get_store(context).balance(chat_id, request.requester, other)
+    chosen = request.model_copy(update={"other": other, "amount": amount, "change": change})
+    if not await get_store(context).change_settle(request, chosen):
+        await query.answer(tr.gettext(GONE), show_alert=True)
+        return
+    await query.answer()
+    await _edit(query.message, context, chat_id, *prompt(tr, chosen))
 
 
 async def on_settle_button(update: Update, context: Context) -> None:
@@ -369,6 +443,9 @@ async def on_settle_button(update: Update, context: Context) -> None:
         await query.answer(tr.gettext(GONE), show_alert=True)
         return
     names = request.names
+    if data.action is Action.SETTLE_PLAN:
+        await _choose_planned(query, context, tr, request, data.args[0])
+        return
     if data.action is Action.SETTLE_WITH:
         if user.id != request.requester:
             await query.answer(tr.gettext("Only {name} chooses here.",
@@ -416,12 +493,15 @@ async def on_settle_button(update: Update, context: Context) -> None:
         await query.answer(tr.gettext(GONE), show_alert=True)
         return
     await query.answer()
-    if now is None:
+    if now is None and request.change is not None:
+        text = tr.gettext("Booked: {pays}. Only the balance between the two changed.",
+                          pays=pays_text(tr, _debt(request), names))
+    elif now is None:
         text = tr.gettext("Settled: {owes} is paid; the balance is 0.",
                           owes=owes_text(tr, _debt(request), names))
     else:
         await store.change_settle(request, None)
-        changed = request.model_copy(update={"amount": now})
+        changed = request.model_copy(update={"amount": now, "change": None})
         now_text = owes_text(tr, _debt(changed), names) if now else tr.gettext("nothing")
         text = tr.gettext("The balance changed since the request (now: {now}); nothing was "
                           "settled. Ask again with /settle.", now=now_text)

@@ -16,7 +16,7 @@ from typing import Any
 
 from telegram import BotCommand, BotCommandScope, BotCommandScopeDefault, Update
 
-from bot.edge.handlers import clock, commands, games, invite, ledger, settings
+from bot.edge.handlers import clock, commands, fair, games, invite, ledger, settings
 from bot.edge.handlers.common import Context, reply, translator_for
 from bot.present.help import help_text
 from bot.present.i18n import N_, Translator
@@ -72,6 +72,14 @@ COMMANDS: tuple[Command, ...] = (
                     "or an admin decides)")),
     Command("export", commands.export, N_("Send the game record as a file"),
             help=N_("/export — the game record as a text file")),
+    Command("seed", fair.seed, N_("Mix your own words into the dice of the next game"),
+            help=N_("/seed words — mix your words into the dice while the lobby is open; "
+                    "/verify — the dice's commitment, and after the game its seed, to check "
+                    "every roll")),
+    Command("verify", fair.verify, N_("Check that the dice were fair"), in_help=False),
+    Command("dice", fair.dice, N_("Your dice against fair dice (reply: someone else's)"),
+            help=N_("/dice — a player's rolls here against fair dice, as a chart: "
+                    "/dice long, /dice backgammon, or reply to someone")),
     Command("games", games.games, N_("Your games in every chat, each board a tap away")),
     Command("invite", invite.invite, N_("A link that invites someone to a private game")),
     Command("rules", commands.rules, N_("How to play and how the buttons work"),

@@ -1,0 +1,142 @@
+"""/seed and /verify: the players' words in the dice, and checking them
+(bot/rules/fairplay.py, bot/present/fairtext.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from html import escape
+
+from telegram import Message, Update
+
+from bot.edge.handlers.board import edit
+from bot.edge.handlers.common import (
+    Context,
+    args_of,
+    display_name,
+    get_store,
+    reply,
+    thread_of,
+    translator_for,
+)
+from bot.present.callbacks import CallbackDataError, VerifyDice
+from bot.present.fairtext import (
+    dice_chart,
+    dice_summary,
+    dice_text,
+    dice_title,
+    verify_message,
+)
+from bot.present.i18n import N_
+from bot.present.render.dicechart import render_dice_chart
+from bot.present.usertext import html_text
+from bot.rules.actions import VARIANT_WORDS, seat_of
+from bot.rules.fairplay import SeedWordsError, with_words
+from bot.store import VersionConflict
+from bot.store.records import GameRecord, Status
+
+NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
+SEED_USAGE = N_("Send /seed and a few words of your own: they are mixed into the dice of "
+                "this lobby's game, so nobody (the bot included) can know the dice in advance.")
+
+
+async def _record(update: Update, context: Context) -> GameRecord | None:
+    chat = update.effective_chat
+    assert chat is not None
+    return await get_store(context).load_game(chat.id, thread_of(update.effective_message))
+
+
+async def seed(update: Update, context: Context) -> None:
+    """``/seed words``: mix the words into the open lobby's dice."""
+    tr = await translator_for(update, context)
+    user, message = update.effective_user, update.effective_message
+    assert user is not None and message is not None
+    words = (message.text or "").partition(" ")[2]
+    store = get_store(context)
+    for _attempt in range(3):  # another update may change the lobby meanwhile
+        record = await _record(update, context)
+        if record is None or record.status is not Status.LOBBY or record.dice is None:
+            await reply(update, tr.gettext(NO_LOBBY))
+            return
+        if not words.strip():
+            await reply(update, tr.gettext(SEED_USAGE))
+            return
+        try:
+            new = record.model_copy(update={"dice": with_words(record.dice, user.id, words)})
+        except SeedWordsError:
+            await reply(update, tr.gettext("No more words fit into this lobby's dice."))
+            return
+        try:
+            saved = await store.save(new, record.version)
+        except VersionConflict:
+            continue
+        await reply(update, tr.gettext("Your words are in the dice of the next game."))
+        await edit(context, tr, saved)
+        return
+    await reply(update, tr.gettext("The game changed meanwhile; please try again."))
+
+
+async def verify(update: Update, context: Context) -> None:
+    """``/verify``: the commitment and entropy; the seed once the match is over."""
+    from bot.edge.handlers.commands import _game_for  # the game a command means
+
+    tr = await translator_for(update, context)
+    record = await _game_for(update, context, tr, lambda r: r.dice is not None or bool(r.engine))
+    if record is not None:
+        await reply(update, verify_message(tr, record))
+
+
+async def on_verify_button(update: Update, context: Context) -> None:
+    """🎲 Verify on a result: /verify's answer in the chat tapped (a private
+    game's dice only for its players)."""
+    query, user = update.callback_query, update.effective_user
+    assert query is not None and user is not None
+    tr = await translator_for(update, context)
+    try:
+        data = VerifyDice.parse(query.data)
+    except CallbackDataError:
+        data = None
+    record = (await get_store(context).load_game(data.chat_id, data.thread_id or None)
+              if data is not None else None)
+    if data is None or record is None or record.game_id != data.game_id or (
+            record.is_private and seat_of(record, user.id) is None):
+        await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
+        return
+    await query.answer()
+    message = query.message
+    if isinstance(message, Message):
+        await context.bot.send_message(message.chat.id, verify_message(tr, record),
+                                       message_thread_id=thread_of(message))
+
+
+DICE_USAGE = N_("Use /dice, /dice long or /dice backgammon (reply to someone: their dice).")
+
+
+async def dice(update: Update, context: Context) -> None:
+    """``/dice [long|backgammon]`` (a reply: that player's): the rolls of the
+    player's finished games here against fair dice, as a chart (text when the
+    chat uses text boards)."""
+    from bot.edge.handlers.ledger import _replied_user  # the player a reply names
+
+    tr = await translator_for(update, context)
+    chat, message = update.effective_chat, update.effective_message
+    user = _replied_user(message) or update.effective_user
+    assert chat is not None and message is not None and user is not None
+    args = args_of(context)
+    variant = VARIANT_WORDS.get(args[0].lower()) if len(args) == 1 else None
+    if args and variant is None:
+        await reply(update, tr.gettext(DICE_USAGE))
+        return
+    store = get_store(context)
+    stats = await store.dice_stats(chat.id, variant, user.id)
+    name = display_name(user)
+    if not stats.rolls:
+        await reply(update, tr.gettext("{name} has no rolls in finished games here yet.",
+                                       name=html_text(name)))
+        return
+    title = dice_title(tr, name, variant)
+    if (await store.chat_settings(chat.id)).board_style == "text":
+        await reply(update, dice_text(tr, title, stats))
+        return
+    picture = await asyncio.to_thread(render_dice_chart, dice_chart(tr, title, stats))
+    caption = "\n".join([f"<b>{escape(title)}</b>", *map(escape, dice_summary(tr, stats))])
+    await message.reply_photo(picture, caption=caption, do_quote=False)

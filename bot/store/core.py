@@ -824,15 +824,17 @@ class Store:
             targets = [self.redis_key(r.key) for r in moved]
             dropped = [name for name in targets if await self.redis.exists(name)]
         await self._import_chat(old_id, new_id, moved)
-        # stats: a player the new chat knows already keeps the new chat's (HSETNX)
-        for field, value in (await self.redis.hgetall(self.chat_key(old_id, "stats"))).items():
-            await self.redis.hsetnx(self.chat_key(new_id, "stats"), field, value)
+        # stats and dice counts: a player the new chat knows already keeps the
+        # new chat's (HSETNX: a re-run after a crash writes nothing twice)
+        for name in ("stats", "dice"):
+            for field, value in (await self.redis.hgetall(self.chat_key(old_id, name))).items():
+                await self.redis.hsetnx(self.chat_key(new_id, name), field, value)
         for old, new in zip(records, moved, strict=True):
             if isinstance(old, GameRecord) and isinstance(new, GameRecord):
                 await self._repoint(old, new)
         names = [self.redis_key(r.key) for r in records] + [
             self.chat_key(old_id, name)
-            for name in ("slots", "ledger", "history", "booked", "stats")
+            for name in ("slots", "ledger", "history", "booked", "stats", "dice")
         ]
         await self.redis.delete(*names)
         await self.redis.set(self.chat_key(old_id, "moved_to"), new_id)

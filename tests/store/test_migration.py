@@ -7,10 +7,14 @@ import pytest
 from bot.rules.deadlines import first_wake
 from bot.store import Store
 from bot.store.records import CorruptRecordError, GameRecord, Status, game_key
+from engine.dicestats import DiceStats
+from engine.position import Variant
 from tests.store.cluster import every_key
 from tests.store.test_store import ALICE, BOB, finished, new_game
 
 OLD, NEW = -4001, -1004001
+ROLLS = {(Variant.BACKGAMMON, ALICE): DiceStats.of([(6, 5), (3, 3)]),
+         (Variant.BACKGAMMON, BOB): DiceStats.of([(2, 1)])}
 
 
 async def populate(store: Store) -> tuple[GameRecord, GameRecord]:
@@ -20,7 +24,7 @@ async def populate(store: Store) -> tuple[GameRecord, GameRecord]:
     active = await store.save(new_game(chat=OLD, deadline=50.0), 0)
     done = await store.save(new_game(chat=OLD, thread=9), 0)
     record, entry = finished(done)
-    await store.finish_game(record, done.version, entry, {(ALICE, BOB): 7})
+    await store.finish_game(record, done.version, entry, {(ALICE, BOB): 7}, dice=ROLLS)
     return active, done
 
 
@@ -30,6 +34,8 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     assert (await store.chat_settings(NEW)).language == "ru"
     assert await store.balance(NEW, ALICE, BOB) == 7
     assert [e.game_id for e in await store.history(NEW)] == [done.game_id]
+    for (variant, user), rolls in ROLLS.items():
+        assert await store.dice_stats(NEW, variant, user) == rolls
     assert [g.ref for g in await store.user_games(BOB)] == [moved.ref]
     [claim] = await store.claim_due(now=100.0)
     assert claim.ref == moved.ref and claim.due == first_wake(50.0, 3600)

@@ -209,11 +209,18 @@ def press(record: GameRecord, buttons: Sequence[Callback], dealer: Dealer
     seat = computer_seat(record)
     assert seat is not None
     for data in buttons:
+        if data.action is Action.STEP and _turn_complete(record):
+            continue  # the forced rest of the turn was played by itself (bot/rules/autoplay.py)
         if record.status is Status.ACTIVE:
             record = actions.apply_game(record, seat.user_id, data)
         else:
             record = actions.after_game(record, seat.user_id, data, dealer)
     return record
+
+
+def _turn_complete(record: GameRecord) -> bool:
+    turn = actions.table_of(record).game.turn
+    return turn is not None and turn.is_complete
 
 
 def _button(record: GameRecord, action: Action, *args: int) -> Callback:

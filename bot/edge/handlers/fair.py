@@ -14,6 +14,7 @@ from bot.edge.handlers.common import (
     args_of,
     display_name,
     get_store,
+    refusal_text,
     reply,
     thread_of,
     translator_for,
@@ -29,9 +30,8 @@ from bot.present.fairtext import (
 from bot.present.i18n import N_
 from bot.present.render.dicechart import render_dice_chart
 from bot.present.usertext import html_text
-from bot.rules.actions import VARIANT_WORDS, seat_of
+from bot.rules.actions import VARIANT_WORDS, Refusal, commit_game, seat_of
 from bot.rules.fairplay import SeedWordsError, with_words
-from bot.store import VersionConflict
 from bot.store.records import GameRecord, Status
 
 NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
@@ -51,28 +51,27 @@ async def seed(update: Update, context: Context) -> None:
     user, message = update.effective_user, update.effective_message
     assert user is not None and message is not None
     words = (message.text or "").partition(" ")[2]
-    store = get_store(context)
-    for _attempt in range(3):  # another update may change the lobby meanwhile
-        record = await _record(update, context)
-        if record is None or record.status is not Status.LOBBY or record.dice is None:
-            await reply(update, tr.gettext(NO_LOBBY))
-            return
+
+    def mixed(record: GameRecord, _now: float) -> GameRecord:
+        if record.status is not Status.LOBBY or record.dice is None:
+            raise Refusal(NO_LOBBY)
         if not words.strip():
-            await reply(update, tr.gettext(SEED_USAGE))
-            return
+            raise Refusal(SEED_USAGE)
         try:
-            new = record.model_copy(update={"dice": with_words(record.dice, user.id, words)})
+            return record.model_copy(update={"dice": with_words(record.dice, user.id, words)})
         except SeedWordsError:
-            await reply(update, tr.gettext("No more words fit into this lobby's dice."))
-            return
-        try:
-            saved = await store.save(new, record.version)
-        except VersionConflict:
-            continue
-        await reply(update, tr.gettext("Your words are in the dice of the next game."))
-        await edit(context, tr, saved)
+            raise Refusal(N_("No more words fit into this lobby's dice.")) from None
+
+    try:
+        changed = await commit_game(get_store(context), lambda: _record(update, context), mixed)
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
         return
-    await reply(update, tr.gettext("The game changed meanwhile; please try again."))
+    if changed is None:
+        await reply(update, tr.gettext(NO_LOBBY))
+        return
+    await reply(update, tr.gettext("Your words are in the dice of the next game."))
+    await edit(context, tr, changed[1])
 
 
 async def verify(update: Update, context: Context) -> None:

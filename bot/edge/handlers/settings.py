@@ -28,13 +28,14 @@ from bot.store.records import ChatSettings, settings_key
 
 CHOICES: dict[str, dict[str, str]] = {
     "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
-    "view": {"follow": N_("Player to move"), "white": N_("○ White"), "black": N_("● Black")},
+    "view": {"follow": N_("First to move"), "white": N_("○ White"), "black": N_("● Black")},
 }
 """Each setting's values and their button labels."""
 FIELDS = {"style": "board_style", "view": "orientation"}
 """Button setting name -> ChatSettings field."""
 VIEW_TEXT = {
-    "follow": N_("from the side of the player to move"),
+    "follow": N_("from the side of the player who moves first (the checkers stay put; "
+                  "the numbers are those of the player to move)"),
     "white": N_("always from White's side"),
     "black": N_("always from Black's side"),
 }

@@ -1,7 +1,8 @@
 """Sample boards of both games, for ``python -m bot.present.render``, the golden
 tests and the benchmark: the start, a backgammon game with hits and checkers
-on the bar, a backgammon bear-off with the cube and dice, and long nardy
-mid-games with the last turn marked.
+on the bar, a backgammon bear-off with the cube, dice and a step already
+played, and a long nardy mid-game with the last turn marked, numbered for
+either player (the checkers stay where they are).
 
 >>> sorted(SAMPLES)[:2]
 ['backgammon-bearoff', 'backgammon-hits']
@@ -78,6 +79,7 @@ SAMPLES: dict[str, BoardView] = {
         ("Alice", "Борис 🎲"),
         dice=Dice(6, 4),
         used=(6,),
+        current=(Step(6, 0, 6),),
         cube=4,
         cube_owner=Side.BLACK,
         score=(3, 4),
@@ -96,10 +98,11 @@ SAMPLES: dict[str, BoardView] = {
         match_length=7,
     ),
 }
-# the same moment seen by the other player: every number on the board changes
+# the same moment numbered for the other player: the checkers stay, every
+# number on the board changes
 SAMPLES["long-midgame-black"] = replace(
     SAMPLES["long-midgame"],
-    viewer=Side.BLACK,
+    numbering=Side.BLACK,
     score=None,
     match_length=None,
     status="Алиса to move",

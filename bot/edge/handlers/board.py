@@ -55,7 +55,7 @@ from bot.present.painter import PAINTER
 from bot.rules.actions import waiting_side
 from bot.store import VersionConflict, private_boards
 from bot.store.prefs import forget_started
-from bot.store.records import BoardViewRef, ChatSettings, GameRecord, Status
+from bot.store.records import BoardViewRef, ChatSettings, GameRecord, Status, settings_key
 from engine.position import Side
 
 log = logging.getLogger(__name__)
@@ -104,6 +104,27 @@ Board = tuple[int, int]
 """A posted board message: (chat id, message id)."""
 
 
+async def board_translator(context: Context, settings: ChatSettings, tr: Translator
+                           ) -> Translator:
+    """The language of a chat's boards: the one fixed with /lang, else the one
+    the chat's first game was drawn in (noted now, when this is it), so a
+    group's board does not switch language with whoever taps."""
+    if settings.language:
+        return translator(settings.language)
+    if settings.board_language:
+        return translator(settings.board_language)
+    chat_id = settings.chat_id
+
+    def note(current: ChatSettings | None) -> ChatSettings:
+        current = current or ChatSettings(chat_id=chat_id)
+        if current.language or current.board_language:
+            return current
+        return current.model_copy(update={"board_language": tr.lang})
+
+    noted = await get_store(context).update(settings_key(chat_id), note)
+    return translator(noted.language or noted.board_language)
+
+
 def view_translator(settings: ChatSettings, language: str | None) -> Translator:
     """A private chat's fixed language, else its user's."""
     return translator(settings.language or language)
@@ -146,8 +167,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
         await repost(context, tr, record)
         return True
     settings = await get_store(context).chat_settings(record.chat_id)
-    if settings.language:
-        tr = translator(settings.language)
+    tr = await board_translator(context, settings, tr)
     if (settings.board_style == "png" and not is_lobby(record)) != record.board_photo:
         # a lobby that became a game, or the style changed: it is replaced, not kept
         await repost(context, tr, record, settings=settings, delete_old=True)
@@ -313,6 +333,8 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     store = get_store(context)
     if settings is None:
         settings = await store.chat_settings(record.chat_id)
+    if not record.is_private:
+        tr = await board_translator(context, settings, tr)
     drawn = record.model_copy(update={"version": record.version + 1})
     board = await draw(tr, drawn, settings)
     message = await send_board(context, record.chat_id, record.thread_id, board)

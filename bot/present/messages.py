@@ -45,6 +45,7 @@ from bot.rules.actions import (
     VARIANTS,
     MatchState,
     match_in_progress,
+    outcome,
     player_on,
     resign_options,
     seat_of,
@@ -248,6 +249,27 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
                       steps=steps)
 
 
+def owes_line(tr: Translator, debtor: str, creditor: str, amount: int) -> str:
+    """``"Bob → Ann 30"``: one debt, the one phrasing of the ledger, the
+    settle request and confirmation and the end of a staked game (names as
+    given: escaped for HTML, or plain for a button)."""
+    return tr.gettext("{debtor} → {creditor} {amount}", debtor=debtor, creditor=creditor,
+                      amount=amount)
+
+
+def booked_line(tr: Translator, record: GameRecord) -> str | None:
+    """What the end of this game booked in the ledger (``None``: nothing, as
+    for a game without stakes or a match game before the match ends)."""
+    if record.status is not Status.FINISHED:
+        return None
+    done = outcome(record)
+    if done.result is None or not done.amount:
+        return None
+    winner = done.result.winner
+    return tr.gettext("Booked: {owes}.", owes=owes_line(
+        tr, _name(record, winner.opponent), _name(record, winner), done.amount))
+
+
 def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
     result = game.result
     assert result is not None
@@ -286,6 +308,9 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Act
             if table.match_over:
                 lines.append(tr.gettext("{name} wins the match!",
                                         name=_name(record, game.result.winner)))  # type: ignore[union-attr]
+        booked = booked_line(tr, record)
+        if booked:
+            lines.append("💰 " + booked)
         return lines + _after_lines(tr, record, table)
     actor = game.to_act
     assert actor is not None

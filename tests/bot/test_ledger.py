@@ -27,6 +27,8 @@ from bot.rules.actions import (
     table_of,
     waiting_user,
 )
+from bot.present.i18n import translator
+from bot.present.messages import board_message
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.store import Store
 from bot.store.records import GameOptions, GameRecord, Player, Status
@@ -177,6 +179,10 @@ async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
     stats = {s.user_id: s for s in await store.player_stats(CHAT)}
     assert stats[winner].rating == 1510.0 and stats[loser].rating == 1490.0
     assert stats[winner].gammons_won == 1 and stats[loser].gammons_lost == 1
+    # the end message says what was booked, in the ledger's phrasing
+    names = {p.user_id: p.name for p in PLAYERS}
+    text = board_message(translator("en"), done).text
+    assert f"Booked: {names[loser]} → {names[winner]} 20." in text, text
 
 
 async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> None:
@@ -451,7 +457,7 @@ async def test_settle_by_reply_needs_the_other_player(world: World) -> None:
     said = await world.send(club, bob, "I lost")
     sent = await world.send(club, ann, "/settle", reply_to=said)
     prompt = await world.reply(club, sent, "settle up")
-    assert "Bob owes Ann 30" in prompt.content
+    assert "Bob → Ann 30" in prompt.content
     confirm = world.find(prompt, lambda text, _data: text == "✅ Settled")[1]
     for intruder in (eve, ann):  # a third person, and the requester herself
         refused = await world.tap(club, intruder, prompt, text="✅ Settled")
@@ -459,7 +465,8 @@ async def test_settle_by_reply_needs_the_other_player(world: World) -> None:
     assert await world.store.balance(club.id, ann.id, bob.id) == 30
     await world.tap(club, bob, prompt, text="✅ Settled")
     assert await world.store.balance(club.id, ann.id, bob.id) == 0
-    assert "balance is 0" in world.server.message(club.id, prompt.message_id).content
+    assert "Settled: Bob → Ann 30; the balance is 0." in world.server.message(
+        club.id, prompt.message_id).content
     again = await world.tap(club, bob, prompt, confirm, strict=False)
     assert again.show_alert  # the request is gone; nothing settles twice
 
@@ -484,10 +491,10 @@ async def test_settle_by_choosing_and_declining(world: World) -> None:
     sent = await world.send(club, ann, "/settle")
     menu = await world.reply(club, sent, "with whom")
     labels = [text for text, _ in world.buttons(menu)]
-    assert "Bob owes Ann 12" in labels and "Ann owes Eve 3" in labels
-    refused = await world.tap(club, bob, menu, text="Bob owes Ann 12")
+    assert "Bob → Ann 12" in labels and "Ann → Eve 3" in labels
+    refused = await world.tap(club, bob, menu, text="Bob → Ann 12")
     assert refused.show_alert  # only Ann chooses
-    await world.tap(club, ann, menu, text="Ann owes Eve 3")
+    await world.tap(club, ann, menu, text="Ann → Eve 3")
     assert "Eve, confirm" in world.server.message(club.id, menu.message_id).content
     refused = await world.tap(club, bob, menu, text="✖ No")
     assert refused.show_alert  # Bob is not part of this one

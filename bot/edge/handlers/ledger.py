@@ -29,7 +29,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
-from bot.present.messages import KIND_NAMES, mention, variant_name
+from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules.actions import VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.booking import Debt, debts, ledger_table
@@ -239,12 +239,11 @@ async def top(update: Update, context: Context) -> None:
 
 
 def owes_text(tr: Translator, debt: Debt, names: dict[int, str], *, html: bool = True) -> str:
-    """"Bob owes Ann 30", for an HTML message (``html=False``: for a button's plain text)."""
+    """"Bob → Ann 30" (:func:`owes_line`), for an HTML message (``html=False``:
+    for a button's plain text)."""
     name = html_text if html else clean
-    return tr.gettext("{debtor} owes {creditor} {amount}",
-                      debtor=name(names.get(debt.debtor, str(debt.debtor))),
-                      creditor=name(names.get(debt.creditor, str(debt.creditor))),
-                      amount=debt.amount)
+    return owes_line(tr, name(names.get(debt.debtor, str(debt.debtor))),
+                     name(names.get(debt.creditor, str(debt.creditor))), debt.amount)
 
 
 def _debt(request: SettleRequest) -> Debt:
@@ -405,7 +404,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
         return
     await query.answer()
     if now is None:
-        text = tr.gettext("Settled: {owes} is paid; the balance is 0.",
+        text = tr.gettext("Settled: {owes}; the balance is 0.",
                           owes=owes_text(tr, _debt(request), names))
     else:
         await store.change_settle(request, None)

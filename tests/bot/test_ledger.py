@@ -11,6 +11,8 @@ from collections.abc import Callable
 import pytest
 
 from bot.present.callbacks import Action, Callback, Kind
+from bot.present.i18n import translator
+from bot.present.messages import board_message
 from bot.rules.actions import (
     MATCH_IN_PROGRESS,
     NOT_PLAYING,
@@ -27,8 +29,6 @@ from bot.rules.actions import (
     table_of,
     waiting_user,
 )
-from bot.present.i18n import translator
-from bot.present.messages import board_message
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.store import Store
 from bot.store.records import GameOptions, GameRecord, Player, Status

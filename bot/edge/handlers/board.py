@@ -228,6 +228,28 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
     return False
 
 
+async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
+                              new: GameRecord) -> None:
+    """A new game (or lobby) started from ``old``'s finished board: that board
+    keeps its result visible (its final caption, no buttons) and the new one
+    gets a message of its own; a private game's boards are its views, and
+    are redrawn in place."""
+    if old.is_private or old.board_message_id is None:
+        await edit(context, tr, new)
+        return
+    settings = await get_store(context).chat_settings(old.chat_id)
+    final = old.model_copy(update={"rematch_by": None, "cancel_by": None})
+    board = await draw(await board_translator(context, settings, tr), final, settings,
+                       picture=False)
+    with contextlib.suppress(BadRequest):  # gone or unchanged: the new board is posted anyway
+        await _edit_message(context, (old.chat_id, old.board_message_id),
+                            BoardMessage(board.text, None, board.photo), keyboard_only=True)
+    posted = await repost(context, tr, new.model_copy(update={"board_message_id": None}),
+                          strip_old=False, settings=settings)
+    for view in posted.views:  # they showed the old game: a full redraw, not a keyboard
+        await _edit_view(context, tr, posted, view, {})
+
+
 async def _mark(context: Context, record: GameRecord, board: Board,
                 ui: dict[str, object]) -> None:
     """Note the version ``board`` shows now (a keyboard-only tap's redraw

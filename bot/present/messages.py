@@ -397,7 +397,8 @@ def _facts_line(tr: Translator, record: GameRecord, table: MatchState) -> str:
                      tr.gettext("cube {value} ({name})", value=cube.value,
                                 name=_name(record, cube.owner)))
     if table.match_length and not game.is_over:
-        parts.append(tr.gettext("score {white} – {black}", **both(table.score)))
+        parts.append(tr.gettext("score {white} – {black}, match to {n}", n=table.match_length,
+                                **both(table.score)))
     return " · ".join(parts)
 
 
@@ -409,6 +410,14 @@ def duration(tr: Translator, seconds: float) -> str:
     minute = tr.ngettext("{n} minute", "{n} minutes", minutes, n=minutes)
     units = [(days, day), (hours, hour)] if days else [(hours, hour), (minutes, minute)]
     return " ".join(word for n, word in units if n) or minute  # minutes matter only within a day
+
+
+def move_by(tr: Translator, deadline: float) -> str:
+    """``"Move by 12.09 14:00 UTC (23 hours left)."``: the deadline on the
+    clock and, since nobody converts UTC in their head, the time left."""
+    when = time.strftime("%d.%m %H:%M", time.gmtime(deadline))
+    return tr.gettext("Move by {time} UTC ({left} left).", time=when,
+                      left=duration(tr, deadline - deadlines.now()))
 
 
 def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
@@ -423,7 +432,7 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
         if record.deadline <= deadlines.now():
             lines.append("⌛ " + tr.gettext("Time ran out at {time} UTC.", time=when))
         else:
-            lines.append("⏰ " + tr.gettext("Move by {time} UTC.", time=when))
+            lines.append("⏰ " + move_by(tr, record.deadline))
     if record.pause_by is not None and any(p.user_id == record.pause_by for p in record.players):
         name = html_text(next(p.name for p in record.players if p.user_id == record.pause_by))
         lines.append(tr.gettext("{name} proposes to resume the clock.", name=name)

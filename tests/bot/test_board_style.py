@@ -227,7 +227,7 @@ def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
     assert dice is not None
     white, black = (game.position.pips(side) for side in Side)
     for part in (" to move: ", f"{dice.first}-{dice.second}", f"Pips: ○ {white} – ● {black}",
-                 "cube 1", "score ○ 2 – ● 1", "Move by ", " UTC."):
+                 "cube 1", "score ○ 2 – ● 1, match to 5", "Move by ", " UTC (", " left)."):
         assert part in caption, (part, caption)
 
 

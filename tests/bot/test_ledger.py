@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Callable
 
 import pytest
@@ -395,10 +396,15 @@ async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int
 async def test_stake_shows_sets_and_refuses_bad_values(world: World) -> None:
     club, ann, bob, _eve = _club(world)
     assert "0 per point" in await _command(world, club, bob, "/stake")
-    for bad in ("-5", "0.5", "ten", "99999999"):
-        assert "whole number from 0 to" in await _command(world, club, ann, f"/stake {bad}")
-    assert "one whole number" in await _command(world, club, ann, "/stake 1 2")
-    assert "Only chat admins" in await _command(world, club, bob, "/stake 5")
+    for bad in ("-5", "0.5", "ten", "99999999", "1 2"):
+        answer = await _command(world, club, ann, f"/stake {bad}")
+        assert "whole number from 0 to" in answer and "for example /stake 10" in answer
+    for tried in ("5", "abc"):  # not an admin: that is the answer, whatever the value
+        assert "Only chat admins" in await _command(world, club, bob, f"/stake {tried}")
+    # in a group an answer replies to the command it answers: whose error it is shows
+    sent = await world.send(club, ann, "/stake ten")
+    answer = await world.reply(club, sent)
+    assert answer.reply_to == sent.message_id
     assert (await world.store.chat_settings(club.id)).options.stake_per_point == 0
     assert "15 per point" in await _command(world, club, ann, "/stake 15")
     assert (await world.store.chat_settings(club.id)).options.stake_per_point == 15
@@ -440,6 +446,8 @@ async def test_stats_and_top(world: World) -> None:
     await _book(world, club, ann, bob, 1)
     mine = await _command(world, club, ann, "/stats")
     assert "Games: 2, won 2" in mine and "Streak: 2 wins" in mine and "Mars won / lost" in mine
+    rating = re.search(r"Rating: (\S+) \(rated points played: 2\)", mine)
+    assert rating is not None and rating[1].isdigit(), mine  # a whole number, explained
     said = await world.send(club, bob, "hello")
     theirs = await _command(world, club, ann, "/stats", reply_to=said)
     assert "Bob" in theirs and "won 0" in theirs and "Streak: 2 losses" in theirs

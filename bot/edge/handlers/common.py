@@ -125,8 +125,11 @@ def args_of(context: Context) -> list[str]:
 
 
 async def reply(update: Update, text: str, **kwargs: Any) -> Message | None:
-    """Answer a command in its chat and topic."""
+    """Answer a command in its chat and topic; in a group as a reply to the
+    command (in a busy group nobody knows whom "stake needs a whole number"
+    is for), still sent if the command was deleted meanwhile."""
     message = update.effective_message
     if message is None:
         return None
-    return await message.reply_text(fit_text(text), do_quote=False, **kwargs)
+    return await message.reply_text(fit_text(text), do_quote=message.chat.type != Chat.PRIVATE,
+                                    allow_sending_without_reply=True, **kwargs)

@@ -22,7 +22,6 @@ from bot.edge.handlers.common import (
     get_store,
     is_chat_admin,
     parse_tap,
-    refusal_text,
     reply,
     set_default_option,
     translator_for,
@@ -31,7 +30,7 @@ from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
 from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
 from bot.present.usertext import clean, html_text
-from bot.rules.actions import VARIANT_WORDS, OptionError, parse_new_args
+from bot.rules.actions import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.booking import Debt, debts, ledger_table
 from bot.store import Store, StoreError
 from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
@@ -83,16 +82,17 @@ async def stake(update: Update, context: Context) -> None:
             "Stake in this chat: {n} per point (for /new without stake=). "
             "Change it with /stake N; 0 plays for nothing.", n=current))
         return
-    if len(args) > 1:
-        await reply(update, tr.gettext("Use /stake N with one whole number."))
+    if not await is_chat_admin(context, chat, user.id):  # before the value: it is not theirs
+        await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
         return
     try:
-        amount = parse_new_args([f"stake={args[0]}"])[1].stake_per_point
-    except OptionError as error:
-        await reply(update, refusal_text(tr, error))
-        return
-    if not await is_chat_admin(context, chat, user.id):
-        await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
+        amount = (parse_new_args([f"stake={args[0]}"])[1].stake_per_point if len(args) == 1
+                  else None)
+    except OptionError:
+        amount = None
+    if amount is None:
+        await reply(update, tr.gettext("Use /stake N with a whole number from 0 to {high}, "
+                                       "for example /stake 10.", high=MAX_STAKE))
         return
     await set_default_option(context, chat.id, "stake_per_point", amount)
     await reply(update, tr.gettext("New games here are played for {n} per point.", n=amount))
@@ -185,8 +185,9 @@ def stats_block(tr: Translator, stats: PlayerStats) -> str:
     ]
     if stats.triples_won or stats.triples_lost:
         lines.append(f"{triple}: {stats.triples_won} / {stats.triples_lost}")
-    lines.append(tr.gettext("Rating: {rating:.1f} (experience {exp})", rating=stats.rating,
-                            exp=stats.experience))
+    # FIBS "experience" is the match points a rating has seen: say so, whole numbers
+    lines.append(tr.gettext("Rating: {rating} (rated points played: {exp})",
+                            rating=round(stats.rating), exp=stats.experience))
     lines.append(tr.gettext("Streak: {streak}", streak=_streak(tr, stats.streak)))
     return "\n".join(lines)
 
@@ -217,7 +218,7 @@ def top_table(tr: Translator, all_stats: Iterable[PlayerStats],
     blocks = []
     for var in sorted(by_variant, key=lambda v: v.value, reverse=True):
         ranked = sorted(by_variant[var], key=lambda s: (-s.rating, s.user_id))[:TOP_SIZE]
-        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — {s.rating:.1f} "
+        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — {round(s.rating)} "
                 + tr.ngettext("({n} game)", "({n} games)", s.games, n=s.games)
                 for i, s in enumerate(ranked, 1)]
         blocks.append("\n".join([f"<b>{escape(variant_name(tr, var))}</b>", *rows]))

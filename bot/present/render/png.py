@@ -31,6 +31,7 @@ from bot.present.render.view import (
     format_last_turn,
     label_at,
     occupant,
+    score_line,
     short_name,
     viewer_point,
 )
@@ -433,10 +434,8 @@ def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side
     middle = y + INFO_H // 2
     labels = view.labels
     facts = f"{labels.pip_count(view.pips(side))}   {labels.off} {view.borne_off(side)}"
-    if view.score is not None:
+    if view.score is not None:  # the match length is on the footer ("Match to 7 · …")
         facts += f"   {labels.score_of} {view.score[side]}"
-        if view.match_length is not None:
-            facts += f"/{view.match_length}"
     if to_move:
         facts = f"{labels.to_move}   " + facts
     # the facts end at the right edge; the name gets what is left of the line
@@ -464,10 +463,11 @@ def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
             fill=INK,
             anchor="lm",
         )
-    if view.status:
+    right = view.status or score_line(view, 48)
+    if right:
         d.text(
             (LEFT + BOARD_W - 10, y),
-            _printable(short_name(view.status, 48)),
+            _printable(short_name(right, 48)),
             font=_font(19),
             fill=MUTED,
             anchor="rm",

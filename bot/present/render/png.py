@@ -76,8 +76,8 @@ BAR_C = (92, 60, 36)
 TRIANGLES = ((176, 84, 58), (58, 98, 112))
 TRAY_C = (60, 39, 22)
 ACCENT = (230, 159, 0)
-NOW = (204, 121, 167)
-"""Rings of the steps played so far in the current turn (Okabe-Ito reddish purple)."""
+NOW = (86, 180, 233)
+"""Rings of the steps played so far in the current turn (Okabe-Ito sky blue)."""
 CHECKER_FILL = {Side.WHITE: (248, 244, 233), Side.BLACK: (26, 36, 64)}
 CHECKER_RIM = {Side.WHITE: (40, 40, 44), Side.BLACK: (214, 222, 238)}
 CHECKER_TEXT = {Side.WHITE: INK, Side.BLACK: (255, 255, 255)}
@@ -501,7 +501,8 @@ PALETTE_COLOURS = 128
 @lru_cache(maxsize=1)
 def _palette() -> Image.Image:
     """A fixed palette, made once from a board that shows every element
-    (both checkers, rings, used and unused dice, cube, trays, accent bar).
+    (both checkers, both kinds of rings, used and unused dice, cube, trays,
+    accent bar).
     Mapping a render onto a fixed palette is ~30 times faster than
     quantizing each picture afresh, and the pictures all share one look."""
     rows = [[0] * 25, [0] * 25]
@@ -515,6 +516,7 @@ def _palette() -> Image.Image:
         names=("Sample", "Sample"),
         dice=Dice(5, 2),
         used=(5,),
+        current=(Step(8, 3, 5),),
         cube=2,
         cube_owner=Side.BLACK,
         last_turn=LastTurn(Side.WHITE, (Step(7, 2, 5), Step(2, 0, 2))),

@@ -11,7 +11,6 @@ either player (the checkers stay where they are).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 from bot.present.render.view import BoardView, LastTurn
 from engine.position import BAR, Dice, Position, Side, Step, Variant
@@ -98,12 +97,17 @@ SAMPLES: dict[str, BoardView] = {
         match_length=7,
     ),
 }
-# the same moment numbered for the other player: the checkers stay, every
-# number on the board changes
-SAMPLES["long-midgame-black"] = replace(
-    SAMPLES["long-midgame"],
+# the next turn: the checkers stay (White at the bottom), the numbers are
+# Black's, who has played one step of 5-3 (marked in the second colour)
+SAMPLES["long-midgame-black"] = BoardView(
+    board(LONG, {24: 10, 20: 1, 17: 1, 15: 1, 13: 1, 10: 1},
+          {24: 8, 21: 2, 19: 2, 14: 2, 11: 1}, Side.BLACK),
+    Side.WHITE,
+    NAMES,
+    dice=Dice(5, 3),
+    used=(5,),
+    current=(Step(24, 19, 5),),
     numbering=Side.BLACK,
-    score=None,
-    match_length=None,
-    status="Алиса to move",
+    score=(1, 2),
+    match_length=7,
 )

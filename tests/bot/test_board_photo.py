@@ -200,8 +200,8 @@ async def test_boards_speak_the_chat_language(world: World) -> None:
                                           ("lt", "Liko eiti:", " liko ")):
         c = _club(world)
         await _start(world, c)
-        await world.store.update(settings_key(c.chat.id), lambda current: (
-            current or ChatSettings(chat_id=c.chat.id)).model_copy(update={"language": lang}))
+        settings = await world.store.chat_settings(c.chat.id)  # the first game noted its language
+        await world.store.save(settings.model_copy(update={"language": lang}), settings.version)
         sent = await world.send(c.chat, c.alice, "/board")
         photo = await world.reply(c.chat, sent, caption_word)
         assert photo.photo is not None and "Pips" not in photo.content

@@ -52,15 +52,21 @@ _TOKEN = re.compile(rf"({_POINT})((?:/{_POINT}\*?)+)(?:\(([0-9])\))?", re.IGNORE
 _LANDING = re.compile(rf"/({_POINT})(\*?)", re.IGNORECASE)
 
 
-def format_point(point: int, *, numbers: bool = False) -> str:
+def format_point(point: int, *, numbers: bool = False, bar: str = "bar", off: str = "off") -> str:
     """``bar`` for 25, ``off`` for 0, else the number (all numbers with
-    ``numbers``, as Jellyfish files write them)."""
+    ``numbers``, as Jellyfish files write them).  ``bar`` and ``off`` are the
+    words written for them: a board in another language passes its own
+    (such text is for showing; :func:`parse_point` reads the English words).
+
+    >>> format_point(25, bar="бар"), format_point(0), format_point(0, numbers=True)
+    ('бар', 'off', '0')
+    """
     if numbers:
         return str(point)
     if point == BAR:
-        return "bar"
+        return bar
     if point == OFF:
-        return "off"
+        return off
     return str(point)
 
 
@@ -85,9 +91,11 @@ def format_step(step: Step, *, hit: bool = False, numbers: bool = False) -> str:
     return _step_text(step.source, step.target, hit, numbers)
 
 
-def _step_text(source: int, target: int, hit: bool, numbers: bool) -> str:
+def _step_text(source: int, target: int, hit: bool, numbers: bool, bar: str = "bar",
+               off: str = "off") -> str:
     star = "*" if hit else ""
-    return f"{format_point(source, numbers=numbers)}/{format_point(target, numbers=numbers)}{star}"
+    first = format_point(source, numbers=numbers, bar=bar, off=off)
+    return f"{first}/{format_point(target, numbers=numbers, bar=bar, off=off)}{star}"
 
 
 def parse_step(text: str, *, die: int | None = None) -> Step:
@@ -154,6 +162,8 @@ def format_turn(
     compact: bool = True,
     numbers: bool = False,
     numbering: Side | None = None,
+    bar: str = "bar",
+    off: str = "off",
 ) -> str:
     """The text of ``steps`` played from ``position`` (hits computed).
 
@@ -163,7 +173,8 @@ def format_turn(
     and off as 0 (plain form only).  Points are numbered from the mover's
     side, or from the side ``numbering`` names (a board numbered for the
     other player; a text to show: :func:`parse_turn` reads the mover's
-    numbers); the paths keep the mover's order either way.
+    numbers); the paths keep the mover's order either way.  ``bar`` and
+    ``off`` are the words for those places (:func:`format_point`).
 
     >>> start = Position.initial(Variant.BACKGAMMON)
     >>> steps = [Step(24, 18, 6), Step(13, 10, 3)]
@@ -175,7 +186,7 @@ def format_turn(
     flags = hits(position, steps)
     if not compact:
         return " ".join(
-            _step_text(shown(step.source), shown(step.target), hit, numbers)
+            _step_text(shown(step.source), shown(step.target), hit, numbers, bar, off)
             for step, hit in zip(steps, flags, strict=True)
         )
     paths: list[list[tuple[int, bool]]] = []
@@ -190,7 +201,8 @@ def format_turn(
     texts = []
     for path in paths:
         marked = [path[0]] + [point for point in path[1:-1] if point[1]] + [path[-1]]
-        texts.append("/".join(format_point(shown(p)) + ("*" if hit else "") for p, hit in marked))
+        texts.append("/".join(format_point(shown(p), bar=bar, off=off) + ("*" if hit else "")
+                              for p, hit in marked))
     counts = Counter(texts)
     out = []
     for text in dict.fromkeys(texts):

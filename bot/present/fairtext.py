@@ -91,7 +91,7 @@ def luck_line(tr: Translator, record: GameRecord) -> str:
         pips, doubles = stats.pips, stats.doubles
         name = next((p.name for p in record.players if p.side is side), "?")
         parts.append(f"{html_text(name)} — "
-                     + tr.ngettext("{n} pip", "{n} pips", pips, n=pips) + ", "
+                     + tr.ngettext("{n} pip rolled", "{n} pips rolled", pips, n=pips) + ", "
                      + tr.ngettext("{n} double", "{n} doubles", doubles, n=doubles))
     return "🎲 " + tr.gettext("Rolled: {parts}", parts=" · ".join(parts))
 

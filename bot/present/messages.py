@@ -23,7 +23,7 @@ from telegram import InlineKeyboardMarkup
 
 from bot.present.callbacks import Action
 from bot.present.fairtext import commitment_lines, luck_line, verify_data, words_line
-from bot.present.i18n import N_, Translator
+from bot.present.i18n import N_, Translator, translator
 from bot.present.keyboards import KeyboardBuilder
 from bot.present.render import (
     BoardLabels,
@@ -47,6 +47,7 @@ from bot.rules.actions import (
     MatchState,
     match_in_progress,
     offered_turns,
+    outcome,
     player_on,
     resign_options,
     seat_of,
@@ -151,37 +152,60 @@ PICTURE, TEXT = "png", "text"
 """Board styles (``ChatSettings.board_style``)."""
 FIXED = {"white": Side.WHITE, "black": Side.BLACK}
 """``ChatSettings.orientation`` values that fix the side drawn at the bottom;
-anything else ("follow") draws the board from the side the game waits for."""
+anything else ("follow") draws the game's first mover at the bottom."""
 
 
 @functools.cache
 def board_labels(tr: Translator) -> BoardLabels:
     """The board's words in ``tr``'s language (``{n}`` is left for the renderer)."""
-    return BoardLabels(**{name: tr.gettext(msgid) for name, msgid in LABELS.items()})
+    return BoardLabels(**{name: tr.gettext(msgid) for name, msgid in LABELS.items()},
+                       pip_count=PipCount(tr.lang))
+
+
+@dataclass(frozen=True)
+class PipCount:
+    """``"161 пипс"``: a pip count with its plural form in ``lang``.  A plain
+    value, not a closure, so a board view pickles to the painter's processes."""
+
+    lang: str
+
+    def __call__(self, count: int) -> str:
+        return translator(self.lang).ngettext("{n} pip", "{n} pips", count, n=count)
 
 
 def viewer_of(game: Game, orientation: str = "follow") -> Side:
-    """The side the board is drawn from: a fixed side, else the side the game
-    waits for (the winner after the end)."""
+    """The side drawn at the bottom, the same for the whole game (checkers
+    must not jump): a fixed side, else the side that moves first (White
+    until the opening roll decides)."""
     if orientation in FIXED:
         return FIXED[orientation]
-    if game.to_act is not None:
-        return game.to_act
-    return game.result.winner if game.result is not None else Side.WHITE
+    if game.starter is not None:
+        return game.starter
+    return game.opening.starter if game.opening is not None else Side.WHITE
+
+
+def numbering_of(game: Game, viewer: Side) -> Side:
+    """The side whose point numbers the board prints: whoever must act
+    (their buttons use the same numbers), else the bottom side."""
+    return game.to_act if game.to_act is not None else viewer
 
 
 def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Side) -> BoardView:
+    """The picture of ``record``'s game with ``viewer`` at the bottom,
+    numbered for the side to act, the steps of the turn in progress marked."""
     game = table.game
     names = (clean(player_on(record, Side.WHITE).name), clean(player_on(record, Side.BLACK).name))
     cube = game.cube
-    used = tuple(s.die for s in game.turn.played) if game.turn is not None else ()
+    played = tuple(game.turn.played) if game.turn is not None else ()
     return BoardView(
-        game.position, viewer, names=names, dice=game.dice, used=used,
+        game.position, viewer, names=names, dice=game.dice,
+        used=tuple(step.die for step in played),
         cube=cube.value if cube is not None else None,
         cube_owner=cube.owner if cube is not None else None,
         score=table.score if table.match_length else None,
         match_length=table.match_length or None, last_turn=last_turn(game),
-        labels=board_labels(tr),
+        labels=board_labels(tr), numbering=numbering_of(game, viewer), to_act=game.to_act,
+        current=played,
     )
 
 
@@ -199,7 +223,9 @@ def _dice_text(game: Game) -> str:
 
 
 def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
-    if game.opening is None or len([e for e in game.events if e.action is EventAction.MOVE]) > 1:
+    """The opening roll, until the first turn is confirmed (then the caption
+    shows what was played)."""
+    if game.opening is None or any(e.action is EventAction.MOVE for e in game.events):
         return None
     rolls = game.opening.rolls
     white, black = rolls[-1]
@@ -211,8 +237,11 @@ def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
     return line + " " + tr.gettext("{name} starts.", name=_name(record, game.opening.starter))
 
 
-def _previous_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
-    """What the player before did: the last confirmed turn, or a roll that could not be played."""
+def _previous_line(tr: Translator, record: GameRecord, game: Game,
+                   numbering: Side | None = None) -> str | None:
+    """What the player before did: the last confirmed turn (in the numbers
+    of ``numbering``, the side the board is numbered for; the board's words
+    for bar and off), or a roll that could not be played."""
     moves = [e for e in game.events if e.action is EventAction.MOVE]
     if not moves:
         return None
@@ -225,13 +254,36 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game) -> str | None
                           dice=dice)
     start = last_turn(game)
     assert start is not None and start.start is not None
-    steps = format_turn(start.start, last.steps)
+    labels = board_labels(tr)
+    steps = format_turn(start.start, last.steps, numbering=numbering or numbering_of(
+        game, viewer_of(game)), bar=labels.bar, off=labels.off)
     if roll is not None and roll.dice and forced_turn(start.start, roll.dice) is not None:
         # played by itself (bot/rules/autoplay.py), or by hand without a choice
         return tr.gettext("{name}'s turn was forced: {steps}", name=_name(record, last.side),
                           steps=steps)
     return tr.gettext("{name} played {dice}: {steps}", name=_name(record, last.side), dice=dice,
                       steps=steps)
+
+
+def owes_line(tr: Translator, debtor: str, creditor: str, amount: int) -> str:
+    """``"Bob → Ann 30"``: one debt, the one phrasing of the ledger, the
+    settle request and confirmation and the end of a staked game (names as
+    given: escaped for HTML, or plain for a button)."""
+    return tr.gettext("{debtor} → {creditor} {amount}", debtor=debtor, creditor=creditor,
+                      amount=amount)
+
+
+def booked_line(tr: Translator, record: GameRecord) -> str | None:
+    """What the end of this game booked in the ledger (``None``: nothing, as
+    for a game without stakes or a match game before the match ends)."""
+    if record.status is not Status.FINISHED:
+        return None
+    done = outcome(record)
+    if done.result is None or not done.amount:
+        return None
+    winner = done.result.winner
+    return tr.gettext("Booked: {owes}.", owes=owes_line(
+        tr, _name(record, winner.opponent), _name(record, winner), done.amount))
 
 
 def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
@@ -251,14 +303,14 @@ def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
     return tr.gettext("{name} wins: {kind}, {points}.", name=name, kind=kind, points=points)
 
 
-def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Action | None
-                  ) -> list[str]:
+def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Action | None,
+                  numbering: Side | None = None) -> list[str]:
     game = table.game
     lines: list[str] = []
     opening = _opening_line(tr, record, game)
     if opening:
         lines.append(opening)
-    previous = _previous_line(tr, record, game)
+    previous = _previous_line(tr, record, game, numbering)
     if previous and not opening:
         lines.append(previous)
     phase = game.phase
@@ -272,6 +324,9 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Act
             if table.match_over:
                 lines.append(tr.gettext("{name} wins the match!",
                                         name=_name(record, game.result.winner)))  # type: ignore[union-attr]
+        booked = booked_line(tr, record)
+        if booked:
+            lines.append("💰 " + booked)
         return lines + _after_lines(tr, record, table)
     actor = game.to_act
     assert actor is not None
@@ -361,7 +416,8 @@ def _facts_line(tr: Translator, record: GameRecord, table: MatchState) -> str:
                      tr.gettext("cube {value} ({name})", value=cube.value,
                                 name=_name(record, cube.owner)))
     if table.match_length and not game.is_over:
-        parts.append(tr.gettext("score {white} – {black}", **both(table.score)))
+        parts.append(tr.gettext("score {white} – {black}, match to {n}", n=table.match_length,
+                                **both(table.score)))
     return " · ".join(parts)
 
 
@@ -373,6 +429,14 @@ def duration(tr: Translator, seconds: float) -> str:
     minute = tr.ngettext("{n} minute", "{n} minutes", minutes, n=minutes)
     units = [(days, day), (hours, hour)] if days else [(hours, hour), (minutes, minute)]
     return " ".join(word for n, word in units if n) or minute  # minutes matter only within a day
+
+
+def move_by(tr: Translator, deadline: float) -> str:
+    """``"Move by 12.09 14:00 UTC (23 hours left)."``: the deadline on the
+    clock and, since nobody converts UTC in their head, the time left."""
+    when = time.strftime("%d.%m %H:%M", time.gmtime(deadline))
+    return tr.gettext("Move by {time} UTC ({left} left).", time=when,
+                      left=duration(tr, deadline - deadlines.now()))
 
 
 def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
@@ -387,7 +451,7 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
         if record.deadline <= deadlines.now():
             lines.append("⌛ " + tr.gettext("Time ran out at {time} UTC.", time=when))
         else:
-            lines.append("⏰ " + tr.gettext("Move by {time} UTC.", time=when))
+            lines.append("⏰ " + move_by(tr, record.deadline))
     if record.pause_by is not None and any(p.user_id == record.pause_by for p in record.players):
         name = html_text(next(p.name for p in record.players if p.user_id == record.pause_by))
         lines.append(tr.gettext("{name} proposes to resume the clock.", name=name)
@@ -458,10 +522,10 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     if record.status is Status.CANCELLED:
         lines.append(tr.gettext("The game was cancelled."))
         return BoardMessage(LINE_BREAK.join(lines), None, photo, to_draw), lines, drop_order
-    status = _status_lines(tr, record, table, ui)
+    status = _status_lines(tr, record, table, ui, view.numbered_for)
     history = None
     if len(status) > 1 and status[0] in (_opening_line(tr, record, game),
-                                         _previous_line(tr, record, game)):
+                                         _previous_line(tr, record, game, view.numbered_for)):
         history = len(lines)
     lines += status
     if game.is_over:
@@ -477,7 +541,7 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     deadline = _deadline_line(tr, record)
     if deadline:
         lines.append(deadline)
-    markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.viewer,
+    markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.numbered_for,
                            player=player)
     return BoardMessage(LINE_BREAK.join(lines), markup, photo, to_draw), lines, drop_order
 
@@ -485,8 +549,9 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
 def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: Action | None,
                   source: int | None, viewer: Side | None = None,
                   player: Side | None = None) -> InlineKeyboardMarkup | None:
-    """The game's buttons; move buttons print the points as ``viewer`` (the
-    side the board is drawn from; the mover when not given) sees them.
+    """The game's buttons; move buttons print the points in ``viewer``'s
+    numbering (the side the board is numbered for, :attr:`BoardView.numbered_for`;
+    the mover when not given), as :func:`point_label` does for the board.
     ``player``: the keyboard of one player's own board (see :func:`board_message`)."""
     game = table.game
     keys = KeyboardBuilder(tr, record.game_id, record.version)
@@ -524,9 +589,10 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     turn = game.turn
     assert turn is not None
     seen_by = actor if viewer is None else viewer
+    labels = board_labels(tr)
 
     def label(point: int) -> str:
-        return point_label(game.variant, actor, seen_by, point)
+        return point_label(game.variant, actor, seen_by, point, labels)
 
     turns = [choice.notation(numbering=seen_by) for choice in offered_turns(game)]
     return keys.moves(label, turn.distinct_steps, can_undo=bool(turn.played),

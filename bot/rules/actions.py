@@ -125,8 +125,10 @@ autoplay=True))
             limit = MAX_STAKE if name == "stake" else MAX_MATCH
             if not re.fullmatch(r"[0-9]{1,7}", value) or not (name == "stake" or int(value) >= 1) \
                     or int(value) > limit:
-                raise OptionError(N_("{option} needs a whole number from {low} to {high}."),
-                                  option=name, low=0 if name == "stake" else 1, high=limit)
+                raise OptionError(N_("{option} needs a whole number from {low} to {high}, "
+                                     "for example {example}."),
+                                  option=name, low=0 if name == "stake" else 1, high=limit,
+                                  example="stake=10" if name == "stake" else "match=5")
             values["stake_per_point" if name == "stake" else "match_length"] = int(value)
         elif name == "level":
             if value not in LEVEL_WORDS:

@@ -280,6 +280,10 @@ class ChatSettings(Record):
 
     kind: ClassVar[str] = "settings"
     language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")
+    board_language: str | None = Field(
+        default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$",
+        description="the boards' language while none is fixed: the first game's, kept so a "
+                    "board does not change language with whoever taps")
     board_style: Literal["png", "text"] = "png"
     orientation: Literal["follow", "white", "black"] = Field(
         default="follow", description="whose side the board is drawn from")

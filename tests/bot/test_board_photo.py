@@ -151,24 +151,35 @@ async def test_in_a_private_chat_the_user_changes_settings(world: World) -> None
     assert (await world.store.chat_settings(dm.id)).orientation == "black"
 
 
-async def test_fixed_orientation_numbers_the_buttons_for_that_side(world: World) -> None:
+def _bottom_mark(content: str) -> str:
+    """The checker mark of the player line under a text board's grid."""
+    lines = content.splitlines()
+    frames = [i for i, line in enumerate(lines) if line.startswith("+---")]
+    return lines[frames[1] + 3][2]
+
+
+async def test_fixed_side_stays_at_the_bottom_and_buttons_follow_the_mover(world: World
+                                                                          ) -> None:
     c = _club(world)
     await world.store.save(ChatSettings(chat_id=c.chat.id, board_style="text",
                                         orientation="white"), 0)
     await _start(world, c)
-    for _ in range(6):  # both players' turns: the numbers are always White's
+    movers_seen = set()
+    for _ in range(6):  # both players' turns: White stays at the bottom, the numbers follow
         board = await _to_move(world, c)
         record = await world.store.load_game(c.chat.id, None)
         assert record is not None
         game = table_of(record).game
         mover = game.to_act
         assert mover is not None
+        movers_seen.add(mover)
+        assert _bottom_mark(board.content) == "○"
         for text, data in world.buttons(board):
             parts = data.split(":")
             if parts[3] == "m":
                 source, target = text.split(" (")[0].split("→")
-                assert source == point_label(game.variant, mover, Side.WHITE, int(parts[4]))
-                assert target == point_label(game.variant, mover, Side.WHITE, int(parts[5]))
+                assert source == point_label(game.variant, mover, mover, int(parts[4]))
+                assert target == point_label(game.variant, mover, mover, int(parts[5]))
                 assert f" {source} " in board.content  # a number printed on the board
         steps = [d for _, d in world.buttons(board) if d.split(":")[3] == "m"]
         data = steps[0] if steps else next(d for _, d in world.buttons(board)
@@ -181,6 +192,7 @@ async def test_fixed_orientation_numbers_the_buttons_for_that_side(world: World)
     await world.tap(c.chat, c.alice, panel, text="● Black")
     redrawn = world.server.message(c.chat.id, board.message_id)
     assert redrawn.edits == edits + 1 and world.board(c.chat).message_id == board.message_id
+    assert _bottom_mark(redrawn.content) == "●" and movers_seen == set(Side)
 
 
 async def test_boards_speak_the_chat_language(world: World) -> None:
@@ -188,7 +200,8 @@ async def test_boards_speak_the_chat_language(world: World) -> None:
                                           ("lt", "Liko eiti:", " liko ")):
         c = _club(world)
         await _start(world, c)
-        await world.store.save(ChatSettings(chat_id=c.chat.id, language=lang), 0)
+        settings = await world.store.chat_settings(c.chat.id)  # the first game noted its language
+        await world.store.save(settings.model_copy(update={"language": lang}), settings.version)
         sent = await world.send(c.chat, c.alice, "/board")
         photo = await world.reply(c.chat, sent, caption_word)
         assert photo.photo is not None and "Pips" not in photo.content

@@ -90,29 +90,33 @@ def _point_buttons(markup: object) -> list[tuple[str, list[int]]]:
 
 @pytest.mark.parametrize("variant", list(Variant))
 @pytest.mark.parametrize("orientation", ["follow", "white", "black"])
-def test_text_board_buttons_print_the_viewers_numbers(variant: Variant, orientation: str
-                                                      ) -> None:
-    other_numbers = 0
+def test_text_board_buttons_print_the_numbers_the_board_shows(variant: Variant, orientation: str
+                                                              ) -> None:
+    """The board is numbered for the mover whichever side sits at the bottom,
+    and every button prints those numbers over the mover's checkers."""
+    other_side = 0
     for game in _midgames(variant, seed=3, count=25):
         record = _record(game)
         mover = game.to_act
         assert mover is not None
         viewer = viewer_of(game, orientation)
+        view = board_view(EN, record, table_of(record), viewer)
+        assert view.numbered_for is mover and view.viewer is viewer
         message = board_message(EN, record, style="text", orientation=orientation)
         assert message.photo is None
-        board = render_text(board_view(EN, record, table_of(record), viewer))
+        board = render_text(view)
         assert board in message.text.replace("&gt;", ">")
         columns = _columns(board)
+        other_side += viewer is not mover
         for label, (point,) in _point_buttons(message.markup):
-            assert label == EN.gettext(point_label(variant, mover, viewer, point))
+            assert label == point_label(variant, mover, mover, point, board_labels(EN))
             if point in (BAR, OFF):
                 continue
-            other_numbers += label != str(point)
+            assert label == str(point)  # the mover's own numbers
             if any(step.source == point for step in game.legal_steps):
                 # a source: the column under its label shows the mover's checkers
                 assert MARK[mover] in _stack_at(board, *columns[label]), (label, board)
-    # with a fixed side the viewer is often not the mover: the numbers differ
-    assert (other_numbers > 0) == (orientation != "follow")
+    assert other_side > 0  # boards with the mover at the top were checked too
 
 
 @pytest.mark.parametrize("orientation", ["follow", "white", "black"])
@@ -128,13 +132,34 @@ def test_picture_board_buttons_match_the_view_it_draws(orientation: str) -> None
         mover = game.to_act
         assert mover is not None
         for label, (point,) in _point_buttons(message.markup):
-            assert label == EN.gettext(point_label(view, mover, view.viewer, point))
+            assert label == point_label(view, mover, view.numbered_for, point, view.labels)
 
 
-def test_viewer_follows_the_mover_or_stays_fixed() -> None:
-    game = next(_midgames(Variant.LONG, seed=1, count=5))
-    assert viewer_of(game) is game.to_act
-    assert viewer_of(game, "white") is Side.WHITE and viewer_of(game, "black") is Side.BLACK
+@pytest.mark.parametrize("variant", list(Variant))
+def test_the_checkers_stay_put_and_only_the_numbers_follow_the_mover(variant: Variant) -> None:
+    """Through a whole game the bottom side never changes (the first mover,
+    or the chat's fixed side); the numbers are the side to act's."""
+    rng = random.Random(4)
+    options = EngineOptions.long() if variant is Variant.LONG else EngineOptions.backgammon()
+    game = Game.new(options).roll(rng)
+    bottoms, numberings = set(), set()
+    while not game.is_over:
+        record = _record(game)
+        view = board_view(EN, record, table_of(record), viewer_of(game))
+        bottoms.add(view.viewer)
+        numberings.add(view.numbered_for)
+        assert view.numbered_for is game.to_act
+        assert viewer_of(game, "black") is Side.BLACK and viewer_of(game, "white") is Side.WHITE
+        if game.phase is Phase.ROLL:
+            game = game.roll(rng)
+        elif game.turn is not None and game.turn.is_complete:
+            game = game.confirm()
+        elif game.phase is Phase.MOVE:
+            game = game.play_step(_random_step(game, rng))
+        else:
+            break
+    assert bottoms == {game.opening.starter}  # type: ignore[union-attr]
+    assert numberings == set(Side)
 
 
 # ---------------------------------------------------------------- translated words
@@ -145,12 +170,14 @@ def test_board_words_are_translated_and_drawable(lang: str) -> None:
     labels = board_labels(translator(lang))
     english = BoardLabels()
     for name in english.__slots__:
+        if name == "pip_count":
+            continue
         word = getattr(labels, name)
         assert word != getattr(english, name), name
         assert all(_drawable(char) for char in word if char not in " {}"), (name, word)
     game = next(_midgames(Variant.BACKGAMMON, seed=2, count=5))
     text = board_message(translator(lang), _record(game), style="text").text
-    assert labels.pips in text and labels.dice in text
+    assert labels.pip_count(game.position.pips(Side.WHITE)) in text and labels.dice in text
     assert " pips" not in text and "Dice" not in text
 
 
@@ -175,13 +202,18 @@ def _hitting_game() -> Game:
 
 
 def test_played_line_uses_standard_notation_with_hits() -> None:
+    """The caption prints the last turn in the numbers the board shows: the
+    next mover's, not the previous mover's own."""
     game = _hitting_game()
     last = last_turn(game)
-    assert last is not None and last.start is not None
-    notation = format_turn(last.start, last.steps)
-    assert "*" in notation
-    text = board_message(EN, _record(game), style="png").text
+    assert last is not None and last.start is not None and game.to_act is not last.side
+    notation = format_turn(last.start, last.steps, numbering=game.to_act)
+    assert "*" in notation and notation != format_turn(last.start, last.steps)
+    record = _record(game)
+    text = board_message(EN, record, style="png").text
     assert f": {notation}" in text and "Last:" not in text  # the caption, not the board
+    board = board_message(EN, record, style="text").text
+    assert f"{notation}" in board.replace("\n", " ")  # the text board's "Last:" line too
 
 
 def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
@@ -195,7 +227,7 @@ def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
     assert dice is not None
     white, black = (game.position.pips(side) for side in Side)
     for part in (" to move: ", f"{dice.first}-{dice.second}", f"Pips: ○ {white} – ● {black}",
-                 "cube 1", "score ○ 2 – ● 1", "Move by ", " UTC."):
+                 "cube 1", "score ○ 2 – ● 1, match to 5", "Move by ", " UTC (", " left)."):
         assert part in caption, (part, caption)
 
 
@@ -215,13 +247,17 @@ WORST_NAMES = ("Ąžuolas-Čėsnys " * 5, "🎲" * 64)
 
 def _worst_record() -> GameRecord:
     """Everything a board's text can say at once: a match to 25 for 1,000,000
-    per point with a 14-day clock, four opening ties, a double taken, a
-    resignation offer, a cancel proposal, a pause proposal and the time run out."""
+    per point with a 14-day clock, a four-step turn by the longest name, a
+    double taken, a resignation offer, a cancel proposal, a pause proposal
+    and the time run out."""
     options = EngineOptions.backgammon(match_length=25)
     game = Game.new(options).roll(_Scripted(3, 3, 5, 5, 2, 2, 4, 4, 6, 1))
-    while game.turn is not None and not game.turn.is_complete:
-        game = game.play_step(max(game.legal_steps, key=lambda s: (s.source, s.die)))
-    game = game.confirm()
+    for dice in (None, (4, 4)):
+        if dice is not None:
+            game = game.roll(_Scripted(*dice))
+        while game.turn is not None and not game.turn.is_complete:
+            game = game.play_step(max(game.legal_steps, key=lambda s: (s.source, s.die)))
+        game = game.confirm()
     doubler = game.to_act
     assert doubler is not None
     game = game.double(doubler).take(doubler.opponent)

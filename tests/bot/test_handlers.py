@@ -375,6 +375,21 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     second = await _record(world, t)
     assert second.status is Status.ACTIVE and second.game_id != first.game_id
     assert "➡" in world.board(t.chat).content
+    # the finished board keeps its result, without buttons; the new game has its own message
+    kept = world.server.message(t.chat.id, board.message_id)
+    assert not kept.deleted and not kept.buttons, kept
+    assert "wins by resignation" in kept.content and "offers a rematch" not in kept.content
+    assert world.board(t.chat).message_id != board.message_id
+    # New game after the end: the lobby is a new message too, the result stays
+    new_board = world.board(t.chat)
+    mover, other = await _mover(world, t)
+    await world.tap(t.chat, mover, new_board, _data(world, new_board, "o"))
+    await world.tap(t.chat, mover, new_board, _data(world, new_board, "R"))
+    await world.tap(t.chat, other, new_board, _data(world, new_board, "a"))
+    await world.tap(t.chat, t.eve, new_board, _data(world, new_board, "N"))
+    kept = world.server.message(t.chat.id, new_board.message_id)
+    assert not kept.deleted and not kept.buttons and "wins by resignation" in kept.content
+    assert "New game" in world.board(t.chat).content
 
 
 async def test_match_score_and_next_game(world: World) -> None:

@@ -5,11 +5,14 @@ through the real handlers."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 
 import pytest
 
 from bot.present.callbacks import Action, Callback, Kind
+from bot.present.i18n import translator
+from bot.present.messages import board_message
 from bot.rules.actions import (
     MATCH_IN_PROGRESS,
     NOT_PLAYING,
@@ -177,6 +180,10 @@ async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
     stats = {s.user_id: s for s in await store.player_stats(CHAT)}
     assert stats[winner].rating == 1510.0 and stats[loser].rating == 1490.0
     assert stats[winner].gammons_won == 1 and stats[loser].gammons_lost == 1
+    # the end message says what was booked, in the ledger's phrasing
+    names = {p.user_id: p.name for p in PLAYERS}
+    text = board_message(translator("en"), done).text
+    assert f"Booked: {names[loser]} → {names[winner]} 20." in text, text
 
 
 async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> None:
@@ -393,10 +400,15 @@ async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int
 async def test_stake_shows_sets_and_refuses_bad_values(world: World) -> None:
     club, ann, bob, _eve = _club(world)
     assert "0 per point" in await _command(world, club, bob, "/stake")
-    for bad in ("-5", "0.5", "ten", "99999999"):
-        assert "whole number from 0 to" in await _command(world, club, ann, f"/stake {bad}")
-    assert "one whole number" in await _command(world, club, ann, "/stake 1 2")
-    assert "Only chat admins" in await _command(world, club, bob, "/stake 5")
+    for bad in ("-5", "0.5", "ten", "99999999", "1 2"):
+        answer = await _command(world, club, ann, f"/stake {bad}")
+        assert "whole number from 0 to" in answer and "for example /stake 10" in answer
+    for tried in ("5", "abc"):  # not an admin: that is the answer, whatever the value
+        assert "Only chat admins" in await _command(world, club, bob, f"/stake {tried}")
+    # in a group an answer replies to the command it answers: whose error it is shows
+    sent = await world.send(club, ann, "/stake ten")
+    answer = await world.reply(club, sent)
+    assert answer.reply_to == sent.message_id
     assert (await world.store.chat_settings(club.id)).options.stake_per_point == 0
     assert "15 per point" in await _command(world, club, ann, "/stake 15")
     assert (await world.store.chat_settings(club.id)).options.stake_per_point == 15
@@ -438,6 +450,8 @@ async def test_stats_and_top(world: World) -> None:
     await _book(world, club, ann, bob, 1)
     mine = await _command(world, club, ann, "/stats")
     assert "Games: 2, won 2" in mine and "Streak: 2 wins" in mine and "Mars won / lost" in mine
+    rating = re.search(r"Rating: (\S+) \(rated points played: 2\)", mine)
+    assert rating is not None and rating[1].isdigit(), mine  # a whole number, explained
     said = await world.send(club, bob, "hello")
     theirs = await _command(world, club, ann, "/stats", reply_to=said)
     assert "Bob" in theirs and "won 0" in theirs and "Streak: 2 losses" in theirs
@@ -455,7 +469,7 @@ async def test_settle_by_reply_needs_the_other_player(world: World) -> None:
     said = await world.send(club, bob, "I lost")
     sent = await world.send(club, ann, "/settle", reply_to=said)
     prompt = await world.reply(club, sent, "settle up")
-    assert "Bob owes Ann 30" in prompt.content
+    assert "Bob → Ann 30" in prompt.content
     confirm = world.find(prompt, lambda text, _data: text == "✅ Settled")[1]
     for intruder in (eve, ann):  # a third person, and the requester herself
         refused = await world.tap(club, intruder, prompt, text="✅ Settled")
@@ -463,7 +477,8 @@ async def test_settle_by_reply_needs_the_other_player(world: World) -> None:
     assert await world.store.balance(club.id, ann.id, bob.id) == 30
     await world.tap(club, bob, prompt, text="✅ Settled")
     assert await world.store.balance(club.id, ann.id, bob.id) == 0
-    assert "balance is 0" in world.server.message(club.id, prompt.message_id).content
+    assert "Settled: Bob → Ann 30; the balance is 0." in world.server.message(
+        club.id, prompt.message_id).content
     again = await world.tap(club, bob, prompt, confirm, strict=False)
     assert again.show_alert  # the request is gone; nothing settles twice
 
@@ -488,10 +503,10 @@ async def test_settle_by_choosing_and_declining(world: World) -> None:
     sent = await world.send(club, ann, "/settle")
     menu = await world.reply(club, sent, "with whom")
     labels = [text for text, _ in world.buttons(menu)]
-    assert "Bob owes Ann 12" in labels and "Ann owes Eve 3" in labels
-    refused = await world.tap(club, bob, menu, text="Bob owes Ann 12")
+    assert "Bob → Ann 12" in labels and "Ann → Eve 3" in labels
+    refused = await world.tap(club, bob, menu, text="Bob → Ann 12")
     assert refused.show_alert  # only Ann chooses
-    await world.tap(club, ann, menu, text="Ann owes Eve 3")
+    await world.tap(club, ann, menu, text="Ann → Eve 3")
     assert "Eve, confirm" in world.server.message(club.id, menu.message_id).content
     refused = await world.tap(club, bob, menu, text="✖ No")
     assert refused.show_alert  # Bob is not part of this one

@@ -267,9 +267,9 @@ async def test_settle_buttons_show_names_as_written(world: World) -> None:
     await _book(world, club, ann, bob, 12)
     sent = await world.send(club, ann, "/settle")
     menu = await world.reply(club, sent, "with whom")
-    assert "Bob & Co owes Ann <&> 12" in [text for text, _ in world.buttons(menu)]
-    await world.tap(club, ann, menu, text="Bob & Co owes Ann <&> 12")
-    assert "Bob & Co owes Ann <&> 12" in world.server.message(club.id, menu.message_id).content
+    assert "Bob & Co → Ann <&> 12" in [text for text, _ in world.buttons(menu)]
+    await world.tap(club, ann, menu, text="Bob & Co → Ann <&> 12")
+    assert "Bob & Co → Ann <&> 12" in world.server.message(club.id, menu.message_id).content
 
 
 async def test_a_long_list_is_cut_to_fit_a_message(world: World) -> None:

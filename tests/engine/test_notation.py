@@ -160,3 +160,22 @@ def test_round_trip_over_random_game_positions(
     for step in parsed.steps:
         reached = apply_step(reached, step)
     assert reached == turn.position
+
+
+def test_turn_text_in_the_words_of_a_board_language() -> None:
+    """A Russian or Lithuanian board writes its own bar and off words, and the
+    numbers follow ``numbering``; the default stays the English notation."""
+    entering = [[0] * 25, [0] * 25]
+    entering[0][5], entering[0][24] = 14, 1  # White: 14 on point 6, one on the bar
+    entering[1][0] = 15
+    position = Position.from_rows(Variant.BACKGAMMON, entering)
+    assert format_turn(position, [Step(25, 22, 3)]) == "bar/22"
+    assert format_turn(position, [Step(25, 22, 3)], bar="бар") == "бар/22"
+    assert format_turn(position, [Step(25, 22, 3)], numbering=Side.BLACK, bar="juosta") \
+        == "juosta/3"
+    last = [[0] * 25, [0] * 25]
+    last[0][3] = 1  # White's last checker on point 4
+    last[1][0] = 15
+    position = Position.from_rows(Variant.BACKGAMMON, last)
+    assert format_turn(position, [Step(4, 0, 4)], off="выброс") == "4/выброс"
+    assert format_turn(position, [Step(4, 0, 4)], compact=False, off="išmesta") == "4/išmesta"

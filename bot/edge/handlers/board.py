@@ -55,7 +55,14 @@ from bot.present.painter import PAINTER
 from bot.rules.actions import waiting_side, waiting_user
 from bot.store import VersionConflict, private_boards
 from bot.store.prefs import forget_started
-from bot.store.records import BoardViewRef, ChatSettings, GameRecord, Status, computer_level
+from bot.store.records import (
+    BoardViewRef,
+    ChatSettings,
+    GameRecord,
+    Status,
+    computer_level,
+    settings_key,
+)
 from engine.position import Side
 
 log = logging.getLogger(__name__)
@@ -104,6 +111,27 @@ Board = tuple[int, int]
 """A posted board message: (chat id, message id)."""
 
 
+async def board_translator(context: Context, settings: ChatSettings, tr: Translator
+                           ) -> Translator:
+    """The language of a chat's boards: the one fixed with /lang, else the one
+    the chat's first game was drawn in (noted now, when this is it), so a
+    group's board does not switch language with whoever taps."""
+    if settings.language:
+        return translator(settings.language)
+    if settings.board_language:
+        return translator(settings.board_language)
+    chat_id = settings.chat_id
+
+    def note(current: ChatSettings | None) -> ChatSettings:
+        current = current or ChatSettings(chat_id=chat_id)
+        if current.language or current.board_language:
+            return current
+        return current.model_copy(update={"board_language": tr.lang})
+
+    noted = await get_store(context).update(settings_key(chat_id), note)
+    return translator(noted.language or noted.board_language)
+
+
 def view_translator(settings: ChatSettings, language: str | None) -> Translator:
     """A private chat's fixed language, else its user's."""
     return translator(settings.language or language)
@@ -146,8 +174,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
         await repost(context, tr, record)
         return True
     settings = await get_store(context).chat_settings(record.chat_id)
-    if settings.language:
-        tr = translator(settings.language)
+    tr = await board_translator(context, settings, tr)
     if (settings.board_style == "png" and not is_lobby(record)) != record.board_photo:
         # a lobby that became a game, or the style changed: it is replaced, not kept
         await repost(context, tr, record, settings=settings, delete_old=True)
@@ -206,6 +233,28 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
         return True
     await _mark(context, record, shown, ui)
     return False
+
+
+async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
+                              new: GameRecord) -> None:
+    """A new game (or lobby) started from ``old``'s finished board: that board
+    keeps its result visible (its final caption, no buttons) and the new one
+    gets a message of its own; a private game's boards are its views, and
+    are redrawn in place."""
+    if old.is_private or old.board_message_id is None:
+        await edit(context, tr, new)
+        return
+    settings = await get_store(context).chat_settings(old.chat_id)
+    final = old.model_copy(update={"rematch_by": None, "cancel_by": None})
+    board = await draw(await board_translator(context, settings, tr), final, settings,
+                       picture=False)
+    with contextlib.suppress(BadRequest):  # gone or unchanged: the new board is posted anyway
+        await _edit_message(context, (old.chat_id, old.board_message_id),
+                            BoardMessage(board.text, None, board.photo), keyboard_only=True)
+    posted = await repost(context, tr, new.model_copy(update={"board_message_id": None}),
+                          strip_old=False, settings=settings)
+    for view in posted.views:  # they showed the old game: a full redraw, not a keyboard
+        await _edit_view(context, tr, posted, view, {})
 
 
 async def _mark(context: Context, record: GameRecord, board: Board,
@@ -313,6 +362,8 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     store = get_store(context)
     if settings is None:
         settings = await store.chat_settings(record.chat_id)
+    if not record.is_private:
+        tr = await board_translator(context, settings, tr)
     drawn = record.model_copy(update={"version": record.version + 1})
     board = await draw(tr, drawn, settings)
     message = await send_board(context, record.chat_id, record.thread_id, board)

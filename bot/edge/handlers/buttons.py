@@ -22,7 +22,13 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
-from bot.edge.handlers.board import clear_notification, edit, notify, redraw_stale
+from bot.edge.handlers.board import (
+    clear_notification,
+    edit,
+    notify,
+    redraw_stale,
+    start_from_finished,
+)
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
     Context,
@@ -191,7 +197,12 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
                 user_id: int, *, repair: bool = False) -> None:
     """Redraw the board and ping whoever the game waits for now; ``repair``: only
     the boards that do not show ``new`` yet (a retry)."""
-    await (redraw_stale(context, tr, new) if repair else edit(context, tr, new))
+    if repair:
+        await redraw_stale(context, tr, new)
+    elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
+        await start_from_finished(context, tr, old, new)
+    else:
+        await edit(context, tr, new)
     before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
     if after is not None and after != before:
         await notify(context, tr, new)

@@ -238,14 +238,28 @@ async def on_lang_button(update: Update, context: Context) -> None:
         from bot.store.records import ChatSettings
 
         current = settings or ChatSettings(chat_id=chat.id)
-        return current.model_copy(update={"language": language})
+        # the boards follow: the new language, or ("auto") the next game's
+        return current.model_copy(update={"language": language, "board_language": None})
 
     from bot.store.records import settings_key
 
-    await get_store(context).update(settings_key(chat.id), change)
+    store = get_store(context)
+    before = await store.chat_settings(chat.id)
+    await store.update(settings_key(chat.id), change)
     tr = translator(language or user.language_code)
     await query.answer()
     text = tr.gettext("Language: {name}.", name=escape(LANGUAGE_NAMES.get(choice, "auto")))
     if query.message is not None and query.message.is_accessible:
         await context.bot.edit_message_text(text, chat_id=chat.id,
                                             message_id=query.message.message_id)
+    if (before.language or before.board_language) != tr.lang:
+        await _redraw_board(context, tr, chat.id, thread_of(query.message))  # type: ignore[arg-type]
+
+
+async def _redraw_board(context: Context, tr: Translator, chat_id: int,
+                        thread_id: int | None) -> None:
+    """Redraw the game board of this chat or topic in its new language."""
+    record = await get_store(context).load_game(chat_id, thread_id)
+    if record is None or record.board_message_id is None:
+        return
+    await edit(context, tr, record)

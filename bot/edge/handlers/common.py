@@ -127,8 +127,12 @@ def args_of(context: Context) -> list[str]:
 
 async def reply(update: Update, text: str, *, quote: bool = False, **kwargs: Any
                 ) -> Message | None:
-    """Answer a command in its chat and topic (``quote``: as a reply to it)."""
+    """Answer a command in its chat and topic; in a group (or with ``quote``) as
+    a reply to the command (in a busy group nobody knows whom "stake needs a
+    whole number" is for), still sent if the command was deleted meanwhile."""
     message = update.effective_message
     if message is None:
         return None
-    return await message.reply_text(fit_text(text), do_quote=quote, **kwargs)
+    quoted = quote or message.chat.type != Chat.PRIVATE
+    return await message.reply_text(fit_text(text), do_quote=quoted,
+                                    allow_sending_without_reply=True, **kwargs)

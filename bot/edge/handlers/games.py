@@ -16,7 +16,6 @@ open it, and only while it is being played.
 from __future__ import annotations
 
 import contextlib
-import time
 from html import escape
 
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
@@ -26,7 +25,7 @@ from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import Context, get_store, reply, translator_for
 from bot.present.callbacks import CallbackDataError, ShowGame
 from bot.present.i18n import N_, Translator, pick_language
-from bot.present.messages import variant_name
+from bot.present.messages import move_by, variant_name
 from bot.present.usertext import clean
 from bot.rules.actions import NOT_PLAYING, seat_of, waiting_user
 from bot.store.records import GameRecord, GameRef, Status
@@ -88,8 +87,7 @@ async def _line(context: Context, tr: Translator, record: GameRecord, number: in
                 user_id: int) -> str:
     parts = [escape(turn_text(tr, record, user_id)), escape(await _where(context, tr, record))]
     if record.deadline is not None and record.status is Status.ACTIVE:
-        when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
-        parts.append("⏰ " + tr.gettext("Move by {time} UTC.", time=when))
+        parts.append("⏰ " + move_by(tr, record.deadline))
     return f"{number}. <b>{escape(title(tr, record, user_id))}</b> · " + " · ".join(parts)
 
 

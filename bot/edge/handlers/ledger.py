@@ -30,17 +30,16 @@ from bot.edge.handlers.common import (
     get_store,
     is_chat_admin,
     parse_tap,
-    refusal_text,
     reply,
     set_default_option,
     translator_for,
 )
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
-from bot.present.messages import KIND_NAMES, mention, variant_name
+from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules import computer
-from bot.rules.actions import VARIANT_WORDS, OptionError, parse_new_args
+from bot.rules.actions import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.booking import Debt, debts, ledger_table
 from bot.rules.settleplan import direct_change, plan, planned_for
 from bot.store import Store, StoreError
@@ -93,16 +92,17 @@ async def stake(update: Update, context: Context) -> None:
             "Stake in this chat: {n} per point (for /new without stake=). "
             "Change it with /stake N; 0 plays for nothing.", n=current))
         return
-    if len(args) > 1:
-        await reply(update, tr.gettext("Use /stake N with one whole number."))
+    if not await is_chat_admin(context, chat, user.id):  # before the value: it is not theirs
+        await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
         return
     try:
-        amount = parse_new_args([f"stake={args[0]}"])[1].stake_per_point
-    except OptionError as error:
-        await reply(update, refusal_text(tr, error))
-        return
-    if not await is_chat_admin(context, chat, user.id):
-        await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
+        amount = (parse_new_args([f"stake={args[0]}"])[1].stake_per_point if len(args) == 1
+                  else None)
+    except OptionError:
+        amount = None
+    if amount is None:
+        await reply(update, tr.gettext("Use /stake N with a whole number from 0 to {high}, "
+                                       "for example /stake 10.", high=MAX_STAKE))
         return
     await set_default_option(context, chat.id, "stake_per_point", amount)
     await reply(update, tr.gettext("New games here are played for {n} per point.", n=amount))
@@ -213,8 +213,9 @@ def stats_block(tr: Translator, stats: PlayerStats) -> str:
     if stats.triples_won or stats.triples_lost:
         lines.append(f"{triple}: {stats.triples_won} / {stats.triples_lost}")
     if not stats.versus:
-        lines.append(tr.gettext("Rating: {rating:.1f} (experience {exp})", rating=stats.rating,
-                                exp=stats.experience))
+        # FIBS "experience" is the match points a rating has seen: say so, whole numbers
+        lines.append(tr.gettext("Rating: {rating} (rated points played: {exp})",
+                                rating=round(stats.rating), exp=stats.experience))
     lines.append(tr.gettext("Streak: {streak}", streak=_streak(tr, stats.streak)))
     return "\n".join(lines)
 
@@ -246,7 +247,7 @@ def top_table(tr: Translator, all_stats: Iterable[PlayerStats],
     blocks = []
     for var in sorted(by_variant, key=lambda v: v.value, reverse=True):
         ranked = sorted(by_variant[var], key=lambda s: (-s.rating, s.user_id))[:TOP_SIZE]
-        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — {s.rating:.1f} "
+        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — {round(s.rating)} "
                 + tr.ngettext("({n} game)", "({n} games)", s.games, n=s.games)
                 for i, s in enumerate(ranked, 1)]
         blocks.append("\n".join([f"<b>{escape(variant_name(tr, var))}</b>", *rows]))
@@ -268,12 +269,11 @@ async def top(update: Update, context: Context) -> None:
 
 
 def owes_text(tr: Translator, debt: Debt, names: dict[int, str], *, html: bool = True) -> str:
-    """"Bob owes Ann 30", for an HTML message (``html=False``: for a button's plain text)."""
+    """"Bob → Ann 30" (:func:`owes_line`), for an HTML message (``html=False``:
+    for a button's plain text)."""
     name = html_text if html else clean
-    return tr.gettext("{debtor} owes {creditor} {amount}",
-                      debtor=name(names.get(debt.debtor, str(debt.debtor))),
-                      creditor=name(names.get(debt.creditor, str(debt.creditor))),
-                      amount=debt.amount)
+    return owes_line(tr, name(names.get(debt.debtor, str(debt.debtor))),
+                     name(names.get(debt.creditor, str(debt.creditor))), debt.amount)
 
 
 def _debt(request: SettleRequest) -> Debt:
@@ -497,7 +497,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
         text = tr.gettext("Booked: {pays}. Only the balance between the two changed.",
                           pays=pays_text(tr, _debt(request), names))
     elif now is None:
-        text = tr.gettext("Settled: {owes} is paid; the balance is 0.",
+        text = tr.gettext("Settled: {owes}; the balance is 0.",
                           owes=owes_text(tr, _debt(request), names))
     else:
         await store.change_settle(request, None)

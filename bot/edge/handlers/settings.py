@@ -28,7 +28,7 @@ from bot.store.records import ChatSettings, settings_key
 
 CHOICES: dict[str, dict[str, str]] = {
     "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
-    "view": {"follow": N_("Player to move"), "white": N_("○ White"), "black": N_("● Black")},
+    "view": {"follow": N_("First to move"), "white": N_("○ White"), "black": N_("● Black")},
     "autoplay": {"on": N_("Forced turns: automatic"), "off": N_("Forced turns: by hand")},
 }
 """Each setting's values and their button labels."""
@@ -37,7 +37,8 @@ VALUES: dict[str, object] = {"on": True, "off": False}
 """Button values that are not the field's value itself (autoplay is a bool)."""
 """Button setting name -> ChatSettings field."""
 VIEW_TEXT = {
-    "follow": N_("from the side of the player to move"),
+    "follow": N_("from the side of the player who moves first (the checkers stay put; "
+                  "the numbers are those of the player to move)"),
     "white": N_("always from White's side"),
     "black": N_("always from Black's side"),
 }

@@ -7,8 +7,8 @@ buttons.  No Telegram and no I/O here (the shipped font is read once).
 
 >>> from engine import Position, Side, Variant
 >>> view = BoardView(Position.initial(Variant.LONG), viewer=Side.BLACK)
->>> render_text(view).splitlines()[1].split()[:3]
-['13', '14', '15']
+>>> render_text(view).splitlines()[1:3]   # every other number on each line
+[' 13  15  17       19  21  23   ', '   14  16  18       20  22  24 ']
 >>> point_label(view, Side.WHITE, Side.BLACK, 24)
 '12'
 """

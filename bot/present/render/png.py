@@ -31,6 +31,7 @@ from bot.present.render.view import (
     format_last_turn,
     label_at,
     occupant,
+    score_line,
     short_name,
     viewer_point,
 )
@@ -75,6 +76,8 @@ BAR_C = (92, 60, 36)
 TRIANGLES = ((176, 84, 58), (58, 98, 112))
 TRAY_C = (60, 39, 22)
 ACCENT = (230, 159, 0)
+NOW = (86, 180, 233)
+"""Rings of the steps played so far in the current turn (Okabe-Ito sky blue)."""
 CHECKER_FILL = {Side.WHITE: (248, 244, 233), Side.BLACK: (26, 36, 64)}
 CHECKER_RIM = {Side.WHITE: (40, 40, 44), Side.BLACK: (214, 222, 238)}
 CHECKER_TEXT = {Side.WHITE: INK, Side.BLACK: (255, 255, 255)}
@@ -146,16 +149,19 @@ def _checker(side: Side) -> Image.Image:
 @cache
 def _ring(kind: str) -> Image.Image:
     """``"from"``: a faded dashed ring where a checker left; ``"to"``: a bold
-    outline around a checker that just arrived."""
+    outline around a checker that just arrived (the last turn, in the accent
+    colour); ``"now-from"``, ``"now-to"``: the same for the steps already
+    played in the turn in progress, in a second colour."""
+    colour = NOW if kind.startswith("now") else ACCENT
 
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         size = CHECKER * s
-        if kind == "to":
-            d.ellipse((0, 0, size - 1, size - 1), outline=ACCENT, width=5 * s)
+        if kind.endswith("to"):
+            d.ellipse((0, 0, size - 1, size - 1), outline=colour, width=5 * s)
         else:
             box = (3 * s, 3 * s, size - 3 * s, size - 3 * s)
             for start in range(0, 360, 30):
-                d.arc(box, start, start + 18, fill=(*ACCENT, 235), width=4 * s)
+                d.arc(box, start, start + 18, fill=(*colour, 235), width=4 * s)
 
     return _smooth((CHECKER, CHECKER), draw)
 
@@ -215,10 +221,12 @@ def _slot(row: int, x: int, edge: int, depth: int) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=16)
-def _background(variant: Variant, off: str = "OFF", bar: str = "BAR") -> Image.Image:
-    """The empty board with triangles, bar, trays and the point numbers (they
-    are the viewer's numbers, the same for every viewer and variant); ``off``
-    and ``bar`` are the words on the trays and the bar, in the board's language."""
+def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
+                other: bool = False) -> Image.Image:
+    """The empty board with triangles, bar, trays and the point numbers: the
+    bottom side's numbers, or with ``other`` its opponent's (the checkers
+    stay, the numbers follow the player to act); ``off`` and ``bar`` are the
+    words on the trays and the bar, in the board's language."""
     s = 2
     img = Image.new("RGB", (WIDTH * s, HEIGHT * s), PAGE)
     d = ImageDraw.Draw(img)
@@ -265,7 +273,8 @@ def _background(variant: Variant, off: str = "OFF", bar: str = "BAR") -> Image.I
             )
             d.text(
                 ((x + POINT_W // 2) * s, label_y * s),
-                str(label_at(row, column)),
+                str(viewer_point(variant, Side.WHITE, Side.BLACK if other else Side.WHITE,
+                                 label_at(row, column))),
                 font=numbers,
                 fill=INK,
                 anchor="mm",
@@ -368,14 +377,16 @@ def _draw_trays(d: ImageDraw.ImageDraw, view: BoardView, arrived_off: int) -> No
             )
 
 
-def _draw_last_turn(img: Image.Image, view: BoardView) -> int:
-    """Dashed rings where the last turn's checkers came from, bold outlines on
-    where they arrived; returns how many it bore off."""
-    last = view.last_turn
+def _draw_last_turn(img: Image.Image, view: BoardView, last: LastTurn | None,
+                    now: bool = False) -> int:
+    """Dashed rings where ``last``'s checkers came from, bold outlines on
+    where they arrived (in the second colour for the turn in progress,
+    ``now``); returns how many it bore off."""
     if last is None:
         return 0
     departed, arrived = last.net_moves()
-    ring_from, ring_to = _ring("from"), _ring("to")
+    prefix = "now-" if now else ""
+    ring_from, ring_to = _ring(prefix + "from"), _ring(prefix + "to")
     for point, n in departed.items():
         row, x, edge = _place(view, last.side, point)
         here = view.position.checkers(last.side, point)
@@ -415,18 +426,16 @@ def _draw_dice_and_cube(img: Image.Image, view: BoardView) -> None:
 
 def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side: Side) -> None:
     y = 0 if side is view.top else FIELD_TOP + FIELD_H + FRAME + LABEL_H
-    to_move = side is view.turn and view.position.winner is None
+    to_move = side is view.actor
     if to_move:
         d.rounded_rectangle((LEFT, y + 6, LEFT + BOARD_W, y + INFO_H - 6), 10, fill=ACCENT)
     icon = _checker(side).resize((34, 34), Image.Resampling.LANCZOS)
     img.paste(icon, (LEFT + 10, y + (INFO_H - 34) // 2), icon)
     middle = y + INFO_H // 2
     labels = view.labels
-    facts = f"{view.pips(side)} {labels.pips}   {labels.off} {view.borne_off(side)}"
-    if view.score is not None:
+    facts = f"{labels.pip_count(view.pips(side))}   {labels.off} {view.borne_off(side)}"
+    if view.score is not None:  # the match length is on the footer ("Match to 7 · …")
         facts += f"   {labels.score_of} {view.score[side]}"
-        if view.match_length is not None:
-            facts += f"/{view.match_length}"
     if to_move:
         facts = f"{labels.to_move}   " + facts
     # the facts end at the right edge; the name gets what is left of the line
@@ -445,7 +454,7 @@ def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side
 def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
     y = HEIGHT - FOOT_H // 2 - 4
     if view.last_turn is not None:
-        name = _printable(short_name(view.names[view.last_turn.side], 16))
+        name = _printable(short_name(view.names[view.last_turn.side], 16)).strip()
         text = f"{_printable(view.labels.last)} {name} "
         d.text(
             (LEFT + 10, y),
@@ -454,10 +463,11 @@ def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
             fill=INK,
             anchor="lm",
         )
-    if view.status:
+    right = view.status or score_line(view, 48)
+    if right:
         d.text(
             (LEFT + BOARD_W - 10, y),
-            _printable(short_name(view.status, 48)),
+            _printable(short_name(right, 48)),
             font=_font(19),
             fill=MUTED,
             anchor="rm",
@@ -470,11 +480,13 @@ def render_image(view: BoardView) -> Image.Image:
         raise RenderError(f"render_png needs a BoardView, got {view!r}")
     labels = view.labels
     img = _background(
-        view.variant, _printable(labels.off.upper()), _printable(labels.bar.upper())
+        view.variant, _printable(labels.off.upper()), _printable(labels.bar.upper()),
+        view.numbered_for is not view.viewer,
     ).copy()
     d = ImageDraw.Draw(img)
     _draw_checkers(img, view)
-    arrived_off = _draw_last_turn(img, view)
+    arrived_off = _draw_last_turn(img, view, view.last_turn)
+    _draw_last_turn(img, view, view.current_turn(), now=True)
     _draw_trays(d, view, arrived_off)
     _draw_dice_and_cube(img, view)
     for side in (view.top, view.bottom):
@@ -489,7 +501,8 @@ PALETTE_COLOURS = 128
 @lru_cache(maxsize=1)
 def _palette() -> Image.Image:
     """A fixed palette, made once from a board that shows every element
-    (both checkers, rings, used and unused dice, cube, trays, accent bar).
+    (both checkers, both kinds of rings, used and unused dice, cube, trays,
+    accent bar).
     Mapping a render onto a fixed palette is ~30 times faster than
     quantizing each picture afresh, and the pictures all share one look."""
     rows = [[0] * 25, [0] * 25]
@@ -503,6 +516,7 @@ def _palette() -> Image.Image:
         names=("Sample", "Sample"),
         dice=Dice(5, 2),
         used=(5,),
+        current=(Step(8, 3, 5),),
         cube=2,
         cube_owner=Side.BLACK,
         last_turn=LastTurn(Side.WHITE, (Step(7, 2, 5), Step(2, 0, 2))),

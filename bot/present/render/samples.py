@@ -1,7 +1,8 @@
 """Sample boards of both games, for ``python -m bot.present.render``, the golden
 tests and the benchmark: the start, a backgammon game with hits and checkers
-on the bar, a backgammon bear-off with the cube and dice, and long nardy
-mid-games with the last turn marked.
+on the bar, a backgammon bear-off with the cube, dice and a step already
+played, and a long nardy mid-game with the last turn marked, numbered for
+either player (the checkers stay where they are).
 
 >>> sorted(SAMPLES)[:2]
 ['backgammon-bearoff', 'backgammon-hits']
@@ -10,7 +11,6 @@ mid-games with the last turn marked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 from bot.present.render.view import BoardView, LastTurn
 from engine.position import BAR, Dice, Position, Side, Step, Variant
@@ -78,6 +78,7 @@ SAMPLES: dict[str, BoardView] = {
         ("Alice", "Борис 🎲"),
         dice=Dice(6, 4),
         used=(6,),
+        current=(Step(6, 0, 6),),
         cube=4,
         cube_owner=Side.BLACK,
         score=(3, 4),
@@ -96,11 +97,17 @@ SAMPLES: dict[str, BoardView] = {
         match_length=7,
     ),
 }
-# the same moment seen by the other player: every number on the board changes
-SAMPLES["long-midgame-black"] = replace(
-    SAMPLES["long-midgame"],
-    viewer=Side.BLACK,
-    score=None,
-    match_length=None,
-    status="Алиса to move",
+# the next turn: the checkers stay (White at the bottom), the numbers are
+# Black's, who has played one step of 5-3 (marked in the second colour)
+SAMPLES["long-midgame-black"] = BoardView(
+    board(LONG, {24: 10, 20: 1, 17: 1, 15: 1, 13: 1, 10: 1},
+          {24: 8, 21: 2, 19: 2, 14: 2, 11: 1}, Side.BLACK),
+    Side.WHITE,
+    NAMES,
+    dice=Dice(5, 3),
+    used=(5,),
+    current=(Step(24, 19, 5),),
+    numbering=Side.BLACK,
+    score=(1, 2),
+    match_length=7,
 )

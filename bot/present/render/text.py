@@ -23,51 +23,87 @@ from bot.present.render.view import (
     BoardView,
     RenderError,
     format_last_turn,
+    format_steps,
     label_at,
     occupant,
     score_line,
     short_name,
 )
-from engine.position import BAR, Side, Variant
+from engine.position import BAR, OFF, Side, Variant
 
 MARK = {Side.WHITE: "○", Side.BLACK: "●"}
+ARRIVED, DEPARTED = "+", "·"
+"""Marks of the last turn: ``+`` beside a checker that arrived, ``·`` where one left."""
 ROWS = 5
 """Checkers shown per point; a taller stack shows its count in the last row."""
-CELL = 3
+CELL = 2
+"""A point's column: a mark and the checker; two-digit numbers take both."""
 WIDTH = 2 + 2 * HALF * CELL + 3 + 2
-"""``|`` + six cells + ``|`` + bar + ``|`` + six cells + ``|``."""
+"""``|`` + six cells + ``|`` + bar + ``|`` + six cells + ``|``: 31 characters,
+so the board fits a phone's message bubble (about 32 monospace cells)."""
 
 
-def _stack(side: Side | None, count: int) -> list[str]:
-    """The cells of one stack, from the board's edge towards the middle."""
+def _stack(side: Side | None, count: int, marks: dict[int, str] | None = None) -> list[str]:
+    """The cells of one stack, from the board's edge towards the middle;
+    ``marks`` puts a last-turn mark at a depth (before a checker, or alone
+    in an empty slot)."""
     cells = [" " * CELL] * ROWS
-    if side is None:
-        return cells
-    shown = min(count, ROWS)
-    for row in range(shown):
-        cells[row] = f" {MARK[side]} "
-    if count > ROWS:
-        cells[ROWS - 1] = f"{count:>2} "
+    if side is not None:
+        for row in range(min(count, ROWS)):
+            cells[row] = f" {MARK[side]}"
+    for depth, mark in (marks or {}).items():
+        if depth < ROWS:
+            cells[depth] = mark + cells[depth][1:] if cells[depth].strip() else f" {mark}"
+    if side is not None and count > ROWS:
+        cells[ROWS - 1] = f"{count:>2}"
     return cells
 
 
-def _label(number: int) -> str:
-    return f"{number:>2} "
+def _turn_marks(view: BoardView) -> dict[int, dict[int, str]]:
+    """Per own point of the last mover, in the viewer's labels: the marks of
+    the last turn by depth (like the rings of the picture)."""
+    last = view.last_turn
+    found: dict[int, dict[int, str]] = {}
+    if last is None:
+        return found
+    departed, arrived = last.net_moves()
+    for point, n in departed.items():
+        if point in (BAR, OFF):
+            continue
+        here = view.position.checkers(last.side, point)
+        label = view.viewer_point(last.side, point)
+        found.setdefault(label, {}).update(dict.fromkeys(range(here, here + n), DEPARTED))
+    for point, n in arrived.items():
+        if point in (BAR, OFF):
+            continue
+        here = view.position.checkers(last.side, point)
+        label = view.viewer_point(last.side, point)
+        found.setdefault(label, {}).update(dict.fromkeys(range(max(here - n, 0), here), ARRIVED))
+    return found
+
+
+def _labels(view: BoardView, row: int) -> list[str]:
+    """The two lines of point numbers over (row 0) or under (row 1) a row of
+    points: every other number on each line, so two-digit numbers in
+    two-character columns stay apart; the line of the odd columns is nearer
+    the board."""
+    lines = []
+    for parity in ((0, 1) if row == 0 else (1, 0)):
+        cells = [f"{view.number_at(label_at(row, col)):>2}" if col % 2 == parity else "  "
+                 for col in range(2 * HALF)]
+        lines.append(" " + "".join(cells[:HALF]) + "     " + "".join(cells[HALF:]) + " ")
+    return lines
 
 
 def _grid(view: BoardView) -> list[str]:
     """The label rows, the frame and the checker rows of the board."""
-    bar_name = (_narrow(view.labels.bar.upper())[:3].center(3) if view.variant is Variant.BACKGAMMON
-                else "   ")
-    halves = []  # per screen row: (left stacks, right stacks, bar stack)
+    marks = _turn_marks(view)
+    halves = []  # per screen row: (stacks, bar stack)
     for row, bar_side in ((0, view.top), (1, view.bottom)):
-        stacks = [_stack(*occupant(view, label_at(row, col))) for col in range(2 * HALF)]
-        bar = _stack(bar_side, view.position.checkers(bar_side, BAR))
+        stacks = [_stack(*occupant(view, label_at(row, col)), marks.get(label_at(row, col)))
+                  for col in range(2 * HALF)]
+        bar = [f"{cell} " for cell in _stack(bar_side, view.position.checkers(bar_side, BAR))]
         halves.append((stacks, bar))
-
-    def labels(row: int) -> str:
-        cells = [_label(label_at(row, col)) for col in range(2 * HALF)]
-        return " " + "".join(cells[:HALF]) + "     " + "".join(cells[HALF:]) + " "
 
     def line(stacks: list[list[str]], bar: list[str], depth: int) -> str:
         left = "".join(stack[depth] for stack in stacks[:HALF])
@@ -75,13 +111,18 @@ def _grid(view: BoardView) -> list[str]:
         return f"|{left}|{bar[depth]}|{right}|"
 
     frame = "+" + "-" * (HALF * CELL) + "+---+" + "-" * (HALF * CELL) + "+"
+    middle = "|" + " " * (HALF * CELL) + "|   |" + " " * (HALF * CELL) + "|"
+    if view.variant is Variant.BACKGAMMON:  # the bar's whole word across the middle line
+        word = f" {_narrow(view.labels.bar.upper())[: WIDTH - 6]} "
+        start = (WIDTH - len(word)) // 2
+        middle = middle[:start] + word + middle[start + len(word):]
     top_stacks, top_bar = halves[0]
     bottom_stacks, bottom_bar = halves[1]
-    lines = [labels(0), frame]
+    lines = [*_labels(view, 0), frame]
     lines += [line(top_stacks, top_bar, depth) for depth in range(ROWS)]
-    lines.append("|" + " " * (HALF * CELL) + f"|{bar_name}|" + " " * (HALF * CELL) + "|")
+    lines.append(middle)
     lines += [line(bottom_stacks, bottom_bar, depth) for depth in reversed(range(ROWS))]
-    lines += [frame, labels(1)]
+    lines += [frame, *_labels(view, 1)]
     return lines
 
 
@@ -106,15 +147,21 @@ def _narrow(text: str) -> str:
     )
 
 
-def _player_line(view: BoardView, side: Side) -> str:
-    arrow = ">" if side is view.turn and view.position.winner is None else " "
+def _player_lines(view: BoardView, side: Side) -> list[str]:
+    """``> ○ Name  167 pips  off 0``: the name, then the pip count, the
+    borne-off count and an owned cube; on a second line when the name
+    would get less than ten characters.  ``>`` marks whoever must act."""
+    arrow = ">" if side is view.actor else " "
     labels = view.labels
-    facts = f"{view.pips(side):>3} {labels.pips}  {labels.off} {view.borne_off(side):>2}"
+    facts = f"{labels.pip_count(view.pips(side))}  {labels.off} {view.borne_off(side)}"
     if view.cube is not None and view.cube_owner is side:
         facts += f"  {labels.cube.lower()} {view.cube}"
-    facts = short_name(_narrow(facts), WIDTH - 10)
+    facts = short_name(_narrow(facts), WIDTH - 4)
+    name = _narrow(view.names[side]).strip()
     room = WIDTH - len(facts) - 5
-    return f"{arrow} {MARK[side]} {short_name(_narrow(view.names[side]), room):<{room}} {facts}"
+    if room >= min(len(name), 10):
+        return [f"{arrow} {MARK[side]} {short_name(name, room):<{room}} {facts}"]
+    return [f"{arrow} {MARK[side]} {short_name(name, WIDTH - 4)}", f"    {facts}"]
 
 
 def _info_lines(view: BoardView) -> list[str]:
@@ -122,13 +169,17 @@ def _info_lines(view: BoardView) -> list[str]:
     labels = view.labels
     if view.dice is not None:
         faces = "-".join(str(value) for value, _ in view.dice_faces()[:2])
-        used = [value for value, is_used in view.dice_faces() if is_used]
-        played = f" ({labels.played} {' '.join(map(str, used))})" if used else ""
+        current = view.current_turn()
+        if current is not None:  # the steps played so far, as the board numbers them
+            played = f" ({labels.played} {format_steps(view, current)})"
+        else:
+            used = [value for value, is_used in view.dice_faces() if is_used]
+            played = f" ({labels.played} {' '.join(map(str, used))})" if used else ""
         lines.append(f"{labels.dice} {faces}{played}")
     if view.cube is not None and view.cube_owner is None:
         lines.append(f"{labels.cube} {view.cube} ({labels.centred})")
     if view.last_turn is not None:
-        name = short_name(view.names[view.last_turn.side], 16)
+        name = short_name(_narrow(view.names[view.last_turn.side]).strip(), 16)
         lines.append(f"{labels.last} {name} {format_last_turn(view)}")
     if view.score is not None:
         lines.append(score_line(view, WIDTH))
@@ -147,6 +198,6 @@ def render_text(view: BoardView) -> str:
     """
     if not isinstance(view, BoardView):
         raise RenderError(f"render_text needs a BoardView, got {view!r}")
-    lines = [_player_line(view, view.top), *_grid(view), _player_line(view, view.bottom)]
+    lines = [*_player_lines(view, view.top), *_grid(view), *_player_lines(view, view.bottom)]
     lines += _info_lines(view)
     return "\n".join(line.ljust(WIDTH) for line in lines)

@@ -5,8 +5,10 @@ Both renderers (:mod:`bot.present.render.text`, :mod:`bot.present.render.png`) d
 picture and the move buttons (:func:`point_label`) always print the same
 numbers.
 
-Layout.  The viewer sits at the bottom and the board is numbered from the
-viewer's side in both games: the viewer's points 1..12 run along the bottom
+Layout.  The checkers stay where they are for the whole game: ``viewer`` is
+the side drawn at the bottom (fixed by the bot), and only the numbers change,
+printed for ``numbering`` (the player to act), so the buttons match them.
+Seen from the bottom side's numbering: the viewer's points 1..12 run along the bottom
 from right to left, 13..24 along the top from left to right, so the viewer
 moves counterclockwise and bears off at the bottom right.  In backgammon this
 is the standard board with the viewer's home at the bottom right.  In long
@@ -28,8 +30,8 @@ the viewer's numbers via :func:`engine.opponent_point`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
 
 from engine import notation
 from engine.position import (
@@ -122,14 +124,20 @@ class LastTurn:
         return departed, arrived
 
 
+def english_pips(count: int) -> str:
+    """``"1 pip"``, ``"167 pips"``: :attr:`BoardLabels.pip_count` in English."""
+    return f"{count} pip" if count == 1 else f"{count} pips"
+
+
 @dataclass(frozen=True, slots=True)
 class BoardLabels:
     """The words a board prints, English by default; the bot fills them from
     its translations so a board is in the chat's language.  ``match_to`` has
-    a ``{n}`` placeholder.
+    a ``{n}`` placeholder; ``pip_count`` writes a pip count with the right
+    plural form (Russian and Lithuanian have three).
 
-    >>> BoardLabels().match_to.format(n=7)
-    'Match to 7'
+    >>> BoardLabels().match_to.format(n=7), BoardLabels().pip_count(1)
+    ('Match to 7', '1 pip')
     """
 
     pips: str = "pips"
@@ -145,11 +153,14 @@ class BoardLabels:
     score_of: str = "score"
     match_to: str = "Match to {n}"
     to_move: str = "to move"
+    pip_count: Callable[[int], str] = field(default=english_pips, compare=False)
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            if not isinstance(getattr(self, field.name), str):
-                raise RenderError(f"BoardLabels.{field.name} must be a string")
+        for one in fields(self):
+            if one.name != "pip_count" and not isinstance(getattr(self, one.name), str):
+                raise RenderError(f"BoardLabels.{one.name} must be a string")
+        if not callable(self.pip_count):
+            raise RenderError("BoardLabels.pip_count must be callable")
         if "{n}" not in self.match_to:
             raise RenderError("BoardLabels.match_to needs the {n} placeholder")
 
@@ -169,7 +180,13 @@ class BoardView:
     indexed by side; ``match_length`` is ``None`` for money or unlimited
     play.  ``status`` is a free line (a deadline, "Black wins 2 points").
     ``labels`` are the board's own words (English unless given).
-    Pip counts, borne-off counts and whose turn it is come from the position.
+    ``numbering`` is the side whose point numbers are printed (``viewer``
+    when not given): the checkers stay put, only the numbers change.
+    ``to_act`` is whoever must act now (the answerer of a double or a
+    resignation offer; the side to move when not given, nobody after the
+    end).  ``current`` are the steps already played in the turn in progress
+    (by the side to move, in its own numbering), marked on the board.
+    Pip counts and borne-off counts come from the position.
     """
 
     position: Position
@@ -184,6 +201,9 @@ class BoardView:
     last_turn: LastTurn | None = None
     status: str = ""
     labels: BoardLabels = ENGLISH
+    numbering: Side | None = None
+    to_act: Side | None = None
+    current: tuple[Step, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.labels, BoardLabels):
@@ -204,6 +224,13 @@ class BoardView:
             raise RenderError(f"last_turn must be a LastTurn, got {self.last_turn!r}")
         if not isinstance(self.status, str):
             raise RenderError(f"status must be a string, got {self.status!r}")
+        if self.numbering is not None:
+            _check_side("numbering", self.numbering)
+        if self.to_act is not None:
+            _check_side("to_act", self.to_act)
+        if not isinstance(self.current, tuple) or not all(
+                isinstance(step, Step) for step in self.current):
+            raise RenderError(f"current must be a tuple of Step, got {self.current!r}")
 
     def _check_dice(self) -> None:
         if self.dice is not None and not isinstance(self.dice, Dice):
@@ -254,6 +281,36 @@ class BoardView:
         return self.position.turn
 
     @property
+    def numbered_for(self) -> Side:
+        """The side whose point numbers the board prints."""
+        return self.viewer if self.numbering is None else self.numbering
+
+    @property
+    def actor(self) -> Side | None:
+        """Whoever must act now (the "to move" band): ``to_act`` if given,
+        else the side to move; nobody once the game is won."""
+        if self.position.winner is not None:
+            return None
+        return self.turn if self.to_act is None else self.to_act
+
+    def number_at(self, label: int) -> int:
+        """The number printed for the viewer's point ``label`` (a screen cell,
+        :func:`label_at`): the same point in :attr:`numbered_for`'s numbering.
+
+        >>> view = BoardView(Position.initial(Variant.LONG), Side.WHITE, numbering=Side.BLACK)
+        >>> view.number_at(24), view.number_at(1)
+        (12, 13)
+        """
+        return viewer_point(self.variant, self.viewer, self.numbered_for, label)
+
+    def current_turn(self) -> LastTurn | None:
+        """The steps played so far in the turn in progress, as a
+        :class:`LastTurn` of the side to move (``None`` when none)."""
+        if not self.current:
+            return None
+        return LastTurn(self.turn, self.current)
+
+    @property
     def top(self) -> Side:
         """The side drawn at the top (the viewer's opponent)."""
         return self.viewer.opponent
@@ -301,15 +358,19 @@ def viewer_point(variant: Variant, side: Side, viewer: Side, point: int) -> int:
     return point if side is viewer else opponent_point(variant, point)
 
 
-def point_label(view_or_variant: BoardView | Variant, mover: Side, viewer: Side, point: int) -> str:
-    """The label printed on the board for the mover's own ``point`` as
-    ``viewer`` sees it: a number, ``"bar"`` or ``"off"``.  Move buttons use it
-    so their numbers match the board.
+def point_label(view_or_variant: BoardView | Variant, mover: Side, viewer: Side, point: int,
+                labels: BoardLabels = ENGLISH) -> str:
+    """The label printed on the board for the mover's own ``point`` in the
+    numbering of ``viewer`` (the side the board is numbered for, its
+    :attr:`BoardView.numbered_for`): a number, or ``labels``' word for the
+    bar or off.  Move buttons use it so their numbers match the board.
 
     >>> point_label(Variant.LONG, Side.BLACK, Side.WHITE, 24)
     '12'
     >>> point_label(Variant.LONG, Side.WHITE, Side.WHITE, 0)
     'off'
+    >>> point_label(Variant.BACKGAMMON, Side.WHITE, Side.BLACK, 25, BoardLabels(bar="бар"))
+    'бар'
     """
     if isinstance(view_or_variant, BoardView):
         variant = view_or_variant.variant
@@ -322,9 +383,9 @@ def point_label(view_or_variant: BoardView | Variant, mover: Side, viewer: Side,
     if not isinstance(point, int) or not OFF <= point <= BAR:
         raise RenderError(f"point must be 0..25, got {point!r}")
     if point == BAR:
-        return "bar"
+        return labels.bar
     if point == OFF:
-        return "off"
+        return labels.off
     return str(viewer_point(variant, mover, viewer, point))
 
 
@@ -390,20 +451,32 @@ def short_name(name: str, width: int) -> str:
 
 
 def format_last_turn(view: BoardView) -> str:
-    """The last turn in standard notation (:func:`engine.notation.format_turn`:
-    the mover's own numbers, ``*`` for a hit when ``start`` is known), or
-    ``labels.no_move``.
+    """The last turn in standard notation (:func:`engine.notation.format_turn`,
+    ``*`` for a hit when ``start`` is known) in the numbers the board shows
+    and the board's words for bar and off, or ``labels.no_move``.
 
     >>> last = LastTurn(Side.BLACK, [Step(24, 18, 6), Step(6, 0, 6)])
     >>> view = BoardView(Position.initial(Variant.BACKGAMMON), Side.WHITE, last_turn=last)
     >>> format_last_turn(view)
-    '24/18 6/off'
+    '1/7 19/off'
     """
     last = view.last_turn
     if last is None:
         return ""
     if not last.steps:
         return view.labels.no_move
-    if last.start is not None:
-        return notation.format_turn(last.start, last.steps)
-    return " ".join(notation.format_step(step) for step in last.steps)
+    return format_steps(view, last)
+
+
+def format_steps(view: BoardView, turn: LastTurn) -> str:
+    """``turn``'s steps as the board shows them: in :attr:`BoardView.numbered_for`'s
+    numbers, with the board's bar and off words; the compact notation when
+    the start is known, else each step in the order played."""
+    if turn.start is not None:
+        return notation.format_turn(turn.start, turn.steps, numbering=view.numbered_for,
+                                    bar=view.labels.bar, off=view.labels.off)
+
+    def shown(point: int) -> str:
+        return point_label(view.variant, turn.side, view.numbered_for, point, view.labels)
+
+    return " ".join(f"{shown(step.source)}/{shown(step.target)}" for step in turn.steps)

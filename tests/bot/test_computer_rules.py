@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 from ai import Level
 from bot.present.callbacks import Action, Callback
 from bot.rules import actions, computer
+from bot.edge.handlers.computer import MAX_STEPS
 from bot.rules.fairplay import Dealer
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import legal_turns
 from engine.game import Phase
 from engine.position import Variant
 
-MAX_ROUNDS = 12
+MAX_ROUNDS = MAX_STEPS  # the handler's bound: the person may dance many turns in a row
 
 
 def _computer_round(record: GameRecord, rng: random.Random) -> GameRecord:

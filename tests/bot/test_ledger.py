@@ -542,7 +542,7 @@ async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_p
     sent = await world.send(club, eve, "/settle")
     menu = await world.reply(club, sent, "with whom")
     labels = [text for text, _ in world.buttons(menu)]
-    assert "Eve owes Bob 10" in labels and "📋 Eve pays Ann 10" in labels
+    assert "Eve → Bob 10" in labels and "📋 Eve pays Ann 10" in labels
     refused = await world.tap(club, ann, menu, text="📋 Eve pays Ann 10")
     assert refused.show_alert  # only Eve chooses her own request
     await world.tap(club, eve, menu, text="📋 Eve pays Ann 10")

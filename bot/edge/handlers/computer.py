@@ -38,9 +38,11 @@ from bot.store.records import GameRecord
 log = logging.getLogger(__name__)
 
 WORKERS_ENV = "NARDY_AI_WORKERS"
-MAX_STEPS = 12
-"""Buttons rounds one :func:`play` may take (a turn is at most three: take,
-roll, move; a bound keeps a defect from spinning)."""
+MAX_STEPS = 200
+"""Button rounds one :func:`play` may take.  A turn is at most three (take,
+roll, move), but while the person has no choice (dancing on the bar against
+a closed board: rolls and forced turns play themselves) the computer plays
+turn after turn; the bound only keeps a defect from spinning."""
 SWEEP_ENV = "NARDY_COMPUTER_SWEEP"
 SWEEP_JOB = "computer"
 IDLE_BEFORE_SWEEP = 5.0

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ai import Level
+from bot.edge.handlers.computer import MAX_STEPS
 from bot.present.callbacks import Action, Callback
 from bot.rules import actions, computer
-from bot.edge.handlers.computer import MAX_STEPS
 from bot.rules.fairplay import Dealer
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import legal_turns

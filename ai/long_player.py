@@ -57,9 +57,7 @@ class LongNetPlayer(Player):
         settings = self.settings
         best = float(values.max())
         if settings["noise"]:
-            near = np.flatnonzero(values >= best - settings["margin"])
-            noisy = values[near] + np.array([self.rng.gauss(0, settings["noise"]) for _ in near])
-            return turns[int(near[int(np.argmax(noisy))])]
+            return self.noisy_pick(turns, values, settings["noise"], settings["margin"])
         if settings["deep"]:
             ranked = np.argsort(-values, kind="stable")[: int(settings["deep"])]
             order = [int(i) for i in ranked if values[i] >= best - settings["margin"]]

@@ -67,6 +67,16 @@ class Player(ABC):
     def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
         """The choice among two or more legal turns."""
 
+    def noisy_pick(self, turns: Sequence[Turn], values: np.ndarray, noise: float, margin: float
+                   ) -> Turn:
+        """The easy levels: the best of the turns within ``margin`` of the best
+        equity after Gaussian noise of ``noise`` (plausible mistakes, never
+        a turn worse than ``margin``)."""
+        best = float(values.max())
+        near = np.flatnonzero(values >= best - margin)
+        noisy = values[near] + np.array([self.rng.gauss(0, noise) for _ in near])
+        return turns[int(near[int(np.argmax(noisy))])]
+
     def probabilities(self, position: Position) -> tuple[float, ...] | None:
         """Outcome probabilities for the side on roll (see :mod:`ai.cube`);
         ``None`` for players that cannot estimate them."""

@@ -39,6 +39,10 @@ def pick(message: Message) -> str | None:
     return None
 
 
+STALE_ROUNDS = 3
+"""Rounds a driver waits for a board left behind to be redrawn before it fails."""
+
+
 @dataclass
 class Driver:
     server: BotApiServer
@@ -59,6 +63,7 @@ class Driver:
         """Tap until the game is over; returns the final board.  ``stop_early``:
         return after ``max_taps`` taps instead of failing."""
         mover = 0
+        stale = 0  # rounds in a row in which the board was out of date for both players
         for _ in range(max_taps):
             board = game_board(self.server, self.chat, self.thread_id)
             assert board is not None, self.server.transcript(self.chat)
@@ -87,8 +92,16 @@ class Driver:
                     break
                 self.refused += 1
             else:
+                if "out of date" in (answer.text or "") and stale < STALE_ROUNDS:
+                    # a board left behind (e.g. the bot was killed mid-redraw) is
+                    # redrawn by the next refused tap that comes a moment after the
+                    # game's last change: tap again as a player would, on the newest board
+                    stale += 1
+                    time.sleep(1.2)
+                    continue
                 raise AssertionError(f"nobody could tap {data}: {answer}\n"
                                      f"{self.server.transcript(self.chat)}")
+            stale = 0
         if stop_early:
             board = game_board(self.server, self.chat, self.thread_id)
             assert board is not None

@@ -79,6 +79,7 @@ class BotProcess:
         """SIGTERM, wait up to ``timeout`` (default ``stop_timeout``) seconds, then SIGKILL.
 
         Returns the exit code (negative: killed by that signal), None if never started.
+        The log's tail goes to stdout, which pytest shows only when the test failed.
         """
         if self._proc is None:
             return None
@@ -90,6 +91,8 @@ class BotProcess:
                 self._proc.kill()
                 self._proc.wait()
                 self.killed = True
+        if not self._log_file.closed:
+            print(f"--- bot log {self.log_path} (last 300 lines) ---\n{self.log_tail(300)}")
         self._log_file.close()
         return self._proc.returncode
 

@@ -1,0 +1,135 @@
+"""Where a chat's games live: one hash per game, keyed by the game's id, and
+two indexes of the chat, all under the chat's hash tag (one Redis Cluster
+slot, so one Lua script changes a game, its place in the indexes and the
+chat's ledger and history together)::
+
+    nardy:{chat:<id>}:g:<game id>     hash {v, d, s:...}: one game or lobby (GameRecord)
+    nardy:{chat:<id>}:live            zset game id -> topic (0 outside forum topics): the
+                                      chat's lobbies, games being played and matches
+                                      between two of their games
+    nardy:{chat:<id>}:ended           zset game id -> when it was last saved: the chat's
+                                      newest ended games (at most ENDED_KEEP)
+    nardy:{chat:<id>}:ping:<game id>  the game's "your turn" ping (bot/edge/handlers/board.py)
+
+A record's place in the indexes follows it in the very script that saves it
+(:data:`PLACE`): live while :attr:`GameRecord.is_live`, else ended, and an
+ended record expires after :data:`ENDED_TTL` (its game is booked; its board
+keeps the result).  The live index's score is the topic, so the number of
+live games of one chat or topic is one ``ZCOUNT``: a new lobby or game is
+refused there when it would be more than the chat's limit (:class:`GameLimit`).
+
+Before schema 2 a chat or topic had one game, at ``nardy:{chat:<id>}:game:<topic
+or 0>``; :mod:`bot.store.schema` moves such records here.  The two key
+shapes cannot be confused: ``g:`` is not ``game:``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.store.records import GameRecord, StoreError
+
+ENDED_TTL = 30 * 24 * 3600
+"""An ended game's record (finished, cancelled, or continued by a rematch, the
+match's next game or a new lobby) is kept this long after its last change:
+/export, /verify and its board's buttons work meanwhile."""
+ENDED_KEEP = 20
+"""Ended games a chat lists (for /board, /export, /verify); older ones stay
+until they expire but are no longer offered."""
+DEFAULT_MAX_LIVE = 10
+"""Live games (lobbies included) a chat or forum topic may have at once
+(``MAX_CHAT_GAMES``, bot/edge/config.py)."""
+
+
+class GameLimit(StoreError):
+    """A new lobby or game would exceed the chat's (or topic's) limit of live games."""
+
+    def __init__(self, key: str, live: int) -> None:
+        super().__init__(f"{key} has {live} live games already")
+        self.live = live
+
+
+def game_name(game_id: str) -> str:
+    """The key name of a game inside its chat.
+
+    >>> game_name("k3Xa9_zQ")
+    'g:k3Xa9_zQ'
+    """
+    return f"g:{game_id}"
+
+
+def ping_name(game_id: str) -> str:
+    return f"ping:{game_id}"
+
+
+def topic_of(thread_id: int | None) -> int:
+    """The live index's score of a game in ``thread_id`` (0: not in a forum topic)."""
+    return thread_id or 0
+
+
+def placement(record: GameRecord) -> list[Any]:
+    """The :data:`PLACE` arguments of a saved record: where and its topic.
+
+    >>> from engine.position import Variant
+    >>> placement(GameRecord(chat_id=1, thread_id=7, game_id="abcd", variant=Variant.LONG))
+    ['l', 7]
+    """
+    return ["l" if record.is_live else "e", topic_of(record.thread_id)]
+
+
+PLACE = """
+-- A game's place in its chat's indexes, set in the script that saves it.
+-- where: 'l' live (no expiry), 'e' ended (expires), 'd' deleted.
+local function place(key, live, ended, game_id, where, topic, now, keep, ttl)
+  if where == 'l' then
+    redis.call('ZADD', live, topic, game_id)
+    redis.call('ZREM', ended, game_id)
+    redis.call('PERSIST', key)
+  elseif where == 'e' then
+    redis.call('ZREM', live, game_id)
+    redis.call('ZADD', ended, now, game_id)
+    redis.call('ZREMRANGEBYRANK', ended, 0, -tonumber(keep) - 1)
+    redis.call('EXPIRE', key, tonumber(ttl))
+  else
+    redis.call('ZREM', live, game_id)
+    redis.call('ZREM', ended, game_id)
+  end
+end
+"""
+
+# KEYS: record, live, ended[, previous record].  ARGV: expected version, JSON ('' deletes),
+# game id, where, topic, now, keep, ttl, limit (0: none)[, the previous record's expected
+# version, JSON, game id, where, topic].  Returns {1, new version}, {0, stored version},
+# {2, live games of the topic} (a new record over the limit) or {3, stored version of the
+# previous record}.  The previous record (a game continued by this new one: a rematch,
+# the match's next game, a new lobby on its board) is saved in the same step.  A hash
+# without `v` (not written by us) is never overwritten: it reports version '?'.
+SAVE_GAME = PLACE + """
+local cur = redis.call('HGET', KEYS[1], 'v')
+if not cur then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return {0, '?'} end
+  cur = '0'
+end
+if cur ~= ARGV[1] then return {0, cur} end
+if KEYS[4] then
+  local before = redis.call('HGET', KEYS[4], 'v') or '0'
+  if before ~= ARGV[10] then return {3, before} end
+end
+if cur == '0' and tonumber(ARGV[9]) > 0 then
+  local n = redis.call('ZCOUNT', KEYS[2], ARGV[5], ARGV[5])
+  if n >= tonumber(ARGV[9]) then return {2, n} end
+end
+local new = tonumber(cur) + 1
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+  place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], 'd', ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+else
+  redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
+  place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+end
+if KEYS[4] then
+  redis.call('HSET', KEYS[4], 'v', tonumber(ARGV[10]) + 1, 'd', ARGV[11])
+  place(KEYS[4], KEYS[2], KEYS[3], ARGV[12], ARGV[13], ARGV[14], ARGV[6], ARGV[7], ARGV[8])
+end
+return {1, new}
+"""

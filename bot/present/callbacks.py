@@ -11,8 +11,8 @@ or ``k`` (a game's clock), ``id`` its id (letters, digits, ``_`` and ``-``),
 ``version`` the record version the keyboard was drawn for and ``action`` one
 letter.  Telegram allows 64 bytes.  Buttons that act on no record carry their
 own small payloads with the same parse/format pair (:class:`LanguageChoice`,
-:class:`SettingChoice`, :class:`ShowGame`); the :class:`Kind` in front of every
-payload routes it to its handler.
+:class:`SettingChoice`, :class:`ShowGame`, :class:`PickGame`); the :class:`Kind` in
+front of every payload routes it to its handler.
 
 >>> data = Callback.game("k3Xa9", 12, Action.STEP, 13, 10, 3)
 >>> data.format()
@@ -61,6 +61,7 @@ class Kind(enum.StrEnum):
     SETTING = "set"  # /settings: SettingChoice
     SHOW = "gv"  # /games: ShowGame
     VERIFY = "dv"  # 🎲 Verify on a result: VerifyDice
+    PICK = "gp"  # a command's list of the chat's games: PickGame
 
     @property
     def pattern(self) -> str:
@@ -345,3 +346,46 @@ class VerifyDice(ShowGame):
     """
 
     KIND: ClassVar[Kind] = Kind.VERIFY
+
+
+_COMMAND = re.compile(r"[a-z]{1,8}")
+
+
+@dataclass(frozen=True, slots=True)
+class PickGame:
+    """A button of the list a command answers with when the chat has several
+    games it may mean: ``gp:<command>:<user id>:<game id>`` runs ``/<command>``
+    on that game, for the user who sent the command (nobody else may pick).
+
+    >>> PickGame("cancel", 123456789, "k3Xa9_zQ").format()
+    'gp:cancel:123456789:k3Xa9_zQ'
+    >>> PickGame.parse("gp:board:5:k3Xa9_zQ").user_id
+    5
+    >>> PickGame.parse("gp:board:x:k3Xa9_zQ")
+    Traceback (most recent call last):
+    ...
+    bot.present.callbacks.CallbackDataError: non-numeric field in 'gp:board:x:k3Xa9_zQ'
+    """
+
+    command: str
+    user_id: int
+    game_id: str
+    KIND: ClassVar[Kind] = Kind.PICK
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.command, str) or not _COMMAND.fullmatch(self.command):
+            raise CallbackDataError(f"bad command {self.command!r}")
+        if not isinstance(self.game_id, str) or not _ID.fullmatch(self.game_id):
+            raise CallbackDataError(f"bad id {self.game_id!r}")
+        if len(self.format().encode()) > MAX_BYTES:
+            raise CallbackDataError("callback data longer than 64 bytes")
+
+    def format(self) -> str:
+        return f"{self.KIND.value}:{self.command}:{self.user_id}:{self.game_id}"
+
+    @classmethod
+    def parse(cls, text: object) -> PickGame:
+        command, user, game = _fields(text, cls.KIND, 3)
+        if not re.fullmatch(r"[0-9]{1,16}", user):
+            raise CallbackDataError(f"non-numeric field in {text!r}")
+        return cls(command, int(user), game)

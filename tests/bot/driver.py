@@ -4,6 +4,8 @@ Take).  Rolls and forced turns that the bot makes by itself need no tap.
 
 Shared by the handler tests (in-process bot) and the end-to-end tests (the
 real bot process); it only uses the local Bot API server's user actions.
+A chat may have several games at once: a driver given a ``game_id`` plays
+the board of that game only (its buttons carry the id).
 """
 
 from __future__ import annotations
@@ -18,14 +20,22 @@ PRIORITY = (":c", ":h:", ":m:", ":s:", ":r", ":t")
 """Button actions in the order the driver prefers them (see bot/present/callbacks.py)."""
 
 
-def _is_game_board(message: Message) -> bool:
-    return message.from_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
+def _is_game_board(message: Message, game_id: str | None = None) -> bool:
+    prefix = "g:" if game_id is None else f"g:{game_id}:"
+    return message.from_bot and any(d.startswith(prefix) for row in message.buttons for _, d in row)
 
 
-def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None
-               ) -> Message | None:
-    """The newest bot message carrying game buttons."""
-    return server.newest_message(chat, _is_game_board, thread_id=thread_id)
+def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None,
+               game_id: str | None = None) -> Message | None:
+    """The newest bot message carrying game buttons (of the game ``game_id``)."""
+    return server.newest_message(chat, lambda m: _is_game_board(m, game_id),
+                                 thread_id=thread_id)
+
+
+def game_id_of(message: Message) -> str:
+    """The game (or lobby) whose buttons ``message`` carries."""
+    return next(d.split(":")[1] for row in message.buttons for _, d in row
+                if d.startswith(("g:", "l:")))
 
 
 def pick(message: Message) -> str | None:
@@ -50,6 +60,8 @@ class Driver:
     players: tuple[User, User]
     intruder: User | None = None
     thread_id: int | None = None
+    game_id: str | None = None
+    """The game to play (None: the newest game board of the chat)."""
     timeout: float = 30.0  # a loaded machine (CI with two cores) can take seconds per edit
     taps: int = 0
     refused: int = 0
@@ -65,7 +77,7 @@ class Driver:
         mover = 0
         stale = 0  # rounds in a row in which the board was out of date for both players
         for _ in range(max_taps):
-            board = game_board(self.server, self.chat, self.thread_id)
+            board = self.board()
             assert board is not None, self.server.transcript(self.chat)
             data = pick(board)
             if data is None:
@@ -103,13 +115,17 @@ class Driver:
                                      f"{self.server.transcript(self.chat)}")
             stale = 0
         if stop_early:
-            board = game_board(self.server, self.chat, self.thread_id)
+            board = self.board()
             assert board is not None
             return board
         raise AssertionError(f"game not over after {max_taps} taps")
 
+    def board(self) -> Message | None:
+        """The newest board of the driver's game."""
+        return game_board(self.server, self.chat, self.thread_id, self.game_id)
+
     def _changed(self, board: Message, since: int) -> bool:
-        latest = game_board(self.server, self.chat, self.thread_id)
+        latest = self.board()
         if latest is None:
             return False
         return latest.message_id != board.message_id or latest.revision > since

@@ -3,7 +3,7 @@
 Schema 1 (before issue 18) kept one game per chat or forum topic, at
 ``nardy:{chat:<id>}:game:<topic or 0>``, listed in the chat's ``slots`` set.
 Schema 2 keeps each game under its own id, ``nardy:{chat:<id>}:g:<game id>``,
-in the chat's ``live`` or ``ended`` index (bot/store/games.py).  A record's
+in the chat's ``live`` or ``ended`` index (bot/store/layout.py).  A record's
 JSON needs no change (``next_game`` is new and unset, see
 ``MIGRATIONS`` in bot/store/records.py); its key, its index entry, its
 expiry if it ended, and its "your turn" ping (``notify:<topic>`` →
@@ -34,7 +34,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from bot.store.games import ENDED_KEEP, ENDED_TTL, PLACE, placement
+from bot.store.layout import ENDED_KEEP, ENDED_TTL, PLACE, placement
 from bot.store.records import GAME_SCHEMA, CorruptRecordError, GameRecord, decode, encode, game_key
 
 if TYPE_CHECKING:

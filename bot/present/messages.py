@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from html import escape
 
-from telegram import InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.present.callbacks import Action
 from bot.present.fairtext import commitment_lines, luck_line, verify_data, words_line
@@ -550,6 +550,10 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     keys = KeyboardBuilder(tr, record.game_id, record.version)
     phase = game.phase
     if phase is Phase.OVER:
+        if record.next_game is not None:  # continued by a later game: only the dice's check
+            check = verify_data(record)
+            return None if check is None else InlineKeyboardMarkup([[InlineKeyboardButton(
+                "🎲 " + tr.gettext("Verify"), callback_data=check)]])
         if record.cancel_by is not None and match_in_progress(record):
             return keys.cancel_offer()
         offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None

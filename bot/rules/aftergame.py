@@ -29,8 +29,8 @@ def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
     games of a match the players may also answer a proposal to end the
     match (``/cancel``).  The boards in private chats stay the game's views.
     """
-    if record.status not in (Status.FINISHED, Status.CANCELLED):
-        raise Refusal(STALE)
+    if record.status not in (Status.FINISHED, Status.CANCELLED) or record.next_game is not None:
+        raise Refusal(STALE)  # (continued by a later game already: its buttons are gone)
     action = data.action
     if action is Action.NEW:
         if record.is_private:
@@ -83,3 +83,13 @@ def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
                      options=record.options, players=record.players, status=Status.ACTIVE,
                      engine={}, created_by=record.created_by, views=record.views, dice=state)
     return new.model_copy(update={"engine": engine_dict(advanced(following, new))})
+
+
+def continued(old: GameRecord, new: GameRecord, now: float) -> GameRecord:
+    """``old`` once ``new`` continues it (the match's next game, a rematch, a
+    new lobby from its board): the two are saved together
+    (:func:`bot.store.saving.save_first`).  ``old`` keeps its result and its
+    board; its offers end, and its boards in private chats are ``new``'s."""
+    return old.model_copy(update={
+        "next_game": new.game_id, "rematch_by": None, "cancel_by": None, "next_dice": None,
+        "views": () if new.views else old.views, "updated_at": now})

@@ -26,3 +26,6 @@ MATCH_IN_PROGRESS = N_("A match is being played here: its players go on with Nex
 PROPOSED = N_("You proposed it; waiting for your opponent.")
 NO_CLOCK = N_("This game has no clock.")
 CHANGED = N_("The game changed meanwhile; please try again.")
+GAME_LIMIT = N_("Games at once here: {count}, the most this chat allows. Finish or /cancel one, "
+                "then /new.")
+LOBBY_WAITS = N_("Your lobby here still waits for players: play that one, or close it first.")

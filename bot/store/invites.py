@@ -30,6 +30,7 @@ and start it if not: a used link never leaves its redeemer without a game.
 
 from __future__ import annotations
 
+import base64
 import enum
 import hashlib
 import re
@@ -173,3 +174,15 @@ def game_chat_id(token: str) -> int:
     """
     digest = hashlib.sha256(token.encode()).digest()
     return PRIVATE_CHAT_BASE - int.from_bytes(digest[:6], "big")
+
+
+def game_id_of(token: str) -> str:
+    """The id of the game an invitation starts: from the token too, so a
+    second start (the link opened again, the update delivered again) finds
+    the game instead of making another.
+
+    >>> game_id_of("A" * 22) == game_id_of("A" * 22) != game_id_of("B" * 22), len(game_id_of("A"))
+    (True, 8)
+    """
+    digest = hashlib.sha256(b"game:" + token.encode()).digest()
+    return base64.urlsafe_b64encode(digest[:6]).decode()

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.present.callbacks import Callback, Kind
 from bot.rules import deadlines
+from bot.rules.aftergame import continued
 from bot.rules.booking import booking, outcome, updated_stats
 from bot.rules.fairplay import dice_booking
 from bot.rules.matchstate import remember_table, table_of
@@ -43,8 +44,13 @@ async def save(store: Store, old: GameRecord, new: GameRecord, now: float | None
 async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float | None = None
                      ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
     """:func:`save` up to the CAS; the index upkeep is left to the caller
-    (:meth:`Store.save_first`: a tap is answered before it runs)."""
-    new = with_deadline(old, new, deadlines.now() if now is None else now)
+    (:meth:`Store.save_first`: a tap is answered before it runs).
+
+    A ``new`` game of another id continues ``old`` (the match's next game, a
+    rematch, a new lobby from its board): both are saved in one step, ``old``
+    as :func:`bot.rules.aftergame.continued` makes it."""
+    now = deadlines.now() if now is None else now
+    new = with_deadline(old, new, now)
     ends = (old.status is Status.ACTIVE and new.game_id == old.game_id
             and new.status in (Status.FINISHED, Status.CANCELLED))
     upkeep: Callable[[], Awaitable[None]] = no_upkeep
@@ -55,6 +61,8 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
         dice = dice_booking(new, table_of(new).game) if new.engine else None
         saved = (await store.finish_game(new, old.version, entry, ledger, stats,
                                          dice=dice)).record
+    elif new.game_id != old.game_id:
+        saved, upkeep = await store.save_first(new, 0, closes=continued(old, new, now))
     else:
         saved, upkeep = await store.save_first(new, old.version)
     if saved.engine:
@@ -91,20 +99,20 @@ async def commit_game(store: Store, load: Callable[[], Awaitable[GameRecord | No
     return None if before is None or after is None else (before, after)
 
 
-async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback
-                   ) -> GameRecord:
-    """The record a button acts on, at the version it was drawn for, else :class:`Refusal`.
+async def load_for(store: Store, chat_id: int, data: Callback) -> GameRecord:
+    """The record a button acts on (the game it names, in ``chat_id``), at the
+    version it was drawn for, else :class:`Refusal`.
 
     A freshly posted message is drawn for the version its own save is about
     to create (see :func:`bot.edge.handlers.board.repost`); a tap that arrives
     before that save lands waits for it a moment instead of being refused.
     """
     for _ in range(FUTURE_WAITS):
-        record = await store.load_game(chat_id, thread_id)
-        if record is None or record.game_id != data.id or record.version >= data.version:
+        record = await store.load_game(chat_id, data.id)
+        if record is None or record.version >= data.version:
             break
         await asyncio.sleep(0.02)
-    if record is None or record.game_id != data.id or record.version != data.version:
+    if record is None or record.version != data.version:
         raise Refusal(STALE)
     expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME
     if data.kind is not expected:

@@ -89,7 +89,7 @@ async def _advance(store: Store, key: str, expected: str, new: str) -> bool:
 async def wake(store: Store, ref: GameRef, now: float, act: Act) -> int | None:
     """Handle one claimed wake-up; returns the stage acted on (None: nothing was due,
     or another process acted)."""
-    record = await store.load_game(ref.chat_id, ref.thread_id)
+    record = await store.load_game(ref.chat_id, ref.game_id)
     limit = timed(record, ref)
     if record is None or limit is None or record.deadline is None:
         return None  # over, paused, replaced: the next save schedules again

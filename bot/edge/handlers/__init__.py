@@ -26,6 +26,7 @@ from bot.edge.handlers import (
     ledger,
     menu,
     settings,
+    which,
 )
 from bot.present.callbacks import OTHER, Kind, pattern
 from bot.present.painter import PAINTER
@@ -44,7 +45,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                             (commands.on_lang_button, (Kind.LANGUAGE,)),
                             (settings.on_settings_button, (Kind.SETTING,)),
                             (games.on_show, (Kind.SHOW,)),
-                            (fair.on_verify_button, (Kind.VERIFY,))):
+                            (fair.on_verify_button, (Kind.VERIFY,)),
+                            (which.on_pick, (Kind.PICK,))):
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
     app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
@@ -53,6 +55,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # user started the bot there (reminders may go to them privately)
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, clock.note_private), group=1)
     if app.job_queue is not None:  # clocks: every process wakes the due games
+        # stored games of an older schema move to the current one (bot/store/schema.py)
+        app.job_queue.run_once(chat.upgrade_job, when=0.5, name=chat.UPGRADE_JOB)
         app.job_queue.run_repeating(clock.tick_job, interval=clock.interval(),
                                     first=clock.interval(), name=clock.JOB_NAME)
         # the computer's turns a crash or a restart left waiting (first: at start-up)

@@ -406,8 +406,12 @@ async def send_board(context: Context, chat_id: int, thread_id: int | None,
 
 async def send(context: Context, record: GameRecord, text: str,
                markup: InlineKeyboardMarkup | None = None) -> Message:
+    """A message about the game in its chat, as a reply to its board: in a
+    chat with several games, a tap on the quote shows which one."""
     return await context.bot.send_message(record.chat_id, text, reply_markup=markup,
-                                          message_thread_id=record.thread_id)
+                                          message_thread_id=record.thread_id,
+                                          reply_to_message_id=record.board_message_id,
+                                          allow_sending_without_reply=True)
 
 
 async def clear_notification(context: Context, record: GameRecord) -> None:
@@ -417,7 +421,7 @@ async def clear_notification(context: Context, record: GameRecord) -> None:
     would bump the version and make the board's buttons stale.  A private
     game's ping is in a player's chat: kept as ``<chat id>:<message id>``.
     """
-    old = await get_store(context).take_notification(record.chat_id, record.thread_id)
+    old = await get_store(context).take_notification(record.chat_id, record.game_id)
     if old is not None:
         chat, _, message = old.rpartition(":")
         with contextlib.suppress(BadRequest, Forbidden):  # deleted by someone already
@@ -439,7 +443,7 @@ async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
         text = notification(tr, record)
         if text is not None:
             message = await send(context, record, text)
-            await get_store(context).remember_notification(record.chat_id, record.thread_id,
+            await get_store(context).remember_notification(record.chat_id, record.game_id,
                                                            str(message.message_id))
     effects.note(step)
 
@@ -461,5 +465,5 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
     except Forbidden:
         await forget_started(store, view.chat_id)
         return
-    await store.remember_notification(record.chat_id, record.thread_id,
+    await store.remember_notification(record.chat_id, record.game_id,
                                       f"{view.chat_id}:{message.message_id}")

@@ -37,7 +37,6 @@ from bot.edge.handlers.common import (
     get_dealer,
     get_store,
     parse_tap,
-    thread_of,
     translator_for,
 )
 from bot.present.callbacks import Action, Callback, Kind
@@ -46,9 +45,10 @@ from bot.rules import computer
 from bot.rules.aftergame import after_game
 from bot.rules.lobby import apply_lobby
 from bot.rules.play import apply_game, ui_only
-from bot.rules.refusals import STALE, Refusal
+from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
 from bot.rules.seats import waiting_user
 from bot.store import VersionConflict, private_boards
+from bot.store.layout import GameLimit
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
 from bot.store.saving import load_for, save_first
 
@@ -82,22 +82,22 @@ async def on_button(update: Update, context: Context) -> None:
     if message is None or not message.is_accessible:
         await query.answer(tr.gettext(STALE), show_alert=True)
         return
-    chat_id, thread_id = message.chat.id, thread_of(message)  # type: ignore[arg-type]
+    chat_id = message.chat.id
     # a board in a private chat may be a view of a game that lives elsewhere
     ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
            if message.chat.type == Chat.PRIVATE else None)
     if ref is not None:
-        chat_id, thread_id = ref.chat_id, ref.thread_id
+        chat_id = ref.chat_id
     tapped = effects.recall(TAPPED)
     if tapped is not None:  # a retry of this tap, whose step was saved: finish the work
         await _finish(context, tr, query, tapped)
         return
     try:
-        record, new, view = await _decide(query, context, tr, data, chat_id, thread_id,
+        record, new, view = await _decide(query, context, tr, data, chat_id,
                                           in_view=ref is not None)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
-        await _repair(context, tr, chat_id, thread_id)
+        await _repair(context, tr, chat_id, data.id)
         return
     if new is record:
         await query.answer()
@@ -112,8 +112,11 @@ async def on_button(update: Update, context: Context) -> None:
     except VersionConflict:
         await query.answer(tr.gettext(STALE), show_alert=True)
         return
+    except GameLimit as full:  # a new lobby from a finished board: the chat is full
+        await query.answer(alert_text(tr, Refusal(GAME_LIMIT, count=full.live)), show_alert=True)
+        return
     effects.note(TAPPED, lambda: json.dumps({"old": encode(record), "version": record.version,
-                                             "saved": saved.version}))
+                                             "saved": saved.version, "game": saved.game_id}))
     try:
         await query.answer()
     finally:
@@ -127,12 +130,14 @@ async def on_button(update: Update, context: Context) -> None:
 
 
 async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: Callback,
-                  chat_id: int, thread_id: int | None, *, in_view: bool = False
+                  chat_id: int, *, in_view: bool = False
                   ) -> tuple[GameRecord, GameRecord, BoardViewRef | None]:
-    """The record the tap acts on, the record it makes (the same one for
-    keyboard-only taps) and the view tapped (``in_view``: the message is a
-    board in a private chat); :class:`Refusal` when nothing may change."""
-    record = await load_for(get_store(context), chat_id, thread_id, data)
+    """The record the tap acts on (the game the button names, in ``chat_id``),
+    the record it makes (the same one for keyboard-only taps) and the view
+    tapped (``in_view``: the message is a board in a private chat);
+    :class:`Refusal` when nothing may change."""
+    store = get_store(context)
+    record = await load_for(store, chat_id, data)
     message = query.message
     assert message is not None
     view = None
@@ -153,6 +158,10 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
                                                     dealer, level), view
         return record, apply_lobby(record, user.id, display_name(user), data, dealer), view
     if record.status is not Status.ACTIVE:  # the buttons after the end
+        if data.action is Action.NEW and any(
+                g.status is Status.LOBBY and g.created_by == user.id
+                for g in await store.chat_games(record.chat_id, record.thread_id, ended=False)):
+            raise Refusal(LOBBY_WAITS)
         new = after_game(record, user.id, data, dealer)
         return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
     new = apply_game(record, user.id, data, own_board=view is not None)
@@ -167,7 +176,7 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
     old = decode(GameRecord, "the update's journal", note["old"], note["version"])
     await query.answer()  # unless the first attempt did (bot/edge/effects.py)
     store = get_store(context)
-    current = await store.load(old.key)
+    current = await store.load_game(old.chat_id, note.get("game", old.game_id))
     if current is None:
         return
     if current.version != note["saved"]:  # moved on since: that change's handler shows it
@@ -177,11 +186,10 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
     await _show(context, tr, old, current, query.from_user.id, repair=True)
 
 
-async def _repair(context: Context, tr: Translator, chat_id: int, thread_id: int | None
-                  ) -> None:
-    """After a refused tap: redraw the boards of the chat's game that are behind it
+async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str) -> None:
+    """After a refused tap: redraw the boards of the tapped game that are behind it
     (a redraw failed), so that taps on them are not refused for ever."""
-    record = await get_store(context).load_game(chat_id, thread_id)
+    record = await get_store(context).load_game(chat_id, game_id)
     if record is not None and computer.waiting_for_computer(record):
         record = await computer_turns.resume(context, tr, record)  # it was stuck: go on
     if record is not None and not 0 <= time.time() - record.updated_at < REPAIR_GRACE:

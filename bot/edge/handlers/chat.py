@@ -7,6 +7,7 @@ import logging
 from telegram import ChatMemberUpdated, Update
 
 from bot.edge.handlers.common import Context, get_store
+from bot.store import schema
 
 log = logging.getLogger(__name__)
 
@@ -33,3 +34,19 @@ async def membership(update: Update, context: Context) -> None:
         return
     log.info("bot status in chat %s: %s -> %s", change.chat.id, change.old_chat_member.status,
              change.new_chat_member.status)
+
+
+UPGRADE_JOB = "schema"
+
+
+async def upgrade_job(context: Context) -> None:
+    """At start-up: move stored games of an older schema to the current one
+    (bot/store/schema.py; every worker may, each record moves once).  A chat
+    looked at before this is done is moved right then."""
+    store = context.bot_data.get("store")
+    if store is None:  # Redis not open yet: every later look at a chat moves it
+        return
+    try:
+        await schema.upgrade_all(store)
+    except Exception:  # the chats move when looked at; the next start-up tries again
+        log.exception("moving stored games to the current schema failed")

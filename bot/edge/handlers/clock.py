@@ -23,6 +23,7 @@ from html import escape
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
+from bot.edge.handlers import which
 from bot.edge.handlers.board import edit, send
 from bot.edge.handlers.common import (
     Context,
@@ -35,7 +36,6 @@ from bot.edge.handlers.common import (
     refusal_text,
     reply,
     set_default_option,
-    thread_of,
     translator_for,
 )
 from bot.present.callbacks import Action, Callback
@@ -296,37 +296,16 @@ async def _set_muted(update: Update, context: Context, muted: bool) -> None:
     await reply(update, tr.gettext(MUTED if muted else UNMUTED))
 
 
-async def _command_game(update: Update, context: Context) -> GameRecord | None:
-    """The game a /pause or /resume means: this chat's (or topic's) game, or
-    in a private chat the user's only private game with a clock."""
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    here = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
-    if here is not None and here.status is Status.ACTIVE and seat_of(here, user.id) is not None:
-        return here
-    if chat.type != chat.PRIVATE:
-        return None
-    timed = [r for r in await get_store(context).user_games(user.id)
-             if r.is_private and r.status is Status.ACTIVE and r.options.time_control]
-    return timed[0] if len(timed) == 1 else None
+def _timed(record: GameRecord, user_id: int) -> bool:
+    """A game /pause and /resume may mean: being played, by the caller, with a clock."""
+    return (record.status is Status.ACTIVE and seat_of(record, user_id) is not None
+            and record.options.time_control is not None)
 
 
-async def pause(update: Update, context: Context) -> None:
-    await _pause_or_resume(update, context, Action.PAUSE)
-
-
-async def resume(update: Update, context: Context) -> None:
-    await _pause_or_resume(update, context, Action.RESUME)
-
-
-async def _pause_or_resume(update: Update, context: Context, action: Action) -> None:
-    tr = await translator_for(update, context)
+async def _pause_or_resume(update: Update, context: Context, tr: Translator,
+                           record: GameRecord, action: Action) -> None:
     user = update.effective_user
     assert user is not None
-    record = await _command_game(update, context)
-    if record is None:
-        await reply(update, tr.gettext(NO_TIMED_GAME))
-        return
     try:
         before, after = await change_clock(context, user.id, record.game_id, action)
     except Refusal as refusal:
@@ -339,6 +318,26 @@ async def _pause_or_resume(update: Update, context: Context, action: Action) -> 
     markup = proposal_keyboard(tr, after) if after.pause_by is not None else None
     await reply(update, outcome_text(tr, before, after, user.id), reply_markup=markup)
     await edit(context, tr, after)
+
+
+async def _pause(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
+    await _pause_or_resume(update, context, tr, record, Action.PAUSE)
+
+
+async def _resume(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
+    await _pause_or_resume(update, context, tr, record, Action.RESUME)
+
+
+PAUSE = which.need("pause", _timed, _pause, nothing=NO_TIMED_GAME)
+RESUME = which.need("resume", _timed, _resume, nothing=NO_TIMED_GAME)
+
+
+async def pause(update: Update, context: Context) -> None:
+    await which.run(update, context, PAUSE)
+
+
+async def resume(update: Update, context: Context) -> None:
+    await which.run(update, context, RESUME)
 
 
 async def clock_command(update: Update, context: Context) -> None:

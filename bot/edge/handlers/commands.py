@@ -1,15 +1,19 @@
-"""Commands: /new, /board, /cancel, /export, /help, /rules, /lang (and /start)."""
+"""Commands: /new, /board, /cancel, /export, /rules, /lang.
+
+/board, /cancel and /export act on one of the chat's games: which one,
+:mod:`bot.edge.handlers.which` finds (a reply to its board, the caller's
+game, or a list to pick from)."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from html import escape
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from ai import Level
 from bot.edge.handlers import computer as computer_turns
+from bot.edge.handlers import which
 from bot.edge.handlers.board import edit, repost
 from bot.edge.handlers.common import (
     Context,
@@ -34,42 +38,19 @@ from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
 from bot.rules.options import OptionError, parse_new_args, with_chat_clock
 from bot.rules.play import cancel_vote
-from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, Refusal
-from bot.rules.seats import seat_of
-from bot.store import VersionConflict
+from bot.rules.refusals import GAME_LIMIT, NOT_PLAYING, Refusal
+from bot.store.layout import GameLimit
 from bot.store.records import GameRecord, Player, Status
 from bot.store.saving import commit_game
 
-NO_GAME = N_("There is no game here. Start one with /new.")
-
-
-SEVERAL_GAMES = N_("You play several private games; /games lists them, each board a tap away "
-                   "(its More menu has the rest).")
-
-
-async def _game_for(update: Update, context: Context, tr: Translator,
-                    usable: Callable[[GameRecord], bool]) -> GameRecord | None:
-    """The game a command means, if ``usable`` for it: the chat's (or
-    topic's); in a private chat without one, the private game the user
-    plays, if just one.  Otherwise the user is told why and None returned."""
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None
-    store = get_store(context)
-    record = await store.load_game(chat.id, thread_of(update.effective_message))
-    if record is None and chat.type == Chat.PRIVATE and user is not None:
-        mine = [r for r in await store.user_games(user.id)
-                if r.is_private and usable(r) and seat_of(r, user.id) is not None]
-        if len(mine) > 1:
-            await reply(update, tr.gettext(SEVERAL_GAMES))
-            return None
-        record = mine[0] if mine else None
-    if record is None or not usable(record):
-        await reply(update, tr.gettext(NO_GAME))
-        return None
-    return record
+LOBBY_OPEN = N_("You have a lobby open here already:")
+OVER = N_("This game is over.")
 
 
 async def new(update: Update, context: Context) -> None:
+    """``/new``: a lobby (or a game against the computer) beside the chat's
+    other games; the caller's own lobby again if one still waits here, and
+    no more than the chat's limit of games at once (bot/store/layout.py)."""
     tr = await translator_for(update, context)
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
@@ -78,31 +59,27 @@ async def new(update: Update, context: Context) -> None:
     except OptionError as error:  # a reply to the command: whose, and which option
         await reply(update, refusal_text(tr, error), quote=True)
         return
-    current = await get_store(context).load_game(chat.id, thread_of(update.effective_message))
-    if current is not None and current.status.is_open:
-        if current.status is Status.ACTIVE:
-            await reply(update, tr.gettext("A game is already being played here. Here it is:"))
-        else:
-            await reply(update, tr.gettext("A game is already waiting for players here:"))
-        await repost(context, tr, current)
-        return
-    if current is not None and match_in_progress(current):
-        # a match is one bet: nobody wipes it between two of its games
-        message = update.effective_message
-        assert message is not None
-        await message.reply_text(tr.gettext(MATCH_IN_PROGRESS), do_quote=True)
-        await repost(context, tr, current)
-        return
-    settings = await get_store(context).chat_settings(chat.id)
+    store = get_store(context)
+    thread = thread_of(update.effective_message)
+    if options.computer is None:  # one open lobby per person here
+        waiting = [g for g in await store.chat_games(chat.id, thread, ended=False)
+                   if g.status is Status.LOBBY and g.created_by == user.id]
+        if waiting:
+            await reply(update, tr.gettext(LOBBY_OPEN))
+            await repost(context, tr, waiting[0])
+            return
+    settings = await store.chat_settings(chat.id)
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     options = with_chat_clock(args_of(context), options, settings.options.time_control)
     options = with_chat_autoplay(args_of(context), options, settings.autoplay)
     try:
-        lobby = new_lobby(chat.id, thread_of(update.effective_message),
-                          variant or settings.variant, options, user.id,
+        lobby = new_lobby(chat.id, thread, variant or settings.variant, options, user.id,
                           get_dealer(context))
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
+        return
+    if await store.live_count(chat.id, thread) >= store.max_live > 0:
+        await reply(update, tr.gettext(GAME_LIMIT, count=store.max_live))  # before the computer thinks
         return
     if options.computer is not None:  # the computer sits down at once: no lobby
         level = Level(options.computer)
@@ -112,25 +89,30 @@ async def new(update: Update, context: Context) -> None:
                                        dealer)
         lobby = await computer_turns.opening(lobby, dealer)
     try:
-        saved = await get_store(context).save(lobby, current.version if current else 0)
-    except VersionConflict:
-        await reply(update, tr.gettext("Someone else started a game at the same moment; "
-                                       "use /board to see it."))
+        saved = await store.save(lobby, 0)
+    except GameLimit as full:  # the chat filled up meanwhile
+        await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
         return
     await repost(context, tr, saved, strip_old=False)
 
 
-async def board(update: Update, context: Context) -> None:
-    tr = await translator_for(update, context)
-    record = await _game_for(update, context, tr, lambda r: r.status is not Status.CANCELLED
-                             or bool(r.engine))
-    if record is None:
-        return
+def _shown(record: GameRecord, _user_id: int) -> bool:
+    return record.status is not Status.CANCELLED or bool(record.engine)
+
+
+async def _board(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     record = await computer_turns.resume(context, tr, record)  # if it waits for the computer
     if record.is_private:  # its boards are the players' views: post this player's here
         await show_view(update, context, tr, record)
         return
     await repost(context, tr, record)
+
+
+BOARD = which.need("board", _shown, _board)
+
+
+async def board(update: Update, context: Context) -> None:
+    await which.run(update, context, BOARD)
 
 
 def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
@@ -153,21 +135,28 @@ def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
     return cancel_vote(record, user_id)
 
 
-async def cancel(update: Update, context: Context) -> None:
-    tr = await translator_for(update, context)
+def _cancellable(record: GameRecord, _user_id: int) -> bool:
+    return record.status.is_open or match_in_progress(record)
+
+
+async def _cancel(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     admin = chat.type != chat.PRIVATE and await is_chat_admin(context, chat, user.id)
+    store = get_store(context)
+
+    async def load() -> GameRecord | None:
+        current = await store.load_game(record.chat_id, record.game_id)
+        return current if current is not None and _cancellable(current, user.id) else None
+
     try:
-        changed = await commit_game(
-            get_store(context),
-            lambda: _game_for(update, context, tr,
-                              lambda r: r.status.is_open or match_in_progress(r)),
-            lambda record, _now: _cancelled(record, user.id, admin))
+        changed = await commit_game(store, load,
+                                    lambda current, _now: _cancelled(current, user.id, admin))
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
     if changed is None:
+        await reply(update, tr.gettext(OVER))
         return
     saved = changed[1]
     saved = await computer_turns.play(context, saved)  # the computer agrees at once
@@ -178,18 +167,28 @@ async def cancel(update: Update, context: Context) -> None:
     await edit(context, tr, saved)
 
 
-async def export(update: Update, context: Context) -> None:
+CANCEL = which.need("cancel", _cancellable, _cancel)
+
+
+async def cancel(update: Update, context: Context) -> None:
+    await which.run(update, context, CANCEL)
+
+
+async def _export(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     from bot.present.export import export_text
 
-    tr = await translator_for(update, context)
-    record = await _game_for(update, context, tr, lambda r: bool(r.engine))
-    if record is None:
-        return
     name, body = export_text(record)
     message = update.effective_message
     assert message is not None
     await message.reply_document(io.BytesIO(body.encode()), filename=name, do_quote=False,
                                  caption=tr.gettext("The game record."))
+
+
+EXPORT = which.need("export", lambda record, _user_id: bool(record.engine), _export)
+
+
+async def export(update: Update, context: Context) -> None:
+    await which.run(update, context, EXPORT)
 
 
 async def rules(update: Update, context: Context) -> None:
@@ -252,8 +251,7 @@ async def on_lang_button(update: Update, context: Context) -> None:
 
 async def _redraw_board(context: Context, tr: Translator, chat_id: int,
                         thread_id: int | None) -> None:
-    """Redraw the game board of this chat or topic in its new language."""
-    record = await get_store(context).load_game(chat_id, thread_id)
-    if record is None or record.board_message_id is None:
-        return
-    await edit(context, tr, record)
+    """Redraw the boards of this chat's (or topic's) games in its new language."""
+    for record in await get_store(context).chat_games(chat_id, thread_id, ended=False):
+        if record.board_message_id is not None:
+            await edit(context, tr, record)

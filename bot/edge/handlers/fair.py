@@ -8,6 +8,7 @@ from html import escape
 
 from telegram import Message, Update
 
+from bot.edge.handlers import which
 from bot.edge.handlers.board import edit
 from bot.edge.handlers.common import (
     Context,
@@ -27,7 +28,7 @@ from bot.present.fairtext import (
     dice_title,
     verify_message,
 )
-from bot.present.i18n import N_
+from bot.present.i18n import N_, Translator
 from bot.present.render.dicechart import render_dice_chart
 from bot.present.usertext import html_text
 from bot.rules.fairplay import SeedWordsError, with_words
@@ -42,31 +43,29 @@ SEED_USAGE = N_("Send /seed and a few words of your own: they are mixed into the
                 "this lobby's game, so nobody (the bot included) can know the dice in advance.")
 
 
-async def _record(update: Update, context: Context) -> GameRecord | None:
-    chat = update.effective_chat
-    assert chat is not None
-    return await get_store(context).load_game(chat.id, thread_of(update.effective_message))
+def _lobby(record: GameRecord, _user_id: int) -> bool:
+    return record.status is Status.LOBBY and record.dice is not None
 
 
-async def seed(update: Update, context: Context) -> None:
-    """``/seed words``: mix the words into the open lobby's dice."""
-    tr = await translator_for(update, context)
+async def _seed(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     user, message = update.effective_user, update.effective_message
     assert user is not None and message is not None
     words = (message.text or "").partition(" ")[2]
+    store = get_store(context)
 
-    def mixed(record: GameRecord, _now: float) -> GameRecord:
-        if record.status is not Status.LOBBY or record.dice is None:
+    def mixed(current: GameRecord, _now: float) -> GameRecord:
+        if current.status is not Status.LOBBY or current.dice is None:
             raise Refusal(NO_LOBBY)
         if not words.strip():
             raise Refusal(SEED_USAGE)
         try:
-            return record.model_copy(update={"dice": with_words(record.dice, user.id, words)})
+            return current.model_copy(update={"dice": with_words(current.dice, user.id, words)})
         except SeedWordsError:
             raise Refusal(N_("No more words fit into this lobby's dice.")) from None
 
     try:
-        changed = await commit_game(get_store(context), lambda: _record(update, context), mixed)
+        changed = await commit_game(
+            store, lambda: store.load_game(record.chat_id, record.game_id), mixed)
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
@@ -77,14 +76,26 @@ async def seed(update: Update, context: Context) -> None:
     await edit(context, tr, changed[1])
 
 
+SEED = which.need("seed", _lobby, _seed, nothing=NO_LOBBY, listed=False)
+"""Words cannot ride on a list's button: with several lobbies, a reply to one."""
+
+
+async def seed(update: Update, context: Context) -> None:
+    """``/seed words``: mix the words into the open lobby's dice."""
+    await which.run(update, context, SEED)
+
+
+async def _verify(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
+    await reply(update, verify_message(tr, record))
+
+
+VERIFY = which.need("verify", lambda record, _user_id: record.dice is not None
+                    or bool(record.engine), _verify)
+
+
 async def verify(update: Update, context: Context) -> None:
     """``/verify``: the commitment and entropy; the seed once the match is over."""
-    from bot.edge.handlers.commands import _game_for  # the game a command means
-
-    tr = await translator_for(update, context)
-    record = await _game_for(update, context, tr, lambda r: r.dice is not None or bool(r.engine))
-    if record is not None:
-        await reply(update, verify_message(tr, record))
+    await which.run(update, context, VERIFY)
 
 
 async def on_verify_button(update: Update, context: Context) -> None:
@@ -97,9 +108,9 @@ async def on_verify_button(update: Update, context: Context) -> None:
         data = VerifyDice.parse(query.data)
     except CallbackDataError:
         data = None
-    record = (await get_store(context).load_game(data.chat_id, data.thread_id or None)
+    record = (await get_store(context).load_game(data.chat_id, data.game_id)
               if data is not None else None)
-    if data is None or record is None or record.game_id != data.game_id or (
+    if data is None or record is None or (
             record.is_private and seat_of(record, user.id) is None):
         await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
         return

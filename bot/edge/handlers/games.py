@@ -136,9 +136,8 @@ async def on_show(update: Update, context: Context) -> None:
     except CallbackDataError:
         ref = None
     store = get_store(context)
-    record = await store.load_game(ref.chat_id, ref.thread_id) if ref is not None else None
-    if chat.type != Chat.PRIVATE or record is None or ref is None \
-            or record.game_id != ref.game_id or record.status is not Status.ACTIVE:
+    record = await store.load_game(ref.chat_id, ref.game_id) if ref is not None else None
+    if chat.type != Chat.PRIVATE or record is None or record.status is not Status.ACTIVE:
         await query.answer(tr.gettext(NOT_PLAYED), show_alert=True)
         return
     if seat_of(record, user.id) is None:

@@ -151,13 +151,13 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
     user = update.effective_user
     assert user is not None
     store = get_store(context)
-    chat_id = invites.game_chat_id(token)
-    if await store.load_game(chat_id, None) is not None:
+    chat_id, game_id = invites.game_chat_id(token), invites.game_id_of(token)
+    if await store.chat_games(chat_id, None):  # (a game started before schema 2 has another id)
         return False
     name = display_name(user)[:64]
     # the lobby both would have joined: never stored, the game's first save replaces "nothing"
-    lobby = GameRecord(chat_id=chat_id, variant=offer.variant, dice=offer.dice,
-                       options=offer.options, created_by=offer.inviter,
+    lobby = GameRecord(chat_id=chat_id, game_id=game_id, variant=offer.variant,
+                       dice=offer.dice, options=offer.options, created_by=offer.inviter,
                        players=(Player(user_id=offer.inviter, name=offer.name, side=Side.WHITE),
                                 Player(user_id=user.id, name=name, side=Side.BLACK)))
     try:

@@ -134,12 +134,13 @@ async def on_settings_button(update: Update, context: Context) -> None:
         await context.bot.edit_message_text(settings_text(tr, after), chat_id=chat.id,
                                             message_id=message.message_id,
                                             reply_markup=settings_keyboard(tr, after))
-    record = await store.load_game(chat.id, thread_of(message))  # type: ignore[arg-type]
-    if record is None or is_lobby(record) or record.board_message_id is None:
-        return
     if field == "autoplay":
-        return  # new games take it; the game being played keeps its options
-    if field == "board_style":
-        await repost(context, tr, record, settings=after)  # the old board keeps no buttons
-    else:
-        await edit(context, tr, record)
+        return  # new games take it; the games being played keep their options
+    for record in await store.chat_games(chat.id, thread_of(message),  # type: ignore[arg-type]
+                                         ended=False):
+        if is_lobby(record) or record.board_message_id is None:
+            continue
+        if field == "board_style":
+            await repost(context, tr, record, settings=after)  # the old board keeps no buttons
+        else:
+            await edit(context, tr, record)

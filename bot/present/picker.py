@@ -4,10 +4,10 @@ for the user who sent the command.
 
 >>> from bot.present.i18n import translator
 >>> from bot.store.records import GameRecord, Player
->>> from engine.position import Side, Variant
+>>> from engine.position import Variant
+>>> ann, bob = Player(user_id=1, name="Ann"), Player(user_id=2, name="Bob")
 >>> game = GameRecord(chat_id=-100, game_id="k3Xa9_zQ", variant=Variant.LONG,
-...                   status=Status.ACTIVE, players=(Player(user_id=1, name="Ann", side=Side.WHITE),
-...                                                  Player(user_id=2, name="Bob", side=Side.BLACK)))
+...                   status=Status.ACTIVE, players=(ann, bob))
 >>> lobby = GameRecord(chat_id=-100, game_id="lobby123", variant=Variant.BACKGAMMON)
 >>> markup = pick_keyboard(translator("en"), "cancel", 1, [game, lobby])
 >>> [(row[0].text, row[0].callback_data) for row in markup.inline_keyboard]

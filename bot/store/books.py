@@ -14,6 +14,7 @@ from typing import Any
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
 from bot.store.keys import Keys
+from bot.store.layout import ENDED_KEEP, ENDED_TTL, PLACE, placement
 from bot.store.records import (
     CorruptRecordError,
     GameRecord,
@@ -43,28 +44,29 @@ StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]
 """Pure: the players' stats in the game's variant (by user id) -> the new ones."""
 
 
-# KEYS: game, slots, ledger, history, booked, stats, dice.  ARGV: expected, JSON,
-# suffix, game id, history JSON, history cap, booked cap, now, #ledger pairs, #stats,
-# #dice, then ledger field/delta pairs, then dice (field, the 21 roll counts to add,
-# comma separated: engine/dicestats.py), then stats (field, JSON read before or '',
-# new JSON).  Returns {1, new version}, {0, stored version}, {2, stored version}
-# (booked before) or {3, stored version} (a player's stats changed since read).
-_FINISH = """
+# KEYS: game, ledger, history, booked, stats, dice, live, ended.  ARGV: expected, JSON,
+# where (bot/store/layout.py PLACE), game id, history JSON, history cap, booked cap,
+# now, #ledger pairs, #stats, #dice, topic, ended kept, ended TTL, then ledger
+# field/delta pairs, then dice (field, the 21 roll counts to add, comma separated:
+# engine/dicestats.py), then stats (field, JSON read before or '', new JSON).  Returns
+# {1, new version}, {0, stored version}, {2, stored version} (booked before) or
+# {3, stored version} (a player's stats changed since read).
+_FINISH = PLACE + """
 local cur = redis.call('HGET', KEYS[1], 'v') or '0'
-if redis.call('ZSCORE', KEYS[5], ARGV[4]) then return {2, cur} end
+if redis.call('ZSCORE', KEYS[4], ARGV[4]) then return {2, cur} end
 if cur ~= ARGV[1] then return {0, cur} end
-local d = 12 + 2 * tonumber(ARGV[9])
+local d = 15 + 2 * tonumber(ARGV[9])
 local s = d + 2 * tonumber(ARGV[11])
 for i = s, #ARGV, 3 do
-  if (redis.call('HGET', KEYS[6], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
+  if (redis.call('HGET', KEYS[5], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
 end
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[3])
-for i = 12, d - 1, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+place(KEYS[1], KEYS[7], KEYS[8], ARGV[4], ARGV[3], ARGV[12], ARGV[8], ARGV[13], ARGV[14])
+for i = 15, d - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
 for i = d, s - 1, 2 do
   local had = {}
-  for n in string.gmatch(redis.call('HGET', KEYS[7], ARGV[i]) or '', '%d+') do
+  for n in string.gmatch(redis.call('HGET', KEYS[6], ARGV[i]) or '', '%d+') do
     had[#had + 1] = tonumber(n)
   end
   local sum, j = {}, 0
@@ -72,13 +74,13 @@ for i = d, s - 1, 2 do
     j = j + 1
     sum[j] = string.format('%d', (had[j] or 0) + tonumber(n))
   end
-  redis.call('HSET', KEYS[7], ARGV[i], table.concat(sum, ','))
+  redis.call('HSET', KEYS[6], ARGV[i], table.concat(sum, ','))
 end
-for i = s, #ARGV, 3 do redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 2]) end
-redis.call('LPUSH', KEYS[4], ARGV[5])
-redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]) - 1)
-redis.call('ZADD', KEYS[5], ARGV[8], ARGV[4])
-redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -tonumber(ARGV[7]) - 1)
+for i = s, #ARGV, 3 do redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 2]) end
+redis.call('LPUSH', KEYS[3], ARGV[5])
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
+redis.call('ZADD', KEYS[4], ARGV[8], ARGV[4])
+redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -tonumber(ARGV[7]) - 1)
 return {1, new}
 """
 
@@ -181,20 +183,22 @@ class Books:
         for (variant, user_id), counted in (dice or {}).items():
             if counted.rolls:
                 rolls += [stats_field(variant, user_id), counted.to_text()]
-        names = ("slots", "ledger", "history", "booked", "stats", "dice")
+        names = ("ledger", "history", "booked", "stats", "dice", "live", "ended")
         keys = [self.keys.record(record.key)] + [self.keys.chat(chat, name) for name in names]
+        where, topic = placement(record)
         for attempt in range(retries + 1):
             triples = await self._stats_args(record, stats)
             args = [
-                expected_version, encode(record), record.key.suffix, record.game_id,
+                expected_version, encode(record), where, record.game_id,
                 encode(history), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
-                len(triples) // 3, len(rolls) // 2, *pairs, *rolls, *triples,
+                len(triples) // 3, len(rolls) // 2, topic, ENDED_KEEP, ENDED_TTL,
+                *pairs, *rolls, *triples,
             ]  # fmt: skip
             code, version = await self._finish(keys=keys, args=args)
             if code != 3:
                 break
             if attempt == retries:
-                raise VersionConflict(keys[5], expected_version, "stats changed")
+                raise VersionConflict(keys[4], expected_version, "stats changed")
             await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
         if code == 0:
             raise VersionConflict(keys[0], expected_version, as_text(version))

@@ -2,8 +2,10 @@
 :class:`Store`, a facade over the parts that do the work.
 
 - :mod:`bot.store.keys`: where everything lives (the key layout);
-- :mod:`bot.store.games`: records, one compare-and-set per change, the indexes,
-  the versions the board messages show, the "your turn" ping;
+- :mod:`bot.store.games`: records, one compare-and-set per change, a chat's
+  several games and the indexes, the versions the board messages show, the
+  "your turn" ping (the shared Lua and limits: :mod:`bot.store.layout`);
+- :mod:`bot.store.schema`: stored games of an older schema moved to the current one;
 - :mod:`bot.store.books`: a game's end booked in one script (ledger, history,
   stats, dice counts), their reading, settle requests;
 - :mod:`bot.store.queue`: the deadline queue (wake-ups claimed by one process);
@@ -19,11 +21,13 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.store import schema
 from bot.store.books import HISTORY_CAP, Books
 from bot.store.client import RedisClient
 from bot.store.flood import FloodBuckets
 from bot.store.games import Games
 from bot.store.keys import Keys
+from bot.store.layout import DEFAULT_MAX_LIVE
 from bot.store.migration import Migration
 from bot.store.queue import DeadlineQueue
 from bot.store.updates import Updates
@@ -33,13 +37,14 @@ class Store:
     """Load, compare-and-set, book and index the bot's records.  See the module doc."""
 
     def __init__(
-        self, redis: RedisClient, prefix: str = "nardy", history_cap: int = HISTORY_CAP
+        self, redis: RedisClient, prefix: str = "nardy", history_cap: int = HISTORY_CAP,
+        max_live: int = DEFAULT_MAX_LIVE,
     ) -> None:
         self.redis = redis
         self.prefix = prefix
         self.history_cap = history_cap
         self.keys = keys = Keys(prefix)
-        self.games = games = Games(redis, keys)
+        self.games = games = Games(redis, keys, max_live)
         self.books = books = Books(redis, keys, games, history_cap)
         self.queue = queue = DeadlineQueue(redis, keys)
         self.updates = updates = Updates(redis, keys)
@@ -57,6 +62,7 @@ class Store:
         self.update = games.update
         self.load_game = games.load_game
         self.chat_games = games.chat_games
+        self.live_count = games.live_count
         self.lobbies = games.lobbies
         self.user_games = games.user_games
         self.reindex = games.reindex
@@ -91,6 +97,21 @@ class Store:
         # supergroup migration
         self.moved_to = migration.moved_to
         self.migrate_chat = migration.migrate_chat
+
+    @property
+    def max_live(self) -> int:
+        """Live games (lobbies included) a chat or forum topic may have at once
+        (0: no limit; ``MAX_CHAT_GAMES``)."""
+        return self.games.max_live
+
+    @max_live.setter
+    def max_live(self, value: int) -> None:
+        self.games.max_live = value
+
+    async def upgrade_schema(self) -> int:
+        """Move every stored game of an older schema to the current one
+        (:mod:`bot.store.schema`); returns how many moved."""
+        return await schema.upgrade_all(self.redis, self.keys)
 
     async def ping(self, timeout: float = 1.0) -> bool:
         """True if Redis answers PING within ``timeout`` seconds."""

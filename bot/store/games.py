@@ -6,20 +6,54 @@ other slots, so they are updated after the CAS, idempotently, and treated as
 hints: readers check them against the game record (which is the truth), drop
 stale entries, and every later save re-asserts them.  Beside a game record:
 the version each of its board messages shows, and where its "your turn" ping is.
+
+A chat may have several games at once (issue 18).  Each is a hash under its
+own id, ``nardy:{chat:<id>}:g:<game id>``, in the chat's hash slot with two
+indexes of the chat (bot/store/keys.py):
+
+- ``live``: game id -> topic (0 outside forum topics): its lobbies, games
+  being played and matches between two of their games;
+- ``ended``: game id -> when it was last saved: its newest ended games (at
+  most :data:`ENDED_KEEP`).
+
+A game's place in them follows it in the very script that saves it
+(:data:`PLACE`): live while :attr:`GameRecord.is_live`, else ended, and an
+ended record expires after :data:`ENDED_TTL` (its game is booked; its board
+keeps the result).  The live index's score is the topic, so the number of
+live games of one chat or topic is one ``ZCOUNT``: a new lobby or game is
+refused there when the chat has :attr:`Games.max_live` already
+(:class:`GameLimit`), atomically with its creation.  A game continued by a
+new one (the match's next game, a rematch, a new lobby from its board) is
+saved in the same script as the new one.
+
+Chats stored before this (schema 1: one game per chat or topic, at
+``game:<topic or 0>``) are moved by :mod:`bot.store.schema`: at start-up,
+and here before a chat's games are looked up while that has not finished.
 """
 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from redis.exceptions import ResponseError
 
 from bot.rules.deadlines import first_wake
+from bot.store import schema
 from bot.store.client import RedisClient, as_text, no_upkeep
 from bot.store.commit import commit
 from bot.store.keys import Keys
+from bot.store.layout import (
+    DEFAULT_MAX_LIVE,
+    ENDED_KEEP,
+    ENDED_TTL,
+    SAVE_GAME,
+    GameLimit,
+    placement,
+    topic_of,
+)
 from bot.store.records import (
     ChatSettings,
     CorruptRecordError,
@@ -33,7 +67,6 @@ from bot.store.records import (
     decode,
     encode,
     game_key,
-    model_for_suffix,
     settings_key,
 )
 
@@ -77,16 +110,24 @@ return {1, new}
 
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
+CHATS_REMEMBERED = 100_000
+"""Chats a process knows to hold no schema 1 game (until every chat is known to)."""
 
 
 class Games:
-    """Load, compare-and-set and index records (a part of :class:`bot.store.Store`)."""
+    """Load, compare-and-set and index records (a part of :class:`bot.store.Store`).
 
-    def __init__(self, redis: RedisClient, keys: Keys) -> None:
+    ``max_live``: the live games a chat or topic may have at once (0: no limit)."""
+
+    def __init__(self, redis: RedisClient, keys: Keys, max_live: int = DEFAULT_MAX_LIVE) -> None:
         self.redis = redis
         self.keys = keys
+        self.max_live = max_live
         self._cas = redis.register_script(_CAS)
+        self._save_game = redis.register_script(SAVE_GAME)
         self._shown = redis.register_script(_SHOWN)
+        self._schema_current = False
+        self._chats_current: set[int] = set()
 
     async def load(self, key: RecordKey[R]) -> R | None:
         """The stored record, None if there is none; `CorruptRecordError` if unreadable."""
@@ -102,39 +143,85 @@ class Games:
         except ValueError:
             raise CorruptRecordError(name, f"version is {version!r}, not an integer") from None
         record: R = decode(key.model, name, raw, number)
-        if (record.chat_id, getattr(record, "thread_id", None)) != (key.chat_id, key.thread_id):
-            raise CorruptRecordError(name, "record names another chat or topic")
+        if record.chat_id != key.chat_id or getattr(record, "game_id", None) != key.name:
+            raise CorruptRecordError(name, "record names another chat or game")
         return record
 
-    async def save(self, record: R, expected_version: int) -> R:
+    async def save(self, record: R, expected_version: int, *,
+                   closes: GameRecord | None = None) -> R:
         """Write `record` as version expected+1 if the stored version is `expected_version`.
 
         0 means "there is no record yet".  Raises `VersionConflict` otherwise;
-        returns the record as saved (with its new version).
+        returns the record as saved (with its new version).  A new game over
+        the chat's limit raises :class:`GameLimit`; ``closes``: see
+        :meth:`save_first`.
         """
-        saved, upkeep = await self.save_first(record, expected_version)
+        saved, upkeep = await self.save_first(record, expected_version, closes=closes)
         await upkeep()
         return saved
 
-    async def save_first(self, record: R, expected_version: int
+    async def save_first(self, record: R, expected_version: int, *,
+                         closes: GameRecord | None = None
                          ) -> tuple[R, Callable[[], Awaitable[None]]]:
         """`save` up to the CAS: the saved record and the index upkeep still to run.
 
         For a caller with an urgent reply (a tap's answer): it replies, then
         awaits ``upkeep()``, whose errors it lets through as `save`'s would.
         The upkeep is idempotent and every later save repeats it.
+
+        ``closes``: the game a new game ``record`` continues, as it is to be
+        saved (at ``closes.version`` + 1, if still stored at ``closes.version``),
+        in the same script: a continuation never counts against the limit.
         """
-        new = await self._compare_and_set(record.key, expected_version, encode(record))
+        if not isinstance(record, GameRecord):
+            if closes is not None:
+                raise ValueError("only a game continues another")
+            new = await self._compare_and_set(record.key, expected_version, encode(record))
+            return record.model_copy(update={"version": new}), no_upkeep
+        new = await self._write_game(record, expected_version, encode(record), closes)
         saved = record.model_copy(update={"version": new})
-        if isinstance(saved, GameRecord):
+        if closes is None:
             return saved, functools.partial(self.index, saved)
-        return saved, no_upkeep
+        closed = closes.model_copy(update={"version": closes.version + 1})
+
+        async def upkeep() -> None:
+            await self.index(closed)
+            await self.index(saved)
+
+        return saved, upkeep
 
     async def delete(self, record: Record) -> None:
         """Delete `record` if it is still at `record.version` (else `VersionConflict`)."""
-        await self._compare_and_set(record.key, record.version, "")
         if isinstance(record, GameRecord):
+            await self._write_game(record, record.version, "", None)
             await self.index(record, keep=False)
+        else:
+            await self._compare_and_set(record.key, record.version, "")
+
+    async def _write_game(self, record: GameRecord, expected: int, data: str,
+                          closes: GameRecord | None) -> int:
+        chat = record.chat_id
+        name = self.keys.record(record.key)
+        keys = [name, self.keys.live(chat), self.keys.ended(chat)]
+        limit = self.max_live if expected == 0 and closes is None else 0
+        args: list[Any] = [expected, data, record.game_id, *placement(record), time.time(),
+                           ENDED_KEEP, ENDED_TTL, limit]
+        if closes is not None:
+            if closes.chat_id != chat:
+                raise ValueError("a game continues one of its own chat")
+            keys.append(self.keys.record(closes.key))
+            args += [closes.version, encode(closes), closes.game_id, *placement(closes)]
+        try:
+            code, value = await self._save_game(keys=keys, args=args)
+        except ResponseError as error:
+            raise CorruptRecordError(name, f"not a hash ({error})") from None
+        if code == 2:
+            raise GameLimit(name, int(value))
+        if code == 3:
+            raise VersionConflict(keys[3], closes.version if closes else 0, as_text(value))
+        if code != 1:
+            raise VersionConflict(name, expected, as_text(value))
+        return int(value)
 
     async def _compare_and_set(self, key: RecordKey[Any], expected: int, data: str) -> int:
         name = self.keys.record(key)
@@ -168,25 +255,68 @@ class Games:
         assert after is not None
         return after
 
-    async def load_game(self, chat_id: int, thread_id: int | None) -> GameRecord | None:
-        """The game (or lobby: a game with status LOBBY) of a chat or forum topic."""
-        return await self.load(game_key(chat_id, thread_id))
+    # -- a chat's games ------------------------------------------------------------
 
-    async def chat_games(self, chat_id: int) -> list[GameRecord]:
-        """Every game record of a chat, any status, ordered by topic."""
-        suffixes = await self.redis.smembers(self.keys.chat(chat_id, "slots"))
-        games = []
-        for suffix in sorted(map(as_text, suffixes)):
-            if model_for_suffix(suffix) is GameRecord:
-                thread = int(suffix.split(":")[1]) or None
-                game = await self.load_game(chat_id, thread)
-                if game is not None:
-                    games.append(game)
+    async def upgrade_chat(self, chat_id: int) -> None:
+        """Move the chat's schema 1 games first, unless it (or every chat) is
+        known to have none (:mod:`bot.store.schema`).  A record that cannot
+        move is logged and left: the chat's other games work."""
+        if self._schema_current or chat_id in self._chats_current:
+            return
+        if await schema.is_current(self.redis, self.keys):
+            self._schema_current = True
+            return
+        try:
+            await schema.upgrade_chat(self.redis, self.keys, chat_id)
+        except CorruptRecordError:
+            return  # logged by schema.upgrade_chat; tried again next time
+        if len(self._chats_current) >= CHATS_REMEMBERED:
+            self._chats_current.clear()
+        self._chats_current.add(chat_id)
+
+    async def load_game(self, chat_id: int, game_id: str) -> GameRecord | None:
+        """A game (or lobby: a game with status LOBBY) of a chat, by its id."""
+        key = game_key(chat_id, game_id)
+        record = await self.load(key)
+        if record is None and not self._schema_current:
+            await self.upgrade_chat(chat_id)  # a game stored before schema 2, perhaps
+            record = await self.load(key)
+        return record
+
+    async def chat_games(self, chat_id: int, thread_id: int | None = None, *,
+                         ended: bool = True) -> list[GameRecord]:
+        """The games of a chat or forum topic: the live ones, oldest first,
+        then (``ended``) the newest ended ones, newest first.  Index entries
+        whose record expired are dropped on the way."""
+        await self.upgrade_chat(chat_id)
+        topic = topic_of(thread_id)
+        live_key, ended_key = self.keys.live(chat_id), self.keys.ended(chat_id)
+        live = [as_text(m) for m in await self.redis.zrangebyscore(live_key, topic, topic)]
+        gone = [as_text(m) for m in await self.redis.zrevrange(ended_key, 0, -1)] if ended else []
+        games: list[GameRecord] = []
+        for index, game_ids in ((live_key, live), (ended_key, gone)):
+            found = []
+            for game_id in game_ids:
+                record = await self.load(game_key(chat_id, game_id))
+                if record is None:
+                    await self.redis.zrem(index, game_id)
+                elif topic_of(record.thread_id) == topic:
+                    found.append(record)
+            if index == live_key:
+                found.sort(key=lambda record: (record.created_at, record.game_id))
+            games += found
         return games
 
-    async def lobbies(self, chat_id: int) -> list[GameRecord]:
-        """The chat's games still waiting for players."""
-        return [game for game in await self.chat_games(chat_id) if game.status is Status.LOBBY]
+    async def live_count(self, chat_id: int, thread_id: int | None = None) -> int:
+        """Live games of a chat or forum topic (what :attr:`max_live` counts)."""
+        await self.upgrade_chat(chat_id)
+        topic = topic_of(thread_id)
+        return int(await self.redis.zcount(self.keys.live(chat_id), topic, topic))
+
+    async def lobbies(self, chat_id: int, thread_id: int | None = None) -> list[GameRecord]:
+        """The chat's (topic's) games still waiting for players."""
+        return [game for game in await self.chat_games(chat_id, thread_id, ended=False)
+                if game.status is Status.LOBBY]
 
     async def user_games(self, user_id: int) -> list[GameRecord]:
         """The user's open (lobby or active) games, checked against the records.
@@ -198,10 +328,9 @@ class Games:
         games = []
         for member in sorted(map(as_text, await self.redis.smembers(user))):
             ref = GameRef.parse(member)
-            game = await self.load_game(ref.chat_id, ref.thread_id)
+            game = await self.load_game(ref.chat_id, ref.game_id)
             if (
                 game is not None
-                and game.game_id == ref.game_id
                 and game.status.is_open
                 and any(p.user_id == user_id for p in game.players)
             ):
@@ -265,18 +394,15 @@ class Games:
         """The chat's settings; the defaults (version 0) if it never changed any."""
         return await self.load(settings_key(chat_id)) or ChatSettings(chat_id=chat_id)
 
-
-    async def remember_notification(self, chat_id: int, thread_id: int | None,
-                                    message: str) -> None:
+    async def remember_notification(self, chat_id: int, game_id: str, message: str) -> None:
         """Remember where a game's "your turn" ping is (``<message id>``, or
         ``<chat id>:<message id>`` in a player's private chat), beside the record
         rather than in it: saving it would make the board's buttons stale."""
-        await self.redis.set(self.keys.notification(chat_id, thread_id), message,
-                             ex=NOTIFICATION_TTL)
+        await self.redis.set(self.keys.ping(chat_id, game_id), message, ex=NOTIFICATION_TTL)
 
-    async def take_notification(self, chat_id: int, thread_id: int | None) -> str | None:
+    async def take_notification(self, chat_id: int, game_id: str) -> str | None:
         """Where the game's ping is, forgetting it (None: there is none)."""
-        old = await self.redis.getdel(self.keys.notification(chat_id, thread_id))
+        old = await self.redis.getdel(self.keys.ping(chat_id, game_id))
         return None if old is None else as_text(old)
 
     async def open_game_count(self) -> int:

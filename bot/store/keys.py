@@ -3,11 +3,16 @@
 Prefix ``nardy``; ``{...}`` is the Redis Cluster hash tag, so all keys of one
 chat live in one slot and a Lua script may touch several of them:
 
-    nardy:{chat:<id>}:game:<thread or 0>  hash {v: CAS version, d: GameRecord JSON,
+    nardy:{chat:<id>}:g:<game id>         hash {v: CAS version, d: GameRecord JSON,
                                           s:<chat>:<message>: the version that board
-                                          message of the game shows}
+                                          message of the game shows}; an ended game's
+                                          expires (bot/store/layout.py ENDED_TTL)
+    nardy:{chat:<id>}:live                zset game id -> topic (0: none): the chat's
+                                          lobbies, games played, matches between games
+    nardy:{chat:<id>}:ended               zset game id -> last saved: its newest ended games
     nardy:{chat:<id>}:settings            hash {v, d: ChatSettings JSON}
-    nardy:{chat:<id>}:slots               set of the record suffixes above
+    nardy:{chat:<id>}:slots               set of the suffixes of its other records
+                                          ("settings"; "game:<topic>" of schema 1)
     nardy:{chat:<id>}:ledger              hash "<low uid>:<high uid>" -> balance of low
     nardy:{chat:<id>}:history             list of HistoryEntry JSON, newest first, capped
     nardy:{chat:<id>}:booked              zset of finished game ids (idempotent booking)
@@ -19,7 +24,7 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{chat:<id>}:settle:<id>         a pending SettleRequest JSON, with expiry
     nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
-    nardy:{chat:<id>}:notify:<thread or 0>  where the game's "your turn" ping is
+    nardy:{chat:<id>}:ping:<game id>      where the game's "your turn" ping is
     nardy:{chat:<id>}:views               hash: board message id in this private chat
                                           -> game ref (bot/store/private_boards.py)
     nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
@@ -36,10 +41,12 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:update:<update id>:fx           hash: the side effects of a failed attempt
                                           of the update, for its retry (bot/edge/effects.py)
     nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
+    nardy:schema                          the game schema every record is at, once it is
+                                          (bot/store/schema.py)
 
 >>> keys = Keys()
->>> keys.chat(-100123, "game:0"), keys.user_games(42)
-('nardy:{chat:-100123}:game:0', 'nardy:{user:42}:games')
+>>> keys.chat(-100123, "settings"), keys.user_games(42), keys.live(-100123)
+('nardy:{chat:-100123}:settings', 'nardy:{user:42}:games', 'nardy:{chat:-100123}:live')
 """
 
 from __future__ import annotations
@@ -58,10 +65,27 @@ class Keys:
         """The deadline queue: due, processing."""
         self.open_games = f"{prefix}:{{stats}}:open"
         self.flood_all = f"{prefix}:{{flood}}:all"
+        self.schema = f"{prefix}:schema"
 
     def chat(self, chat_id: int, name: str) -> str:
-        """A key in the chat's hash slot, e.g. `nardy:{chat:-100123}:game:0`."""
+        """A key in the chat's hash slot, e.g. `nardy:{chat:-100123}:settings`."""
         return f"{self.prefix}:{{chat:{chat_id}}}:{name}"
+
+    def live(self, chat_id: int) -> str:
+        return self.chat(chat_id, "live")
+
+    def ended(self, chat_id: int) -> str:
+        return self.chat(chat_id, "ended")
+
+    def ping(self, chat_id: int, game_id: str) -> str:
+        return self.chat(chat_id, f"ping:{game_id}")
+
+    def legacy_game(self, chat_id: int, topic: int) -> str:
+        """Schema 1: the one game of a chat or topic (bot/store/schema.py)."""
+        return self.chat(chat_id, f"game:{topic}")
+
+    def legacy_ping(self, chat_id: int, topic: int) -> str:
+        return self.chat(chat_id, f"notify:{topic}")
 
     def record(self, key: RecordKey[Any]) -> str:
         return self.chat(key.chat_id, key.suffix)
@@ -81,9 +105,6 @@ class Keys:
 
     def settle(self, chat_id: int, request_id: str) -> str:
         return self.chat(chat_id, f"settle:{request_id}")
-
-    def notification(self, chat_id: int, thread_id: int | None) -> str:
-        return self.chat(chat_id, f"notify:{thread_id or 0}")
 
     def update(self, update_id: int) -> str:
         return f"{self.prefix}:update:{update_id}"

@@ -1,26 +1,8 @@
-"""Where a chat's games live: one hash per game, keyed by the game's id, and
-two indexes of the chat, all under the chat's hash tag (one Redis Cluster
-slot, so one Lua script changes a game, its place in the indexes and the
-chat's ledger and history together)::
-
-    nardy:{chat:<id>}:g:<game id>     hash {v, d, s:...}: one game or lobby (GameRecord)
-    nardy:{chat:<id>}:live            zset game id -> topic (0 outside forum topics): the
-                                      chat's lobbies, games being played and matches
-                                      between two of their games
-    nardy:{chat:<id>}:ended           zset game id -> when it was last saved: the chat's
-                                      newest ended games (at most ENDED_KEEP)
-    nardy:{chat:<id>}:ping:<game id>  the game's "your turn" ping (bot/edge/handlers/board.py)
-
-A record's place in the indexes follows it in the very script that saves it
-(:data:`PLACE`): live while :attr:`GameRecord.is_live`, else ended, and an
-ended record expires after :data:`ENDED_TTL` (its game is booked; its board
-keeps the result).  The live index's score is the topic, so the number of
-live games of one chat or topic is one ``ZCOUNT``: a new lobby or game is
-refused there when it would be more than the chat's limit (:class:`GameLimit`).
-
-Before schema 2 a chat or topic had one game, at ``nardy:{chat:<id>}:game:<topic
-or 0>``; :mod:`bot.store.schema` moves such records here.  The two key
-shapes cannot be confused: ``g:`` is not ``game:``.
+"""The per-game keys' shared pieces: the chat's limit, how long an ended game
+is kept, and the Lua that keeps a game's place in its chat's indexes
+(:data:`PLACE`) as it is saved (:data:`SAVE_GAME`) or moved from schema 1
+(bot/store/schema.py).  The layout itself: bot/store/games.py and
+bot/store/keys.py.
 """
 
 from __future__ import annotations
@@ -47,19 +29,6 @@ class GameLimit(StoreError):
     def __init__(self, key: str, live: int) -> None:
         super().__init__(f"{key} has {live} live games already")
         self.live = live
-
-
-def game_name(game_id: str) -> str:
-    """The key name of a game inside its chat.
-
-    >>> game_name("k3Xa9_zQ")
-    'g:k3Xa9_zQ'
-    """
-    return f"g:{game_id}"
-
-
-def ping_name(game_id: str) -> str:
-    return f"ping:{game_id}"
 
 
 def topic_of(thread_id: int | None) -> int:

@@ -2,38 +2,48 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
+from bot.store import schema
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
 from bot.store.keys import Keys
+from bot.store.layout import ENDED_KEEP, ENDED_TTL, PLACE, placement
 from bot.store.queue import DeadlineQueue
 from bot.store.records import (
     GameRecord,
     Record,
-    RecordKey,
     encode,
-    model_for_suffix,
+    game_key,
+    settings_key,
 )
 
-# KEYS: slots, imported, ledger, history, booked, then the record keys.
-# ARGV: old chat id, history cap, #records, #ledger pairs, #history, #booked pairs,
-# then per record (suffix, version, JSON), ledger (field, delta), history JSON,
-# booked (score, id).  Runs once per old chat id (the `imported` set remembers).
-_IMPORT = """
+# KEYS: slots, imported, ledger, history, booked, live, ended, then the record keys.
+# ARGV: old chat id, history cap, #records, #ledger pairs, #history, #booked pairs, now,
+# ended kept, ended TTL, then per record (suffix, version, JSON, where ('' for a record
+# that is not a game: it goes into `slots`; else bot/store/layout.py PLACE), topic,
+# game id), ledger (field, delta), history JSON, booked (score, id).  Runs once per old
+# chat id (the `imported` set remembers).
+_IMPORT = PLACE + """
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
 local n_rec, n_led, n_his, n_book = tonumber(ARGV[3]), tonumber(ARGV[4]),
                                     tonumber(ARGV[5]), tonumber(ARGV[6])
-local a = 7
+local a = 10
 for i = 1, n_rec do
-  local key = KEYS[5 + i]
+  local key = KEYS[7 + i]
   -- a record the new chat already has (started there meanwhile) is newer: keep it
   if redis.call('EXISTS', key) == 0 then
     redis.call('HSET', key, 'v', ARGV[a + 1], 'd', ARGV[a + 2])
-    redis.call('SADD', KEYS[1], ARGV[a])
+    if ARGV[a + 3] == '' then
+      redis.call('SADD', KEYS[1], ARGV[a])
+    else
+      place(key, KEYS[6], KEYS[7], ARGV[a + 5], ARGV[a + 3], ARGV[a + 4], ARGV[7], ARGV[8],
+            ARGV[9])
+    end
   end
-  a = a + 3
+  a = a + 6
 end
 for i = 1, n_led do redis.call('HINCRBY', KEYS[3], ARGV[a], ARGV[a + 1]); a = a + 2 end
 -- the old chat's games are older than any in the new chat: append at the end
@@ -75,13 +85,16 @@ class Migration:
         Raises `CorruptRecordError` (before any change) if an old record is
         unreadable.
         """
-        slots = sorted(map(as_text, await self.redis.smembers(self.keys.chat(old_id, "slots"))))
+        await schema.upgrade_chat(self.redis, self.keys, old_id)  # its games by their ids
         records: list[Record] = []
-        for suffix in slots:
-            key = RecordKey(model_for_suffix(suffix), old_id, _thread_of(suffix))
-            record = await self.games.load(key)
-            if record is not None:
-                records.append(record)
+        if await self.redis.sismember(self.keys.chat(old_id, "slots"), "settings"):
+            settings = await self.games.load(settings_key(old_id))
+            records += [settings] if settings is not None else []
+        for index in (self.keys.live(old_id), self.keys.ended(old_id)):
+            for game_id in sorted(map(as_text, await self.redis.zrange(index, 0, -1))):
+                game = await self.games.load(game_key(old_id, game_id))
+                if game is not None:
+                    records.append(game)
         moved = [r.model_copy(update={"chat_id": new_id}) for r in records]
         dropped: list[str] = []
         if not await self.redis.sismember(self.keys.chat(new_id, "imported"), str(old_id)):
@@ -98,25 +111,28 @@ class Migration:
                 await self._repoint(old, new)
         names = [self.keys.record(r.key) for r in records] + [
             self.keys.chat(old_id, name)
-            for name in ("slots", "ledger", "history", "booked", "stats", "dice")
+            for name in ("slots", "live", "ended", "ledger", "history", "booked", "stats", "dice")
         ]
         await self.redis.delete(*names)
         await self.redis.set(self.keys.chat(old_id, "moved_to"), new_id)
         return dropped
 
     async def _import_chat(self, old_id: int, new_id: int, moved: Iterable[Record]) -> None:
-        records = [(self.keys.record(r.key), r.key.suffix, r.version, encode(r)) for r in moved]
+        records = [(self.keys.record(r.key), r.key.suffix, r.version, encode(r),
+                    *(placement(r) if isinstance(r, GameRecord) else ("", 0)),
+                    getattr(r, "game_id", "")) for r in moved]
         ledger = await self.redis.hgetall(self.keys.chat(old_id, "ledger"))
         history = await self.redis.lrange(self.keys.chat(old_id, "history"), 0, -1)
         booked: list[Any] = await self.redis.zrange(
             self.keys.chat(old_id, "booked"), 0, -1, withscores=True
         )
-        names = ("slots", "imported", "ledger", "history", "booked")
+        names = ("slots", "imported", "ledger", "history", "booked", "live", "ended")
         keys = [self.keys.chat(new_id, name) for name in names]
         args: list[Any] = [old_id, self.history_cap]
         args += [len(records), len(ledger), len(history), len(booked)]
-        for _, suffix, version, data in records:
-            args += [suffix, version, data]
+        args += [time.time(), ENDED_KEEP, ENDED_TTL]
+        for _, *fields in records:
+            args += fields
         for field, value in ledger.items():
             args += [field, value]
         args += history
@@ -132,8 +148,3 @@ class Migration:
                 await self.redis.sadd(user, new_ref)
                 await self.redis.srem(user, old_ref)
         await self.queue.rename(old_ref, new_ref)
-
-
-def _thread_of(suffix: str) -> int | None:
-    parts = suffix.split(":")
-    return int(parts[1]) or None if len(parts) > 1 else None

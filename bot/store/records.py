@@ -29,9 +29,16 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.match import Standing
 from engine.position import Side, Variant
 
 SCHEMA_VERSION = 1
+"""The schema of every record kind but games (see ``current_schema``)."""
+GAME_SCHEMA = 2
+"""Game records: 2 since several games may share a chat (issue 18): each is
+stored under its own id (``g:<game id>``) and may name the game that
+continued it (``next_game``); schema 1 records lived at ``game:<topic>``, one
+per chat or topic, and are moved by :mod:`bot.store.schema`."""
 
 
 class StoreError(Exception):
@@ -170,6 +177,8 @@ class Record(_Model):
     """A record the store saves with compare-and-set, one per Redis key."""
 
     kind: ClassVar[str]
+    current_schema: ClassVar[int] = SCHEMA_VERSION
+    """The schema version this code writes (and reads without migrating)."""
     schema_version: int = SCHEMA_VERSION
     version: int = Field(default=0, ge=0)
     chat_id: int
@@ -223,7 +232,7 @@ class DiceState(_Model):
 
 
 class GameRecord(Record):
-    """The game of one chat or forum topic, from lobby to its end.
+    """One game of a chat or forum topic (a chat may have several), from lobby to its end.
 
     `engine` is the engine's `Game.to_dict()`: opaque to the store.  A
     private game has a synthetic `chat_id` (see `bot.store.invites.game_chat_id`), no
@@ -231,6 +240,8 @@ class GameRecord(Record):
     """
 
     kind: ClassVar[str] = "game"
+    current_schema: ClassVar[int] = GAME_SCHEMA
+    schema_version: int = GAME_SCHEMA
     game_id: str = Field(default_factory=new_game_id, pattern=r"^[A-Za-z0-9_-]{4,32}$")
     thread_id: int | None = None
     status: Status = Status.LOBBY
@@ -260,10 +271,30 @@ class GameRecord(Record):
                                    "(None: a record from before them)")
     next_dice: DiceState | None = Field(default=None, description="after the end, while a "
                                         "rematch is offered: the new match's committed seed")
+    next_game: str | None = Field(default=None, description="after the end: the game that "
+                                  "continued this one on its board (a rematch, the match's next "
+                                  "game, a new lobby); this one's buttons are gone")
 
     @property
     def key(self) -> RecordKey[GameRecord]:
-        return game_key(self.chat_id, self.thread_id)
+        return game_key(self.chat_id, self.game_id)
+
+    @property
+    def is_live(self) -> bool:
+        """A lobby, a game being played, or a match waiting for its next game
+        (not continued yet): what counts against a chat's limit of games.
+
+        >>> from engine.position import Variant
+        >>> GameRecord(chat_id=1, variant=Variant.LONG).is_live
+        True
+        """
+        if self.status.is_open:
+            return True
+        if self.status is not Status.FINISHED or self.next_game is not None or not self.engine:
+            return False
+        length = self.options.match_length if self.options.match_length > 1 else 0
+        white, black = self.engine.get("score", (0, 0))
+        return not Standing(length, (int(white), int(black))).is_settled
 
     @property
     def is_private(self) -> bool:
@@ -361,44 +392,45 @@ R = TypeVar("R", bound=Record)
 
 @dataclasses.dataclass(frozen=True)
 class RecordKey(Generic[R]):
-    """Which record: its model, chat and topic.  `suffix` names it inside the chat.
+    """Which record: its model, chat and (a game) its id.  `suffix` names it inside the chat.
 
-    >>> game_key(-100123, None).suffix, game_key(1, 7).suffix, settings_key(1).suffix
-    ('game:0', 'game:7', 'settings')
+    >>> game_key(-100123, "k3Xa9_zQ").suffix, settings_key(1).suffix
+    ('g:k3Xa9_zQ', 'settings')
     """
 
     model: type[R]
     chat_id: int
-    thread_id: int | None = None
+    name: str | None = None
 
     @property
     def suffix(self) -> str:
         if self.model.kind == "settings":
             return "settings"
-        return f"{self.model.kind}:{self.thread_id or 0}"
+        return f"g:{self.name}"
 
 
-def game_key(chat_id: int, thread_id: int | None) -> RecordKey[GameRecord]:
-    return RecordKey(GameRecord, chat_id, thread_id)
+def game_key(chat_id: int, game_id: str) -> RecordKey[GameRecord]:
+    """A game's key: its chat and its id (bot/store/games.py)."""
+    return RecordKey(GameRecord, chat_id, game_id)
 
 
 def settings_key(chat_id: int) -> RecordKey[ChatSettings]:
     return RecordKey(ChatSettings, chat_id, None)
 
 
-def model_for_suffix(suffix: str) -> type[Record]:
-    """The record model a key suffix holds (the inverse of `RecordKey.suffix`)."""
-    kind = suffix.split(":", 1)[0]
-    for model in (GameRecord, ChatSettings):
-        if model.kind == kind:
-            return model
-    raise ValueError(f"unknown record kind in {suffix!r}")
-
-
 # Explicit migrations: (kind, from_version) -> function turning the JSON dict of
 # that version into the next version's.  Versions without an entry are rejected.
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
-MIGRATIONS: dict[tuple[str, int], Migration] = {}
+
+
+def _game_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema 1 game's JSON is a valid schema 2 one (``next_game`` is new and
+    unset); what changes is where it is stored, which :mod:`bot.store.schema`
+    moves with it."""
+    return data
+
+
+MIGRATIONS: dict[tuple[str, int], Migration] = {("game", 1): _game_1_to_2}
 
 
 def encode(record: _Model) -> str:
@@ -424,14 +456,15 @@ Input should be a valid integer, unable to parse string as an integer
     if not isinstance(data, dict):
         raise CorruptRecordError(key, f"JSON {type(data).__name__}, expected an object")
     kind = getattr(model, "kind", "history")
+    latest = getattr(model, "current_schema", SCHEMA_VERSION)
     schema = data.get("schema_version")
     if not isinstance(schema, int):
         raise CorruptRecordError(key, f"schema_version is {schema!r}, expected an integer")
-    if schema > SCHEMA_VERSION:
+    if schema > latest:
         raise CorruptRecordError(
-            key, f"schema_version {schema} is newer than this bot's {SCHEMA_VERSION}"
+            key, f"schema_version {schema} is newer than this bot's {latest}"
         )
-    while schema < SCHEMA_VERSION:
+    while schema < latest:
         migrate = MIGRATIONS.get((kind, schema))
         if migrate is None:
             raise CorruptRecordError(

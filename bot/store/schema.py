@@ -20,7 +20,7 @@ records leaves a chat whose moved games work and whose others move next time.
 
 When: :func:`upgrade_all` runs at start-up in the background (every chat with
 a schema 1 record, found by ``SCAN``; then ``nardy:schema`` says 2 and later
-start-ups skip the scan), and :meth:`bot.store.Store.upgrade_chat` runs
+start-ups skip the scan), and :meth:`bot.store.games.Games.upgrade_chat` runs
 first whenever a chat's games are looked up before that (a tap, a command),
 so nothing waits for the scan.  Run no worker of the old code beside the new
 one: it would write schema 1 records again (they would be moved again, but
@@ -32,13 +32,11 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import TYPE_CHECKING, Any
 
+from bot.store.client import RedisClient, as_text
+from bot.store.keys import Keys
 from bot.store.layout import ENDED_KEEP, ENDED_TTL, PLACE, placement
 from bot.store.records import GAME_SCHEMA, CorruptRecordError, GameRecord, decode, encode, game_key
-
-if TYPE_CHECKING:
-    from bot.store.core import Store
 
 log = logging.getLogger(__name__)
 
@@ -65,31 +63,22 @@ return {1, cur}
 """
 
 
-def schema_key(store: Store) -> str:
-    """``nardy:schema``: the game schema every record is at (absent: not known)."""
-    return f"{store.prefix}:schema"
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-async def legacy_suffixes(store: Store, chat_id: int) -> list[str]:
+async def legacy_suffixes(redis: RedisClient, keys: Keys, chat_id: int) -> list[str]:
     """The chat's schema 1 game records, by their names in its ``slots`` set."""
-    members = await store.redis.smembers(store.chat_key(chat_id, "slots"))
-    return sorted(s for s in map(_text, members) if LEGACY_SUFFIX.fullmatch(s))
+    members = await redis.smembers(keys.chat(chat_id, "slots"))
+    return sorted(s for s in map(as_text, members) if LEGACY_SUFFIX.fullmatch(s))
 
 
-async def upgrade_chat(store: Store, chat_id: int) -> int:
+async def upgrade_chat(redis: RedisClient, keys: Keys, chat_id: int) -> int:
     """Move the chat's schema 1 game records; returns how many this call moved.
 
     Raises :class:`CorruptRecordError` for a record that does not read (it is
     left as it is, the chat's other records are moved first) or whose new key
     is taken."""
     moved, failed = 0, None
-    for suffix in await legacy_suffixes(store, chat_id):
+    for suffix in await legacy_suffixes(redis, keys, chat_id):
         try:
-            moved += await _move(store, chat_id, suffix)
+            moved += await _move(redis, keys, chat_id, int(suffix.partition(":")[2]))
         except CorruptRecordError as error:
             log.error("cannot move %s to schema %s: %s", error.key, GAME_SCHEMA, error.reason)
             failed = failed or error
@@ -98,32 +87,30 @@ async def upgrade_chat(store: Store, chat_id: int) -> int:
     return moved
 
 
-async def _move(store: Store, chat_id: int, suffix: str) -> int:
-    name = store.chat_key(chat_id, suffix)
-    slots = store.chat_key(chat_id, "slots")
-    topic = int(suffix.partition(":")[2])
-    script = store.redis.register_script(_MOVE)  # cached by redis-py: EVALSHA after the first
+async def _move(redis: RedisClient, keys: Keys, chat_id: int, topic: int) -> int:
+    name = keys.legacy_game(chat_id, topic)
+    slots = keys.chat(chat_id, "slots")
+    script = redis.register_script(_MOVE)  # cached by redis-py: EVALSHA after the first
     for _ in range(RETRIES):
-        version, raw = await store.redis.hmget(name, ["v", "d"])
+        version, raw = await redis.hmget(name, ["v", "d"])
         if version is None:  # moved by another worker, or left behind in `slots`
-            if not await store.redis.exists(name):
-                await store.redis.srem(slots, suffix)
+            if not await redis.exists(name):
+                await redis.srem(slots, f"game:{topic}")
                 return 0
             raise CorruptRecordError(name, "a hash without a version")
         try:
-            number = int(_text(version))
+            number = int(as_text(version))
         except ValueError:
             raise CorruptRecordError(name, f"version is {version!r}, not an integer") from None
         record: GameRecord = decode(GameRecord, name, raw, number)
         if record.chat_id != chat_id or (record.thread_id or 0) != topic:
             raise CorruptRecordError(name, "record names another chat or topic")
-        new = store.redis_key(game_key(chat_id, record.game_id))
-        keys = [name, new, slots, store.chat_key(chat_id, "live"),
-                store.chat_key(chat_id, "ended"), store.chat_key(chat_id, f"notify:{topic}"),
-                store.chat_key(chat_id, f"ping:{record.game_id}")]
-        code, _ = await script(keys=keys, args=[
-            number, encode(record), suffix, record.game_id, *placement(record), time.time(),
-            ENDED_KEEP, ENDED_TTL])
+        new = keys.record(game_key(chat_id, record.game_id))
+        code, _ = await script(keys=[
+            name, new, slots, keys.live(chat_id), keys.ended(chat_id),
+            keys.legacy_ping(chat_id, topic), keys.ping(chat_id, record.game_id),
+        ], args=[number, encode(record), f"game:{topic}", record.game_id, *placement(record),
+                 time.time(), ENDED_KEEP, ENDED_TTL])
         if code == 1:
             log.info("moved %s to %s (schema %s)", name, new, GAME_SCHEMA)
             return 1
@@ -134,32 +121,31 @@ async def _move(store: Store, chat_id: int, suffix: str) -> int:
     raise CorruptRecordError(name, f"it changed {RETRIES} times while being moved")
 
 
-async def upgrade_all(store: Store, batch: int = 500) -> int:
+async def upgrade_all(redis: RedisClient, keys: Keys, batch: int = 500) -> int:
     """Move every chat's schema 1 game records (see the module doc); returns
     how many were moved.  Marks ``nardy:schema`` when none is left, so the
     next start-up skips the scan.  A record that cannot move is logged and
     left; the scan goes on."""
-    if await is_current(store):
+    if await is_current(redis, keys):
         return 0
     moved, clean = 0, True
-    pattern = f"{store.prefix}:{{chat:*}}:slots"
-    async for key in store.redis.scan_iter(match=pattern, count=batch):
-        found = re.fullmatch(rf"{re.escape(store.prefix)}:\{{chat:(-?[0-9]+)\}}:slots",
-                             _text(key))
-        if found is None:
+    found = re.compile(rf"{re.escape(keys.prefix)}:\{{chat:(-?[0-9]+)\}}:slots")
+    async for key in redis.scan_iter(match=f"{keys.prefix}:{{chat:*}}:slots", count=batch):
+        chat = found.fullmatch(as_text(key))
+        if chat is None:
             continue
         try:
-            moved += await upgrade_chat(store, int(found.group(1)))
+            moved += await upgrade_chat(redis, keys, int(chat.group(1)))
         except CorruptRecordError:
             clean = False  # logged by upgrade_chat; the next start-up tries again
     if clean:
-        await store.redis.set(schema_key(store), GAME_SCHEMA)
+        await redis.set(keys.schema, GAME_SCHEMA)
     log.info("schema %s: %s game records moved%s", GAME_SCHEMA, moved,
              "" if clean else "; some could not be moved (see above)")
     return moved
 
 
-async def is_current(store: Store) -> bool:
+async def is_current(redis: RedisClient, keys: Keys) -> bool:
     """True once a full pass left no schema 1 game record (``nardy:schema``)."""
-    value = await store.redis.get(schema_key(store))
-    return value is not None and int(_text(value)) >= GAME_SCHEMA
+    value = await redis.get(keys.schema)
+    return value is not None and int(as_text(value)) >= GAME_SCHEMA

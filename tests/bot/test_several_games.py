@@ -6,7 +6,6 @@ caller's one game, else a list to pick from).  Through the real handlers."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 from bot.store.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World

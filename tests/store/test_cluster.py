@@ -34,7 +34,7 @@ async def test_open_redis_with_cluster_speaks_the_cluster_protocol(
                  for key in (store.redis_key(saved.key), store.user_key(ALICE),
                              store.user_key(BOB), store.chat_key(CHAT + 1, "slots"))}
         assert len(nodes) > 1
-        assert await store.load_game(CHAT, None) == saved
+        assert await store.load_game(CHAT, saved.game_id) == saved
         assert [game.game_id for game in await store.user_games(BOB)] == [saved.game_id]
         await client.flushall(target_nodes=RedisCluster.PRIMARIES)
     assert not list(tmp_path.iterdir())  # no embedded Redis was started

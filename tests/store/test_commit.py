@@ -18,13 +18,14 @@ from bot.store.saving import commit_game
 from engine.position import Side, Variant
 
 CHAT = -100321
+GAME = "lobby001"
 BOT = Path(__file__).resolve().parents[2] / "bot"
 
 
 async def _lobby(store: Store) -> GameRecord:
     players = (Player(user_id=1, name="Ann", side=Side.WHITE),)
-    return await store.save(GameRecord(chat_id=CHAT, variant=Variant.LONG, players=players,
-                                       created_by=1), 0)
+    return await store.save(GameRecord(chat_id=CHAT, game_id=GAME, variant=Variant.LONG,
+                                       players=players, created_by=1), 0)
 
 
 def _racing(store: Store, races: int
@@ -33,7 +34,7 @@ def _racing(store: Store, races: int
     loads: list[int] = []
 
     async def load() -> GameRecord | None:
-        current = await store.load(game_key(CHAT, None))
+        current = await store.load(game_key(CHAT, GAME))
         assert current is not None
         loads.append(current.version)
         if len(loads) <= races:  # someone else's save between this load and ours
@@ -57,7 +58,7 @@ async def test_a_lost_race_applies_the_change_to_the_winners_record(store: Store
     before, after = changed
     assert loads == seen == [1, 2, 3]  # each attempt changed what it had just loaded
     assert (before.version, after.version, after.cancel_by, after.rematch_by) == (3, 4, 7, 2)
-    stored = await store.load(game_key(CHAT, None))
+    stored = await store.load(game_key(CHAT, GAME))
     assert stored == after  # the other writers' change kept, ours on top
 
 
@@ -68,7 +69,7 @@ async def test_too_many_lost_races_refuse_and_save_nothing(store: Store) -> None
         await commit_game(store, load, lambda r, now: r.model_copy(update={"cancel_by": 7}),
                           retries=2)
     assert refused.value.message == CHANGED and len(loads) == 3
-    stored = await store.load(game_key(CHAT, None))
+    stored = await store.load(game_key(CHAT, GAME))
     assert stored is not None and stored.cancel_by is None
 
 
@@ -76,7 +77,7 @@ async def test_a_refusal_or_no_change_saves_nothing_and_no_game_is_none(store: S
     saved = await _lobby(store)
 
     async def load() -> GameRecord | None:
-        return await store.load(game_key(CHAT, None))
+        return await store.load(game_key(CHAT, GAME))
 
     def refuse(record: GameRecord, now: float) -> GameRecord:
         raise Refusal("no")
@@ -84,7 +85,7 @@ async def test_a_refusal_or_no_change_saves_nothing_and_no_game_is_none(store: S
     with pytest.raises(Refusal, match="no"):
         await commit_game(store, load, refuse)
     assert await commit_game(store, load, lambda r, now: r) == (saved, saved)
-    assert (await store.load(game_key(CHAT, None))) == saved
+    assert (await store.load(game_key(CHAT, GAME))) == saved
 
     async def nothing() -> GameRecord | None:
         return None

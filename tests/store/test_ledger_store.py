@@ -138,7 +138,7 @@ async def test_stats_that_keep_changing_give_up_without_writing(store: Store) ->
                                 retries=2)
     assert await store.balance(CHAT, ALICE, BOB) == 0
     assert await store.history(CHAT) == []
-    assert (await store.load_game(CHAT, None)).status is Status.ACTIVE  # type: ignore[union-attr]
+    assert (await store.load_game(CHAT, game.game_id)).status is Status.ACTIVE  # type: ignore[union-attr]
 
 
 async def test_stats_of_someone_else_are_refused(store: Store) -> None:

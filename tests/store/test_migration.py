@@ -29,8 +29,11 @@ async def populate(store: Store) -> tuple[GameRecord, GameRecord]:
 
 
 async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> None:
-    moved = await store.load_game(NEW, None)
+    moved = await store.load_game(NEW, active.game_id)
     assert moved == active.model_copy(update={"chat_id": NEW})
+    assert [g.game_id for g in await store.chat_games(NEW)] == [active.game_id]
+    assert [g.game_id for g in await store.chat_games(NEW, 9)] == [done.game_id]
+    assert 0 < await store.redis.ttl(store.redis_key(game_key(NEW, done.game_id)))
     assert (await store.chat_settings(NEW)).language == "ru"
     assert await store.balance(NEW, ALICE, BOB) == 7
     assert [e.game_id for e in await store.history(NEW)] == [done.game_id]
@@ -56,7 +59,7 @@ async def test_migrate_chat_moves_every_record(store: Store) -> None:
     assert await store.migrate_chat(OLD, NEW) == []
     await assert_moved(store, active, done)
     # The moved game goes on with CAS on its old version.
-    moved = await store.load_game(NEW, None)
+    moved = await store.load_game(NEW, active.game_id)
     assert moved is not None
     await store.save(moved.model_copy(update={"status": Status.CANCELLED}), active.version)
 
@@ -71,7 +74,8 @@ async def test_migrate_chat_twice_changes_nothing_more(store: Store) -> None:
 async def test_migration_interrupted_after_the_import_completes_on_rerun(store: Store) -> None:
     active, done = await populate(store)
     # Simulate a crash right after step 1: the import ran, nothing else did.
-    records = [r for r in [await store.load_game(OLD, None), await store.load_game(OLD, 9)] if r]
+    records = [r for r in [await store.load_game(OLD, active.game_id),
+                           await store.load_game(OLD, done.game_id)] if r]
     settings = await store.chat_settings(OLD)
     moved = [r.model_copy(update={"chat_id": NEW}) for r in [*records, settings]]
     await store.migration._import_chat(OLD, NEW, moved)
@@ -80,10 +84,10 @@ async def test_migration_interrupted_after_the_import_completes_on_rerun(store: 
 
 
 async def test_a_game_already_in_the_new_chat_is_kept(store: Store) -> None:
-    await store.save(new_game(chat=OLD), 0)
-    newer = await store.save(new_game(chat=NEW, engine={"n": 5}), 0)
-    assert await store.migrate_chat(OLD, NEW) == [store.redis_key(game_key(NEW, None))]
-    assert await store.load_game(NEW, None) == newer
+    old = await store.save(new_game(chat=OLD), 0)
+    newer = await store.save(new_game(chat=NEW, engine={"n": 5}, game_id=old.game_id), 0)
+    assert await store.migrate_chat(OLD, NEW) == [store.redis_key(game_key(NEW, old.game_id))]
+    assert await store.load_game(NEW, old.game_id) == newer
 
 
 async def test_a_corrupt_record_stops_migration_before_any_change(store: Store) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from bot.store import Store, private_boards, schema
 from bot.store.records import CorruptRecordError, GameRecord, Status, decode
-from bot.store.schema import upgrade_all, upgrade_chat
+from bot.store.schema import upgrade_chat
 from tests.store.cluster import every_key
 
 FIXTURE = json.loads((Path(__file__).parent / "legacy_v1.json").read_text())
@@ -99,21 +99,21 @@ async def assert_moved(store: Store) -> None:
 
 async def test_upgrade_all_moves_every_game_once(store: Store) -> None:
     await restore(store)
-    assert not await schema.is_current(store)
-    assert await upgrade_all(store) == 6
-    assert await schema.is_current(store)
+    assert not await schema.is_current(store.redis, store.keys)
+    assert await store.upgrade_schema() == 6
+    assert await schema.is_current(store.redis, store.keys)
     await assert_moved(store)
-    assert await upgrade_all(store) == 0
+    assert await store.upgrade_schema() == 0
     for chat in (GROUP, FORUM, SOLO, PRIVATE):
-        assert await upgrade_chat(store, chat) == 0
+        assert await upgrade_chat(store.redis, store.keys, chat) == 0
 
 
 async def test_workers_upgrading_at_once_move_each_record_once(store: Store) -> None:
     await restore(store)
-    counts = await asyncio.gather(*(upgrade_chat(store, chat)
+    counts = await asyncio.gather(*(upgrade_chat(store.redis, store.keys, chat)
                                     for chat in (FORUM, FORUM, FORUM, GROUP, GROUP)))
     assert sum(counts[:3]) == 3 and sum(counts[3:]) == 1
-    assert await upgrade_all(store) == 2  # the private game and the computer's
+    assert await store.upgrade_schema() == 2  # the private game and the computer's
     await assert_moved(store)
 
 
@@ -125,13 +125,13 @@ async def test_a_chat_is_upgraded_when_it_is_first_looked_at(store: Store) -> No
     assert [g.game_id for g in await store.chat_games(FORUM, 9)] == [OLD[(FORUM, 9)].game_id]
     assert {g.game_id for g in await store.user_games(BOB)} == {
         group.game_id, OLD[(PRIVATE, 0)].game_id, OLD[(SOLO, 0)].game_id}
-    assert await upgrade_all(store) == 0  # everything was moved on the way
+    assert await store.upgrade_schema() == 0  # everything was moved on the way
     await assert_moved(store)
 
 
 async def test_a_moved_game_goes_on_at_its_version(store: Store) -> None:
     await restore(store)
-    await upgrade_all(store)
+    await store.upgrade_schema()
     game = await store.load_game(GROUP, OLD[(GROUP, 0)].game_id)
     assert game is not None and game.version == 4
     saved = await store.save(game.model_copy(update={"status": Status.CANCELLED}), 4)
@@ -144,10 +144,10 @@ async def test_a_record_that_does_not_read_is_left_and_reported(store: Store) ->
     broken[name] = {"type": "hash", "value": {"v": "2", "d": '{"schema_version": 1}'}}
     await restore(store, broken)
     with pytest.raises(CorruptRecordError) as caught:
-        await upgrade_chat(store, FORUM)
+        await upgrade_chat(store.redis, store.keys, FORUM)
     assert caught.value.key == name
     assert await store.redis.hget(name, "d") == b'{"schema_version": 1}'
     # the chat's other games moved; the scan goes on and leaves the mark unset
     assert await store.load_game(FORUM, OLD[(FORUM, 12)].game_id) is not None
-    assert await upgrade_all(store) == 3
-    assert not await schema.is_current(store)
+    assert await store.upgrade_schema() == 3
+    assert not await schema.is_current(store.redis, store.keys)

@@ -21,6 +21,7 @@ from bot.store.records import (
     game_key,
     settings_key,
 )
+from bot.store.layout import GameLimit
 from engine.position import Side, Variant
 
 CHAT = -100123
@@ -55,21 +56,23 @@ def finished(game: GameRecord) -> tuple[GameRecord, HistoryEntry]:
 
 
 async def test_game_save_load_round_trip(store: Store) -> None:
-    assert await store.load_game(CHAT, None) is None
     game = new_game(thread=7, board_message_id=5, deadline=123.5)
+    assert await store.load_game(CHAT, game.game_id) is None
     saved = await store.save(game, 0)
     assert saved.version == 1
-    assert await store.load_game(CHAT, 7) == saved
-    assert await store.load_game(CHAT, None) is None  # another topic
-    assert store.redis_key(saved.key) == "nardy:{chat:-100123}:game:7"
+    assert await store.load_game(CHAT, game.game_id) == saved
+    assert await store.load_game(-100124, game.game_id) is None  # another chat
+    assert store.redis_key(saved.key) == f"nardy:{{chat:-100123}}:g:{game.game_id}"
+    assert await store.chat_games(CHAT, 7) == [saved]
+    assert await store.chat_games(CHAT, None) == []  # another topic
 
 
 async def test_save_with_a_stale_version_is_refused_and_changes_nothing(store: Store) -> None:
     first = await store.save(new_game(), 0)
     with pytest.raises(VersionConflict) as caught:
-        await store.save(new_game(engine={"n": 9}), 0)
+        await store.save(new_game(engine={"n": 9}, game_id=first.game_id), 0)
     assert (caught.value.expected, caught.value.actual) == (0, "1")
-    assert await store.load_game(CHAT, None) == first
+    assert await store.load_game(CHAT, first.game_id) == first
 
 
 async def test_chat_settings_default_then_saved(store: Store) -> None:
@@ -82,10 +85,12 @@ async def test_chat_settings_default_then_saved(store: Store) -> None:
 
 
 async def test_lobbies_are_games_waiting_for_players(store: Store) -> None:
-    await store.save(new_game(thread=None, status=Status.LOBBY, players=()), 0)
+    lobby = await store.save(new_game(status=Status.LOBBY, players=(), created_at=1.0), 0)
+    game = await store.save(new_game(created_at=2.0), 0)
     await store.save(new_game(thread=3), 0)
-    assert [g.thread_id for g in await store.lobbies(CHAT)] == [None]
-    assert [g.thread_id for g in await store.chat_games(CHAT)] == [None, 3]
+    assert [g.game_id for g in await store.lobbies(CHAT)] == [lobby.game_id]
+    assert [g.game_id for g in await store.chat_games(CHAT)] == [lobby.game_id, game.game_id]
+    assert await store.live_count(CHAT) == 2 and await store.live_count(CHAT, 3) == 1
 
 
 async def test_user_index_lists_open_games_and_repairs_itself(store: Store) -> None:
@@ -106,8 +111,8 @@ async def test_delete_needs_the_current_version(store: Store) -> None:
     with pytest.raises(VersionConflict):
         await store.delete(saved.model_copy(update={"version": 0}))
     await store.delete(saved)
-    assert await store.load_game(CHAT, None) is None
-    assert await store.user_games(ALICE) == []
+    assert await store.load_game(CHAT, saved.game_id) is None
+    assert await store.user_games(ALICE) == [] and await store.chat_games(CHAT) == []
 
 
 async def test_finish_books_ledger_and_history_once(store: Store) -> None:
@@ -156,19 +161,19 @@ async def test_concurrent_writers_exactly_one_wins(store: Store) -> None:
     winners = [r for r in results if isinstance(r, GameRecord)]
     assert len(winners) == 1
     assert all(isinstance(r, VersionConflict) for r in results if r not in winners)
-    stored = await store.load_game(CHAT, None)
+    stored = await store.load_game(CHAT, base.game_id)
     assert stored == winners[0] and stored.version == base.version + len(winners)
 
 
 async def test_update_with_retries_loses_no_update(store: Store) -> None:
-    await store.save(new_game(), 0)
+    base = await store.save(new_game(), 0)
 
     def bump(game: GameRecord | None) -> GameRecord:
         assert game is not None
         return game.model_copy(update={"engine": {"n": game.engine["n"] + 1}})
 
-    await asyncio.gather(*(store.update(game_key(CHAT, None), bump) for _ in range(50)))
-    stored = await store.load_game(CHAT, None)
+    await asyncio.gather(*(store.update(game_key(CHAT, base.game_id), bump) for _ in range(50)))
+    stored = await store.load_game(CHAT, base.game_id)
     assert stored is not None and stored.engine == {"n": 50} and stored.version == 51
 
 
@@ -248,7 +253,7 @@ async def test_unschedule_removes_a_pending_deadline(store: Store) -> None:
         ({"v": "1", "d": "{not json"}, "not JSON"),
         ({"v": "1", "d": '{"schema_version": 1, "chat_id": -100123}'}, "variant: Field required"),
         ({"v": "x", "d": "{}"}, "version is b'x'"),
-        ({"v": "1", "d": '{"schema_version": 9}'}, "newer than this bot's 1"),
+        ({"v": "1", "d": '{"schema_version": 9}'}, "newer than this bot's 2"),
         ({"v": "1", "d": '{"schema_version": 0}'}, "too old and has no migration"),
         ({"d": "{}"}, "version is None"),
     ],
@@ -256,16 +261,16 @@ async def test_unschedule_removes_a_pending_deadline(store: Store) -> None:
 async def test_corrupt_record_is_reported_and_left_untouched(
     store: Store, stored: dict[str, str], reason: str
 ) -> None:
-    name = store.redis_key(game_key(CHAT, None))
+    name = store.redis_key(game_key(CHAT, "gone"))
     await store.redis.hset(name, mapping=stored)
     before = await store.redis.hgetall(name)
     with pytest.raises(CorruptRecordError) as caught:
-        await store.load_game(CHAT, None)
+        await store.load_game(CHAT, "gone")
     assert caught.value.key == name and reason in caught.value.reason
     with pytest.raises(CorruptRecordError):
-        await store.update(game_key(CHAT, None), lambda g: g or new_game())
+        await store.update(game_key(CHAT, "gone"), lambda g: g or new_game(game_id="gone"))
     with pytest.raises(VersionConflict):  # not even a blind create overwrites it
-        await store.save(new_game(), 0)
+        await store.save(new_game(game_id="gone"), 0)
     assert await store.redis.hgetall(name) == before
 
 
@@ -282,9 +287,9 @@ async def test_a_key_of_the_wrong_type_is_corrupt(store: Store) -> None:
 async def test_a_record_under_the_wrong_key_is_corrupt(store: Store) -> None:
     saved = await store.save(new_game(thread=4), 0)
     raw = await store.redis.hgetall(store.redis_key(saved.key))
-    await store.redis.hset(store.redis_key(game_key(CHAT, 5)), mapping=raw)
-    with pytest.raises(CorruptRecordError, match="another chat or topic"):
-        await store.load_game(CHAT, 5)
+    await store.redis.hset(store.redis_key(game_key(CHAT, "other")), mapping=raw)
+    with pytest.raises(CorruptRecordError, match="another chat or game"):
+        await store.load_game(CHAT, "other")
 
 
 async def test_a_corrupt_history_entry_names_its_index(store: Store) -> None:
@@ -334,10 +339,82 @@ async def test_a_failed_attempts_side_effects_are_kept_for_the_retry(store: Stor
 
 async def test_the_turn_ping_is_remembered_beside_the_record_and_taken_once(
         store: Store) -> None:
-    assert await store.take_notification(CHAT, None) is None
-    await store.remember_notification(CHAT, None, "42")
-    await store.remember_notification(CHAT, 7, "-5:43")
-    assert await store.take_notification(CHAT, None) == "42"
-    assert await store.take_notification(CHAT, None) is None  # taken: forgotten
-    assert await store.take_notification(CHAT, 7) == "-5:43"
+    assert await store.take_notification(CHAT, "game1") is None
+    await store.remember_notification(CHAT, "game1", "42")
+    await store.remember_notification(CHAT, "game2", "-5:43")
+    assert await store.take_notification(CHAT, "game1") == "42"
+    assert await store.take_notification(CHAT, "game1") is None  # taken: forgotten
+    assert await store.take_notification(CHAT, "game2") == "-5:43"
     assert await store.ping()
+
+
+
+# -- several games in a chat -----------------------------------------------------
+
+
+async def test_a_chat_keeps_several_games_each_under_its_own_key(store: Store) -> None:
+    one = await store.save(new_game(created_at=1.0), 0)
+    two = await store.save(new_game(created_at=2.0, players=()), 0)
+    elsewhere = await store.save(new_game(thread=5), 0)
+    assert [g.game_id for g in await store.chat_games(CHAT)] == [one.game_id, two.game_id]
+    assert [g.game_id for g in await store.chat_games(CHAT, 5)] == [elsewhere.game_id]
+    # an ended game: listed after the live ones, and its record expires
+    done, entry = finished(one)
+    await store.finish_game(done, one.version, entry)
+    assert [g.game_id for g in await store.chat_games(CHAT)] == [two.game_id, one.game_id]
+    assert [g.game_id for g in await store.chat_games(CHAT, None, ended=False)] == [two.game_id]
+    assert 29 * 24 * 3600 < await store.redis.ttl(store.redis_key(one.key)) <= 30 * 24 * 3600
+    assert await store.redis.ttl(store.redis_key(two.key)) == -1
+    assert await store.live_count(CHAT) == 1
+    # an ended record gone (expired) leaves the list and the index
+    await store.redis.delete(store.redis_key(one.key))
+    assert [g.game_id for g in await store.chat_games(CHAT)] == [two.game_id]
+    assert await store.redis.zrange(store.chat_key(CHAT, "ended"), 0, -1) == []
+
+
+async def test_a_match_between_two_games_stays_live(store: Store) -> None:
+    match = new_game(options=GameOptions(match_length=5), engine={"score": [2, 1]})
+    saved = await store.save(match.model_copy(update={"status": Status.FINISHED}), 0)
+    assert saved.is_live and await store.live_count(CHAT) == 1
+    over = saved.model_copy(update={"engine": {"score": [5, 1]}})
+    await store.save(over, saved.version)
+    assert await store.live_count(CHAT) == 0
+
+
+async def test_new_games_stop_at_the_limit_of_each_chat_or_topic(store: Store) -> None:
+    store.max_live = 3
+    games = await asyncio.gather(*(store.save(new_game(), 0) for _ in range(5)),
+                                 return_exceptions=True)
+    assert sum(isinstance(g, GameRecord) for g in games) == 3
+    refused = [g for g in games if isinstance(g, GameLimit)]
+    assert len(refused) == 2 and {g.live for g in refused} == {3}
+    assert await store.live_count(CHAT) == 3
+    assert len(await store.chat_games(CHAT)) == 3
+    # another topic, another chat: their own limits; a change of a game is no new game
+    await store.save(new_game(thread=8), 0)
+    await store.save(new_game(chat=-100999), 0)
+    first = next(g for g in games if isinstance(g, GameRecord))
+    await store.save(first.model_copy(update={"engine": {"n": 1}}), first.version)
+    # an ended one makes room
+    await store.save(first.model_copy(update={"status": Status.CANCELLED}), first.version + 1)
+    assert (await store.save(new_game(), 0)).version == 1
+
+
+async def test_a_game_continued_by_a_new_one_is_saved_with_it(store: Store) -> None:
+    store.max_live = 1
+    old = await store.save(new_game(), 0)
+    done, entry = finished(old)
+    ended = (await store.finish_game(done, old.version, entry)).record
+    other = await store.save(new_game(), 0)  # the chat is full now
+    rematch = new_game()
+    closed = ended.model_copy(update={"next_game": rematch.game_id})
+    # the old game changed meanwhile: neither is saved
+    with pytest.raises(VersionConflict):
+        await store.save(rematch, 0, closes=closed.model_copy(update={"version": 1}))
+    assert await store.load_game(CHAT, rematch.game_id) is None
+    saved = await store.save(rematch, 0, closes=closed)  # a continuation is never refused
+    assert saved.version == 1
+    stored = await store.load_game(CHAT, ended.game_id)
+    assert stored == closed.model_copy(update={"version": ended.version + 1})
+    assert await store.live_count(CHAT) == 2
+    assert {g.game_id for g in await store.user_games(ALICE)} == {other.game_id, saved.game_id}

@@ -7,7 +7,6 @@ import logging
 from telegram import ChatMemberUpdated, Update
 
 from bot.edge.handlers.common import Context, get_store
-from bot.store import schema
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +46,6 @@ async def upgrade_job(context: Context) -> None:
     if store is None:  # Redis not open yet: every later look at a chat moves it
         return
     try:
-        await schema.upgrade_all(store)
+        await store.upgrade_schema()
     except Exception:  # the chats move when looked at; the next start-up tries again
         log.exception("moving stored games to the current schema failed")

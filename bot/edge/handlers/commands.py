@@ -78,8 +78,8 @@ async def new(update: Update, context: Context) -> None:
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
-    if await store.live_count(chat.id, thread) >= store.max_live > 0:
-        await reply(update, tr.gettext(GAME_LIMIT, count=store.max_live))  # before the computer thinks
+    if await store.live_count(chat.id, thread) >= store.max_live > 0:  # (before it thinks)
+        await reply(update, tr.gettext(GAME_LIMIT, count=store.max_live))
         return
     if options.computer is not None:  # the computer sits down at once: no lobby
         level = Level(options.computer)

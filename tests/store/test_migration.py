@@ -33,7 +33,7 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     assert moved == active.model_copy(update={"chat_id": NEW})
     assert [g.game_id for g in await store.chat_games(NEW)] == [active.game_id]
     assert [g.game_id for g in await store.chat_games(NEW, 9)] == [done.game_id]
-    assert 0 < await store.redis.ttl(store.redis_key(game_key(NEW, done.game_id)))
+    assert await store.redis.ttl(store.redis_key(game_key(NEW, done.game_id))) > 0
     assert (await store.chat_settings(NEW)).language == "ru"
     assert await store.balance(NEW, ALICE, BOB) == 7
     assert [e.game_id for e in await store.history(NEW)] == [done.game_id]

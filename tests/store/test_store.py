@@ -8,6 +8,7 @@ import pytest
 
 from bot.rules.deadlines import first_wake
 from bot.store import Store
+from bot.store.layout import GameLimit
 from bot.store.records import (
     ChatSettings,
     CorruptRecordError,
@@ -21,7 +22,6 @@ from bot.store.records import (
     game_key,
     settings_key,
 )
-from bot.store.layout import GameLimit
 from engine.position import Side, Variant
 
 CHAT = -100123

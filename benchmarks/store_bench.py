@@ -43,12 +43,13 @@ async def run(store: Store, games: int, cycles: int) -> tuple[list[float], float
                      Player(user_id=2 + chat, name="B", side=Side.BLACK)),
             options=GameOptions(time_control=3600), deadline=time.time() + 3600,
             engine={"n": 0, "position": "x" * 400},  # about the size of a real game
+            game_id=f"bench{chat:04d}",
         )  # fmt: skip
         await store.save(game, 0)
     latencies: list[float] = []
 
     async def player(chat: int) -> None:
-        key = game_key(-1000 - chat, None)
+        key = game_key(-1000 - chat, f"bench{chat:04d}")
         for _ in range(cycles):
             start = time.perf_counter()
             await store.update(key, bump)

@@ -100,8 +100,7 @@ async def play(world: World, variant: str, number: int, rng: random.Random, tall
     edits_before = _edits(server, chat.id)
     taps, seen = 0, set()
     for _ in range(MAX_TAPS):
-        record = await store.load_game(chat.id, None)
-        assert record is not None
+        [record] = await store.chat_games(chat.id)
         if record.status is not Status.ACTIVE:
             break
         game = table_of(record).game

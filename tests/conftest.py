@@ -16,6 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.store import RedisClient, Store
+from bot.store.records import GameRecord
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
 
@@ -54,3 +55,12 @@ async def redis(redis_backend: str, request: pytest.FixtureRequest) -> AsyncIter
 @pytest.fixture
 def store(redis: RedisClient) -> Store:
     return Store(redis)
+
+
+async def chat_game(store: Store, chat_id: int, thread_id: int | None = None
+                    ) -> GameRecord | None:
+    """The game of a chat (or forum topic) that plays one game at a time: its
+    live game, else its newest ended one (a chat may have several: then the
+    oldest live one)."""
+    games = await store.chat_games(chat_id, thread_id)
+    return games[0] if games else None

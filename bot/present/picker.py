@@ -44,7 +44,7 @@ def game_label(tr: Translator, record: GameRecord) -> str:
         mark = MARKS[Status.ACTIVE]  # a match between two of its games
     names = " – ".join(clean(p.name, 20) for p in record.players)
     if record.status is Status.LOBBY:
-        who = tr.gettext("lobby") if not names else tr.gettext("waiting with {names}",
+        who = tr.gettext("lobby") if not names else tr.gettext("{names} waits for an opponent",
                                                                names=names)
     else:
         who = names

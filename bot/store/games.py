@@ -111,7 +111,7 @@ return {1, new}
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
 CHATS_REMEMBERED = 100_000
-"""Chats a process knows to hold no schema 1 game (until every chat is known to)."""
+"""Chats a process knows to hold no schema 1 game (else it asks ``nardy:schema``)."""
 
 
 class Games:
@@ -126,7 +126,6 @@ class Games:
         self._cas = redis.register_script(_CAS)
         self._save_game = redis.register_script(SAVE_GAME)
         self._shown = redis.register_script(_SHOWN)
-        self._schema_current = False
         self._chats_current: set[int] = set()
 
     async def load(self, key: RecordKey[R]) -> R | None:
@@ -261,10 +260,7 @@ class Games:
         """Move the chat's schema 1 games first, unless it (or every chat) is
         known to have none (:mod:`bot.store.schema`).  A record that cannot
         move is logged and left: the chat's other games work."""
-        if self._schema_current or chat_id in self._chats_current:
-            return
-        if await schema.is_current(self.redis, self.keys):
-            self._schema_current = True
+        if chat_id in self._chats_current or await schema.is_current(self.redis, self.keys):
             return
         try:
             await schema.upgrade_chat(self.redis, self.keys, chat_id)
@@ -278,7 +274,7 @@ class Games:
         """A game (or lobby: a game with status LOBBY) of a chat, by its id."""
         key = game_key(chat_id, game_id)
         record = await self.load(key)
-        if record is None and not self._schema_current:
+        if record is None:
             await self.upgrade_chat(chat_id)  # a game stored before schema 2, perhaps
             record = await self.load(key)
         return record

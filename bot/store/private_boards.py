@@ -1,4 +1,6 @@
-"""Which game a board message in a private chat belongs to.
+"""Which game a board message belongs to: in a private chat, and a group's
+boards (a command sent as a reply to one acts on its game,
+bot/edge/handlers/which.py).
 
 A game's boards in private chats (:class:`bot.store.records.BoardViewRef`) carry
 the same ``g:<game id>:<version>:...`` buttons as its chat's board, but a

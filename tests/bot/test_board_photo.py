@@ -15,6 +15,7 @@ from tests.bot.test_handlers import _mover as movers
 from tests.bot.test_handlers import _setup
 from tests.bot.test_handlers import _start as start_game
 from tests.botapi.model import Chat, Message, User
+from tests.conftest import chat_game
 
 
 def _club(world: World) -> Club:
@@ -167,7 +168,7 @@ async def test_fixed_side_stays_at_the_bottom_and_buttons_follow_the_mover(world
     movers_seen = set()
     for _ in range(6):  # both players' turns: White stays at the bottom, the numbers follow
         board = await _to_move(world, c)
-        record = await world.store.load_game(c.chat.id, None)
+        record = await chat_game(world.store, c.chat.id)
         assert record is not None
         game = table_of(record).game
         mover = game.to_act
@@ -227,6 +228,6 @@ async def test_autoplay_is_a_chat_setting_for_new_games(world: World) -> None:
     assert "New games leave forced turns to the players." in menu.content
     assert "✓ Forced turns: by hand" in [text for text, _ in world.buttons(menu)]
     await _start(world, c, "long")
-    record = await world.store.load_game(c.chat.id, None)
+    record = await chat_game(world.store, c.chat.id)
     assert record is not None and record.options.autoplay is False
     assert "forced turns by hand" in world.board(c.chat).content

@@ -18,6 +18,7 @@ from bot.present.callbacks import (
     CallbackDataError,
     Kind,
     LanguageChoice,
+    PickGame,
     SettingChoice,
     ShowGame,
 )
@@ -153,8 +154,11 @@ _payloads = st.one_of(
     st.builds(LanguageChoice, _words),
     st.builds(SettingChoice, _words, _words),
     st.builds(ShowGame, st.integers(-(10**13), 10**13), st.integers(0, 10**9), _ids),
+    st.builds(PickGame, st.from_regex(r"[a-z]{1,8}", fullmatch=True), st.integers(1, 10**12),
+              _ids),
 )
-_KIND_OF = {LanguageChoice: Kind.LANGUAGE, SettingChoice: Kind.SETTING, ShowGame: Kind.SHOW}
+_KIND_OF = {LanguageChoice: Kind.LANGUAGE, SettingChoice: Kind.SETTING, ShowGame: Kind.SHOW,
+            PickGame: Kind.PICK}
 
 
 @given(_payloads)
@@ -181,6 +185,8 @@ def test_data_of_no_kind_goes_to_the_fallback_only(text: str) -> None:
     (SettingChoice, "set:style"), (SettingChoice, "set:style:png:x"), (SettingChoice, "set::png"),
     (ShowGame, "gv:nonsense"), (ShowGame, "gv:1:x:g"), (ShowGame, "gv:1:0:bad id"),
     (ShowGame, "gv:" + "1" * 40 + ":0:g"),
+    (PickGame, "gp:board:1"), (PickGame, "gp:Board:1:g1"), (PickGame, "gp:board:-1:g1"),
+    (PickGame, "gp:board:1:bad id"), (PickGame, "gp:board:1:g1:x"), (PickGame, "gv:board:1:g1"),
 ])
 def test_malformed_raw_kinds_are_refused(cls: type, text: str) -> None:
     with pytest.raises(CallbackDataError):

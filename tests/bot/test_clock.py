@@ -25,6 +25,7 @@ from tests.bot.conftest import World
 from tests.bot.driver import pick
 from tests.bot.test_handlers import Table, _record, _setup, _start
 from tests.botapi.model import Message, User
+from tests.conftest import chat_game
 
 LIMIT = 12 * HOUR
 
@@ -113,7 +114,7 @@ async def test_a_bad_time_control_is_refused_and_nothing_starts(world: World) ->
     sent = await world.send(t.chat, t.alice, "/new long time=15d")
     reply = await world.reply(t.chat, sent)
     assert "time=12h" in reply.text
-    assert await world.store.load_game(t.chat.id, None) is None
+    assert await chat_game(world.store, t.chat.id) is None
 
 
 async def test_chat_default_from_clock_command(world: World, timed: Clock) -> None:
@@ -132,7 +133,7 @@ async def test_a_game_without_clock_has_no_deadline_and_nothing_to_pause(world: 
     await start(world, t, "long")
     assert (await _record(world, t)).deadline is None
     sent = await world.send(t.chat, t.alice, "/pause")
-    assert "no clock" in (await world.reply(t.chat, sent)).text
+    assert "no game with a clock" in (await world.reply(t.chat, sent)).text
 
 
 # ---------------------------------------------------------------- reminders

@@ -15,6 +15,7 @@ from bot.store.records import COMPUTER_USER_IDS, Status
 from engine import legal_turns
 from tests.bot.conftest import World
 from tests.bot.driver import Driver, game_board
+from tests.conftest import chat_game
 
 
 async def _start(world: World, chat: object, user: object, command: str) -> None:
@@ -28,14 +29,14 @@ async def test_whole_game_against_the_easy_bot(world: World, variant: str) -> No
     alice, eve = s.add_user("Alice"), s.add_user("Eve")
     club = s.add_group("Club", members=[alice, eve])
     await _start(world, club, alice, f"/new {variant} bot level=easy")
-    record = await world.store.load_game(club.id, None)
+    record = await chat_game(world.store, club.id)
     assert record is not None and record.status is Status.ACTIVE
     assert [p.user_id for p in record.players] == [alice.id, COMPUTER_USER_IDS["easy"]]
     assert record.options.stake_per_point == 0 and record.options.time_control is None
     driver = Driver(s, club, (alice, alice), intruder=eve)
     final = await asyncio.to_thread(driver.play)
     assert "wins" in final.content, final.content
-    done = await world.store.load_game(club.id, None)
+    done = await chat_game(world.store, club.id)
     assert done is not None and done.status is Status.FINISHED
 
 
@@ -64,14 +65,14 @@ async def test_stake_and_clock_are_refused_for_a_bot_game(world: World) -> None:
     sent = await world.send(club, alice, "/new long bot stake=10")
     answer = await world.reply(club, sent, "never staked")
     assert answer.reply_to == sent.message_id
-    assert await world.store.load_game(club.id, None) is None
+    assert await chat_game(world.store, club.id) is None
     sent = await world.send(club, alice, "/new long bot level=hard")
     await world.reply(club, sent, "level is easy, medium or strong")
     # the chat's own stake and clock do not apply to the bot
     await world.send(club, alice, "/stake 10")
     await world.idle()
     await _start(world, club, alice, "/new backgammon bot")
-    record = await world.store.load_game(club.id, None)
+    record = await chat_game(world.store, club.id)
     assert record is not None and record.options.computer == "medium"
     assert record.options.stake_per_point == 0 and record.options.time_control is None
 
@@ -82,7 +83,7 @@ async def test_the_bots_turn_is_one_board_edit_and_others_cannot_tap(world: Worl
     club = s.add_group("Club", members=[alice, eve])
     await _start(world, club, alice, "/new backgammon bot level=strong")
     for _ in range(4):  # a few turns at the strong level
-        record = await world.store.load_game(club.id, None)
+        record = await chat_game(world.store, club.id)
         assert record is not None and seats.waiting_user(record) == alice.id
         bot_moves = len(matchstate.table_of(record).game.events)
         while True:
@@ -98,7 +99,7 @@ async def test_the_bots_turn_is_one_board_edit_and_others_cannot_tap(world: Worl
                 break
         # the confirm and the bot's whole turn (roll, maybe cube, steps) are ONE edit
         assert s.message(club.id, board.message_id).edits == edits + 1
-        after = await world.store.load_game(club.id, None)
+        after = await chat_game(world.store, club.id)
         assert after is not None
         if after.status is not Status.ACTIVE:
             break
@@ -116,7 +117,7 @@ async def test_the_lobby_button_seats_the_bot(world: World) -> None:
     answer = await world.tap(club, bob, lobby, text="🤖 Play the bot")
     assert answer.show_alert and "tap Join" in (answer.text or "")
     await world.tap(club, alice, lobby, text="🤖 Play the bot")
-    record = await world.store.load_game(club.id, None)
+    record = await chat_game(world.store, club.id)
     assert record is not None and record.status is Status.ACTIVE
     assert [p.name for p in record.players] == ["Alice", "🤖 Nardy bot (medium)"]
     assert seats.waiting_user(record) == alice.id
@@ -127,7 +128,7 @@ async def test_a_private_chat_game_against_the_bot(world: World) -> None:
     alice = s.add_user("Alice", language_code="ru")
     chat = s.private_chat(alice)
     await _start(world, chat, alice, "/new long bot")
-    record = await world.store.load_game(chat.id, None)
+    record = await chat_game(world.store, chat.id)
     assert record is not None and record.players[1].name == "🤖 Бот-нардист (средний)"
     board = await asyncio.to_thread(Driver(s, chat, (alice, alice)).play, 30, stop_early=True)
     assert board.buttons
@@ -137,7 +138,7 @@ async def _strand(world: World, chat_id: int, age: float = 0.0) -> None:
     """Play the person's turn straight into the store, as if the process died
     after saving it and before the bot thought: the game waits for the bot
     (since ``age`` seconds; the sweep leaves alone what is younger than 5 s)."""
-    record = await world.store.load_game(chat_id, None)
+    record = await chat_game(world.store, chat_id)
     assert record is not None
     person = record.players[0].user_id
     new = record
@@ -160,7 +161,7 @@ async def _strand(world: World, chat_id: int, age: float = 0.0) -> None:
 
 async def _unstuck(world: World, chat_id: int, tries: int = 1) -> None:
     for _ in range(tries):
-        record = await world.store.load_game(chat_id, None)
+        record = await chat_game(world.store, chat_id)
         assert record is not None
         if not computer.waiting_for_computer(record):
             return
@@ -181,7 +182,7 @@ async def test_a_stuck_bot_turn_resumes_on_a_tap_and_the_person_cannot_play_it(
     answer = await world.tap(club, alice, board, board.buttons[-1][-1][1])
     assert answer.show_alert
     await _unstuck(world, club.id)
-    record = await world.store.load_game(club.id, None)
+    record = await chat_game(world.store, club.id)
     assert record is not None and seats.waiting_user(record) == alice.id
     await world.idle()
     fresh = game_board(s, club)
@@ -221,7 +222,7 @@ async def test_a_match_against_the_bot_with_crawford(world: World) -> None:
     crawford_games = 0
     for _ in range(12):
         await asyncio.to_thread(Driver(s, club, (alice, alice)).play)
-        record = await world.store.load_game(club.id, None)
+        record = await chat_game(world.store, club.id)
         assert record is not None and record.status is Status.FINISHED
         table = matchstate.table_of(record)
         crawford_games += table.game.crawford
@@ -232,7 +233,7 @@ async def test_a_match_against_the_bot_with_crawford(world: World) -> None:
         assert board is not None
         # Next game: Alice offers, the bot accepts at once (and opens if it starts)
         await world.tap(club, alice, board, text="Next game")
-        record = await world.store.load_game(club.id, None)
+        record = await chat_game(world.store, club.id)
         assert record is not None and record.status is Status.ACTIVE, s.transcript(club)
     assert max(table.score) >= 5 and table.crawford_done and crawford_games == 1, table.score
 
@@ -252,7 +253,7 @@ async def test_a_dead_worker_leaves_the_game_waiting_and_the_next_tap_goes_on(
         process.kill()  # the worker dies (out of memory, killed) between two turns
     await asyncio.sleep(0.5)
     for _ in range(20):  # Alice plays her turn; at her Confirm the bot cannot think
-        record = await world.store.load_game(club.id, None)
+        record = await chat_game(world.store, club.id)
         assert record is not None
         if computer.waiting_for_computer(record):
             break
@@ -278,6 +279,6 @@ async def test_turns_at_the_other_levels(world: World, variant: str, level: str)
     await _start(world, club, alice, f"/new {variant} bot level={level}")
     driver = Driver(s, club, (alice, alice))
     await asyncio.to_thread(driver.play, 15, stop_early=True)
-    record = await world.store.load_game(club.id, None)
+    record = await chat_game(world.store, club.id)
     assert record is not None and record.options.computer == level
     assert seats.waiting_user(record) == alice.id and driver.refused == 0

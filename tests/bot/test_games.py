@@ -10,6 +10,7 @@ from tests.bot.conftest import World
 from tests.bot.test_handlers import Table, _mover, _record, _setup, _start
 from tests.bot.test_invite import LINK
 from tests.botapi.model import Chat, Message, User
+from tests.conftest import chat_game
 
 
 async def _games(world: World, user: User) -> Message:
@@ -60,7 +61,7 @@ async def test_games_lists_every_chat_with_turn_deadline_and_buttons(world: Worl
     lines = listing.text.splitlines()
     assert lines[0] == "Your games" and len(lines) == 5, listing.text
     club = await _record(world, t)
-    den_record = await world.store.load_game(den.chat.id, None)
+    den_record = await chat_game(world.store, den.chat.id)
     assert den_record is not None and den_record.deadline is not None
     by_chat = {"Club": club, "Den": den_record}
     for title, record in by_chat.items():

@@ -17,7 +17,9 @@ from bot.store.records import Status
 from engine.game import Action as EventAction
 from engine.game import Phase
 from tests.bot.conftest import World
+from tests.bot.driver import game_board
 from tests.botapi.model import Chat, Message, User
+from tests.conftest import chat_game
 
 
 @dataclass
@@ -44,7 +46,7 @@ async def _start(world: World, t: Table, args: str = "long") -> Message:
 
 
 async def _record(world: World, t: Table):  # type: ignore[no-untyped-def]
-    record = await world.store.load_game(t.chat.id, None)
+    record = await chat_game(world.store, t.chat.id)
     assert record is not None
     return record
 
@@ -87,7 +89,7 @@ async def test_unknown_option_lists_the_valid_ones(world: World) -> None:
     sent = await world.send(t.chat, t.alice, "/new speed=3")
     reply = await world.reply(t.chat, sent)
     assert "Unknown option speed=3" in reply.text and "match=…" in reply.text
-    assert await world.store.load_game(t.chat.id, None) is None
+    assert await chat_game(world.store, t.chat.id) is None
 
 
 async def test_bad_option_value_is_explained(world: World) -> None:
@@ -121,16 +123,15 @@ async def test_lobby_variant_join_twice_leave_and_start(world: World) -> None:
     assert any(e["type"] == "text_mention" for e in ping.entities)
 
 
-async def test_new_while_a_game_runs_reposts_it(world: World) -> None:
+async def test_new_while_a_game_runs_opens_another_lobby(world: World) -> None:
     t = _setup(world)
     board = await _start(world, t)
     sent = await world.send(t.chat, t.eve, "/new backgammon")
-    await world.reply(t.chat, sent, "already being played")
-    new_board = await world.reply(t.chat, sent, "➡",
-                                  match=lambda m: m.message_id != board.message_id)
-    assert new_board.message_id != board.message_id
-    old = world.server.message(t.chat.id, board.message_id)
-    assert not old.buttons  # the old board lost its keyboard
+    lobby = await world.reply(t.chat, sent, "New game")
+    assert lobby.message_id != board.message_id
+    kept = world.server.message(t.chat.id, board.message_id)
+    assert kept.buttons and kept.content == board.content  # the game goes on, untouched
+    assert await world.store.live_count(t.chat.id) == 2
 
 
 async def test_lobby_close_by_creator_and_not_by_others(world: World) -> None:
@@ -412,20 +413,23 @@ async def test_match_score_and_next_game(world: World) -> None:
         assert refused.show_alert and "A match is being played here" in (refused.text or "")
     refused = await world.tap(t.chat, t.eve, board, _data(world, board, "A"))
     assert refused.show_alert and refused.text == "You are not playing in this game."
-    for user in (t.eve, other):
-        sent = await world.send(t.chat, user, "/new backgammon")
-        answer = await world.reply(t.chat, sent, "A match is being played here")
-        assert answer.reply_to == sent.message_id  # a reply to the command
-    record = await _record(world, t)
-    assert record.game_id == between.game_id and record.status is Status.FINISHED
+    # /new opens another lobby beside the match, which stays as it was
+    sent = await world.send(t.chat, t.eve, "/new backgammon")
+    await world.reply(t.chat, sent, "New game")
+    record = await world.store.load_game(t.chat.id, between.game_id)
+    assert record == between and record.is_live
     assert table_of(record).score in ((2, 0), (0, 2))
     # the next game: one player offers, the other accepts
-    board = world.board(t.chat)
+    board = game_board(world.server, t.chat, game_id=between.game_id)
+    assert board is not None
     await world.tap(t.chat, mover, board, _data(world, board, "A"))
-    assert "offers the next game" in world.board(t.chat).content
+    assert "offers the next game" in world.server.message(t.chat.id, board.message_id).content
     assert (await _record(world, t)).status is Status.FINISHED
     await world.tap(t.chat, other, board, _data(world, board, "a"))
-    record = await _record(world, t)
+    ended = await world.store.load_game(t.chat.id, between.game_id)
+    assert ended is not None and ended.next_game is not None and not ended.is_live
+    record = await world.store.load_game(t.chat.id, ended.next_game)  # type: ignore[assignment]
+    assert record is not None and record.status is Status.ACTIVE
     game = table_of(record).game
     # long nardy: the player who was second starts the next game, without an opening roll
     # (and rolls by itself: the first roll is the game's first event)
@@ -659,7 +663,7 @@ async def test_migrated_group_keeps_its_game(world: World) -> None:
     supergroup = world.server.migrate_chat(t.chat)
     await world.idle()
     await asyncio.sleep(0.2)
-    moved = await world.store.load_game(supergroup.id, None)
+    moved = await chat_game(world.store, supergroup.id)
     assert moved is not None and moved.game_id == old.game_id
     sent = await world.send(supergroup, t.alice, "/board")
     assert "➡" in (await world.reply(supergroup, sent)).content
@@ -674,8 +678,8 @@ async def test_forum_topics_have_their_own_games(world: World) -> None:
         sent = await world.send(forum, alice, "/new", thread_id=topic)
         lobby = await world.reply(forum, sent, "New game")
         assert lobby.thread_id == topic
-    assert await world.store.load_game(forum.id, one) is not None
-    assert await world.store.load_game(forum.id, two) is not None
+    assert await chat_game(world.store, forum.id, one) is not None
+    assert await chat_game(world.store, forum.id, two) is not None
 
 
 async def test_removed_bot_keeps_the_game(world: World) -> None:

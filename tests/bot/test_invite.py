@@ -20,6 +20,7 @@ from engine.position import Side, Variant
 from tests.bot.conftest import World
 from tests.bot.driver import game_board, pick
 from tests.botapi.model import Chat, Message, User
+from tests.conftest import chat_game
 
 EN = translator("en")
 LINK = re.compile(r"https://t\.me/(\w+)\?start=(i[A-Za-z0-9_-]+)")
@@ -245,7 +246,7 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
              for side, v in views.items()}
     moved, last_mover, pinged = 0, None, set()
     for _ in range(2000):
-        record = await world.store.load_game(record.chat_id, None)  # type: ignore[assignment]
+        record = await chat_game(world.store, record.chat_id)  # type: ignore[assignment]
         assert record is not None and record.views == tuple(views.values())
         game = table_of(record).game
         if record.status is not Status.ACTIVE:
@@ -293,11 +294,11 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
         board = boards[side]
         answer = await world.tap(board.chat, users[side], board, buttons[0][1], strict=False)
         assert answer.show_alert and "out of date" in (answer.text or "")
-    assert (await world.store.load_game(record.chat_id, None)) == record
+    assert (await chat_game(world.store, record.chat_id)) == record
     # a rematch starts on the same two boards when one offers and the other accepts:
     # each board shows its own player's buttons, the other player is pinged
     await world.tap(boards[Side.WHITE].chat, p.alice, boards[Side.WHITE], text="Rematch")
-    offered = await world.store.load_game(record.chat_id, None)
+    offered = await chat_game(world.store, record.chat_id)
     assert offered is not None and offered.game_id == record.game_id
     assert offered.rematch_by == p.alice.id and offered.status is Status.FINISHED
     assert [text for text, _ in world.buttons(boards[Side.WHITE])] == [
@@ -307,7 +308,7 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
     assert "your opponent offers a rematch" in (
         world.server.last_message(boards[Side.BLACK].chat) or boards[Side.BLACK]).text
     await world.tap(boards[Side.BLACK].chat, p.bob, boards[Side.BLACK], text="Accept")
-    again = await world.store.load_game(record.chat_id, None)
+    again = await chat_game(world.store, record.chat_id)
     assert again is not None and again.status is Status.ACTIVE
     assert again.game_id != record.game_id and again.views == record.views
     for view in again.views:
@@ -334,7 +335,7 @@ async def test_stale_taps_on_either_board_are_refused(world: World) -> None:
     answer = await world.tap(other_board.chat, users[waiting], other_board, roll, strict=False)
     assert answer.show_alert and "not your turn" in (answer.text or "")
     await world.tap(mover_board.chat, users[mover], mover_board, roll)
-    rolled = await world.store.load_game(record.chat_id, None)
+    rolled = await chat_game(world.store, record.chat_id)
     assert rolled is not None and rolled.version == record.version + 1
     for board, user, data in ((mover_board, users[mover], roll),
                               (other_board, users[waiting], old_more)):
@@ -344,7 +345,7 @@ async def test_stale_taps_on_either_board_are_refused(world: World) -> None:
     fresh_more = world.find(other_board, lambda _t, d: d.split(":")[3] == "o")[1]
     answer = await world.tap(other_board.chat, p.carol, other_board, fresh_more)
     assert answer.show_alert and "not playing" in (answer.text or "")
-    assert await world.store.load_game(record.chat_id, None) == rolled
+    assert await chat_game(world.store, record.chat_id) == rolled
     # the waiting player's menu opens on their board only, and Back closes it
     await world.tap(other_board.chat, users[waiting], other_board, fresh_more)
     texts = [t for t, _ in world.buttons(other_board)]
@@ -387,25 +388,33 @@ async def test_board_export_and_cancel_in_private_reach_the_private_game(world: 
     await world.reply(chat, sent, "Cancel proposed")
     sent = await world.send(p.chat(world, p.alice), p.alice, "/cancel")
     await world.reply(p.chat(world, p.alice), sent, "The game was cancelled.")
-    assert (await world.store.load_game(record.chat_id, None)).status is Status.CANCELLED  # type: ignore[union-attr]
+    assert (await chat_game(world.store, record.chat_id)).status is Status.CANCELLED  # type: ignore[union-attr]
     sent = await world.send(p.chat(world, p.carol), p.carol, "/board")
     await world.reply(p.chat(world, p.carol), sent, "There is no game here")
 
 
-async def test_a_player_of_several_private_games_is_sent_to_games(world: World) -> None:
+async def test_a_player_of_several_private_games_picks_one(world: World) -> None:
     p = _people(world)
     await _open(world, p.bob, await _invite(world, p))
     carols = await _invite(world, p)
     await _open(world, p.carol, carols)
     chat = p.chat(world, p.alice)
-    before = len([g for g in await world.store.user_games(p.alice.id) if g.is_private])
-    assert before == 2
+    games = [g for g in await world.store.user_games(p.alice.id) if g.is_private]
+    assert len(games) == 2
     for command in ("/board", "/export", "/cancel"):
         sent = await world.send(chat, p.alice, command)
-        answer = await world.reply(chat, sent, "several private games")
-        assert "/games" in (answer.text or "")
+        listing = await world.reply(chat, sent, "Which one?")
+        assert sorted(d.rsplit(":", 1)[1] for _, d in world.buttons(listing)) == sorted(
+            g.game_id for g in games)
     for game in await world.store.user_games(p.alice.id):
         assert game.status is Status.ACTIVE and game.cancel_by is None
+    # the last list (/cancel): the game with Carol picked, cancel proposed there only
+    with_carol = next(g for g in games if any(pl.user_id == p.carol.id for pl in g.players))
+    data = next(d for _, d in world.buttons(listing) if d.endswith(with_carol.game_id))
+    await world.tap(chat, p.alice, listing, data)
+    await world.reply(chat, listing, "Cancel proposed")
+    for game in await world.store.user_games(p.alice.id):
+        assert game.cancel_by == (p.alice.id if game.game_id == with_carol.game_id else None)
 
 
 async def test_a_link_used_up_without_its_game_starts_it_when_opened_again(

@@ -31,6 +31,7 @@ from engine.position import Side, Variant
 from engine.scoring import EndReason, GameResult, ResultKind, resign_kinds
 from tests.bot.conftest import World
 from tests.botapi.model import Chat, User
+from tests.conftest import chat_game
 
 CHAT, ANN, BOB = -100777, 101, 202
 PLAYERS = (Player(user_id=ANN, name="Ann", side=Side.WHITE),
@@ -118,8 +119,7 @@ def _lobby(variant: Variant, **options: object) -> GameRecord:
 
 
 async def _started(store: Store, record: GameRecord, rng: Dealer) -> GameRecord:
-    current = await store.load_game(CHAT, None)
-    return await store.save(start_game(record, rng), current.version if current else 0)
+    return await store.save(start_game(record, rng), 0)  # each game under its own key
 
 
 def _uid(side: Side) -> int:
@@ -377,11 +377,9 @@ async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int
     """A finished game in the chat, booked the way the bot books it."""
     players = (Player(user_id=winner.id, name=winner.first_name, side=Side.WHITE),
                Player(user_id=loser.id, name=loser.first_name, side=Side.BLACK))
-    before = await world.store.load_game(chat.id, thread)
     record = await world.store.save(GameRecord(
         chat_id=chat.id, thread_id=thread, variant=Variant.LONG, players=players,
-        status=Status.ACTIVE, options=GameOptions(stake_per_point=amount)),
-        before.version if before else 0)
+        status=Status.ACTIVE, options=GameOptions(stake_per_point=amount)), 0)
     result = GameResult(Side.WHITE, ResultKind.OIN, EndReason.RESIGNED)
     outcome = Outcome(record.game_id, Variant.LONG, players, result, amount, thread_id=thread)
     entry, ledger = booking(outcome)
@@ -408,12 +406,12 @@ async def test_stake_shows_sets_and_refuses_bad_values(world: World) -> None:
     # /new without stake= plays for the chat's stake; stake= still wins
     sent = await world.send(club, bob, "/new long")
     await world.reply(club, sent)
-    lobby = await world.store.load_game(club.id, None)
+    lobby = await chat_game(world.store, club.id)
     assert lobby is not None and lobby.options.stake_per_point == 15
     await world.store.delete(lobby)
     sent = await world.send(club, bob, "/new long stake=0")
     await world.reply(club, sent)
-    lobby = await world.store.load_game(club.id, None)
+    lobby = await chat_game(world.store, club.id)
     assert lobby is not None and lobby.options.stake_per_point == 0
 
 

@@ -39,7 +39,7 @@ async def test_an_old_match_record_loads_and_plays_on(store: Store, case: dict[s
     # the stored dict format is unchanged: decoding and encoding gives the same bytes
     assert MatchState.from_dict(stored_engine).to_dict() == stored_engine
     record = await store.save(old, 0)
-    loaded = await store.load(game_key(record.chat_id, record.thread_id))
+    loaded = await store.load(game_key(record.chat_id, record.game_id))
     assert loaded is not None and loaded.engine == stored_engine
     dealer = Dealer.for_tests(case["seed"])
     offer = Callback.game(loaded.game_id, loaded.version, Action.REMATCH)

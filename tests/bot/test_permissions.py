@@ -25,6 +25,7 @@ from bot.store.records import ChatSettings, GameRecord, settings_key
 from engine.game import Phase
 from tests.bot.conftest import World
 from tests.botapi.model import Chat, Message, User
+from tests.conftest import chat_game
 
 OWNER, OTHER, INTRUDER = "owner", "other", "intruder"
 """The roles: whose buttons they are, the other player, a chat member not playing."""
@@ -71,7 +72,7 @@ async def _people(world: World) -> People:
 
 
 async def _record(world: World, p: People) -> GameRecord:
-    record = await world.store.load_game(p.chat.id, None)
+    record = await chat_game(world.store, p.chat.id)
     assert record is not None
     return record
 
@@ -253,3 +254,51 @@ def test_every_refusal_fits_an_alert(lang: str) -> None:
     long = {text: size for text in texts
             if (size := len(tr.gettext(text).encode("utf-16-le")) // 2) > 200}
     assert not long, long
+
+
+PICKING = {"board": ONLY, "cancel": ONLY, "export": ONLY}
+"""A command's list of the chat's games (kind ``gp``): its caller's alone."""
+
+
+async def test_a_list_of_games_is_its_callers_alone(world: World) -> None:
+    """Alice plays two games here, so /board, /cancel and /export answer her
+    with a list; every button of it is refused to the others and changes
+    nothing, and a game that no longer fits is refused to her too."""
+    p = await _people(world)
+    for opponent in (p.bob, p.eve):
+        sent = await world.send(p.chat, p.alice, "/new long")
+        lobby = await world.reply(p.chat, sent, "New game")
+        await world.tap(p.chat, p.alice, lobby, text="✋ Join")
+        await world.tap(p.chat, opponent, lobby, text="✋ Join")
+    games = await world.store.chat_games(p.chat.id)
+    assert len(games) == 2
+    people = {OWNER: p.alice, OTHER: p.bob, INTRUDER: p.eve}
+    for command, allowed in PICKING.items():
+        sent = await world.send(p.chat, p.alice, f"/{command}")
+        listing = await world.reply(p.chat, sent, "Which one?")
+        shown = world.buttons(listing)
+        assert sorted(d for _, d in shown) == sorted(
+            f"gp:{command}:{p.alice.id}:{g.game_id}" for g in games)
+        for text, data in shown:
+            for role in (OTHER, INTRUDER):
+                assert role not in allowed
+                answer = await world.tap(p.chat, people[role], listing, data)
+                assert answer.show_alert and "Only whoever sent the command" in (
+                    answer.text or ""), (command, text, role, answer)
+                assert world.buttons(listing) == shown
+                assert await world.store.chat_games(p.chat.id) == games
+    # a game that no longer fits /cancel (cancelled meanwhile) is refused to its caller
+    sent = await world.send(p.chat, p.alice, "/cancel")
+    listing = await world.reply(p.chat, sent, "Which one?")
+    first = games[0]
+    for user in (p.alice, p.bob):
+        sent = await world.send(p.chat, user, "/cancel",
+                                reply_to=first.board_message_id)
+        await world.reply(p.chat, sent)
+    data = next(d for _, d in world.buttons(listing) if d.endswith(first.game_id))
+    answer = await world.tap(p.chat, p.alice, listing, data)
+    assert answer.show_alert and "send the command again" in (answer.text or "")
+    # and a list's data of an unknown command is no button of this bot
+    answer = await world.tap(p.chat, p.alice, listing,
+                             f"gp:nosuch:{p.alice.id}:{first.game_id}", strict=False)
+    assert answer.show_alert and "does not work" in (answer.text or "")

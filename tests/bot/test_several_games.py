@@ -6,7 +6,9 @@ caller's one game, else a list to pick from).  Through the real handlers."""
 from __future__ import annotations
 
 import asyncio
+import json
 
+from bot.store import Store
 from bot.store.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
 from tests.bot.driver import Driver, game_board, game_id_of, pick
@@ -160,3 +162,38 @@ async def test_commands_find_the_callers_game_a_replied_board_or_ask(world: Worl
     answer = await world.tap(chat, alice, listing, choice)
     assert answer.show_alert and "send the command again" in (answer.text or "")
     assert (await _game(world, chat, second)).status is Status.CANCELLED
+
+
+async def test_a_game_stored_by_the_old_code_is_moved_by_its_first_tap(world: World) -> None:
+    """A group's game saved before several games per chat (schema 1, at
+    ``game:0``) goes on: the first tap on its board moves it to its own key."""
+    chat, (alice, bob) = await _group(world, "Alice", "Bob")
+    game_id = await _start(world, chat, alice, alice, bob, "backgammon")
+    driver = Driver(world.server, chat, (alice, bob), game_id=game_id)
+    await asyncio.to_thread(driver.play, 6, stop_early=True)
+    await world.idle()
+    # the store as the old code left it: the record at game:0, JSON schema 1, in `slots`
+    store, redis = world.store, world.store.redis
+    for _ in range(200):  # (after the start-up's pass, which would move it at once)
+        if await redis.exists("nardy:schema"):
+            break
+        await asyncio.sleep(0.05)
+    record = await _game(world, chat, game_id)
+    new_key = store.redis_key(record.key)
+    fields = {k.decode(): v.decode() for k, v in (await redis.hgetall(new_key)).items()}
+    data = json.loads(fields["d"])
+    del data["next_game"]
+    fields["d"] = json.dumps({**data, "schema_version": 1})
+    old_key = store.chat_key(chat.id, "game:0")
+    await redis.delete(new_key, store.chat_key(chat.id, "live"))
+    await redis.hset(old_key, mapping=fields)
+    await redis.sadd(store.chat_key(chat.id, "slots"), "game:0")
+    await redis.delete("nardy:schema")  # as before the start-up's pass moved everything
+    # the bot as just upgraded: a store that has not looked at any chat yet
+    store = world.app.bot_data["store"] = Store(redis)
+    final = await asyncio.to_thread(driver.play)
+    assert "🏁" in final.content
+    assert not await redis.exists(old_key)
+    done = await store.load_game(chat.id, game_id)
+    assert done is not None and done.status is Status.FINISHED and done.schema_version == 2
+    assert [e.game_id for e in await store.history(chat.id)] == [game_id]

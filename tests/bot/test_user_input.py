@@ -25,6 +25,7 @@ from tests.bot.conftest import World
 from tests.bot.test_handlers import _setup
 from tests.botapi.formatting import parse_html, strip_text, utf16_len
 from tests.botapi.model import Chat, Message, RequestRecord, User
+from tests.conftest import chat_game
 
 EN = translator("en")
 SENDING = {"sendmessage", "sendphoto", "senddocument", "editmessagetext", "editmessagecaption",
@@ -169,7 +170,7 @@ async def test_a_board_that_cannot_be_painted_is_shown_as_text(world: World,
         board = world.board(t.chat)
         assert board.photo is None and "Alice" in board.content
         assert "pips" in board.content and "Pips:" not in board.content  # the text board
-        record = await world.store.load_game(t.chat.id, None)
+        record = await chat_game(world.store, t.chat.id)
         assert record is not None and record.board_message_id == board.message_id
         assert not record.board_photo
         # a tap while the painter still fails: the text board again, not an error

@@ -20,6 +20,7 @@ from bot.store.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
+from tests.conftest import chat_game
 from tests.ops.conftest import PATH, SECRET, Worker
 
 Start = Callable[..., Awaitable[Worker]]
@@ -48,7 +49,7 @@ async def _settled(api: BotApiServer) -> None:
 
 
 async def _record(worker: Worker, chat: Chat) -> GameRecord:
-    record = await worker.store.load_game(chat.id, None)
+    record = await chat_game(worker.store, chat.id)
     assert record is not None
     return record
 

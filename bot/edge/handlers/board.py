@@ -376,6 +376,8 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
         current = await store.load(record.key)
         return current or record
     await store.mark_shown(saved, (record.chat_id, message.message_id))
+    # a reply to this board names its game, also once a newer board replaced it
+    await private_boards.remember(store, record.chat_id, message.message_id, record.ref)
     old = record.board_message_id
     if (strip_old or delete_old) and old and old != message.message_id:
         await _retire(context, record.chat_id, old, delete=delete_old)

@@ -86,6 +86,8 @@ async def on_button(update: Update, context: Context) -> None:
     # a board in a private chat may be a view of a game that lives elsewhere
     ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
            if message.chat.type == Chat.PRIVATE else None)
+    if ref is not None and ref.chat_id == chat_id:
+        ref = None  # the chat's own board (a game against the computer here)
     if ref is not None:
         chat_id = ref.chat_id
     tapped = effects.recall(TAPPED)

@@ -111,14 +111,14 @@ async def _board_game(update: Update, context: Context, replied: Message,
     """The game whose board (or lobby) ``replied`` is, if any."""
     store = get_store(context)
     chat = replied.chat
-    if chat.type == Chat.PRIVATE:
-        ref = await private_boards.game_of(store, chat.id, replied.message_id)
-        if ref is not None:
-            return await store.load_game(ref.chat_id, ref.game_id)
     found = next((g for g in games if g.board_message_id == replied.message_id
                   and g.chat_id == chat.id), None)
     if found is not None:
         return found
+    # a view in a private chat, or a group's older board of a game
+    ref = await private_boards.game_of(store, chat.id, replied.message_id)
+    if ref is not None:
+        return await store.load_game(ref.chat_id, ref.game_id)
     markup = replied.reply_markup
     for row in markup.inline_keyboard if markup is not None else ():
         for button in row:

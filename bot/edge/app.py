@@ -141,7 +141,7 @@ def run(settings: Settings) -> None:
     async def open_store(application: AnyApp) -> None:
         redis = await stack.enter_async_context(
             open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster))
-        application.bot_data["store"] = Store(redis)
+        application.bot_data["store"] = Store(redis, max_live=settings.max_chat_games)
         limiter.attach(application.bot_data["store"].flood)
         await set_commands(application)
         if settings.ops_port is not None and not settings.use_webhook:

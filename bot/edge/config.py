@@ -80,6 +80,8 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     ops_port: int | None = Field(default=None, ge=0, le=65535)
     startup_retry_seconds: float = Field(default=60.0, ge=0, le=3600)
+    max_chat_games: int = Field(default=10, ge=0, le=1000)
+    """Games at once (lobbies included) per chat or forum topic; 0: no limit."""
 
     @field_validator("bot_token")
     @classmethod

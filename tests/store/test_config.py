@@ -98,3 +98,11 @@ def test_env_example_lists_every_setting() -> None:
     example = (Path(__file__).parents[2] / ".env.example").read_text()
     listed = {line.split("=")[0] for line in example.splitlines() if "=" in line and line[0] != "#"}
     assert listed == {name.upper() for name in Settings.model_fields}
+
+
+def test_the_games_a_chat_may_have_at_once() -> None:
+    assert load_settings(environ={"BOT_TOKEN": "1:a"}, env_file=None).max_chat_games == 10
+    chosen = load_settings(environ={"BOT_TOKEN": "1:a", "MAX_CHAT_GAMES": "3"}, env_file=None)
+    assert chosen.max_chat_games == 3
+    with pytest.raises(ConfigError, match="MAX_CHAT_GAMES is malformed"):
+        load_settings(environ={"BOT_TOKEN": "1:a", "MAX_CHAT_GAMES": "-1"}, env_file=None)

@@ -3,8 +3,10 @@ best moves clean, luck that follows the dice, cube errors flagged."""
 
 from __future__ import annotations
 
+import importlib.util
 import pickle
 import random
+from pathlib import Path
 
 import pytest
 
@@ -20,11 +22,13 @@ from ai.analysis import (
     grade,
     rating,
 )
+from ai.annotate import export_with_analysis
 from ai.arena import play_recorded
 from ai.backgammon import GnubgPlayer
 from ai.cube import CubeState
-from engine import Game, GameOptions, Position, Side, Step, Variant
+from engine import Game, GameOptions, Match, Position, Side, Step, Variant, format_match
 from tests.engine.gameplay import Scripted
+from tests.engine.test_matfile_gnubg import assert_same, gnubg_import
 
 
 class Cycle:
@@ -170,3 +174,27 @@ def test_the_analysis_pickles_and_bad_input_is_refused() -> None:
         analyse(game, player=make_player(Variant.BACKGAMMON, Level.MEDIUM))
     unstarted = analyse(Game.new(GameOptions.long()))
     assert unstarted.decisions == () and unstarted.players[0].rating is None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gnubg") is None,
+                    reason="GNU Backgammon's Python module (gnubg, a test extra) is not installed")
+def test_the_exported_analysis_is_a_comment_gnu_backgammon_reads(tmp_path: Path) -> None:
+    """GNU Backgammon itself imports the annotated file: the same games as
+    without the comments, and the comment lines as the match's comment."""
+    options = GameOptions.backgammon(match_length=3)
+    match = Match.new(options)
+    players = [make_player(Variant.BACKGAMMON, level, 5) for level in (Level.EASY, Level.MEDIUM)]
+    rng = random.Random(9)
+    while not match.is_over:
+        match = match.next_game()
+        assert match.current is not None
+        match = match.update(play_recorded(players, rng, start=match.current.roll(rng)))
+    names = ("Ann Lee", "Bob")
+    analysed = [(number, game, analyse(game)) for number, game in enumerate(match.games, 1)]
+    text = export_with_analysis(format_match(match, names=names), analysed, names=names)
+    comments = [line for line in text.splitlines() if line.startswith("; ")]
+    assert len(comments) >= 1 + 2 * len(match.games)
+    assert comments[1].startswith("; Game 1, Ann Lee: ")
+    imported = gnubg_import(tmp_path, {"annotated": text})["annotated"]
+    assert_same(match, imported)
+    assert imported["match-info"]["comment"] == "\n".join(line[2:] for line in comments) + "\n"

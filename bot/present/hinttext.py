@@ -2,10 +2,11 @@
 
 A hint is the answer to the tap (an alert only the tapper sees, at most
 :data:`ALERT_LIMIT` characters), so the shared board and its caption stay as
-they are.  Turns are written as the whole-turn buttons write them (the
-engine's notation, points numbered for the mover, as the board is numbered
-while they move); the equity is the mover's expected points per game, the
-turns after the first also show what they give away against it.
+they are.  Turns are written in the engine's notation with the board's words
+for bar and off (as the caption's last-turn line), points numbered for the
+mover (as the board and the whole-turn buttons are while they move); the
+equity is the mover's expected points per game, and the turns after the
+first also show what they give away against it.
 
 >>> from engine import Dice, Position, Side, Step, Variant
 >>> from bot.present.i18n import translator
@@ -52,8 +53,9 @@ def hint_text(tr: Translator, question: HintQuestion, ranked: Sequence[Ranked]) 
     best = ranked[0].equity if ranked else 0.0
     lines = []
     for number, turn in enumerate(ranked, start=1):
-        line = f"{number}. {format_turn(question.position, text_order(turn.steps))}  " \
-               f"{equity_text(turn.equity)}"
+        notation = format_turn(question.position, text_order(turn.steps),
+                               bar=tr.gettext("bar"), off=tr.gettext("off"))
+        line = f"{number}. {notation}  {equity_text(turn.equity)}"
         if number > 1:
             line += f" ({equity_text(turn.equity - best)})"
         lines.append(line)

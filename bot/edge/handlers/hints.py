@@ -42,6 +42,11 @@ def cached(question: HintQuestion) -> tuple[Ranked, ...] | None:
     return found
 
 
+def forget() -> None:
+    """Drop every kept hint (a test starts from none)."""
+    _ANSWERS.clear()
+
+
 async def ranked(question: HintQuestion) -> tuple[Ranked, ...]:
     """The best turns for ``question``: from the cache, or computed once in
     the worker pool however many taps ask at the same time."""
@@ -53,6 +58,8 @@ async def ranked(question: HintQuestion) -> tuple[Ranked, ...]:
     if pending is None:
         pending = _PENDING[question] = asyncio.ensure_future(_compute(question))
         pending.add_done_callback(lambda _: _PENDING.pop(question, None))
+    else:
+        HINTS.labels("shared").inc()
     # shielded: a tap whose handler is cancelled does not cancel the others' answer
     return await asyncio.shield(pending)
 

@@ -144,12 +144,18 @@ async def _command(world: World, p: People, user: User, text: str) -> None:
     await world.reply(p.chat, sent)
 
 
-async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: World) -> None:
+async def _started(world: World, command: str) -> People:
+    """Alice opens a lobby with ``command``; she and Bob join: the game starts."""
     p = await _people(world)
-    sent = await world.send(p.chat, p.alice, "/new backgammon match=3 stake=10")
+    sent = await world.send(p.chat, p.alice, command)
     await world.reply(p.chat, sent, "New game")
     await _tap(world, p, p.alice, "j")
     await _tap(world, p, p.bob, "j")
+    return p
+
+
+async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: World) -> None:
+    p = await _started(world, "/new backgammon match=3 stake=10")
     seen: set[str] = set()
     # play: the opening move, the menu, a source point, a turn to Undo and Confirm,
     # a whole turn, the roll and double (and its confirmation: the game is staked)
@@ -237,11 +243,7 @@ async def test_the_hint_is_the_movers_alone(world: World) -> None:
     """A game with hints (bot/rules/hints.py): 💡 Hint beside the moves, at a
     turn's start and after a step, is the mover's; the other player's and a
     bystander's taps, and the mover's on an older or newer board, are refused."""
-    p = await _people(world)
-    sent = await world.send(p.chat, p.alice, "/new backgammon hints=on")
-    await world.reply(p.chat, sent, "New game")
-    await _tap(world, p, p.alice, "j")
-    await _tap(world, p, p.bob, "j")
+    p = await _started(world, "/new backgammon hints=on")
     seen: set[str] = set()
     for _ in range(6):
         owner = await _waiting(world, p)

@@ -1,6 +1,6 @@
 """Hints: the best turns for the roll being played (issue 17), in practice games only.
 
-Pure, like :mod:`bot.rules.actions`.  A game has hints when it is not staked
+Pure, like :mod:`bot.rules.play`.  A game has hints when it is not staked
 and either the computer plays in it (unless created with ``hints=off``) or it
 was created with ``hints=on`` (both players saw "hints on" in the lobby or the
 invitation before joining).  A stake and hints never go together: ``/new``
@@ -29,15 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.present.i18n import N_
-from bot.rules.actions import (
-    NOT_PLAYING,
-    NOT_YOUR_TURN,
-    STALE,
-    MatchState,
-    Refusal,
-    seat_of,
-    table_of,
-)
+from bot.rules.matchstate import MatchState, table_of
+from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
+from bot.rules.seats import seat_of
 from bot.store.records import GameOptions, GameRecord, Status
 from engine.choices import forced_turn
 from engine.game import Phase

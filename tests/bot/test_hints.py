@@ -16,11 +16,16 @@ from bot.present.callbacks import Action, Callback
 from bot.present.hinttext import equity_text, hint_text
 from bot.present.i18n import translator
 from bot.present.usertext import utf16_length
-from bot.rules import actions, hints
-from bot.rules.actions import OptionError, parse_new_args, table_of
+from bot.rules import hints
 from bot.rules.booking import with_chat_stake
 from bot.rules.computer import best_turns
+from bot.rules.fairplay import Dealer
 from bot.rules.hints import HintQuestion, Ranked
+from bot.rules.lobby import new_lobby, start_game
+from bot.rules.matchstate import table_of
+from bot.rules.options import HINTS_UNSTAKED, OptionError, parse_new_args
+from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, Refusal
+from bot.rules.seats import waiting_user
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import Dice, Position, Side, Step, Variant
 from engine.choices import text_order, turn_choices
@@ -142,7 +147,7 @@ async def _at_a_move(world: World, chat: Chat, players: dict[int, User]) -> Game
     (backgammon with the cube: Roll or Double)."""
     record = await _record(world, chat)
     if table_of(record).game.phase is Phase.ROLL:
-        user = players[actions.waiting_user(record) or 0]
+        user = players[waiting_user(record) or 0]
         await world.tap(chat, user, world.board(chat), text="🎲 Roll")
         record = await _record(world, chat)
     assert table_of(record).game.phase is Phase.MOVE
@@ -202,7 +207,7 @@ async def test_hint_in_a_group_game_with_hints_on(world: World, variant: str) ->
     assert record.options.hints is True and record.options.stake_per_point == 0
     board = world.board(club)
     assert "💡 hints on" in board.content, board.content
-    mover = players[actions.waiting_user(record) or 0]
+    mover = players[waiting_user(record) or 0]
     other = next(u for uid, u in players.items() if uid != mover.id)
     data = next(d for _, d in world.buttons(board) if _action(d) == HINT)
     assert ("💡 Hint", data) in world.buttons(board)
@@ -224,7 +229,7 @@ async def test_hint_in_a_group_game_with_hints_on(world: World, variant: str) ->
 async def test_the_hint_stays_for_the_whole_turn_and_refuses_old_boards(world: World) -> None:
     club, players, _eve = await _group_game(world, "/new backgammon hints=on")
     record = await _record(world, club)
-    mover = players[actions.waiting_user(record) or 0]
+    mover = players[waiting_user(record) or 0]
     board = world.board(club)
     old_hint = next(d for _, d in world.buttons(board) if _action(d) == HINT)
     first = await _ask(world, club, mover, board)
@@ -261,7 +266,7 @@ async def test_the_button_only_where_hints_are_allowed(world: World, command: st
     if shown:
         return
     # a forged hint in a game without them: refused, nothing changes
-    mover = players[actions.waiting_user(record) or 0]
+    mover = players[waiting_user(record) or 0]
     forged = Callback.game(record.game_id, record.version, Action.HINT).format()
     answer = await world.tap(club, mover, world.board(club), forged, strict=False)
     assert answer.show_alert and answer.text == EN.gettext(hints.HINTS_OFF), answer
@@ -305,7 +310,7 @@ async def test_a_lobby_says_hints_on_and_the_chat_stake_stays_out(world: World) 
 def test_every_hint_refusal_fits_an_alert(lang: str) -> None:
     tr = translator(lang)
     for text in (hints.HINTS_OFF, hints.GAME_OVER, hint_answers.UNAVAILABLE,
-                 actions.HINTS_UNSTAKED):
+                 HINTS_UNSTAKED):
         assert 0 < utf16_length(tr.gettext(text)) <= 200, text
 
 
@@ -316,7 +321,7 @@ async def test_hints_against_the_bot_in_a_private_chat(world: World) -> None:
     sent = await world.send(chat, alice, "/new backgammon bot")
     await world.reply(chat, sent)
     record = await _at_a_move(world, chat, {alice.id: alice})
-    assert actions.waiting_user(record) == alice.id
+    assert waiting_user(record) == alice.id
     board = world.board(chat)
     check_hint(await _ask(world, chat, alice, board), record)
     # Play a whole turn; at the next roll (the cube: Roll or Double) there is no hint
@@ -371,7 +376,7 @@ async def test_hints_in_a_private_game_by_invitation(world: World) -> None:
 async def test_taps_at_once_compute_the_hint_once(world: World) -> None:
     club, players, _eve = await _group_game(world, "/new backgammon bot level=easy")
     record = await _at_a_move(world, club, players)
-    alice = players[actions.waiting_user(record) or 0]
+    alice = players[waiting_user(record) or 0]
     board = world.board(club)
     data = next(d for _, d in world.buttons(board) if _action(d) == HINT)
     counts = [_hints_computed(how) for how in ("computed", "shared", "cached")]
@@ -387,26 +392,25 @@ async def test_taps_at_once_compute_the_hint_once(world: World) -> None:
 
 def test_a_refused_hint_changes_nothing_in_the_rules() -> None:
     """:func:`bot.rules.hints.ask` on a record: the checks in order."""
-    from bot.rules.fairplay import Dealer
-    lobby = actions.new_lobby(-1, None, Variant.BACKGAMMON, GameOptions(hints=True, koks=False),
+    lobby = new_lobby(-1, None, Variant.BACKGAMMON, GameOptions(hints=True, koks=False),
                                1, Dealer())
     players = (Player(user_id=1, name="A", side=Side.WHITE),
                Player(user_id=2, name="B", side=Side.BLACK))
-    game = actions.start_game(lobby.model_copy(update={"players": players}), Dealer())
+    game = start_game(lobby.model_copy(update={"players": players}), Dealer())
     mover = table_of(game).game.to_act
     assert mover is not None
     mover_id = 1 if mover is Side.WHITE else 2
     question = hints.ask(game, mover_id)
     assert question.position == table_of(game).game.turn_start
-    for user_id, message in ((3 - mover_id, actions.NOT_YOUR_TURN), (9, actions.NOT_PLAYING)):
-        with pytest.raises(actions.Refusal) as refused:
+    for user_id, message in ((3 - mover_id, NOT_YOUR_TURN), (9, NOT_PLAYING)):
+        with pytest.raises(Refusal) as refused:
             hints.ask(game, user_id)
         assert refused.value.message == message
     plain = game.model_copy(update={"options": GameOptions(koks=False)})
-    with pytest.raises(actions.Refusal) as refused:
+    with pytest.raises(Refusal) as refused:
         hints.ask(plain, mover_id)
     assert refused.value.message == hints.HINTS_OFF
     over = game.model_copy(update={"status": Status.CANCELLED})
-    with pytest.raises(actions.Refusal) as refused:
+    with pytest.raises(Refusal) as refused:
         hints.ask(over, mover_id)
     assert refused.value.message == hints.GAME_OVER

@@ -45,10 +45,17 @@ from bot.present.usertext import html_text
 from bot.rules import deadlines
 from bot.rules.matchstate import table_of
 from bot.rules.refusals import Refusal
-from bot.rules.seats import seat_of, waiting_user
-from bot.rules.timeouts import claim_timeout, drop_pause_request, more_time, pause_request
+from bot.rules.seats import seat_of
+from bot.rules.timeouts import (
+    Notice,
+    claim_timeout,
+    drop_pause_request,
+    more_time,
+    notice,
+    pause_request,
+)
 from bot.store import prefs, wakeups
-from bot.store.records import GameRecord, Player, Status
+from bot.store.records import GameRecord, Status
 from bot.store.saving import commit_game
 
 JOB_NAME = "clock"
@@ -77,10 +84,14 @@ async def tick_job(context: Context) -> None:
 
 
 async def act(context: Context, record: GameRecord, stage: int) -> None:
-    if stage == deadlines.TIMED_OUT:
-        await offer_timeout(context, record)
+    """Say what the due ``stage`` of the record's clock says (:func:`notice`)."""
+    due = notice(record, stage)
+    if due is None:
+        return
+    if due.timed_out:
+        await offer_timeout(context, record, due)
     else:
-        await remind(context, record)
+        await remind(context, record, due)
 
 
 async def _chat_translator(context: Context, record: GameRecord) -> Translator:
@@ -89,10 +100,6 @@ async def _chat_translator(context: Context, record: GameRecord) -> Translator:
 
 async def _user_translator(context: Context, user_id: int) -> Translator:
     return translator(await prefs.language(get_store(context), user_id))
-
-
-def _opponent(record: GameRecord, user_id: int) -> Player:
-    return next(p for p in record.players if p.user_id != user_id)
 
 
 def _game_link(record: GameRecord) -> str | None:
@@ -111,14 +118,14 @@ def _mute_keyboard(tr: Translator, record: GameRecord, link: str | None = None
     return InlineKeyboardMarkup([row])
 
 
-async def remind(context: Context, record: GameRecord) -> None:
+async def remind(context: Context, record: GameRecord, due: Notice) -> None:
     """Remind the player the game waits for (unless they muted reminders)."""
     store = get_store(context)
-    user_id = waiting_user(record)
-    if user_id is None or record.deadline is None or await prefs.is_muted(store, user_id):
+    user_id, opponent = due.late.user_id, due.opponent
+    if await prefs.is_muted(store, user_id):
         return
+    assert record.deadline is not None  # a reminder's notice has one
     left = record.deadline - deadlines.now()
-    opponent = _opponent(record, user_id)
     if record.is_private or await prefs.has_started(store, user_id):
         tr = await _user_translator(context, user_id)
         text = "⏰ " + tr.gettext(
@@ -134,9 +141,8 @@ async def remind(context: Context, record: GameRecord) -> None:
             if record.is_private:
                 return
     tr = await _chat_translator(context, record)
-    player = next(p for p in record.players if p.user_id == user_id)
     text = "⏰ " + tr.gettext("{who}, your move is waiting: {left} left.",
-                              who=mention(player.user_id, player.name), left=duration(tr, left))
+                              who=mention(user_id, due.late.name), left=duration(tr, left))
     await _post(context, record, text, _mute_keyboard(tr, record))
 
 
@@ -160,13 +166,9 @@ def timeout_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup
     ]])
 
 
-async def offer_timeout(context: Context, record: GameRecord) -> None:
+async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> None:
     """The deadline passed: the opponent may claim the win or give more time."""
-    late_id = waiting_user(record)
-    if late_id is None:
-        return
-    late, winner = (next(p for p in record.players if p.user_id == late_id),
-                    _opponent(record, late_id))
+    late, winner = due.late, due.opponent
     cube = table_of(record).game.cube_value
     private = record.is_private
     tr = await (_user_translator(context, winner.user_id) if private

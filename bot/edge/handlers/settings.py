@@ -24,6 +24,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import CallbackDataError, SettingChoice
 from bot.present.i18n import LANGUAGE_NAMES, N_, Translator
+from bot.rules.chatsettings import with_setting
 from bot.store.records import ChatSettings, settings_key
 
 CHOICES: dict[str, dict[str, str]] = {
@@ -120,15 +121,11 @@ async def on_settings_button(update: Update, context: Context) -> None:
     field, value = choice[0], field_value(*choice)
     store = get_store(context)
     before = await store.chat_settings(chat.id)
-
-    def change(settings: ChatSettings | None) -> ChatSettings:
-        current = settings or ChatSettings(chat_id=chat.id)
-        return current.model_copy(update={field: value})
-
     await query.answer()
     if getattr(before, field) == value:  # already so (a double tap): nothing to redraw
         return
-    after = await store.update(settings_key(chat.id), change)
+    after = await store.update(settings_key(chat.id),
+                               lambda settings: with_setting(settings, chat.id, field, value))
     message = query.message
     if message is not None and message.is_accessible:
         await context.bot.edit_message_text(settings_text(tr, after), chat_id=chat.id,

@@ -6,7 +6,7 @@ import io
 from collections.abc import Callable
 from html import escape
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Chat, Update
 
 from ai import Level
 from bot.edge.handlers import computer as computer_turns
@@ -27,6 +27,7 @@ from bot.edge.handlers.games import show_view
 from bot.present.callbacks import CallbackDataError, LanguageChoice
 from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
+from bot.present.keyboards import language_keyboard
 from bot.rules import computer
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
@@ -178,17 +179,10 @@ async def rules(update: Update, context: Context) -> None:
     await reply(update, rules_text(tr))
 
 
-def _lang_keyboard() -> InlineKeyboardMarkup:
-    row = [InlineKeyboardButton(LANGUAGE_NAMES[lang], callback_data=LanguageChoice(lang).format())
-           for lang in LANGUAGES]
-    return InlineKeyboardMarkup([row, [InlineKeyboardButton(
-        "🌐 auto", callback_data=LanguageChoice("auto").format())]])
-
-
 async def lang(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     await reply(update, tr.gettext("Choose the language of this chat (auto: each "
-                                   "user's Telegram language):"), reply_markup=_lang_keyboard())
+                                   "user's Telegram language):"), reply_markup=language_keyboard())
 
 
 async def on_lang_button(update: Update, context: Context) -> None:

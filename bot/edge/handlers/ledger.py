@@ -15,7 +15,6 @@ from html import escape
 
 from telegram import (
     CallbackQuery,
-    InlineKeyboardButton,
     InlineKeyboardMarkup,
     Message,
     Update,
@@ -36,6 +35,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
+from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
 from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules import computer
@@ -307,13 +307,7 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
                    "changes, by {amount}.", other=mention(request.other, names[request.other]),
                    amount=abs(request.change)),
     ])
-    keyboard = InlineKeyboardMarkup([[
-        InlineKeyboardButton(tr.gettext("✅ Settled"), callback_data=Callback.settle(
-            request.request_id, Action.SETTLE_YES).format()),
-        InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
-            request.request_id, Action.SETTLE_NO).format()),
-    ]])
-    return text, keyboard
+    return text, settle_answer_keyboard(tr, request.request_id)
 
 
 def pays_text(tr: Translator, payment: Debt, names: dict[int, str], *,
@@ -330,24 +324,17 @@ def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
             ) -> InlineKeyboardMarkup:
     """One button per player the requester has a balance with, then one per
     payment of the settle-up plan the requester makes or receives."""
-    rows = []
-    for index, other in enumerate(request.candidates):
+    owed = []
+    for other in request.candidates:
         debt = (Debt(other, request.requester, balances[other]) if balances[other] > 0
                 else Debt(request.requester, other, -balances[other]))
-        rows.append([InlineKeyboardButton(
-            owes_text(tr, debt, request.names, html=False),
-            callback_data=Callback.settle(request.request_id, Action.SETTLE_WITH,
-                                          index).format())])
-    for index, (other, change) in enumerate(request.planned):
+        owed.append(owes_text(tr, debt, request.names, html=False))
+    paid = []
+    for other, change in request.planned:
         payment = (Debt(other, request.requester, -change) if change < 0
                    else Debt(request.requester, other, change))
-        rows.append([InlineKeyboardButton(
-            "📋 " + pays_text(tr, payment, request.names, html=False),
-            callback_data=Callback.settle(request.request_id, Action.SETTLE_PLAN,
-                                          index).format())])
-    rows.append([InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
-        request.request_id, Action.SETTLE_NO).format())])
-    return InlineKeyboardMarkup(rows)
+        paid.append(pays_text(tr, payment, request.names, html=False))
+    return settle_choice_keyboard(tr, request.request_id, owed, paid)
 
 
 async def settle(update: Update, context: Context) -> None:

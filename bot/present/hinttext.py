@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.present.i18n import Translator
+from bot.present.messages import board_labels
 from bot.present.usertext import ALERT_LIMIT, utf16_length
 from bot.rules.hints import HintQuestion, Ranked
 from engine.choices import text_order
@@ -51,10 +52,11 @@ def hint_text(tr: Translator, question: HintQuestion, ranked: Sequence[Ranked]) 
     dice = question.dice
     title = "💡 " + tr.gettext("Best turns for {dice}:", dice=f"{dice.first}-{dice.second}")
     best = ranked[0].equity if ranked else 0.0
+    labels = board_labels(tr)
     lines = []
     for number, turn in enumerate(ranked, start=1):
         notation = format_turn(question.position, text_order(turn.steps),
-                               bar=tr.gettext("bar"), off=tr.gettext("off"))
+                               bar=labels.bar, off=labels.off)
         line = f"{number}. {notation}  {equity_text(turn.equity)}"
         if number > 1:
             line += f" ({equity_text(turn.equity - best)})"

@@ -596,7 +596,8 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     def label(point: int) -> str:
         return point_label(game.variant, actor, seen_by, point, labels)
 
-    turns = [choice.notation(numbering=seen_by) for choice in offered_turns(game)]
+    turns = [choice.notation(numbering=seen_by, bar=labels.bar, off=labels.off)
+             for choice in offered_turns(game)]
     return keys.moves(label, turn.distinct_steps, can_undo=bool(turn.played),
                       complete=turn.is_complete, source=source if ui is Action.SOURCE else None,
                       turns=turns, hint=can_hint(record, table))

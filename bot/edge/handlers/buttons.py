@@ -22,6 +22,7 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
+from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import (
     clear_notification,
     edit,
@@ -39,14 +40,12 @@ from bot.edge.handlers.common import (
     parse_tap,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import Action, Callback
 from bot.present.i18n import Translator
-from bot.rules import computer
-from bot.rules.aftergame import after_game
-from bot.rules.lobby import apply_lobby
-from bot.rules.play import apply_game, ui_only
+from bot.rules import computer, hints
 from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
 from bot.rules.seats import waiting_user
+from bot.rules.taps import tap, tapped_view
 from bot.store import VersionConflict, private_boards
 from bot.store.layout import GameLimit
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
@@ -95,6 +94,12 @@ async def on_button(update: Update, context: Context) -> None:
         await _finish(context, tr, query, tapped)
         return
     try:
+        if data.action is Action.HINT:  # an alert for the mover; nothing changes
+            record, _view = await _tapped(query, context, data, chat_id,
+                                          in_view=ref is not None)
+            question = hints.ask(record, query.from_user.id)
+            await query.answer(await hint_answers.answer_text(tr, question), show_alert=True)
+            return
         record, new, view = await _decide(query, context, tr, data, chat_id,
                                           in_view=ref is not None)
     except Refusal as refusal:
@@ -138,38 +143,27 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     the record it makes (the same one for keyboard-only taps) and the view
     tapped (``in_view``: the message is a board in a private chat);
     :class:`Refusal` when nothing may change."""
-    store = get_store(context)
-    record = await load_for(store, chat_id, data)
+    record, view = await _tapped(query, context, data, chat_id, in_view=in_view)
+    user = query.from_user
+    if data.action is Action.NEW and any(  # a new lobby from a finished board: not a second
+            g.status is Status.LOBBY and g.created_by == user.id
+            for g in await get_store(context).chat_games(record.chat_id, record.thread_id,
+                                                         ended=False)):
+        raise Refusal(LOBBY_WAITS)
+    new = tap(record, user.id, display_name(user), data, get_dealer(context).tapped(query.id),
+              own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
+    return record, new, view
+
+
+async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_id: int, *,
+                  in_view: bool) -> tuple[GameRecord, BoardViewRef | None]:
+    """The record a tap acts on (the game its button names, in ``chat_id``), at
+    the version its button was drawn for, and the view tapped (``in_view``);
+    :class:`Refusal` for an old message."""
+    record = await load_for(get_store(context), chat_id, data)
     message = query.message
     assert message is not None
-    view = None
-    if in_view:
-        tapped = (message.chat.id, message.message_id)
-        view = next((v for v in record.views if (v.chat_id, v.message_id) == tapped), None)
-        if view is None:
-            raise Refusal(STALE)
-    elif record.board_message_id is not None and message.message_id != record.board_message_id:
-        raise Refusal(STALE)
-    user = query.from_user
-    dealer = get_dealer(context).tapped(query.id)
-    if data.kind is Kind.LOBBY:
-        if data.action is Action.COMPUTER:
-            level = computer.DEFAULT_LEVEL
-            name = computer.bot_name(tr, level)
-            return record, computer.play_from_lobby(record, user.id, display_name(user), name,
-                                                    dealer, level), view
-        return record, apply_lobby(record, user.id, display_name(user), data, dealer), view
-    if record.status is not Status.ACTIVE:  # the buttons after the end
-        if data.action is Action.NEW and any(
-                g.status is Status.LOBBY and g.created_by == user.id
-                for g in await store.chat_games(record.chat_id, record.thread_id, ended=False)):
-            raise Refusal(LOBBY_WAITS)
-        new = after_game(record, user.id, data, dealer)
-        return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
-    new = apply_game(record, user.id, data, own_board=view is not None)
-    if new is record and not ui_only(record, data.action):
-        raise Refusal(STALE)
-    return record, new, view
+    return record, tapped_view(record, message.chat.id, message.message_id, in_view=in_view)
 
 
 async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped: str) -> None:

@@ -31,16 +31,12 @@ from bot.present.fairtext import (
 from bot.present.i18n import N_, Translator
 from bot.present.render.dicechart import render_dice_chart
 from bot.present.usertext import html_text
-from bot.rules.fairplay import SeedWordsError, with_words
+from bot.rules.fairplay import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.refusals import Refusal
 from bot.rules.seats import seat_of
 from bot.store.records import GameRecord, Status
 from bot.store.saving import commit_game
-
-NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
-SEED_USAGE = N_("Send /seed and a few words of your own: they are mixed into the dice of "
-                "this lobby's game, so nobody (the bot included) can know the dice in advance.")
 
 
 def _lobby(record: GameRecord, _user_id: int) -> bool:
@@ -52,20 +48,9 @@ async def _seed(update: Update, context: Context, tr: Translator, record: GameRe
     assert user is not None and message is not None
     words = (message.text or "").partition(" ")[2]
     store = get_store(context)
-
-    def mixed(current: GameRecord, _now: float) -> GameRecord:
-        if current.status is not Status.LOBBY or current.dice is None:
-            raise Refusal(NO_LOBBY)
-        if not words.strip():
-            raise Refusal(SEED_USAGE)
-        try:
-            return current.model_copy(update={"dice": with_words(current.dice, user.id, words)})
-        except SeedWordsError:
-            raise Refusal(N_("No more words fit into this lobby's dice.")) from None
-
     try:
-        changed = await commit_game(
-            store, lambda: store.load_game(record.chat_id, record.game_id), mixed)
+        changed = await commit_game(store, lambda: store.load_game(record.chat_id, record.game_id),
+                                    lambda current, _now: seeded(current, user.id, words))
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return

@@ -46,6 +46,7 @@ from bot.store.client import RedisClient, as_text, no_upkeep
 from bot.store.commit import commit
 from bot.store.keys import Keys
 from bot.store.layout import (
+    CURRENT,
     DEFAULT_MAX_LIVE,
     ENDED_KEEP,
     ENDED_TTL,
@@ -89,13 +90,7 @@ return 1
 # KEYS: record, slots.  ARGV: expected version, JSON ('' deletes), suffix.
 # Returns {1, new version} or {0, stored version}.  A hash without `v` (not
 # written by us) is never overwritten: it reports version '?'.
-_CAS = """
-local cur = redis.call('HGET', KEYS[1], 'v')
-if not cur then
-  if redis.call('EXISTS', KEYS[1]) == 1 then return {0, '?'} end
-  cur = '0'
-end
-if cur ~= ARGV[1] then return {0, cur} end
+_CAS = CURRENT + """
 local new = tonumber(cur) + 1
 if ARGV[2] == '' then
   redis.call('DEL', KEYS[1])

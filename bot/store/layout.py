@@ -46,6 +46,17 @@ def placement(record: GameRecord) -> list[Any]:
     return ["l" if record.is_live else "e", topic_of(record.thread_id)]
 
 
+CURRENT = """
+-- The record's stored version `cur` ('0': none), or {0, stored} unless it is
+-- ARGV[1].  A hash without `v` (not written by us) reports '?'.
+local cur = redis.call('HGET', KEYS[1], 'v')
+if not cur then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return {0, '?'} end
+  cur = '0'
+end
+if cur ~= ARGV[1] then return {0, cur} end
+"""
+
 PLACE = """
 -- A game's place in its chat's indexes, set in the script that saves it.
 -- where: 'l' live (no expiry), 'e' ended (expires), 'd' deleted.
@@ -73,13 +84,7 @@ end
 # previous record}.  The previous record (a game continued by this new one: a rematch,
 # the match's next game, a new lobby on its board) is saved in the same step.  A hash
 # without `v` (not written by us) is never overwritten: it reports version '?'.
-SAVE_GAME = PLACE + """
-local cur = redis.call('HGET', KEYS[1], 'v')
-if not cur then
-  if redis.call('EXISTS', KEYS[1]) == 1 then return {0, '?'} end
-  cur = '0'
-end
-if cur ~= ARGV[1] then return {0, cur} end
+SAVE_GAME = PLACE + CURRENT + """
 if KEYS[4] then
   local before = redis.call('HGET', KEYS[4], 'v') or '0'
   if before ~= ARGV[10] then return {3, before} end

@@ -188,8 +188,11 @@ def check(client: redis.Redis, games: list[Played]) -> list[str]:
     problems = []
     for game in games:
         name = f"nardy:{{chat:{game.chat.id}}}"
-        raw = client.hget(f"{name}:game:0", "d")
-        record = decode(GameRecord, name, raw, int(client.hget(f"{name}:game:0", "v") or 0))
+        # the chat's one game, ended (or still live), under its own id (bot/store/games.py)
+        [game_id] = client.zrange(f"{name}:ended", 0, -1) or client.zrange(f"{name}:live", 0, -1)
+        key = f"{name}:g:{game_id.decode() if isinstance(game_id, bytes) else game_id}"
+        raw = client.hget(key, "d")
+        record = decode(GameRecord, key, raw, int(client.hget(key, "v") or 0))
         where = f"chat {game.chat.id}"
         problems += [f"{where}: {p}" for p in game.problems]
         if record.status is not Status.FINISHED:

@@ -28,6 +28,7 @@ from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, with_table
 from bot.store import Store
+from bot.store.layout import ENDED_KEEP
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from bot.store.saving import save
 from engine.game import Phase
@@ -87,12 +88,13 @@ async def main() -> None:
             markers += 1
             pipe.set(f"nardy:update:{markers}", "d", ex=24 * 3600)
         pipe.hset(f"nardy:{{chat:{chat}}}:flood", mapping={"t": "19.5", "ts": "1700000000.5"})
-        pipe.set(f"nardy:{{chat:{chat}}}:notify:0", 12345, ex=7 * 24 * 3600)
+        pipe.set(f"nardy:{{chat:{chat}}}:ping:{record.game_id}", 12345, ex=7 * 24 * 3600)
         await pipe.execute()
     active = await used(redis)
     sample = games[0]
-    keys = [store.redis_key(sample.key), store.chat_key(sample.chat_id, "slots"),
-            store.chat_key(sample.chat_id, "flood"), store.chat_key(sample.chat_id, "notify:0"),
+    keys = [store.redis_key(sample.key), store.chat_key(sample.chat_id, "live"),
+            store.chat_key(sample.chat_id, "flood"),
+            store.chat_key(sample.chat_id, f"ping:{sample.game_id}"),
             store.user_key(sample.players[0].user_id), "nardy:update:1"]
     sizes = {key: await redis.memory_usage(key) for key in keys}
     record_bytes = sum([len(await redis.hget(store.redis_key(g.key), "d") or b"")
@@ -113,33 +115,46 @@ async def main() -> None:
     for key, size in sizes.items():
         print(f"    MEMORY USAGE {key}: {size} bytes")
     print(f"  finished game: {(finished - active) / GAMES:,.0f} bytes more than the active "
-          f"game (history entry, ledger pair, booked id, two players' stats; the finished "
-          f"record stays until the next game replaces it)")
+          f"game (history entry, ledger pair, booked id, two players' stats, its place in the "
+          f"chat's ended index; the finished record stays: a chat keeps its 20 newest ended "
+          f"games, 30 days at most)")
     for name, size in finished_sizes.items():
         print(f"    MEMORY USAGE {store.chat_key(sample.chat_id, name)}: {size} bytes")
     print(f"  history entry JSON: {len(await redis.lindex(history_key, 0) or b''):,} bytes")
     per_game = await finished_in_one_chat(store, rng)
-    print(f"  each further finished game of one chat (its history entry and booked id; "
-          f"history keeps {store.history_cap}): {per_game:,.0f} bytes")
+    print(f"  each further finished game of one chat, past its 20 kept records (its history "
+          f"entry and booked id; history keeps {store.history_cap}): {per_game:,.0f} bytes")
     await redis.flushdb()
     await redis.aclose()
 
 
-async def finished_in_one_chat(store: Store, rng: random.Random, games: int = 150) -> float:
-    """Memory added per game when one chat plays ``games`` games one after another."""
+KEPT = ENDED_KEEP
+
+
+async def finished_in_one_chat(store: Store, rng: random.Random, games: int = 170) -> float:
+    """Memory added per game when one chat plays ``games`` games one after another
+    (once it keeps its 20 ended ones)."""
     chat, players = -42, (Player(user_id=1, name="Alice", side=Side.WHITE),
                           Player(user_id=2, name="Bob", side=Side.BLACK))
-    previous: GameRecord | None = None
     before = 0
-    for n in range(games + 1):
+    for n in range(games + 1):  # each game under its own key; the chat keeps 20 ended ones
         lobby = GameRecord(chat_id=chat, variant=Variant.LONG, players=players,
                            options=GameOptions(stake_per_point=5, koks=True))
         record = played(start_game(lobby, Dealer.for_tests(3)), rng, 8)
-        saved = await store.save(record, previous.version if previous else 0)
-        previous = await save(store, saved, resigned(saved))
-        if n == 0:  # the chat's keys exist now: count only what each game adds
-            before = await used(store.redis)
-    return (await used(store.redis) - before) / games
+        saved = await store.save(record, 0)
+        await save(store, saved, resigned(saved))
+        if n == KEPT:  # the chat's keys and its kept ended games exist: count what each adds
+            before = await chat_bytes(store, chat)
+    return (await chat_bytes(store, chat) - before) / (games - KEPT)
+
+
+async def chat_bytes(store: Store, chat: int) -> int:
+    """``MEMORY USAGE`` of every key of a chat (``INFO memory`` moves by more than a
+    game's bytes when the allocator reuses what deleted records freed)."""
+    total = 0
+    async for key in store.redis.scan_iter(match=store.chat_key(chat, "*")):
+        total += await store.redis.memory_usage(key) or 0
+    return total
 
 
 async def _markers_bytes(redis: aioredis.Redis, count: int) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
 from bot.store.keys import Keys
-from bot.store.layout import ENDED_KEEP, ENDED_TTL, PLACE, placement
+from bot.store.layout import ENDED_TTL, PLACE, placement
 from bot.store.records import (
     CorruptRecordError,
     GameRecord,
@@ -46,7 +46,7 @@ StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]
 
 # KEYS: game, ledger, history, booked, stats, dice, live, ended.  ARGV: expected, JSON,
 # where (bot/store/layout.py PLACE), game id, history JSON, history cap, booked cap,
-# now, #ledger pairs, #stats, #dice, topic, ended kept, ended TTL, then ledger
+# now, #ledger pairs, #stats, #dice, topic, ended TTL, then ledger
 # field/delta pairs, then dice (field, the 21 roll counts to add, comma separated:
 # engine/dicestats.py), then stats (field, JSON read before or '', new JSON).  Returns
 # {1, new version}, {0, stored version}, {2, stored version} (booked before) or
@@ -55,15 +55,15 @@ _FINISH = PLACE + """
 local cur = redis.call('HGET', KEYS[1], 'v') or '0'
 if redis.call('ZSCORE', KEYS[4], ARGV[4]) then return {2, cur} end
 if cur ~= ARGV[1] then return {0, cur} end
-local d = 15 + 2 * tonumber(ARGV[9])
+local d = 14 + 2 * tonumber(ARGV[9])
 local s = d + 2 * tonumber(ARGV[11])
 for i = s, #ARGV, 3 do
   if (redis.call('HGET', KEYS[5], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
 end
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
-place(KEYS[1], KEYS[7], KEYS[8], ARGV[4], ARGV[3], ARGV[12], ARGV[8], ARGV[13], ARGV[14])
-for i = 15, d - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
+place(KEYS[1], KEYS[7], KEYS[8], ARGV[4], ARGV[3], ARGV[12], ARGV[8], ARGV[13])
+for i = 14, d - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
 for i = d, s - 1, 2 do
   local had = {}
   for n in string.gmatch(redis.call('HGET', KEYS[6], ARGV[i]) or '', '%d+') do
@@ -191,7 +191,7 @@ class Books:
             args = [
                 expected_version, encode(record), where, record.game_id,
                 encode(history), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
-                len(triples) // 3, len(rolls) // 2, topic, ENDED_KEEP, ENDED_TTL,
+                len(triples) // 3, len(rolls) // 2, topic, ENDED_TTL,
                 *pairs, *rolls, *triples,
             ]  # fmt: skip
             code, version = await self._finish(keys=keys, args=args)

@@ -14,7 +14,7 @@ indexes of the chat (bot/store/keys.py):
 - ``live``: game id -> topic (0 outside forum topics): its lobbies, games
   being played and matches between two of their games;
 - ``ended``: game id -> when it was last saved: its newest ended games (at
-  most :data:`ENDED_KEEP`).
+  most :data:`ENDED_KEEP`; older ones are deleted, :meth:`Games.prune`).
 
 A game's place in them follows it in the very script that saves it
 (:data:`PLACE`): live while :attr:`GameRecord.is_live`, else ended, and an
@@ -199,7 +199,7 @@ class Games:
         keys = [name, self.keys.live(chat), self.keys.ended(chat)]
         limit = self.max_live if expected == 0 and closes is None else 0
         args: list[Any] = [expected, data, record.game_id, *placement(record), time.time(),
-                           ENDED_KEEP, ENDED_TTL, limit]
+                           ENDED_TTL, limit]
         if closes is not None:
             if closes.chat_id != chat:
                 raise ValueError("a game continues one of its own chat")
@@ -349,6 +349,20 @@ class Games:
         else:
             pipe.zrem(due, ref)
         await pipe.execute()
+        if keep and not game.is_live:
+            await self.prune(game.chat_id)
+
+    async def prune(self, chat_id: int) -> None:
+        """Delete the chat's ended games beyond its newest :data:`ENDED_KEEP`
+        (their end is booked; a late tap on one is refused as out of date), so
+        a chat's games take as much room as its limit allows and no more."""
+        ended = self.keys.ended(chat_id)
+        old = [as_text(m) for m in await self.redis.zrange(ended, 0, -ENDED_KEEP - 1)]
+        if old:
+            pipe = self.redis.pipeline(transaction=True)  # one slot: the chat's
+            pipe.zrem(ended, *old)
+            pipe.delete(*(self.keys.record(game_key(chat_id, game_id)) for game_id in old))
+            await pipe.execute()
 
     async def reindex(self, game: GameRecord) -> None:
         """Repeat a save's index upkeep (idempotent): a retried update whose save

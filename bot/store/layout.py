@@ -16,8 +16,8 @@ ENDED_TTL = 30 * 24 * 3600
 match's next game or a new lobby) is kept this long after its last change:
 /export, /verify and its board's buttons work meanwhile."""
 ENDED_KEEP = 20
-"""Ended games a chat lists (for /board, /export, /verify); older ones stay
-until they expire but are no longer offered."""
+"""Ended games a chat keeps (for /board, /export, /verify, their boards'
+buttons); an older one is deleted (bot/store/games.py ``Games.prune``)."""
 DEFAULT_MAX_LIVE = 10
 """Live games (lobbies included) a chat or forum topic may have at once
 (``MAX_CHAT_GAMES``, bot/edge/config.py)."""
@@ -60,7 +60,7 @@ if cur ~= ARGV[1] then return {0, cur} end
 PLACE = """
 -- A game's place in its chat's indexes, set in the script that saves it.
 -- where: 'l' live (no expiry), 'e' ended (expires), 'd' deleted.
-local function place(key, live, ended, game_id, where, topic, now, keep, ttl)
+local function place(key, live, ended, game_id, where, topic, now, ttl)
   if where == 'l' then
     redis.call('ZADD', live, topic, game_id)
     redis.call('ZREM', ended, game_id)
@@ -68,7 +68,6 @@ local function place(key, live, ended, game_id, where, topic, now, keep, ttl)
   elseif where == 'e' then
     redis.call('ZREM', live, game_id)
     redis.call('ZADD', ended, now, game_id)
-    redis.call('ZREMRANGEBYRANK', ended, 0, -tonumber(keep) - 1)
     redis.call('EXPIRE', key, tonumber(ttl))
   else
     redis.call('ZREM', live, game_id)
@@ -78,7 +77,7 @@ end
 """
 
 # KEYS: record, live, ended[, previous record].  ARGV: expected version, JSON ('' deletes),
-# game id, where, topic, now, keep, ttl, limit (0: none)[, the previous record's expected
+# game id, where, topic, now, ttl, limit (0: none)[, the previous record's expected
 # version, JSON, game id, where, topic].  Returns {1, new version}, {0, stored version},
 # {2, live games of the topic} (a new record over the limit) or {3, stored version of the
 # previous record}.  The previous record (a game continued by this new one: a rematch,
@@ -87,23 +86,23 @@ end
 SAVE_GAME = PLACE + CURRENT + """
 if KEYS[4] then
   local before = redis.call('HGET', KEYS[4], 'v') or '0'
-  if before ~= ARGV[10] then return {3, before} end
+  if before ~= ARGV[9] then return {3, before} end
 end
-if cur == '0' and tonumber(ARGV[9]) > 0 then
+if cur == '0' and tonumber(ARGV[8]) > 0 then
   local n = redis.call('ZCOUNT', KEYS[2], ARGV[5], ARGV[5])
-  if n >= tonumber(ARGV[9]) then return {2, n} end
+  if n >= tonumber(ARGV[8]) then return {2, n} end
 end
 local new = tonumber(cur) + 1
 if ARGV[2] == '' then
   redis.call('DEL', KEYS[1])
-  place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], 'd', ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+  place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], 'd', ARGV[5], ARGV[6], ARGV[7])
 else
   redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
-  place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+  place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
 end
 if KEYS[4] then
-  redis.call('HSET', KEYS[4], 'v', tonumber(ARGV[10]) + 1, 'd', ARGV[11])
-  place(KEYS[4], KEYS[2], KEYS[3], ARGV[12], ARGV[13], ARGV[14], ARGV[6], ARGV[7], ARGV[8])
+  redis.call('HSET', KEYS[4], 'v', tonumber(ARGV[9]) + 1, 'd', ARGV[10])
+  place(KEYS[4], KEYS[2], KEYS[3], ARGV[11], ARGV[12], ARGV[13], ARGV[6], ARGV[7])
 end
 return {1, new}
 """

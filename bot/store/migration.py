@@ -10,7 +10,7 @@ from bot.store import schema
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
 from bot.store.keys import Keys
-from bot.store.layout import ENDED_KEEP, ENDED_TTL, PLACE, placement
+from bot.store.layout import ENDED_TTL, PLACE, placement
 from bot.store.queue import DeadlineQueue
 from bot.store.records import (
     GameRecord,
@@ -22,7 +22,7 @@ from bot.store.records import (
 
 # KEYS: slots, imported, ledger, history, booked, live, ended, then the record keys.
 # ARGV: old chat id, history cap, #records, #ledger pairs, #history, #booked pairs, now,
-# ended kept, ended TTL, then per record (suffix, version, JSON, where ('' for a record
+# ended TTL, then per record (suffix, version, JSON, where ('' for a record
 # that is not a game: it goes into `slots`; else bot/store/layout.py PLACE), topic,
 # game id), ledger (field, delta), history JSON, booked (score, id).  Runs once per old
 # chat id (the `imported` set remembers).
@@ -30,7 +30,7 @@ _IMPORT = PLACE + """
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
 local n_rec, n_led, n_his, n_book = tonumber(ARGV[3]), tonumber(ARGV[4]),
                                     tonumber(ARGV[5]), tonumber(ARGV[6])
-local a = 10
+local a = 9
 for i = 1, n_rec do
   local key = KEYS[7 + i]
   -- a record the new chat already has (started there meanwhile) is newer: keep it
@@ -39,8 +39,7 @@ for i = 1, n_rec do
     if ARGV[a + 3] == '' then
       redis.call('SADD', KEYS[1], ARGV[a])
     else
-      place(key, KEYS[6], KEYS[7], ARGV[a + 5], ARGV[a + 3], ARGV[a + 4], ARGV[7], ARGV[8],
-            ARGV[9])
+      place(key, KEYS[6], KEYS[7], ARGV[a + 5], ARGV[a + 3], ARGV[a + 4], ARGV[7], ARGV[8])
     end
   end
   a = a + 6
@@ -130,7 +129,7 @@ class Migration:
         keys = [self.keys.chat(new_id, name) for name in names]
         args: list[Any] = [old_id, self.history_cap]
         args += [len(records), len(ledger), len(history), len(booked)]
-        args += [time.time(), ENDED_KEEP, ENDED_TTL]
+        args += [time.time(), ENDED_TTL]
         for _, *fields in records:
             args += fields
         for field, value in ledger.items():

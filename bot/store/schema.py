@@ -35,7 +35,7 @@ import time
 
 from bot.store.client import RedisClient, as_text
 from bot.store.keys import Keys
-from bot.store.layout import ENDED_KEEP, ENDED_TTL, PLACE, placement
+from bot.store.layout import ENDED_TTL, PLACE, placement
 from bot.store.records import GAME_SCHEMA, CorruptRecordError, GameRecord, decode, encode, game_key
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ RETRIES = 10
 
 # KEYS: the schema 1 record, its new key, slots, live, ended, the old ping, the new ping.
 # ARGV: the version read, the JSON to store, the old suffix, game id, where, topic, now,
-# keep, ttl.  Returns {1, version} moved, {0, ''} nothing there (moved already),
+# ttl.  Returns {1, version} moved, {0, ''} nothing there (moved already),
 # {2, version} changed since read, {3, ''} the new key is taken.
 _MOVE = PLACE + """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -57,7 +57,7 @@ if redis.call('EXISTS', KEYS[2]) == 1 then return {3, ''} end
 redis.call('RENAME', KEYS[1], KEYS[2])
 redis.call('HSET', KEYS[2], 'd', ARGV[2])
 redis.call('SREM', KEYS[3], ARGV[3])
-place(KEYS[2], KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9])
+place(KEYS[2], KEYS[4], KEYS[5], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
 if redis.call('EXISTS', KEYS[6]) == 1 then redis.call('RENAME', KEYS[6], KEYS[7]) end
 return {1, cur}
 """
@@ -110,7 +110,7 @@ async def _move(redis: RedisClient, keys: Keys, chat_id: int, topic: int) -> int
             name, new, slots, keys.live(chat_id), keys.ended(chat_id),
             keys.legacy_ping(chat_id, topic), keys.ping(chat_id, record.game_id),
         ], args=[number, encode(record), f"game:{topic}", record.game_id, *placement(record),
-                 time.time(), ENDED_KEEP, ENDED_TTL])
+                 time.time(), ENDED_TTL])
         if code == 1:
             log.info("moved %s to %s (schema %s)", name, new, GAME_SCHEMA)
             return 1

@@ -418,3 +418,17 @@ async def test_a_game_continued_by_a_new_one_is_saved_with_it(store: Store) -> N
     assert stored == closed.model_copy(update={"version": ended.version + 1})
     assert await store.live_count(CHAT) == 2
     assert {g.game_id for g in await store.user_games(ALICE)} == {other.game_id, saved.game_id}
+
+
+async def test_a_chat_keeps_its_newest_ended_games_only(store: Store) -> None:
+    ended = []
+    for n in range(23):
+        game = await store.save(new_game(created_at=float(n)), 0)
+        done, entry = finished(game)
+        ended.append((await store.finish_game(done, game.version, entry)).record)
+        await asyncio.sleep(0.002)  # (the index orders ended games by when they ended)
+    kept = [g.game_id for g in await store.chat_games(CHAT)]
+    assert kept == [g.game_id for g in ended[::-1][:20]]
+    for gone in ended[:3]:
+        assert await store.load_game(CHAT, gone.game_id) is None
+    assert len(await store.history(CHAT)) == 23  # the books keep every game

@@ -46,6 +46,7 @@ from bot.rules.actions import (
     VARIANTS,
     MatchState,
     match_in_progress,
+    may_double,
     offered_turns,
     outcome,
     player_on,
@@ -584,7 +585,7 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     actor = game.to_act
     assert actor is not None
     if phase is Phase.ROLL:
-        can_double = game.can_double(actor)
+        can_double = may_double(record, table)
         return keys.roll(can_double=can_double, confirm_double=can_double and ui is Action.DOUBLE)
     turn = game.turn
     assert turn is not None

@@ -32,7 +32,7 @@ from bot.present.callbacks import Action, Callback, Kind
 from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
-from bot.rules.autoplay import advance, undo
+from bot.rules.autoplay import advance, double_offered, undo
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.rules.fairplay import Dealer, committed, dice_booking, with_tap
 from bot.rules.fairplay import roll as fair_roll
@@ -376,8 +376,15 @@ def advanced(table: MatchState, record: GameRecord) -> MatchState:
     """``table`` with its game advanced to the next choice (the record's autoplay
     option; every roll with the match's fair dice, :func:`roll_table`)."""
     game = advance(table.game, lambda g: roll_table(record, dataclasses.replace(table, game=g)),
-                   autoplay=record.options.autoplay)
+                   autoplay=record.options.autoplay, score=table.score)
     return table if game is table.game else dataclasses.replace(table, game=game)
+
+
+def may_double(record: GameRecord, table: MatchState) -> bool:
+    """Whether the player on roll is offered **Double** now
+    (:func:`bot.rules.autoplay.double_offered`: allowed, the cube not dead at
+    the match score, and with autoplay not clearly behind in money play)."""
+    return double_offered(table.game, table.score, autoplay=record.options.autoplay)
 
 
 def needs_double_confirmation(record: GameRecord) -> bool:
@@ -524,7 +531,7 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
         if action is Action.ROLL:
             return _play(record, table, lambda g: roll_table(record, table),
                          notify_message_id=None)
-        if not game.can_double(side):
+        if not may_double(record, table):
             raise Refusal(N_("You cannot double now."))
         if action is Action.DOUBLE and needs_double_confirmation(record):
             return record  # the keyboard asks "Yes, double"

@@ -162,7 +162,7 @@ def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
     me = seat.side
     ask = Question("move", game.variant, level, game.options.koks, game.turn_start, me)
     if game.phase is Phase.ROLL:
-        if game.can_double(me):
+        if actions.may_double(record, table):
             return dataclasses.replace(ask, kind="double", cube=cube_state(table))
         return (_button(record, Action.ROLL),)
     if game.phase is Phase.MOVE:

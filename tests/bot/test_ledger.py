@@ -533,8 +533,9 @@ async def test_money_commands_are_registered_per_language(world: World) -> None:
 async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_pair(
         world: World) -> None:
     """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob pays Ann 20, Eve
-    pays Ann 10 (a transfer; a debt is written "Bob → Ann 30").  Eve's payment to Ann is booked on the Ann-Eve pair only (both
-    confirm); Bob's balances stay his, and the plan that is left still holds."""
+    pays Ann 10 (a transfer; a debt is written "Bob → Ann 30").  Eve's payment
+    to Ann is booked on the Ann-Eve pair only (both confirm); Bob's balances
+    stay his, and the plan that is left still holds."""
     club, ann, bob, eve = _club(world)
     await _book(world, club, ann, bob, 30)
     await _book(world, club, bob, eve, 10)

@@ -14,9 +14,12 @@ import pytest
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import translator
 from bot.present.messages import game_keyboard
-from bot.rules.actions import MatchState, Refusal, apply_game, start_game, table_of, with_table
 from bot.rules.autoplay import advance, clearly_behind, double_offered
 from bot.rules.fairplay import Dealer
+from bot.rules.lobby import start_game
+from bot.rules.matchstate import MatchState, table_of, with_table
+from bot.rules.play import apply_game
+from bot.rules.refusals import Refusal
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.game import Game, Phase
 from engine.game import GameOptions as EngineOptions

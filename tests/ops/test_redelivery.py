@@ -17,7 +17,7 @@ from telegram.ext import TypeHandler
 
 from bot.edge.handlers import board as board_handlers
 from bot.edge.handlers import buttons
-from bot.rules.actions import waiting_user
+from bot.rules.seats import waiting_user
 from bot.store import stale_boards
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick

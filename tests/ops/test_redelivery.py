@@ -143,12 +143,11 @@ async def test_a_retry_after_everything_was_sent_repeats_nothing(
         assert len(live) <= 1  # the retry did not delete the ping it sent, nor send another
 
 
-async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
-        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The redraw failed and the update was not retried (given up, or polling):
-    the next tap on the old board is refused and redraws it."""
-    worker = await workers()
-    chat, users = await _game(api, worker, "png")
+async def _left_behind(api: BotApiServer, worker: Worker, chat: Chat, users: dict[int, User]
+                       ) -> tuple[GameRecord, GameRecord, Message, str]:
+    """A tap whose step was saved but whose redraw failed, never delivered
+    again: the record before and after it, the board (showing the one
+    before) and the tap's data."""
     await worker.app.bot.delete_webhook()  # the test posts the updates itself
     record = await _record(worker, chat)
     board = _board(api, record)
@@ -156,11 +155,19 @@ async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
     assert data is not None
     api.fail(502, methods=["editMessageMedia"])
     api.user_taps(chat, users[waiting_user(record) or 0], board, data)
-    update = api.updates()[-1]
-    response = await worker.post(update)
-    assert response.status_code == 500  # and never delivered again
+    assert (await worker.post(api.updates()[-1])).status_code == 500  # never delivered again
     after = await _record(worker, chat)
     assert _versions(_board(api, after)) == {record.version}  # behind the game
+    return record, after, board, data
+
+
+async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The redraw failed and the update was not retried (given up, or polling):
+    the next tap on the old board is refused and redraws it."""
+    worker = await workers()
+    chat, users = await _game(api, worker, "png")
+    record, after, board, data = await _left_behind(api, worker, chat, users)
     monkeypatch.setattr(buttons, "REPAIR_GRACE", 0.0)  # the step is not on its way any more
     stale = api.user_taps(chat, users[waiting_user(record) or 0], board, data, strict=False)
     assert (await worker.post(api.updates()[-1])).status_code == 200
@@ -182,16 +189,7 @@ async def test_a_board_left_behind_is_redrawn_when_the_bot_starts(
     worker = await workers()
     chat, users = await _game(api, worker, "png")
     other, _ = await _game(api, worker, "png")  # a game whose board is up to date
-    await worker.app.bot.delete_webhook()  # the test posts the updates itself
-    record = await _record(worker, chat)
-    board = _board(api, record)
-    data = pick(board)
-    assert data is not None
-    api.fail(502, methods=["editMessageMedia"])
-    api.user_taps(chat, users[waiting_user(record) or 0], board, data)
-    assert (await worker.post(api.updates()[-1])).status_code == 500  # never delivered again
-    after = await _record(worker, chat)
-    assert _versions(_board(api, after)) == {record.version}  # behind the game
+    _, after, _, _ = await _left_behind(api, worker, chat, users)
     assert [r.game_id for r in await stale_boards.behind(worker.store, 10)] == [after.game_id]
     edits = api.request_count("editMessageMedia")
     monkeypatch.setattr(board_handlers, "STARTUP_GRACE", 0.0)  # the failed update is over

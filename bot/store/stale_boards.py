@@ -39,8 +39,7 @@ async def behind(store: Store, limit: int) -> list[GameRecord]:
     """Up to ``limit`` open games with a board message that does not show their
     version (or no chat board at all), the most recently changed first."""
     redis = store.redis
-    refs = sorted({_text(m) async for m in redis.sscan_iter(
-        f"{store.prefix}:{{stats}}:open", count=1000)})
+    refs = sorted({_text(m) async for m in redis.sscan_iter(store.keys.open_games, count=1000)})
     candidates: list[GameRef] = []
     for start in range(0, len(refs), BATCH):
         batch = [GameRef.parse(ref) for ref in refs[start:start + BATCH]]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
-from bot.rules.autoplay import advance, undo
+from bot.rules.autoplay import advance, double_offered, undo
 from bot.rules.cancelling import cancel_vote
 from bot.rules.fairplay import Dealer, committed
 from bot.rules.fairplay import roll as fair_roll
@@ -38,8 +38,24 @@ def advanced(table: MatchState, record: GameRecord) -> MatchState:
     """``table`` with its game advanced to the next choice (the record's autoplay
     option; every roll with the match's fair dice, :func:`roll_table`)."""
     game = advance(table.game, lambda g: roll_table(record, dataclasses.replace(table, game=g)),
-                   autoplay=record.options.autoplay)
+                   autoplay=record.options.autoplay, score=table.score,
+                   judge=judges_doubles(record))
     return table if game is table.game else dataclasses.replace(table, game=game)
+
+
+def judges_doubles(record: GameRecord) -> bool:
+    """Whether the bot may leave out **Double** for a money player clearly
+    behind (:func:`bot.rules.autoplay.clearly_behind`): with autoplay on, and
+    never in a staked game, where a double is money and nobody's position
+    is judged by the computer for them (as hints are never given there)."""
+    return record.options.autoplay and not record.options.stake_per_point
+
+
+def may_double(record: GameRecord, table: MatchState) -> bool:
+    """Whether the player on roll is offered **Double** now
+    (:func:`bot.rules.autoplay.double_offered`: allowed, the cube not dead at
+    the match score, and not clearly behind when :func:`judges_doubles`)."""
+    return double_offered(table.game, table.score, judge=judges_doubles(record))
 
 
 def needs_double_confirmation(record: GameRecord) -> bool:
@@ -47,17 +63,20 @@ def needs_double_confirmation(record: GameRecord) -> bool:
     return record.options.stake_per_point > 0
 
 
-UI_ONLY = frozenset({Action.SOURCE, Action.BACK, Action.MENU, Action.PASS})
+UI_ONLY = frozenset({ButtonAction.SOURCE, ButtonAction.BACK, ButtonAction.MENU, ButtonAction.PASS})
 """Buttons that only redraw the keyboard for the tapper; no record change."""
 
 
-def ui_only(record: GameRecord, action: Action) -> bool:
+def ui_only(record: GameRecord, action: ButtonAction) -> bool:
     """Whether ``action`` only redraws the keyboard of this record (Double
     asks to confirm in a staked game, see :func:`needs_double_confirmation`)."""
-    return action in UI_ONLY or (action is Action.DOUBLE and needs_double_confirmation(record))
-ANSWERS = frozenset({Action.ACCEPT, Action.DECLINE, Action.TAKE, Action.PASS, Action.PASS_SURE})
+    return action in UI_ONLY or (action is ButtonAction.DOUBLE
+                                 and needs_double_confirmation(record))
+ANSWERS = frozenset({ButtonAction.ACCEPT, ButtonAction.DECLINE, ButtonAction.TAKE,
+                     ButtonAction.PASS, ButtonAction.PASS_SURE})
 """Answers to an offer: :func:`_answering` says who gives them."""
-MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN, Action.CANCEL})
+MENU_ACTIONS = frozenset({ButtonAction.MENU, ButtonAction.BACK, ButtonAction.SOURCE,
+                          ButtonAction.RESIGN, ButtonAction.CANCEL})
 
 
 def apply_game(record: GameRecord, user_id: int, data: Callback, *,
@@ -97,65 +116,66 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
     table = table_of(record)
     game = table.game
     action = data.action
-    if action is Action.KEEP:
+    if action is ButtonAction.KEEP:
         if record.cancel_by is None:
             return record
         return record.model_copy(update={"cancel_by": None})
-    if action is Action.CANCEL and record.cancel_by is not None:
+    if action is ButtonAction.CANCEL and record.cancel_by is not None:
         return cancel_vote(record, user_id)  # agreeing: the proposer's opponent
     if not own_board and action not in ANSWERS and game.to_act is not side:
         raise Refusal(THEIR_BUTTONS if action in MENU_ACTIONS else NOT_YOUR_TURN)
-    if action is Action.CANCEL:
+    if action is ButtonAction.CANCEL:
         return cancel_vote(record, user_id)
-    if action is Action.RESIGN:
+    if action is ButtonAction.RESIGN:
         kinds = resign_options(table)
         if not 1 <= data.args[0] <= len(kinds):
             raise Refusal(STALE)
         if game.phase not in (Phase.ROLL, Phase.MOVE):
             raise Refusal(N_("Answer the pending offer first."))
         return played(record, table, lambda g: g.offer_resignation(side, kinds[data.args[0] - 1]))
-    if action in (Action.ACCEPT, Action.DECLINE):
+    if action in (ButtonAction.ACCEPT, ButtonAction.DECLINE):
         _answering(game, side, Phase.RESIGNATION)
-        if action is Action.ACCEPT:
+        if action is ButtonAction.ACCEPT:
             return played(record, table, lambda g: g.accept_resignation(side))
         return played(record, table, lambda g: g.decline_resignation(side))
-    if action in (Action.TAKE, Action.PASS, Action.PASS_SURE, Action.BEAVER):
+    if action in (ButtonAction.TAKE, ButtonAction.PASS, ButtonAction.PASS_SURE,
+                  ButtonAction.BEAVER):
         _answering(game, side, Phase.DOUBLE)
-        if action is Action.TAKE:
+        if action is ButtonAction.TAKE:
             return played(record, table, lambda g: g.take(side))
-        if action is Action.BEAVER:
+        if action is ButtonAction.BEAVER:
             return played(record, table, lambda g: g.beaver(side))
-        if action is Action.PASS:
+        if action is ButtonAction.PASS:
             return record
         return played(record, table, lambda g: g.pass_(side))
-    if action is Action.MENU:
+    if action is ButtonAction.MENU:
         return record
-    if action is Action.BACK:
+    if action is ButtonAction.BACK:
         if game.phase is Phase.DOUBLE:
             _answering(game, side, Phase.DOUBLE)
         return record  # out of the menu or a source point: only the tapper's keyboard
     if game.to_act is not side:
         raise Refusal(NOT_YOUR_TURN)
-    if action in (Action.ROLL, Action.DOUBLE, Action.DOUBLE_SURE):
+    if action in (ButtonAction.ROLL, ButtonAction.DOUBLE, ButtonAction.DOUBLE_SURE):
         if game.phase is not Phase.ROLL:
             raise Refusal(STALE)
-        if action is Action.ROLL:
+        if action is ButtonAction.ROLL:
             return played(record, table, lambda g: roll_table(record, table),
                          notify_message_id=None)
-        if not game.can_double(side):
+        if not may_double(record, table):
             raise Refusal(N_("You cannot double now."))
-        if action is Action.DOUBLE and needs_double_confirmation(record):
+        if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
             return record  # the keyboard asks "Yes, double"
-        if action is Action.DOUBLE_SURE and not needs_double_confirmation(record):
+        if action is ButtonAction.DOUBLE_SURE and not needs_double_confirmation(record):
             raise Refusal(STALE)
         return played(record, table, lambda g: g.double(side))
     if game.phase is not Phase.MOVE:
         raise Refusal(STALE)
-    if action is Action.SOURCE:
+    if action is ButtonAction.SOURCE:
         if not any(s.source == data.args[0] for s in game.legal_steps):
             raise Refusal(STALE)
         return record
-    if action is Action.STEP:
+    if action is ButtonAction.STEP:
         try:
             step = Step(*data.args)
         except EngineError:
@@ -163,13 +183,13 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
         if step not in game.legal_steps:
             raise Refusal(STALE)
         return played(record, table, lambda g: g.play_step(step))
-    if action is Action.TURN:
+    if action is ButtonAction.TURN:
         return played(record, table, lambda g: _whole_turn(g, data.args[0]))
-    if action is Action.UNDO:
+    if action is ButtonAction.UNDO:
         if game.turn is None or not game.turn.played:
             raise Refusal(STALE)
         return played(record, table, lambda g: undo(g, autoplay=record.options.autoplay))
-    if action is Action.CONFIRM:
+    if action is ButtonAction.CONFIRM:
         if game.turn is None or not game.turn.is_complete:
             raise Refusal(N_("The turn is not complete yet."))
         return played(record, table, lambda g: g.confirm())

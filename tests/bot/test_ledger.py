@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.present.i18n import translator
 from bot.present.messages import board_message
 from bot.rules.aftergame import after_game
@@ -24,7 +24,7 @@ from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.timeouts import claim_timeout
 from bot.store import Store
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from bot.store.saving import save
 from engine.game import Game, Phase
 from engine.position import Side, Variant
@@ -115,7 +115,7 @@ def test_streaks_and_big_wins_accumulate() -> None:
 
 def _lobby(variant: Variant, **options: object) -> GameRecord:
     return GameRecord(chat_id=CHAT, variant=variant, players=PLAYERS,
-                      options=GameOptions(koks=False, **options))  # type: ignore[arg-type]
+                      options=TableOptions(koks=False, **options))  # type: ignore[arg-type]
 
 
 async def _started(store: Store, record: GameRecord, rng: Dealer) -> GameRecord:
@@ -126,7 +126,7 @@ def _uid(side: Side) -> int:
     return ANN if side is Side.WHITE else BOB
 
 
-async def _tap(store: Store, record: GameRecord, user: int, action: Action, *args: int,
+async def _tap(store: Store, record: GameRecord, user: int, action: ButtonAction, *args: int,
                rng: Dealer) -> GameRecord:
     data = Callback.game(record.game_id, record.version, action, *args)
     return await save(store, record, apply_game(record, user, data))
@@ -139,12 +139,12 @@ async def _play_until(store: Store, record: GameRecord, rng: Dealer,
         mover = game.to_act
         assert mover is not None
         if game.phase is Phase.ROLL:
-            record = await _tap(store, record, _uid(mover), Action.ROLL, rng=rng)
+            record = await _tap(store, record, _uid(mover), ButtonAction.ROLL, rng=rng)
         elif game.turn is not None and game.turn.is_complete:
-            record = await _tap(store, record, _uid(mover), Action.CONFIRM, rng=rng)
+            record = await _tap(store, record, _uid(mover), ButtonAction.CONFIRM, rng=rng)
         else:
             step = sorted(game.legal_steps, key=repr)[0]
-            record = await _tap(store, record, _uid(mover), Action.STEP, step.source,
+            record = await _tap(store, record, _uid(mover), ButtonAction.STEP, step.source,
                                 step.target, step.die, rng=rng)
     return record
 
@@ -155,8 +155,8 @@ async def _resign(store: Store, record: GameRecord, level: int, rng: Dealer
     game = table_of(record).game
     resigner = game.to_act
     assert resigner is not None
-    record = await _tap(store, record, _uid(resigner), Action.RESIGN, level, rng=rng)
-    return await _tap(store, record, _uid(resigner.opponent), Action.ACCEPT, rng=rng)
+    record = await _tap(store, record, _uid(resigner), ButtonAction.RESIGN, level, rng=rng)
+    return await _tap(store, record, _uid(resigner.opponent), ButtonAction.ACCEPT, rng=rng)
 
 
 async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
@@ -173,10 +173,12 @@ async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
     stats = {s.user_id: s for s in await store.player_stats(CHAT)}
     assert stats[winner].rating == 1510.0 and stats[loser].rating == 1490.0
     assert stats[winner].gammons_won == 1 and stats[loser].gammons_lost == 1
-    # the end message says what was booked, in the ledger's phrasing
+    # the end message says what was booked, in the phrasing of a transfer
     names = {p.user_id: p.name for p in PLAYERS}
     text = board_message(translator("en"), done).text
-    assert f"Booked: {names[loser]} → {names[winner]} 20." in text, text
+    assert f"Booked: {names[loser]} pays {names[winner]} 20." in text, text
+    ru = board_message(translator("ru"), done).text
+    assert f"Записано: {names[loser]} платит 20, получает {names[winner]}." in ru, ru
 
 
 async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> None:
@@ -184,8 +186,8 @@ async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> Non
     record = await _started(store, _lobby(Variant.LONG, stake_per_point=5), rng)
     resigner = table_of(record).game.to_act
     assert resigner is not None
-    offered = await _tap(store, record, _uid(resigner), Action.RESIGN, 1, rng=rng)
-    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    offered = await _tap(store, record, _uid(resigner), ButtonAction.RESIGN, 1, rng=rng)
+    accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     final = apply_game(offered, _uid(resigner.opponent), accept)
     # the same final tap delivered three times at once, and once more later
     # (the store recognises the game id: each gets the stored end back, one books)
@@ -206,11 +208,11 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
     side = table_of(record).game.to_act
     assert side is not None
     # a double in a staked game asks to confirm: Double alone changes nothing
-    data = Callback.game(record.game_id, record.version, Action.DOUBLE)
+    data = Callback.game(record.game_id, record.version, ButtonAction.DOUBLE)
     assert apply_game(record, _uid(side), data) is record
-    record = await _tap(store, record, _uid(side), Action.DOUBLE_SURE, rng=rng)
+    record = await _tap(store, record, _uid(side), ButtonAction.DOUBLE_SURE, rng=rng)
     assert table_of(record).game.phase is Phase.DOUBLE
-    record = await _tap(store, record, _uid(side.opponent), Action.PASS_SURE, rng=rng)
+    record = await _tap(store, record, _uid(side.opponent), ButtonAction.PASS_SURE, rng=rng)
     assert await store.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
     (entry,) = await store.history(CHAT)
     assert (entry.reason, entry.points, entry.stake) == ("double_passed", 1, 4)
@@ -218,11 +220,11 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
 
 async def _next(store: Store, record: GameRecord, rng: Dealer) -> GameRecord:
     """Ann offers the next game (or a rematch) and Bob accepts: it takes both."""
-    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offer = Callback.game(record.game_id, record.version, ButtonAction.REMATCH)
     offered = await save(store, record, after_game(record, ANN, offer, rng))
     assert (offered.game_id, offered.status, offered.rematch_by) == (
         record.game_id, Status.FINISHED, ANN)  # one tap starts nothing
-    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     return await save(store, offered, after_game(offered, BOB, accept, rng))
 
 
@@ -283,13 +285,13 @@ async def _path(store: Store, path: str, rng: Dealer) -> tuple[GameRecord, Callb
     """A record one tap away from a game (so the tests say), and that tap's button."""
     if path == "lobby":
         lobby = GameRecord(chat_id=CHAT, variant=Variant.LONG, created_by=EVE,
-                           options=GameOptions(stake_per_point=1000, time_control=3600))
+                           options=TableOptions(stake_per_point=1000, time_control=3600))
         record = await store.save(lobby, 0)
-        return record, Callback.lobby(record.game_id, record.version, Action.JOIN)
+        return record, Callback.lobby(record.game_id, record.version, ButtonAction.JOIN)
     record = await _finished(store, rng, stake_per_point=1000, time_control=3600,
                              match_length=3 if path == "next game" else 1)
     assert not (path == "next game" and table_of(record).match_over)
-    return record, Callback.game(record.game_id, record.version, Action.REMATCH)
+    return record, Callback.game(record.game_id, record.version, ButtonAction.REMATCH)
 
 
 def _press(record: GameRecord, user: int, data: Callback, rng: Dealer) -> GameRecord:
@@ -313,7 +315,7 @@ async def test_no_game_starts_on_one_players_taps(store: Store, path: str) -> No
     with pytest.raises(Refusal):
         _press(first, ANN, again, rng)
     if path != "lobby":  # in a lobby the intruder may join: he is then the second player
-        accept = Callback.game(first.game_id, first.version, Action.ACCEPT)
+        accept = Callback.game(first.game_id, first.version, ButtonAction.ACCEPT)
         for user, refusal in ((ANN, PROPOSED), (EVE, NOT_PLAYING)):
             with pytest.raises(Refusal) as refused:
                 after_game(first, user, accept, rng)
@@ -333,7 +335,7 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
     result = table_of(record).game.result
     assert result is not None
     tapper = _uid(result.winner)
-    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offer = Callback.game(record.game_id, record.version, ButtonAction.REMATCH)
     offered = await save(store, record, after_game(record, tapper, offer, rng))
     assert offered.status is Status.FINISHED and offered.deadline is None
     assert waiting_user(offered) == (ANN if tapper == BOB else BOB)
@@ -346,13 +348,13 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
 async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: Store) -> None:
     rng = Dealer.for_tests(8)
     record = await _finished(store, rng, stake_per_point=10, match_length=3)
-    new = Callback.game(record.game_id, record.version, Action.NEW)
+    new = Callback.game(record.game_id, record.version, ButtonAction.NEW)
     for user in (EVE, ANN, BOB):
         with pytest.raises(Refusal) as refused:
             after_game(record, user, new, rng)
         assert refused.value.message == MATCH_IN_PROGRESS
     with pytest.raises(Refusal) as refused:
-        after_game(record, EVE, Callback.game(record.game_id, record.version, Action.REMATCH),
+        after_game(record, EVE, Callback.game(record.game_id, record.version, ButtonAction.REMATCH),
                    rng)
     assert refused.value.message == NOT_PLAYING
 
@@ -379,7 +381,7 @@ async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int
                Player(user_id=loser.id, name=loser.first_name, side=Side.BLACK))
     record = await world.store.save(GameRecord(
         chat_id=chat.id, thread_id=thread, variant=Variant.LONG, players=players,
-        status=Status.ACTIVE, options=GameOptions(stake_per_point=amount)), 0)
+        status=Status.ACTIVE, options=TableOptions(stake_per_point=amount)), 0)
     result = GameResult(Side.WHITE, ResultKind.OIN, EndReason.RESIGNED)
     outcome = Outcome(record.game_id, Variant.LONG, players, result, amount, thread_id=thread)
     entry, ledger = booking(outcome)
@@ -521,15 +523,17 @@ async def test_money_commands_are_registered_per_language(world: World) -> None:
 
 async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_pair(
         world: World) -> None:
-    """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob → Ann 20, Eve → Ann
-    10.  Eve's payment to Ann is booked on the Ann-Eve pair only (both
-    confirm); Bob's balances stay his, and the plan that is left still holds."""
+    """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob pays Ann 20, Eve
+    pays Ann 10 (a transfer; a debt is written "Bob → Ann 30").  Eve's payment
+    to Ann is booked on the Ann-Eve pair only (both confirm); Bob's balances
+    stay his, and the plan that is left still holds."""
     club, ann, bob, eve = _club(world)
     await _book(world, club, ann, bob, 30)
     await _book(world, club, bob, eve, 10)
     text = await _command(world, club, eve, "/ledger")
     plan_part = text.split("Settle-up plan", 1)[1]
-    assert "Bob → Ann 20" in plan_part and "Eve → Ann 10" in plan_part
+    assert "Bob → Ann 30" in text.split("Settle-up plan", 1)[0]  # the debts
+    assert "\nBob pays Ann 20\nEve pays Ann 10\n" in plan_part, plan_part
     sent = await world.send(club, eve, "/settle")
     menu = await world.reply(club, sent, "with whom")
     labels = [text for text, _ in world.buttons(menu)]
@@ -542,12 +546,12 @@ async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_p
     for intruder in (bob, eve):
         assert (await world.tap(club, intruder, prompt, text="✅ Settled")).show_alert
     await world.tap(club, ann, prompt, text="✅ Settled")
-    assert "Booked" in world.server.message(club.id, menu.message_id).content
+    assert "Booked: Eve pays Ann 10." in world.server.message(club.id, menu.message_id).content
     assert await world.store.balance(club.id, ann.id, eve.id) == -10  # Ann's pair with Eve
     assert await world.store.balance(club.id, ann.id, bob.id) == 30  # untouched
     assert await world.store.balance(club.id, bob.id, eve.id) == 10  # untouched
     text = await _command(world, club, bob, "/ledger")
-    assert text.split("Settle-up plan", 1)[1].count("→") == 1 and "Bob → Ann 20" in text
+    assert text.split("Settle-up plan", 1)[1].count(" pays ") == 1 and "Bob pays Ann 20" in text
 
 
 async def test_a_planned_payment_is_not_booked_when_its_pair_changed(world: World) -> None:

@@ -12,12 +12,12 @@ from bot.store.layout import GameLimit
 from bot.store.records import (
     ChatSettings,
     CorruptRecordError,
-    GameOptions,
     GameRecord,
     GameRef,
     HistoryEntry,
     Player,
     Status,
+    TableOptions,
     VersionConflict,
     game_key,
     settings_key,
@@ -40,7 +40,7 @@ def new_game(
             Player(user_id=ALICE, name="Alice", side=Side.WHITE),
             Player(user_id=BOB, name="Bob", side=Side.BLACK),
         ),
-        "options": GameOptions(stake_per_point=5, time_control=3600),
+        "options": TableOptions(stake_per_point=5, time_control=3600),
         "engine": {"n": 0},
     }
     return GameRecord.model_validate({**fields, **changes})
@@ -373,7 +373,7 @@ async def test_a_chat_keeps_several_games_each_under_its_own_key(store: Store) -
 
 
 async def test_a_match_between_two_games_stays_live(store: Store) -> None:
-    match = new_game(options=GameOptions(match_length=5), engine={"score": [2, 1]})
+    match = new_game(options=TableOptions(match_length=5), engine={"score": [2, 1]})
     saved = await store.save(match.model_copy(update={"status": Status.FINISHED}), 0)
     assert saved.is_live and await store.live_count(CHAT) == 1
     over = saved.model_copy(update={"engine": {"score": [5, 1]}})
@@ -432,3 +432,27 @@ async def test_a_chat_keeps_its_newest_ended_games_only(store: Store) -> None:
     for gone in ended[:3]:
         assert await store.load_game(CHAT, gone.game_id) is None
     assert len(await store.history(CHAT)) == 23  # the books keep every game
+
+async def test_open_games_with_a_board_behind_are_found_newest_first(store: Store) -> None:
+    """What the start-up redraws (bot/store/stale_boards.py): open games whose
+    board shows an older version, or that have no chat board, newest first,
+    at most the limit; a board up to date, or a finished game, is not."""
+    from bot.store import stale_boards
+
+    async def game(thread: int, updated: float, *, message: int | None = None,
+                   status: Status = Status.ACTIVE, moved: bool = True) -> GameRecord:
+        saved = await store.save(new_game(thread=thread, status=status, updated_at=updated,
+                                          board_message_id=message), 0)
+        if message is not None:
+            await store.mark_shown(saved, (CHAT, message))
+        return await store.save(saved, 1) if moved else saved  # the redraw of version 2 failed
+
+    await game(1, 100.0, message=11, moved=False)  # up to date
+    old = await game(2, 200.0, message=12)
+    new = await game(3, 300.0, message=13)
+    unposted = await game(4, 250.0)
+    await game(5, 400.0, message=15, status=Status.FINISHED)  # not open
+    found = await stale_boards.behind(store, 10)
+    assert [g.thread_id for g in found] == [3, 4, 2]
+    assert found == [new, unposted, old]
+    assert [g.thread_id for g in await stale_boards.behind(store, 2)] == [3, 4]

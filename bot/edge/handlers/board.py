@@ -26,13 +26,15 @@ The version each board message shows is noted beside the record
 that failed (the Bot API answered 502) leaves its board behind the record;
 :func:`redraw_stale` redraws exactly the boards that are behind, so repeating
 it (a retried update, a refused tap on the old board) never edits a board
-twice.
+twice.  After a restart, :func:`startup_redraw_job` does it for the open
+games whose boards were left behind (nobody may tap them for a while).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -41,7 +43,13 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge import effects
-from bot.edge.handlers.common import Context, get_store
+from bot.edge.handlers.common import (
+    Context,
+    chat_language,
+    chat_settings,
+    get_store,
+    update_settings,
+)
 from bot.present.i18n import Translator, translator
 from bot.present.messages import (
     TEXT,
@@ -52,8 +60,9 @@ from bot.present.messages import (
     painted,
 )
 from bot.present.painter import PAINTER
+from bot.rules.chatsettings import with_board_language
 from bot.rules.seats import waiting_side, waiting_user
-from bot.store import VersionConflict, private_boards
+from bot.store import VersionConflict, private_boards, stale_boards
 from bot.store.prefs import forget_started
 from bot.store.records import (
     BoardViewRef,
@@ -61,11 +70,18 @@ from bot.store.records import (
     GameRecord,
     Status,
     computer_level,
-    settings_key,
 )
 from engine.position import Side
 
 log = logging.getLogger(__name__)
+
+STARTUP_REDRAWS = 50
+"""At most this many games' boards are redrawn at start-up, the most recently
+changed first (each redraw is an edit that the flood limiter paces)."""
+STARTUP_REDRAW_JOB = "redraw-stale"
+STARTUP_GRACE = 1.0
+"""Seconds before the start within which a change may still be drawn by the
+handler of another process (a rolling restart): left to it."""
 
 
 def is_lobby(record: GameRecord) -> bool:
@@ -122,13 +138,8 @@ async def board_translator(context: Context, settings: ChatSettings, tr: Transla
         return translator(settings.board_language)
     chat_id = settings.chat_id
 
-    def note(current: ChatSettings | None) -> ChatSettings:
-        current = current or ChatSettings(chat_id=chat_id)
-        if current.language or current.board_language:
-            return current
-        return current.model_copy(update={"board_language": tr.lang})
-
-    noted = await get_store(context).update(settings_key(chat_id), note)
+    noted = await update_settings(
+        context, chat_id, lambda current: with_board_language(current, chat_id, tr.lang))
     return translator(noted.language or noted.board_language)
 
 
@@ -173,7 +184,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     if record.board_message_id is None:
         await repost(context, tr, record)
         return True
-    settings = await get_store(context).chat_settings(record.chat_id)
+    settings = await chat_settings(context, record.chat_id)
     tr = await board_translator(context, settings, tr)
     if (settings.board_style == "png" and not is_lobby(record)) != record.board_photo:
         # a lobby that became a game, or the style changed: it is replaced, not kept
@@ -204,7 +215,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
 async def _edit_view(context: Context, tr: Translator, record: GameRecord, view: BoardViewRef,
                      ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
     """Redraw one view; True if it had to be posted again."""
-    settings = await get_store(context).chat_settings(view.chat_id)
+    settings = await chat_settings(context, view.chat_id)
     again = [Viewer(view.chat_id, view.viewer, view.language)]
     if (settings.board_style == "png" and not is_lobby(record)) != view.photo:
         await post_views(context, tr, record, again)
@@ -244,7 +255,7 @@ async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
     if old.is_private or old.board_message_id is None:
         await edit(context, tr, new)
         return
-    settings = await get_store(context).chat_settings(old.chat_id)
+    settings = await chat_settings(context, old.chat_id)
     final = old.model_copy(update={"rematch_by": None, "cancel_by": None})
     board = await draw(await board_translator(context, settings, tr), final, settings,
                        picture=False)
@@ -280,6 +291,31 @@ async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> 
             return  # posted again: post_views redrew the rest
 
 
+async def startup_redraw_job(context: Context) -> None:
+    """The start-up job: redraw the boards of open games that were left behind
+    their record before the restart (:func:`bot.store.stale_boards.behind`),
+    one game after another; every edit goes through the flood limiter like
+    any other, so a big backlog is spread over its budget, never sent at once.
+
+    Only games last changed before this process started (less
+    :data:`STARTUP_GRACE`, the job's data) are touched: a later change is
+    being shown by the handler that made it."""
+    store = context.bot_data.get("store")
+    if store is None:  # Redis not open yet: the next start tries again
+        return
+    started = context.job.data if context.job is not None else time.time()
+    assert isinstance(started, float)
+    for record in await stale_boards.behind(store, STARTUP_REDRAWS):
+        if record.updated_at > started - STARTUP_GRACE:
+            continue
+        tr = translator(None if record.is_private
+                        else await chat_language(context, record.chat_id))
+        try:
+            await redraw_stale(context, tr, record)
+        except Exception:  # one board that cannot be drawn must not stop the others
+            log.exception("redrawing the boards of %s at start-up failed", record.ref)
+
+
 async def _refresh(context: Context, tr: Translator, record: GameRecord,
                    skip: Iterable[Board]) -> None:
     """After a board was posted (the version moved on, nothing else did):
@@ -305,7 +341,7 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
     drawn = record.model_copy(update={"version": record.version + 1})
     posted: list[BoardViewRef] = []
     for viewer in viewers:
-        settings = await store.chat_settings(viewer.chat_id)
+        settings = await chat_settings(context, viewer.chat_id)
         board = await draw(view_translator(settings, viewer.language), drawn, settings,
                            player=viewer.side)
         try:
@@ -361,7 +397,7 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     stale), or is deleted with ``delete_old``."""
     store = get_store(context)
     if settings is None:
-        settings = await store.chat_settings(record.chat_id)
+        settings = await chat_settings(context, record.chat_id)
     if not record.is_private:
         tr = await board_translator(context, settings, tr)
     drawn = record.model_copy(update={"version": record.version + 1})
@@ -456,7 +492,7 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
     if view is None:
         return
     store = get_store(context)
-    settings = await store.chat_settings(view.chat_id)
+    settings = await chat_settings(context, view.chat_id)
     text = notification(view_translator(settings, view.language), record)
     if text is None:
         return

@@ -40,7 +40,7 @@ from bot.edge.handlers.common import (
     parse_tap,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import Translator
 from bot.rules import computer, hints
 from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
@@ -94,7 +94,7 @@ async def on_button(update: Update, context: Context) -> None:
         await _finish(context, tr, query, tapped)
         return
     try:
-        if data.action is Action.HINT:  # an alert for the mover; nothing changes
+        if data.action is ButtonAction.HINT:  # an alert for the mover; nothing changes
             record, _view = await _tapped(query, context, data, chat_id,
                                           in_view=ref is not None)
             question = hints.ask(record, query.from_user.id)
@@ -109,10 +109,10 @@ async def on_button(update: Update, context: Context) -> None:
     if new is record:
         await query.answer()
         ui: dict[str, object] = {"ui": data.action}
-        if data.action is Action.SOURCE:
+        if data.action is ButtonAction.SOURCE:
             ui["source"] = data.args[0]
         await edit(context, tr, record, view=view,
-                   **(ui if data.action is not Action.BACK else {"ui": None}))
+                   **(ui if data.action is not ButtonAction.BACK else {"ui": None}))
         return
     try:
         saved, upkeep = await save_first(get_store(context), record, new)
@@ -145,7 +145,7 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     :class:`Refusal` when nothing may change."""
     record, view = await _tapped(query, context, data, chat_id, in_view=in_view)
     user = query.from_user
-    if data.action is Action.NEW and any(  # a new lobby from a finished board: not a second
+    if data.action is ButtonAction.NEW and any(  # a new lobby from a finished board: not a second
             g.status is Status.LOBBY and g.created_by == user.id
             for g in await get_store(context).chat_games(record.chat_id, record.thread_id,
                                                          ended=False)):

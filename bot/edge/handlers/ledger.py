@@ -25,6 +25,7 @@ from ai import Level
 from bot.edge.handlers.common import (
     Context,
     args_of,
+    chat_settings,
     display_name,
     get_store,
     is_chat_admin,
@@ -33,10 +34,10 @@ from bot.edge.handlers.common import (
     set_default_option,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_, Translator
 from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
-from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
+from bot.present.messages import KIND_NAMES, mention, owes_line, pays_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules import computer
 from bot.rules.booking import Debt, debts, ledger_table
@@ -86,9 +87,8 @@ async def stake(update: Update, context: Context) -> None:
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     args = args_of(context)
-    store = get_store(context)
     if not args:
-        current = (await store.chat_settings(chat.id)).options.stake_per_point
+        current = (await chat_settings(context, chat.id)).options.stake_per_point
         await reply(update, tr.gettext(
             "Stake in this chat: {n} per point (for /new without stake=). "
             "Change it with /stake N; 0 plays for nothing.", n=current))
@@ -121,11 +121,12 @@ async def ledger(update: Update, context: Context) -> None:
     text = ledger_table(tr, debts(balances), names)
     transfers = plan(balances)
     if transfers:
-        text += "\n\n" + ledger_table(
-            tr, [Debt(t.debtor, t.creditor, t.amount) for t in transfers], names,
-            title=tr.gettext("<b>Settle-up plan</b> (the fewest payments that square "
-                             "everybody):")) + "\n" + tr.gettext(
-            "Settle a payment of the plan with /settle: the two players confirm.")
+        payments = [pays_text(tr, Debt(t.debtor, t.creditor, t.amount), names)
+                    for t in transfers]
+        text += "\n\n" + "\n".join([
+            tr.gettext("<b>Settle-up plan</b> (the fewest payments that square everybody):"),
+            *payments,
+            tr.gettext("Settle a payment of the plan with /settle: the two players confirm.")])
     await reply(update, text)
 
 
@@ -312,12 +313,10 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
 
 def pays_text(tr: Translator, payment: Debt, names: dict[int, str], *,
               html: bool = True) -> str:
-    """"Bob pays Ann 30": a payment of the settle-up plan."""
+    """"Bob pays Ann 30" (:func:`pays_line`): a payment of the settle-up plan."""
     name = html_text if html else clean
-    return tr.gettext("{debtor} pays {creditor} {amount}",
-                      debtor=name(names.get(payment.debtor, str(payment.debtor))),
-                      creditor=name(names.get(payment.creditor, str(payment.creditor))),
-                      amount=payment.amount)
+    return pays_line(tr, name(names.get(payment.debtor, str(payment.debtor))),
+                     name(names.get(payment.creditor, str(payment.creditor))), payment.amount)
 
 
 def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
@@ -397,7 +396,7 @@ async def _choose(query: CallbackQuery, context: Context, tr: Translator,
                   request: SettleRequest, data: Callback) -> None:
     """The requester picked a player, or a payment of the settle-up plan: the
     other player confirms."""
-    planned = data.action is Action.SETTLE_PLAN
+    planned = data.action is ButtonAction.SETTLE_PLAN
     other, change = pick(request, query.from_user.id, data.args[0], planned=planned)
     store = get_store(context)
     amount = await store.balance(request.chat_id, request.requester, other)
@@ -431,9 +430,9 @@ async def on_settle_button(update: Update, context: Context) -> None:
     try:
         if request is None:
             raise Refusal(GONE)
-        if data.action in (Action.SETTLE_PLAN, Action.SETTLE_WITH):
+        if data.action in (ButtonAction.SETTLE_PLAN, ButtonAction.SETTLE_WITH):
             await _choose(query, context, tr, request, data)
-        elif data.action is Action.SETTLE_NO:
+        elif data.action is ButtonAction.SETTLE_NO:
             await _refuse(query, context, tr, request)
         else:
             await _confirm(query, context, tr, request)

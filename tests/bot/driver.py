@@ -19,17 +19,20 @@ PRIORITY = (":c", ":h:", ":m:", ":s:", ":r", ":t")
 
 
 def _is_game_board(message: Message) -> bool:
-    return message.from_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
+    return message.by_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
 
 
 def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None
                ) -> Message | None:
-    """The newest bot message carrying game buttons."""
+    """The newest message of the bot (or sent via it: an inline game's) carrying
+    game buttons."""
     return server.newest_message(chat, _is_game_board, thread_id=thread_id)
 
 
 def pick(message: Message) -> str | None:
-    datas = [d for row in message.buttons for _, d in row]
+    # game buttons only: another kind's data (🎲 Verify: dv:<chat>:<topic>:<game id>)
+    # could look like an action when its game id starts with one of the letters
+    datas = [d for row in message.buttons for _, d in row if d and d.startswith("g:")]
     for marker in PRIORITY:
         for data in datas:
             action = data.split(":", 4)[3] if data.count(":") >= 3 else ""

@@ -259,7 +259,7 @@ async def test_inline_media_is_a_file_id_never_an_upload(server: BotApiServer, b
                                                          alice: User, dialog: Chat) -> None:
     media_chat = server.add_group("Media", supergroup=True, bot_status="administrator")
     message, inline_id = await _posted(server, bot, dialog, alice)
-    with pytest.raises(BadRequest, match="Can.t upload a new file"):
+    with pytest.raises(BadRequest, match="Can't upload a new file"):
         await bot.edit_message_media(InputMediaPhoto(png()), inline_message_id=inline_id)
     assert server.message(dialog, message.message_id).text == "Lobby"
     uploaded = await bot.send_photo(media_chat.id, png())

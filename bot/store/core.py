@@ -469,8 +469,11 @@ class Store:
 
     @staticmethod
     def boards_of(game: GameRecord) -> list[tuple[int, int]]:
-        """The game's board messages: (chat id, message id) of its chat's and its views."""
+        """The game's board messages: (chat id, message id) of its chat's and its views
+        (an inline game's message is (its chat id, 0): it has no message id)."""
         main = [] if game.board_message_id is None else [(game.chat_id, game.board_message_id)]
+        if game.inline_message_id is not None:
+            main = [(game.chat_id, 0)]
         return main + [(view.chat_id, view.message_id) for view in game.views]
 
     async def mark_shown(self, game: GameRecord, board: tuple[int, int]) -> None:

@@ -55,6 +55,7 @@ from bot.rules.actions import (
     waiting_user,
 )
 from bot.store import VersionConflict, private_boards
+from bot.store.inline_games import inline_chat_id
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
 
 log = logging.getLogger(__name__)
@@ -84,15 +85,19 @@ async def on_button(update: Update, context: Context) -> None:
     if data is None:
         return
     message = query.message
-    if message is None or not message.is_accessible:
+    ref = None
+    if query.inline_message_id is not None:  # an inline game's message: no chat
+        chat_id, thread_id = inline_chat_id(query.inline_message_id), None
+    elif message is None or not message.is_accessible:
         await query.answer(tr.gettext(STALE), show_alert=True)
         return
-    chat_id, thread_id = message.chat.id, thread_of(message)  # type: ignore[arg-type]
-    # a board in a private chat may be a view of a game that lives elsewhere
-    ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
-           if message.chat.type == Chat.PRIVATE else None)
-    if ref is not None:
-        chat_id, thread_id = ref.chat_id, ref.thread_id
+    else:
+        chat_id, thread_id = message.chat.id, thread_of(message)  # type: ignore[arg-type]
+        # a board in a private chat may be a view of a game that lives elsewhere
+        ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
+               if message.chat.type == Chat.PRIVATE else None)
+        if ref is not None:
+            chat_id, thread_id = ref.chat_id, ref.thread_id
     tapped = effects.recall(TAPPED)
     if tapped is not None:  # a retry of this tap, whose step was saved: finish the work
         await _finish(context, tr, query, tapped)
@@ -139,18 +144,24 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     board in a private chat); :class:`Refusal` when nothing may change."""
     record = await load_for(get_store(context), chat_id, thread_id, data)
     message = query.message
-    assert message is not None
     view = None
-    if in_view:
+    if query.inline_message_id is not None:
+        if record.inline_message_id != query.inline_message_id:
+            raise Refusal(STALE)
+    elif in_view:
+        assert message is not None
         tapped = (message.chat.id, message.message_id)
         view = next((v for v in record.views if (v.chat_id, v.message_id) == tapped), None)
         if view is None:
             raise Refusal(STALE)
-    elif record.board_message_id is not None and message.message_id != record.board_message_id:
+    elif record.is_inline or (record.board_message_id is not None and message is not None
+                              and message.message_id != record.board_message_id):
         raise Refusal(STALE)
     user = query.from_user
     dealer = get_dealer(context).tapped(query.id)
     if data.kind is Kind.LOBBY:
+        if data.action is Action.COMPUTER and record.is_inline:
+            raise Refusal(STALE)  # not offered: the computer plays in the private chat
         if data.action is Action.COMPUTER:
             level = computer.DEFAULT_LEVEL
             name = computer.bot_name(tr, level)

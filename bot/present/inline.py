@@ -36,8 +36,8 @@ from bot.present.callbacks import MAX_BYTES, CallbackDataError, Kind
 from bot.present.i18n import LANGUAGES, N_, Translator
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import clean
-from bot.rules.actions import Refusal
 from bot.rules.inline import inline_offers
+from bot.rules.refusals import Refusal
 from bot.store.records import INLINE_CHAT_BASE, GameOptions, GameRecord
 from engine.position import Variant
 

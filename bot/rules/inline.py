@@ -1,7 +1,7 @@
 """Inline games: which games an inline query may offer, and the lobby a Join makes.
 
 An inline query (``@bot backgammon match=5`` typed in any chat) is read by the
-same parser as ``/new`` (:func:`bot.rules.actions.parse_new_args`).  An inline
+same parser as ``/new`` (:func:`bot.rules.options.parse_new_args`).  An inline
 game has no chat, so no chat ledger: ``stake=`` is refused with the reason, as
 is the computer (it plays in the private chat).  Without a variant word both
 variants are offered, each only if the options suit it.
@@ -17,15 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.present.i18n import N_
-from bot.rules.actions import (
-    VARIANTS,
-    OptionError,
-    Refusal,
-    engine_options,
-    new_lobby,
-    parse_new_args,
-)
 from bot.rules.fairplay import Dealer
+from bot.rules.lobby import VARIANTS, new_lobby
+from bot.rules.options import OptionError, engine_options, parse_new_args
+from bot.rules.refusals import Refusal
 from bot.store.records import GameOptions, GameRecord
 from engine.position import Variant
 
@@ -48,7 +43,7 @@ def inline_offers(words: Sequence[str]) -> list[tuple[Variant, GameOptions]]:
     >>> inline_offers(["long", "stake=5"])
     Traceback (most recent call last):
     ...
-    bot.rules.actions.Refusal: Inline games have no chat ledger, so they are never staked. \
+    bot.rules.refusals.Refusal: Inline games have no chat ledger, so they are never staked. \
 Play for stakes with /new in a group with the bot.
     """
     variant, options = parse_new_args(words)

@@ -58,12 +58,14 @@ from bot.present.i18n import Translator
 from bot.present.inline import InlineJoin, inline_results
 from bot.present.messages import PICTURE, TEXT
 from bot.rules import deadlines
-from bot.rules.actions import STALE, Refusal, apply_lobby, save_first
 from bot.rules.inline import inline_lobby
+from bot.rules.lobby import apply_lobby
+from bot.rules.refusals import STALE, Refusal
 from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline_games import inline_chat_id, inline_game
 from bot.store.records import ChatSettings, GameRecord, Status, settings_key
+from bot.store.saving import save_first
 
 log = logging.getLogger(__name__)
 

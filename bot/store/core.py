@@ -20,6 +20,8 @@ chat live in one slot and a Lua script may touch several of them):
     nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
+    nardy:{user:<uid>}:played             set of the chat ids of the user's private and
+                                          inline games (their stats, bot/store/played.py)
     nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
                                           first reminder, bot/rules/deadlines.py) / lease end
     nardy:update:<update id>              de-duplication marker with expiry: p:<n> being
@@ -328,6 +330,10 @@ class Store:
     def user_key(self, user_id: int) -> str:
         return f"{self.prefix}:{{user:{user_id}}}:games"
 
+    def played_key(self, user_id: int) -> str:
+        """The chat ids of the user's private and inline games (bot/store/played.py)."""
+        return f"{self.prefix}:{{user:{user_id}}}:played"
+
     @property
     def _deadline_keys(self) -> list[str]:
         return [f"{self.prefix}:{{deadlines}}:due", f"{self.prefix}:{{deadlines}}:processing"]
@@ -445,6 +451,8 @@ class Store:
         for player in game.players:
             user = self.user_key(player.user_id)
             pipe.sadd(user, ref) if listed else pipe.srem(user, ref)
+            if game.is_private and len(game.players) == 2:  # where its stats are booked
+                pipe.sadd(self.played_key(player.user_id), game.chat_id)
         open_games = f"{self.prefix}:{{stats}}:open"
         pipe.sadd(open_games, ref) if listed else pipe.srem(open_games, ref)
         due, _ = self._deadline_keys

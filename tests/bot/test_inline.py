@@ -7,14 +7,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from telegram.ext import CallbackContext
 
+from bot.edge.handlers.clock import JOB_NAME, tick_job
+from bot.rules import deadlines
+from bot.rules.deadlines import HOUR
+from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.inline_games import inline_chat_id, inline_game
 from bot.store.records import GameRecord, Status
 from tests.bot.conftest import World, running_world
-from tests.bot.driver import Driver, game_board
+from tests.bot.driver import Driver, game_board, pick
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, InlineAnswer, Message, User
 
@@ -247,3 +253,121 @@ async def test_without_the_media_chat_the_board_stays_readable(picture_world: Wo
     after = w.server.inline_message(lobby.inline_message_id or "")
     # the last picture stays, the caption and the buttons move on
     assert after.photo_bytes == board.photo_bytes and after.caption != board.caption
+
+
+# ---------------------------------------------------------------- stats, /games, clocks
+
+
+async def _finish_by_resigning(world: World, p: Pair, lobby: Message) -> User:
+    """The player to move resigns, the other accepts; returns the winner."""
+    record = await _record(world, lobby)
+    loser = p.alice if waiting_user(record) == p.alice.id else p.bob
+    winner = p.bob if loser is p.alice else p.alice
+    for user, action in ((loser, ":o"), (loser, ":R:1"), (winner, ":a")):
+        board = world.server.inline_message(lobby.inline_message_id or "")
+        _, data = world.find(board, lambda _t, d, a=action: d.startswith("g:") and d.endswith(a))
+        answer = await world.tap(p.chat, user, board, data)
+        assert not answer.show_alert, answer
+    return winner
+
+
+async def _stats(world: World, user: User) -> str:
+    dm = world.server.private_chat(user)
+    sent = await world.send(dm, user, "/stats")
+    return (await world.reply(dm, sent)).content
+
+
+async def test_inline_games_count_in_the_private_stats(inline_world: World) -> None:
+    w, p = inline_world, _pair(inline_world)
+    lobby = await _started(w, p, "long", "Long nardy")
+    winner = await _finish_by_resigning(w, p, lobby)
+    second = await _started(w, p, "long", "Long nardy")  # another message, another game
+    assert (await _record(w, second)).chat_id != (await _record(w, lobby)).chat_id
+    again = await _finish_by_resigning(w, p, second)
+    text = await _stats(w, p.alice)
+    wins = (winner is p.alice) + (again is p.alice)
+    assert "Long nardy: private and inline games" in text, text
+    assert f"Games: 2, won {wins}" in text, text
+    assert "Rating" not in text  # each game's own, they do not add up
+    # and in each game's own slot, rated like a private game
+    stats = await w.store.player_stats((await _record(w, lobby)).chat_id)
+    assert sorted(s.rating != 1500.0 for s in stats) == [True, True]
+    group = w.server.add_group("Club", members=[p.alice])
+    sent = await w.send(group, p.alice, "/stats")
+    assert "no finished games here" in (await w.reply(group, sent)).content  # not a group's
+
+
+async def test_games_lists_an_inline_game_and_shows_its_board_privately(
+        inline_world: World) -> None:
+    w, p = inline_world, _pair(inline_world)
+    lobby = await _started(w, p)
+    dm = w.server.private_chat(p.alice)
+    sent = await w.send(dm, p.alice, "/games")
+    listing = await w.reply(dm, sent, "Your games")
+    assert "Backgammon against Bob" in listing.content and "inline game" in listing.content
+    record = await _record(w, lobby)
+    await w.tap(dm, p.alice, listing, listing.buttons[0][0][1])
+    view = game_board(w.server, dm)
+    assert view is not None and view.from_bot
+    # a move on her own board is a move on the inline message too
+    mover = p.alice if waiting_user(record) == p.alice.id else p.bob
+    where = dm if mover is p.alice else p.chat
+    board = view if mover is p.alice else w.server.inline_message(lobby.inline_message_id or "")
+    since = w.server.revision
+    data = pick(w.server.message(board.chat.id, board.message_id))
+    assert data is not None
+    assert not (await w.tap(where, mover, board, data)).show_alert
+    after = await _record(w, lobby)
+    assert after.version > record.version
+    inline_now = w.server.inline_message(lobby.inline_message_id or "")
+    assert inline_now.revision > since
+    assert f":{after.version}:" in " ".join(d for row in inline_now.buttons for _, d in row)
+
+
+@pytest.fixture
+async def clocked(inline_world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                  ) -> AsyncIterator[Path]:
+    """The test clock (NARDY_TEST_CLOCK) for the inline world, its job off:
+    the tests tick by hand."""
+    path = tmp_path / "offset"
+    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(path))
+    deadlines.set_test_offset(path, 0)
+    for job in inline_world.app.job_queue.get_jobs_by_name(JOB_NAME):
+        job.enabled = False
+    yield path
+
+
+async def test_clocks_remind_privately_and_the_board_offers_the_win(
+        inline_world: World, clocked: Path) -> None:
+    w, p = inline_world, _pair(inline_world)
+    for user in (p.alice, p.bob):  # both started the bot: reminders may go there
+        dm = w.server.private_chat(user)
+        await w.reply(dm, await w.send(dm, user, "/help"))
+    lobby = await _started(w, p, "long time=12h", "Long nardy")
+    record = await _record(w, lobby)
+    assert record.options.time_control == 12 * HOUR and record.deadline is not None
+    late = p.alice if waiting_user(record) == p.alice.id else p.bob
+    other = p.bob if late is p.alice else p.alice
+    deadlines.set_test_offset(clocked, 6 * HOUR + 60)
+    await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
+    await w.idle()
+    [reminder] = [m for m in w.server.messages(w.server.private_chat(late))
+                  if m.from_bot and m.content.startswith("⏰")]
+    assert other.first_name in reminder.content  # in the late player's own language
+    deadlines.set_test_offset(clocked, 12 * HOUR + 120)
+    await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
+    await w.idle()
+    [offer] = [m for m in w.server.messages(w.server.private_chat(other))
+               if m.from_bot and m.content.startswith("⌛")]
+    assert late.first_name in offer.content
+    board = w.server.inline_message(lobby.inline_message_id or "")
+    assert "⌛" in board.content  # the board says the time ran out
+    claim = w.find(board, lambda _t, d: d.startswith("k:") and d.endswith(":W"))[1]
+    refused = await w.tap(p.chat, late, board, claim)
+    assert refused.show_alert and refused.text
+    assert not (await w.tap(p.chat, other, board, claim)).show_alert
+    done = await _record(w, lobby)
+    assert done.status is Status.FINISHED
+    final = w.server.inline_message(lobby.inline_message_id or "")
+    assert "wins" in final.content and not any(
+        d.startswith("k:") for row in final.buttons for _, d in row)

@@ -371,3 +371,35 @@ async def test_clocks_remind_privately_and_the_board_offers_the_win(
     final = w.server.inline_message(lobby.inline_message_id or "")
     assert "wins" in final.content and not any(
         d.startswith("k:") for row in final.buttons for _, d in row)
+
+
+async def test_verify_on_an_inline_result_answers_privately(inline_world: World) -> None:
+    w, p = inline_world, _pair(inline_world)
+    lobby = await _started(w, p)
+    await _finish_by_resigning(w, p, lobby)
+    board = w.server.inline_message(lobby.inline_message_id or "")
+    verify = w.find(board, lambda _t, d: d.startswith("dv:"))[1]
+    # Alice never wrote to the bot: it may not write first, so it says how
+    answer = await w.tap(p.chat, p.alice, board, verify)
+    assert answer.show_alert and "private chat" in (answer.text or "")
+    dm = w.server.private_chat(p.alice)
+    await w.reply(dm, await w.send(dm, p.alice, "/help"))
+    answer = await w.tap(p.chat, p.alice, board, verify)
+    assert not answer.show_alert and answer.text == "The dice check is in our private chat."
+    assert w.server.last_message(dm).content.startswith("Fair dice (scheme nardy-dice-v1)")
+
+
+async def test_players_who_never_wrote_to_the_bot_get_the_offer_on_the_board(
+        inline_world: World, clocked: Path) -> None:
+    w, p = inline_world, _pair(inline_world)
+    lobby = await _started(w, p, "backgammon time=1h", "Backgammon")
+    for offset in (45 * 60, HOUR + 120):  # the reminder, then the timeout
+        deadlines.set_test_offset(clocked, offset)
+        await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
+        await w.idle()
+    # the reminder and the offer were tried; the bot may not write first ("chat not found"),
+    # which fails neither the clock nor the board
+    assert [r.status for r in w.server.requests("sendMessage")] == [400, 400]
+    board = w.server.inline_message(lobby.inline_message_id or "")
+    assert "⌛" in board.content
+    assert any(d.startswith("k:") and d.endswith(":W") for row in board.buttons for _, d in row)

@@ -14,9 +14,8 @@ them parse with python-telegram-bot exactly like real ones.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 JSON = dict[str, Any]
 
@@ -264,43 +263,57 @@ class Answer:
     cache_time: int | None
 
 
-class Tap:
-    """A callback query the test sent; wait for the bot's answerCallbackQuery with it."""
+A = TypeVar("A")
 
-    def __init__(self, server: Any, query_id: str, update_id: int, data: str | None,
-                 revision: int, queued_at: float = 0.0, chat_id: int | None = None) -> None:
+
+class _Query(Generic[A]):
+    """A query the bot answers once (a tap, an inline query): wait for the answer."""
+
+    def __init__(self, server: Any, query_id: str, update_id: int, revision: int,
+                 queued_at: float, chat_id: int | None) -> None:
         self.server = server
         self.query_id = query_id
         self.update_id = update_id
-        self.data = data
         self.revision = revision
         self.queued_at = queued_at
         """The server clock's time when the update was queued for the bot."""
         self.chat_id = chat_id
-        self._answered = threading.Event()
-        self._answer: Answer | None = None
+        self._answer: A | None = None
 
-    def _set_answer(self, answer: Answer) -> None:
+    def _set_answer(self, answer: A) -> None:
         self._answer = answer
-        self._answered.set()
 
     @property
-    def answer(self) -> Answer | None:
+    def answer(self) -> A | None:
         """The answer if the bot gave one already, else None."""
         return self._answer
 
-    def wait_answer(self, timeout: float = 5.0) -> Answer:
+    def _waiting_for(self) -> str:
+        raise NotImplementedError
+
+    def wait_answer(self, timeout: float = 5.0) -> A:
         """Block until the bot answers this query; AssertionError after ``timeout`` seconds."""
-        answer: Answer = self.server.wait_for(
-            lambda: self._answer, timeout, chat=self.chat_id,
-            description=f"answerCallbackQuery for query {self.query_id} (data {self.data!r})")
+        answer: A = self.server.wait_for(lambda: self._answer, timeout, chat=self.chat_id,
+                                         description=self._waiting_for())
         return answer
 
-    async def wait_answer_async(self, timeout: float = 5.0) -> Answer:
+    async def wait_answer_async(self, timeout: float = 5.0) -> A:
         """:meth:`wait_answer` for async tests (runs in a worker thread)."""
         import asyncio
 
         return await asyncio.to_thread(self.wait_answer, timeout)
+
+
+class Tap(_Query[Answer]):
+    """A callback query the test sent; wait for the bot's answerCallbackQuery with it."""
+
+    def __init__(self, server: Any, query_id: str, update_id: int, data: str | None,
+                 revision: int, queued_at: float = 0.0, chat_id: int | None = None) -> None:
+        super().__init__(server, query_id, update_id, revision, queued_at, chat_id)
+        self.data = data
+
+    def _waiting_for(self) -> str:
+        return f"answerCallbackQuery for query {self.query_id} (data {self.data!r})"
 
     def __repr__(self) -> str:
         return f"Tap(query_id={self.query_id!r}, data={self.data!r}, answer={self._answer!r})"
@@ -330,40 +343,17 @@ class InlineAnswer:
         raise ValueError(f"no result {title or id!r} among {self.titles}")
 
 
-class InlineQuery:
+class InlineQuery(_Query[InlineAnswer]):
     """An inline query a user typed; wait for the bot's answerInlineQuery with it."""
 
     def __init__(self, server: Any, query_id: str, update_id: int, user: User, chat_id: int,
                  query: str, revision: int, queued_at: float) -> None:
-        self.server = server
-        self.query_id = query_id
-        self.update_id = update_id
+        super().__init__(server, query_id, update_id, revision, queued_at, chat_id)
         self.user = user
-        self.chat_id = chat_id
-        """The chat the user typed it in (the bot is told only its type)."""
-        self.query = query
-        self.revision = revision
-        self.queued_at = queued_at
-        self._answer: InlineAnswer | None = None
+        self.query = query  # typed in chat_id: the bot is told only that chat's type
 
-    def _set_answer(self, answer: InlineAnswer) -> None:
-        self._answer = answer
-
-    @property
-    def answer(self) -> InlineAnswer | None:
-        return self._answer
-
-    def wait_answer(self, timeout: float = 5.0) -> InlineAnswer:
-        """Block until the bot answers; AssertionError after ``timeout`` seconds."""
-        answer: InlineAnswer = self.server.wait_for(
-            lambda: self._answer, timeout,
-            description=f"answerInlineQuery for {self.query!r} (query {self.query_id})")
-        return answer
-
-    async def wait_answer_async(self, timeout: float = 5.0) -> InlineAnswer:
-        import asyncio
-
-        return await asyncio.to_thread(self.wait_answer, timeout)
+    def _waiting_for(self) -> str:
+        return f"answerInlineQuery for {self.query!r} (query {self.query_id})"
 
     def __repr__(self) -> str:
         return f"InlineQuery(query_id={self.query_id!r}, query={self.query!r})"

@@ -24,7 +24,7 @@ async def played_stats(store: Store, user_id: int) -> list[PlayerStats]:
     people; those games are never against the computer)."""
     found = []
     fields = [stats_field(variant, user_id) for variant in Variant]
-    for member in sorted(await store.redis.smembers(store.played_key(user_id)), key=_text):
+    for member in sorted(await store.redis.smembers(store.keys.played(user_id)), key=_text):
         name = store.chat_key(int(_text(member)), "stats")
         for field, raw in zip(fields, await store.redis.hmget(name, fields), strict=True):
             if raw is not None:

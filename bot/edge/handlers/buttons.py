@@ -40,14 +40,12 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import Action, Callback
 from bot.present.i18n import Translator
 from bot.rules import computer
-from bot.rules.aftergame import after_game
-from bot.rules.lobby import apply_lobby
-from bot.rules.play import apply_game, ui_only
 from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
+from bot.rules.taps import tap, tapped_view
 from bot.store import VersionConflict, private_boards
 from bot.store.inline_games import inline_chat_id
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
@@ -139,36 +137,12 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     board in a private chat); :class:`Refusal` when nothing may change."""
     record = await load_for(get_store(context), chat_id, thread_id, data)
     message = query.message
-    view = None
-    if query.inline_message_id is not None:
-        if record.inline_message_id != query.inline_message_id:
-            raise Refusal(STALE)
-    elif in_view:
-        assert message is not None
-        tapped = (message.chat.id, message.message_id)
-        view = next((v for v in record.views if (v.chat_id, v.message_id) == tapped), None)
-        if view is None:
-            raise Refusal(STALE)
-    elif record.is_inline or (record.board_message_id is not None and message is not None
-                              and message.message_id != record.board_message_id):
-        raise Refusal(STALE)
+    where = (0, 0) if message is None else (message.chat.id, message.message_id)
+    view = tapped_view(record, *where, in_view=in_view,
+                       inline_message_id=query.inline_message_id)
     user = query.from_user
-    dealer = get_dealer(context).tapped(query.id)
-    if data.kind is Kind.LOBBY:
-        if data.action is Action.COMPUTER and record.is_inline:
-            raise Refusal(STALE)  # not offered: the computer plays in the private chat
-        if data.action is Action.COMPUTER:
-            level = computer.DEFAULT_LEVEL
-            name = computer.bot_name(tr, level)
-            return record, computer.play_from_lobby(record, user.id, display_name(user), name,
-                                                    dealer, level), view
-        return record, apply_lobby(record, user.id, display_name(user), data, dealer), view
-    if record.status is not Status.ACTIVE:  # the buttons after the end
-        new = after_game(record, user.id, data, dealer)
-        return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
-    new = apply_game(record, user.id, data, own_board=view is not None)
-    if new is record and not ui_only(record, data.action):
-        raise Refusal(STALE)
+    new = tap(record, user.id, display_name(user), data, get_dealer(context).tapped(query.id),
+              own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
     return record, new, view
 
 

@@ -43,7 +43,6 @@ from bot.edge.handlers.board import (
     redraw_stale,
     render,
 )
-from bot.edge.handlers.clock import timeout_keyboard
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
     Context,
@@ -56,7 +55,8 @@ from bot.edge.handlers.common import (
 from bot.present.callbacks import Action, Callback, CallbackDataError
 from bot.present.i18n import Translator
 from bot.present.inline import InlineJoin, inline_results
-from bot.present.messages import PICTURE, TEXT
+from bot.present.keyboards import timeout_keyboard
+from bot.present.messages import PICTURE, TEXT, duration
 from bot.rules import deadlines
 from bot.rules.inline import inline_lobby
 from bot.rules.lobby import apply_lobby
@@ -256,5 +256,6 @@ def _with_clock(tr: Translator, record: GameRecord, markup: InlineKeyboardMarkup
             or record.deadline is None or record.deadline > deadlines.now():
         return markup
     rows = [*(markup.inline_keyboard if markup is not None else ()),
-            *timeout_keyboard(tr, record).inline_keyboard]
+            *timeout_keyboard(tr, record.game_id,
+                              duration(tr, record.options.time_control or 0)).inline_keyboard]
     return InlineKeyboardMarkup(rows)

@@ -1,0 +1,102 @@
+"""Where everything lives in Redis: the key layout, built in one place (:class:`Keys`).
+
+Prefix ``nardy``; ``{...}`` is the Redis Cluster hash tag, so all keys of one
+chat live in one slot and a Lua script may touch several of them:
+
+    nardy:{chat:<id>}:game:<thread or 0>  hash {v: CAS version, d: GameRecord JSON,
+                                          s:<chat>:<message>: the version that board
+                                          message of the game shows}
+    nardy:{chat:<id>}:settings            hash {v, d: ChatSettings JSON}
+    nardy:{chat:<id>}:slots               set of the record suffixes above
+    nardy:{chat:<id>}:ledger              hash "<low uid>:<high uid>" -> balance of low
+    nardy:{chat:<id>}:history             list of HistoryEntry JSON, newest first, capped
+    nardy:{chat:<id>}:booked              zset of finished game ids (idempotent booking)
+    nardy:{chat:<id>}:stats               hash "<variant>:<uid>" -> PlayerStats JSON (and
+                                          "<variant>:bot-<level>:<uid>": vs the computer)
+    nardy:{chat:<id>}:dice                hash "<variant>:<uid>" -> the 21 roll counts of
+                                          the player's finished games, "3,0,5,..."
+                                          (engine/dicestats.py DiceStats.to_text)
+    nardy:{chat:<id>}:settle:<id>         a pending SettleRequest JSON, with expiry
+    nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
+    nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
+    nardy:{chat:<id>}:notify:<thread or 0>  where the game's "your turn" ping is
+    nardy:{chat:<id>}:views               hash: board message id in this private chat
+                                          -> game ref (bot/store/private_boards.py)
+    nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
+    nardy:{flood}:all                     the bot's flood-limit token bucket
+    nardy:{user:<uid>}:games              set of GameRefs of the user's open games
+    nardy:{user:<uid>}:played             set of the chat ids of the user's private and
+                                          inline games (their stats, bot/store/played.py)
+    nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
+    nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
+    nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
+                                          first reminder, bot/rules/deadlines.py) / lease end
+    nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
+    nardy:update:<update id>              de-duplication marker with expiry: p:<n> being
+                                          handled (attempt n, leased), f:<n> failed n times,
+                                          d (or 1) done
+    nardy:update:<update id>:fx           hash: the side effects of a failed attempt
+                                          of the update, for its retry (bot/edge/effects.py)
+    nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
+
+>>> keys = Keys()
+>>> keys.chat(-100123, "game:0"), keys.user_games(42)
+('nardy:{chat:-100123}:game:0', 'nardy:{user:42}:games')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.store.records import GameRef, RecordKey
+
+
+class Keys:
+    """The names of the bot's Redis keys under one prefix (see the module doc)."""
+
+    def __init__(self, prefix: str = "nardy") -> None:
+        self.prefix = prefix
+        self.deadlines = [f"{prefix}:{{deadlines}}:due", f"{prefix}:{{deadlines}}:processing"]
+        """The deadline queue: due, processing."""
+        self.open_games = f"{prefix}:{{stats}}:open"
+        self.flood_all = f"{prefix}:{{flood}}:all"
+
+    def chat(self, chat_id: int, name: str) -> str:
+        """A key in the chat's hash slot, e.g. `nardy:{chat:-100123}:game:0`."""
+        return f"{self.prefix}:{{chat:{chat_id}}}:{name}"
+
+    def record(self, key: RecordKey[Any]) -> str:
+        return self.chat(key.chat_id, key.suffix)
+
+    def user_games(self, user_id: int) -> str:
+        return f"{self.prefix}:{{user:{user_id}}}:games"
+
+    def played(self, user_id: int) -> str:
+        """The chat ids of the user's private and inline games (bot/store/played.py)."""
+        return f"{self.prefix}:{{user:{user_id}}}:played"
+
+    def prefs(self, user_id: int) -> str:
+        return f"{self.prefix}:{{user:{user_id}}}:prefs"
+
+    def invite(self, token: str) -> list[str]:
+        """An invitation's keys: the offer, who used it."""
+        return [f"{self.prefix}:{{invite:{token}}}:{name}" for name in ("offer", "used")]
+
+    def stage(self, ref: GameRef) -> str:
+        return f"{self.prefix}:{{deadlines}}:stage:{ref}"
+
+    def settle(self, chat_id: int, request_id: str) -> str:
+        return self.chat(chat_id, f"settle:{request_id}")
+
+    def notification(self, chat_id: int, thread_id: int | None) -> str:
+        return self.chat(chat_id, f"notify:{thread_id or 0}")
+
+    def update(self, update_id: int) -> str:
+        return f"{self.prefix}:update:{update_id}"
+
+    def effects(self, update_id: int) -> str:
+        return f"{self.prefix}:update:{update_id}:fx"
+
+    def flood(self, chat_id: object) -> str:
+        """The flood bucket of a chat (any id Telegram takes: a number or a username)."""
+        return f"{self.prefix}:{{chat:{chat_id}}}:flood"

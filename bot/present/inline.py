@@ -8,7 +8,7 @@ language the result was shown in stays the board's).  The first tap
 stores the lobby under that message (:mod:`bot.store.inline_games`) and from
 then on the message shows the usual lobby and board buttons.
 
->>> join = InlineJoin(Variant.BACKGAMMON, GameOptions(match_length=5, koks=False,
+>>> join = InlineJoin(Variant.BACKGAMMON, TableOptions(match_length=5, koks=False,
 ...                                                  time_control=86400), "ru")
 >>> join.format()
 'ij:b:5:17:24:ru'
@@ -38,14 +38,14 @@ from bot.present.messages import options_line, variant_name
 from bot.present.usertext import clean
 from bot.rules.inline import inline_offers
 from bot.rules.refusals import Refusal
-from bot.store.records import INLINE_CHAT_BASE, GameOptions, GameRecord
+from bot.store.records import INLINE_CHAT_BASE, GameRecord, TableOptions
 from engine.position import Variant
 
 LOBBY_HINT = N_("Tap Join: the first two to join play each other.")
 USAGE = N_("After the bot's name you may type the game and its options, as for /new: long, "
            "backgammon, match=5, cube=off, time=1d.")
 _VARIANT_LETTERS = {Variant.LONG: "l", Variant.BACKGAMMON: "b"}
-_FLAGS = ("cube", "koks", "jacoby", "beavers", "autoplay")
+_FLAGS = ("cube", "koks", "jacoby", "beavers", "autoplay", "hints")
 _DATA = re.compile(r"ij:([lb]):([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,3}):([a-z]{2})")  # fullmatch
 HOUR = 3600
 
@@ -54,11 +54,12 @@ HOUR = 3600
 class InlineJoin:
     """The Join button of an inline lobby not stored yet (see the module doc):
     the variant, the match length, the on/off options as bits (cube 1, koks 2,
-    Jacoby 4, beavers 8, autoplay 16), the time per move in hours (0: none)
+    Jacoby 4, beavers 8, autoplay 16, hints 32: off unless asked for, as
+    between people), the time per move in hours (0: none)
     and the language of the boards."""
 
     variant: Variant
-    options: GameOptions
+    options: TableOptions
     language: str
     KIND: ClassVar[Kind] = Kind.INLINE
 
@@ -83,13 +84,15 @@ class InlineJoin:
         if bits >= 1 << len(_FLAGS) or not 1 <= int(match) <= 25 or int(hours) > 14 * 24 \
                 or language not in LANGUAGES:
             raise CallbackDataError(f"not inline Join data: {text!r}")
-        cube, koks, jacoby, beavers, autoplay = (bool(bits >> i & 1) for i in range(len(_FLAGS)))
-        return cls(variant, GameOptions(match_length=int(match), cube=cube, koks=koks,
-                                        jacoby=jacoby, beavers=beavers, autoplay=autoplay,
-                                        time_control=int(hours) * HOUR or None), language)
+        cube, koks, jacoby, beavers, autoplay, hints = (bool(bits >> i & 1)
+                                                         for i in range(len(_FLAGS)))
+        return cls(variant, TableOptions(match_length=int(match), cube=cube, koks=koks,
+                                         jacoby=jacoby, beavers=beavers, autoplay=autoplay,
+                                         hints=hints or None,
+                                         time_control=int(hours) * HOUR or None), language)
 
 
-def _lobby_result(tr: Translator, variant: Variant, options: GameOptions
+def _lobby_result(tr: Translator, variant: Variant, options: TableOptions
                   ) -> InlineQueryResultArticle:
     join = InlineJoin(variant, options, tr.lang)
     title = variant_name(tr, variant)

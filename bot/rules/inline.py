@@ -21,7 +21,7 @@ from bot.rules.fairplay import Dealer
 from bot.rules.lobby import VARIANTS, new_lobby
 from bot.rules.options import OptionError, engine_options, parse_new_args
 from bot.rules.refusals import Refusal
-from bot.store.records import GameOptions, GameRecord
+from bot.store.records import GameRecord, TableOptions
 from engine.position import Variant
 
 NO_STAKE = N_("Inline games have no chat ledger, so they are never staked. Play for stakes "
@@ -29,7 +29,7 @@ NO_STAKE = N_("Inline games have no chat ledger, so they are never staked. Play 
 NO_COMPUTER = N_("To play the bot, send /new bot in our private chat.")
 
 
-def inline_offers(words: Sequence[str]) -> list[tuple[Variant, GameOptions]]:
+def inline_offers(words: Sequence[str]) -> list[tuple[Variant, TableOptions]]:
     """The games the words of an inline query ask for (variant, options);
     :class:`Refusal` (an :class:`OptionError` for words that do not parse) when
     there is none.
@@ -51,7 +51,7 @@ Play for stakes with /new in a group with the bot.
         raise Refusal(NO_STAKE)
     if options.computer is not None:
         raise Refusal(NO_COMPUTER)
-    offers: list[tuple[Variant, GameOptions]] = []
+    offers: list[tuple[Variant, TableOptions]] = []
     refused: OptionError | None = None
     for each in [variant] if variant is not None else VARIANTS:
         try:
@@ -66,7 +66,7 @@ Play for stakes with /new in a group with the bot.
     return offers
 
 
-def inline_lobby(inline_message_id: str, chat_id: int, variant: Variant, options: GameOptions,
+def inline_lobby(inline_message_id: str, chat_id: int, variant: Variant, options: TableOptions,
                  creator: int, dealer: Dealer, *, pictures: bool) -> GameRecord:
     """The lobby of an inline message, committed to its dice like any lobby;
     ``pictures``: its game's boards are pictures (a media chat is configured),

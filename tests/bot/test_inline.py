@@ -403,3 +403,13 @@ async def test_players_who_never_wrote_to_the_bot_get_the_offer_on_the_board(
     board = w.server.inline_message(lobby.inline_message_id or "")
     assert "⌛" in board.content
     assert any(d.startswith("k:") and d.endswith(":W") for row in board.buttons for _, d in row)
+
+
+async def test_hints_asked_for_in_the_query_reach_the_game(inline_world: World) -> None:
+    w, p = inline_world, _pair(inline_world)
+    answer = await _ask(w, p.chat, p.alice, "backgammon hints=on")
+    assert [r["id"] for r in answer.results] == ["ij:b:1:49:0:en"]
+    lobby = await _started(w, p, "backgammon hints=on", "Backgammon")
+    assert (await _record(w, lobby)).options.hints is True
+    plain = await _started(w, p, "backgammon", "Backgammon")
+    assert (await _record(w, plain)).options.hints is None  # between people: off

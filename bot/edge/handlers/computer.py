@@ -24,7 +24,9 @@ import logging
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor
+from typing import TypeVar
 
 from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
@@ -37,6 +39,8 @@ from bot.store.records import GameRecord
 from bot.store.saving import save
 
 log = logging.getLogger(__name__)
+Q = TypeVar("Q")
+A = TypeVar("A")
 
 WORKERS_ENV = "NARDY_AI_WORKERS"
 MAX_STEPS = 200
@@ -82,22 +86,27 @@ def _drop_pool(broken: Executor) -> None:
     broken.shutdown(wait=False, cancel_futures=True)
 
 
+async def in_pool(work: Callable[[Q], A], question: Q) -> A:
+    """``work(question)`` in the shared worker pool (:func:`pool`), awaited
+    on the event loop: the computer's thinking, and hints (bot/edge/handlers/hints.py)."""
+    workers = pool()
+    try:
+        return await asyncio.get_running_loop().run_in_executor(workers, work, question)
+    except BrokenExecutor:
+        _drop_pool(workers)  # its worker died (killed, out of memory): a new one next time
+        raise
+
+
 async def advance(record: GameRecord, dealer: Dealer) -> GameRecord:
     """``record`` after everything the computer does now (nothing saved);
     ``record`` itself when it does not wait for the computer."""
-    loop = asyncio.get_running_loop()
     new = record
     for _ in range(MAX_STEPS):
         step = computer.next_move(new)
         if step is None:
             break
         if isinstance(step, computer.Question):
-            workers = pool()
-            try:
-                answer = await loop.run_in_executor(workers, computer.think, step)
-            except BrokenExecutor:
-                _drop_pool(workers)  # its worker died (killed, out of memory): a new one next time
-                raise
+            answer = await in_pool(computer.think, step)
             step = computer.buttons_for(new, step, answer)
         new = computer.press(new, step, dealer)
     return new

@@ -52,7 +52,7 @@ from bot.edge.handlers.common import (
     get_store,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback, CallbackDataError
+from bot.present.callbacks import ButtonAction, Callback, CallbackDataError
 from bot.present.i18n import Translator
 from bot.present.inline import InlineJoin, inline_results
 from bot.present.keyboards import timeout_keyboard
@@ -142,7 +142,7 @@ async def on_join(update: Update, context: Context) -> None:
     def joined(record: GameRecord) -> GameRecord:
         if record.status is not Status.LOBBY:
             raise Refusal(STALE)
-        tap = Callback.lobby(record.game_id, record.version, Action.JOIN)
+        tap = Callback.lobby(record.game_id, record.version, ButtonAction.JOIN)
         return apply_lobby(record, user.id, display_name(user), tap, dealer)
 
     async def write(old: GameRecord, new: GameRecord) -> GameRecord:

@@ -37,7 +37,8 @@ chat live in one slot and a Lua script may touch several of them:
                                           d (or 1) done
     nardy:update:<update id>:<digest>:fx  hash: the side effects of a failed attempt
                                           of the update, for its retry (bot/edge/effects.py)
-    nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
+    nardy:{stats}:open                    set of GameRefs of open games (a hint: metrics,
+                                          the start-up's redraws)
 
 >>> keys = Keys()
 >>> keys.chat(-100123, "game:0"), keys.user_games(42)

@@ -92,9 +92,12 @@ async def running_world(store: Store, *, server: BotApiServer | None = None,
     ``app_options`` go to ``build_application`` (e.g. ``media_chat``)."""
     server = server or BotApiServer()
     server.start()
+    # no flood limiter on purpose: these tests check what the bot sends, and
+    # Telegram's group budget (20 a minute) would make a game last a quarter
+    # of an hour; the budget is tested in tests/ops (docs/architecture.md#tests)
     app = build_application(server.token or "", store, dealer=Dealer.for_tests(7),
                             base_url=server.base_url, base_file_url=server.base_file_url,
-                            **app_options)
+                            **({"limiter": None} | app_options))
     await app.initialize()
     if app.post_init is not None:  # what run_polling does after initialize()
         await app.post_init(app)

@@ -3,6 +3,7 @@ example style: short async functions, one central error handler)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from telegram.ext import (
@@ -17,6 +18,7 @@ from telegram.ext import (
 )
 
 from bot.edge.handlers import (
+    board,
     buttons,
     chat,
     clock,
@@ -65,5 +67,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         # the computer's turns a crash or a restart left waiting (first: at start-up)
         app.job_queue.run_repeating(computer.sweep_job, interval=computer.sweep_interval(),
                                     first=1.0, name=computer.SWEEP_JOB)
+        # boards a failed redraw left behind before a restart (nobody may tap them soon)
+        app.job_queue.run_once(board.startup_redraw_job, when=1.0, data=time.time(),
+                               name=board.STARTUP_REDRAW_JOB)
     app.add_error_handler(errors.on_error)
     PAINTER.start()  # the painter process warms up before the first game needs it

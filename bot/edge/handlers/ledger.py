@@ -38,7 +38,7 @@ from bot.edge.handlers.common import (
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_, Translator
 from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
-from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
+from bot.present.messages import KIND_NAMES, mention, owes_line, pays_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules import computer
 from bot.rules.booking import Debt, debts, ledger_table, summed
@@ -123,11 +123,12 @@ async def ledger(update: Update, context: Context) -> None:
     text = ledger_table(tr, debts(balances), names)
     transfers = plan(balances)
     if transfers:
-        text += "\n\n" + ledger_table(
-            tr, [Debt(t.debtor, t.creditor, t.amount) for t in transfers], names,
-            title=tr.gettext("<b>Settle-up plan</b> (the fewest payments that square "
-                             "everybody):")) + "\n" + tr.gettext(
-            "Settle a payment of the plan with /settle: the two players confirm.")
+        payments = [pays_text(tr, Debt(t.debtor, t.creditor, t.amount), names)
+                    for t in transfers]
+        text += "\n\n" + "\n".join([
+            tr.gettext("<b>Settle-up plan</b> (the fewest payments that square everybody):"),
+            *payments,
+            tr.gettext("Settle a payment of the plan with /settle: the two players confirm.")])
     await reply(update, text)
 
 
@@ -326,12 +327,10 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
 
 def pays_text(tr: Translator, payment: Debt, names: dict[int, str], *,
               html: bool = True) -> str:
-    """"Bob pays Ann 30": a payment of the settle-up plan."""
+    """"Bob pays Ann 30" (:func:`pays_line`): a payment of the settle-up plan."""
     name = html_text if html else clean
-    return tr.gettext("{debtor} pays {creditor} {amount}",
-                      debtor=name(names.get(payment.debtor, str(payment.debtor))),
-                      creditor=name(names.get(payment.creditor, str(payment.creditor))),
-                      amount=payment.amount)
+    return pays_line(tr, name(names.get(payment.debtor, str(payment.debtor))),
+                     name(names.get(payment.creditor, str(payment.creditor))), payment.amount)
 
 
 def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]

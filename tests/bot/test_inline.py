@@ -413,3 +413,17 @@ async def test_hints_asked_for_in_the_query_reach_the_game(inline_world: World) 
     assert (await _record(w, lobby)).options.hints is True
     plain = await _started(w, p, "backgammon", "Backgammon")
     assert (await _record(w, plain)).options.hints is None  # between people: off
+
+
+async def test_a_text_message_that_cannot_take_a_picture_shows_the_text_board(
+        picture_world: World) -> None:
+    """Should Telegram refuse to give the lobby's text a picture, the game starts
+    on the text board, and the picture comes with a later change."""
+    w, p = picture_world, _pair(picture_world)
+    w.server.fail(400, "Bad Request: there is no media in the message to edit", times=1,
+                  methods=["editMessageMedia"])
+    lobby = await _started(w, p)
+    board = w.server.inline_message(lobby.inline_message_id or "")
+    assert board.photo is None and board.text is not None and "+---" in board.text
+    await asyncio.to_thread(Driver(w.server, p.chat, (p.alice, p.bob)).play, 3, stop_early=True)
+    assert w.server.inline_message(lobby.inline_message_id or "").photo is not None

@@ -74,6 +74,11 @@ MEDIA_CHAT = "media_chat"
 (``MEDIA_CHAT_ID``), or None."""
 CACHE_SECONDS = 60
 """How long Telegram may show the same answer to the same query of a user."""
+_OTHER_KIND = ("no caption in the message", "no text in the message",
+               "no media in the message")
+"""Telegram's refusals of an edit for a message of the other kind: a text
+board's edit of a picture, a caption's of a text, a picture for a text (a
+Bot API that does not let media be added to a text message)."""
 REPAIR_GRACE = 1.0
 """As in bot/edge/handlers/buttons.py: a refused tap this soon after a change
 leaves the redraw to that change's handler."""
@@ -200,8 +205,7 @@ async def edit_board(context: Context, tr: Translator, record: GameRecord,
             reason = error.message.lower()
             if is_not_modified(error):
                 break
-            if attempt == 0 and ("no caption in the message" in reason
-                                 or "no text in the message" in reason):
+            if attempt == 0 and any(kind in reason for kind in _OTHER_KIND):
                 continue  # the message is of the other kind (the lobby's text, a picture)
             if "message_id_invalid" in reason:
                 log.info("inline message of game %s is gone", record.game_id)

@@ -21,12 +21,13 @@ PRIORITY = (ButtonAction.CONFIRM, ButtonAction.TURN, ButtonAction.STEP, ButtonAc
 
 
 def _is_game_board(message: Message) -> bool:
-    return message.from_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
+    return message.by_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
 
 
 def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None
                ) -> Message | None:
-    """The newest bot message carrying game buttons."""
+    """The newest message of the bot (or sent via it: an inline game's) carrying
+    game buttons."""
     return server.newest_message(chat, _is_game_board, thread_id=thread_id)
 
 

@@ -178,7 +178,13 @@ async def edit(context: Context, tr: Translator, record: GameRecord, *,
 
 async def _edit_main(context: Context, tr: Translator, record: GameRecord,
                      ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
-    """Redraw the chat's board message; True if it had to be posted again."""
+    """Redraw the chat's board message (an inline game's: its inline message);
+    True if it had to be posted again."""
+    if record.is_inline:
+        from bot.edge.handlers import inline  # it draws with this module's helpers
+
+        await inline.edit_board(context, tr, record, ui, keyboard_only=keyboard_only)
+        return False
     if record.is_private:
         return False
     if record.board_message_id is None:
@@ -281,9 +287,10 @@ async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> 
     redraw failed), or post its chat's board if it has none; the others are
     left alone, so this may run any number of times."""
     shown = await get_store(context).shown(record)
-    main = record.board_message_id
+    main = 0 if record.is_inline else record.board_message_id  # see Store.boards_of
     behind = main is None or shown.get((record.chat_id, main), -1) < record.version
-    if not record.is_private and behind and await _edit_main(context, tr, record, {}):
+    has_main = record.is_inline or not record.is_private
+    if has_main and behind and await _edit_main(context, tr, record, {}):
         return  # posted again: repost redrew the views
     for view in record.views:
         if shown.get((view.chat_id, view.message_id), -1) < record.version \

@@ -52,6 +52,11 @@ def after_turn_probs(position: Position, plies: int) -> tuple[float, ...]:
     return (1 - win, lg, lbg, wg, wbg)
 
 
+def on_roll_probs(position: Position) -> tuple[float, ...]:
+    """gnubg's five 0-ply probabilities for the side on roll in ``position``."""
+    return tuple(gnubg_nn.probabilities(position.to_gnubg(), 0))
+
+
 def turn_equity(turn: Turn, plies: int) -> float:
     """The mover's cubeless equity after ``turn``."""
     after = turn.position

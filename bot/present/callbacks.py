@@ -61,6 +61,7 @@ class Kind(enum.StrEnum):
     SETTING = "set"  # /settings: SettingChoice
     SHOW = "gv"  # /games: ShowGame
     VERIFY = "dv"  # 🎲 Verify on a result: VerifyDice
+    INLINE = "ij"  # Join on an inline lobby not stored yet: bot.present.inline.InlineJoin
 
     @property
     def pattern(self) -> str:

@@ -128,7 +128,9 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
             await context.bot.send_message(user_id, text, reply_markup=mute_keyboard(
                 tr, record.game_id, _game_link(record)))
             return
-        except Forbidden:  # blocked the bot since: remind in the game's chat instead
+        except (Forbidden, BadRequest) as error:  # blocked the bot since, or never started
+            if not unreachable(error):  # it (an inline game's player): the chat instead
+                raise
             await prefs.forget_started(store, user_id)
             if record.is_private:
                 return
@@ -143,6 +145,14 @@ async def _post(context: Context, record: GameRecord, text: str,
     # the bot may have been removed from the chat: /board there brings the game back
     with contextlib.suppress(Forbidden):
         await send(context, record, text, markup)
+
+
+def unreachable(error: Exception) -> bool:
+    """Whether a message to a user's private chat failed because the bot may
+    not write there: blocked (403), or never started, which Telegram answers
+    with 403 "can't initiate conversation" or, for a user the bot has never
+    met, 400 "chat not found" (an inline game's player may be one)."""
+    return isinstance(error, Forbidden) or "chat not found" in str(error).lower()
 
 
 def _proposal(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
@@ -168,9 +178,12 @@ async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> No
         late=html_text(late.name), who=mention(winner.user_id, winner.name),
         points=tr.ngettext("{n} point", "{n} points", cube, n=cube))
     if private:
-        with contextlib.suppress(Forbidden):
+        try:
             await context.bot.send_message(winner.user_id, text,
                                            reply_markup=_timeout_keyboard(tr, record))
+        except (Forbidden, BadRequest) as error:  # an inline game's board offers it too
+            if not unreachable(error):
+                raise
     else:
         await _post(context, record, text, _timeout_keyboard(tr, record))
     await edit(context, tr, record)  # the board says the time ran out

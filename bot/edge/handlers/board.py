@@ -201,19 +201,26 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     if board.photo is None and record.board_photo:  # not painted: the text board replaces it
         await repost(context, tr, record, settings=settings, delete_old=True)
         return True
-    shown = (record.chat_id, record.board_message_id)
+    if not await _edit_shown(context, record, (record.chat_id, record.board_message_id), board,
+                             same_picture, ui):
+        return False
+    log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
+             record.chat_id)
+    await repost(context, tr, record, strip_old=False, settings=settings)
+    return True
+
+
+async def _edit_shown(context: Context, record: GameRecord, shown: Board, board: BoardMessage,
+                      same_picture: bool, ui: dict[str, object]) -> bool:
+    """Edit one board message to ``board`` and note what it shows; True when
+    the message is gone (the caller posts it again)."""
     try:
         await _edit_message(context, shown, board, same_picture)
     except BadRequest as error:
-        if is_not_modified(error):
-            await _mark(context, record, shown, ui)
-            return False
-        if not is_gone(error):
-            raise
-        log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
-                 record.chat_id)
-        await repost(context, tr, record, strip_old=False, settings=settings)
-        return True
+        if not is_not_modified(error):
+            if not is_gone(error):
+                raise
+            return True
     await _mark(context, record, shown, ui)
     return False
 
@@ -232,24 +239,18 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
     if message.photo is None and view.photo:  # not painted: the text board replaces it
         await post_views(context, tr, record, again)
         return True
-    shown = (view.chat_id, view.message_id)
     try:
-        await _edit_message(context, shown, message, same_picture)
+        gone = await _edit_shown(context, record, (view.chat_id, view.message_id), message,
+                                 same_picture, ui)
     except Forbidden:  # the player blocked the bot: their board waits for /games
         log.info("view in chat %s unreachable", view.chat_id)
         await forget_started(get_store(context), view.chat_id)
         return False
-    except BadRequest as error:
-        if is_not_modified(error):
-            await _mark(context, record, shown, ui)
-            return False
-        if not is_gone(error):
-            raise
-        log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
-        await post_views(context, tr, record, again)
-        return True
-    await _mark(context, record, shown, ui)
-    return False
+    if not gone:
+        return False
+    log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
+    await post_views(context, tr, record, again)
+    return True
 
 
 async def start_from_finished(context: Context, tr: Translator, old: GameRecord,

@@ -26,16 +26,14 @@ from telegram.error import BadRequest, Forbidden
 from bot.edge.handlers.board import edit, send
 from bot.edge.handlers.common import (
     Context,
+    DefaultOption,
     alert_text,
-    args_of,
     chat_language,
-    chat_settings,
+    default_option_command,
     get_store,
-    is_chat_admin,
     parse_tap,
     refusal_text,
     reply,
-    set_default_option,
     thread_of,
     translator_for,
 )
@@ -342,27 +340,20 @@ async def _pause_or_resume(update: Update, context: Context, action: ButtonActio
     await edit(context, tr, after)
 
 
+CLOCK = DefaultOption(
+    name="time_control",
+    parse=lambda args: deadlines.parse_time_control(args[0]),
+    usage=lambda tr: tr.gettext("time is the limit per move, 1h to 14d: time=12h, time=1d, "
+                                "time=3d or time=none."),
+    not_admin=N_("Only chat admins can change the settings."),
+    shown=lambda tr, limit: _default_text(tr, limit),
+    changed=lambda tr, limit: _default_text(tr, limit),
+)
+
+
 async def clock_command(update: Update, context: Context) -> None:
     """``/clock``: show the chat's default time control; ``/clock 1d`` sets it (admins)."""
-    tr = await translator_for(update, context)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    args = args_of(context)
-    if not args:
-        current = (await chat_settings(context, chat.id)).options.time_control
-        await reply(update, _default_text(tr, current))
-        return
-    try:
-        limit = deadlines.parse_time_control(args[0])
-    except deadlines.TimeControlError:
-        await reply(update, tr.gettext("time is the limit per move, 1h to 14d: time=12h, "
-                                       "time=1d, time=3d or time=none."))
-        return
-    if not await is_chat_admin(context, chat, user.id):
-        await reply(update, tr.gettext("Only chat admins can change the settings."))
-        return
-    await set_default_option(context, chat.id, "time_control", limit)
-    await reply(update, _default_text(tr, limit))
+    await default_option_command(update, context, CLOCK)
 
 
 def _default_text(tr: Translator, limit: int | None) -> str:

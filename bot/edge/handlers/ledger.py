@@ -25,14 +25,13 @@ from telegram import (
 from ai import Level
 from bot.edge.handlers.common import (
     Context,
+    DefaultOption,
     args_of,
-    chat_settings,
+    default_option_command,
     display_name,
     get_store,
-    is_chat_admin,
     parse_tap,
     reply,
-    set_default_option,
     translator_for,
 )
 from bot.present.callbacks import ButtonAction, Callback
@@ -84,31 +83,31 @@ def _replied_user(message: Message | None) -> User | None:
 # ---------------------------------------------------------------- /stake
 
 
-async def stake(update: Update, context: Context) -> None:
-    tr = await translator_for(update, context)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    args = args_of(context)
-    if not args:
-        current = (await chat_settings(context, chat.id)).options.stake_per_point
-        await reply(update, tr.gettext(
-            "Stake in this chat: {n} per point (for /new without stake=). "
-            "Change it with /stake N; 0 plays for nothing.", n=current))
-        return
-    if not await is_chat_admin(context, chat, user.id):  # before the value: it is not theirs
-        await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
-        return
+def _stake_of(args: list[str]) -> int:
+    """/stake's N: a whole number from 0 to :data:`MAX_STAKE`, else ValueError."""
     try:
-        amount = (parse_new_args([f"stake={args[0]}"])[1].stake_per_point if len(args) == 1
-                  else None)
+        if len(args) == 1:
+            return parse_new_args([f"stake={args[0]}"])[1].stake_per_point
     except OptionError:
-        amount = None
-    if amount is None:
-        await reply(update, tr.gettext("Use /stake N with a whole number from 0 to {high}, "
-                                       "for example /stake 10.", high=MAX_STAKE))
-        return
-    await set_default_option(context, chat.id, "stake_per_point", amount)
-    await reply(update, tr.gettext("New games here are played for {n} per point.", n=amount))
+        pass
+    raise ValueError(args)
+
+
+STAKE = DefaultOption(
+    name="stake_per_point",
+    parse=_stake_of,
+    usage=lambda tr: tr.gettext("Use /stake N with a whole number from 0 to {high}, "
+                                "for example /stake 10.", high=MAX_STAKE),
+    not_admin=N_("Only chat admins can change the chat's stake."),
+    shown=lambda tr, n: tr.gettext("Stake in this chat: {n} per point (for /new without stake=). "
+                                   "Change it with /stake N; 0 plays for nothing.", n=n),
+    changed=lambda tr, n: tr.gettext("New games here are played for {n} per point.", n=n),
+    admin_first=True,  # before the value: it is not theirs
+)
+
+
+async def stake(update: Update, context: Context) -> None:
+    await default_option_command(update, context, STAKE)
 
 
 # ---------------------------------------------------------------- /ledger and /history

@@ -210,16 +210,19 @@ class KeyboardBuilder:
             rows.append([self.button(tr.gettext("Withdraw the offer"), ButtonAction.WITHDRAW)])
         return InlineKeyboardMarkup([*rows, *([new] if new else []), *([check] if check else [])])
 
-    def lobby(self, names: Sequence[str], chosen: int) -> InlineKeyboardMarkup:
-        """Variant choice (the chosen one ticked), Join / Leave, Play the bot and Close."""
+    def lobby(self, names: Sequence[str], chosen: int, *,
+              computer: bool = True) -> InlineKeyboardMarkup:
+        """Variant choice (the chosen one ticked), Join / Leave, Play the bot
+        (unless ``computer`` is false: an inline lobby) and Close."""
         tr = self.tr
         choice = [self.lobby_button(("✓ " if i == chosen else "") + name, ButtonAction.VARIANT, i)
                   for i, name in enumerate(names)]
+        bot = [[self.lobby_button("🤖 " + tr.gettext("Play the bot"), ButtonAction.COMPUTER)]]
         return InlineKeyboardMarkup([
             choice,
             [self.lobby_button("✋ " + tr.gettext("Join"), ButtonAction.JOIN),
              self.lobby_button(tr.gettext("Leave"), ButtonAction.LEAVE)],
-            [self.lobby_button("🤖 " + tr.gettext("Play the bot"), ButtonAction.COMPUTER)],
+            *(bot if computer else []),
             [self.lobby_button(tr.gettext("Close"), ButtonAction.DROP)],
         ])
 

@@ -136,7 +136,8 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
                             "players have joined."))
     keys = KeyboardBuilder(tr, record.game_id, record.version)
     names = [variant_name(tr, v) for v in VARIANTS]
-    return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant))
+    return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant),
+                                        computer=not record.is_inline)
 
 
 # ---------------------------------------------------------------- the game

@@ -30,6 +30,8 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
     nardy:{flood}:all                     the bot's flood-limit token bucket
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
+    nardy:{user:<uid>}:played             set of the chat ids of the user's private and
+                                          inline games (their stats, bot/store/played.py)
     nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
     nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
@@ -93,6 +95,10 @@ class Keys:
 
     def user_games(self, user_id: int) -> str:
         return f"{self.prefix}:{{user:{user_id}}}:games"
+
+    def played(self, user_id: int) -> str:
+        """The chat ids of the user's private and inline games (bot/store/played.py)."""
+        return f"{self.prefix}:{{user:{user_id}}}:played"
 
     def prefs(self, user_id: int) -> str:
         return f"{self.prefix}:{{user:{user_id}}}:prefs"

@@ -24,12 +24,13 @@ PRIORITY = (ButtonAction.CONFIRM, ButtonAction.TURN, ButtonAction.STEP, ButtonAc
 
 def _is_game_board(message: Message, game_id: str | None = None) -> bool:
     prefix = "g:" if game_id is None else f"g:{game_id}:"
-    return message.from_bot and any(d.startswith(prefix) for row in message.buttons for _, d in row)
+    return message.by_bot and any(d.startswith(prefix) for row in message.buttons for _, d in row)
 
 
 def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None,
                game_id: str | None = None) -> Message | None:
-    """The newest bot message carrying game buttons (of the game ``game_id``)."""
+    """The newest message of the bot (or sent via it: an inline game's) carrying
+    game buttons (of the game ``game_id``)."""
     return server.newest_message(chat, lambda m: _is_game_board(m, game_id),
                                  thread_id=thread_id)
 

@@ -21,6 +21,7 @@ from bot.present.i18n import LANGUAGES, translator
 from bot.rules import aftergame, cancelling, lobby, options, play, refusals, settle, timeouts
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
+from bot.store.inline_games import inline_chat_id
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from engine.game import Phase
 from tests.bot.conftest import World
@@ -49,6 +50,10 @@ LOBBY = {"v": frozenset({OWNER, INTRUDER}), "j": frozenset({OTHER, INTRUDER}),
          "q": ONLY, "X": frozenset({OWNER, INTRUDER}), "H": ONLY}
 """A lobby opened by the intruder's role (not seated), the owner seated (so
 Play the bot is the owner's alone: the others would take away their game)."""
+INLINE_LOBBY = {"v": ONLY, "j": frozenset({OTHER, INTRUDER}), "q": ONLY, "X": ONLY}
+"""An inline lobby: whoever tapped Join first made it and sits in it; no Play the bot."""
+AFTER_INLINE = {"A": PLAYERS}
+"""After an inline game: no New game (there is no chat to open a lobby in)."""
 
 
 @dataclass
@@ -57,6 +62,8 @@ class People:
     alice: User
     bob: User
     eve: User
+    game_chat: int | None = None
+    """Where the game is kept when not under ``chat`` (an inline game's synthetic chat)."""
 
     def other(self, user: User) -> User:
         return self.bob if user is self.alice else self.alice
@@ -73,7 +80,7 @@ async def _people(world: World) -> People:
 
 
 async def _record(world: World, p: People) -> GameRecord:
-    record = await chat_game(world.store, p.chat.id)
+    record = await chat_game(world.store, p.game_chat or p.chat.id)
     assert record is not None
     return record
 
@@ -239,6 +246,35 @@ async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: Wo
     await check(world, p, "after a single game", p.alice, AFTER_SINGLE)
     await _tap(world, p, p.bob, "A")
     await check(world, p, "rematch offered", p.alice, OFFERED, other=p.bob)
+
+
+async def test_every_button_of_an_inline_game(world: World) -> None:
+    """The same rules on a message sent via the bot in a group the bot is not in."""
+    s = world.server
+    s.set_inline(True)
+    alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
+    friends = s.add_group("Friends", members=[alice, bob, eve], bot_status="left")
+    query = s.user_inline_query(friends, alice, "long time=1d")
+    await query.wait_answer_async(5)
+    lobby = s.user_chooses_inline_result(query, "Long nardy")
+    assert lobby.inline_message_id is not None
+    p = People(friends, alice, bob, eve, inline_chat_id(lobby.inline_message_id))
+    await world.tap(friends, alice, lobby, text="✋ Join")
+    await check(world, p, "inline lobby", alice, INLINE_LOBBY)
+    await _tap(world, p, bob, "j")
+    for _ in range(3):
+        owner = await _waiting(world, p)
+        await check(world, p, "inline game", owner, PLAYING)
+        await _tap(world, p, owner, next(a for a in ("c", "m", "r") if a in {
+            _action(d) for _, d in world.buttons(world.board(friends))}))
+    resigner = await _waiting(world, p)
+    await _tap(world, p, resigner, "o")
+    await _tap(world, p, resigner, "R")
+    await _tap(world, p, p.other(resigner), "a")
+    await check(world, p, "after an inline game", alice, AFTER_INLINE)
+    await _tap(world, p, bob, "A")
+    offered = {action: rule for action, rule in OFFERED.items() if action != "N"}
+    await check(world, p, "inline rematch offered", alice, offered, other=bob)
 
 
 async def test_the_hint_is_the_movers_alone(world: World) -> None:

@@ -106,3 +106,14 @@ def test_the_games_a_chat_may_have_at_once() -> None:
     assert chosen.max_chat_games == 3
     with pytest.raises(ConfigError, match="MAX_CHAT_GAMES is malformed"):
         load_settings(environ={"BOT_TOKEN": "1:a", "MAX_CHAT_GAMES": "-1"}, env_file=None)
+@pytest.mark.parametrize(("value", "expected"), [
+    ("-1001234567890", -1001234567890), ("@nardy_boards", "@nardy_boards"), (" 42 ", 42)])
+def test_media_chat_is_an_id_or_a_channel_name(value: str, expected: object) -> None:
+    settings = load_settings(environ={"BOT_TOKEN": TOKEN, "MEDIA_CHAT_ID": value}, env_file=None)
+    assert settings.media_chat_id == expected
+
+
+@pytest.mark.parametrize("value", ["boards", "@x", "-100x"])
+def test_a_malformed_media_chat_stops_start_up(value: str) -> None:
+    with pytest.raises(ConfigError, match="MEDIA_CHAT_ID is malformed: must be a chat id"):
+        load_settings(environ={"BOT_TOKEN": TOKEN, "MEDIA_CHAT_ID": value}, env_file=None)

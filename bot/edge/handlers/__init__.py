@@ -10,7 +10,9 @@ from telegram.ext import (
     Application,
     CallbackQueryHandler,
     ChatMemberHandler,
+    ChosenInlineResultHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     filters,
 )
@@ -25,6 +27,7 @@ from bot.edge.handlers import (
     errors,
     fair,
     games,
+    inline,
     ledger,
     menu,
     settings,
@@ -48,9 +51,13 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                             (settings.on_settings_button, (Kind.SETTING,)),
                             (games.on_show, (Kind.SHOW,)),
                             (fair.on_verify_button, (Kind.VERIFY,)),
-                            (which.on_pick, (Kind.PICK,))):
+                            (which.on_pick, (Kind.PICK,)),
+                            (inline.on_join, (Kind.INLINE,))):
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
     app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))
+    # inline mode (@BotFather /setinline; /setinlinefeedback for the chosen results)
+    app.add_handler(InlineQueryHandler(inline.on_inline_query))
+    app.add_handler(ChosenInlineResultHandler(inline.on_chosen))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
     app.add_handler(ChatMemberHandler(chat.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # a later group: whatever else handles it, a private message means the

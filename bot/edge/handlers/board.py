@@ -178,7 +178,13 @@ async def edit(context: Context, tr: Translator, record: GameRecord, *,
 
 async def _edit_main(context: Context, tr: Translator, record: GameRecord,
                      ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
-    """Redraw the chat's board message; True if it had to be posted again."""
+    """Redraw the chat's board message (an inline game's: its inline message);
+    True if it had to be posted again."""
+    if record.is_inline:
+        from bot.edge.handlers import inline  # it draws with this module's helpers
+
+        await inline.edit_board(context, tr, record, ui, keyboard_only=keyboard_only)
+        return False
     if record.is_private:
         return False
     if record.board_message_id is None:
@@ -195,19 +201,26 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     if board.photo is None and record.board_photo:  # not painted: the text board replaces it
         await repost(context, tr, record, settings=settings, delete_old=True)
         return True
-    shown = (record.chat_id, record.board_message_id)
+    if not await _edit_shown(context, record, (record.chat_id, record.board_message_id), board,
+                             same_picture, ui):
+        return False
+    log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
+             record.chat_id)
+    await repost(context, tr, record, strip_old=False, settings=settings)
+    return True
+
+
+async def _edit_shown(context: Context, record: GameRecord, shown: Board, board: BoardMessage,
+                      same_picture: bool, ui: dict[str, object]) -> bool:
+    """Edit one board message to ``board`` and note what it shows; True when
+    the message is gone (the caller posts it again)."""
     try:
         await _edit_message(context, shown, board, same_picture)
     except BadRequest as error:
-        if is_not_modified(error):
-            await _mark(context, record, shown, ui)
-            return False
-        if not is_gone(error):
-            raise
-        log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
-                 record.chat_id)
-        await repost(context, tr, record, strip_old=False, settings=settings)
-        return True
+        if not is_not_modified(error):
+            if not is_gone(error):
+                raise
+            return True
     await _mark(context, record, shown, ui)
     return False
 
@@ -226,24 +239,18 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
     if message.photo is None and view.photo:  # not painted: the text board replaces it
         await post_views(context, tr, record, again)
         return True
-    shown = (view.chat_id, view.message_id)
     try:
-        await _edit_message(context, shown, message, same_picture)
+        gone = await _edit_shown(context, record, (view.chat_id, view.message_id), message,
+                                 same_picture, ui)
     except Forbidden:  # the player blocked the bot: their board waits for /games
         log.info("view in chat %s unreachable", view.chat_id)
         await forget_started(get_store(context), view.chat_id)
         return False
-    except BadRequest as error:
-        if is_not_modified(error):
-            await _mark(context, record, shown, ui)
-            return False
-        if not is_gone(error):
-            raise
-        log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
-        await post_views(context, tr, record, again)
-        return True
-    await _mark(context, record, shown, ui)
-    return False
+    if not gone:
+        return False
+    log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
+    await post_views(context, tr, record, again)
+    return True
 
 
 async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
@@ -281,9 +288,10 @@ async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> 
     redraw failed), or post its chat's board if it has none; the others are
     left alone, so this may run any number of times."""
     shown = await get_store(context).shown(record)
-    main = record.board_message_id
+    main = 0 if record.is_inline else record.board_message_id  # see Store.boards_of
     behind = main is None or shown.get((record.chat_id, main), -1) < record.version
-    if not record.is_private and behind and await _edit_main(context, tr, record, {}):
+    has_main = record.is_inline or not record.is_private
+    if has_main and behind and await _edit_main(context, tr, record, {}):
         return  # posted again: repost redrew the views
     for view in record.views:
         if shown.get((view.chat_id, view.message_id), -1) < record.version \

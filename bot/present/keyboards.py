@@ -4,7 +4,8 @@ Pure functions from state to :class:`InlineKeyboardMarkup`.  A game or lobby
 message's buttons (:class:`KeyboardBuilder`) carry a
 :class:`bot.present.callbacks.Callback` bound to the record version they were
 drawn for; the clock's, the settle requests', ``/lang``'s, ``/settings``' and
-``/games``' buttons carry their own kinds of data, and links are URL buttons.
+``/games``' buttons and an inline lobby's **Join** carry their own kinds of
+data, and links are URL buttons.
 
 The move keyboard offers exactly the engine's legal next steps, at most two
 taps per step: a direct ``13→10`` button per step when there are few,
@@ -227,12 +228,27 @@ class KeyboardBuilder:
         ])
 
 
-# ---------------------------------------------------------------- links
+# ---------------------------------------------------------------- links and inline mode
 
 
 def url_keyboard(text: str, url: str) -> InlineKeyboardMarkup:
     """One button that opens ``url`` (a private chat, a share dialog, a board)."""
     return InlineKeyboardMarkup([[InlineKeyboardButton(text, url=url)]])
+
+
+def join_keyboard(tr: Translator, data: str) -> InlineKeyboardMarkup:
+    """An inline query's lobby result: ✋ Join, ``data`` the game itself
+    (:class:`bot.present.inline.InlineJoin`, the lobby is not stored yet)."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton("✋ " + tr.gettext("Join"),
+                                                       callback_data=data)]])
+
+
+def stacked(markup: InlineKeyboardMarkup | None, below: InlineKeyboardMarkup
+            ) -> InlineKeyboardMarkup:
+    """``markup``'s rows with ``below``'s under them (an inline board with the
+    clock's offer, which has no chat to be sent to)."""
+    rows = markup.inline_keyboard if markup is not None else ()
+    return InlineKeyboardMarkup([*rows, *below.inline_keyboard])
 
 
 # ---------------------------------------------------------------- /games, /lang, /settings

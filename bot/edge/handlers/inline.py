@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, InputMediaPhoto, Update
 from telegram.constants import ParseMode
@@ -136,27 +137,9 @@ async def on_join(update: Update, context: Context) -> None:
     if join is None or inline_id is None:
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
         return
-    store, user = get_store(context), query.from_user
-    dealer = get_dealer(context).tapped(query.id)
-    chat_id = inline_chat_id(inline_id)
-    upkeep = []
-    await _board_language(context, chat_id, join.language)
-
-    async def load() -> GameRecord:
-        found = await inline_game(store, inline_id)
-        return found if found is not None else inline_lobby(
-            inline_id, chat_id, join.variant, join.options, user.id, dealer,
-            pictures=media_chat(context) is not None)
-
-    async def write(old: GameRecord, new: GameRecord) -> GameRecord:
-        saved, after_answer = await save_first(store, old, new)
-        upkeep.append(after_answer)
-        return saved
-
+    await _board_language(context, inline_chat_id(inline_id), join.language)
     try:
-        _, saved = await commit(
-            load, lambda record: join_inline(record, user.id, display_name(user), dealer),
-            write, retries=2)
+        saved, upkeep = await _join(context, query, inline_id, join)
     except (Refusal, VersionConflict) as refused:
         await _refused(context, tr, query, inline_id,
                        refused if isinstance(refused, Refusal) else Refusal(STALE))
@@ -164,9 +147,33 @@ async def on_join(update: Update, context: Context) -> None:
     try:
         await query.answer()
     finally:
-        for after_answer in upkeep[-1:]:
-            await after_answer()
+        await upkeep()  # the indexes after the answer, as for a lobby's Join
     await edit(context, tr, saved)
+
+
+async def _join(context: Context, query: CallbackQuery, inline_id: str, join: InlineJoin
+                ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
+    """The tapper joins the message's lobby (made now if it is not stored
+    yet): the lobby or game saved, and the index upkeep left for after the answer."""
+    store, user = get_store(context), query.from_user
+    dealer = get_dealer(context).tapped(query.id)
+    upkeep = []
+
+    async def load() -> GameRecord:
+        found = await inline_game(store, inline_id)
+        return found if found is not None else inline_lobby(
+            inline_id, inline_chat_id(inline_id), join.variant, join.options, user.id, dealer,
+            pictures=media_chat(context) is not None)
+
+    async def write(old: GameRecord, new: GameRecord) -> GameRecord:
+        saved, after_answer = await save_first(store, old, new)
+        upkeep.append(after_answer)
+        return saved
+
+    _, saved = await commit(
+        load, lambda record: join_inline(record, user.id, display_name(user), dealer),
+        write, retries=2)
+    return saved, upkeep[-1]
 
 
 async def _refused(context: Context, tr: Translator, query: CallbackQuery, inline_id: str,

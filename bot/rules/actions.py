@@ -36,7 +36,7 @@ from bot.rules.autoplay import advance, undo
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.rules.fairplay import Dealer, committed, dice_booking, with_tap
 from bot.rules.fairplay import roll as fair_roll
-from bot.store import Store, VersionConflict, no_upkeep
+from bot.store import Store, VersionConflict, finished, no_upkeep
 from bot.store.commit import commit
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.choices import TurnChoice, turn_choices
@@ -853,6 +853,8 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
         dice = dice_booking(new, table_of(new).game) if new.engine else None
         saved = (await store.finish_game(new, old.version, entry, ledger, stats,
                                          dice=dice)).record
+        if saved.status is Status.FINISHED:  # kept for its analysis (bot/store/finished.py)
+            upkeep = functools.partial(finished.keep, store, saved)
     else:
         saved, upkeep = await store.save_first(new, old.version)
     if saved.engine:

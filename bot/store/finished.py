@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from bot.store import Store
 from bot.store.records import GameRecord, GameRef, Status, decode, encode
@@ -50,8 +51,8 @@ def _user(store: Store, user_id: int) -> str:
     return f"{store.prefix}:{{user:{user_id}}}:finished"
 
 
-def _text(value: str | bytes) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _member(record: GameRecord) -> str:

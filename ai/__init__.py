@@ -10,7 +10,7 @@ True
 from __future__ import annotations
 
 from ai.cube import CubeState
-from ai.player import AIError, GreedyPlayer, Level, Player, RandomPlayer
+from ai.player import AIError, GreedyPlayer, Level, Player, RandomPlayer, RankedTurn
 from engine import Variant
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "Level",
     "Player",
     "RandomPlayer",
+    "RankedTurn",
     "make_player",
 ]
 

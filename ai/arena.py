@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ai.cube import CubeState
 from ai.player import Player
-from engine import Dice, Position, Side, end_turn
+from engine import Dice, Game, GameOptions, Phase, Position, RandomSource, Side, end_turn
 from engine.scoring import classify
 
 
@@ -66,6 +67,41 @@ def play_game(
             kind = classify(after, koks=first.koks)
             return GameRecord(int(after.winner), kind.multiplier, turns, tuple(seen))
         position = end_turn(after)
+
+
+def play_recorded(
+    players: Sequence[Player], rng: RandomSource, options: GameOptions | None = None
+) -> Game:
+    """One whole game through the engine's :class:`Game` (what the bot
+    stores), ``players[0]`` White: the opening roll, each turn chosen by its
+    player and, with the cube (money play), the players' doubles, takes and
+    passes.  ``rng`` rolls all dice (a scripted source sets them)."""
+    variant = players[0].variant
+    options = options or GameOptions(variant)
+    game = Game.new(options).roll(rng)
+    while game.result is None:
+        side = game.to_act
+        assert side is not None
+        player = players[side]
+        if game.phase is Phase.ROLL:
+            cube = game.cube
+            if cube is not None and game.can_double(side):
+                state = CubeState(cube.value, cube.owner, jacoby=options.jacoby,
+                                  max_value=options.max_cube)
+                if player.should_double(game.turn_start, state):
+                    game = game.double(side)
+                    continue
+            game = game.roll(rng)
+        elif game.phase is Phase.DOUBLE:
+            assert game.cube is not None
+            state = CubeState(game.cube.value, game.cube.owner, jacoby=options.jacoby)
+            taken = player.should_take(game.turn_start, state)
+            game = game.take(side) if taken else game.pass_(side)
+        else:
+            for step in player.choose(game).steps:
+                game = game.play_step(step)
+            game = game.confirm()
+    return game
 
 
 @dataclass(frozen=True, slots=True)

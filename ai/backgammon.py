@@ -27,16 +27,13 @@ import gnubg_nn
 import numpy as np
 
 from ai.cube import CubeState, cubeless_equity
-from ai.player import Level, Player
+from ai.player import Depth, Level, Player
 from engine import Position, Side, Turn, Variant
 from engine.scoring import classify
 
-_SETTINGS = {
-    Level.EASY: {"noise": 0.05, "margin": 0.10, "plies": 0},
-    Level.MEDIUM: {"noise": 0.0, "margin": 0.0, "plies": 0},
-    Level.STRONG: {"noise": 0.0, "margin": 0.16, "plies": 1},
-}
-_CANDIDATES = 8
+_NOISE = {Level.EASY: (0.05, 0.10)}
+"""The easy level's noise and margin (see :meth:`Player.noisy_pick`)."""
+_DEPTH = {Level.STRONG: Depth(candidates=8, margin=0.16)}
 
 
 def _final_points(position: Position, winner: Side) -> float:
@@ -70,20 +67,22 @@ class GnubgPlayer(Player):
         super().__init__(Variant.BACKGAMMON, seed)
         self.level = level
         self.name = f"gnubg-{level.value}"
-        self.settings = _SETTINGS[level]
+        self.depth = _DEPTH.get(level, Depth())
+
+    def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
+        """gnubg's 0-ply."""
+        return np.array([turn_equity(turn, 0) for turn in turns])
+
+    def deepen(self, position: Position, turns: Sequence[Turn], indices: Sequence[int]
+               ) -> list[float]:
+        """gnubg's 1-ply (its own 21-roll look-ahead)."""
+        return [turn_equity(turns[i], 1) for i in indices]
 
     def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
-        values = np.array([turn_equity(turn, 0) for turn in turns])
-        settings = self.settings
-        best = float(values.max())
-        if settings["noise"]:
-            return self.noisy_pick(turns, values, settings["noise"], settings["margin"])
-        if settings["plies"]:
-            ranked = np.argsort(-values, kind="stable")[:_CANDIDATES]
-            order = [int(i) for i in ranked if values[i] >= best - settings["margin"]]
-            deeper = [turn_equity(turns[i], int(settings["plies"])) for i in order]
-            return turns[order[int(np.argmax(deeper))]]
-        return turns[int(np.argmax(values))]
+        if self.level in _NOISE:
+            noise, margin = _NOISE[self.level]
+            return self.noisy_pick(turns, self.shallow(position, turns), noise, margin)
+        return super().pick(position, turns)
 
     def probabilities(self, position: Position) -> tuple[float, ...]:
         plies = 1 if self.level is Level.STRONG else 0

@@ -17,14 +17,12 @@ import numpy as np
 
 from ai.long_net import LongNet
 from ai.long_search import afterstate_equities, rows, two_ply
-from ai.player import Level, Player
+from ai.player import Depth, Level, Player
 from engine import Position, Turn, Variant, end_turn
 
-_SETTINGS = {
-    Level.EASY: {"noise": 0.06, "margin": 0.12, "deep": 0},
-    Level.MEDIUM: {"noise": 0.0, "margin": 0.0, "deep": 0},
-    Level.STRONG: {"noise": 0.0, "margin": 0.2, "deep": 3},
-}
+_NOISE = {Level.EASY: (0.06, 0.12)}
+"""The easy level's noise and margin (see :meth:`Player.noisy_pick`)."""
+_DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2)}
 
 
 @cache
@@ -47,24 +45,25 @@ class LongNetPlayer(Player):
         self.level = level
         self.name = f"long-{level.value}"
         self.net = net or shipped_net()
-        self.settings = _SETTINGS[level]
+        self.depth = _DEPTH.get(level, Depth())
 
-    def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
+    def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
+        """1 ply: the net on each position after a turn, in one batch."""
         side = position.turn
         movers = np.array([turn.position.board[side][:24] for turn in turns], dtype=np.int64)
         _, opponent = rows(position)
-        values = afterstate_equities(self.net, movers, opponent, self.koks)
-        settings = self.settings
-        best = float(values.max())
-        if settings["noise"]:
-            return self.noisy_pick(turns, values, settings["noise"], settings["margin"])
-        if settings["deep"]:
-            ranked = np.argsort(-values, kind="stable")[: int(settings["deep"])]
-            order = [int(i) for i in ranked if values[i] >= best - settings["margin"]]
-            if len(order) > 1:
-                deeper = [two_ply(self.net, end_turn(turns[i].position), self.koks) for i in order]
-                return turns[order[int(np.argmax(deeper))]]
-        return turns[int(np.argmax(values))]
+        return afterstate_equities(self.net, movers, opponent, self.koks)
+
+    def deepen(self, position: Position, turns: Sequence[Turn], indices: Sequence[int]
+               ) -> list[float]:
+        """2 ply: the opponent's 21 rolls and its best reply to each."""
+        return [two_ply(self.net, end_turn(turns[i].position), self.koks) for i in indices]
+
+    def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
+        if self.level in _NOISE:
+            noise, margin = _NOISE[self.level]
+            return self.noisy_pick(turns, self.shallow(position, turns), noise, margin)
+        return super().pick(position, turns)
 
     def probabilities(self, position: Position) -> tuple[float, ...]:
         me, opponent = rows(position)

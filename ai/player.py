@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import enum
 import random
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,29 +43,114 @@ def position_and_dice(state: Position | Game, dice: Dice | None) -> tuple[Positi
     return state, dice
 
 
-class Player(ABC):
-    """Chooses turns; answers cube and resignation offers."""
+@dataclass(frozen=True, slots=True)
+class RankedTurn:
+    """One legal turn and its value for the mover.
+
+    ``equity``: cubeless equity in points per game (cube 1) from the
+    mover's view, gammons and backgammons (long nardy: mars, and koks with
+    the house rule) counted as the variant scores them: ``+1`` a sure single
+    win, ``-2`` a sure gammon or mars loss.
+    """
+
+    turn: Turn
+    equity: float
+
+
+@dataclass(frozen=True, slots=True)
+class Depth:
+    """How deep a brain looks: every turn at its shallow depth, then the
+    best ``candidates`` (those within ``margin`` of the best) one roll
+    deeper; ``candidates`` 0: shallow only."""
+
+    candidates: int = 0
+    margin: float = 0.0
+
+
+class Player:
+    """Chooses turns; answers cube and resignation offers.
+
+    A brain that estimates equities implements :meth:`shallow` and
+    :meth:`deepen` and sets :attr:`depth`; :meth:`rank` (its ranking of the
+    turns) is then what :meth:`pick` plays and what :meth:`ranked` shows -
+    one evaluation for playing, hints and analysis.
+    """
 
     name = "player"
+    depth = Depth()
 
     def __init__(self, variant: Variant, seed: int = 0, koks: bool = False) -> None:
         self.variant = variant
         self.koks = koks
         self.rng = random.Random(seed)
 
-    def choose(self, state: Position | Game, dice: Dice | None = None) -> Turn:
-        """One of ``legal_turns(position, dice)`` (the mover still to move)."""
+    def _start(self, state: Position | Game, dice: Dice | None) -> tuple[Position, Dice]:
         position, dice = position_and_dice(state, dice)
         if position.variant is not self.variant:
             raise AIError(f"this player plays {self.variant.value}")
+        return position, dice
+
+    def choose(self, state: Position | Game, dice: Dice | None = None) -> Turn:
+        """One of ``legal_turns(position, dice)`` (the mover still to move)."""
+        position, dice = self._start(state, dice)
         turns = legal_turns(position, dice)
         if len(turns) == 1:
             return turns[0]
         return self.pick(position, turns)
 
-    @abstractmethod
+    def ranked(self, state: Position | Game, dice: Dice | None = None) -> list[RankedTurn]:
+        """Every legal turn (one per distinct resulting position) with its
+        equity for the mover at this player's depth, best first.
+
+        The turns looked at deeper come first, ordered by their deeper
+        equity, then the others by their shallow one (as GNU Backgammon
+        lists moves); the first is the turn :meth:`choose` plays (for the
+        easy level: before its noise).  A roll that cannot be played gives
+        one turn without steps.  :class:`AIError` for a player that cannot
+        estimate equities (the baselines).
+        """
+        position, dice = self._start(state, dice)
+        return self.rank(position, legal_turns(position, dice), full=True)
+
+    def rank(
+        self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
+        full: bool = False,
+    ) -> list[RankedTurn]:
+        """:meth:`ranked` of ``turns`` (all legal from ``position``).  The
+        indices ``also`` are looked at deeper whatever their shallow equity
+        (the turn a player played, in analysis); ``full``: the best turn too
+        when it is the only candidate (its equity then has the same depth as
+        the others'; playing does not need it)."""
+        values = self.shallow(position, turns)
+        order = [int(i) for i in np.argsort(-values, kind="stable")]
+        depth = self.depth
+        deep: dict[int, float] = {}
+        if depth.candidates:
+            best = float(values[order[0]])
+            chosen = [i for i in order[: depth.candidates] if values[i] >= best - depth.margin]
+            chosen += [int(i) for i in also if int(i) not in chosen]
+            if len(chosen) > 1 or full:
+                deep = dict(zip(chosen, self.deepen(position, turns, chosen), strict=True))
+        first = sorted(deep, key=lambda i: -deep[i])
+        rest = [i for i in order if i not in deep]
+        return [RankedTurn(turns[i], deep[i]) for i in first] + [
+            RankedTurn(turns[i], float(values[i])) for i in rest
+        ]
+
+    def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
+        """The mover's equity after each turn at this brain's first depth."""
+        raise AIError(f"the {self.name} player does not estimate equities")
+
+    def deepen(self, position: Position, turns: Sequence[Turn], indices: Sequence[int]
+               ) -> list[float]:
+        """The mover's equity after ``turns[i]`` for each of ``indices``,
+        one roll deeper than :meth:`shallow`."""
+        raise AIError(f"the {self.name} player does not look deeper")
+
     def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
-        """The choice among two or more legal turns."""
+        """The choice among two or more legal turns: the best by
+        :meth:`rank`."""
+        return self.rank(position, turns)[0].turn
 
     def noisy_pick(self, turns: Sequence[Turn], values: np.ndarray, noise: float, margin: float
                    ) -> Turn:

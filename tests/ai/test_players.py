@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ai import GreedyPlayer, Level, RandomPlayer, make_player
+from ai import AIError, GreedyPlayer, Level, RandomPlayer, make_player
 from ai.arena import play_game
 from ai.backgammon import turn_equity
 from ai.long_net import flip
@@ -194,3 +194,46 @@ def test_rows_are_the_mover_first() -> None:
     position = _long({24: 15}, {20: 1, 24: 14}).with_turn(Side.BLACK)
     mover, other = rows(position)
     assert mover[19] == 1 and other[23] == 15
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+@pytest.mark.parametrize("level", list(Level))
+def test_ranked_lists_every_distinct_turn_best_first_and_the_first_is_played(
+    variant: Variant, level: Level
+) -> None:
+    """``ranked`` is the evaluation ``choose`` plays by: the same first
+    turn (before the easy level's noise), every legal result once, the
+    deeper-examined turns in order of their equity."""
+    player = make_player(variant, level, seed=3)
+    strong = level is Level.STRONG
+    for position, roll in random_game_positions(variant, seed=21, count=12):
+        ranking = player.ranked(position, roll)
+        legal = legal_turns(position, roll)
+        assert sorted(r.turn.position.to_gnubg() for r in ranking) == sorted(
+            t.position.to_gnubg() for t in legal
+        )
+        if level is not Level.EASY:
+            assert ranking[0].turn == player.choose(position, roll)
+        equities = [r.equity for r in ranking]
+        deep = player.depth.candidates if strong else len(equities)
+        head = equities[: min(deep, len(equities))]
+        assert head == sorted(head, reverse=True)
+        assert all(-3 <= e <= 3 for e in equities)
+
+
+def test_ranked_needs_an_evaluating_player() -> None:
+    start = Position.initial(Variant.LONG)
+    with pytest.raises(AIError, match="the greedy player does not estimate equities"):
+        GreedyPlayer(Variant.LONG).ranked(start, Dice(6, 5))
+    with pytest.raises(AIError, match="this player plays backgammon"):
+        make_player(Variant.BACKGAMMON, Level.MEDIUM).ranked(start, Dice(6, 5))
+
+
+def test_ranked_the_opening_31_makes_the_five_point() -> None:
+    """GNU Backgammon's opening 3-1 is 8/5 6/5, worth about +0.16 to the mover."""
+    ranking = make_player(Variant.BACKGAMMON, Level.STRONG).ranked(
+        Position.initial(Variant.BACKGAMMON), Dice(3, 1))
+    best = ranking[0]
+    assert sorted(best.turn.steps, key=lambda s: s.source) == [Step(6, 5, 1), Step(8, 5, 3)]
+    assert 0.1 < best.equity < 0.25
+    assert len(ranking) == 16

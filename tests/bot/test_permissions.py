@@ -46,6 +46,9 @@ LOBBY = {"v": frozenset({OWNER, INTRUDER}), "j": frozenset({OTHER, INTRUDER}),
          "q": ONLY, "X": frozenset({OWNER, INTRUDER}), "H": ONLY}
 """A lobby opened by the intruder's role (not seated), the owner seated (so
 Play the bot is the owner's alone: the others would take away their game)."""
+UNVERSIONED = {"dv": ANYONE, "an": ANYONE}
+"""Buttons bound to no record version, by kind: 🎲 Verify and 📊 Analysis
+only read the game (anyone in the chat may look; nothing changes)."""
 
 
 @dataclass
@@ -97,10 +100,12 @@ async def check(world: World, p: People, scene: str, owner: User,
     board = world.board(p.chat)
     before = await _record(world, p)
     shown, content = world.buttons(board), board.content
-    # 🎲 Verify is anyone's and changes no record (tests/bot/test_fair_dice.py)
     versioned = [(text, data) for text, data in shown if data.startswith(("g:", "l:"))]
     actions = {_action(data) for _, data in versioned}
     assert actions <= set(rules), f"{scene}: no rule for {actions - set(rules)}"
+    others = [(text, data) for text, data in shown if (text, data) not in versioned]
+    kinds = {data.split(":")[0] for _, data in others}
+    assert kinds <= set(UNVERSIONED), f"{scene}: no rule for {kinds - set(UNVERSIONED)}"
     people = {OWNER: owner, OTHER: other or p.other(owner), INTRUDER: p.eve}
 
     async def unchanged(why: str) -> None:
@@ -110,6 +115,11 @@ async def check(world: World, p: People, scene: str, owner: User,
             f"{scene}: {why} changed the board")
         assert world.board(p.chat).message_id == board.message_id, f"{scene}: {why} reposted"
 
+    for text, data in others:  # anyone's: the one who is not playing taps
+        assert UNVERSIONED[data.split(":")[0]] == ANYONE
+        answer = await world.tap(p.chat, p.eve, board, data)
+        assert not answer.show_alert, (scene, text, answer)
+        await unchanged(f"{INTRUDER} tapping {text!r}")
     for number, (text, data) in enumerate(versioned):
         allowed = rules[_action(data)]
         for role in (OWNER, OTHER, INTRUDER):

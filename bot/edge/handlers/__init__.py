@@ -15,6 +15,7 @@ from telegram.ext import (
 )
 
 from bot.edge.handlers import (
+    analysis,
     buttons,
     chat,
     clock,
@@ -44,7 +45,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                             (commands.on_lang_button, (Kind.LANGUAGE,)),
                             (settings.on_settings_button, (Kind.SETTING,)),
                             (games.on_show, (Kind.SHOW,)),
-                            (fair.on_verify_button, (Kind.VERIFY,))):
+                            (fair.on_verify_button, (Kind.VERIFY,)),
+                            (analysis.on_analysis_button, (Kind.ANALYSIS,))):
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
     app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))

@@ -24,7 +24,9 @@ import logging
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor
+from typing import TypeVar
 
 from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
@@ -36,6 +38,8 @@ from bot.store import VersionConflict
 from bot.store.records import GameRecord
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+R = TypeVar("R")
 
 WORKERS_ENV = "NARDY_AI_WORKERS"
 MAX_STEPS = 200
@@ -81,22 +85,28 @@ def _drop_pool(broken: Executor) -> None:
     broken.shutdown(wait=False, cancel_futures=True)
 
 
+async def in_pool(job: Callable[[T], R], arg: T) -> R:
+    """``job(arg)`` in the thinking pool, off the event loop (the computer's
+    turns, and analyses: bot/edge/handlers/analysis.py).  A dead worker
+    (killed, out of memory) raises, and the next job gets a new pool."""
+    workers = pool()
+    try:
+        return await asyncio.get_running_loop().run_in_executor(workers, job, arg)
+    except BrokenExecutor:
+        _drop_pool(workers)
+        raise
+
+
 async def advance(record: GameRecord, dealer: Dealer) -> GameRecord:
     """``record`` after everything the computer does now (nothing saved);
     ``record`` itself when it does not wait for the computer."""
-    loop = asyncio.get_running_loop()
     new = record
     for _ in range(MAX_STEPS):
         step = computer.next_move(new)
         if step is None:
             break
         if isinstance(step, computer.Question):
-            workers = pool()
-            try:
-                answer = await loop.run_in_executor(workers, computer.think, step)
-            except BrokenExecutor:
-                _drop_pool(workers)  # its worker died (killed, out of memory): a new one next time
-                raise
+            answer = await in_pool(computer.think, step)
             step = computer.buttons_for(new, step, answer)
         new = computer.press(new, step, dealer)
     return new

@@ -71,9 +71,12 @@ class Driver:
             if data is None:
                 return board  # only after-game buttons (Rematch / New game) are left
             if self.intruder is not None and self.taps % 7 == 0:
-                answer = self.server.user_taps(self.chat, self.intruder, board, data).wait_answer(
-                    self.timeout)
-                assert answer.show_alert and answer.text, answer
+                tap = self.server.user_taps(self.chat, self.intruder, board, data)
+                answer = tap.wait_answer(self.timeout)
+                assert answer.show_alert and answer.text, (
+                    f"an intruder's tap on {data} was not refused: {answer}; the bot's answers "
+                    f"to it: {self._answers_to(tap.query_id)}\n"
+                    f"{self.server.transcript(self.chat)}")
                 self.refused += 1
             for attempt in (mover, 1 - mover):
                 if self.think:
@@ -107,6 +110,11 @@ class Driver:
             assert board is not None
             return board
         raise AssertionError(f"game not over after {max_taps} taps")
+
+    def _answers_to(self, query_id: str) -> list[object]:
+        return [(r.params, r.status, r.response)
+                for r in self.server.requests("answerCallbackQuery")
+                if str(r.params.get("callback_query_id")) == query_id]
 
     def _changed(self, board: Message, since: int) -> bool:
         latest = game_board(self.server, self.chat, self.thread_id)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image
 
-from bot.store.records import GameRecord, Status
+from bot.store import finished
+from bot.store.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
 from tests.bot.driver import pick
 from tests.bot.test_handlers import Table, _data, _mover, _record, _setup
@@ -22,6 +24,11 @@ async def _finished(world: World, t: Table, variant: str = "backgammon", taps: i
     lobby = await world.reply(t.chat, sent, "New game")
     await world.tap(t.chat, t.alice, lobby, text="✋ Join")
     await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    return await _resigned(world, t, taps)
+
+
+async def _resigned(world: World, t: Table, taps: int) -> GameRecord:
+    """The game being played, ``taps`` taps on, then resigned."""
     for _ in range(taps):
         board = world.board(t.chat)
         data = pick(board)
@@ -39,6 +46,12 @@ async def _finished(world: World, t: Table, variant: str = "backgammon", taps: i
 
 def _analysis_button(world: World, board: Message) -> str:
     return world.find(board, lambda text, _data: text.startswith("📊"))[1]
+
+
+def _analyses(world: World, t: Table) -> list[Message]:
+    """The analysis pictures posted in the table's chat."""
+    return [m for m in world.server.messages(t.chat)
+            if m.photo is not None and (m.caption or "").startswith("📊 Analysis")]
 
 
 def _photo_size(message: Message) -> tuple[int, int]:
@@ -67,5 +80,203 @@ async def test_the_button_posts_the_picture_and_a_second_tap_points_at_it(world:
     assert await _record(world, t) == record  # a look: the game did not change
     answer = await world.tap(t.chat, t.alice, board, data)
     assert answer.text == "The analysis of this game was just posted here.", answer
-    assert len([m for m in world.server.messages(t.chat) if m.photo is not None
-                and m.message_id > board.message_id]) == 1
+    assert len(_analyses(world, t)) == 1
+
+
+async def _rematch(world: World, t: Table) -> None:
+    board = world.board(t.chat)
+    await world.tap(t.chat, t.alice, board, _data(world, board, "A"))
+    await world.tap(t.chat, t.bob, world.board(t.chat), _data(world, world.board(t.chat), "a"))
+    assert (await _record(world, t)).status is Status.ACTIVE
+
+
+async def _posted_for(world: World, t: Table, game_id: str) -> str | None:
+    return await finished.posted(world.store, t.chat.id, game_id, "en:png")
+
+
+async def test_analyze_alone_and_as_a_reply_to_an_older_result(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.eve, "/analyze")
+    assert (await world.reply(t.chat, sent)).text == \
+        "There is no finished game here to analyse yet."
+    first = await _finished(world, t, taps=6)
+    first_board = world.board(t.chat)
+    await _rematch(world, t)
+    # the first game's result stays, with its 📊; the record now holds the second game
+    assert world.buttons(first_board) == [("📊 Analysis", f"an:{first.game_id}")]
+    sent = await world.send(t.chat, t.eve, "/analyze")  # the second game is not over
+    said = await world.reply(t.chat, sent)
+    assert said.text == "📊 Analysing the game…" and said.reply_to == sent.message_id
+    photo = await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
+    assert photo.reply_to == sent.message_id
+    assert world.server.message(t.chat.id, said.message_id).deleted  # the notice goes
+    assert await _posted_for(world, t, first.game_id) is not None
+    second = await _resigned(world, t, taps=4)
+    # a reply to the first game's board analyses the first game: posted before, so the
+    # same picture again (it was posted here a moment ago: pointed at instead)
+    sent = await world.send(t.chat, t.bob, "/analyze", reply_to=first_board.message_id)
+    assert (await world.reply(t.chat, sent)).text == \
+        "The analysis of this game was just posted here."
+    assert await _posted_for(world, t, second.game_id) is None
+    # alone: the last finished game, the second
+    sent = await world.send(t.chat, t.bob, "/analyze")
+    await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
+    assert await _posted_for(world, t, second.game_id) is not None
+    # a reply to a message that is no board
+    sent = await world.send(t.chat, t.bob, "/analyze", reply_to=said.message_id)
+    assert "Reply to a game's board" in (await world.reply(t.chat, sent)).text
+
+
+async def test_a_tap_later_posts_the_same_picture_again_without_analysing(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.edge.handlers import analysis
+
+    t = _setup(world)
+    record = await _finished(world, t, taps=4)
+    board = world.board(t.chat)
+    data = _analysis_button(world, board)
+    since = world.server.revision
+    await world.tap(t.chat, t.alice, board, data)
+    first = await world.reply(t.chat, since, match=lambda m: m.photo is not None)
+    # later (past REPOST_AFTER), and in another worker (nothing kept in this process)
+    monkeypatch.setattr(analysis, "REPOST_AFTER", 0.0)
+    analysis._ANALYSES.clear()
+    since = world.server.revision
+    answer = await world.tap(t.chat, t.bob, board, data)
+    assert not answer.show_alert and not answer.text
+    again = await world.reply(t.chat, since, match=lambda m: m.photo is not None)
+    assert again.message_id != first.message_id and again.caption == first.caption
+    assert again.photo is not None and first.photo is not None
+    assert again.photo.file_id == first.photo.file_id  # sent by its file id: not drawn again
+    assert str(record.ref) not in analysis._ANALYSES  # and not analysed again
+    uploads = [r for r in world.server.requests("sendPhoto")
+               if r.files and "📊" in str(r.params.get("caption"))]
+    assert len(uploads) == 1
+
+
+async def test_a_second_tap_while_analysing_is_told_to_wait(world: World) -> None:
+    t = _setup(world)
+    record = await _finished(world, t, taps=4)
+    board = world.board(t.chat)
+    data = _analysis_button(world, board)
+    # another worker analyses it
+    assert await finished.claim(world.store, t.chat.id, record.game_id)
+    answer = await world.tap(t.chat, t.bob, board, data)
+    assert answer.text == "This game is being analysed; the analysis comes in a moment."
+    assert _analyses(world, t) == []
+    await finished.release(world.store, t.chat.id, record.game_id)
+    # two taps at once: one analyses, the other waits
+    taps = [world.server.user_taps(t.chat, user, board, data) for user in (t.alice, t.eve)]
+    answers = sorted([(await tap.wait_answer_async(30)).text or "" for tap in taps])
+    await world.idle()
+    assert answers == ["This game is being analysed; the analysis comes in a moment.",
+                       "📊 Analysing the game…"], answers
+    assert len(_analyses(world, t)) == 1
+
+
+async def test_text_boards_get_the_text_and_a_broken_painter_too(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.edge.handlers import analysis
+
+    t = _setup(world)
+    await world.store.update(settings_key(t.chat.id), lambda _s: ChatSettings(
+        chat_id=t.chat.id, board_style="text"))
+    await _finished(world, t, taps=6)
+    board = world.board(t.chat)
+    since = world.server.revision
+    await world.tap(t.chat, t.eve, board, _analysis_button(world, board))
+    text = await world.reply(t.chat, since, match=lambda m: m.text is not None
+                             and "📊 Analysis" in m.text)
+    assert "Error rate:" in text.text and "Win chance of" in text.text
+    assert any(e["type"] == "pre" for e in text.entities)  # the win chance line
+    # a picture chat whose picture cannot be painted gets the text too
+    other = _setup(world)
+    monkeypatch.setattr(analysis, "render_analysis", _broken_painter)
+    await _finished(world, other, taps=4)
+    board = world.board(other.chat)
+    since = world.server.revision
+    await world.tap(other.chat, other.eve, board, _analysis_button(world, board))
+    text = await world.reply(other.chat, since, match=lambda m: m.text is not None
+                             and "📊 Analysis" in m.text)
+    assert "Error rate:" in text.text
+
+
+def _broken_painter(_picture: object) -> bytes:
+    raise RuntimeError("the painter is broken")
+
+
+async def test_forged_stale_and_foreign_buttons_are_refused(world: World) -> None:
+    t = _setup(world)
+    record = await _finished(world, t, taps=4)
+    board = world.board(t.chat)
+    other = _setup(world)
+    await _finished(world, other, taps=2)
+    await _rematch(world, other)
+    playing = await _record(world, other)  # a game in progress
+    for data in ("an:nothere1", "an:", "an:x:y", "an:" + "x" * 30,
+                 f"an:{(await _record(world, other)).game_id}"):
+        answer = await world.tap(t.chat, t.eve, board, data, strict=False)
+        assert answer.show_alert and answer.text == "This button does not work any more.", \
+            (data, answer)
+    # the other chat's game from this chat, and a game not over from its own chat
+    answer = await world.tap(other.chat, other.eve, world.board(other.chat),
+                             f"an:{record.game_id}", strict=False)
+    assert answer.show_alert
+    answer = await world.tap(other.chat, other.eve, world.board(other.chat),
+                             f"an:{playing.game_id}", strict=False)
+    assert answer.show_alert
+    assert not [m for chat in (t.chat, other.chat) for m in world.server.messages(chat)
+                if m.photo is not None and m.caption and "📊" in m.caption]
+
+
+async def test_a_players_private_board_has_the_button_and_gets_the_analysis(
+        world: World) -> None:
+    from tests.bot.test_games import _games, _show
+
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new backgammon")
+    lobby = await world.reply(t.chat, sent, "New game")
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    private = await _show(world, t.alice, await _games(world, t.alice), 0)
+    mover, other = await _mover(world, t)
+    board = world.board(t.chat)
+    await world.tap(t.chat, mover, board, _data(world, board, "o"))
+    await world.tap(t.chat, mover, board, _data(world, board, "R"))
+    await world.tap(t.chat, other, board, _data(world, board, "a"))
+    record = await _record(world, t)
+    assert record.status is Status.FINISHED
+    mine = world.server.private_chat(t.alice)
+    fresh = world.server.message(mine.id, private.message_id)
+    data = _analysis_button(world, fresh)
+    assert data == f"an:{record.game_id}"
+    since = world.server.revision
+    answer = await world.tap(mine, t.alice, fresh, data)
+    assert answer.text == "📊 Analysing the game…"
+    photo = await world.reply(mine, since, match=lambda m: m.photo is not None)
+    assert photo.reply_to == private.message_id and "📊 Analysis" in (photo.caption or "")
+    # /analyze in the private chat: the player's last finished game (posted a moment ago)
+    sent = await world.send(mine, t.alice, "/analyze")
+    assert (await world.reply(mine, sent)).text == \
+        "The analysis of this game was just posted here."
+    # Eve's private chat knows no such board
+    eves = world.server.private_chat(t.eve)
+    sent = await world.send(eves, t.eve, "/analyze")
+    assert (await world.reply(eves, sent)).text == \
+        "There is no finished game here to analyse yet."
+
+
+async def test_a_game_against_the_bot_in_a_private_chat(world: World) -> None:
+    alice = world.server.add_user("Alice")
+    mine = world.server.private_chat(alice)
+    sent = await world.send(mine, alice, "/new backgammon bot level=easy")
+    await world.reply(mine, sent)
+    board = world.board(mine)
+    for action in ("o", "R"):
+        board = world.board(mine)
+        await world.tap(mine, alice, board, _data(world, board, action))
+    record = await world.store.load_game(mine.id, None)
+    assert record is not None and record.status is Status.FINISHED, world.server.transcript(mine)
+    sent = await world.send(mine, alice, "/analyze")
+    photo = await world.reply(mine, sent, match=lambda m: m.photo is not None)
+    assert "🤖" in (photo.caption or "") and "Alice" in (photo.caption or "")

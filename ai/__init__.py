@@ -9,6 +9,16 @@ True
 
 from __future__ import annotations
 
+import os
+
+# The brains multiply small matrices (a few hundred rows by 184 or 64): OpenBLAS's
+# threads only add waiting on a shared 2-core machine (measured: the long nardy
+# net on 400 rows took 15 ms with its default threads under load, 0.5 ms with
+# one; docs/analysis.md).  It reads this when numpy loads, so it applies where
+# ``ai`` is imported before numpy (the bot's processes; set it in the environment
+# otherwise).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from ai.cube import CubeState
 from ai.player import AIError, GreedyPlayer, Level, Player, RandomPlayer, RankedTurn
 from engine import Variant

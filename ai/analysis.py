@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ai.cube import CubeState, janowski
-from ai.player import Level, Player
+from ai.player import ROLLS, Level, Player
 from engine import (
     Action,
     Dice,
@@ -342,8 +342,14 @@ def _walk(game: Game, score: tuple[int, int]) -> tuple[list[_Ply], list[_Cube], 
 
 # -- the analysis ---------------------------------------------------------------
 
-_ROLLS = tuple((Dice(a, b), (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7))
-_OPENING = tuple((dice, 1 / 15) for dice, _ in _ROLLS if not dice.is_double)
+_CHANCES = np.array([chance for _, chance in ROLLS])
+_INDEX = {dice: index for index, (dice, _) in enumerate(ROLLS)}
+_BATCH = 16
+"""Positions whose rolls are evaluated in one batch (long nardy: about 400
+replies each)."""
+EPSILON = 1e-9
+"""Losses below this are rounding (the same equity computed in another
+batch), not mistakes."""
 
 
 def _after(position: Position, steps: Sequence[Step]) -> Position:
@@ -363,18 +369,21 @@ def _played_index(turns: Sequence[Turn], after: Position) -> int:
     raise AnalysisError("a recorded turn is not legal: the game record is inconsistent")
 
 
-def _luck(player: Player, ply: _Ply) -> float:
-    """The roller's equity for its best turn with the roll it got minus
-    the average over all rolls, at the player's shallow depth."""
-    rolls = _OPENING if ply.opening else _ROLLS
-    values = {}
-    for dice, _ in rolls:
-        turns = legal_turns(ply.position, dice)
-        values[dice] = float(player.shallow(ply.position, turns).max())
-    actual = Dice(max(ply.dice.first, ply.dice.second), min(ply.dice.first, ply.dice.second))
-    actual = actual if actual in values else Dice(actual.second, actual.first)
-    average = sum(values[dice] * chance for dice, chance in rolls)
-    return values[actual] - average
+def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
+    """Each roll's luck for its roller: its equity after the best turn
+    with the roll it got minus the average over all rolls, at the player's
+    shallow depth (as GNU Backgammon, which judges luck at 0 ply).  The
+    backgammon opening roll's average is 0: it also decides who moves, and
+    the starting position is the same for both (GNU Backgammon's rule)."""
+    lucks: list[float] = []
+    for first in range(0, len(plies), _BATCH):
+        batch = plies[first : first + _BATCH]
+        values = player.roll_values([ply.position for ply in batch])
+        for ply, row in zip(batch, values, strict=True):
+            high, low = max(ply.dice.first, ply.dice.second), min(ply.dice.first, ply.dice.second)
+            average = 0.0 if ply.opening else float(row @ _CHANCES)
+            lucks.append(float(row[_INDEX[Dice(low, high)]]) - average)
+    return lucks
 
 
 def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | None, float]:
@@ -388,7 +397,8 @@ def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | No
     ranking = player.rank(ply.position, turns, also=(played,), full=True)
     mine = next(entry for entry in ranking if entry.turn.position == after)
     best = ranking[0]
-    loss = max(0.0, best.equity - mine.equity)
+    loss = best.equity - mine.equity
+    loss = loss if loss > EPSILON else 0.0
     decision = Decision(
         ply=index,
         side=ply.side,
@@ -427,7 +437,8 @@ def _cube_equities(player: Player, position: Position, owner: Side | None, jacob
 def _cube_decision(ply: int, side: Side, position: Position, value: int, kind: DecisionKind,
                    played: CubeAction, values: dict[CubeAction, float]) -> Decision:
     best = max(values, key=lambda action: values[action])
-    loss = max(0.0, values[best] - values[played])
+    loss = values[best] - values[played]
+    loss = loss if loss > EPSILON else 0.0
     return Decision(
         ply=ply, side=side, kind=kind, dice=None, played=played.value,
         best=(best if loss > 0 else played).value, equity_played=values[played],
@@ -518,7 +529,7 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     decisions: list[Decision] = []
     equity: list[float] = []
     chance: list[float] = []
-    luck: list[float] = []
+    luck = _lucks(player, plies)
     for index, ply in enumerate(plies):
         decision, mine = _move_decision(player, index, ply)
         if decision is not None:
@@ -527,7 +538,6 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
         equity.append(mine if white else -mine)
         win = _win_chance(player, _after(ply.position, ply.steps))
         chance.append(win if white else 1.0 - win)
-        luck.append(_luck(player, ply))
     if game.options.cube:
         decisions.extend(_cube_decisions(player, game, cubes, chances))
         decisions.sort(key=lambda d: (d.ply, d.kind is DecisionKind.MOVE))

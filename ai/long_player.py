@@ -16,13 +16,14 @@ from functools import cache
 import numpy as np
 
 from ai.long_net import LongNet
-from ai.long_search import afterstate_equities, rows, two_ply
+from ai.long_search import CHANCES, afterstate_equities, roll_values, rows
 from ai.player import Depth, Level, Player
 from engine import Position, Turn, Variant, end_turn
 
 _NOISE = {Level.EASY: (0.06, 0.12)}
 """The easy level's noise and margin (see :meth:`Player.noisy_pick`)."""
 _DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2)}
+_CACHED_POSITIONS = 4096
 
 
 @cache
@@ -46,6 +47,7 @@ class LongNetPlayer(Player):
         self.name = f"long-{level.value}"
         self.net = net or shipped_net()
         self.depth = _DEPTH.get(level, Depth())
+        self._rolls: dict[Position, np.ndarray] = {}
 
     def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
         """1 ply: the net on each position after a turn, in one batch."""
@@ -56,8 +58,23 @@ class LongNetPlayer(Player):
 
     def deepen(self, position: Position, turns: Sequence[Turn], indices: Sequence[int]
                ) -> list[float]:
-        """2 ply: the opponent's 21 rolls and its best reply to each."""
-        return [two_ply(self.net, end_turn(turns[i].position), self.koks) for i in indices]
+        """2 ply: the opponent's 21 rolls and its best reply to each (as
+        :func:`ai.long_search.two_ply`, all candidates in one batch)."""
+        values = self.roll_values([end_turn(turns[i].position) for i in indices])
+        return [-float(row @ CHANCES) for row in values]
+
+    def roll_values(self, positions: Sequence[Position]) -> np.ndarray:
+        """:func:`ai.long_search.roll_values`, remembered for the last few
+        thousand positions: analysis asks again for the position after
+        the turn played, which the 2-ply search has just looked at."""
+        cache = self._rolls
+        missing = list(dict.fromkeys(p for p in positions if p not in cache))
+        if missing:
+            if len(cache) > _CACHED_POSITIONS:
+                cache.clear()
+            values = roll_values(self.net, missing, self.koks)
+            cache.update(zip(missing, values, strict=True))
+        return np.array([cache[p] for p in positions])
 
     def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
         if self.level in _NOISE:

@@ -4,23 +4,22 @@
 the turn, evaluated for the opponent to roll and turned round.  A turn that
 bears off the last checker scores its exact result.  :func:`two_ply` looks
 one roll further for the best few: the opponent's best reply to each of the
-21 rolls, weighted by their chances.
+21 rolls, weighted by their chances (:func:`roll_values`, which also gives
+the luck of a roll in analysis).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ai.long_features import Rows
+from ai.long_features import Matrix, Rows
 from ai.long_net import LongNet, Vector, equity
+from ai.player import ROLLS
 from engine import Dice, Position, Turn, Variant, legal_turns
 from engine._movegen import _CODE_BYTES, final_states
 from engine.turns import _generator
-
-ROLLS: tuple[tuple[Dice, float], ...] = tuple(
-    (Dice(a, b), (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7)
-)
-"""The 21 distinct rolls with their chances."""
 
 
 def rows(position: Position) -> tuple[Rows, Rows]:
@@ -87,27 +86,52 @@ def _unpack(codes: bytes) -> Rows:
     return packed[:, 1 : 24 + 1].astype(np.int64)
 
 
+CHANCES: Vector = np.array([chance for _, chance in ROLLS])
+"""The chances of :data:`ROLLS`, in their order."""
+
+
+def roll_values(net: LongNet, positions: Sequence[Position], koks: bool) -> Matrix:
+    """For each position, the equity of the side to roll after its best
+    turn (by 1 ply) for each of the 21 :data:`ROLLS`: shape ``(N, 21)``.
+    Every reply of every position is evaluated in one batch, each with the
+    other side to roll.  A position whose other side has already borne
+    off is lost: every roll gives minus that side's exact win."""
+    replies: list[bytes] = []
+    bounds: list[int] = []
+    others: list[Rows] = []
+    counts: list[int] = []
+    for position in positions:
+        other = np.array(position.board[position.turn.opponent][:24], dtype=np.int64)
+        first = len(replies)
+        if other.any():
+            for dice, _ in ROLLS:
+                bounds.append(len(replies))
+                replies.extend(_final_rows(position, dice))
+        others.append(other)
+        counts.append(len(replies) - first)
+    values = np.empty((len(positions), len(ROLLS)))
+    if replies:
+        theirs = _unpack(b"".join(replies))
+        mine = np.repeat(np.array(others), counts, axis=0)
+        # each reply seen by the other side, to roll next; turned round
+        reply_values = -equity(net.probs(mine, theirs), koks)
+        finished = theirs.sum(axis=1) == 0
+        if finished.any():
+            reply_values[finished] = [exact_win(row, koks) for row in mine[finished]]
+        best = np.maximum.reduceat(reply_values, bounds)
+    row = 0
+    for index, (position, other) in enumerate(zip(positions, others, strict=True)):
+        if other.any():
+            values[index] = best[row : row + len(ROLLS)]
+            row += len(ROLLS)
+        else:
+            mover = np.array(position.board[position.turn][:24], dtype=np.int64)
+            values[index] = -exact_win(mover, koks)
+    return values
+
+
 def two_ply(net: LongNet, after: Position, koks: bool) -> float:
     """The equity for the side that just moved into ``after`` (the opponent
     to roll next): over the opponent's 21 rolls, its best reply by 1 ply,
-    each reply evaluated with us to roll.  One batch for the whole tree."""
-    me = after.turn.opponent
-    my_row = np.array(after.board[me][:24], dtype=np.int64)
-    if not my_row.any():
-        return exact_win(np.array(after.board[after.turn][:24], dtype=np.int64), koks)
-    replies: list[bytes] = []
-    bounds: list[int] = []
-    chances: list[float] = []
-    for dice, chance in ROLLS:
-        bounds.append(len(replies))
-        chances.append(chance)
-        replies.extend(_final_rows(after, dice))
-    theirs = _unpack(b"".join(replies))
-    mine = np.broadcast_to(my_row, theirs.shape)
-    values = equity(net.probs(mine, theirs), koks)
-    finished = theirs.sum(axis=1) == 0
-    if finished.any():
-        values[finished] = -exact_win(my_row, koks)
-    # the opponent picks the reply worst for us
-    worst = np.minimum.reduceat(values, bounds)
-    return float(np.dot(worst, chances))
+    each reply evaluated with us to roll (:func:`roll_values`)."""
+    return -float(roll_values(net, [after], koks)[0] @ CHANCES)

@@ -18,6 +18,11 @@ from ai.cube import CubeState, accept_resignation, money_double, money_take
 from ai.long_features import INDEX, features
 from engine import Dice, Game, Position, ResultKind, Side, Turn, Variant, legal_turns
 
+ROLLS: tuple[tuple[Dice, float], ...] = tuple(
+    (Dice(a, b), (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(a, 7)
+)
+"""The 21 distinct rolls with their chances."""
+
 
 class Level(enum.Enum):
     """How hard the computer plays (see docs/ai.md)."""
@@ -146,6 +151,18 @@ class Player:
         """The mover's equity after ``turns[i]`` for each of ``indices``,
         one roll deeper than :meth:`shallow`."""
         raise AIError(f"the {self.name} player does not look deeper")
+
+    def roll_values(self, positions: Sequence[Position]) -> np.ndarray:
+        """For each position, the equity of the side to roll after its best
+        turn by :meth:`shallow` for each of the 21 rolls (:data:`ROLLS`):
+        shape ``(N, 21)``.  What the dice can do: the luck of a roll in
+        analysis is its value minus their average."""
+        values = np.empty((len(positions), len(ROLLS)))
+        for row, position in enumerate(positions):
+            for column, (dice, _) in enumerate(ROLLS):
+                turns = legal_turns(position, dice)
+                values[row, column] = float(self.shallow(position, turns).max())
+        return values
 
     def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
         """The choice among two or more legal turns: the best by

@@ -41,7 +41,7 @@ from bot.present.usertext import (
 )
 from bot.rules.actions import player_on
 from bot.store.records import GameRecord
-from engine.position import Side
+from engine.position import Side, Variant
 
 RATING_NAMES = {
     Rating.AWFUL: N_("awful"),
@@ -278,3 +278,47 @@ def analysis_picture(tr: Translator, record: GameRecord, analysis: Analysis) -> 
         mistakes=tuple(_mistake(tr, record, d, n) for n, d in enumerate(pictured, start=1)),
         turn_word=tr.gettext("turn"),
     )
+
+
+# ---------------------------------------------------------------- a sample
+
+
+def sample(variant: Variant, seed: int = 4) -> tuple[GameRecord, Analysis]:
+    """A whole game of the easy bot against the medium one (many mistakes
+    to show), analysed: the docs' example picture (docs/analysis.md)."""
+    import random
+
+    from ai import Level, make_player
+    from ai.analysis import analyse
+    from ai.arena import play_recorded
+    from bot.rules.actions import MatchState
+    from bot.store.records import Player, Status
+
+    players = [make_player(variant, level, seed) for level in (Level.EASY, Level.MEDIUM)]
+    game = play_recorded(players, random.Random(seed))
+    record = GameRecord(chat_id=1, variant=variant, status=Status.FINISHED,
+                        players=(Player(user_id=1, name="Alice", side=Side.WHITE),
+                                 Player(user_id=2, name="Борис", side=Side.BLACK)),
+                        engine=MatchState(game).to_dict())
+    return record, analyse(game)
+
+
+def main(argv: Sequence[str]) -> None:
+    """``python -m bot.present.analysis OUT.png [long|backgammon] [en|ru|lt]``:
+    the sample's picture; its caption is printed."""
+    from bot.present.i18n import translator
+    from bot.present.render.analysis import render_analysis
+
+    out, *rest = argv
+    variant = Variant(rest[0]) if rest else Variant.LONG
+    tr = translator(rest[1] if len(rest) > 1 else "en")
+    record, analysis = sample(variant)
+    with open(out, "wb") as file:
+        file.write(render_analysis(analysis_picture(tr, record, analysis)))
+    print(caption(tr, record, analysis))
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

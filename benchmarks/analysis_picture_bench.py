@@ -34,7 +34,7 @@ from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.i18n import translator
 from bot.present.painter import Painter
 from bot.present.render.analysis import render_analysis
-from bot.rules.actions import MatchState
+from bot.rules.matchstate import MatchState
 from bot.rules.review import analyse_job, job
 from bot.store.records import GameRecord, Player, Status
 from engine import GameOptions, Side, Variant

@@ -182,7 +182,7 @@ class Load:
 
 def check(client: redis.Redis, games: list[Played]) -> list[str]:
     """Every game's stored record, history and ledger against what was tapped."""
-    from bot.rules.actions import MatchState
+    from bot.rules.matchstate import MatchState
     from bot.store.records import GameRecord, Status, decode
 
     problems = []

@@ -24,10 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import redis.asyncio as aioredis
 
 from benchmarks.bench_redis import bench_redis_url
-from bot.rules.actions import MatchState, save, start_game, with_table
 from bot.rules.fairplay import Dealer
+from bot.rules.lobby import start_game
+from bot.rules.matchstate import MatchState, with_table
 from bot.store import Store
 from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.saving import save
 from engine.game import Phase
 from engine.position import Side, Variant
 from engine.scoring import resign_kinds

@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import fakeredis
 
 from bot.edge.app import build_application
-from bot.rules.actions import table_of, waiting_user
+from bot.rules.matchstate import table_of
+from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.records import ChatSettings, Status, settings_key
 from engine.choices import forced_turn

@@ -39,7 +39,7 @@ from bot.present.usertext import (
     html_text,
     visible_length,
 )
-from bot.rules.actions import player_on
+from bot.rules.seats import player_on
 from bot.store.records import GameRecord
 from engine.position import Side, Variant
 
@@ -291,7 +291,7 @@ def sample(variant: Variant, seed: int = 4) -> tuple[GameRecord, Analysis]:
     from ai import Level, make_player
     from ai.analysis import analyse
     from ai.arena import play_recorded
-    from bot.rules.actions import MatchState
+    from bot.rules.matchstate import MatchState
     from bot.store.records import Player, Status
 
     players = [make_player(variant, level, seed) for level in (Level.EASY, Level.MEDIUM)]

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 
 from bot.present.usertext import clean
-from bot.rules.actions import player_on, table_of
 from bot.rules.fairplay import revealed, seed_of
+from bot.rules.matchstate import table_of
+from bot.rules.seats import player_on
 from bot.store.records import GameRecord
 from engine.dice import Entropy, dice_header_lines
 from engine.match import Match

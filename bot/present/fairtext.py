@@ -13,8 +13,8 @@ from bot.present.callbacks import VerifyDice
 from bot.present.i18n import Translator
 from bot.present.render.dicechart import DiceChart
 from bot.present.usertext import NAME_LIMIT, clean, html_text
-from bot.rules.actions import table_of
 from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
+from bot.rules.matchstate import table_of
 from bot.store.records import GameRecord, Status
 from engine.dicestats import FAIR_AVERAGE_PIPS, MIN_ROLLS, ROLLS, DiceStats, Verdict
 from engine.position import Variant

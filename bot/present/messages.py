@@ -42,18 +42,11 @@ from bot.present.usertext import (
     visible_length,
 )
 from bot.rules import deadlines
-from bot.rules.actions import (
-    VARIANTS,
-    MatchState,
-    match_in_progress,
-    offered_turns,
-    outcome,
-    player_on,
-    resign_options,
-    seat_of,
-    table_of,
-    waiting_side,
-)
+from bot.rules.booking import outcome
+from bot.rules.lobby import VARIANTS
+from bot.rules.matchstate import MatchState, match_in_progress, table_of
+from bot.rules.play import offered_turns, resign_options
+from bot.rules.seats import player_on, seat_of, waiting_side
 from bot.store.records import GameRecord, Status
 from engine.choices import forced_turn
 from engine.game import Action as EventAction

@@ -1,7 +1,7 @@
 """What the table does by itself: rolling when rolling is the only choice,
 and playing a turn that has only one result (issue 14: fewer taps).
 
-The dice come from the caller (:func:`bot.rules.actions.roll_table`, the
+The dice come from the caller (:func:`bot.rules.play.roll_table`, the
 one place the bot rolls: the match's fair dice).  :func:`advance` is the
 one auto-advance: every rule that changes a game
 (a tap, the start of a game, a computer player's turn) calls it last, so a

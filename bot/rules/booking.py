@@ -1,7 +1,7 @@
 """What a finished game books: the ledger amount, the history line, the players' stats.
 
 Pure: :func:`booking` and :func:`updated_stats` turn an :class:`Outcome` (read
-from the finished record by :func:`bot.rules.actions.outcome`) into what
+from the finished record by :func:`outcome`) into what
 :meth:`bot.store.Store.finish_game` writes in one atomic step, keyed by the
 game id so that nothing is ever booked twice.  The rules:
 
@@ -36,11 +36,14 @@ from html import escape
 from bot.present.i18n import Translator
 from bot.present.usertext import clean
 from bot.rules import ratings
+from bot.rules.matchstate import table_of
 from bot.store.records import (
     GameOptions,
+    GameRecord,
     HistoryEntry,
     Player,
     PlayerStats,
+    Status,
     computer_level,
     versus_computer,
 )
@@ -236,3 +239,15 @@ def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str],
     lines = [f"{_cell(d, left)} → {_cell(c, right)} {a.rjust(figures)}" for d, c, a in label]
     head = tr.gettext("<b>Who owes whom</b>") if title is None else title
     return "\n".join([head, "<pre>" + "\n".join(lines) + "</pre>"])
+
+
+def outcome(record: GameRecord) -> Outcome:
+    """What the ledger and the stats need of a finished or cancelled game (see
+    bot/rules/booking.py)."""
+    table = table_of(record) if record.engine else None
+    result = None
+    if record.status is Status.FINISHED and table is not None:
+        result = table.game.result
+    return Outcome(record.game_id, record.variant, record.players, result,
+                   record.options.stake_per_point, table.match_length if table else 0,
+                   table.score if table else (0, 0), record.thread_id)

@@ -1,8 +1,8 @@
 """The computer opponent at the table: its seat, and what it does when a game waits for it.
 
-Pure, like :mod:`bot.rules.actions`: the computer acts by pressing the same
+Pure, like :mod:`bot.rules.play`: the computer acts by pressing the same
 buttons a person presses (:class:`Callback` s through
-:func:`bot.rules.actions.apply_game` / :func:`~bot.rules.actions.after_game`
+:func:`bot.rules.apply_game` / :func:`~bot.rules.after_game`
 with its own user id), so every rule, the dice and the scoring are the ones
 of a human tap, and its record goes through the same compare-and-set.
 
@@ -34,8 +34,13 @@ from ai import CubeState, Level, make_player
 from ai.player import Player as Brain
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
-from bot.rules import actions
+from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
+from bot.rules.lobby import start_game
+from bot.rules.matchstate import MatchState, match_in_progress, table_of
+from bot.rules.play import apply_game
+from bot.rules.refusals import STALE, Refusal
+from bot.rules.seats import waiting_user
 from bot.store.records import COMPUTER_USER_IDS, GameOptions, GameRecord, Player, Status
 from bot.store.records import computer_level as record_level
 from engine.game import Phase
@@ -86,7 +91,7 @@ def seat_computer(lobby: GameRecord, level: Level, name: str, person: Player,
     players = (person.model_copy(update={"side": Side.WHITE}),
                Player(user_id=user_id(level), name=name, side=Side.BLACK))
     seated = lobby.model_copy(update={"players": players, "options": options})
-    return actions.start_game(seated, dealer)
+    return start_game(seated, dealer)
 
 
 def bot_name(tr: Translator, level: Level) -> str:
@@ -98,9 +103,9 @@ def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: 
     """The lobby's "Play the bot": the tapper plays the computer, unless
     somebody else has joined and waits for a person."""
     if record.status is not Status.LOBBY:
-        raise actions.Refusal(actions.STALE)
+        raise Refusal(STALE)
     if any(p.user_id != user_id for p in record.players):
-        raise actions.Refusal(SOMEONE_WAITS)
+        raise Refusal(SOMEONE_WAITS)
     return seat_computer(record, level, computer_name, Player(user_id=user_id, name=name[:64]),
                          dealer)
 
@@ -138,10 +143,10 @@ def waiting_for_computer(record: GameRecord) -> bool:
         return False
     if record.status is Status.ACTIVE and record.cancel_by not in (None, seat.user_id):
         return True
-    if record.status is Status.FINISHED and actions.match_in_progress(record) \
+    if record.status is Status.FINISHED and match_in_progress(record) \
             and record.cancel_by not in (None, seat.user_id):
         return True
-    return actions.waiting_user(record) == seat.user_id
+    return waiting_user(record) == seat.user_id
 
 
 def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
@@ -157,7 +162,7 @@ def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
         return (_button(record, Action.ACCEPT),)  # the next game, or a rematch
     level = level_of_user(seat.user_id)
     assert level is not None
-    table = actions.table_of(record)
+    table = table_of(record)
     game = table.game
     me = seat.side
     ask = Question("move", game.variant, level, game.options.koks, game.turn_start, me)
@@ -177,7 +182,7 @@ def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
     return None  # pragma: no cover - an active game waits for one of the above
 
 
-def cube_state(table: actions.MatchState) -> CubeState:
+def cube_state(table: MatchState) -> CubeState:
     """The brains' view of the cube (a pending double leaves it as it was)."""
     game = table.game
     cube = game.cube
@@ -192,7 +197,7 @@ def buttons_for(record: GameRecord, question: Question, answer: Answer) -> tuple
     """The buttons that carry out the brains' ``answer``."""
     if question.kind == "move":
         assert isinstance(answer, tuple)
-        game = actions.table_of(record).game
+        game = table_of(record).game
         played = len(game.turn.played) if game.turn is not None else 0
         undo = tuple(_button(record, Action.UNDO) for _ in range(played))
         steps = tuple(_button(record, Action.STEP, s.source, s.target, s.die) for s in answer)
@@ -212,14 +217,14 @@ def press(record: GameRecord, buttons: Sequence[Callback], dealer: Dealer
         if data.action is Action.STEP and _turn_complete(record):
             continue  # the forced rest of the turn was played by itself (bot/rules/autoplay.py)
         if record.status is Status.ACTIVE:
-            record = actions.apply_game(record, seat.user_id, data)
+            record = apply_game(record, seat.user_id, data)
         else:
-            record = actions.after_game(record, seat.user_id, data, dealer)
+            record = after_game(record, seat.user_id, data, dealer)
     return record
 
 
 def _turn_complete(record: GameRecord) -> bool:
-    turn = actions.table_of(record).game.turn
+    turn = table_of(record).game.turn
     return turn is not None and turn.is_complete
 
 

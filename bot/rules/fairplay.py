@@ -26,6 +26,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from bot.rules.matchstate import match_in_progress
 from bot.store.records import DiceState, GameRecord, Status
 from engine.dice import (
     MAX_ITEMS,
@@ -147,8 +148,6 @@ def dice_booking(record: GameRecord, game: Game) -> dict[tuple[Variant, int], Di
 
 def revealed(record: GameRecord) -> bool:
     """Whether the record's seed may be shown: its match is over or was cancelled."""
-    from bot.rules.actions import match_in_progress  # actions imports this module
-
     if record.status is Status.CANCELLED:
         return True
     return record.status is Status.FINISHED and not match_in_progress(record)

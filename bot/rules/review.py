@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ai.analysis import Analysis, analyse
-from bot.rules.actions import MatchState, table_of
+from bot.rules.matchstate import MatchState, table_of
 from bot.store.records import GameRecord, Status
 from engine.game import Game
 

@@ -35,7 +35,7 @@ from bot.present.analysis import (
 from bot.present.i18n import LANGUAGES, translator
 from bot.present.render.analysis import render_analysis
 from bot.present.usertext import CAPTION_LIMIT, TEXT_LIMIT
-from bot.rules.actions import MatchState
+from bot.rules.matchstate import MatchState
 from bot.store.records import GameRecord, Player, Status
 from engine import Dice, Game, GameOptions, Position, Side, Variant, legal_turns
 from tests.botapi.formatting import parse_html, strip_text, utf16_len

@@ -13,16 +13,13 @@ from hypothesis import strategies as st
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import translator
 from bot.present.messages import board_message, game_keyboard
-from bot.rules.actions import (
-    Refusal,
-    apply_game,
-    offered_turns,
-    parse_new_args,
-    start_game,
-    table_of,
-)
 from bot.rules.autoplay import advance
 from bot.rules.fairplay import Dealer
+from bot.rules.lobby import start_game
+from bot.rules.matchstate import table_of
+from bot.rules.options import parse_new_args
+from bot.rules.play import apply_game, offered_turns
+from bot.rules.refusals import Refusal
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine.choices import forced_turn, turn_choices
 from engine.game import Action as GameAction

@@ -6,7 +6,7 @@ switch or a deleted board, orientation, permissions, translated boards."""
 from __future__ import annotations
 
 from bot.present.render import point_label
-from bot.rules.actions import table_of
+from bot.rules.matchstate import table_of
 from bot.store.records import ChatSettings, settings_key
 from engine import Side
 from tests.bot.conftest import World

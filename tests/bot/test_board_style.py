@@ -25,7 +25,7 @@ from bot.present.messages import (
 from bot.present.render import BoardLabels, point_label, render_text
 from bot.present.render.png import _drawable
 from bot.present.render.text import MARK
-from bot.rules.actions import MatchState, table_of, with_table
+from bot.rules.matchstate import MatchState, table_of, with_table
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import BAR, OFF, Game, Phase, Side, Step, Variant
 from engine.game import GameOptions as EngineOptions

@@ -16,9 +16,9 @@ from telegram.ext import CallbackContext
 from bot.edge.app import build_application
 from bot.edge.handlers.clock import JOB_NAME, tick_job
 from bot.rules import deadlines
-from bot.rules.actions import waiting_user
 from bot.rules.deadlines import DAY, HOUR
 from bot.rules.fairplay import Dealer
+from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.records import Status
 from tests.bot.conftest import World

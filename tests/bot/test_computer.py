@@ -9,7 +9,8 @@ import time
 import pytest
 
 from bot.present.callbacks import Action, Callback
-from bot.rules import actions, computer
+from bot.rules import computer, matchstate, play, seats
+from bot.store import saving
 from bot.store.records import COMPUTER_USER_IDS, Status
 from engine import legal_turns
 from tests.bot.conftest import World
@@ -82,8 +83,8 @@ async def test_the_bots_turn_is_one_board_edit_and_others_cannot_tap(world: Worl
     await _start(world, club, alice, "/new backgammon bot level=strong")
     for _ in range(4):  # a few turns at the strong level
         record = await world.store.load_game(club.id, None)
-        assert record is not None and actions.waiting_user(record) == alice.id
-        bot_moves = len(actions.table_of(record).game.events)
+        assert record is not None and seats.waiting_user(record) == alice.id
+        bot_moves = len(matchstate.table_of(record).game.events)
         while True:
             board = game_board(s, club)
             assert board is not None
@@ -101,8 +102,8 @@ async def test_the_bots_turn_is_one_board_edit_and_others_cannot_tap(world: Worl
         assert after is not None
         if after.status is not Status.ACTIVE:
             break
-        assert actions.waiting_user(after) == alice.id
-        assert len(actions.table_of(after).game.events) > bot_moves + 1
+        assert seats.waiting_user(after) == alice.id
+        assert len(matchstate.table_of(after).game.events) > bot_moves + 1
 
 
 async def test_the_lobby_button_seats_the_bot(world: World) -> None:
@@ -118,7 +119,7 @@ async def test_the_lobby_button_seats_the_bot(world: World) -> None:
     record = await world.store.load_game(club.id, None)
     assert record is not None and record.status is Status.ACTIVE
     assert [p.name for p in record.players] == ["Alice", "🤖 Nardy bot (medium)"]
-    assert actions.waiting_user(record) == alice.id
+    assert seats.waiting_user(record) == alice.id
 
 
 async def test_a_private_chat_game_against_the_bot(world: World) -> None:
@@ -140,20 +141,20 @@ async def _strand(world: World, chat_id: int, age: float = 0.0) -> None:
     assert record is not None
     person = record.players[0].user_id
     new = record
-    while actions.waiting_user(new) == person:
-        game = actions.table_of(new).game
+    while seats.waiting_user(new) == person:
+        game = matchstate.table_of(new).game
         if game.turn is None:
-            new = actions.apply_game(new, person, Callback.game(new.game_id, 0, Action.ROLL))
+            new = play.apply_game(new, person, Callback.game(new.game_id, 0, Action.ROLL))
             continue
         turn = legal_turns(game.turn_start, game.turn.dice)[0]
         for step in turn.steps:
-            if actions.table_of(new).game.turn.is_complete:  # the forced rest played itself
+            if matchstate.table_of(new).game.turn.is_complete:  # the forced rest played itself
                 break
-            new = actions.apply_game(new, person, Callback.game(
+            new = play.apply_game(new, person, Callback.game(
                 new.game_id, 0, Action.STEP, step.source, step.target, step.die))
-        new = actions.apply_game(new, person, Callback.game(new.game_id, 0, Action.CONFIRM))
+        new = play.apply_game(new, person, Callback.game(new.game_id, 0, Action.CONFIRM))
     new = new.model_copy(update={"updated_at": time.time() - age})
-    stuck = await actions.save(world.store, record, new)
+    stuck = await saving.save(world.store, record, new)
     assert computer.waiting_for_computer(stuck)
 
 
@@ -181,7 +182,7 @@ async def test_a_stuck_bot_turn_resumes_on_a_tap_and_the_person_cannot_play_it(
     assert answer.show_alert
     await _unstuck(world, club.id)
     record = await world.store.load_game(club.id, None)
-    assert record is not None and actions.waiting_user(record) == alice.id
+    assert record is not None and seats.waiting_user(record) == alice.id
     await world.idle()
     fresh = game_board(s, club)
     assert fresh is not None and f":{record.version}:" in fresh.buttons[0][0][1]
@@ -222,7 +223,7 @@ async def test_a_match_against_the_bot_with_crawford(world: World) -> None:
         await asyncio.to_thread(Driver(s, club, (alice, alice)).play)
         record = await world.store.load_game(club.id, None)
         assert record is not None and record.status is Status.FINISHED
-        table = actions.table_of(record)
+        table = matchstate.table_of(record)
         crawford_games += table.game.crawford
         if table.match_over:
             break
@@ -279,4 +280,4 @@ async def test_turns_at_the_other_levels(world: World, variant: str, level: str)
     await asyncio.to_thread(driver.play, 15, stop_early=True)
     record = await world.store.load_game(club.id, None)
     assert record is not None and record.options.computer == level
-    assert actions.waiting_user(record) == alice.id and driver.refused == 0
+    assert seats.waiting_user(record) == alice.id and driver.refused == 0

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ai import Level
 from bot.edge.handlers.computer import MAX_STEPS
 from bot.present.callbacks import Action, Callback
-from bot.rules import actions, computer
+from bot.rules import computer, lobby, matchstate, play, seats
 from bot.rules.fairplay import Dealer
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import legal_turns
@@ -40,29 +40,29 @@ def _person_acts(record: GameRecord, person: int, rng: random.Random) -> GameRec
         return Callback.game(record.game_id, 0, action, *args)
 
     if rng.random() < 0.02:
-        return actions.apply_game(record, person, button(Action.CANCEL))
-    game = actions.table_of(record).game
-    side = actions.seat_of(record, person)
+        return play.apply_game(record, person, button(Action.CANCEL))
+    game = matchstate.table_of(record).game
+    side = seats.seat_of(record, person)
     if game.phase is Phase.ROLL:
         if rng.random() < 0.03:
-            kinds = actions.resign_options(actions.table_of(record))
-            return actions.apply_game(record, person, button(Action.RESIGN,
+            kinds = play.resign_options(matchstate.table_of(record))
+            return play.apply_game(record, person, button(Action.RESIGN,
                                                              rng.randrange(len(kinds)) + 1))
         if side is not None and game.can_double(side) and rng.random() < 0.2:
-            return actions.apply_game(record, person, button(Action.DOUBLE))
-        return actions.apply_game(record, person, button(Action.ROLL))
+            return play.apply_game(record, person, button(Action.DOUBLE))
+        return play.apply_game(record, person, button(Action.ROLL))
     if game.phase is Phase.DOUBLE:
         action = Action.TAKE if rng.random() < 0.8 else Action.PASS_SURE
-        return actions.apply_game(record, person, button(action))
+        return play.apply_game(record, person, button(action))
     assert game.phase is Phase.MOVE and game.turn is not None
     turns = legal_turns(game.turn_start, game.turn.dice)
     for step in rng.choice(turns).steps:
-        turn = actions.table_of(record).game.turn
+        turn = matchstate.table_of(record).game.turn
         if turn is None or turn.is_complete:  # the forced rest was played by itself
             break
-        record = actions.apply_game(record, person, button(Action.STEP, step.source, step.target,
+        record = play.apply_game(record, person, button(Action.STEP, step.source, step.target,
                                                            step.die))
-    return actions.apply_game(record, person, button(Action.CONFIRM))
+    return play.apply_game(record, person, button(Action.CONFIRM))
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -74,8 +74,8 @@ def test_the_computer_never_leaves_a_game_waiting_for_it(seed: int, variant: Var
     person = 7
     options = GameOptions(match_length=match, koks=False)
     dealer = Dealer.for_tests(seed)
-    lobby = actions.new_lobby(-100, None, variant, options, person, dealer)
-    record = computer.seat_computer(lobby, Level.EASY, "bot", Player(user_id=person, name="P"),
+    opened = lobby.new_lobby(-100, None, variant, options, person, dealer)
+    record = computer.seat_computer(opened, Level.EASY, "bot", Player(user_id=person, name="P"),
                                     dealer)
     assert record.options.stake_per_point == 0 and record.options.time_control is None
     for _ in range(400):
@@ -84,10 +84,10 @@ def test_the_computer_never_leaves_a_game_waiting_for_it(seed: int, variant: Var
         if record.status is Status.CANCELLED:
             return
         if record.status is Status.FINISHED:
-            if actions.table_of(record).match_over:
+            if matchstate.table_of(record).match_over:
                 return
             record = record.model_copy(update={"rematch_by": person})  # Next game
             continue
-        assert actions.waiting_user(record) == person
+        assert seats.waiting_user(record) == person
         record = _person_acts(record, person, rng)
     raise AssertionError("the game did not end")

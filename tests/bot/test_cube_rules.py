@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rules.actions import MatchState, Refusal, claim_timeout, start_game, table_of, with_table
 from bot.rules.fairplay import Dealer
+from bot.rules.lobby import start_game
+from bot.rules.matchstate import MatchState, table_of, with_table
+from bot.rules.refusals import Refusal
+from bot.rules.timeouts import claim_timeout
 from bot.store.records import GameOptions as RecordOptions
 from bot.store.records import GameRecord, Player, Status
 from engine.game import Action as EventAction

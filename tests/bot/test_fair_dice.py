@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.rules.actions import table_of
 from bot.rules.fairplay import fair_dice, rolls_by_side, seed_of
+from bot.rules.matchstate import table_of
 from bot.store.records import GameRecord, Status
 from engine.dice import check_game, verify_text
 from engine.dicestats import ROLLS, DiceStats

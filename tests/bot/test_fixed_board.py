@@ -14,7 +14,7 @@ from bot.present.i18n import LANGUAGES, translator
 from bot.present.messages import board_labels, board_message, board_view, viewer_of
 from bot.present.render import render_text
 from bot.present.render.text import MARK, WIDTH
-from bot.rules.actions import table_of
+from bot.rules.matchstate import table_of
 from engine import Game, Phase, Side, Variant
 from engine.game import GameOptions as EngineOptions
 from engine.scoring import ResultKind

@@ -4,7 +4,7 @@ private chat, through the real handlers and the local Bot API server."""
 from __future__ import annotations
 
 from bot.present.callbacks import Kind
-from bot.rules.actions import table_of
+from bot.rules.matchstate import table_of
 from bot.store.records import Status
 from tests.bot.conftest import World
 from tests.bot.test_handlers import Table, _mover, _record, _setup, _start

@@ -12,7 +12,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from bot.edge.handlers import menu
 from bot.present.callbacks import Action, Callback, Kind
-from bot.rules.actions import table_of
+from bot.rules.matchstate import table_of
 from bot.store.records import Status
 from engine.game import Action as EventAction
 from engine.game import Phase

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from bot.present.i18n import translator
 from bot.present.messages import board_view
 from bot.present.render import render_text
-from bot.rules.actions import table_of
+from bot.rules.matchstate import table_of
 from bot.store import invites
 from bot.store.records import ChatSettings, GameRecord, Status, is_private_game_chat, settings_key
 from engine.game import Phase

@@ -13,26 +13,19 @@ import pytest
 from bot.present.callbacks import Action, Callback, Kind
 from bot.present.i18n import translator
 from bot.present.messages import board_message
-from bot.rules.actions import (
-    MATCH_IN_PROGRESS,
-    NOT_PLAYING,
-    PROPOSED,
-    OptionError,
-    Refusal,
-    after_game,
-    apply_game,
-    apply_lobby,
-    claim_timeout,
-    parse_new_args,
-    save,
-    start_game,
-    table_of,
-    waiting_user,
-)
+from bot.rules.aftergame import after_game
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.rules.fairplay import Dealer
+from bot.rules.lobby import apply_lobby, start_game
+from bot.rules.matchstate import table_of
+from bot.rules.options import OptionError, parse_new_args
+from bot.rules.play import apply_game
+from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, Refusal
+from bot.rules.seats import waiting_user
+from bot.rules.timeouts import claim_timeout
 from bot.store import Store
 from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.saving import save
 from engine.game import Game, Phase
 from engine.position import Side, Variant
 from engine.scoring import EndReason, GameResult, ResultKind, resign_kinds

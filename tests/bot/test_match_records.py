@@ -18,10 +18,13 @@ from typing import Any
 import pytest
 
 from bot.present.callbacks import Action, Callback
-from bot.rules.actions import MatchState, after_game, apply_game, save, table_of
+from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
+from bot.rules.matchstate import MatchState, table_of
+from bot.rules.play import apply_game
 from bot.store import Store
 from bot.store.records import GameRecord, Status, decode, game_key
+from bot.store.saving import save
 from engine.game import Phase
 from engine.position import Side
 

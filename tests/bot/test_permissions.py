@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from bot.present.i18n import LANGUAGES, translator
-from bot.rules import actions
-from bot.rules.actions import table_of, waiting_user
+from bot.rules import aftergame, lobby, options, play, refusals, timeouts
+from bot.rules.matchstate import table_of
+from bot.rules.seats import waiting_user
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from engine.game import Phase
 from tests.bot.conftest import World
@@ -243,11 +244,14 @@ async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: Wo
 
 
 def _service_texts() -> list[str]:
-    """The msgids bot/rules/actions.py marks: the refusals its taps answer with."""
-    tree = ast.parse(Path(actions.__file__).read_text())
-    return [node.args[0].value for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)]
+    """The msgids the table's rules mark: the refusals its taps and commands answer with."""
+    texts = []
+    for module in (refusals, options, lobby, play, aftergame, timeouts):
+        tree = ast.parse(Path(module.__file__).read_text())
+        texts += [node.args[0].value for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)]
+    return texts
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -255,7 +259,7 @@ def test_every_refusal_fits_an_alert(lang: str) -> None:
     """A refusal is shown as a tap's alert: Telegram takes at most 200 characters."""
     tr = translator(lang)
     texts = [text for text in _service_texts() if "{" not in text]
-    assert actions.THEIR_BUTTONS in texts and len(texts) > 20
+    assert refusals.THEIR_BUTTONS in texts and len(texts) > 20
     long = {text: size for text in texts
             if (size := len(tr.gettext(text).encode("utf-16-le")) // 2) > 200}
     assert not long, long

@@ -1,4 +1,4 @@
-"""The engine-table caches of bot/rules/actions.py: each record's table is decoded
+"""The engine-table caches of bot/rules/matchstate.py: each record's table is decoded
 once, only a few versions per game are kept, and unsaved records' JSON is
 not kept for long (both feed the garbage collector's walks)."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from bot.rules import actions
-from bot.rules.actions import MatchState, engine_dict, remember_table, table_of
+from bot.rules import matchstate
+from bot.rules.matchstate import MatchState, engine_dict, remember_table, table_of
 from bot.store.records import GameRecord, Player
 from engine.game import Game, GameOptions
 from engine.position import Side, Variant
@@ -28,13 +28,13 @@ def test_only_the_newest_versions_of_a_game_are_kept() -> None:
     records = _records(6)
     for record in records:
         remember_table(record, MatchState.from_dict(record.engine))
-    kept = actions._STORED[records[0].game_id]
-    assert sorted(kept) == [4, 5, 6] == list(range(7 - actions._STORED_VERSIONS, 7))
+    kept = matchstate._STORED[records[0].game_id]
+    assert sorted(kept) == [4, 5, 6] == list(range(7 - matchstate._STORED_VERSIONS, 7))
     assert table_of(records[-1]) is kept[6]  # found, not decoded again
     # an old version is decoded (correctly) and does not push a newer one out
     old = table_of(records[0])
     assert old.to_dict() == records[0].engine
-    assert sorted(actions._STORED[records[0].game_id]) == [4, 5, 6]
+    assert sorted(matchstate._STORED[records[0].game_id]) == [4, 5, 6]
 
 
 def test_a_record_made_here_finds_its_table_until_it_is_forgotten() -> None:
@@ -42,7 +42,7 @@ def test_a_record_made_here_finds_its_table_until_it_is_forgotten() -> None:
     table = MatchState.from_dict(record.engine)
     fresh = record.model_copy(update={"engine": engine_dict(table), "version": 99})
     assert table_of(fresh) is table  # by the identity of its engine dict
-    for _ in range(actions._FRESH_RECORDS):
+    for _ in range(matchstate._FRESH_RECORDS):
         engine_dict(table)
-    assert len(actions._FRESH) == actions._FRESH_RECORDS
+    assert len(matchstate._FRESH) == matchstate._FRESH_RECORDS
     assert table_of(fresh) is not table and table_of(fresh).to_dict() == fresh.engine

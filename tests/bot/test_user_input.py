@@ -17,7 +17,7 @@ from bot.present.i18n import translator
 from bot.present.messages import board_message, painted
 from bot.present.painter import PAINTER
 from bot.present.render import BoardView
-from bot.rules.actions import MatchState, with_table
+from bot.rules.matchstate import MatchState, with_table
 from bot.store.records import GameOptions, GameRecord, Player, Status
 from engine import Game, Side
 from engine.game import GameOptions as EngineOptions
@@ -296,7 +296,7 @@ def test_every_parser_of_user_input_takes_ascii_digits_only(digit: str) -> None:
     a command argument or a deep link refuses the others."""
     from bot.edge.handlers.ledger import _bounded_count
     from bot.rules import deadlines
-    from bot.rules.actions import OptionError, parse_new_args
+    from bot.rules.options import OptionError, parse_new_args
     from bot.store import invites
     from bot.store.records import GameRef
     from engine.notation import NotationError, parse_point

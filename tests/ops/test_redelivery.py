@@ -15,7 +15,7 @@ from telegram import Update
 from telegram.ext import TypeHandler
 
 from bot.edge.handlers import buttons
-from bot.rules.actions import waiting_user
+from bot.rules.seats import waiting_user
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer

@@ -1,5 +1,5 @@
 """The one commit loop (bot/store/commit.py) and its game form
-(bot/rules/actions.py ``commit_game``): a change lost to another writer is
+(bot/store/saving.py ``commit_game``): a change lost to another writer is
 applied again to the winner's record, never over it; a refusal saves
 nothing; and no other module writes a retry loop of its own."""
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.rules.actions import CHANGED, Refusal, commit_game
+from bot.rules.refusals import CHANGED, Refusal
 from bot.store import Store
 from bot.store.records import GameRecord, Player, game_key
+from bot.store.saving import commit_game
 from engine.position import Side, Variant
 
 CHAT = -100321

@@ -42,3 +42,19 @@ def test_the_guard_sees_a_raw_use(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("async def f(store):\n    await store.redis.get('k')\n")
     assert _raw_redis_uses(sample) == ["line 2: .redis"]
+
+
+def test_the_rules_import_no_store() -> None:
+    """bot/rules/ is pure: of the store it uses the records only; loading and
+    saving (bot/store/saving.py) call the rules, not the other way round."""
+    offenders = {}
+    for path in sorted((BOT / "rules").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        used = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("bot.store.")}
+        used |= {f"bot.store.{a.name}" for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module == "bot.store"
+                 for a in node.names}
+        if used - {"bot.store.records"}:
+            offenders[path.name] = sorted(used - {"bot.store.records"})
+    assert offenders == {}

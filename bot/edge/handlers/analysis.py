@@ -46,8 +46,8 @@ from bot.present.messages import PICTURE, TEXT
 from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
 from bot.present.usertext import ALERT_LIMIT, clean
-from bot.rules.actions import seat_of
 from bot.rules.review import analysable, analyse_job, job
+from bot.rules.seats import seat_of
 from bot.store import Store, finished, private_boards
 from bot.store.records import GameRecord
 

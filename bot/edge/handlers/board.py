@@ -53,7 +53,7 @@ from bot.present.messages import (
     painted,
 )
 from bot.present.painter import PAINTER
-from bot.rules.actions import waiting_side, waiting_user
+from bot.rules.seats import waiting_side, waiting_user
 from bot.store import VersionConflict, private_boards
 from bot.store.prefs import forget_started
 from bot.store.records import (

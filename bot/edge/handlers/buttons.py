@@ -43,19 +43,14 @@ from bot.edge.handlers.common import (
 from bot.present.callbacks import Action, Callback, Kind
 from bot.present.i18n import Translator
 from bot.rules import computer
-from bot.rules.actions import (
-    STALE,
-    Refusal,
-    after_game,
-    apply_game,
-    apply_lobby,
-    load_for,
-    save_first,
-    ui_only,
-    waiting_user,
-)
+from bot.rules.aftergame import after_game
+from bot.rules.lobby import apply_lobby
+from bot.rules.play import apply_game, ui_only
+from bot.rules.refusals import STALE, Refusal
+from bot.rules.seats import waiting_user
 from bot.store import VersionConflict, private_boards
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
+from bot.store.saving import load_for, save_first
 
 log = logging.getLogger(__name__)
 

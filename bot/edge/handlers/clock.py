@@ -9,7 +9,7 @@ muting, and the chat's default time control.
   started it there (:mod:`bot.store.prefs`), else they mention the player in the
   game's chat.  ``/mute`` / ``/unmute`` (or the button on a reminder) turn
   them off and on for the user, in every game.
-- ``/pause`` and ``/resume``: see :func:`bot.rules.actions.pause_request`.
+- ``/pause`` and ``/resume``: see :func:`bot.rules.timeouts.pause_request`.
 - ``/clock [time]``: the chat's default time control for ``/new`` without
   ``time=`` (chat admins set it).
 """
@@ -43,19 +43,13 @@ from bot.present.i18n import N_, Translator, translator
 from bot.present.messages import duration, mention, variant_name
 from bot.present.usertext import html_text
 from bot.rules import deadlines
-from bot.rules.actions import (
-    Refusal,
-    claim_timeout,
-    commit_game,
-    drop_pause_request,
-    more_time,
-    pause_request,
-    seat_of,
-    table_of,
-    waiting_user,
-)
+from bot.rules.matchstate import table_of
+from bot.rules.refusals import Refusal
+from bot.rules.seats import seat_of, waiting_user
+from bot.rules.timeouts import claim_timeout, drop_pause_request, more_time, pause_request
 from bot.store import prefs, wakeups
 from bot.store.records import GameRecord, Player, Status
+from bot.store.saving import commit_game
 
 JOB_NAME = "clock"
 INTERVAL_ENV = "NARDY_CLOCK_INTERVAL"

@@ -28,23 +28,17 @@ from bot.present.callbacks import CallbackDataError, LanguageChoice
 from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.rules import computer
-from bot.rules.actions import (
-    MATCH_IN_PROGRESS,
-    NOT_PLAYING,
-    OptionError,
-    Refusal,
-    cancel_vote,
-    commit_game,
-    match_in_progress,
-    new_lobby,
-    parse_new_args,
-    seat_of,
-    with_chat_clock,
-)
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
+from bot.rules.lobby import new_lobby
+from bot.rules.matchstate import match_in_progress
+from bot.rules.options import OptionError, parse_new_args, with_chat_clock
+from bot.rules.play import cancel_vote
+from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, Refusal
+from bot.rules.seats import seat_of
 from bot.store import VersionConflict
 from bot.store.records import GameRecord, Player, Status
+from bot.store.saving import commit_game
 
 NO_GAME = N_("There is no game here. Start one with /new.")
 

@@ -1,7 +1,7 @@
 """What every handler needs: the store, the dice, the language, where it is.
 
 Handlers stay short: they read the update with these helpers, ask
-:mod:`bot.rules.actions` to change a record, and send what :mod:`bot.present.messages`
+:mod:`bot.rules` to change a record, and send what :mod:`bot.present.messages`
 and :mod:`bot.present.keyboards` draw.
 """
 
@@ -19,8 +19,8 @@ from telegram.ext import ContextTypes
 from bot.present.callbacks import Callback, CallbackDataError
 from bot.present.i18n import N_, Translator, translator
 from bot.present.usertext import ALERT_LIMIT, clean, fit_text
-from bot.rules.actions import Refusal
 from bot.rules.fairplay import Dealer
+from bot.rules.refusals import Refusal
 from bot.store import Store
 from bot.store.records import ChatSettings, settings_key
 

@@ -32,10 +32,11 @@ from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
 from bot.present.i18n import Translator, translator
 from bot.rules import computer
-from bot.rules.actions import Refusal, save
 from bot.rules.fairplay import Dealer
+from bot.rules.refusals import Refusal
 from bot.store import VersionConflict
 from bot.store.records import GameRecord
+from bot.store.saving import save
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

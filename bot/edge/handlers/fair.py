@@ -30,9 +30,12 @@ from bot.present.fairtext import (
 from bot.present.i18n import N_
 from bot.present.render.dicechart import render_dice_chart
 from bot.present.usertext import html_text
-from bot.rules.actions import VARIANT_WORDS, Refusal, commit_game, seat_of
 from bot.rules.fairplay import SeedWordsError, with_words
+from bot.rules.options import VARIANT_WORDS
+from bot.rules.refusals import Refusal
+from bot.rules.seats import seat_of
 from bot.store.records import GameRecord, Status
+from bot.store.saving import commit_game
 
 NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
 SEED_USAGE = N_("Send /seed and a few words of your own: they are mixed into the dice of "

@@ -27,7 +27,8 @@ from bot.present.callbacks import CallbackDataError, ShowGame
 from bot.present.i18n import N_, Translator, pick_language
 from bot.present.messages import move_by, variant_name
 from bot.present.usertext import clean
-from bot.rules.actions import NOT_PLAYING, seat_of, waiting_user
+from bot.rules.refusals import NOT_PLAYING
+from bot.rules.seats import seat_of, waiting_user
 from bot.store.records import GameRecord, GameRef, Status
 
 START_PAYLOAD = "games"

@@ -37,12 +37,14 @@ from bot.present.fairtext import commitment_lines
 from bot.present.i18n import N_, Translator, pick_language, translator
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import html_text
-from bot.rules.actions import OptionError, engine_options, parse_new_args, save, start_game
 from bot.rules.fairplay import committed
+from bot.rules.lobby import start_game
+from bot.rules.options import OptionError, engine_options, parse_new_args
 from bot.store import VersionConflict, invites
 from bot.store.invites import Invitation, RedeemOutcome
 from bot.store.prefs import has_started, note_started
 from bot.store.records import GameRecord, Player
+from bot.store.saving import save
 from engine.position import Side, Variant
 
 HOURS = invites.INVITE_TTL // 3600

@@ -39,8 +39,8 @@ from bot.present.i18n import N_, Translator
 from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules import computer
-from bot.rules.actions import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.booking import Debt, debts, ledger_table
+from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.settleplan import direct_change, plan, planned_for
 from bot.store import Store, StoreError
 from bot.store.records import HistoryEntry, PlayerStats, SettleRequest

@@ -1,0 +1,85 @@
+"""After a game: a new lobby, the offer of the next game of a match or of a
+rematch, and ending a match between two of its games.
+"""
+
+from __future__ import annotations
+
+from bot.present.callbacks import Action, Callback
+from bot.present.i18n import N_
+from bot.rules.fairplay import Dealer, committed, with_tap
+from bot.rules.lobby import new_lobby
+from bot.rules.matchstate import MatchState, engine_dict, match_in_progress, table_of
+from bot.rules.play import advanced, cancel_vote
+from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, STALE, Refusal
+from bot.rules.seats import seat_of
+from bot.store.records import GameRecord, Status
+from engine.game import Game
+
+
+def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
+               ) -> GameRecord:
+    """The record after a button of a finished (or cancelled) game.
+
+    A new lobby (New game: anyone, not in a private game and not between
+    two games of a match), or a step of the offer of the next game: the
+    next game of the match, or a rematch of the same two players.  One
+    player offers (Rematch / Next game), the other accepts or declines, the
+    offerer may withdraw; the game starts only when both have tapped, so a
+    staked or timed game never starts on one player's tap.  Between two
+    games of a match the players may also answer a proposal to end the
+    match (``/cancel``).  The boards in private chats stay the game's views.
+    """
+    if record.status not in (Status.FINISHED, Status.CANCELLED):
+        raise Refusal(STALE)
+    action = data.action
+    if action is Action.NEW:
+        if record.is_private:
+            raise Refusal(STALE)  # no chat to open a lobby in; the button is not offered
+        if match_in_progress(record):
+            raise Refusal(MATCH_IN_PROGRESS)
+        return new_lobby(record.chat_id, record.thread_id, record.variant, record.options,
+                         user_id, dealer).model_copy(update={"board_message_id": None})
+    if seat_of(record, user_id) is None:
+        raise Refusal(NOT_PLAYING)
+    if record.status is Status.CANCELLED:
+        raise Refusal(STALE)
+    if action in (Action.CANCEL, Action.KEEP):
+        if not match_in_progress(record) or record.cancel_by is None:
+            raise Refusal(STALE)
+        if action is Action.CANCEL:
+            return cancel_vote(record, user_id)
+        return record.model_copy(update={"cancel_by": None})
+    offerer = record.rematch_by
+    if action is Action.REMATCH and offerer is None:
+        # a rematch is a new match: its seed is committed with the offer
+        fresh = committed(dealer) if table_of(record).match_over else None
+        return record.model_copy(update={"rematch_by": user_id, "next_dice": fresh})
+    if offerer is None or action not in (Action.REMATCH, Action.ACCEPT, Action.DECLINE,
+                                         Action.WITHDRAW):
+        raise Refusal(STALE)
+    if action is Action.WITHDRAW:
+        if offerer != user_id:
+            raise Refusal(N_("Only the player who made the offer can withdraw it."))
+        return record.model_copy(update={"rematch_by": None, "next_dice": None})
+    if offerer == user_id:
+        raise Refusal(PROPOSED)
+    if action is Action.DECLINE:
+        return record.model_copy(update={"rematch_by": None, "next_dice": None})
+    return _following(record, dealer)  # the other player accepts (or offered the same)
+
+
+def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
+    """The next game of the match (the match's dice, the next game number),
+    or a rematch: a new match with the seed committed on the offer and the
+    accepting tap's entropy."""
+    table = table_of(record)
+    if table.match_over:
+        following = MatchState(Game.new(table.game.options))
+        state = with_tap(record.next_dice or committed(dealer), dealer.tap_id)
+    else:
+        following = table.next_game()
+        state = record.dice if record.dice is not None else committed(dealer)
+    new = GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
+                     options=record.options, players=record.players, status=Status.ACTIVE,
+                     engine={}, created_by=record.created_by, views=record.views, dice=state)
+    return new.model_copy(update={"engine": engine_dict(advanced(following, new))})

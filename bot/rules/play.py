@@ -1,0 +1,243 @@
+"""Play rules: the record after a game button, or a :class:`Refusal`.
+
+Pure: :func:`apply_game` takes the stored record, the tapping user and the
+button's :class:`Callback` and returns the next record (the record itself
+for a keyboard-only button); nothing is written (bot/store/saving.py saves
+it with one compare-and-set on the version the button was drawn for).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from bot.present.callbacks import Action, Callback
+from bot.present.i18n import N_
+from bot.rules.autoplay import advance, undo
+from bot.rules.fairplay import Dealer, committed
+from bot.rules.fairplay import roll as fair_roll
+from bot.rules.matchstate import MatchState, table_of, with_table
+from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, PROPOSED, STALE, THEIR_BUTTONS, Refusal
+from bot.rules.seats import seat_of
+from bot.store.records import GameRecord, Status
+from engine.choices import TurnChoice, turn_choices
+from engine.game import Game, Phase
+from engine.position import EngineError, Side, Step
+from engine.scoring import ResultKind, resign_kinds
+
+
+def roll_table(record: GameRecord, table: MatchState) -> Game:
+    """The one roll of the bot: the table's game rolled with the match's fair
+    dice (a record from before fair dice gets its seed now)."""
+    state = record.dice if record.dice is not None else committed(Dealer())
+    return fair_roll(table.game, state, table.number)
+
+
+def advanced(table: MatchState, record: GameRecord) -> MatchState:
+    """``table`` with its game advanced to the next choice (the record's autoplay
+    option; every roll with the match's fair dice, :func:`roll_table`)."""
+    game = advance(table.game, lambda g: roll_table(record, dataclasses.replace(table, game=g)),
+                   autoplay=record.options.autoplay)
+    return table if game is table.game else dataclasses.replace(table, game=game)
+
+
+def needs_double_confirmation(record: GameRecord) -> bool:
+    """A double in a staked game is money: it asks once more, as Pass does."""
+    return record.options.stake_per_point > 0
+
+
+UI_ONLY = frozenset({Action.SOURCE, Action.BACK, Action.MENU, Action.PASS})
+"""Buttons that only redraw the keyboard for the tapper; no record change."""
+
+
+def ui_only(record: GameRecord, action: Action) -> bool:
+    """Whether ``action`` only redraws the keyboard of this record (Double
+    asks to confirm in a staked game, see :func:`needs_double_confirmation`)."""
+    return action in UI_ONLY or (action is Action.DOUBLE and needs_double_confirmation(record))
+ANSWERS = frozenset({Action.ACCEPT, Action.DECLINE, Action.TAKE, Action.PASS, Action.PASS_SURE})
+"""Answers to an offer: :func:`_answering` says who gives them."""
+MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN, Action.CANCEL})
+
+
+def apply_game(record: GameRecord, user_id: int, data: Callback, *,
+               own_board: bool = False) -> GameRecord:
+    """The record after a game button; ``record`` itself for keyboard-only buttons.
+
+    A change is followed by everything nobody chooses (the next roll when
+    it is the only choice, forced turns with the autoplay option): see
+    :func:`bot.rules.autoplay.advance`.
+
+    The chat's board is shared: its buttons belong to the player the game
+    waits for, and the other player's taps on them (even the menu, whose
+    state is the keyboard everybody sees) are refused; only the answers to
+    a cancel proposal are either player's.  ``own_board``: the tap is on a
+    player's own board (a view in their private chat), where the waiting
+    player may open the menu and resign or propose to cancel.
+
+    Raises :class:`Refusal` for anything not allowed to this user now.
+    """
+    new = _apply_game(record, user_id, data, own_board=own_board)
+    if new is record or new.status is not Status.ACTIVE:
+        return new
+    table = table_of(new)
+    following = advanced(table, new)
+    if following is table:
+        return new
+    return played(new, table, lambda _: following.game)
+
+
+def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
+                own_board: bool) -> GameRecord:
+    if record.status is not Status.ACTIVE:
+        raise Refusal(N_("This game is over."))
+    side = seat_of(record, user_id)
+    if side is None:
+        raise Refusal(NOT_PLAYING)
+    table = table_of(record)
+    game = table.game
+    action = data.action
+    if action is Action.KEEP:
+        if record.cancel_by is None:
+            return record
+        return record.model_copy(update={"cancel_by": None})
+    if action is Action.CANCEL and record.cancel_by is not None:
+        return cancel_vote(record, user_id)  # agreeing: the proposer's opponent
+    if not own_board and action not in ANSWERS and game.to_act is not side:
+        raise Refusal(THEIR_BUTTONS if action in MENU_ACTIONS else NOT_YOUR_TURN)
+    if action is Action.CANCEL:
+        return cancel_vote(record, user_id)
+    if action is Action.RESIGN:
+        kinds = resign_options(table)
+        if not 1 <= data.args[0] <= len(kinds):
+            raise Refusal(STALE)
+        if game.phase not in (Phase.ROLL, Phase.MOVE):
+            raise Refusal(N_("Answer the pending offer first."))
+        return played(record, table, lambda g: g.offer_resignation(side, kinds[data.args[0] - 1]))
+    if action in (Action.ACCEPT, Action.DECLINE):
+        _answering(game, side, Phase.RESIGNATION)
+        if action is Action.ACCEPT:
+            return played(record, table, lambda g: g.accept_resignation(side))
+        return played(record, table, lambda g: g.decline_resignation(side))
+    if action in (Action.TAKE, Action.PASS, Action.PASS_SURE, Action.BEAVER):
+        _answering(game, side, Phase.DOUBLE)
+        if action is Action.TAKE:
+            return played(record, table, lambda g: g.take(side))
+        if action is Action.BEAVER:
+            return played(record, table, lambda g: g.beaver(side))
+        if action is Action.PASS:
+            return record
+        return played(record, table, lambda g: g.pass_(side))
+    if action is Action.MENU:
+        return record
+    if action is Action.BACK:
+        if game.phase is Phase.DOUBLE:
+            _answering(game, side, Phase.DOUBLE)
+        return record  # out of the menu or a source point: only the tapper's keyboard
+    if game.to_act is not side:
+        raise Refusal(NOT_YOUR_TURN)
+    if action in (Action.ROLL, Action.DOUBLE, Action.DOUBLE_SURE):
+        if game.phase is not Phase.ROLL:
+            raise Refusal(STALE)
+        if action is Action.ROLL:
+            return played(record, table, lambda g: roll_table(record, table),
+                         notify_message_id=None)
+        if not game.can_double(side):
+            raise Refusal(N_("You cannot double now."))
+        if action is Action.DOUBLE and needs_double_confirmation(record):
+            return record  # the keyboard asks "Yes, double"
+        if action is Action.DOUBLE_SURE and not needs_double_confirmation(record):
+            raise Refusal(STALE)
+        return played(record, table, lambda g: g.double(side))
+    if game.phase is not Phase.MOVE:
+        raise Refusal(STALE)
+    if action is Action.SOURCE:
+        if not any(s.source == data.args[0] for s in game.legal_steps):
+            raise Refusal(STALE)
+        return record
+    if action is Action.STEP:
+        try:
+            step = Step(*data.args)
+        except EngineError:
+            raise Refusal(STALE) from None
+        if step not in game.legal_steps:
+            raise Refusal(STALE)
+        return played(record, table, lambda g: g.play_step(step))
+    if action is Action.TURN:
+        return played(record, table, lambda g: _whole_turn(g, data.args[0]))
+    if action is Action.UNDO:
+        if game.turn is None or not game.turn.played:
+            raise Refusal(STALE)
+        return played(record, table, lambda g: undo(g, autoplay=record.options.autoplay))
+    if action is Action.CONFIRM:
+        if game.turn is None or not game.turn.is_complete:
+            raise Refusal(N_("The turn is not complete yet."))
+        return played(record, table, lambda g: g.confirm())
+    raise Refusal(STALE)
+
+
+WHOLE_TURNS = 8
+"""Up to this many distinct results of a roll are offered as whole-turn buttons."""
+
+
+def offered_turns(game: Game) -> tuple[TurnChoice, ...]:
+    """The whole turns offered as one-tap buttons: at the start of a turn
+    (nothing played yet) when the roll has 2..:data:`WHOLE_TURNS` distinct
+    results, in :func:`engine.choices.turn_choices` order (a button carries
+    its index); none otherwise."""
+    turn = game.turn
+    if game.phase is not Phase.MOVE or turn is None or turn.played:
+        return ()
+    choices = turn_choices(turn.start, turn.dice)
+    return choices if 2 <= len(choices) <= WHOLE_TURNS else ()
+
+
+def _whole_turn(game: Game, index: int) -> Game:
+    """Play the steps of the offered whole turn ``index`` (the turn waits at Confirm)."""
+    offered = offered_turns(game)
+    if not 0 <= index < len(offered):
+        raise Refusal(STALE)
+    for step in offered[index].steps:
+        game = game.play_step(step)
+    return game
+
+
+_ANSWERS = {
+    Phase.DOUBLE: N_("Only the doubled player answers the double."),
+    Phase.RESIGNATION: N_("Only the opponent answers a resignation offer."),
+}
+
+
+def _answering(game: Game, side: Side, phase: Phase) -> None:
+    """Refuse unless the game waits for ``side``'s answer to an offer of ``phase``."""
+    if game.phase is not phase:
+        raise Refusal(STALE)
+    if game.to_act is not side:
+        raise Refusal(_ANSWERS[phase])
+
+
+def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
+    """A player's vote to cancel (/cancel or the menu's button): the first
+    proposes it, the opponent's vote cancels the game (or the match between
+    two of its games) and books nothing."""
+    if record.cancel_by is None:
+        return record.model_copy(update={"cancel_by": user_id})
+    if record.cancel_by == user_id:
+        raise Refusal(PROPOSED)
+    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
+                                     "rematch_by": None})
+
+
+def played(record: GameRecord, table: MatchState, step: Any, **changes: Any) -> GameRecord:
+    try:
+        game = step(table.game)
+    except EngineError:
+        raise Refusal(STALE) from None
+    new = dataclasses.replace(table, game=game)
+    if game.is_over:
+        new = new.scored()
+        changes.setdefault("status", Status.FINISHED)
+    return with_table(record, new, cancel_by=None, **changes)
+
+
+def resign_options(table: MatchState) -> list[ResultKind]:
+    return list(resign_kinds(table.game.variant, koks=table.game.options.koks))

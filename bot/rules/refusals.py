@@ -1,0 +1,28 @@
+"""Refusals: a tap or command that changes nothing, and the message ids they
+answer with (shown as an alert or a reply; nothing is written).
+"""
+
+from __future__ import annotations
+
+from bot.present.i18n import N_
+
+
+class Refusal(Exception):
+    """A tap or command that changes nothing; ``message`` is a msgid to translate."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.values = values
+
+
+STALE = N_("This board is out of date; use the newest message.")
+NOT_PLAYING = N_("You are not playing in this game.")
+NOT_YOUR_TURN = N_("It is not your turn.")
+THEIR_BUTTONS = N_("It is not your turn: these buttons are your opponent's. To resign, wait for "
+                   "your turn or use your own board (/games); /cancel proposes to cancel.")
+MATCH_IN_PROGRESS = N_("A match is being played here: its players go on with Next game. /cancel "
+                       "ends it (both players agree, or an admin decides).")
+PROPOSED = N_("You proposed it; waiting for your opponent.")
+NO_CLOCK = N_("This game has no clock.")
+CHANGED = N_("The game changed meanwhile; please try again.")

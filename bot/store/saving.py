@@ -1,0 +1,114 @@
+"""A game's record loaded and saved as the rules see it.
+
+:func:`load_for` loads the record a button acts on, at the version it was
+drawn for; :func:`save` / :func:`save_first` write a rule's new record over
+the old one with one compare-and-set (an outdated keyboard, a duplicated
+update or two taps at once can never apply twice), the end of a game booked
+with it and the clock's deadline following the game; :func:`commit_game` is
+the one load → change → save loop for a change outside the tap path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+
+from bot.present.callbacks import Callback, Kind
+from bot.rules import deadlines
+from bot.rules.booking import booking, outcome, updated_stats
+from bot.rules.fairplay import dice_booking
+from bot.rules.matchstate import remember_table, table_of
+from bot.rules.refusals import CHANGED, STALE, Refusal
+from bot.rules.timeouts import with_deadline
+from bot.store import Store, VersionConflict, finished, no_upkeep
+from bot.store.commit import commit
+from bot.store.records import GameRecord, Status
+
+FUTURE_WAITS = 25
+"""Times (20 ms apart) a tap on a just-posted message waits for its record."""
+
+
+async def save(store: Store, old: GameRecord, new: GameRecord, now: float | None = None
+               ) -> GameRecord:
+    """Write ``new`` over ``old`` (one CAS on ``old.version``); the end of a
+    game is booked atomically with the ledger and history, and the clock's
+    deadline follows the game (:func:`with_deadline`).  Raises
+    :class:`VersionConflict` when the record changed meanwhile."""
+    saved, upkeep = await save_first(store, old, new, now)
+    await upkeep()
+    return saved
+
+
+async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float | None = None
+                     ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
+    """:func:`save` up to the CAS; the index upkeep is left to the caller
+    (:meth:`Store.save_first`: a tap is answered before it runs)."""
+    new = with_deadline(old, new, deadlines.now() if now is None else now)
+    ends = (old.status is Status.ACTIVE and new.game_id == old.game_id
+            and new.status in (Status.FINISHED, Status.CANCELLED))
+    upkeep: Callable[[], Awaitable[None]] = no_upkeep
+    if ends:
+        ended = outcome(new)
+        entry, ledger = booking(ended)
+        stats = functools.partial(updated_stats, ended)
+        dice = dice_booking(new, table_of(new).game) if new.engine else None
+        saved = (await store.finish_game(new, old.version, entry, ledger, stats,
+                                         dice=dice)).record
+        if saved.status is Status.FINISHED:  # kept for its analysis (bot/store/finished.py)
+            upkeep = functools.partial(finished.keep, store, saved)
+    else:
+        saved, upkeep = await store.save_first(new, old.version)
+    if saved.engine:
+        remember_table(saved, table_of(new))
+    return saved, upkeep
+
+
+async def commit_game(store: Store, load: Callable[[], Awaitable[GameRecord | None]],
+                      change: Callable[[GameRecord, float], GameRecord], *, retries: int = 2
+                      ) -> tuple[GameRecord, GameRecord] | None:
+    """Load a game, apply the pure ``change(record, now)`` and :func:`save` it
+    with one compare-and-set at ``now``; on a lost race all again (the one
+    loop, :func:`bot.store.commit.commit`).  Returns (before, after), the
+    same record twice when ``change`` returned it unchanged, or None when
+    ``load`` found no game.  ``change`` may raise :class:`Refusal`; after
+    ``retries`` lost races: :class:`Refusal` (:data:`CHANGED`)."""
+    now = deadlines.now()
+
+    def step(record: GameRecord | None) -> GameRecord | None:
+        nonlocal now
+        if record is None:
+            return None
+        now = deadlines.now()  # the same moment for the change and its deadline
+        return change(record, now)
+
+    async def write(old: GameRecord | None, new: GameRecord | None) -> GameRecord:
+        assert old is not None and new is not None  # ``step`` made ``new`` of ``old``
+        return await save(store, old, new, now)
+
+    try:
+        before, after = await commit(load, step, write, retries=retries)
+    except VersionConflict:
+        raise Refusal(CHANGED) from None
+    return None if before is None or after is None else (before, after)
+
+
+async def load_for(store: Store, chat_id: int, thread_id: int | None, data: Callback
+                   ) -> GameRecord:
+    """The record a button acts on, at the version it was drawn for, else :class:`Refusal`.
+
+    A freshly posted message is drawn for the version its own save is about
+    to create (see :func:`bot.edge.handlers.board.repost`); a tap that arrives
+    before that save lands waits for it a moment instead of being refused.
+    """
+    for _ in range(FUTURE_WAITS):
+        record = await store.load_game(chat_id, thread_id)
+        if record is None or record.game_id != data.id or record.version >= data.version:
+            break
+        await asyncio.sleep(0.02)
+    if record is None or record.game_id != data.id or record.version != data.version:
+        raise Refusal(STALE)
+    expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME
+    if data.kind is not expected:
+        raise Refusal(STALE)
+    return record

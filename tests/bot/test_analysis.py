@@ -280,3 +280,70 @@ async def test_a_game_against_the_bot_in_a_private_chat(world: World) -> None:
     sent = await world.send(mine, alice, "/analyze")
     photo = await world.reply(mine, sent, match=lambda m: m.photo is not None)
     assert "🤖" in (photo.caption or "") and "Alice" in (photo.caption or "")
+
+
+async def test_a_private_games_boards_each_get_the_analysis_and_nobody_else(
+        world: World) -> None:
+    from engine.position import Side
+    from tests.bot.test_invite import _invite, _open, _people, _private_game
+    from tests.bot.test_invite import _resign as _resign_privately
+
+    p = _people(world)
+    await _open(world, p.bob, await _invite(world, p, "backgammon"))
+    record = await _private_game(world, p)
+    users = {Side.WHITE: p.alice, Side.BLACK: p.bob}
+    await _resign_privately(world, record, users)
+    record = await _record_of(world, record)
+    assert record.status is Status.FINISHED
+    # each player on their own board; the second gets the first one's picture again
+    said = ["📊 Analysing the game…", None]
+    for view, expected in zip(record.views, said, strict=True):
+        user = users[view.viewer]  # type: ignore[index]
+        board = world.server.message(view.chat_id, view.message_id)
+        since = world.server.revision
+        answer = await world.tap(board.chat, user, board, _analysis_button(world, board))
+        assert not answer.show_alert and answer.text == expected, answer
+        photo = await world.reply(board.chat, since, match=lambda m: m.photo is not None)
+        assert photo.reply_to == view.message_id
+    # Carol has no board of it: the button names a game her chat does not have
+    carols = world.server.private_chat(p.carol)
+    sent = await world.send(carols, p.carol, "/analyze")
+    notice = await world.reply(carols, sent)
+    answer = await world.tap(carols, p.carol, notice, f"an:{record.game_id}", strict=False)
+    assert answer.show_alert and answer.text == "This button does not work any more."
+    # a rematch: the same boards show the new game, not over yet; /analyze alone
+    # still finds the first (posted a moment ago)
+    views = {v.viewer: v for v in record.views}
+    white = world.server.message(views[Side.WHITE].chat_id, views[Side.WHITE].message_id)
+    black = world.server.message(views[Side.BLACK].chat_id, views[Side.BLACK].message_id)
+    await world.tap(white.chat, p.alice, white, text="Rematch")
+    await world.tap(black.chat, p.bob, black, text="Accept")
+    assert (await _record_of(world, record)).status is Status.ACTIVE
+    sent = await world.send(white.chat, p.alice, "/analyze", reply_to=white.message_id)
+    assert (await world.reply(white.chat, sent)).text == \
+        "This game is not over yet: it can be analysed after its end."
+    sent = await world.send(white.chat, p.alice, "/analyze")
+    assert (await world.reply(white.chat, sent)).text == \
+        "The analysis of this game was just posted here."
+
+
+async def _record_of(world: World, record: GameRecord) -> GameRecord:
+    fresh = await world.store.load_game(record.chat_id, record.thread_id)
+    assert fresh is not None
+    return fresh
+
+
+async def test_a_forum_topics_last_game_is_its_own(world: World) -> None:
+    t = _setup(world, forum=True)
+    # made by the bot: every message of a topic replies to its first, the bot's here
+    topic = world.server.create_topic(t.chat, "Nardy", by=world.server.bot)
+    sent = await world.send(t.chat, t.alice, "/analyze", thread_id=topic)
+    assert (await world.reply(t.chat, sent)).text == \
+        "There is no finished game here to analyse yet."
+    record = await _finished(world, t, taps=2)  # outside the topic
+    sent = await world.send(t.chat, t.alice, "/analyze", thread_id=topic)
+    assert (await world.reply(t.chat, sent)).text == \
+        "There is no finished game here to analyse yet."
+    sent = await world.send(t.chat, t.eve, "/analyze")
+    await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
+    assert await _posted_for(world, t, record.game_id) is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -198,3 +199,18 @@ def test_sparkline_folds_a_long_game_into_its_width() -> None:
     assert line == "▁▂▂▃▄▅▆▇▇█"
     assert sparkline([]) == ""
     assert re.fullmatch("[▁-█]{36}", sparkline([0.5] * 200))
+
+
+def test_the_sample_picture_of_the_docs(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    """``python -m bot.present.analysis``: a whole game of the easy bot against the
+    medium one, analysed and drawn (docs/analysis-example.png is the long nardy one)."""
+    from bot.present.analysis import main
+
+    out = tmp_path / "analysis.png"
+    main([str(out), "backgammon", "ru"])
+    with Image.open(out) as image:
+        assert image.width == 1000 and image.height > 1500  # three mistakes drawn
+    said = capsys.readouterr().out
+    assert said.startswith("<b>📊 Анализ</b> · Бэкгаммон · ○ Alice – ● Борис\n"), said
+    assert "Самая большая ошибка: ход " in said

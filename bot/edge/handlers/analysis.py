@@ -168,6 +168,8 @@ async def analyze(update: Update, context: Context) -> None:
     store = get_store(context)
     thread_id = thread_of(message)
     replied = message.reply_to_message
+    if replied is not None and replied.message_id == message.message_thread_id:
+        replied = None  # a forum topic's messages all reply to the topic's first one
     if replied is not None and replied.from_user is not None \
             and replied.from_user.id == context.bot.id:
         record = await game_of_message(store, chat, thread_id, replied.message_id)

@@ -67,10 +67,11 @@ def kept_copy(record: GameRecord) -> GameRecord:
 
 
 async def keep(store: Store, record: GameRecord, now: float | None = None) -> None:
-    """Keep a finished game (idempotent: keeping it again refreshes it)."""
+    """Keep a finished game (idempotent: keeping it again refreshes its
+    expiry; it is ordered by when it ended, ``now`` or its last change)."""
     if record.status is not Status.FINISHED or not record.engine:
         return
-    now = time.time() if now is None else now
+    now = record.updated_at if now is None else now
     chat = record.chat_id
     index = _index(store, chat)
     pipe = store.redis.pipeline(transaction=True)

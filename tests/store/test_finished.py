@@ -75,3 +75,12 @@ async def test_one_analysis_in_flight_and_what_was_posted(store: Store) -> None:
     assert await finished.posted(store, CHAT, "game0001", "ru:png") is None
     assert await finished.posted_at(store, CHAT, "game0001", 42) == 123.5
     assert await finished.posted_at(store, CHAT, "game0001", 43) is None
+
+
+async def test_keeping_an_older_game_again_leaves_it_where_it_ended(store: Store) -> None:
+    older = _done("older001", updated_at=100.0)
+    await finished.keep(store, older)
+    await finished.keep(store, _done("newer001", updated_at=200.0))
+    await finished.keep(store, older)  # analysed later: kept again
+    last = await finished.last(store, CHAT, None)
+    assert last is not None and last.game_id == "newer001"

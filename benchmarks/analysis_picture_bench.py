@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import random
 import statistics
 import sys
 import time
@@ -26,9 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai import Level, make_player
 from ai.analysis import Analysis, analyse
-from ai.arena import play_recorded
+from benchmarks.analysis_bench import games
 from bot.edge.handlers.computer import in_pool
 from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.i18n import translator
@@ -37,25 +35,21 @@ from bot.present.render.analysis import render_analysis
 from bot.rules.matchstate import MatchState
 from bot.rules.review import analyse_job, job
 from bot.store.records import GameRecord, Player, Status
-from engine import GameOptions, Side, Variant
+from engine import Side, Variant
 
 
 def played(variant: Variant, count: int, seed: int) -> list[GameRecord]:
-    options = GameOptions.backgammon() if variant is Variant.BACKGAMMON else GameOptions.long()
-    records = []
-    for index in range(count):
-        players = [make_player(variant, Level.EASY, seed + index),
-                   make_player(variant, Level.MEDIUM, seed + index)]
-        game = play_recorded(players, random.Random(seed * 1000 + index), options)
-        records.append(GameRecord(
-            chat_id=1, variant=variant, status=Status.FINISHED, engine=MatchState(game).to_dict(),
-            players=(Player(user_id=1, name="Alice", side=Side.WHITE),
-                     Player(user_id=2, name="Борис", side=Side.BLACK))))
-    return records
+    """benchmarks/analysis_bench.py's games, as the bot keeps them."""
+    players = (Player(user_id=1, name="Alice", side=Side.WHITE),
+               Player(user_id=2, name="Борис", side=Side.BLACK))
+    return [GameRecord(chat_id=1, variant=variant, status=Status.FINISHED, players=players,
+                       engine=MatchState(game).to_dict())
+            for game in games(variant, count, seed)]
 
 
 def drawing(records: list[GameRecord], analyses: list[Analysis]) -> str:
     tr = translator("ru")
+    render_analysis(analysis_picture(tr, records[0], analyses[0]))  # catalogs, fonts, layers
     made, paint, size = [], [], []
     for record, analysis in zip(records, analyses, strict=True):
         start = time.perf_counter()

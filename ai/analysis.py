@@ -109,11 +109,11 @@ class Rating(enum.Enum):
 
 THRESHOLDS: dict[Variant, tuple[float, float, float]] = {
     Variant.BACKGAMMON: (0.04, 0.08, 0.16),
-    Variant.LONG: (0.04, 0.08, 0.16),
+    Variant.LONG: (0.05, 0.10, 0.20),
 }
-"""Loss (points per decision) from which a decision is doubtful, bad, very
-bad.  Backgammon: GNU Backgammon's defaults; long nardy: see
-docs/analysis.md."""
+"""A decision losing more than these (points) is doubtful, bad, very bad.
+Backgammon: GNU Backgammon's defaults (``arSkillLevel`` in its gnubg.c);
+long nardy: a quarter higher, above our own net's noise (docs/analysis.md)."""
 
 RATINGS: tuple[tuple[float, Rating], ...] = (
     (0.002, Rating.SUPERNATURAL),
@@ -234,15 +234,15 @@ class Analysis:
 def grade(variant: Variant, loss: float) -> Grade | None:
     """The grade of a decision losing ``loss`` points.
 
-    >>> grade(Variant.BACKGAMMON, 0.05), grade(Variant.BACKGAMMON, 0.2), grade(Variant.LONG, 0.01)
+    >>> grade(Variant.BACKGAMMON, 0.05), grade(Variant.BACKGAMMON, 0.2), grade(Variant.LONG, 0.05)
     (<Grade.DOUBTFUL: 'doubtful'>, <Grade.VERY_BAD: 'very_bad'>, None)
     """
     doubtful, bad, very_bad = THRESHOLDS[variant]
-    if loss >= very_bad:
+    if loss > very_bad:
         return Grade.VERY_BAD
-    if loss >= bad:
+    if loss > bad:
         return Grade.BAD
-    if loss >= doubtful:
+    if loss > doubtful:
         return Grade.DOUBTFUL
     return None
 

@@ -70,15 +70,21 @@ def play_game(
 
 
 def play_recorded(
-    players: Sequence[Player], rng: RandomSource, options: GameOptions | None = None
+    players: Sequence[Player], rng: RandomSource, options: GameOptions | None = None,
+    start: Game | None = None,
 ) -> Game:
     """One whole game through the engine's :class:`Game` (what the bot
     stores), ``players[0]`` White: the opening roll, each turn chosen by its
     player and, with the cube (money play), the players' doubles, takes and
-    passes.  ``rng`` rolls all dice (a scripted source sets them)."""
+    passes.  ``rng`` rolls all dice (a scripted source sets them).
+    ``start``: a game already under way to play on to its end (not in the
+    middle of a turn)."""
     variant = players[0].variant
-    options = options or GameOptions(variant)
-    game = Game.new(options).roll(rng)
+    if start is not None:
+        game, options = start, start.options
+    else:
+        options = options or GameOptions(variant)
+        game = Game.new(options).roll(rng)
     while game.result is None:
         side = game.to_act
         assert side is not None

@@ -130,6 +130,37 @@ def _rows(cells: Sequence[tuple[Side, str]]) -> list[_Row]:
     return rows
 
 
+def turn_rows(game: Game) -> tuple[int, ...]:
+    """The number of the row (`` 12) ...``, from 1) holding each turn of
+    ``game`` in the lines :func:`game_lines` writes, in the order played:
+    to point at a turn, as analysis comments do.
+
+    >>> import random
+    >>> from engine.choices import turn_choices
+    >>> from engine.game import GameOptions
+    >>> game, rng = Game.new(GameOptions.long(), starter=Side.BLACK), random.Random(1)
+    >>> for _ in range(3):  # Black, White, Black: Black's column is the right one
+    ...     game = game.roll(rng)
+    ...     for step in turn_choices(game.turn_start, game.dice)[0].steps:
+    ...         game = game.play_step(step)
+    ...     game = game.confirm()
+    >>> turn_rows(game)
+    (1, 2, 2)
+    """
+    check_type(game, Game, "a game", MatFileError)
+    rows = 0
+    right_free = False
+    numbers: list[int] = []
+    moves = sum(event.action is Action.MOVE for event in game.events)
+    for side, text in _cells(game):
+        if side is Side.WHITE or not right_free:
+            rows += 1
+        right_free = side is Side.WHITE
+        if text[:1].isdigit() and len(numbers) < moves:
+            numbers.append(rows)
+    return tuple(numbers)
+
+
 def _check_name(name: str) -> str:
     check_type(name, str, "a player name", MatFileError)
     if not name.strip() or any(char in name for char in ":\n\r"):

@@ -53,6 +53,9 @@ class Turn:
     >>> lazy.steps = ()
     Traceback (most recent call last):
     dataclasses.FrozenInstanceError: cannot assign to field 'steps'
+    >>> import pickle  # it crosses to a worker process and back (hints, analysis)
+    >>> pickle.loads(pickle.dumps(lazy)) == lazy
+    True
     """
 
     __slots__ = ("_origin", "_position", "steps")
@@ -89,6 +92,9 @@ class Turn:
 
     def __repr__(self) -> str:
         return f"Turn(steps={self.steps!r}, position={self.position!r})"
+
+    def __reduce__(self) -> tuple[type[Turn], tuple[tuple[Step, ...], Position]]:
+        return Turn, (self.steps, self.position)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")

@@ -1,0 +1,134 @@
+"""An analysis as comment lines of a ``.mat`` file (for /export).
+
+GNU Backgammon's ``import mat`` keeps the comment lines (``;`` or ``#``)
+before the `` N point match`` line as the match's comment (its *Match
+information* window) and reads nothing else from them; a comment among the
+moves would be read as a move.  So the analysis goes there, one line per
+figure, each naming its game and the row of the file it is about::
+
+    ; Analysis by nardy (strong level: GNU Backgammon's nets, ...)
+    ; Game 1, Ann: 12.3 millipoints per decision (intermediate), 25 decisions, ...
+    ; Game 1, row 7, Ann 52: 13/8 13/11, best 13/11 6/1* (-0.123, bad)
+
+Lines never start with a tag gnubg reads (``[Game``, ``[Variation`` ...) and
+stay short (gnubg reads lines of up to 1,023 characters).
+
+>>> import random
+>>> from ai import Level, make_player
+>>> from ai.analysis import analyse
+>>> from ai.arena import play_recorded
+>>> from engine import GameOptions, Variant, format_game
+>>> players = [make_player(Variant.BACKGAMMON, level, 1) for level in (Level.EASY, Level.MEDIUM)]
+>>> game = play_recorded(players, random.Random(4), GameOptions.backgammon())
+>>> names = ("Ann", "Bob")
+>>> text = format_game(game, names=names)
+>>> text = export_with_analysis(text, [(1, game, analyse(game))], names=names)
+>>> for line in text.splitlines()[:8]:  # doctest: +NORMALIZE_WHITESPACE
+...     print(line)
+; [Jacoby "Off"]
+; [Beaver "Off"]
+; Analysis by nardy, strong level (GNU Backgammon's nets, 0-ply then 1-ply for the best 8);
+cube by money rules (Janowski); losses in points per game at cube 1
+; Game 1, Ann: 14.8 millipoints per decision (intermediate), 5 decisions:
+1 doubtful, 0 bad, 0 very bad; luck -1.89
+; Game 1, Bob: 2.9 millipoints per decision (world class), 32 decisions:
+0 doubtful, 0 bad, 0 very bad; luck +0.33
+; Game 1, row 3, Ann 21: 24/23 24/22, best 7/5 6/5 (-0.074, doubtful)
+<BLANKLINE>
+ 0 point match
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ai.analysis import Analysis, Decision, DecisionKind
+from ai.player import Level
+from engine import Game, Side, Variant
+from engine.matfile import turn_rows
+
+MAX_LINE = 250
+"""Characters per comment line at most (names are cut to fit)."""
+
+_DEPTHS = {
+    (Variant.BACKGAMMON, Level.STRONG): "GNU Backgammon's nets, 0-ply then 1-ply for the best 8",
+    (Variant.LONG, Level.STRONG): "our own net, 1 ply then 2 ply for the best 3",
+    (Variant.BACKGAMMON, Level.MEDIUM): "GNU Backgammon's nets, 0-ply",
+    (Variant.LONG, Level.MEDIUM): "our own net, 1 ply",
+}
+_MATCH_LINE = re.compile(r"\s*\d+ point match\s*")
+
+
+def _line(text: str) -> str:
+    text = " ".join(text.split())  # no line breaks or tabs from names
+    return f"; {text}"[:MAX_LINE]
+
+
+def _name(names: tuple[str, str], side: Side) -> str:
+    return names[side][:40]
+
+
+def _decision_text(decision: Decision, rows: Sequence[int], names: tuple[str, str]) -> str:
+    who = _name(names, decision.side)
+    row = rows[decision.ply] if decision.ply < len(rows) else None
+    grade = decision.grade.value.replace("_", " ") if decision.grade else "ok"
+    loss = f"(-{decision.loss:.3f}, {grade})"
+    if decision.kind is DecisionKind.MOVE:
+        assert decision.dice is not None
+        where = f"row {row}" if row is not None else "the last turn"
+        dice = f"{decision.dice.first}{decision.dice.second}"
+        played = decision.played or "no move"
+        return f"{where}, {who} {dice}: {played}, best {decision.best} {loss}"
+    where = f"before row {row}" if row is not None else "at the end"
+    return f"{where}, {who} cube: {decision.played}, best {decision.best} {loss}"
+
+
+def comment_lines(
+    game: Game, analysis: Analysis, *, number: int = 1, names: tuple[str, str] = ("White", "Black"),
+    header: bool = True,
+) -> list[str]:
+    """The comment lines of one game's analysis: (with ``header``) which
+    evaluation judged, then each player's figures and every graded
+    decision with the row of the game's moves it is about.  ``number``:
+    the game's number in the file; ``names``: White's and Black's."""
+    lines = []
+    if header:
+        depth = _DEPTHS.get((analysis.variant, analysis.level), analysis.level.value)
+        cube = "; cube by money rules (Janowski)" if analysis.variant is Variant.BACKGAMMON else ""
+        lines.append(_line(f"Analysis by nardy, {analysis.level.value} level ({depth}){cube}; "
+                           "losses in points per game at cube 1"))
+    for report in analysis.players:
+        rating = report.rating.value.replace("_", " ") if report.rating else "n/a"
+        lines.append(_line(
+            f"Game {number}, {_name(names, report.side)}: {report.error_rate:.1f} millipoints "
+            f"per decision ({rating}), {report.decisions} decisions: {report.doubtful} doubtful, "
+            f"{report.bad} bad, {report.very_bad} very bad; luck {report.luck:+.2f}"))
+    rows = turn_rows(game)
+    for decision in analysis.decisions:
+        if decision.grade is not None:
+            lines.append(_line(f"Game {number}, {_decision_text(decision, rows, names)}"))
+    return lines
+
+
+def export_with_analysis(
+    mat_text: str, analysed: Sequence[tuple[int, Game, Analysis]],
+    names: tuple[str, str] = ("White", "Black"),
+) -> str:
+    """``mat_text`` (a ``.mat`` file as :mod:`engine.matfile` writes it, any
+    header lines before it kept) with the analysis of each ``(game number,
+    game, analysis)`` as comment lines right before its `` N point match``
+    line, where GNU Backgammon reads comments.  Raises :class:`ValueError`
+    for a text without that line."""
+    lines = mat_text.split("\n")
+    at = next((i for i, line in enumerate(lines) if _MATCH_LINE.fullmatch(line)), None)
+    if at is None:
+        raise ValueError("not a .mat text: no 'N point match' line")
+    comments: list[str] = []
+    for index, (number, game, analysis) in enumerate(analysed):
+        comments += comment_lines(game, analysis, number=number, names=names, header=index == 0)
+    if at > 0 and lines[at - 1] == "":
+        at -= 1  # the tags' blank line stays right before the match line
+    elif comments:
+        comments.append("")
+    return "\n".join([*lines[:at], *comments, *lines[at:]])

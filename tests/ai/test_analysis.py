@@ -1,0 +1,200 @@
+"""The analysis of a finished game: mistakes found and graded, a game of
+best moves clean, luck that follows the dice, cube errors flagged."""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import random
+from pathlib import Path
+
+import pytest
+
+from ai import Level, make_player
+from ai.analysis import (
+    Analysis,
+    AnalysisError,
+    CubeAction,
+    DecisionKind,
+    Grade,
+    Rating,
+    analyse,
+    grade,
+    rating,
+)
+from ai.annotate import export_with_analysis
+from ai.arena import play_recorded
+from ai.backgammon import GnubgPlayer
+from ai.cube import CubeState
+from engine import Game, GameOptions, Match, Position, Side, Step, Variant, format_match
+from tests.engine.gameplay import Scripted
+from tests.engine.test_matfile_gnubg import assert_same, gnubg_import
+
+
+class Cycle:
+    """Dice: the opening roll's two dice, then the given rolls in turn,
+    over and over (each roll is two ``randint`` calls)."""
+
+    def __init__(self, opening: tuple[int, int], rolls: list[tuple[int, int]]) -> None:
+        self.values = list(opening)
+        self.rolls = rolls
+        self.index = 0
+
+    def randint(self, a: int, b: int) -> int:
+        if not self.values:
+            self.values = list(self.rolls[self.index % len(self.rolls)])
+            self.index += 1
+        return self.values.pop(0)
+
+
+class NeverDoubles(GnubgPlayer):
+    def should_double(self, position: Position, cube: CubeState) -> bool:
+        return False
+
+
+def strong_pair(variant: Variant) -> list:
+    return [make_player(variant, Level.STRONG, seed) for seed in (1, 2)]
+
+
+def test_a_known_blunder_is_found_and_ranked_first() -> None:
+    """The opening 6-5 played 8/3 8/2 (two blots, the 8 point broken)
+    instead of running 24/13; the rest of the game the strong player plays
+    both sides: that blunder is White's worst mistake, and only one."""
+    game = Game.new(GameOptions.backgammon(cube=False)).roll(Scripted(6, 5))
+    game = game.play_step(Step(8, 3, 5)).play_step(Step(8, 2, 6)).confirm()
+    game = play_recorded(strong_pair(Variant.BACKGAMMON), random.Random(7), start=game)
+    report = analyse(game)
+    white = report.players[Side.WHITE]
+    worst = white.worst[0]
+    assert (worst.ply, worst.kind, worst.dice) == (0, DecisionKind.MOVE, game.events[0].dice)
+    assert (worst.played, worst.best, worst.grade) == ("8/3 8/2", "24/13", Grade.VERY_BAD)
+    assert round(worst.loss, 2) == 0.36
+    assert worst.loss == pytest.approx(worst.equity_best - worst.equity_played)
+    assert worst.position == Position.initial(Variant.BACKGAMMON)
+    assert worst.best_position.board[Side.WHITE][23:25] == (1, 0)  # a back checker ran
+    assert worst.best_position.board[Side.WHITE][12] == 6  # to the 13 point
+    assert worst.played_steps == (Step(8, 3, 5), Step(8, 2, 6))
+    assert (white.doubtful, white.bad, white.very_bad, len(white.worst)) == (0, 0, 1, 1)
+    assert white.error_rate == pytest.approx(1000 * worst.loss / white.decisions)
+    assert report.players[Side.BLACK].error_rate == 0
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_game_of_best_moves_has_no_errors(variant: Variant) -> None:
+    """The strong player on both sides, analysed at the same depth: every
+    move and cube action is the analysis's own choice."""
+    game = play_recorded(strong_pair(variant), random.Random(3), GameOptions(
+        variant, cube=variant is Variant.BACKGAMMON))
+    report = analyse(game, level=Level.STRONG)
+    assert report.decisions
+    for player in report.players:
+        assert player.decisions > 10
+        assert (player.error_rate, player.doubtful, player.bad, player.very_bad) == (0, 0, 0, 0)
+        assert player.worst == ()
+        assert player.rating is Rating.SUPERNATURAL
+    assert all(d.loss == 0 and d.played == d.best for d in report.decisions)
+    moves = sum(event.action.value == "move" for event in game.events)
+    assert len(report.equity) == len(report.win_chance) == len(report.luck) == moves
+    assert report.movers[0] is not report.movers[1]
+
+
+@pytest.mark.parametrize(
+    ("variant", "opening", "rolls"),
+    [
+        (Variant.BACKGAMMON, (6, 1), [(2, 1), (6, 6), (3, 1), (5, 5), (2, 1), (4, 4)]),
+        (Variant.LONG, (5, 2), [(4, 4), (2, 1), (5, 5), (3, 1), (3, 3), (2, 1)]),
+    ],
+)
+def test_luck_follows_the_dice(
+    variant: Variant, opening: tuple[int, int], rolls: list[tuple[int, int]]
+) -> None:
+    """White rolls a double every turn, Black 2-1 or 3-1: White is lucky,
+    Black unlucky, and White wins."""
+    game = play_recorded(strong_pair(variant), Cycle(opening, rolls), GameOptions(variant))
+    assert game.result is not None and game.result.winner is Side.WHITE
+    report = analyse(game)
+    white, black = report.players
+    assert white.luck > 0.5
+    assert black.luck < 0
+    assert white.luck == pytest.approx(sum(report.luck[0::2]))
+    # the game's first roll: the opening (backgammon) or the starter's first roll
+    assert report.luck[0] > 0
+
+
+def test_a_wrong_double_and_a_wrong_pass_are_flagged() -> None:
+    """White doubles after two opening moves (far too early) and Black
+    passes a trivial take."""
+    game = Game.new(GameOptions.backgammon()).roll(Scripted(3, 1))
+    game = game.play_step(Step(8, 5, 3)).play_step(Step(6, 5, 1)).confirm()
+    game = game.roll(Scripted(2, 1)).play_step(Step(13, 11, 2)).play_step(Step(6, 5, 1)).confirm()
+    game = game.double(Side.WHITE).pass_(Side.BLACK)
+    report = analyse(game)
+    double, take = (d for d in report.decisions if d.kind is not DecisionKind.MOVE)
+    assert (double.side, double.kind, double.ply) == (Side.WHITE, DecisionKind.DOUBLE, 2)
+    assert (double.played, double.best) == (CubeAction.DOUBLE.value, CubeAction.NO_DOUBLE.value)
+    assert double.grade is Grade.BAD and round(double.loss, 2) == 0.10
+    assert (take.side, take.kind, take.played, take.best) == (
+        Side.BLACK, DecisionKind.TAKE, "pass", "take")
+    assert take.equity_played == -1.0 and take.grade is Grade.VERY_BAD
+    assert round(take.loss, 2) == 0.72
+    assert report.players[Side.BLACK].worst[0] is take
+
+
+def test_a_missed_double_is_flagged() -> None:
+    """White races ahead with doubles and never doubles: once doubling is
+    right, each roll without it is a missed double."""
+    players = [NeverDoubles(Level.STRONG, 1), NeverDoubles(Level.STRONG, 2)]
+    rolls = [(2, 1), (6, 6), (3, 1), (5, 5), (2, 1), (4, 4)]
+    game = play_recorded(players, Cycle((6, 1), rolls), GameOptions.backgammon())
+    cube = [d for d in analyse(game).decisions if d.kind is DecisionKind.DOUBLE]
+    assert all(d.side is Side.WHITE and d.played == "no double" for d in cube)
+    first = next(d for d in cube if d.grade is not None)
+    assert (first.ply, first.best, first.grade) == (6, "double", Grade.BAD)
+    assert round(first.equity_played, 2) == 0.68 and round(first.equity_best, 2) == 0.76
+
+
+def test_grades_and_ratings_follow_gnu_backgammon() -> None:
+    assert [grade(Variant.BACKGAMMON, loss) for loss in (0.04, 0.041, 0.08, 0.081, 0.161)] == [
+        None, Grade.DOUBTFUL, Grade.DOUBTFUL, Grade.BAD, Grade.VERY_BAD]
+    assert [grade(Variant.LONG, loss) for loss in (0.05, 0.051, 0.101, 0.201)] == [
+        None, Grade.DOUBTFUL, Grade.BAD, Grade.VERY_BAD]
+    assert [rating(rate) for rate in (1.9, 2.0, 4.9, 7.9, 11.9, 17.9, 25.9, 34.9, 35.0)] == [
+        Rating.SUPERNATURAL, Rating.WORLD_CLASS, Rating.WORLD_CLASS, Rating.EXPERT,
+        Rating.ADVANCED, Rating.INTERMEDIATE, Rating.CASUAL, Rating.BEGINNER, Rating.AWFUL]
+
+
+def test_the_analysis_pickles_and_bad_input_is_refused() -> None:
+    game = play_recorded(strong_pair(Variant.LONG), random.Random(1))
+    report = analyse(game, level=Level.MEDIUM)
+    assert isinstance(report, Analysis)
+    assert pickle.loads(pickle.dumps(report)) == report
+    with pytest.raises(AnalysisError, match="analyse needs an engine Game, got dict"):
+        analyse(game.to_dict())  # type: ignore[arg-type]
+    with pytest.raises(AnalysisError, match="a backgammon player cannot analyse long"):
+        analyse(game, player=make_player(Variant.BACKGAMMON, Level.MEDIUM))
+    unstarted = analyse(Game.new(GameOptions.long()))
+    assert unstarted.decisions == () and unstarted.players[0].rating is None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gnubg") is None,
+                    reason="GNU Backgammon's Python module (gnubg, a test extra) is not installed")
+def test_the_exported_analysis_is_a_comment_gnu_backgammon_reads(tmp_path: Path) -> None:
+    """GNU Backgammon itself imports the annotated file: the same games as
+    without the comments, and the comment lines as the match's comment."""
+    options = GameOptions.backgammon(match_length=3)
+    match = Match.new(options)
+    players = [make_player(Variant.BACKGAMMON, level, 5) for level in (Level.EASY, Level.MEDIUM)]
+    rng = random.Random(9)
+    while not match.is_over:
+        match = match.next_game()
+        assert match.current is not None
+        match = match.update(play_recorded(players, rng, start=match.current.roll(rng)))
+    names = ("Ann Lee", "Bob")
+    analysed = [(number, game, analyse(game)) for number, game in enumerate(match.games, 1)]
+    text = export_with_analysis(format_match(match, names=names), analysed, names=names)
+    comments = [line for line in text.splitlines() if line.startswith("; ")]
+    assert len(comments) >= 1 + 2 * len(match.games)
+    assert comments[1].startswith("; Game 1, Ann Lee: ")
+    imported = gnubg_import(tmp_path, {"annotated": text})["annotated"]
+    assert_same(match, imported)
+    assert imported["match-info"]["comment"] == "\n".join(line[2:] for line in comments) + "\n"

@@ -342,3 +342,28 @@ async def test_a_forum_topics_last_game_is_its_own(world: World) -> None:
     sent = await world.send(t.chat, t.eve, "/analyze")
     await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
     assert await _posted_for(world, t, record.game_id) is not None
+
+
+async def test_export_of_a_finished_game_carries_its_analysis(world: World) -> None:
+    import re
+
+    from engine.dice import verify_text
+
+    t = _setup(world)
+    await _started(world, t)
+    sent = await world.send(t.chat, t.alice, "/export")  # not over: no analysis
+    document = await world.reply(t.chat, sent, match=lambda m: m.document is not None)
+    assert "Analysis" not in (document.document_bytes or b"").decode()
+    record = await _resigned(world, t, 8)
+    sent = await world.send(t.chat, t.alice, "/export")
+    document = await world.reply(t.chat, sent, match=lambda m: m.document is not None)
+    body = (document.document_bytes or b"").decode()
+    lines = body.splitlines()
+    match_line = next(i for i, line in enumerate(lines) if re.fullmatch(r" \d+ point match", line))
+    comments = [i for i, line in enumerate(lines) if line.startswith("; Game 1, ")]
+    assert comments and max(comments) < match_line, body  # where GNU Backgammon reads them
+    assert any(line.startswith("; Analysis by nardy") for line in lines[:match_line])
+    names = {p.name for p in record.players}
+    assert {line.split(":")[0][len("; Game 1, "):] for line in lines[:match_line]
+            if re.match(r"; Game 1, \w+: ", line)} == names
+    assert verify_text(body).ok  # and the file alone still verifies its rolls

@@ -10,7 +10,7 @@ player's evaluation, with the luck of the dice (docs/analysis.md).
 (0.0, <Rating.SUPERNATURAL: 'supernatural'>)
 
 :func:`analyse` takes a finished :class:`engine.Game` (what the bot stores:
-``GameRecord.engine`` decoded, the game of ``bot.rules.actions.table_of``)
+``GameRecord.engine`` decoded, the game of ``bot.rules.matchstate.table_of``)
 and returns an :class:`Analysis`: per side a :class:`PlayerReport` (error
 rate, rating word, counts of doubtful / bad / very bad decisions, luck and
 the worst three decisions), every :class:`Decision` in order, and the

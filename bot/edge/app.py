@@ -142,7 +142,7 @@ def run(settings: Settings) -> None:
         redis = await stack.enter_async_context(
             open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster))
         application.bot_data["store"] = Store(redis)
-        limiter.attach(redis)
+        limiter.attach(application.bot_data["store"].flood)
         await set_commands(application)
         if settings.ops_port is not None and not settings.use_webhook:
             ops_server.append(WebServer(application))

@@ -37,7 +37,8 @@ from telegram.warnings import PTBDeprecationWarning
 
 from bot.edge import metrics, ops
 from bot.edge.coalesce import BoardCoalescer, board_of
-from bot.store import RedisClient
+from bot.store.flood import FloodBuckets
+from bot.store.keys import Keys
 
 log = logging.getLogger(__name__)
 
@@ -55,47 +56,28 @@ BOT_RATE = 30.0
 """Messages a second over all chats (Telegram's bulk limit)."""
 LIMITED_PREFIXES = ("send", "edit", "copy", "forward")
 
-# KEYS: bucket.  ARGV: rate per second, burst, now (seconds), penalty seconds
-# (0: take one token).  Returns the seconds to wait before sending, as a string.
-_TAKE = """
-local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local b = redis.call('HMGET', KEYS[1], 't', 'ts')
-local tokens, ts = tonumber(b[1]) or burst, tonumber(b[2]) or now
-if now > ts then tokens = math.min(burst, tokens + (now - ts) * rate); ts = now end
-local penalty = tonumber(ARGV[4])
-if penalty > 0 then tokens = math.min(tokens, -penalty * rate) else tokens = tokens - 1 end
-redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(ts))
-redis.call('EXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1)
-if tokens >= 0 or penalty > 0 then return '0' end
-return tostring(-tokens / rate)
-"""
-
-
 class SharedRateLimiter(BaseRateLimiter[int]):
     """A PTB rate limiter on Redis token buckets; see the module doc.
 
-    Until :meth:`attach` gives it a Redis client (and when ``bot_rate`` is 0) it
+    Until :meth:`attach` gives it the store's buckets (and when ``bot_rate`` is 0) it
     only honours 429 answers.  If Redis fails, requests go out unthrottled
     rather than not at all.
     """
 
     def __init__(self, *, chat_rate: float = CHAT_RATE, chat_burst: int = CHAT_BURST,
                  group_rate: float = GROUP_RATE, group_burst: int = GROUP_BURST,
-                 bot_rate: float = BOT_RATE, max_retries: int = 3, prefix: str = "nardy",
+                 bot_rate: float = BOT_RATE, max_retries: int = 3,
                  clock: Callable[[], float] = time.time) -> None:
         self.chat_rate, self.chat_burst, self.bot_rate = chat_rate, chat_burst, bot_rate
         self.group_rate, self.group_burst = group_rate, group_burst
         self.boards = BoardCoalescer()
         self.max_retries = max_retries
-        self.prefix = prefix
         self.clock = clock
-        self.redis: RedisClient | None = None
-        self._take: Any = None
+        self.buckets: FloodBuckets | None = None
 
-    def attach(self, redis: RedisClient) -> None:
-        """Start limiting through ``redis`` (shared with the other workers)."""
-        self.redis = redis
-        self._take = redis.register_script(_TAKE)
+    def attach(self, buckets: FloodBuckets) -> None:
+        """Start limiting through the store's ``buckets`` (shared with the other workers)."""
+        self.buckets = buckets
 
     async def initialize(self) -> None:
         pass
@@ -105,7 +87,7 @@ class SharedRateLimiter(BaseRateLimiter[int]):
 
     @property
     def enabled(self) -> bool:
-        return self._take is not None and self.bot_rate > 0
+        return self.buckets is not None and self.bot_rate > 0
 
     def bucket_keys(self, chat_id: object) -> list[tuple[str, float, float]]:
         """(key, rate, burst) of the buckets a message to ``chat_id`` takes from.
@@ -118,22 +100,24 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         >>> SharedRateLimiter().bucket_keys(42)
         [('nardy:{chat:42}:flood', 1.0, 5), ('nardy:{flood}:all', 30.0, 30.0)]
         """
+        names = self.buckets.keys if self.buckets is not None else Keys()
         keys: list[tuple[str, float, float]] = []
         if chat_id is not None:
             private = isinstance(chat_id, int) and chat_id > 0
-            keys.append((f"{self.prefix}:{{chat:{chat_id}}}:flood",
+            keys.append((names.flood(chat_id),
                          self.chat_rate if private else self.group_rate,
                          self.chat_burst if private else self.group_burst))
-        keys.append((f"{self.prefix}:{{flood}}:all", self.bot_rate, max(1.0, self.bot_rate)))
+        keys.append((names.flood_all, self.bot_rate, max(1.0, self.bot_rate)))
         return keys
 
     async def acquire(self, chat_id: object) -> float:
         """Reserve one message to ``chat_id`` in every bucket; returns the wait (s)."""
         if not self.enabled:
             return 0.0
+        assert self.buckets is not None  # enabled
         now = self.clock()
         try:
-            waits = [float(await self._take(keys=[key], args=[rate, burst, now, 0]))
+            waits = [await self.buckets.take(key, rate, burst, now)
                      for key, rate, burst in self.bucket_keys(chat_id)]
         except Exception as error:  # Redis trouble must not stop the bot from talking
             log.warning("flood limiter unavailable (%r); sending unthrottled", error)
@@ -145,9 +129,10 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         metrics.FLOOD_WAITS.inc()
         if not self.enabled:
             return
+        assert self.buckets is not None  # enabled
         key, rate, burst = self.bucket_keys(chat_id)[0]
         try:
-            await self._take(keys=[key], args=[rate, burst, self.clock(), seconds])
+            await self.buckets.take(key, rate, burst, self.clock(), seconds)
         except Exception as error:
             log.warning("flood limiter unavailable (%r)", error)
 

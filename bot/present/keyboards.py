@@ -1,11 +1,15 @@
-"""Inline keyboards: which buttons a game or lobby message shows.
+"""Inline keyboards: every button the bot shows, in one place.
 
-Pure functions from state to :class:`InlineKeyboardMarkup`; every button's
-callback data is a :class:`bot.present.callbacks.Callback` bound to the record
-version it was drawn for.  The move keyboard offers exactly the engine's
-legal next steps, at most two taps per step: a direct ``13→10`` button per
-step when there are few, otherwise one button per source point (direct when
-that source has a single target) and, after tapping a source, its targets.
+Pure functions from state to :class:`InlineKeyboardMarkup`.  A game or lobby
+message's buttons (:class:`KeyboardBuilder`) carry a
+:class:`bot.present.callbacks.Callback` bound to the record version they were
+drawn for; the clock's, the settle requests', ``/lang``'s, ``/settings``' and
+``/games``' buttons carry their own kinds of data, and links are URL buttons.
+
+The move keyboard offers exactly the engine's legal next steps, at most two
+taps per step: a direct ``13→10`` button per step when there are few,
+otherwise one button per source point (direct when that source has a single
+target) and, after tapping a source, its targets.
 
 >>> from bot.present.i18n import translator
 >>> keys = KeyboardBuilder(translator("en"), "g1", 4)
@@ -24,8 +28,9 @@ from itertools import groupby
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.callbacks import Action, Callback
-from bot.present.i18n import Translator
+from bot.present.callbacks import Action, Callback, LanguageChoice, SettingChoice
+from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
+from bot.store.records import ChatSettings
 from engine.position import BAR, OFF, Step
 
 DIRECT_LIMIT = 12
@@ -74,6 +79,10 @@ class KeyboardBuilder:
     def button(self, text: str, action: Action, *args: int) -> InlineKeyboardButton:
         data = Callback.game(self.record_id, self.version, action, *args)
         return InlineKeyboardButton(text, callback_data=data.format())
+
+    def more(self) -> InlineKeyboardMarkup:
+        """Only "More": the waiting player's own board (its menu: resign, cancel)."""
+        return InlineKeyboardMarkup([self._menu_row()])
 
     def lobby_button(self, text: str, action: Action, *args: int) -> InlineKeyboardButton:
         data = Callback.lobby(self.record_id, self.version, action, *args)
@@ -218,3 +227,108 @@ class KeyboardBuilder:
             [self.lobby_button("🤖 " + tr.gettext("Play the bot"), Action.COMPUTER)],
             [self.lobby_button(tr.gettext("Close"), Action.DROP)],
         ])
+
+
+# ---------------------------------------------------------------- links
+
+
+def url_keyboard(text: str, url: str) -> InlineKeyboardMarkup:
+    """One button that opens ``url`` (a private chat, a share dialog, a board)."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton(text, url=url)]])
+
+
+# ---------------------------------------------------------------- /games, /lang, /settings
+
+
+def games_keyboard(entries: Sequence[tuple[str, str]]) -> InlineKeyboardMarkup | None:
+    """/games: a button per game being played, (its title, its ``ShowGame`` data)."""
+    rows = [[InlineKeyboardButton(text[:60], callback_data=data)] for text, data in entries]
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def language_keyboard() -> InlineKeyboardMarkup:
+    """/lang: a button per language, and "auto" (each user's Telegram language)."""
+    row = [InlineKeyboardButton(LANGUAGE_NAMES[lang], callback_data=LanguageChoice(lang).format())
+           for lang in LANGUAGES]
+    return InlineKeyboardMarkup([row, [InlineKeyboardButton(
+        "🌐 auto", callback_data=LanguageChoice("auto").format())]])
+
+
+SETTING_CHOICES: dict[str, dict[str, str]] = {
+    "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
+    "view": {"follow": N_("First to move"), "white": N_("○ White"), "black": N_("● Black")},
+    "autoplay": {"on": N_("Forced turns: automatic"), "off": N_("Forced turns: by hand")},
+}
+"""Each /settings button's setting, its values and their labels."""
+SETTING_FIELDS = {"style": "board_style", "view": "orientation", "autoplay": "autoplay"}
+"""Button setting name -> ChatSettings field."""
+SETTING_VALUES: dict[str, object] = {"on": True, "off": False}
+"""Button values that are not the field's value itself (autoplay is a bool)."""
+
+
+def settings_keyboard(tr: Translator, settings: ChatSettings) -> InlineKeyboardMarkup:
+    """/settings: a row per setting, the chat's current value ticked."""
+    rows = []
+    for name, values in SETTING_CHOICES.items():
+        current = getattr(settings, SETTING_FIELDS[name])
+        rows.append([InlineKeyboardButton(("✓ " if SETTING_VALUES.get(value, value) == current
+                                           else "") + tr.gettext(label),
+                                          callback_data=SettingChoice(name, value).format())
+                     for value, label in values.items()])
+    return InlineKeyboardMarkup(rows)
+
+
+# ---------------------------------------------------------------- the clock
+
+
+def _clock(text: str, game_id: str, action: Action) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=Callback.clock(game_id, action).format())
+
+
+def mute_keyboard(tr: Translator, game_id: str, link: str | None = None) -> InlineKeyboardMarkup:
+    """Under a reminder: mute reminders (and open the game, where it has a link)."""
+    row = [_clock("🔕 " + tr.gettext("Mute reminders"), game_id, Action.MUTE)]
+    if link:
+        row.insert(0, InlineKeyboardButton(tr.gettext("Open the game"), url=link))
+    return InlineKeyboardMarkup([row])
+
+
+def timeout_keyboard(tr: Translator, game_id: str, period: str) -> InlineKeyboardMarkup:
+    """The time ran out: claim the win, or give ``period`` (a duration's text) more."""
+    return InlineKeyboardMarkup([[
+        _clock("🏆 " + tr.gettext("Claim win"), game_id, Action.CLAIM_WIN),
+        _clock("⏳ " + tr.gettext("Give {time} more", time=period), game_id, Action.MORE_TIME),
+    ]])
+
+
+def proposal_keyboard(tr: Translator, game_id: str, *, paused: bool) -> InlineKeyboardMarkup:
+    """A proposal to pause (or, ``paused``, to resume) the clock: agree or not."""
+    agree = Action.RESUME if paused else Action.PAUSE
+    return InlineKeyboardMarkup([[_clock("✅ " + tr.gettext("Agree"), game_id, agree),
+                                  _clock("✖ " + tr.gettext("No"), game_id, Action.PAUSE_NO)]])
+
+
+# ---------------------------------------------------------------- /settle
+
+
+def _settle(text: str, request_id: str, action: Action, *args: int) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=Callback.settle(request_id, action,
+                                                                     *args).format())
+
+
+def settle_answer_keyboard(tr: Translator, request_id: str) -> InlineKeyboardMarkup:
+    """The other player confirms (or not) a settle request."""
+    return InlineKeyboardMarkup([[_settle(tr.gettext("✅ Settled"), request_id, Action.SETTLE_YES),
+                                  _settle(tr.gettext("✖ No"), request_id, Action.SETTLE_NO)]])
+
+
+def settle_choice_keyboard(tr: Translator, request_id: str, balances: Sequence[str],
+                           payments: Sequence[str]) -> InlineKeyboardMarkup:
+    """The requester's choice: a button per player they have a balance with
+    (``balances``' texts), then one per payment of the settle-up plan."""
+    rows = [[_settle(text, request_id, Action.SETTLE_WITH, index)]
+            for index, text in enumerate(balances)]
+    rows += [[_settle("📋 " + text, request_id, Action.SETTLE_PLAN, index)]
+             for index, text in enumerate(payments)]
+    rows.append([_settle(tr.gettext("✖ No"), request_id, Action.SETTLE_NO)])
+    return InlineKeyboardMarkup(rows)

@@ -579,7 +579,7 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
             and not (ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE)):
         if phase not in (Phase.ROLL, Phase.MOVE):
             return None  # the opponent answers an offer
-        return InlineKeyboardMarkup([[keys.button("⋯ " + tr.gettext("More"), Action.MENU)]])
+        return keys.more()
     if ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE):
         return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
     if phase is Phase.DOUBLE:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_
+from bot.rules.cancelling import cancel_vote
 from bot.rules.fairplay import Dealer, committed, with_tap
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import MatchState, engine_dict, match_in_progress, table_of
-from bot.rules.play import advanced, cancel_vote
+from bot.rules.play import advanced
 from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, STALE, Refusal
 from bot.rules.seats import seat_of
 from bot.store.records import GameRecord, Status

@@ -26,7 +26,9 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from bot.present.i18n import N_
 from bot.rules.matchstate import match_in_progress
+from bot.rules.refusals import Refusal
 from bot.store.records import DiceState, GameRecord, Status
 from engine.dice import (
     MAX_ITEMS,
@@ -44,6 +46,10 @@ from engine.position import Side, Variant
 
 JOIN_LABEL = "tg.join"
 WORDS_LABEL = "seed.{user}"
+
+NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
+SEED_USAGE = N_("Send /seed and a few words of your own: they are mixed into the dice of "
+                "this lobby's game, so nobody (the bot included) can know the dice in advance.")
 
 
 class SeedWordsError(ValueError):
@@ -163,3 +169,15 @@ def shown(record: GameRecord) -> Revealed | None:
     except DiceError:  # pragma: no cover - the record's pattern checks the seed
         return None
     return Revealed(commitment, state.entropy, state.seed if revealed(record) else None)
+
+
+def seeded(record: GameRecord, user_id: int, words: str) -> GameRecord:
+    """The lobby after ``/seed words`` by ``user_id`` (:func:`with_words`)."""
+    if record.status is not Status.LOBBY or record.dice is None:
+        raise Refusal(NO_LOBBY)
+    if not words.strip():
+        raise Refusal(SEED_USAGE)
+    try:
+        return record.model_copy(update={"dice": with_words(record.dice, user_id, words)})
+    except SeedWordsError:
+        raise Refusal(N_("No more words fit into this lobby's dice.")) from None

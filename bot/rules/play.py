@@ -14,10 +14,11 @@ from typing import Any
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_
 from bot.rules.autoplay import advance, undo
+from bot.rules.cancelling import cancel_vote
 from bot.rules.fairplay import Dealer, committed
 from bot.rules.fairplay import roll as fair_roll
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, PROPOSED, STALE, THEIR_BUTTONS, Refusal
+from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, THEIR_BUTTONS, Refusal
 from bot.rules.seats import seat_of
 from bot.store.records import GameRecord, Status
 from engine.choices import TurnChoice, turn_choices
@@ -213,18 +214,6 @@ def _answering(game: Game, side: Side, phase: Phase) -> None:
         raise Refusal(STALE)
     if game.to_act is not side:
         raise Refusal(_ANSWERS[phase])
-
-
-def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
-    """A player's vote to cancel (/cancel or the menu's button): the first
-    proposes it, the opponent's vote cancels the game (or the match between
-    two of its games) and books nothing."""
-    if record.cancel_by is None:
-        return record.model_copy(update={"cancel_by": user_id})
-    if record.cancel_by == user_id:
-        raise Refusal(PROPOSED)
-    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
-                                     "rematch_by": None})
 
 
 def played(record: GameRecord, table: MatchState, step: Any, **changes: Any) -> GameRecord:

@@ -4,13 +4,15 @@ time, pause and resume (the arithmetic of time controls: bot/rules/deadlines.py)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.present.i18n import N_
 from bot.rules import deadlines
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
 from bot.rules.refusals import NO_CLOCK, NOT_PLAYING, PROPOSED, STALE, Refusal
 from bot.rules.seats import seat_of, waiting_user
-from bot.store.records import GameRecord, Status
+from bot.store.records import GameRecord, Player, Status
 from engine.position import Side
 
 
@@ -97,3 +99,29 @@ def drop_pause_request(record: GameRecord, user_id: int) -> GameRecord:
     if record.pause_by is None:
         raise Refusal(STALE)
     return record.model_copy(update={"pause_by": None})
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What a due stage of a game's clock says, and about whom."""
+
+    late: Player
+    """The player the game waits for."""
+    opponent: Player
+    timed_out: bool
+    """The time ran out: the opponent may claim the win (else ``late`` is reminded)."""
+
+
+def notice(record: GameRecord, stage: int) -> Notice | None:
+    """The notice due at ``stage`` of the record's deadline
+    (:data:`bot.rules.deadlines.TIMED_OUT` or a reminder); None when the record
+    waits for nobody, or a reminder has no deadline to name."""
+    late_id = waiting_user(record)
+    if late_id is None:
+        return None
+    timed_out = stage == deadlines.TIMED_OUT
+    if not timed_out and record.deadline is None:
+        return None
+    late = next(p for p in record.players if p.user_id == late_id)
+    opponent = next(p for p in record.players if p.user_id != late_id)
+    return Notice(late, opponent, timed_out)

@@ -40,15 +40,15 @@ analysing frees it after this."""
 
 
 def _index(store: Store, chat_id: int) -> str:
-    return store.chat_key(chat_id, "finished")
+    return store.keys.finished(chat_id)
 
 
 def _entry(store: Store, chat_id: int, game_id: str, part: str = "") -> str:
-    return store.chat_key(chat_id, f"finished:{game_id}{part}")
+    return store.keys.finished(chat_id, game_id, part)
 
 
 def _user(store: Store, user_id: int) -> str:
-    return f"{store.prefix}:{{user:{user_id}}}:finished"
+    return store.keys.user_finished(user_id)
 
 
 def _text(value: Any) -> str:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.store import Store
+from bot.store.client import as_text
 from bot.store.records import (
     PRIVATE_CHAT_BASE,
     SCHEMA_VERSION,
@@ -128,12 +129,8 @@ def link(bot_username: str, token: str) -> str:
     return f"https://t.me/{bot_username}?start={invite_payload(token)}"
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _keys(store: Store, token: str) -> list[str]:
-    return [f"{store.prefix}:{{invite:{token}}}:{name}" for name in ("offer", "used")]
+    return store.keys.invite(token)
 
 
 async def offer(store: Store, invitation: Invitation, ttl: int = INVITE_TTL) -> None:
@@ -150,11 +147,11 @@ async def redeem(store: Store, token: str, user_id: int, used_ttl: int = USED_TT
     keys = _keys(store, token)
     script = store.redis.register_script(_REDEEM)
     state, value = await script(keys=keys, args=[user_id, used_ttl])
-    outcome = RedeemOutcome(_text(state))
+    outcome = RedeemOutcome(as_text(state))
     if outcome is RedeemOutcome.OK:
-        return Redemption(outcome, invitation=decode(Invitation, keys[0], _text(value)))
+        return Redemption(outcome, invitation=decode(Invitation, keys[0], as_text(value)))
     if outcome is RedeemOutcome.USED:
-        by, _, data = _text(value).partition(":")
+        by, _, data = as_text(value).partition(":")
         invitation = decode(Invitation, keys[1], data) if data else None
         return Redemption(outcome, invitation=invitation, used_by=int(by))
     return Redemption(outcome)

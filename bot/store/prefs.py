@@ -20,42 +20,38 @@ MUTED = "muted"
 LANGUAGE = "lang"
 
 
-def prefs_key(store: Store, user_id: int) -> str:
-    return f"{store.prefix}:{{user:{user_id}}}:prefs"
-
-
 async def note_started(store: Store, user_id: int) -> None:
     """The user wrote to the bot in private: private messages reach them now."""
-    await store.redis.hset(prefs_key(store, user_id), STARTED, 1)
+    await store.redis.hset(store.keys.prefs(user_id), STARTED, 1)
 
 
 async def forget_started(store: Store, user_id: int) -> None:
     """A private message failed (the user blocked the bot or deleted the chat)."""
-    await store.redis.hdel(prefs_key(store, user_id), STARTED)
+    await store.redis.hdel(store.keys.prefs(user_id), STARTED)
 
 
 async def has_started(store: Store, user_id: int) -> bool:
-    return bool(await store.redis.hget(prefs_key(store, user_id), STARTED))
+    return bool(await store.redis.hget(store.keys.prefs(user_id), STARTED))
 
 
 async def set_muted(store: Store, user_id: int, muted: bool) -> None:
     """Mute (or unmute) the user's move reminders, in every chat."""
     if muted:
-        await store.redis.hset(prefs_key(store, user_id), MUTED, 1)
+        await store.redis.hset(store.keys.prefs(user_id), MUTED, 1)
     else:
-        await store.redis.hdel(prefs_key(store, user_id), MUTED)
+        await store.redis.hdel(store.keys.prefs(user_id), MUTED)
 
 
 async def is_muted(store: Store, user_id: int) -> bool:
-    return bool(await store.redis.hget(prefs_key(store, user_id), MUTED))
+    return bool(await store.redis.hget(store.keys.prefs(user_id), MUTED))
 
 
 async def set_language(store: Store, user_id: int, code: str | None) -> None:
     """The user's Telegram language, for messages the bot starts (reminders)."""
     if code:
-        await store.redis.hset(prefs_key(store, user_id), LANGUAGE, code[:16])
+        await store.redis.hset(store.keys.prefs(user_id), LANGUAGE, code[:16])
 
 
 async def language(store: Store, user_id: int) -> str | None:
-    raw = await store.redis.hget(prefs_key(store, user_id), LANGUAGE)
+    raw = await store.redis.hget(store.keys.prefs(user_id), LANGUAGE)
     return raw.decode() if isinstance(raw, bytes) else raw

@@ -20,7 +20,7 @@ VIEWS_TTL = 180 * 24 * 3600
 
 
 def _key(store: Store, chat_id: int) -> str:
-    return store.chat_key(chat_id, "views")
+    return store.keys.chat(chat_id, "views")
 
 
 async def remember(store: Store, chat_id: int, message_id: int, ref: GameRef) -> None:

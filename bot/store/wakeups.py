@@ -53,7 +53,7 @@ Act = Callable[[GameRecord, int], Awaitable[None]]
 
 
 def stage_key(store: Store, ref: GameRef) -> str:
-    return f"{store.prefix}:{{deadlines}}:stage:{ref}"
+    return store.keys.stage(ref)
 
 
 def marker(record: GameRecord, stage: int) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot.present.i18n import LANGUAGES, translator
-from bot.rules import aftergame, lobby, options, play, refusals, timeouts
+from bot.rules import aftergame, cancelling, lobby, options, play, refusals, settle, timeouts
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store.records import ChatSettings, GameRecord, settings_key
@@ -246,7 +246,8 @@ async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: Wo
 def _service_texts() -> list[str]:
     """The msgids the table's rules mark: the refusals its taps and commands answer with."""
     texts = []
-    for module in (refusals, options, lobby, play, aftergame, timeouts):
+    for module in (refusals, options, lobby, play, aftergame, timeouts, cancelling,
+                   settle):
         tree = ast.parse(Path(module.__file__).read_text())
         texts += [node.args[0].value for node in ast.walk(tree)
                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

@@ -52,7 +52,7 @@ async def test_metrics_count_updates_taps_and_open_games(api: BotApiServer,
                                                          workers: Start) -> None:
     limiter = SharedRateLimiter(bot_rate=0)  # measures taps; no throttling here
     worker = await workers(limiter)
-    limiter.attach(worker.store.redis)
+    limiter.attach(worker.store.flood)
     await worker.app.bot.set_webhook(worker.url + PATH, secret_token=SECRET)
     done = sample("nardy_updates_total", kind="message", outcome="done")
     taps = sample("nardy_tap_answer_seconds_count")

@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from telegram.error import RetryAfter
 
 from bot.edge.limits import SharedRateLimiter
+from bot.store.flood import FloodBuckets
 
 
 class Clock:
@@ -28,7 +29,7 @@ def pair(clients: Callable[[], aioredis.Redis], clock: Clock, **kw: Any
          ) -> tuple[SharedRateLimiter, SharedRateLimiter]:
     limiters = (SharedRateLimiter(clock=clock, **kw), SharedRateLimiter(clock=clock, **kw))
     for limiter in limiters:
-        limiter.attach(clients())
+        limiter.attach(FloodBuckets(clients()))
     return limiters
 
 

@@ -1,4 +1,4 @@
-"""The bot's Redis work beyond bot/store/core.py, on every back end (conftest.py: fakeredis,
+"""The bot's Redis work beyond the Store facade, on every back end (conftest.py: fakeredis,
 a local 3-master Redis Cluster, REDIS_URL), and the REDIS_CLUSTER connection itself.
 
 Each module keeps the keys of one script or transaction in one hash slot; on
@@ -79,7 +79,7 @@ async def test_views_user_prefs_and_update_claims(store: Store) -> None:
 
 async def test_flood_buckets_of_a_chat_and_of_the_bot(store: Store) -> None:
     limiter = SharedRateLimiter(group_rate=1.0, group_burst=2, bot_rate=30.0, clock=lambda: 1000.0)
-    limiter.attach(store.redis)
+    limiter.attach(store.flood)
     waits = [await limiter.acquire(CHAT) for _ in range(3)]
     assert waits[:2] == [0.0, 0.0] and waits[2] == pytest.approx(1.0)
     await limiter.penalize(CHAT, 5.0)

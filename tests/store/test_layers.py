@@ -7,13 +7,6 @@ import ast
 from pathlib import Path
 
 BOT = Path(__file__).resolve().parents[2] / "bot"
-EXCEPTIONS = {
-    # the flood limiter's token buckets: a raw client attached at start-up, so
-    # that limits hold before a Store exists (issue 13 follow-up: a store part)
-    "edge/limits.py",
-}
-
-
 def _raw_redis_uses(path: Path) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -30,7 +23,7 @@ def test_no_module_outside_the_store_touches_redis() -> None:
     offenders = {}
     for path in sorted(BOT.rglob("*.py")):
         name = path.relative_to(BOT).as_posix()
-        if name.startswith("store/") or name in EXCEPTIONS:
+        if name.startswith("store/"):
             continue
         uses = _raw_redis_uses(path)
         if uses:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import pytest
 
 from bot.store import Store, StoreError, VersionConflict, stats_field
+from bot.store.books import Books
 from bot.store.records import (
     CorruptRecordError,
     GameRecord,
@@ -84,8 +85,8 @@ async def test_games_ending_at_once_in_two_topics_both_count(store: Store) -> No
     assert await store.balance(CHAT, ALICE, BOB) == 40
 
 
-class RacedStore(Store):
-    """A store where another booking changes Alice's stats right after each read
+class RacedBooks(Books):
+    """Books where another booking changes Alice's stats right after each read
     (``races`` times): the moment a concurrent game in another topic could land."""
 
     races = 0
@@ -97,14 +98,22 @@ class RacedStore(Store):
             self.races -= 1
             self.written += 5
             other = PlayerStats(user_id=ALICE, variant=Variant.LONG, games=self.written)
-            await self.redis.hset(self.chat_key(CHAT, "stats"),
+            await self.redis.hset(self.keys.chat(CHAT, "stats"),
                                   stats_field(Variant.LONG, ALICE), other.model_dump_json())
         return args
 
 
+def _raced(store: Store, races: int) -> Store:
+    """A store on the same Redis whose books are :class:`RacedBooks`."""
+    raced = Store(store.redis)
+    books = RacedBooks(store.redis, raced.keys, raced.games)
+    books.races = races
+    raced.books, raced.finish_game = books, books.finish_game
+    return raced
+
+
 async def test_stats_changed_between_read_and_write_are_read_again(store: Store) -> None:
-    raced = RacedStore(store.redis)
-    raced.races = 1
+    raced = _raced(store, 1)
     seen: list[int] = []
 
     def counting(current: Mapping[int, PlayerStats | None]) -> list[PlayerStats]:
@@ -119,8 +128,7 @@ async def test_stats_changed_between_read_and_write_are_read_again(store: Store)
 
 
 async def test_stats_that_keep_changing_give_up_without_writing(store: Store) -> None:
-    raced = RacedStore(store.redis)
-    raced.races = 3
+    raced = _raced(store, 3)
     game = await raced.save(_game(), 0)
     done = game.model_copy(update={"status": Status.FINISHED})
     entry = HistoryEntry(game_id=done.game_id, variant=Variant.LONG, players=done.players,

@@ -74,7 +74,7 @@ async def test_migration_interrupted_after_the_import_completes_on_rerun(store: 
     records = [r for r in [await store.load_game(OLD, None), await store.load_game(OLD, 9)] if r]
     settings = await store.chat_settings(OLD)
     moved = [r.model_copy(update={"chat_id": NEW}) for r in [*records, settings]]
-    await store._import_chat(OLD, NEW, moved)
+    await store.migration._import_chat(OLD, NEW, moved)
     await store.migrate_chat(OLD, NEW)
     await assert_moved(store, active, done)
 

@@ -110,9 +110,9 @@ class Asker:
 # ---------------------------------------------------------------- which game
 
 
-def _shows(record: GameRecord, chat_id: int, message_id: int) -> bool:
+def _shows(store: Store, record: GameRecord, chat_id: int, message_id: int) -> bool:
     """Whether the message is one of the record's boards (its chat's, or a view)."""
-    return (chat_id, message_id) in Store.boards_of(record)
+    return (chat_id, message_id) in store.boards_of(record)
 
 
 async def game_by_id(store: Store, chat_id: int, thread_id: int | None,
@@ -133,10 +133,10 @@ async def game_of_message(store: Store, chat: Chat, thread_id: int | None,
         if ref is not None:  # a view of a game that lives elsewhere
             chat_id, thread_id = ref.chat_id, ref.thread_id
     live = await store.load_game(chat_id, thread_id)
-    if live is not None and _shows(live, chat.id, message_id):
+    if live is not None and _shows(store, live, chat.id, message_id):
         return live
     for kept in await finished.recent(store, chat_id, any_topic=True):
-        if _shows(kept, chat.id, message_id):
+        if _shows(store, kept, chat.id, message_id):
             return kept
     return None
 

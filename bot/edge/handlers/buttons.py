@@ -40,14 +40,12 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import Action, Callback
 from bot.present.i18n import Translator
 from bot.rules import computer
-from bot.rules.aftergame import after_game
-from bot.rules.lobby import apply_lobby
-from bot.rules.play import apply_game, ui_only
 from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
+from bot.rules.taps import tap, tapped_view
 from bot.store import VersionConflict, private_boards
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
 from bot.store.saving import load_for, save_first
@@ -135,29 +133,10 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     record = await load_for(get_store(context), chat_id, thread_id, data)
     message = query.message
     assert message is not None
-    view = None
-    if in_view:
-        tapped = (message.chat.id, message.message_id)
-        view = next((v for v in record.views if (v.chat_id, v.message_id) == tapped), None)
-        if view is None:
-            raise Refusal(STALE)
-    elif record.board_message_id is not None and message.message_id != record.board_message_id:
-        raise Refusal(STALE)
+    view = tapped_view(record, message.chat.id, message.message_id, in_view=in_view)
     user = query.from_user
-    dealer = get_dealer(context).tapped(query.id)
-    if data.kind is Kind.LOBBY:
-        if data.action is Action.COMPUTER:
-            level = computer.DEFAULT_LEVEL
-            name = computer.bot_name(tr, level)
-            return record, computer.play_from_lobby(record, user.id, display_name(user), name,
-                                                    dealer, level), view
-        return record, apply_lobby(record, user.id, display_name(user), data, dealer), view
-    if record.status is not Status.ACTIVE:  # the buttons after the end
-        new = after_game(record, user.id, data, dealer)
-        return record, new.model_copy(update={"board_message_id": record.board_message_id}), view
-    new = apply_game(record, user.id, data, own_board=view is not None)
-    if new is record and not ui_only(record, data.action):
-        raise Refusal(STALE)
+    new = tap(record, user.id, display_name(user), data, get_dealer(context).tapped(query.id),
+              own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
     return record, new, view
 
 

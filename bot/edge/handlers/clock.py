@@ -20,7 +20,7 @@ import contextlib
 import os
 from html import escape
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers.board import edit, send
@@ -38,17 +38,25 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import Action
 from bot.present.i18n import N_, Translator, translator
+from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
 from bot.present.messages import duration, mention, variant_name
 from bot.present.usertext import html_text
 from bot.rules import deadlines
 from bot.rules.matchstate import table_of
 from bot.rules.refusals import Refusal
-from bot.rules.seats import seat_of, waiting_user
-from bot.rules.timeouts import claim_timeout, drop_pause_request, more_time, pause_request
+from bot.rules.seats import seat_of
+from bot.rules.timeouts import (
+    Notice,
+    claim_timeout,
+    drop_pause_request,
+    more_time,
+    notice,
+    pause_request,
+)
 from bot.store import prefs, wakeups
-from bot.store.records import GameRecord, Player, Status
+from bot.store.records import GameRecord, Status
 from bot.store.saving import commit_game
 
 JOB_NAME = "clock"
@@ -77,10 +85,14 @@ async def tick_job(context: Context) -> None:
 
 
 async def act(context: Context, record: GameRecord, stage: int) -> None:
-    if stage == deadlines.TIMED_OUT:
-        await offer_timeout(context, record)
+    """Say what the due ``stage`` of the record's clock says (:func:`notice`)."""
+    due = notice(record, stage)
+    if due is None:
+        return
+    if due.timed_out:
+        await offer_timeout(context, record, due)
     else:
-        await remind(context, record)
+        await remind(context, record, due)
 
 
 async def _chat_translator(context: Context, record: GameRecord) -> Translator:
@@ -91,10 +103,6 @@ async def _user_translator(context: Context, user_id: int) -> Translator:
     return translator(await prefs.language(get_store(context), user_id))
 
 
-def _opponent(record: GameRecord, user_id: int) -> Player:
-    return next(p for p in record.players if p.user_id != user_id)
-
-
 def _game_link(record: GameRecord) -> str | None:
     """A t.me link to the board message (supergroups only have such links)."""
     chat = str(record.chat_id)
@@ -103,22 +111,14 @@ def _game_link(record: GameRecord) -> str | None:
     return f"https://t.me/c/{chat[4:]}/{record.board_message_id}"
 
 
-def _mute_keyboard(tr: Translator, record: GameRecord, link: str | None = None
-                   ) -> InlineKeyboardMarkup:
-    row = [_button("🔕 " + tr.gettext("Mute reminders"), record, Action.MUTE)]
-    if link:
-        row.insert(0, InlineKeyboardButton(tr.gettext("Open the game"), url=link))
-    return InlineKeyboardMarkup([row])
-
-
-async def remind(context: Context, record: GameRecord) -> None:
+async def remind(context: Context, record: GameRecord, due: Notice) -> None:
     """Remind the player the game waits for (unless they muted reminders)."""
     store = get_store(context)
-    user_id = waiting_user(record)
-    if user_id is None or record.deadline is None or await prefs.is_muted(store, user_id):
+    user_id, opponent = due.late.user_id, due.opponent
+    if await prefs.is_muted(store, user_id):
         return
+    assert record.deadline is not None  # a reminder's notice has one
     left = record.deadline - deadlines.now()
-    opponent = _opponent(record, user_id)
     if record.is_private or await prefs.has_started(store, user_id):
         tr = await _user_translator(context, user_id)
         text = "⏰ " + tr.gettext(
@@ -126,18 +126,17 @@ async def remind(context: Context, record: GameRecord) -> None:
             opponent=html_text(opponent.name), variant=escape(variant_name(tr, record.variant)),
             left=duration(tr, left))
         try:
-            await context.bot.send_message(user_id, text, reply_markup=_mute_keyboard(
-                tr, record, _game_link(record)))
+            await context.bot.send_message(user_id, text, reply_markup=mute_keyboard(
+                tr, record.game_id, _game_link(record)))
             return
         except Forbidden:  # blocked the bot since: remind in the game's chat instead
             await prefs.forget_started(store, user_id)
             if record.is_private:
                 return
     tr = await _chat_translator(context, record)
-    player = next(p for p in record.players if p.user_id == user_id)
     text = "⏰ " + tr.gettext("{who}, your move is waiting: {left} left.",
-                              who=mention(player.user_id, player.name), left=duration(tr, left))
-    await _post(context, record, text, _mute_keyboard(tr, record))
+                              who=mention(user_id, due.late.name), left=duration(tr, left))
+    await _post(context, record, text, mute_keyboard(tr, record.game_id))
 
 
 async def _post(context: Context, record: GameRecord, text: str,
@@ -147,26 +146,20 @@ async def _post(context: Context, record: GameRecord, text: str,
         await send(context, record, text, markup)
 
 
-def _button(text: str, record: GameRecord, action: Action) -> InlineKeyboardButton:
-    return InlineKeyboardButton(text, callback_data=Callback.clock(record.game_id, action).format())
+def _proposal(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
+    """Agree / No under a pending proposal to pause or resume, else nothing."""
+    if record.pause_by is None:
+        return None
+    return proposal_keyboard(tr, record.game_id, paused=record.paused_at is not None)
 
 
-def timeout_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
-    limit = record.options.time_control or 0
-    return InlineKeyboardMarkup([[
-        _button("🏆 " + tr.gettext("Claim win"), record, Action.CLAIM_WIN),
-        _button("⏳ " + tr.gettext("Give {time} more", time=duration(tr, limit)), record,
-                Action.MORE_TIME),
-    ]])
+def _timeout_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
+    return timeout_keyboard(tr, record.game_id, duration(tr, record.options.time_control or 0))
 
 
-async def offer_timeout(context: Context, record: GameRecord) -> None:
+async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> None:
     """The deadline passed: the opponent may claim the win or give more time."""
-    late_id = waiting_user(record)
-    if late_id is None:
-        return
-    late, winner = (next(p for p in record.players if p.user_id == late_id),
-                    _opponent(record, late_id))
+    late, winner = due.late, due.opponent
     cube = table_of(record).game.cube_value
     private = record.is_private
     tr = await (_user_translator(context, winner.user_id) if private
@@ -178,9 +171,9 @@ async def offer_timeout(context: Context, record: GameRecord) -> None:
     if private:
         with contextlib.suppress(Forbidden):
             await context.bot.send_message(winner.user_id, text,
-                                           reply_markup=timeout_keyboard(tr, record))
+                                           reply_markup=_timeout_keyboard(tr, record))
     else:
-        await _post(context, record, text, timeout_keyboard(tr, record))
+        await _post(context, record, text, _timeout_keyboard(tr, record))
     await edit(context, tr, record)  # the board says the time ran out
 
 
@@ -236,12 +229,6 @@ def outcome_text(tr: Translator, before: GameRecord, after: GameRecord, user_id:
     return tr.gettext("{name} proposes to pause the clock.", name=name)
 
 
-def proposal_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
-    agree = Action.RESUME if record.paused_at is not None else Action.PAUSE
-    return InlineKeyboardMarkup([[_button("✅ " + tr.gettext("Agree"), record, agree),
-                                  _button("✖ " + tr.gettext("No"), record, Action.PAUSE_NO)]])
-
-
 async def on_clock_button(update: Update, context: Context) -> None:
     query, user = update.callback_query, update.effective_user
     assert query is not None and user is not None
@@ -264,7 +251,7 @@ async def on_clock_button(update: Update, context: Context) -> None:
         return
     message = query.message
     if message is not None and message.is_accessible:
-        markup = proposal_keyboard(tr, after) if after.pause_by is not None else None
+        markup = _proposal(tr, after)
         with contextlib.suppress(BadRequest):  # deleted meanwhile
             await context.bot.edit_message_text(outcome_text(tr, before, after, user.id),
                                                 chat_id=message.chat.id,
@@ -336,7 +323,7 @@ async def _pause_or_resume(update: Update, context: Context, action: Action) -> 
         await reply(update, tr.gettext("The clock is paused already.") if action is Action.PAUSE
                     else tr.gettext("The clock is running."))
         return
-    markup = proposal_keyboard(tr, after) if after.pause_by is not None else None
+    markup = _proposal(tr, after)
     await reply(update, outcome_text(tr, before, after, user.id), reply_markup=markup)
     await edit(context, tr, after)
 

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from html import escape
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Chat, Update
 
 from ai import Level
 from bot.edge.handlers import computer as computer_turns
@@ -28,17 +28,19 @@ from bot.edge.handlers.games import show_view
 from bot.present.callbacks import CallbackDataError, LanguageChoice
 from bot.present.help import rules_text
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
+from bot.present.keyboards import language_keyboard
 from bot.rules import computer
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
+from bot.rules.cancelling import cancel_command
+from bot.rules.chatsettings import with_language
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
 from bot.rules.options import OptionError, parse_new_args, with_chat_clock
-from bot.rules.play import cancel_vote
-from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, Refusal
+from bot.rules.refusals import MATCH_IN_PROGRESS, Refusal
 from bot.rules.seats import seat_of
 from bot.store import VersionConflict
-from bot.store.records import GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, settings_key
 from bot.store.saving import commit_game
 
 log = logging.getLogger(__name__)
@@ -136,26 +138,6 @@ async def board(update: Update, context: Context) -> None:
     await repost(context, tr, record)
 
 
-def _cancelled(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
-    """The record after /cancel by ``user_id``; :class:`Refusal` if not allowed.
-
-    A game being played, or a match between two of its games, ends when both
-    players agree or an admin who is not playing decides; it books nothing
-    (a match books its stake only when a player reaches its length)."""
-    seated = any(p.user_id == user_id for p in record.players)
-    if record.status is Status.LOBBY:
-        if not (seated or admin or user_id == record.created_by):
-            raise Refusal(N_("Only the players, whoever opened the lobby or an admin may "
-                             "close it."))
-        return record.model_copy(update={"status": Status.CANCELLED})
-    ended = {"status": Status.CANCELLED, "cancel_by": None, "rematch_by": None}
-    if admin and not seated:
-        return record.model_copy(update=ended)
-    if not seated:
-        raise Refusal(NOT_PLAYING)
-    return cancel_vote(record, user_id)
-
-
 async def cancel(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat, user = update.effective_chat, update.effective_user
@@ -166,7 +148,7 @@ async def cancel(update: Update, context: Context) -> None:
             get_store(context),
             lambda: _game_for(update, context, tr,
                               lambda r: r.status.is_open or match_in_progress(r)),
-            lambda record, _now: _cancelled(record, user.id, admin))
+            lambda record, _now: cancel_command(record, user.id, admin))
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
@@ -210,17 +192,10 @@ async def rules(update: Update, context: Context) -> None:
     await reply(update, rules_text(tr))
 
 
-def _lang_keyboard() -> InlineKeyboardMarkup:
-    row = [InlineKeyboardButton(LANGUAGE_NAMES[lang], callback_data=LanguageChoice(lang).format())
-           for lang in LANGUAGES]
-    return InlineKeyboardMarkup([row, [InlineKeyboardButton(
-        "🌐 auto", callback_data=LanguageChoice("auto").format())]])
-
-
 async def lang(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     await reply(update, tr.gettext("Choose the language of this chat (auto: each "
-                                   "user's Telegram language):"), reply_markup=_lang_keyboard())
+                                   "user's Telegram language):"), reply_markup=language_keyboard())
 
 
 async def on_lang_button(update: Update, context: Context) -> None:
@@ -241,18 +216,10 @@ async def on_lang_button(update: Update, context: Context) -> None:
         return
     language = None if choice == "auto" else choice
 
-    def change(settings):  # type: ignore[no-untyped-def]
-        from bot.store.records import ChatSettings
-
-        current = settings or ChatSettings(chat_id=chat.id)
-        # the boards follow: the new language, or ("auto") the next game's
-        return current.model_copy(update={"language": language, "board_language": None})
-
-    from bot.store.records import settings_key
-
     store = get_store(context)
     before = await store.chat_settings(chat.id)
-    await store.update(settings_key(chat.id), change)
+    await store.update(settings_key(chat.id),
+                       lambda settings: with_language(settings, chat.id, language))
     tr = translator(language or user.language_code)
     await query.answer()
     text = tr.gettext("Language: {name}.", name=escape(LANGUAGE_NAMES.get(choice, "auto")))

@@ -19,10 +19,11 @@ from telegram.ext import ContextTypes
 from bot.present.callbacks import Callback, CallbackDataError
 from bot.present.i18n import N_, Translator, translator
 from bot.present.usertext import ALERT_LIMIT, clean, fit_text
+from bot.rules.chatsettings import with_default_option
 from bot.rules.fairplay import Dealer
 from bot.rules.refusals import Refusal
 from bot.store import Store
-from bot.store.records import ChatSettings, settings_key
+from bot.store.records import settings_key
 
 log = logging.getLogger(__name__)
 
@@ -98,13 +99,8 @@ async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:
 
 async def set_default_option(context: Context, chat_id: int, name: str, value: object) -> None:
     """Change one of the chat's defaults for ``/new`` (one CAS on its settings)."""
-
-    def change(settings: ChatSettings | None) -> ChatSettings:
-        current = settings or ChatSettings(chat_id=chat_id)
-        options = current.options.model_copy(update={name: value})
-        return current.model_copy(update={"options": options})
-
-    await get_store(context).update(settings_key(chat_id), change)
+    await get_store(context).update(
+        settings_key(chat_id), lambda settings: with_default_option(settings, chat_id, name, value))
 
 
 UNKNOWN_BUTTON = N_("This button does not work any more.")

@@ -30,16 +30,12 @@ from bot.present.fairtext import (
 from bot.present.i18n import N_
 from bot.present.render.dicechart import render_dice_chart
 from bot.present.usertext import html_text
-from bot.rules.fairplay import SeedWordsError, with_words
+from bot.rules.fairplay import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.refusals import Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status
+from bot.store.records import GameRecord
 from bot.store.saving import commit_game
-
-NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
-SEED_USAGE = N_("Send /seed and a few words of your own: they are mixed into the dice of "
-                "this lobby's game, so nobody (the bot included) can know the dice in advance.")
 
 
 async def _record(update: Update, context: Context) -> GameRecord | None:
@@ -54,19 +50,9 @@ async def seed(update: Update, context: Context) -> None:
     user, message = update.effective_user, update.effective_message
     assert user is not None and message is not None
     words = (message.text or "").partition(" ")[2]
-
-    def mixed(record: GameRecord, _now: float) -> GameRecord:
-        if record.status is not Status.LOBBY or record.dice is None:
-            raise Refusal(NO_LOBBY)
-        if not words.strip():
-            raise Refusal(SEED_USAGE)
-        try:
-            return record.model_copy(update={"dice": with_words(record.dice, user.id, words)})
-        except SeedWordsError:
-            raise Refusal(N_("No more words fit into this lobby's dice.")) from None
-
     try:
-        changed = await commit_game(get_store(context), lambda: _record(update, context), mixed)
+        changed = await commit_game(get_store(context), lambda: _record(update, context),
+                                    lambda record, _now: seeded(record, user.id, words))
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return

@@ -18,13 +18,14 @@ from __future__ import annotations
 import contextlib
 from html import escape
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import Context, get_store, reply, translator_for
 from bot.present.callbacks import CallbackDataError, ShowGame
 from bot.present.i18n import N_, Translator, pick_language
+from bot.present.keyboards import games_keyboard, url_keyboard
 from bot.present.messages import move_by, variant_name
 from bot.present.usertext import clean
 from bot.rules.refusals import NOT_PLAYING
@@ -98,9 +99,9 @@ async def games(update: Update, context: Context) -> None:
     assert chat is not None and user is not None
     if chat.type != Chat.PRIVATE:
         link = f"https://t.me/{context.bot.username}?start={START_PAYLOAD}"
-        button = InlineKeyboardButton(tr.gettext("Open the private chat"), url=link)
         await reply(update, tr.gettext("/games lists your games of every chat in our private "
-                                       "chat."), reply_markup=InlineKeyboardMarkup([[button]]))
+                                       "chat."),
+                    reply_markup=url_keyboard(tr.gettext("Open the private chat"), link))
         return
     await send_list(update, context, tr)
 
@@ -121,8 +122,8 @@ async def send_list(update: Update, context: Context, tr: Translator) -> None:
         data = show_data(record) if record.status is Status.ACTIVE else None
         if data is not None:
             text = f"{number}. {title(tr, record, user.id)}"
-            rows.append([InlineKeyboardButton(text[:60], callback_data=data)])
-    await reply(update, "\n".join(lines), reply_markup=InlineKeyboardMarkup(rows) if rows else None)
+            rows.append((text, data))
+    await reply(update, "\n".join(lines), reply_markup=games_keyboard(rows))
 
 
 async def on_show(update: Update, context: Context) -> None:

@@ -18,7 +18,7 @@ import contextlib
 from html import escape
 from urllib.parse import quote
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import games
@@ -35,6 +35,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.fairtext import commitment_lines
 from bot.present.i18n import N_, Translator, pick_language, translator
+from bot.present.keyboards import url_keyboard
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import html_text
 from bot.rules.fairplay import committed
@@ -84,13 +85,13 @@ async def invite(update: Update, context: Context) -> None:
     await invites.offer(store, offer)
     link = invites.link(context.bot.username, offer.token)
     what = game_title(tr, variant, options_line(tr, _sample(offer)))
-    share = InlineKeyboardButton(tr.gettext("Share the link"),
-                                 url=f"https://t.me/share/url?url={quote(link, safe='')}")
+    share = url_keyboard(tr.gettext("Share the link"),
+                         f"https://t.me/share/url?url={quote(link, safe='')}")
     await reply(update, tr.gettext(
         "Invitation to a private game: {game}. Whoever opens this link first plays you; it "
         "works once, for {hours} hours:\n{link}", game=escape(what), hours=HOURS, link=link)
         + "\n" + "\n".join(commitment_lines(tr, _sample(offer))),
-        reply_markup=InlineKeyboardMarkup([[share]]))
+        reply_markup=share)
 
 
 def _sample(offer: Invitation) -> GameRecord:

@@ -15,7 +15,6 @@ from html import escape
 
 from telegram import (
     CallbackQuery,
-    InlineKeyboardButton,
     InlineKeyboardMarkup,
     Message,
     Update,
@@ -36,11 +35,14 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
+from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
 from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules import computer
 from bot.rules.booking import Debt, debts, ledger_table
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
+from bot.rules.refusals import Refusal
+from bot.rules.settle import GONE, chosen, may_confirm, may_refuse, pick, with_balance
 from bot.rules.settleplan import direct_change, plan, planned_for
 from bot.store import Store, StoreError
 from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
@@ -52,7 +54,6 @@ HISTORY_MAX = 50
 TOP_SIZE = 10
 MAX_CANDIDATES = 20
 """Buttons offered by /settle without a reply (the callback index stays small)."""
-GONE = N_("This settle request is no longer open.")
 
 
 def _chat_id(update: Update) -> int:
@@ -306,13 +307,7 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
                    "changes, by {amount}.", other=mention(request.other, names[request.other]),
                    amount=abs(request.change)),
     ])
-    keyboard = InlineKeyboardMarkup([[
-        InlineKeyboardButton(tr.gettext("✅ Settled"), callback_data=Callback.settle(
-            request.request_id, Action.SETTLE_YES).format()),
-        InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
-            request.request_id, Action.SETTLE_NO).format()),
-    ]])
-    return text, keyboard
+    return text, settle_answer_keyboard(tr, request.request_id)
 
 
 def pays_text(tr: Translator, payment: Debt, names: dict[int, str], *,
@@ -329,24 +324,17 @@ def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]
             ) -> InlineKeyboardMarkup:
     """One button per player the requester has a balance with, then one per
     payment of the settle-up plan the requester makes or receives."""
-    rows = []
-    for index, other in enumerate(request.candidates):
+    owed = []
+    for other in request.candidates:
         debt = (Debt(other, request.requester, balances[other]) if balances[other] > 0
                 else Debt(request.requester, other, -balances[other]))
-        rows.append([InlineKeyboardButton(
-            owes_text(tr, debt, request.names, html=False),
-            callback_data=Callback.settle(request.request_id, Action.SETTLE_WITH,
-                                          index).format())])
-    for index, (other, change) in enumerate(request.planned):
+        owed.append(owes_text(tr, debt, request.names, html=False))
+    paid = []
+    for other, change in request.planned:
         payment = (Debt(other, request.requester, -change) if change < 0
                    else Debt(request.requester, other, change))
-        rows.append([InlineKeyboardButton(
-            "📋 " + pays_text(tr, payment, request.names, html=False),
-            callback_data=Callback.settle(request.request_id, Action.SETTLE_PLAN,
-                                          index).format())])
-    rows.append([InlineKeyboardButton(tr.gettext("✖ No"), callback_data=Callback.settle(
-        request.request_id, Action.SETTLE_NO).format())])
-    return InlineKeyboardMarkup(rows)
+        paid.append(pays_text(tr, payment, request.names, html=False))
+    return settle_choice_keyboard(tr, request.request_id, owed, paid)
 
 
 async def settle(update: Update, context: Context) -> None:
@@ -405,93 +393,64 @@ async def _edit(query_message: object, context: Context, chat_id: int, text: str
                                             reply_markup=keyboard)
 
 
-async def _choose_planned(query: CallbackQuery, context: Context, tr: Translator,
-                          request: SettleRequest, index: int) -> None:
-    """The requester picked a payment of the settle-up plan: the other player confirms."""
-    user = query.from_user
-    chat_id = request.chat_id
-    if user.id != request.requester:
-        await query.answer(tr.gettext("Only {name} chooses here.",
-                                      name=clean(request.names[request.requester])),
-                           show_alert=True)
-        return
-    if request.other is not None or index >= len(request.planned):
-        await query.answer(tr.gettext(GONE), show_alert=True)
-        return
-    other, change = request.planned[index]
-    amount = await get_store(context).balance(chat_id, request.requester, other)
-    chosen = request.model_copy(update={"other": other, "amount": amount, "change": change})
-    if not await get_store(context).change_settle(request, chosen):
-        await query.answer(tr.gettext(GONE), show_alert=True)
-        return
+async def _choose(query: CallbackQuery, context: Context, tr: Translator,
+                  request: SettleRequest, data: Callback) -> None:
+    """The requester picked a player, or a payment of the settle-up plan: the
+    other player confirms."""
+    planned = data.action is Action.SETTLE_PLAN
+    other, change = pick(request, query.from_user.id, data.args[0], planned=planned)
+    store = get_store(context)
+    amount = await store.balance(request.chat_id, request.requester, other)
+    asked = chosen(request, other, amount, change)
+    if not await store.change_settle(request, asked):
+        raise Refusal(GONE)
     await query.answer()
-    await _edit(query.message, context, chat_id, *prompt(tr, chosen))
+    await _edit(query.message, context, request.chat_id, *prompt(tr, asked))
+
+
+async def _refuse(query: CallbackQuery, context: Context, tr: Translator,
+                  request: SettleRequest) -> None:
+    user = query.from_user
+    may_refuse(request, user.id)
+    if not await get_store(context).change_settle(request, None):
+        raise Refusal(GONE)
+    await query.answer()
+    await _edit(query.message, context, request.chat_id, tr.gettext(
+        "{name} said no; nothing was settled.", name=html_text(request.names[user.id])))
 
 
 async def on_settle_button(update: Update, context: Context) -> None:
     """Choose the other player (requester), confirm or refuse (the other player)."""
-    query, user = update.callback_query, update.effective_user
-    assert query is not None and user is not None
+    query = update.callback_query
+    assert query is not None
     tr = await translator_for(update, context)
-    chat_id = _chat_id(update)
-    store = get_store(context)
     data = await parse_tap(query, tr, GONE)
     if data is None:
         return
-    request = await store.load_settle(chat_id, data.id)
-    if request is None:
-        await query.answer(tr.gettext(GONE), show_alert=True)
-        return
+    request = await get_store(context).load_settle(_chat_id(update), data.id)
+    try:
+        if request is None:
+            raise Refusal(GONE)
+        if data.action in (Action.SETTLE_PLAN, Action.SETTLE_WITH):
+            await _choose(query, context, tr, request, data)
+        elif data.action is Action.SETTLE_NO:
+            await _refuse(query, context, tr, request)
+        else:
+            await _confirm(query, context, tr, request)
+    except Refusal as refusal:
+        await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
+
+
+async def _confirm(query: CallbackQuery, context: Context, tr: Translator,
+                   request: SettleRequest) -> None:
+    """The other player confirms: the balance is settled if it is still the one asked."""
+    may_confirm(request, query.from_user.id)
+    store = get_store(context)
     names = request.names
-    if data.action is Action.SETTLE_PLAN:
-        await _choose_planned(query, context, tr, request, data.args[0])
-        return
-    if data.action is Action.SETTLE_WITH:
-        if user.id != request.requester:
-            await query.answer(tr.gettext("Only {name} chooses here.",
-                                          name=clean(names[request.requester])), show_alert=True)
-            return
-        if request.other is not None or data.args[0] >= len(request.candidates):
-            await query.answer(tr.gettext(GONE), show_alert=True)
-            return
-        other = request.candidates[data.args[0]]
-        amount = await store.balance(chat_id, request.requester, other)
-        if not amount:
-            await query.answer(tr.gettext("Nothing to settle with {name} any more.",
-                                          name=clean(names[other])), show_alert=True)
-            return
-        chosen = request.model_copy(update={"other": other, "amount": amount})
-        if not await store.change_settle(request, chosen):
-            await query.answer(tr.gettext(GONE), show_alert=True)
-            return
-        await query.answer()
-        await _edit(query.message, context, chat_id, *prompt(tr, chosen))
-        return
-    parties = (request.requester, request.other)
-    if data.action is Action.SETTLE_NO:
-        if user.id not in parties:
-            await query.answer(tr.gettext("Only the two players answer this."), show_alert=True)
-            return
-        if not await store.change_settle(request, None):
-            await query.answer(tr.gettext(GONE), show_alert=True)
-            return
-        await query.answer()
-        await _edit(query.message, context, chat_id, tr.gettext(
-            "{name} said no; nothing was settled.", name=html_text(names[user.id])))
-        return
-    if request.other is None:
-        await query.answer(tr.gettext(GONE), show_alert=True)
-        return
-    if user.id != request.other:
-        message = (N_("Waiting for {name} to confirm.") if user.id == request.requester
-                   else N_("Only {name} can confirm."))
-        await query.answer(tr.gettext(message, name=clean(names[request.other])), show_alert=True)
-        return
     try:
         now = await store.settle(request)
     except StoreError:
-        await query.answer(tr.gettext(GONE), show_alert=True)
-        return
+        raise Refusal(GONE) from None
     await query.answer()
     if now is None and request.change is not None:
         text = tr.gettext("Booked: {pays}. Only the balance between the two changed.",
@@ -501,10 +460,10 @@ async def on_settle_button(update: Update, context: Context) -> None:
                           owes=owes_text(tr, _debt(request), names))
     else:
         await store.change_settle(request, None)
-        changed = request.model_copy(update={"amount": now, "change": None})
+        changed = with_balance(request, now)
         now_text = owes_text(tr, _debt(changed), names) if now else tr.gettext("nothing")
         text = tr.gettext("The balance changed since the request (now: {now}); nothing was "
                           "settled. Ask again with /settle.", now=now_text)
-    await _edit(query.message, context, chat_id, text)
+    await _edit(query.message, context, request.chat_id, text)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Update
 
 from bot.edge.handlers.board import edit, is_lobby, repost
 from bot.edge.handlers.common import (
@@ -24,18 +24,15 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import CallbackDataError, SettingChoice
 from bot.present.i18n import LANGUAGE_NAMES, N_, Translator
+from bot.present.keyboards import (
+    SETTING_CHOICES,
+    SETTING_FIELDS,
+    SETTING_VALUES,
+    settings_keyboard,
+)
+from bot.rules.chatsettings import with_setting
 from bot.store.records import ChatSettings, settings_key
 
-CHOICES: dict[str, dict[str, str]] = {
-    "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
-    "view": {"follow": N_("First to move"), "white": N_("○ White"), "black": N_("● Black")},
-    "autoplay": {"on": N_("Forced turns: automatic"), "off": N_("Forced turns: by hand")},
-}
-"""Each setting's values and their button labels."""
-FIELDS = {"style": "board_style", "view": "orientation", "autoplay": "autoplay"}
-VALUES: dict[str, object] = {"on": True, "off": False}
-"""Button values that are not the field's value itself (autoplay is a bool)."""
-"""Button setting name -> ChatSettings field."""
 VIEW_TEXT = {
     "follow": N_("from the side of the player who moves first (the checkers stay put; "
                   "the numbers are those of the player to move)"),
@@ -60,17 +57,6 @@ def settings_text(tr: Translator, settings: ChatSettings) -> str:
     ])
 
 
-def settings_keyboard(tr: Translator, settings: ChatSettings) -> InlineKeyboardMarkup:
-    rows = []
-    for name, values in CHOICES.items():
-        current = getattr(settings, FIELDS[name])
-        rows.append([InlineKeyboardButton(("✓ " if VALUES.get(value, value) == current else "")
-                                          + tr.gettext(label),
-                                          callback_data=SettingChoice(name, value).format())
-                     for value, label in values.items()])
-    return InlineKeyboardMarkup(rows)
-
-
 def parse(data: str | None) -> tuple[str, str] | None:
     """``(field, value)`` of a settings button, ``None`` for anything else.
 
@@ -81,9 +67,9 @@ def parse(data: str | None) -> tuple[str, str] | None:
         choice = SettingChoice.parse(data)
     except CallbackDataError:
         return None
-    if choice.value not in CHOICES.get(choice.setting, {}):
+    if choice.value not in SETTING_CHOICES.get(choice.setting, {}):
         return None
-    return FIELDS[choice.setting], choice.value
+    return SETTING_FIELDS[choice.setting], choice.value
 
 
 def field_value(field: str, value: str) -> object:
@@ -92,7 +78,7 @@ def field_value(field: str, value: str) -> object:
     >>> field_value("autoplay", "off"), field_value("orientation", "white")
     (False, 'white')
     """
-    return VALUES.get(value, value) if field == "autoplay" else value
+    return SETTING_VALUES.get(value, value) if field == "autoplay" else value
 
 
 async def settings_command(update: Update, context: Context) -> None:
@@ -120,15 +106,11 @@ async def on_settings_button(update: Update, context: Context) -> None:
     field, value = choice[0], field_value(*choice)
     store = get_store(context)
     before = await store.chat_settings(chat.id)
-
-    def change(settings: ChatSettings | None) -> ChatSettings:
-        current = settings or ChatSettings(chat_id=chat.id)
-        return current.model_copy(update={field: value})
-
     await query.answer()
     if getattr(before, field) == value:  # already so (a double tap): nothing to redraw
         return
-    after = await store.update(settings_key(chat.id), change)
+    after = await store.update(settings_key(chat.id),
+                               lambda settings: with_setting(settings, chat.id, field, value))
     message = query.message
     if message is not None and message.is_accessible:
         await context.bot.edit_message_text(settings_text(tr, after), chat_id=chat.id,

@@ -1,0 +1,41 @@
+"""Cancelling a game: a player's vote (the first proposes, the opponent's
+vote cancels), and the rules of ``/cancel`` in a lobby, a game or a match.
+"""
+
+from __future__ import annotations
+
+from bot.present.i18n import N_
+from bot.rules.refusals import NOT_PLAYING, PROPOSED, Refusal
+from bot.store.records import GameRecord, Status
+
+
+def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
+    """A player's vote to cancel (/cancel or the menu's button): the first
+    proposes it, the opponent's vote cancels the game (or the match between
+    two of its games) and books nothing."""
+    if record.cancel_by is None:
+        return record.model_copy(update={"cancel_by": user_id})
+    if record.cancel_by == user_id:
+        raise Refusal(PROPOSED)
+    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
+                                     "rematch_by": None})
+
+
+def cancel_command(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
+    """The record after /cancel by ``user_id``; :class:`Refusal` if not allowed.
+
+    A game being played, or a match between two of its games, ends when both
+    players agree or an admin who is not playing decides; it books nothing
+    (a match books its stake only when a player reaches its length)."""
+    seated = any(p.user_id == user_id for p in record.players)
+    if record.status is Status.LOBBY:
+        if not (seated or admin or user_id == record.created_by):
+            raise Refusal(N_("Only the players, whoever opened the lobby or an admin may "
+                             "close it."))
+        return record.model_copy(update={"status": Status.CANCELLED})
+    ended = {"status": Status.CANCELLED, "cancel_by": None, "rematch_by": None}
+    if admin and not seated:
+        return record.model_copy(update=ended)
+    if not seated:
+        raise Refusal(NOT_PLAYING)
+    return cancel_vote(record, user_id)

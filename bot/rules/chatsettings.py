@@ -1,0 +1,33 @@
+"""A chat's settings changed: its language, a display setting, a default of ``/new``.
+
+Each function takes the stored :class:`ChatSettings` (None: the chat never
+changed any) and returns the settings to save (one compare-and-set,
+:meth:`bot.store.Store.update`).
+"""
+
+from __future__ import annotations
+
+from bot.store.records import ChatSettings
+
+
+def with_language(settings: ChatSettings | None, chat_id: int, language: str | None
+                  ) -> ChatSettings:
+    """``/lang``: the chat's language (None: each user's own); the boards
+    follow, in the new language or ("auto") the next game's."""
+    current = settings or ChatSettings(chat_id=chat_id)
+    return current.model_copy(update={"language": language, "board_language": None})
+
+
+def with_setting(settings: ChatSettings | None, chat_id: int, field: str, value: object
+                 ) -> ChatSettings:
+    """``/settings``: one of the chat's settings (board style, side shown, autoplay)."""
+    current = settings or ChatSettings(chat_id=chat_id)
+    return current.model_copy(update={field: value})
+
+
+def with_default_option(settings: ChatSettings | None, chat_id: int, name: str, value: object
+                        ) -> ChatSettings:
+    """One of the chat's defaults for ``/new`` (``/stake``, ``/clock``)."""
+    current = settings or ChatSettings(chat_id=chat_id)
+    options = current.options.model_copy(update={name: value})
+    return current.model_copy(update={"options": options})

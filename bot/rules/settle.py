@@ -1,0 +1,65 @@
+"""Who may answer a settle request, and the request each answer makes.
+
+``/settle`` opens a :class:`SettleRequest`: without a reply it offers the
+requester a choice (a player they have a balance with, or a payment of the
+settle-up plan), then the other player confirms or either of the two says
+no.  The balance itself changes only in the store's one script
+(:meth:`bot.store.Store.settle`), which checks it is still the one confirmed.
+"""
+
+from __future__ import annotations
+
+from bot.present.i18n import N_
+from bot.present.usertext import clean
+from bot.rules.refusals import Refusal
+from bot.store.records import SettleRequest
+
+GONE = N_("This settle request is no longer open.")
+
+
+def pick(request: SettleRequest, user_id: int, index: int, *, planned: bool
+         ) -> tuple[int, int | None]:
+    """The requester's choice ``index``: (the other player, the planned
+    payment's change of the balance, or None for settling the whole balance)."""
+    if user_id != request.requester:
+        raise Refusal(N_("Only {name} chooses here."),
+                      name=clean(request.names[request.requester]))
+    offered = request.planned if planned else request.candidates
+    if request.other is not None or index >= len(offered):
+        raise Refusal(GONE)
+    if planned:
+        return request.planned[index]
+    return request.candidates[index], None
+
+
+def chosen(request: SettleRequest, other: int, amount: int, change: int | None
+           ) -> SettleRequest:
+    """The request once the requester chose ``other`` (their balance now is
+    ``amount``): the other player is asked to confirm."""
+    if change is not None:
+        return request.model_copy(update={"other": other, "amount": amount, "change": change})
+    if not amount:
+        raise Refusal(N_("Nothing to settle with {name} any more."),
+                      name=clean(request.names[other]))
+    return request.model_copy(update={"other": other, "amount": amount})
+
+
+def may_refuse(request: SettleRequest, user_id: int) -> None:
+    """Either of the two players may say no."""
+    if user_id not in (request.requester, request.other):
+        raise Refusal(N_("Only the two players answer this."))
+
+
+def may_confirm(request: SettleRequest, user_id: int) -> None:
+    """Only the other player confirms, once there is one."""
+    if request.other is None:
+        raise Refusal(GONE)
+    if user_id != request.other:
+        message = (N_("Waiting for {name} to confirm.") if user_id == request.requester
+                   else N_("Only {name} can confirm."))
+        raise Refusal(message, name=clean(request.names[request.other]))
+
+
+def with_balance(request: SettleRequest, balance: int) -> SettleRequest:
+    """The request as the balance really is (it changed since the request)."""
+    return request.model_copy(update={"amount": balance, "change": None})

@@ -1,0 +1,54 @@
+"""A tap on a lobby or game board: which board may be tapped, and which rule
+answers the button (:mod:`bot.rules.lobby`, :mod:`bot.rules.play`,
+:mod:`bot.rules.aftergame`, or the computer sitting down).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ai import Level
+from bot.present.callbacks import Action, Callback, Kind
+from bot.rules import computer
+from bot.rules.aftergame import after_game
+from bot.rules.fairplay import Dealer
+from bot.rules.lobby import apply_lobby
+from bot.rules.play import apply_game, ui_only
+from bot.rules.refusals import STALE, Refusal
+from bot.store.records import BoardViewRef, GameRecord, Status
+
+
+def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: bool
+                ) -> BoardViewRef | None:
+    """The player's view tapped (``in_view``: the message is a board in a private
+    chat), else None for the chat's board; :class:`Refusal` for a message that
+    is not (any more) one of the game's boards."""
+    if in_view:
+        view = next((v for v in record.views if (v.chat_id, v.message_id) == (chat_id, message_id)),
+                    None)
+        if view is None:
+            raise Refusal(STALE)
+        return view
+    if record.board_message_id is not None and message_id != record.board_message_id:
+        raise Refusal(STALE)
+    return None
+
+
+def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dealer, *,
+        own_board: bool, bot_name: Callable[[Level], str]) -> GameRecord:
+    """The record a tap by ``user_id`` (called ``name``) makes: the same one for
+    keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
+    names the computer, should it sit down."""
+    if data.kind is Kind.LOBBY:
+        if data.action is Action.COMPUTER:
+            level = computer.DEFAULT_LEVEL
+            return computer.play_from_lobby(record, user_id, name, bot_name(level), dealer,
+                                            level)
+        return apply_lobby(record, user_id, name, data, dealer)
+    if record.status is not Status.ACTIVE:  # the buttons after the end
+        new = after_game(record, user_id, data, dealer)
+        return new.model_copy(update={"board_message_id": record.board_message_id})
+    new = apply_game(record, user_id, data, own_board=own_board)
+    if new is record and not ui_only(record, data.action):
+        raise Refusal(STALE)
+    return new

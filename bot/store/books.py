@@ -1,0 +1,314 @@
+"""The books of a chat: a game's end booked in one script (ledger, history,
+stats, dice counts), the ledger and history read back, and settle requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.store.client import RedisClient, as_text
+from bot.store.games import Games
+from bot.store.keys import Keys
+from bot.store.records import (
+    CorruptRecordError,
+    GameRecord,
+    HistoryEntry,
+    PlayerStats,
+    SettleRequest,
+    Status,
+    StoreError,
+    VersionConflict,
+    decode,
+    encode,
+    versus_computer,
+)
+from engine.dicestats import DiceStats
+from engine.position import Variant
+
+HISTORY_CAP = 200
+
+
+BOOKED_CAP = 10_000  # game ids remembered per chat against double booking
+
+
+SETTLE_TTL = 24 * 3600  # an unanswered /settle request expires
+
+
+StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]]
+"""Pure: the players' stats in the game's variant (by user id) -> the new ones."""
+
+
+# KEYS: game, slots, ledger, history, booked, stats, dice.  ARGV: expected, JSON,
+# suffix, game id, history JSON, history cap, booked cap, now, #ledger pairs, #stats,
+# #dice, then ledger field/delta pairs, then dice (field, the 21 roll counts to add,
+# comma separated: engine/dicestats.py), then stats (field, JSON read before or '',
+# new JSON).  Returns {1, new version}, {0, stored version}, {2, stored version}
+# (booked before) or {3, stored version} (a player's stats changed since read).
+_FINISH = """
+local cur = redis.call('HGET', KEYS[1], 'v') or '0'
+if redis.call('ZSCORE', KEYS[5], ARGV[4]) then return {2, cur} end
+if cur ~= ARGV[1] then return {0, cur} end
+local d = 12 + 2 * tonumber(ARGV[9])
+local s = d + 2 * tonumber(ARGV[11])
+for i = s, #ARGV, 3 do
+  if (redis.call('HGET', KEYS[6], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
+end
+local new = tonumber(cur) + 1
+redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[3])
+for i = 12, d - 1, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = d, s - 1, 2 do
+  local had = {}
+  for n in string.gmatch(redis.call('HGET', KEYS[7], ARGV[i]) or '', '%d+') do
+    had[#had + 1] = tonumber(n)
+  end
+  local sum, j = {}, 0
+  for n in string.gmatch(ARGV[i + 1], '%d+') do
+    j = j + 1
+    sum[j] = string.format('%d', (had[j] or 0) + tonumber(n))
+  end
+  redis.call('HSET', KEYS[7], ARGV[i], table.concat(sum, ','))
+end
+for i = s, #ARGV, 3 do redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 2]) end
+redis.call('LPUSH', KEYS[4], ARGV[5])
+redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]) - 1)
+redis.call('ZADD', KEYS[5], ARGV[8], ARGV[4])
+redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -tonumber(ARGV[7]) - 1)
+return {1, new}
+"""
+
+
+# KEYS: settle request, ledger.  ARGV: the request JSON read before, its new JSON
+# ('' deletes it), ledger field ('' for none), the balance expected there, the
+# balance it becomes.  Returns {1}, {0} (the request changed or expired) or
+# {2, balance} (the balance changed; nothing written).
+_SETTLE = """
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return {0} end
+if ARGV[3] ~= '' then
+  local bal = redis.call('HGET', KEYS[2], ARGV[3]) or '0'
+  if bal ~= ARGV[4] then return {2, bal} end
+  if ARGV[5] == '0' then redis.call('HDEL', KEYS[2], ARGV[3])
+  else redis.call('HSET', KEYS[2], ARGV[3], ARGV[5]) end
+end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1])
+else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
+return {1}
+"""
+
+
+@dataclass(frozen=True)
+class FinishResult:
+    """What `finish_game` did: booked now (`booked`), or found it booked before."""
+
+    record: GameRecord
+    booked: bool
+
+
+def ledger_field(a: int, b: int) -> tuple[str, int]:
+    """The ledger field of a pair and the sign that turns it into a's balance.
+
+    >>> ledger_field(7, 3), ledger_field(3, 7)
+    (('3:7', -1), ('3:7', 1))
+    """
+    if a == b:
+        raise ValueError("a ledger pair needs two different users")
+    low, high = sorted((a, b))
+    return f"{low}:{high}", 1 if a == low else -1
+
+
+def stats_field(variant: Variant, user_id: int, versus: str = "") -> str:
+    """The field of a player's stats in the chat's `stats` hash (``versus``:
+    their games against the computer, kept apart).
+
+    >>> stats_field(Variant.LONG, 42), stats_field(Variant.LONG, 42, "bot-easy")
+    ('long:42', 'long:bot-easy:42')
+    """
+    return f"{variant.value}:{versus}:{user_id}" if versus else f"{variant.value}:{user_id}"
+
+
+class Books:
+    """Book a game's end, read the ledger, history and stats, settle balances
+    (a part of :class:`bot.store.Store`)."""
+
+    def __init__(self, redis: RedisClient, keys: Keys, games: Games,
+                 history_cap: int = HISTORY_CAP) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.games = games
+        self.history_cap = history_cap
+        self._finish = redis.register_script(_FINISH)
+        self._settle = redis.register_script(_SETTLE)
+
+    async def finish_game(
+        self,
+        record: GameRecord,
+        expected_version: int,
+        history: HistoryEntry,
+        ledger: Mapping[tuple[int, int], int] | None = None,
+        stats: StatsUpdate | None = None,
+        retries: int = 30,
+        dice: Mapping[tuple[Variant, int], DiceStats] | None = None,
+    ) -> FinishResult:
+        """End a game: CAS the record, book the ledger, push history - atomically.
+
+        `ledger` maps (winner id, loser id) to the amount the loser pays.
+        `stats` (pure) gets the players' current `PlayerStats` in the game's
+        variant (None if they have none) and returns the new ones; they are
+        written in the same script, which re-checks that they did not change
+        since read (another topic's game may end at the same moment: then
+        they are read again, up to `retries` times).  Idempotent by
+        game id: if this game was booked before, nothing is written and the
+        stored record comes back with `booked=False` (a retried final tap).
+        `dice` maps (variant, user id) to the rolls the player threw in
+        this game: added to their dice statistics in the same script.
+        Raises `VersionConflict` if the game changed since `expected_version`.
+        """
+        if record.status not in (Status.FINISHED, Status.CANCELLED):
+            raise ValueError(f"finish_game needs a finished or cancelled game, not {record.status}")
+        if history.game_id != record.game_id:
+            raise ValueError("history entry is for another game")
+        chat = record.chat_id
+        pairs: list[Any] = []
+        for (winner, loser), amount in (ledger or {}).items():
+            field, sign = ledger_field(winner, loser)
+            pairs += [field, sign * amount]
+        rolls: list[Any] = []
+        for (variant, user_id), counted in (dice or {}).items():
+            if counted.rolls:
+                rolls += [stats_field(variant, user_id), counted.to_text()]
+        names = ("slots", "ledger", "history", "booked", "stats", "dice")
+        keys = [self.keys.record(record.key)] + [self.keys.chat(chat, name) for name in names]
+        for attempt in range(retries + 1):
+            triples = await self._stats_args(record, stats)
+            args = [
+                expected_version, encode(record), record.key.suffix, record.game_id,
+                encode(history), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
+                len(triples) // 3, len(rolls) // 2, *pairs, *rolls, *triples,
+            ]  # fmt: skip
+            code, version = await self._finish(keys=keys, args=args)
+            if code != 3:
+                break
+            if attempt == retries:
+                raise VersionConflict(keys[5], expected_version, "stats changed")
+            await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
+        if code == 0:
+            raise VersionConflict(keys[0], expected_version, as_text(version))
+        if code == 2:
+            stored = await self.games.load(record.key)
+            return FinishResult(stored or record, booked=False)
+        saved = record.model_copy(update={"version": int(version)})
+        await self.games.index(saved)
+        return FinishResult(saved, booked=True)
+
+    async def _stats_args(self, record: GameRecord, stats: StatsUpdate | None) -> list[str]:
+        """(field, JSON as read or '', new JSON) for each player `stats` changes."""
+        if stats is None or not record.players:
+            return []
+        name = self.keys.chat(record.chat_id, "stats")
+        ids = [player.user_id for player in record.players]
+        fields = [stats_field(record.variant, uid, versus_computer(record.players, uid))
+                  for uid in ids]
+        raws = [None if raw is None else as_text(raw)
+                for raw in await self.redis.hmget(name, fields)]
+        current = {
+            uid: None if raw is None else decode(PlayerStats, f"{name}[{field}]", raw)
+            for uid, field, raw in zip(ids, fields, raws, strict=True)
+        }
+        read = dict(zip(fields, raws, strict=True))
+        out: list[str] = []
+        for new in stats(current):
+            field = stats_field(new.variant, new.user_id, new.versus)
+            if field not in read:
+                raise ValueError(f"stats of {field} are not this game's players'")
+            out += [field, read[field] or "", encode(new)]
+        return out
+
+    async def dice_stats(self, chat_id: int, variant: Variant | None, user_id: int) -> DiceStats:
+        """The rolls a player threw in the chat's finished games, in one variant or all."""
+        name = self.keys.chat(chat_id, "dice")
+        variants = [variant] if variant is not None else list(Variant)
+        total = DiceStats()
+        for raw in await self.redis.hmget(name, [stats_field(v, user_id) for v in variants]):
+            if raw is not None:
+                try:
+                    total = total.merged(DiceStats.parse(as_text(raw)))
+                except ValueError:
+                    raise CorruptRecordError(f"{name}[{user_id}]", "not 21 roll counts") from None
+        return total
+
+    async def player_stats(self, chat_id: int) -> list[PlayerStats]:
+        """Every player's stats in the chat, all variants."""
+        name = self.keys.chat(chat_id, "stats")
+        raw = await self.redis.hgetall(name)
+        return [decode(PlayerStats, f"{name}[{as_text(field)}]", value)
+                for field, value in sorted(raw.items())]
+
+
+    async def put_settle(self, request: SettleRequest, ttl: int = SETTLE_TTL) -> None:
+        """Store a new settle request (it expires after `ttl` seconds)."""
+        key = self.keys.settle(request.chat_id, request.request_id)
+        await self.redis.set(key, encode(request), ex=ttl, nx=True)
+
+    async def load_settle(self, chat_id: int, request_id: str) -> SettleRequest | None:
+        key = self.keys.settle(chat_id, request_id)
+        raw = await self.redis.get(key)
+        return None if raw is None else decode(SettleRequest, key, raw)
+
+    async def change_settle(self, old: SettleRequest, new: SettleRequest | None) -> bool:
+        """Replace (or with None drop) a request if it is still `old`; False if not."""
+        code, *_ = await self._settle(
+            keys=[self.keys.settle(old.chat_id, old.request_id), self.keys.chat(old.chat_id,
+                                                                              "ledger")],
+            args=[encode(old), "" if new is None else encode(new), "", 0])
+        return bool(code)
+
+    async def settle(self, request: SettleRequest) -> int | None:
+        """Zero the balance of the request's pair if it is still `request.amount`
+        (a planned transfer, `request.change` set: add that to it instead).
+
+        One script: the request must be unchanged (not answered or expired)
+        and the balance exactly the one the other player confirms.  Returns
+        None when settled (the request is gone), else the current balance
+        (what `other` owes the requester) and nothing changed.  Raises
+        `StoreError` if the request was answered or expired.
+        """
+        if request.other is None:
+            raise ValueError("the request names nobody to settle with")
+        field, sign = ledger_field(request.requester, request.other)
+        code, *rest = await self._settle(
+            keys=[self.keys.settle(request.chat_id, request.request_id),
+                  self.keys.chat(request.chat_id, "ledger")],
+            args=[encode(request), "", field, sign * request.amount,
+                  sign * (request.amount + request.change) if request.change else 0])
+        if code == 0:
+            raise StoreError("the settle request was answered or expired")
+        if code == 2:
+            return sign * int(rest[0])
+        return None
+
+    async def ledger(self, chat_id: int) -> dict[tuple[int, int], int]:
+        """Every non-zero balance of the chat: (a, b) with a < b -> what b owes a."""
+        raw = await self.redis.hgetall(self.keys.chat(chat_id, "ledger"))
+        out = {}
+        for field, value in raw.items():
+            low, high = map(int, as_text(field).split(":"))
+            if int(value):
+                out[(low, high)] = int(value)
+        return out
+
+    async def balance(self, chat_id: int, a: int, b: int) -> int:
+        """What b owes a in this chat (negative: a owes b)."""
+        field, sign = ledger_field(a, b)
+        value = await self.redis.hget(self.keys.chat(chat_id, "ledger"), field)
+        return sign * int(value or 0)
+
+    async def history(self, chat_id: int, limit: int = HISTORY_CAP) -> list[HistoryEntry]:
+        """The chat's finished games, newest first."""
+        name = self.keys.chat(chat_id, "history")
+        raws = await self.redis.lrange(name, 0, limit - 1)
+        return [decode(HistoryEntry, f"{name}[{i}]", raw) for i, raw in enumerate(raws)]

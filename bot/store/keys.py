@@ -1,0 +1,109 @@
+"""Where everything lives in Redis: the key layout, built in one place (:class:`Keys`).
+
+Prefix ``nardy``; ``{...}`` is the Redis Cluster hash tag, so all keys of one
+chat live in one slot and a Lua script may touch several of them:
+
+    nardy:{chat:<id>}:game:<thread or 0>  hash {v: CAS version, d: GameRecord JSON,
+                                          s:<chat>:<message>: the version that board
+                                          message of the game shows}
+    nardy:{chat:<id>}:settings            hash {v, d: ChatSettings JSON}
+    nardy:{chat:<id>}:slots               set of the record suffixes above
+    nardy:{chat:<id>}:ledger              hash "<low uid>:<high uid>" -> balance of low
+    nardy:{chat:<id>}:history             list of HistoryEntry JSON, newest first, capped
+    nardy:{chat:<id>}:booked              zset of finished game ids (idempotent booking)
+    nardy:{chat:<id>}:stats               hash "<variant>:<uid>" -> PlayerStats JSON (and
+                                          "<variant>:bot-<level>:<uid>": vs the computer)
+    nardy:{chat:<id>}:dice                hash "<variant>:<uid>" -> the 21 roll counts of
+                                          the player's finished games, "3,0,5,..."
+                                          (engine/dicestats.py DiceStats.to_text)
+    nardy:{chat:<id>}:settle:<id>         a pending SettleRequest JSON, with expiry
+    nardy:{chat:<id>}:imported            set of chat ids migrated into this chat
+    nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
+    nardy:{chat:<id>}:notify:<thread or 0>  where the game's "your turn" ping is
+    nardy:{chat:<id>}:views               hash: board message id in this private chat
+                                          -> game ref (bot/store/private_boards.py)
+    nardy:{chat:<id>}:finished            zset: the chat's last finished games, kept for
+                                          their analysis (bot/store/finished.py), and
+      :finished:<game>[:analysis|:busy]   each one's record, its analysis as posted, an
+                                          analysis in flight (all expiring)
+    nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
+    nardy:{flood}:all                     the bot's flood-limit token bucket
+    nardy:{user:<uid>}:games              set of GameRefs of the user's open games
+    nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
+    nardy:{user:<uid>}:finished           zset of the user's last finished games' refs
+    nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
+    nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
+                                          first reminder, bot/rules/deadlines.py) / lease end
+    nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
+    nardy:update:<update id>              de-duplication marker with expiry: p:<n> being
+                                          handled (attempt n, leased), f:<n> failed n times,
+                                          d (or 1) done
+    nardy:update:<update id>:fx           hash: the side effects of a failed attempt
+                                          of the update, for its retry (bot/edge/effects.py)
+    nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
+
+>>> keys = Keys()
+>>> keys.chat(-100123, "game:0"), keys.user_games(42)
+('nardy:{chat:-100123}:game:0', 'nardy:{user:42}:games')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.store.records import GameRef, RecordKey
+
+
+class Keys:
+    """The names of the bot's Redis keys under one prefix (see the module doc)."""
+
+    def __init__(self, prefix: str = "nardy") -> None:
+        self.prefix = prefix
+        self.deadlines = [f"{prefix}:{{deadlines}}:due", f"{prefix}:{{deadlines}}:processing"]
+        """The deadline queue: due, processing."""
+        self.open_games = f"{prefix}:{{stats}}:open"
+        self.flood_all = f"{prefix}:{{flood}}:all"
+
+    def chat(self, chat_id: int, name: str) -> str:
+        """A key in the chat's hash slot, e.g. `nardy:{chat:-100123}:game:0`."""
+        return f"{self.prefix}:{{chat:{chat_id}}}:{name}"
+
+    def record(self, key: RecordKey[Any]) -> str:
+        return self.chat(key.chat_id, key.suffix)
+
+    def user_games(self, user_id: int) -> str:
+        return f"{self.prefix}:{{user:{user_id}}}:games"
+
+    def prefs(self, user_id: int) -> str:
+        return f"{self.prefix}:{{user:{user_id}}}:prefs"
+
+    def invite(self, token: str) -> list[str]:
+        """An invitation's keys: the offer, who used it."""
+        return [f"{self.prefix}:{{invite:{token}}}:{name}" for name in ("offer", "used")]
+
+    def finished(self, chat_id: int, game_id: str | None = None, part: str = "") -> str:
+        """The chat's kept finished games (``game_id`` None), one of them, or a
+        ``part`` of it (``:analysis``, ``:busy``): bot/store/finished.py."""
+        return self.chat(chat_id, "finished" if game_id is None else f"finished:{game_id}{part}")
+
+    def user_finished(self, user_id: int) -> str:
+        return f"{self.prefix}:{{user:{user_id}}}:finished"
+
+    def stage(self, ref: GameRef) -> str:
+        return f"{self.prefix}:{{deadlines}}:stage:{ref}"
+
+    def settle(self, chat_id: int, request_id: str) -> str:
+        return self.chat(chat_id, f"settle:{request_id}")
+
+    def notification(self, chat_id: int, thread_id: int | None) -> str:
+        return self.chat(chat_id, f"notify:{thread_id or 0}")
+
+    def update(self, update_id: int) -> str:
+        return f"{self.prefix}:update:{update_id}"
+
+    def effects(self, update_id: int) -> str:
+        return f"{self.prefix}:update:{update_id}:fx"
+
+    def flood(self, chat_id: object) -> str:
+        """The flood bucket of a chat (any id Telegram takes: a number or a username)."""
+        return f"{self.prefix}:{{chat:{chat_id}}}:flood"

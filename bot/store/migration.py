@@ -1,0 +1,139 @@
+"""A group that became a supergroup: its records move to the new chat id."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from bot.store.client import RedisClient, as_text
+from bot.store.games import Games
+from bot.store.keys import Keys
+from bot.store.queue import DeadlineQueue
+from bot.store.records import (
+    GameRecord,
+    Record,
+    RecordKey,
+    encode,
+    model_for_suffix,
+)
+
+# KEYS: slots, imported, ledger, history, booked, then the record keys.
+# ARGV: old chat id, history cap, #records, #ledger pairs, #history, #booked pairs,
+# then per record (suffix, version, JSON), ledger (field, delta), history JSON,
+# booked (score, id).  Runs once per old chat id (the `imported` set remembers).
+_IMPORT = """
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 0 end
+local n_rec, n_led, n_his, n_book = tonumber(ARGV[3]), tonumber(ARGV[4]),
+                                    tonumber(ARGV[5]), tonumber(ARGV[6])
+local a = 7
+for i = 1, n_rec do
+  local key = KEYS[5 + i]
+  -- a record the new chat already has (started there meanwhile) is newer: keep it
+  if redis.call('EXISTS', key) == 0 then
+    redis.call('HSET', key, 'v', ARGV[a + 1], 'd', ARGV[a + 2])
+    redis.call('SADD', KEYS[1], ARGV[a])
+  end
+  a = a + 3
+end
+for i = 1, n_led do redis.call('HINCRBY', KEYS[3], ARGV[a], ARGV[a + 1]); a = a + 2 end
+-- the old chat's games are older than any in the new chat: append at the end
+for i = 1, n_his do redis.call('RPUSH', KEYS[4], ARGV[a]); a = a + 1 end
+redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[2]) - 1)
+for i = 1, n_book do redis.call('ZADD', KEYS[5], ARGV[a], ARGV[a + 1]); a = a + 2 end
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1
+"""
+
+
+class Migration:
+    """Move a chat's records to its new id (a part of :class:`bot.store.Store`)."""
+
+    def __init__(self, redis: RedisClient, keys: Keys, games: Games, queue: DeadlineQueue,
+                 history_cap: int) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.games = games
+        self.queue = queue
+        self.history_cap = history_cap
+        self._import = redis.register_script(_IMPORT)
+
+    async def moved_to(self, chat_id: int) -> int | None:
+        """The chat's new id if it was migrated to a supergroup."""
+        value = await self.redis.get(self.keys.chat(chat_id, "moved_to"))
+        return int(value) if value is not None else None
+
+    async def migrate_chat(self, old_id: int, new_id: int) -> list[str]:
+        """Move a chat's records to its new id; idempotent, safe to re-run.
+
+        The two chats' keys are in different cluster slots, so this is
+        copy-then-delete, each step idempotent: (1) one Lua script imports
+        everything into the new chat's slot, at most once per old id;
+        (2) user-index and deadline entries are re-pointed (add new, then
+        remove old); (3) the old keys are deleted; (4) `moved_to` is set.  A
+        crash anywhere is healed by running it again.  A record the new chat
+        already has is kept; the old one is dropped and its key returned.
+        Raises `CorruptRecordError` (before any change) if an old record is
+        unreadable.
+        """
+        slots = sorted(map(as_text, await self.redis.smembers(self.keys.chat(old_id, "slots"))))
+        records: list[Record] = []
+        for suffix in slots:
+            key = RecordKey(model_for_suffix(suffix), old_id, _thread_of(suffix))
+            record = await self.games.load(key)
+            if record is not None:
+                records.append(record)
+        moved = [r.model_copy(update={"chat_id": new_id}) for r in records]
+        dropped: list[str] = []
+        if not await self.redis.sismember(self.keys.chat(new_id, "imported"), str(old_id)):
+            targets = [self.keys.record(r.key) for r in moved]
+            dropped = [name for name in targets if await self.redis.exists(name)]
+        await self._import_chat(old_id, new_id, moved)
+        # stats and dice counts: a player the new chat knows already keeps the
+        # new chat's (HSETNX: a re-run after a crash writes nothing twice)
+        for name in ("stats", "dice"):
+            for field, value in (await self.redis.hgetall(self.keys.chat(old_id, name))).items():
+                await self.redis.hsetnx(self.keys.chat(new_id, name), field, value)
+        for old, new in zip(records, moved, strict=True):
+            if isinstance(old, GameRecord) and isinstance(new, GameRecord):
+                await self._repoint(old, new)
+        names = [self.keys.record(r.key) for r in records] + [
+            self.keys.chat(old_id, name)
+            for name in ("slots", "ledger", "history", "booked", "stats", "dice")
+        ]
+        await self.redis.delete(*names)
+        await self.redis.set(self.keys.chat(old_id, "moved_to"), new_id)
+        return dropped
+
+    async def _import_chat(self, old_id: int, new_id: int, moved: Iterable[Record]) -> None:
+        records = [(self.keys.record(r.key), r.key.suffix, r.version, encode(r)) for r in moved]
+        ledger = await self.redis.hgetall(self.keys.chat(old_id, "ledger"))
+        history = await self.redis.lrange(self.keys.chat(old_id, "history"), 0, -1)
+        booked: list[Any] = await self.redis.zrange(
+            self.keys.chat(old_id, "booked"), 0, -1, withscores=True
+        )
+        names = ("slots", "imported", "ledger", "history", "booked")
+        keys = [self.keys.chat(new_id, name) for name in names]
+        args: list[Any] = [old_id, self.history_cap]
+        args += [len(records), len(ledger), len(history), len(booked)]
+        for _, suffix, version, data in records:
+            args += [suffix, version, data]
+        for field, value in ledger.items():
+            args += [field, value]
+        args += history
+        for member, score in booked:
+            args += [score, member]
+        await self._import(keys=keys + [record[0] for record in records], args=args)
+
+    async def _repoint(self, old: GameRecord, new: GameRecord) -> None:
+        old_ref, new_ref = str(old.ref), str(new.ref)
+        for player in old.players:
+            user = self.keys.user_games(player.user_id)
+            if await self.redis.sismember(user, old_ref):
+                await self.redis.sadd(user, new_ref)
+                await self.redis.srem(user, old_ref)
+        await self.queue.rename(old_ref, new_ref)
+
+
+def _thread_of(suffix: str) -> int | None:
+    parts = suffix.split(":")
+    return int(parts[1]) or None if len(parts) > 1 else None

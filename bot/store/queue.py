@@ -1,0 +1,98 @@
+"""The deadline queue: when each game with a running clock wakes up next,
+claimed by one process at a time (bot/store/wakeups.py drives it).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from bot.store.client import RedisClient
+from bot.store.keys import Keys
+from bot.store.records import (
+    GameRef,
+)
+
+# KEYS: due, processing.  ARGV: now, lease end, limit.  Expired leases go back
+# to `due` first (a claimer died), then up to `limit` due items move to
+# `processing` until the lease end.  Returns member, due, member, due, ...
+_CLAIM = """
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
+  redis.call('ZREM', KEYS[2], m)
+  redis.call('ZADD', KEYS[1], 'NX', ARGV[1], m)
+end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
+                       tonumber(ARGV[3]))
+for i = 1, #due, 2 do
+  redis.call('ZREM', KEYS[1], due[i])
+  redis.call('ZADD', KEYS[2], ARGV[2], due[i])
+end
+return due
+"""
+
+
+# KEYS: due, processing.  ARGV: old member, new member.  Renames a deadline entry
+# in both sets keeping its score; idempotent.
+_RENAME_DEADLINE = """
+for i = 1, 2 do
+  local score = redis.call('ZSCORE', KEYS[i], ARGV[1])
+  if score then
+    redis.call('ZADD', KEYS[i], score, ARGV[2])
+    redis.call('ZREM', KEYS[i], ARGV[1])
+  end
+end
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A deadline handed to one scheduler until `lease_until`; `ack` it when handled."""
+
+    ref: GameRef
+    due: float
+    lease_until: float
+
+
+class DeadlineQueue:
+    """Schedule and claim games' wake-ups (a part of :class:`bot.store.Store`)."""
+
+    def __init__(self, redis: RedisClient, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._claim = redis.register_script(_CLAIM)
+        self._rename_deadline = redis.register_script(_RENAME_DEADLINE)
+
+    async def schedule(self, ref: GameRef, due: float, *, lower_only: bool = False) -> None:
+        """Set (or move) the next wake-up of a game.  `save` does this from
+        `deadline`; `lower_only` never moves an entry later (ZADD LT), so a
+        scheduler cannot push back a wake-up a concurrent save just set."""
+        await self.redis.zadd(self.keys.deadlines[0], {str(ref): due}, lt=lower_only)
+
+    async def unschedule(self, ref: GameRef) -> None:
+        await self.redis.zrem(self.keys.deadlines[0], str(ref))
+
+    async def claim_due(
+        self, now: float | None = None, lease: float = 60.0, limit: int = 100
+    ) -> list[Claim]:
+        """Atomically take due deadlines, each leased to this caller for `lease` seconds.
+
+        An item whose lease ran out without `ack` (the claimer died) is handed
+        out again.  Delivery is at-least-once: handlers re-check the game record
+        and change it by CAS, so a second delivery cannot act twice.
+        """
+        now = time.time() if now is None else now
+        flat = await self._claim(keys=self.keys.deadlines, args=[now, now + lease, limit])
+        return [
+            Claim(GameRef.parse(flat[i]), float(flat[i + 1]), now + lease)
+            for i in range(0, len(flat), 2)
+        ]
+
+    async def ack(self, ref: GameRef) -> None:
+        """Done with a claimed deadline: drop its lease (a new due time stays)."""
+        await self.redis.zrem(self.keys.deadlines[1], str(ref))
+
+    async def rename(self, old: str, new: str) -> None:
+        """Move a game's entries (due and claimed) to its new ref, keeping their
+        times; idempotent (a chat's migration)."""
+        await self._rename_deadline(keys=self.keys.deadlines, args=[old, new])

@@ -22,7 +22,7 @@ from babel.numbers import format_decimal
 
 from ai.analysis import Analysis, CubeAction, Decision, DecisionKind, Grade, PlayerReport, Rating
 from bot.present.i18n import N_, Translator
-from bot.present.messages import MARKS, board_labels, variant_name
+from bot.present.messages import LABELS, MARKS, board_labels, variant_name
 from bot.present.render import BoardView, LastTurn
 from bot.present.render.analysis import (
     GRAPH_MARKS,
@@ -41,6 +41,8 @@ from bot.present.usertext import (
 )
 from bot.rules.seats import player_on
 from bot.store.records import GameRecord
+from engine.choices import text_order
+from engine.notation import format_turn
 from engine.position import Side, Variant
 
 RATING_NAMES = {
@@ -102,12 +104,17 @@ def luck_text(tr: Translator, report: PlayerReport) -> str:
 
 
 def choice_text(tr: Translator, decision: Decision, which: str) -> str:
-    """The move ``played`` or ``best`` as notation (the decider's numbers), or
-    the translated cube action."""
+    """The move ``played`` or ``best`` in the usual notation, the decider's
+    numbers and the board's words for bar and off; or the cube action."""
     text = decision.played if which == "played" else decision.best
-    if decision.kind is DecisionKind.MOVE:
-        return text
-    return tr.gettext(CUBE_WORDS[CubeAction(text)])
+    if decision.kind is not DecisionKind.MOVE:
+        return tr.gettext(CUBE_WORDS[CubeAction(text)])
+    steps = decision.played_steps if which == "played" else decision.best_steps
+    if not steps:
+        return text or tr.gettext(LABELS["no_move"])
+    labels = board_labels(tr)
+    return format_turn(decision.position, text_order(steps), numbering=decision.side,
+                       bar=labels.bar, off=labels.off)
 
 
 def _roll(tr: Translator, decision: Decision) -> str:

@@ -31,6 +31,7 @@ from bot.present.analysis import (
     analysis_text,
     biggest,
     caption,
+    mistake_text,
     sparkline,
 )
 from bot.present.i18n import LANGUAGES, translator
@@ -214,3 +215,22 @@ def test_the_sample_picture_of_the_docs(tmp_path: Path, capsys: pytest.CaptureFi
     said = capsys.readouterr().out
     assert said.startswith("<b>📊 Анализ</b> · Бэкгаммон · ○ Alice – ● Борис\n"), said
     assert "Самая большая ошибка: ход " in said
+
+
+def test_moves_are_written_in_the_numbers_and_words_of_the_board() -> None:
+    rows = [[0] * 25, [0] * 25]
+    rows[0][24], rows[0][5], rows[1][5] = 1, 14, 15  # White on the bar, both at home
+    start = Position.from_rows(Variant.BACKGAMMON, rows, Side.WHITE)
+    turns = legal_turns(start, Dice(3, 1))
+    played, best = turns[0], turns[-1]
+    decision = Decision(ply=4, side=Side.WHITE, kind=DecisionKind.MOVE, dice=Dice(3, 1),
+                        played="bar/22 6/5", best="bar/24 6/3", equity_played=-0.2,
+                        equity_best=0.0, loss=0.2, grade=Grade.VERY_BAD, position=start,
+                        played_position=played.position, best_position=best.position,
+                        played_steps=played.steps, best_steps=best.steps)
+    record = _record(Variant.BACKGAMMON, ("Ann", "Bob"))
+    texts = {lang: mistake_text(translator(lang), record, decision) for lang in LANGUAGES}
+    assert texts["en"].startswith("turn 5 · ○ Ann · 3-1: bar/"), texts
+    assert texts["ru"].startswith("ход 5 · ○ Ann · 3-1: бар/"), texts
+    assert texts["lt"].startswith("ėjimas 5 · ○ Ann · 3-1: juosta/"), texts
+    assert "bar" not in texts["ru"] + texts["lt"]

@@ -99,6 +99,15 @@ def counts_text(tr: Translator, report: PlayerReport) -> str:
                       doubtful=report.doubtful, bad=report.bad, very_bad=report.very_bad)
 
 
+def capital(text: str) -> str:
+    """``text`` with its first letter a capital (the rest as it is).
+
+    >>> capital("неточностей: 4, ошибок: 1"), capital("luck +0.5")
+    ('Неточностей: 4, ошибок: 1', 'Luck +0.5')
+    """
+    return text[:1].upper() + text[1:]
+
+
 def luck_text(tr: Translator, report: PlayerReport) -> str:
     return tr.gettext("luck {value}", value=number(tr, report.luck, SIGNED))
 
@@ -209,7 +218,7 @@ def analysis_text(tr: Translator, record: GameRecord, analysis: Analysis) -> str
         lines.append(f"{MARKS[side]} <b>{html_text(_name(record, side))}</b>")
         lines.append(escape(tr.gettext("Error rate: {rating} ({n} decisions)",
                                        rating=rating_text(tr, report), n=report.decisions)))
-        lines.append(escape(counts_text(tr, report).capitalize() + " · "
+        lines.append(escape(capital(counts_text(tr, report)) + " · "
                             + luck_text(tr, report)))
         for n, decision in enumerate(report.worst, start=1):
             drop.append(len(lines))
@@ -259,8 +268,8 @@ def _mistake(tr: Translator, record: GameRecord, decision: Decision, n: int) -> 
 def _panel(tr: Translator, record: GameRecord, report: PlayerReport) -> PlayerPanel:
     lines = (tr.gettext("Error rate: {rating}", rating=rating_text(tr, report)),
              tr.ngettext("{n} decision", "{n} decisions", report.decisions, n=report.decisions),
-             counts_text(tr, report),
-             luck_text(tr, report).capitalize())
+             capital(counts_text(tr, report)),
+             capital(luck_text(tr, report)))
     return PlayerPanel(report.side, _name(record, report.side, 32), lines)
 
 

@@ -163,10 +163,15 @@ def _graph(d: ImageDraw.ImageDraw, picture: AnalysisPicture, top: int) -> int:
     for side in Side:  # White ahead above the middle, Black below
         clipped = [(x, min(y, middle) if side is Side.WHITE else max(y, middle)) for x, y in line]
         d.polygon([(left, middle), *clipped, (line[-1][0], middle)], fill=AHEAD[side])
+    turn_word, size = _fit(picture.turn_word + " →", 15, 200, bold=False)
+    words_at = right - _font(size, bold=False).getlength(turn_word) - 16
+    d.text((right, base + 6), turn_word, font=_font(size, bold=False), fill=MUTED, anchor="ra")
     for tick in range(10, count + 1, 10 if count <= 120 else 20):
         x = left + (tick - 1) * step
         d.line((x, plot_top, x, base), fill=GRID_C, width=1)
-        d.text((x, base + 6), str(tick), font=_font(14, bold=False), fill=MUTED, anchor="ma")
+        if x + 14 < words_at:  # the turn word keeps its place at the right end
+            d.text((x, base + 6), str(tick), font=_font(14, bold=False), fill=MUTED,
+                   anchor="ma")
     d.line((left, middle, right, middle), fill=MUTED, width=1)
     d.text((right - 4, middle + 3), "50%", font=_font(14, bold=False), fill=MUTED, anchor="rt")
     if count > 1:
@@ -183,8 +188,6 @@ def _graph(d: ImageDraw.ImageDraw, picture: AnalysisPicture, top: int) -> int:
             d.text((x, label_y), str(mark.number), font=_font(18), fill=INK,
                    anchor="mb" if y > plot_top + 30 else "mt", stroke_width=3, stroke_fill=PAGE)
     y = base + 28
-    d.text((WIDTH // 2, y), picture.turn_word + " →", font=_font(15, bold=False), fill=MUTED,
-           anchor="ma")
     _write(d, (MARGIN, y), picture.bottom, 17, WIDTH // 2, bold=False, fill=MUTED)
     x = WIDTH - MARGIN
     for grade, word in reversed(list(zip(GRAPH_MARKS, picture.legend, strict=True))):

@@ -367,3 +367,42 @@ async def test_export_of_a_finished_game_carries_its_analysis(world: World) -> N
     assert {line.split(":")[0][len("; Game 1, "):] for line in lines[:match_line]
             if re.match(r"; Game 1, \w+: ", line)} == names
     assert verify_text(body).ok  # and the file alone still verifies its rolls
+
+
+def _slow_analysis(work: object) -> object:
+    """The analysis, seconds late (a long game on a busy machine)."""
+    import time
+
+    from bot.rules.review import analyse_job
+
+    time.sleep(3)
+    return analyse_job(work)  # type: ignore[arg-type]
+
+
+async def test_other_games_taps_are_answered_while_a_game_is_analysed(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.edge.handlers import analysis
+
+    t = _setup(world)
+    await _finished(world, t, taps=2)
+    other = _setup(world)
+    await _started(world, other)
+    monkeypatch.setattr(analysis, "analyse_job", _slow_analysis)
+    board = world.board(t.chat)
+    looking = world.server.user_taps(t.chat, t.eve, board, _analysis_button(world, board))
+    assert (await looking.wait_answer_async(10)).text == "📊 Analysing the game…"
+    # meanwhile a move in the other chat: answered and shown, the analysis not posted yet
+    for _ in range(3):
+        playing = world.board(other.chat)
+        data = pick(playing)
+        assert data is not None
+        since = world.server.revision
+        tap = world.server.user_taps(other.chat, (await _mover(world, other))[0], playing, data)
+        assert not (await tap.wait_answer_async(10)).show_alert
+        await world.server.wait_for_async(
+            lambda p=playing, s=since: world.server.message(other.chat.id, p.message_id).revision
+            > s, 10, description="the other board to change")
+    assert _analyses(world, t) == []
+    posted = await world.reply(t.chat, board, match=lambda m: (m.caption or "").startswith(
+        "📊 Analysis"), timeout=30)
+    assert posted.photo is not None and posted.reply_to == board.message_id

@@ -70,10 +70,13 @@ class TurnChoice:
         :attr:`TurnInProgress.position` shows a complete turn)."""
         return self.turn.position
 
-    def notation(self, numbering: Side | None = None) -> str:
+    def notation(self, numbering: Side | None = None, *, bar: str = "bar", off: str = "off"
+                 ) -> str:
         """The turn's canonical text, points numbered for the mover or for
-        ``numbering``; ``""`` when nothing can be played."""
-        return format_turn(self.start, text_order(self.steps), numbering=numbering)
+        ``numbering``, ``bar`` and ``off`` the words for those places;
+        ``""`` when nothing can be played."""
+        return format_turn(self.start, text_order(self.steps), numbering=numbering,
+                           bar=bar, off=off)
 
 
 def _order(turn: Turn) -> list[tuple[int, int]]:

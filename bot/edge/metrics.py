@@ -31,6 +31,9 @@ FLOOD_WAITS = Counter("nardy_flood_waits", "429 answers from the Bot API (retrie
                       registry=REGISTRY)
 IN_FLIGHT = Gauge("nardy_updates_in_flight", "Updates being handled now",
                   registry=REGISTRY)
+HINTS = Counter("nardy_hints", "💡 Hint taps answered, by how: computed (in the computer's "
+                "worker pool), shared (waited for the same roll's computation), cached (the "
+                "same roll asked before), failed", ["answer"], registry=REGISTRY)
 OPEN_GAMES = Gauge("nardy_open_games", "Lobbies and games being played (all workers)",
                    registry=REGISTRY)
 

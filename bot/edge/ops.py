@@ -4,7 +4,7 @@ Every update goes through :func:`handle_once` (polling: via
 :class:`GatedUpdateProcessor`; webhook: called by :mod:`bot.edge.web`, which answers
 Telegram only after it returns):
 
-1. :meth:`Store.claim_update` marks the update id in Redis, shared by all
+1. :meth:`Store.claim_update` marks the update (:func:`identity`) in Redis, shared by all
    workers: a redelivered update that was handled already is skipped
    (``done``); one another worker is handling right now is ``in_flight``
    (the webhook answers 503 so Telegram tries again later, by which time it
@@ -35,6 +35,8 @@ import contextvars
 import dataclasses
 import enum
 import gc
+import hashlib
+import json
 import logging
 import time
 from collections.abc import Awaitable
@@ -103,6 +105,25 @@ def kind_of(update: Update) -> str:
     return "other"
 
 
+def identity(update: Update) -> str:
+    """The update's id and a digest of its content: what its marker and journal
+    are keyed by (bot/store/updates.py), so that another update that comes with
+    the same id is not taken for this one.
+
+    >>> tap = {"update_id": 7, "callback_query": {"id": "1", "chat_instance": "3",
+    ...        "from": {"id": 2, "is_bot": False, "first_name": "A"}, "data": "g:x:1:r"}}
+    >>> identity(Update.de_json(tap, None)) == identity(Update.de_json(tap, None))
+    True
+    >>> other = {**tap, "callback_query": {**tap["callback_query"], "id": "9"}}
+    >>> identity(Update.de_json(tap, None)) == identity(Update.de_json(other, None))
+    False
+    >>> identity(Update.de_json(tap, None)).split(":")[0]
+    '7'
+    """
+    content = json.dumps(update.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
+    return f"{update.update_id}:{hashlib.sha256(content.encode()).hexdigest()[:16]}"
+
+
 def ids_of(update: Update) -> dict[str, Any]:
     """The ids to tag log lines with: update, chat, user, and the game a button names."""
     chat, user = update.effective_chat, update.effective_user
@@ -125,8 +146,9 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
     kind = kind_of(update)
     with logs.bind(**ids_of(update)):
         try:
-            state, attempt = await store.claim_update(update.update_id)
-            earlier = await store.load_effects(update.update_id) \
+            key = identity(update)
+            state, attempt = await store.claim_update(key)
+            earlier = await store.load_effects(key) \
                 if state == "new" and attempt > 1 else {}
         except BaseException:
             _close(process)
@@ -153,8 +175,8 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
             metrics.UPDATE_SECONDS.labels(kind).observe(time.perf_counter() - current.started)
         outcome = _outcome(current.error, attempt)
         if outcome.retry:  # before the marker: the retry must find it
-            await store.save_effects(update.update_id, journal.written())
-        await store.settle_update(update.update_id, attempt, ok=not outcome.retry)
+            await store.save_effects(key, journal.written())
+        await store.settle_update(key, attempt, ok=not outcome.retry)
         metrics.UPDATES.labels(kind, outcome.value).inc()
         if outcome is UpdateOutcome.GIVEN_UP:
             log.error("update %s failed %s times; giving up on it", update.update_id, attempt)

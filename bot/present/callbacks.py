@@ -119,6 +119,7 @@ class Action(enum.StrEnum):
     BACK = "b"  # leave the source selection
     STEP = "m"  # args: source, target, die
     TURN = "h"  # arg: index of a whole turn in engine.choices.turn_choices (at a turn's start)
+    HINT = "i"  # the best turns for the roll, as an alert (bot/rules/hints.py); changes nothing
     UNDO = "u"
     CONFIRM = "c"
     # offers

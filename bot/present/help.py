@@ -17,6 +17,9 @@ def help_text(tr: Translator, command_lines: Sequence[str]) -> str:
         "",
         tr.gettext("Options: stake=N (per point), match=N (points), cube=on|off, "
                    "koks=on|off (long nardy), jacoby=on|off, beavers=on|off (backgammon)."),
+        tr.gettext("💡 hints=on: the player to move may ask for the best turns (joining such "
+                   "a game is agreeing to it; never with a stake). Games against the bot have "
+                   "hints unless hints=off."),
         tr.gettext("Stakes are whole numbers in the chat's own unit. A game books points × "
                    "stake (mars 2, koks 3, gammon 2, backgammon 3, times the cube); a match "
                    "to N books N × stake once, when it ends. Ratings: the FIBS formula, per "

@@ -105,11 +105,13 @@ class KeyboardBuilder:
         return self.button("« " + self.tr.gettext("Back"), Action.BACK)
 
     def moves(self, label: Label, legal: Iterable[Step], *, can_undo: bool, complete: bool,
-              source: int | None = None, turns: Sequence[str] = ()) -> InlineKeyboardMarkup:
+              source: int | None = None, turns: Sequence[str] = (),
+              hint: bool = False) -> InlineKeyboardMarkup:
         """The mover's keyboard while playing a roll; ``source`` is a tapped
         point whose targets are shown.  ``turns``: the texts of whole turns
         offered as one tap each (the button carries the index), above the
-        step-by-step buttons."""
+        step-by-step buttons.  ``hint``: 💡 Hint beside More (the game has
+        hints, bot/rules/hints.py)."""
         steps = _ordered(legal)
         rows: list[Row] = []
         chosen = [s for s in steps if s.source == source]
@@ -137,7 +139,8 @@ class KeyboardBuilder:
             last.append(self.button("✓ " + self.tr.gettext("Confirm"), Action.CONFIRM))
         if last:
             rows.append(last)
-        rows.append(self._menu_row())
+        hints = [self.button("💡 " + self.tr.gettext("Hint"), Action.HINT)] if hint else []
+        rows.append([*hints, *self._menu_row()])
         return InlineKeyboardMarkup(rows)
 
     def roll(self, *, can_double: bool, confirm_double: bool = False) -> InlineKeyboardMarkup:

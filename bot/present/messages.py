@@ -43,6 +43,7 @@ from bot.present.usertext import (
 )
 from bot.rules import deadlines
 from bot.rules.booking import outcome
+from bot.rules.hints import can_hint, hints_allowed
 from bot.rules.lobby import VARIANTS
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.play import offered_turns, resign_options
@@ -102,6 +103,11 @@ def options_line(tr: Translator, record: GameRecord) -> str:
         parts.append(tr.gettext("{time} per move", time=duration(tr, options.time_control)))
     if not options.autoplay:
         parts.append(tr.gettext("forced turns by hand"))
+    # hints only when they differ from the default (on against the bot, off between people)
+    if options.hints and options.computer is None:
+        parts.append("💡 " + tr.gettext("hints on"))
+    elif options.hints is False and options.computer is not None:
+        parts.append(tr.gettext("no hints"))
     return " · ".join(parts)
 
 
@@ -118,6 +124,9 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
     if extra:
         lines.append(escape(extra))
     lines += _dice_lines(tr, record)
+    if hints_allowed(record.options) and record.status is Status.LOBBY:
+        lines.append("💡 " + tr.gettext("Hints are on: the player to move may ask for the best "
+                                       "turns. Join only if you agree."))
     if record.status is Status.CANCELLED:
         lines.append(tr.gettext("The lobby is closed."))
         return "\n".join(lines), None
@@ -602,10 +611,11 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     def label(point: int) -> str:
         return point_label(game.variant, actor, seen_by, point, labels)
 
-    turns = [choice.notation(numbering=seen_by) for choice in offered_turns(game)]
+    turns = [choice.notation(numbering=seen_by, bar=labels.bar, off=labels.off)
+             for choice in offered_turns(game)]
     return keys.moves(label, turn.distinct_steps, can_undo=bool(turn.played),
                       complete=turn.is_complete, source=source if ui is Action.SOURCE else None,
-                      turns=turns)
+                      turns=turns, hint=can_hint(record, table))
 
 
 def notification(tr: Translator, record: GameRecord) -> str | None:

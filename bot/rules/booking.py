@@ -175,14 +175,17 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
 
 
 def with_chat_stake(args: Sequence[str], options: GameOptions, default: int) -> GameOptions:
-    """``/new`` options with the chat's stake (``/stake``) unless ``stake=`` was given.
+    """``/new`` options with the chat's stake (``/stake``) unless ``stake=`` was given,
+    or the game has hints (``hints=on``: practice, never staked).
 
     >>> with_chat_stake(["long"], GameOptions(), 5).stake_per_point
     5
     >>> with_chat_stake(["Stake=0"], GameOptions(), 5).stake_per_point
     0
+    >>> with_chat_stake(["hints=on"], GameOptions(hints=True), 5).stake_per_point
+    0
     """
-    if any(arg.strip().lower().startswith("stake=") for arg in args):
+    if options.hints or any(arg.strip().lower().startswith("stake=") for arg in args):
         return options
     return options.model_copy(update={"stake_per_point": default})
 

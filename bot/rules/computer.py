@@ -36,6 +36,7 @@ from bot.present.callbacks import Action, Callback
 from bot.present.i18n import N_, Translator
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
+from bot.rules.hints import TOP, HintQuestion, Ranked
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.play import apply_game
@@ -264,3 +265,12 @@ def think(question: Question) -> Answer:
     assert question.offered is not None
     return player.accepts_resignation(question.position, question.me, question.offered,
                                       question.cube)
+
+
+def best_turns(question: HintQuestion) -> tuple[Ranked, ...]:
+    """A hint's turns: the best :data:`~bot.rules.hints.TOP` of the roll, best
+    first, as the strong level ranks them (slow: up to a few hundred ms; the
+    edge layer runs it in the computer's worker pool)."""
+    player = brain(question.variant, Level.STRONG, question.koks)
+    ranked = player.ranked(question.position, question.dice)
+    return tuple(Ranked(r.turn.steps, r.equity) for r in ranked[:TOP])

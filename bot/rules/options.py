@@ -29,11 +29,13 @@ VARIANT_WORDS = {
     "b": Variant.BACKGAMMON,
 }
 OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time", "level",
-                "autoplay")
+                "autoplay", "hints")
 COMPUTER_WORDS = frozenset({"bot", "computer", "ai"})
 LEVEL_WORDS = ("easy", "medium", "strong")
 COMPUTER_UNSTAKED = N_("Games against the bot are never staked and have no clock: leave out "
                        "stake= and time=.")
+HINTS_UNSTAKED = N_("A game with hints is practice and is never staked: leave out stake= or "
+                    "hints=on.")
 MAX_MATCH = 25
 MAX_STAKE = 1_000_000
 
@@ -44,7 +46,7 @@ def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, GameOptions]:
     >>> parse_new_args(["backgammon", "match=7", "cube=off"])
     (<Variant.BACKGAMMON: 'backgammon'>, GameOptions(stake_per_point=0, match_length=7, \
 cube=False, koks=False, jacoby=False, beavers=False, time_control=None, computer=None, \
-autoplay=True))
+autoplay=True, hints=None))
     >>> parse_new_args(["long", "bot", "level=strong"])[1].computer
     'strong'
     >>> parse_new_args(["speed=9"])
@@ -93,6 +95,8 @@ autoplay=True))
     if "computer" in values and any(a.strip().lower().startswith(("stake=", "time="))
                                     for a in args):
         raise OptionError(COMPUTER_UNSTAKED)
+    if values.get("hints") and values.get("stake_per_point"):
+        raise OptionError(HINTS_UNSTAKED)
     return variant, GameOptions(**values)
 
 

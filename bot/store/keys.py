@@ -35,10 +35,10 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
                                           first reminder, bot/rules/deadlines.py) / lease end
     nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
-    nardy:update:<update id>              de-duplication marker with expiry: p:<n> being
+    nardy:update:<update id>:<digest>     de-duplication marker with expiry: p:<n> being
                                           handled (attempt n, leased), f:<n> failed n times,
                                           d (or 1) done
-    nardy:update:<update id>:fx           hash: the side effects of a failed attempt
+    nardy:update:<update id>:<digest>:fx  hash: the side effects of a failed attempt
                                           of the update, for its retry (bot/edge/effects.py)
     nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
 
@@ -98,11 +98,12 @@ class Keys:
     def notification(self, chat_id: int, thread_id: int | None) -> str:
         return self.chat(chat_id, f"notify:{thread_id or 0}")
 
-    def update(self, update_id: int) -> str:
-        return f"{self.prefix}:update:{update_id}"
+    def update(self, update: int | str) -> str:
+        """The marker of an update, by its identity (bot/store/updates.py)."""
+        return f"{self.prefix}:update:{update}"
 
-    def effects(self, update_id: int) -> str:
-        return f"{self.prefix}:update:{update_id}:fx"
+    def effects(self, update: int | str) -> str:
+        return f"{self.prefix}:update:{update}:fx"
 
     def flood(self, chat_id: object) -> str:
         """The flood bucket of a chat (any id Telegram takes: a number or a username)."""

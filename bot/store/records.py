@@ -164,6 +164,9 @@ class GameOptions(_Model):
     computer: Literal["easy", "medium", "strong"] | None = Field(
         default=None, description="the opponent is the computer at this level")
     autoplay: bool = Field(default=True, description="forced turns are played by themselves")
+    hints: bool | None = Field(
+        default=None, description="the 💡 Hint button: None is on against the computer and "
+        "off between people; never in a staked game (bot/rules/hints.py)")
 
 
 class Record(_Model):

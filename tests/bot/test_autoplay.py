@@ -202,3 +202,25 @@ def test_the_rest_of_a_turn_with_one_result_left_is_played_and_undone_in_one_tap
         update={"autoplay": False})})
     by_hand = _tap(purist, Action.STEP, step.source, step.target, step.die)
     assert table_of(by_hand).game.turn.played == (step,)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("lang", "word"), [("ru", "выброс"), ("lt", "išmesta")])
+def test_whole_turn_buttons_say_off_in_the_players_language(lang: str, word: str) -> None:
+    """A whole turn bearing off is labelled with the board's word for off
+    (English "off" leaked into ru/lt buttons)."""
+    rng = random.Random(7)
+    record = _started(Variant.BACKGAMMON, 7)
+    for _ in range(5000):
+        if table_of(record).game.phase is Phase.OVER:
+            record = _started(Variant.BACKGAMMON, rng.randrange(10_000))
+        labels = [text for text, action in _actions(record) if action == "h"]
+        if any("off" in text for text in labels):
+            break
+        record = _one_tap(record, rng)
+    else:
+        raise AssertionError("no whole turn bearing off came up")
+    markup = game_keyboard(translator(lang), record, table_of(record), ui=None, source=None)
+    assert markup is not None
+    local = [b.text for row in markup.inline_keyboard for b in row
+             if str(b.callback_data).split(":")[3] == "h"]
+    assert local == [text.replace("off", word) for text in labels]

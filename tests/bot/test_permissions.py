@@ -32,9 +32,10 @@ ONLY = frozenset({OWNER})
 PLAYERS = frozenset({OWNER, OTHER})
 ANYONE = frozenset({OWNER, OTHER, INTRUDER})
 
-PLAYING = {action: ONLY for action in "rdDtpPsbmhucoRxa"} | {"C": ONLY}
+PLAYING = {action: ONLY for action in "rdDtpPsbmhucoRxai"} | {"C": ONLY}
 """While a game is played: every button is the player's the game waits for
-(the mover; the doubled player; whoever answers a resignation offer)."""
+(the mover; the doubled player; whoever answers a resignation offer); 💡 Hint
+(``i``, a game with hints) only answers, but only the mover may ask."""
 CANCEL_PROPOSED = {"C": ONLY, "K": PLAYERS}
 """A cancel proposal: the owner is the proposer's opponent, who agrees;
 either player keeps playing."""
@@ -154,12 +155,18 @@ async def _command(world: World, p: People, user: User, text: str) -> None:
     await world.reply(p.chat, sent)
 
 
-async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: World) -> None:
+async def _started(world: World, command: str) -> People:
+    """Alice opens a lobby with ``command``; she and Bob join: the game starts."""
     p = await _people(world)
-    sent = await world.send(p.chat, p.alice, "/new backgammon match=3 stake=10")
+    sent = await world.send(p.chat, p.alice, command)
     await world.reply(p.chat, sent, "New game")
     await _tap(world, p, p.alice, "j")
     await _tap(world, p, p.bob, "j")
+    return p
+
+
+async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: World) -> None:
+    p = await _started(world, "/new backgammon match=3 stake=10")
     seen: set[str] = set()
     # play: the opening move, the menu, a source point, a turn to Undo and Confirm,
     # a whole turn, the roll and double (and its confirmation: the game is staked)
@@ -241,6 +248,24 @@ async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: Wo
     await check(world, p, "after a single game", p.alice, AFTER_SINGLE)
     await _tap(world, p, p.bob, "A")
     await check(world, p, "rematch offered", p.alice, OFFERED, other=p.bob)
+
+
+async def test_the_hint_is_the_movers_alone(world: World) -> None:
+    """A game with hints (bot/rules/hints.py): 💡 Hint beside the moves, at a
+    turn's start and after a step, is the mover's; the other player's and a
+    bystander's taps, and the mover's on an older or newer board, are refused."""
+    p = await _started(world, "/new backgammon hints=on")
+    seen: set[str] = set()
+    for _ in range(6):
+        owner = await _waiting(world, p)
+        actions = {_action(d) for _, d in world.buttons(world.board(p.chat))}
+        phase = table_of(await _record(world, p)).game.phase
+        await check(world, p, f"hints: {phase.value} {sorted(actions)}", owner, PLAYING)
+        seen |= actions
+        if "i" in actions and "u" in seen:
+            break
+        await _tap(world, p, owner, next(a for a in ("m", "c", "r") if a in actions))
+    assert {"i", "m", "u"} <= seen, seen
 
 
 def _service_texts() -> list[str]:

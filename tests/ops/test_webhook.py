@@ -12,6 +12,8 @@ import httpx
 from telegram import Update
 from telegram.ext import TypeHandler
 
+from bot.rules.seats import waiting_user
+from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 from tests.ops.conftest import PATH, SECRET, Worker
 
@@ -37,11 +39,12 @@ async def test_requests_without_the_secret_are_refused_and_change_nothing(
     for secret in (None, "wrong", SECRET + "x"):
         response = await worker.post(update, secret=secret)
         assert response.status_code == 403
-    marker = f"nardy:update:{update['update_id']}"
-    assert not await worker.store.redis.exists(marker)
+    markers = f"nardy:update:{update['update_id']}:*"
+    assert await worker.store.redis.keys(markers) == []
     assert api.request_count("sendMessage") == 0
     response = await worker.post(update)
     assert (response.status_code, response.json()) == (200, {"outcome": "done"})
+    assert len(await worker.store.redis.keys(markers)) == 1
     assert len(lobbies(api, chat)) == 1
     again = await worker.post(update)  # a redelivery: answered, not handled again
     assert (again.status_code, again.json()) == (200, {"outcome": "duplicate"})
@@ -217,3 +220,52 @@ async def test_concurrent_webhook_requests_are_bounded(
     assert [r.status_code for r in await asyncio.gather(*held)] == [200, 200]
     assert (await worker.post(updates[2])).status_code == 200  # the redelivery is taken
     assert worker.web.admitted == 0
+
+
+async def test_another_update_with_a_used_id_is_handled_as_itself(
+        api: BotApiServer, workers: Start) -> None:
+    """Update ids can repeat (Telegram picks them afresh after a week without
+    updates): a failed attempt's marker and journal belong to that update only.
+    A player's tap saves its step and fails on the redraw; an intruder's tap
+    arriving with the same id is refused as usual, not finished as that tap's
+    retry, and the tap's own redelivery still finishes its work."""
+    worker = await workers()
+    alice, bob, eve = api.add_user("Alice"), api.add_user("Bob"), api.add_user("Eve")
+    chat = api.add_group("G", members=[alice, bob, eve])
+
+    async def deliver() -> dict[str, Any]:
+        update = pending_update(api)
+        response = await worker.post(update)
+        assert response.status_code == 200, response.text
+        return update
+
+    api.user_sends(chat, alice, "/new long")
+    await deliver()
+    for user in (alice, bob):
+        [lobby] = lobbies(api, chat)
+        tap = api.user_taps(chat, user, lobby, text="✋ Join")
+        await deliver()
+        assert (await tap.wait_answer_async(5)).text is None
+    record = await worker.store.load_game(chat.id, None)
+    assert record is not None and record.board_message_id is not None
+    board = api.message(chat.id, record.board_message_id)
+    data = pick(board)
+    assert data is not None
+    mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
+    api.fail(502, methods=["editMessageMedia", "editMessageText"])
+    tap = api.user_taps(chat, mover, board, data)
+    first = pending_update(api)
+    assert (await worker.post(first)).status_code == 500  # saved, answered, not redrawn
+    assert (await tap.wait_answer_async(5)).text is None
+    intruder = api.user_taps(chat, eve, board, data)
+    forged = {**pending_update(api), "update_id": first["update_id"]}
+    assert (await worker.post(forged)).json() == {"outcome": "done"}
+    answer = await intruder.wait_answer_async(5)
+    # refused (the board is behind its game: the tap's redraw failed), not finished
+    assert answer.show_alert and answer.text == "This board is out of date; use the newest message."
+    assert (await worker.post(first)).json() == {"outcome": "done"}  # the tap's retry
+    after = await worker.store.load_game(chat.id, None)
+    assert after is not None and after.version == record.version + 1
+    shown = api.message(chat.id, after.board_message_id or 0)
+    assert {int(d.split(":")[2]) for row in shown.buttons for _, d in row
+            if d.startswith("g:")} == {after.version}

@@ -22,6 +22,7 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
+from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import (
     clear_notification,
     edit,
@@ -42,7 +43,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import Action, Callback
 from bot.present.i18n import Translator
-from bot.rules import computer
+from bot.rules import computer, hints
 from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.taps import tap, tapped_view
@@ -91,6 +92,12 @@ async def on_button(update: Update, context: Context) -> None:
         await _finish(context, tr, query, tapped)
         return
     try:
+        if data.action is Action.HINT:  # an alert for the mover; nothing changes
+            record, _view = await _tapped(query, context, data, chat_id, thread_id,
+                                          in_view=ref is not None)
+            question = hints.ask(record, query.from_user.id)
+            await query.answer(await hint_answers.answer_text(tr, question), show_alert=True)
+            return
         record, new, view = await _decide(query, context, tr, data, chat_id, thread_id,
                                           in_view=ref is not None)
     except Refusal as refusal:
@@ -130,14 +137,22 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     """The record the tap acts on, the record it makes (the same one for
     keyboard-only taps) and the view tapped (``in_view``: the message is a
     board in a private chat); :class:`Refusal` when nothing may change."""
-    record = await load_for(get_store(context), chat_id, thread_id, data)
-    message = query.message
-    assert message is not None
-    view = tapped_view(record, message.chat.id, message.message_id, in_view=in_view)
+    record, view = await _tapped(query, context, data, chat_id, thread_id, in_view=in_view)
     user = query.from_user
     new = tap(record, user.id, display_name(user), data, get_dealer(context).tapped(query.id),
               own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
     return record, new, view
+
+
+async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_id: int,
+                  thread_id: int | None, *, in_view: bool) -> tuple[GameRecord,
+                                                                    BoardViewRef | None]:
+    """The record a tap acts on, at the version its button was drawn for,
+    and the view tapped (``in_view``); :class:`Refusal` for an old message."""
+    record = await load_for(get_store(context), chat_id, thread_id, data)
+    message = query.message
+    assert message is not None
+    return record, tapped_view(record, message.chat.id, message.message_id, in_view=in_view)
 
 
 async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped: str) -> None:

@@ -39,8 +39,8 @@ from bot.store.records import GameRecord
 from bot.store.saving import save
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
-R = TypeVar("R")
+Q = TypeVar("Q")
+A = TypeVar("A")
 
 WORKERS_ENV = "NARDY_AI_WORKERS"
 MAX_STEPS = 200
@@ -86,15 +86,15 @@ def _drop_pool(broken: Executor) -> None:
     broken.shutdown(wait=False, cancel_futures=True)
 
 
-async def in_pool(job: Callable[[T], R], arg: T) -> R:
-    """``job(arg)`` in the thinking pool, off the event loop (the computer's
-    turns, and analyses: bot/edge/handlers/analysis.py).  A dead worker
-    (killed, out of memory) raises, and the next job gets a new pool."""
+async def in_pool(work: Callable[[Q], A], question: Q) -> A:
+    """``work(question)`` in the shared worker pool (:func:`pool`), awaited
+    on the event loop: the computer's thinking, hints (bot/edge/handlers/hints.py)
+    and analyses (bot/edge/handlers/analysis.py)."""
     workers = pool()
     try:
-        return await asyncio.get_running_loop().run_in_executor(workers, job, arg)
+        return await asyncio.get_running_loop().run_in_executor(workers, work, question)
     except BrokenExecutor:
-        _drop_pool(workers)
+        _drop_pool(workers)  # its worker died (killed, out of memory): a new one next time
         raise
 
 

@@ -1,4 +1,5 @@
-"""The computer player's command line: ``python -m ai choose``.
+"""The computer player's command line: ``python -m ai choose`` and
+``python -m ai analyse FILE``.
 
 ``choose [--level easy|medium|strong] [--seed N]`` reads the same JSON lines
 as ``python -m engine legal`` (RULES.md, "Conformance format"; here
@@ -8,6 +9,14 @@ positions ``engine legal`` lists, same layout (``board[1]`` still the
 mover) - or ``{"error": "message"}``, and goes on.  Each answer is flushed
 before the next line is read, so a driver can play whole games through one
 running process.
+
+``analyse FILE [--level strong|medium] [--annotate]`` reads a ``.mat``
+file (our /export, or GNU Backgammon's ``export match mat``), analyses
+every game (:mod:`ai.analysis`) and prints each player's figures and every
+graded decision, one line each; with ``--annotate`` it prints the file
+instead, the analysis added as comment lines GNU Backgammon reads
+(:mod:`ai.annotate`).  A file that cannot be read or replayed: a message
+on stderr and exit status 1.
 
 >>> run_choose(['{"variant": "long", "dice": [6, 6]}'], print, Level.EASY)
 {"error":"missing field 'board'"}
@@ -68,14 +77,48 @@ def run_choose(
         write(chooser.answer(line))
 
 
+def run_analyse(text: str, level: Level, annotate: bool) -> str:
+    """What ``analyse`` prints for the ``.mat`` ``text``."""
+    from ai.analysis import analyse
+    from ai.annotate import comment_lines, export_with_analysis
+    from ai.matgames import read_games
+
+    replays = read_games(text)
+    analysed = [(r.number, r.game, analyse(r.game, score=r.score, level=level)) for r in replays]
+    names = replays[0].names if replays else ("White", "Black")
+    if annotate:
+        return export_with_analysis(text, analysed, names)
+    lines: list[str] = []
+    for index, (number, game, analysis) in enumerate(analysed):
+        lines += [line[2:] for line in comment_lines(
+            game, analysis, number=number, names=replays[index].names, header=index == 0)]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ai", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     choose = commands.add_parser("choose", help="choose a turn for each JSON line on stdin")
     choose.add_argument("--level", choices=[level.value for level in Level], default="strong")
     choose.add_argument("--seed", type=int, default=0, help="for the easy level's noise")
+    analyse = commands.add_parser("analyse", help="analyse the games of a .mat file")
+    analyse.add_argument("file", help=".mat file (our /export or GNU Backgammon's)")
+    analyse.add_argument("--level", choices=["strong", "medium"], default="strong")
+    analyse.add_argument("--annotate", action="store_true",
+                         help="print the file with the analysis as comment lines")
     args = parser.parse_args(argv)
     out = sys.stdout
+    if args.command == "analyse":
+        from ai.matgames import MatGameError
+
+        try:
+            with open(args.file, encoding="utf-8") as file:
+                text = file.read()
+            out.write(run_analyse(text, Level(args.level), args.annotate))
+        except (OSError, UnicodeDecodeError, MatGameError, EngineError, ValueError) as error:
+            print(f"python -m ai analyse: {error}", file=sys.stderr)
+            return 1
+        return 0
 
     def write(text: str) -> None:
         out.write(text + "\n")

@@ -2,6 +2,7 @@
 
     python benchmarks/analysis_bench.py --games 20
     python benchmarks/analysis_bench.py --games 10 --variant long --level strong
+    python benchmarks/analysis_bench.py --errors --games 10
 
 Plays ``--games`` games of each variant through the engine (ai.arena's
 ``play_recorded``: the easy level against the medium one, so there are
@@ -12,6 +13,13 @@ on a fresh player (no evaluation cached from playing it).  Prints, per
 variant, the turns per game and the wall-clock and CPU seconds per game:
 median, 95th percentile and maximum, and the machine's load average.
 (numpy is first imported by ``ai``, which keeps OpenBLAS to one thread.)
+
+``--errors`` measures instead what the analysis says of known players:
+the greedy baseline and the easy and medium levels, each playing
+``--games`` games against the strong level (cubeless), analysed at the
+strong depth: decisions per game, the mean error rate, the percentiles of
+the loss per decision, and how many decisions per game each grade gets
+(the figures behind long nardy's thresholds in docs/analysis.md).
 """
 
 from __future__ import annotations
@@ -26,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai import Level, make_player
-from ai.analysis import analyse
+from ai import GreedyPlayer, Level, Player, make_player
+from ai.analysis import THRESHOLDS, analyse
 from ai.arena import play_recorded
 from engine import Game, GameOptions, Variant
 
@@ -49,6 +57,36 @@ def figures(values: list[float]) -> str:
     return f"median {statistics.median(values):.2f}  p95 {p95:.2f}  max {max(values):.2f}"
 
 
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def errors(variant: Variant, count: int, seed: int) -> None:
+    options = GameOptions(variant)
+    doubtful, bad, very_bad = THRESHOLDS[variant]
+    print(f"{variant.value}: thresholds {doubtful} / {bad} / {very_bad}")
+    for name in ("greedy", "easy", "medium"):
+        losses: list[float] = []
+        rates: list[float] = []
+        grades = [0, 0, 0]
+        for index in range(count):
+            player: Player = (GreedyPlayer(variant, seed + index) if name == "greedy"
+                              else make_player(variant, Level(name), seed + index))
+            players = [player, make_player(variant, Level.STRONG, seed + index)]
+            game = play_recorded(players, random.Random(seed * 1000 + index), options)
+            analysis = analyse(game)
+            report = analysis.players[0]
+            rates.append(report.error_rate)
+            losses += [d.loss for d in analysis.decisions if d.side.value == 0]
+            grades = [grades[0] + report.doubtful, grades[1] + report.bad,
+                      grades[2] + report.very_bad]
+        shares = " / ".join(f"{percentile(losses, q):.3f}" for q in (0.5, 0.9, 0.95, 0.99))
+        print(f"  {name:6} vs strong: {len(losses) / count:.1f} decisions per game, error rate "
+              f"{statistics.mean(rates):.1f}, loss p50/p90/p95/p99 {shares}, doubtful/bad/very "
+              f"bad per game {' / '.join(f'{g / count:.1f}' for g in grades)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
@@ -56,9 +94,14 @@ def main() -> None:
     parser.add_argument("--level", choices=[level.value for level in Level], default="strong")
     parser.add_argument("--variant", choices=["both", *(v.value for v in Variant)],
                         default="both")
+    parser.add_argument("--errors", action="store_true", help="what analysis says of players")
     args = parser.parse_args()
     level = Level(args.level)
     variants = list(Variant) if args.variant == "both" else [Variant(args.variant)]
+    if args.errors:
+        for variant in variants:
+            errors(variant, args.games, args.seed)
+        return
     print(f"load average before: {os.getloadavg()[0]:.1f}; level {level.value}; "
           f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
     for variant in variants:

@@ -43,6 +43,9 @@ _TAG = re.compile(r';\s*\[(?P<key>[^"\]]+?)\s+"(?P<value>(?:[^"\\]|\\.)*)"\]\s*'
 _MATCH = re.compile(r"\s*(?P<length>\d+) point match\s*")
 _GAME = re.compile(r"\s*Game (?P<number>\d+)\s*")
 _ROW = re.compile(r"\s*\d+\)(?P<rest>.*)")
+_PLAYERS = re.compile(
+    r"\s*(?P<white>[^:]*?)\s*:\s*(?P<ws>\d+)\s+(?P<black>[^:]*?)\s*:\s*(?P<bs>\d+)\s*"
+)
 _ROLL = re.compile(r"(?P<first>[1-6])(?P<second>[1-6]):(?:\s|$)")
 
 
@@ -84,10 +87,16 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class MatGame:
-    """One ``Game N`` section: its number and its rolls in the order played."""
+    """One ``Game N`` section: its number and its rolls in the order played;
+    also every non-empty cell's text with its column, in order (``52: 13/8
+    13/11``, `` Doubles => 2``...), and the players' names and score from
+    its first line."""
 
     number: int
     rolls: tuple[Cell, ...]
+    cells: tuple[tuple[Side, str], ...] = ()
+    names: tuple[str, str] = ("White", "Black")
+    score: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +145,9 @@ def read_mat(text: str) -> MatRecord:
     tags: list[tuple[str, str]] = []
     length: int | None = None
     games: list[MatGame] = []
+    game: MatGame | None = None
     rolls: list[Cell] = []
-    number: int | None = None
+    cells: list[tuple[Side, str]] = []
     for line in text.splitlines():
         if length is None:
             tag = _TAG.fullmatch(line)
@@ -146,17 +156,26 @@ def read_mat(text: str) -> MatRecord:
             elif (match := _MATCH.fullmatch(line)) is not None:
                 length = int(match["length"])
             continue
-        if (game := _GAME.fullmatch(line)) is not None:
-            if number is not None:
-                games.append(MatGame(number, tuple(rolls)))
-            number, rolls = int(game["number"]), []
-        elif number is not None and (row := _ROW.fullmatch(line)) is not None:
+        if (title := _GAME.fullmatch(line)) is not None:
+            if game is not None:
+                games.append(_section(game, rolls, cells))
+            game, rolls, cells = MatGame(int(title["number"]), ()), [], []
+        elif game is not None and (row := _ROW.fullmatch(line)) is not None:
             for side, cell in zip(Side, _cells(row["rest"]), strict=True):
                 roll = _roll(cell, side)
                 if roll is not None:
                     rolls.append(roll)
+                if cell:
+                    cells.append((side, cell))
+        elif game is not None and not cells and (players := _PLAYERS.fullmatch(line)):
+            game = MatGame(game.number, (), (), (players["white"], players["black"]),
+                           (int(players["ws"]), int(players["bs"])))
     if length is None:
         raise MatReadError("not a .mat file: no 'N point match' line")
-    if number is not None:
-        games.append(MatGame(number, tuple(rolls)))
+    if game is not None:
+        games.append(_section(game, rolls, cells))
     return MatRecord(tuple(tags), length, tuple(games))
+
+
+def _section(game: MatGame, rolls: list[Cell], cells: list[tuple[Side, str]]) -> MatGame:
+    return MatGame(game.number, tuple(rolls), tuple(cells), game.names, game.score)

@@ -39,6 +39,7 @@ from bot.present.usertext import (
     html_text,
     visible_length,
 )
+from bot.rules.computer import LEVEL_NAMES
 from bot.rules.seats import player_on
 from bot.store.records import GameRecord
 from engine.choices import text_order
@@ -165,10 +166,13 @@ def _player_line(tr: Translator, record: GameRecord, report: PlayerReport, limit
             + " · " + escape(counts_text(tr, report)) + " · " + escape(luck_text(tr, report)))
 
 
-def _footnote(tr: Translator) -> str:
-    return "<i>" + escape(tr.gettext(
-        "Error rate: thousandths of a point lost per decision, judged by the bot at its "
-        "strong level; luck: points the dice gave against an average roll.")) + "</i>"
+def _footnote(tr: Translator, analysis: Analysis) -> str:
+    """What the figures are, and the level of the bot that judged."""
+    level = tr.gettext(LEVEL_NAMES[analysis.level])
+    return ("<i>" + escape(tr.gettext(
+        "Error rate: thousandths of a point lost per decision, as judged by the bot at its "
+        "{level} level; luck: points the dice gave against an average roll.", level=level))
+        + "</i>")
 
 
 def caption(tr: Translator, record: GameRecord, analysis: Analysis) -> str:
@@ -181,7 +185,7 @@ def caption(tr: Translator, record: GameRecord, analysis: Analysis) -> str:
         if top:
             lines.append(escape(tr.gettext("Biggest mistake: {what}",
                                            what=mistake_text(tr, record, top[0], limit=limit))))
-        lines.append(_footnote(tr))
+        lines.append(_footnote(tr, analysis))
         text = "\n".join(lines)
         if visible_length(text) <= CAPTION_LIMIT:
             return text
@@ -231,7 +235,7 @@ def analysis_text(tr: Translator, record: GameRecord, analysis: Analysis) -> str
                                 name=f"{MARKS[Side.WHITE]} {white}")
                      + f"\n<pre>{sparkline(analysis.win_chance)}</pre>")
     lines.append("")
-    lines.append(_footnote(tr))
+    lines.append(_footnote(tr, analysis))
     return fit_lines(lines, TEXT_LIMIT, sorted(drop, reverse=True))
 
 

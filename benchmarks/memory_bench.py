@@ -28,7 +28,7 @@ from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, with_table
 from bot.store import Store
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from bot.store.saving import save
 from engine.game import Phase
 from engine.position import Side, Variant
@@ -74,7 +74,7 @@ async def main() -> None:
         chat = -1_000_000_000_000 - i
         alice, bob = 10_000_000 + 2 * i, 10_000_001 + 2 * i
         variant = (Variant.LONG, Variant.BACKGAMMON)[i % 2]
-        options = GameOptions(stake_per_point=5, koks=variant is Variant.LONG)
+        options = TableOptions(stake_per_point=5, koks=variant is Variant.LONG)
         lobby = GameRecord(chat_id=chat, variant=variant, options=options,
                            created_by=alice, board_message_id=100,
                            players=(Player(user_id=alice, name=f"Alice {i}", side=Side.WHITE),
@@ -133,7 +133,7 @@ async def finished_in_one_chat(store: Store, rng: random.Random, games: int = 15
     before = 0
     for n in range(games + 1):
         lobby = GameRecord(chat_id=chat, variant=Variant.LONG, players=players,
-                           options=GameOptions(stake_per_point=5, koks=True))
+                           options=TableOptions(stake_per_point=5, koks=True))
         record = played(start_game(lobby, Dealer.for_tests(3)), rng, 8)
         saved = await store.save(record, previous.version if previous else 0)
         previous = await save(store, saved, resigned(saved))

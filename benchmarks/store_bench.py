@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_redis import bench_redis_url
 from bot.store import Store
-from bot.store.records import GameOptions, GameRecord, Player, Status, game_key
+from bot.store.records import GameRecord, Player, Status, TableOptions, game_key
 from engine.position import Side, Variant
 
 PREFIX = "nardy-bench"
@@ -41,7 +41,7 @@ async def run(store: Store, games: int, cycles: int) -> tuple[list[float], float
             chat_id=-1000 - chat, status=Status.ACTIVE, variant=Variant.LONG,
             players=(Player(user_id=1, name="A", side=Side.WHITE),
                      Player(user_id=2 + chat, name="B", side=Side.BLACK)),
-            options=GameOptions(time_control=3600), deadline=time.time() + 3600,
+            options=TableOptions(time_control=3600), deadline=time.time() + 3600,
             engine={"n": 0, "position": "x" * 400},  # about the size of a real game
         )  # fmt: skip
         await store.save(game, 0)

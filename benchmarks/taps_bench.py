@@ -39,8 +39,7 @@ from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.records import ChatSettings, Status, settings_key
 from engine.choices import forced_turn
-from engine.game import Action as EventAction
-from engine.game import Phase
+from engine.game import Action, Phase
 from tests.bot.conftest import World
 from tests.botapi import BotApiServer
 
@@ -105,7 +104,7 @@ async def play(world: World, variant: str, number: int, rng: random.Random, tall
         if record.status is not Status.ACTIVE:
             break
         game = table_of(record).game
-        moves = sum(e.action is EventAction.MOVE for e in game.events)
+        moves = sum(e.action is Action.MOVE for e in game.events)
         if game.phase is Phase.MOVE and game.turn is not None:
             seen.add(moves)
             if not game.turn.played and forced_turn(game.turn.start, game.turn.dice) is not None:
@@ -119,7 +118,7 @@ async def play(world: World, variant: str, number: int, rng: random.Random, tall
     else:
         raise AssertionError(f"game {number} not over after {MAX_TAPS} taps")
     final = table_of(record).game
-    turns = sum(e.action is EventAction.MOVE for e in final.events)
+    turns = sum(e.action is Action.MOVE for e in final.events)
     tally.games += 1
     tally.turns += turns
     tally.chosen += len(seen)

@@ -14,14 +14,14 @@ own small payloads with the same parse/format pair (:class:`LanguageChoice`,
 :class:`SettingChoice`, :class:`ShowGame`); the :class:`Kind` in front of every
 payload routes it to its handler.
 
->>> data = Callback.game("k3Xa9", 12, Action.STEP, 13, 10, 3)
+>>> data = Callback.game("k3Xa9", 12, ButtonAction.STEP, 13, 10, 3)
 >>> data.format()
 'g:k3Xa9:12:m:13:10:3'
 >>> Callback.parse('g:k3Xa9:12:m:13:10:3') == data
 True
 >>> Callback.parse('l:lob1:0:j').action
-<Action.JOIN: 'j'>
->>> Callback.settle("Qx7_a2Bc", Action.SETTLE_WITH, 2).format()
+<ButtonAction.JOIN: 'j'>
+>>> Callback.settle("Qx7_a2Bc", ButtonAction.SETTLE_WITH, 2).format()
 's:Qx7_a2Bc:0:w:2'
 >>> Callback.parse('g:x:1:zz')
 Traceback (most recent call last):
@@ -97,7 +97,7 @@ handler only tells the tapper the button does not work.
 """
 
 
-class Action(enum.StrEnum):
+class ButtonAction(enum.StrEnum):
     """What a button does.  The letters are part of the wire format."""
 
     # lobby
@@ -148,14 +148,17 @@ class Action(enum.StrEnum):
     UNMUTE = "U"
 
 
-_ARITY: dict[Action, int] = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
-                             Action.SETTLE_WITH: 1, Action.TURN: 1, Action.SETTLE_PLAN: 1}
-_LOBBY_ACTIONS = frozenset({Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP,
-                            Action.COMPUTER})
-_SETTLE_ACTIONS = frozenset({Action.SETTLE_WITH, Action.SETTLE_PLAN, Action.SETTLE_YES,
-                             Action.SETTLE_NO})
-CLOCK_ACTIONS = frozenset({Action.CLAIM_WIN, Action.MORE_TIME, Action.PAUSE, Action.RESUME,
-                           Action.PAUSE_NO, Action.MUTE, Action.UNMUTE})
+_ARITY: dict[ButtonAction, int] = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1,
+                                   ButtonAction.STEP: 3, ButtonAction.RESIGN: 1,
+                                   ButtonAction.SETTLE_WITH: 1, ButtonAction.TURN: 1,
+                                   ButtonAction.SETTLE_PLAN: 1}
+_LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT,
+                            ButtonAction.DROP, ButtonAction.COMPUTER})
+_SETTLE_ACTIONS = frozenset({ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN,
+                             ButtonAction.SETTLE_YES, ButtonAction.SETTLE_NO})
+CLOCK_ACTIONS = frozenset({ButtonAction.CLAIM_WIN, ButtonAction.MORE_TIME, ButtonAction.PAUSE,
+                           ButtonAction.RESUME, ButtonAction.PAUSE_NO, ButtonAction.MUTE,
+                           ButtonAction.UNMUTE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +168,7 @@ class Callback:
     kind: Kind
     id: str
     version: int
-    action: Action
+    action: ButtonAction
     args: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
@@ -190,22 +193,22 @@ class Callback:
             raise CallbackDataError("callback data longer than 64 bytes")
 
     @classmethod
-    def game(cls, game_id: str, version: int, action: Action, *args: int) -> Callback:
+    def game(cls, game_id: str, version: int, action: ButtonAction, *args: int) -> Callback:
         return cls(Kind.GAME, game_id, version, action, args)
 
     @classmethod
-    def lobby(cls, lobby_id: str, version: int, action: Action, *args: int) -> Callback:
+    def lobby(cls, lobby_id: str, version: int, action: ButtonAction, *args: int) -> Callback:
         return cls(Kind.LOBBY, lobby_id, version, action, args)
 
     @classmethod
-    def settle(cls, request_id: str, action: Action, *args: int) -> Callback:
+    def settle(cls, request_id: str, action: ButtonAction, *args: int) -> Callback:
         return cls(Kind.SETTLE, request_id, 0, action, args)
 
     @classmethod
-    def clock(cls, game_id: str, action: Action) -> Callback:
+    def clock(cls, game_id: str, action: ButtonAction) -> Callback:
         """A clock button of a game: ``k:<game id>:0:<action>``.
 
-        >>> Callback.clock("k3Xa9", Action.CLAIM_WIN).format()
+        >>> Callback.clock("k3Xa9", ButtonAction.CLAIM_WIN).format()
         'k:k3Xa9:0:W'
         """
         return cls(Kind.CLOCK, game_id, 0, action)
@@ -228,7 +231,7 @@ class Callback:
         except ValueError:
             raise CallbackDataError(f"unknown kind {kind!r}") from None
         try:
-            action_ = Action(action)
+            action_ = ButtonAction(action)
         except ValueError:
             raise CallbackDataError(f"unknown action {action!r}") from None
         if not all(_NUMBER.fullmatch(n) for n in (version, *args)):

@@ -28,7 +28,7 @@ from itertools import groupby
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.callbacks import Action, Callback, LanguageChoice, SettingChoice
+from bot.present.callbacks import ButtonAction, Callback, LanguageChoice, SettingChoice
 from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
 from bot.store.records import ChatSettings
 from engine.position import BAR, OFF, Step
@@ -76,7 +76,7 @@ class KeyboardBuilder:
     record_id: str
     version: int
 
-    def button(self, text: str, action: Action, *args: int) -> InlineKeyboardButton:
+    def button(self, text: str, action: ButtonAction, *args: int) -> InlineKeyboardButton:
         data = Callback.game(self.record_id, self.version, action, *args)
         return InlineKeyboardButton(text, callback_data=data.format())
 
@@ -84,7 +84,7 @@ class KeyboardBuilder:
         """Only "More": the waiting player's own board (its menu: resign, cancel)."""
         return InlineKeyboardMarkup([self._menu_row()])
 
-    def lobby_button(self, text: str, action: Action, *args: int) -> InlineKeyboardButton:
+    def lobby_button(self, text: str, action: ButtonAction, *args: int) -> InlineKeyboardButton:
         data = Callback.lobby(self.record_id, self.version, action, *args)
         return InlineKeyboardButton(text, callback_data=data.format())
 
@@ -94,15 +94,15 @@ class KeyboardBuilder:
         moves = [(s.source, s.target) for s in steps]
         return [
             self.button(step_text(self.tr, label, s, moves.count((s.source, s.target)) > 1),
-                        Action.STEP, s.source, s.target, s.die)
+                        ButtonAction.STEP, s.source, s.target, s.die)
             for s in steps
         ]
 
     def _menu_row(self) -> Row:
-        return [self.button("⋯ " + self.tr.gettext("More"), Action.MENU)]
+        return [self.button("⋯ " + self.tr.gettext("More"), ButtonAction.MENU)]
 
     def _back(self) -> InlineKeyboardButton:
-        return self.button("« " + self.tr.gettext("Back"), Action.BACK)
+        return self.button("« " + self.tr.gettext("Back"), ButtonAction.BACK)
 
     def moves(self, label: Label, legal: Iterable[Step], *, can_undo: bool, complete: bool,
               source: int | None = None, turns: Sequence[str] = (),
@@ -116,7 +116,7 @@ class KeyboardBuilder:
         rows: list[Row] = []
         chosen = [s for s in steps if s.source == source]
         if turns and not chosen:
-            rows += _rows([self.button("▶ " + text, Action.TURN, index)
+            rows += _rows([self.button("▶ " + text, ButtonAction.TURN, index)
                            for index, text in enumerate(turns)], TURN_ROW)
         if chosen:
             rows += [*_rows(self._steps(label, chosen)), [self._back()]]
@@ -130,16 +130,16 @@ class KeyboardBuilder:
                     buttons += self._steps(label, options)
                 else:
                     buttons.append(self.button(f"{point_text(self.tr, label, point)} ▸",
-                                               Action.SOURCE, point))
+                                               ButtonAction.SOURCE, point))
             rows += _rows(buttons)
         last: Row = []
         if can_undo:
-            last.append(self.button("↶ " + self.tr.gettext("Undo"), Action.UNDO))
+            last.append(self.button("↶ " + self.tr.gettext("Undo"), ButtonAction.UNDO))
         if complete:
-            last.append(self.button("✓ " + self.tr.gettext("Confirm"), Action.CONFIRM))
+            last.append(self.button("✓ " + self.tr.gettext("Confirm"), ButtonAction.CONFIRM))
         if last:
             rows.append(last)
-        hints = [self.button("💡 " + self.tr.gettext("Hint"), Action.HINT)] if hint else []
+        hints = [self.button("💡 " + self.tr.gettext("Hint"), ButtonAction.HINT)] if hint else []
         rows.append([*hints, *self._menu_row()])
         return InlineKeyboardMarkup(rows)
 
@@ -147,11 +147,11 @@ class KeyboardBuilder:
         """Before rolling: Roll, and Double beside it when the cube allows;
         ``confirm_double``: the double of a staked game asks once more."""
         if confirm_double:
-            return InlineKeyboardMarkup([[
-                self.button(self.tr.gettext("Yes, double"), Action.DOUBLE_SURE), self._back()]])
-        row = [self.button("🎲 " + self.tr.gettext("Roll"), Action.ROLL)]
+            return InlineKeyboardMarkup([[self.button(self.tr.gettext("Yes, double"),
+                                                      ButtonAction.DOUBLE_SURE), self._back()]])
+        row = [self.button("🎲 " + self.tr.gettext("Roll"), ButtonAction.ROLL)]
         if can_double:
-            row.append(self.button("⬆ " + self.tr.gettext("Double"), Action.DOUBLE))
+            row.append(self.button("⬆ " + self.tr.gettext("Double"), ButtonAction.DOUBLE))
         return InlineKeyboardMarkup([row, self._menu_row()])
 
     def double(self, *, confirm_pass: bool = False, can_beaver: bool = False
@@ -161,28 +161,29 @@ class KeyboardBuilder:
         tr = self.tr
         if confirm_pass:
             return InlineKeyboardMarkup([[
-                self.button(tr.gettext("Yes, pass"), Action.PASS_SURE), self._back()]])
-        row = [self.button(tr.gettext("Take"), Action.TAKE),
-               self.button(tr.gettext("Pass"), Action.PASS)]
+                self.button(tr.gettext("Yes, pass"), ButtonAction.PASS_SURE), self._back()]])
+        row = [self.button(tr.gettext("Take"), ButtonAction.TAKE),
+               self.button(tr.gettext("Pass"), ButtonAction.PASS)]
         if can_beaver:
-            row.append(self.button(tr.gettext("Beaver"), Action.BEAVER))
+            row.append(self.button(tr.gettext("Beaver"), ButtonAction.BEAVER))
         return InlineKeyboardMarkup([row])
 
     def resign_offer(self) -> InlineKeyboardMarkup:
-        return InlineKeyboardMarkup([[self.button(self.tr.gettext("Accept"), Action.ACCEPT),
-                                      self.button(self.tr.gettext("Decline"), Action.DECLINE)]])
+        return InlineKeyboardMarkup([[self.button(self.tr.gettext("Accept"), ButtonAction.ACCEPT),
+                                      self.button(self.tr.gettext("Decline"),
+                                                  ButtonAction.DECLINE)]])
 
     def cancel_offer(self) -> InlineKeyboardMarkup:
         return InlineKeyboardMarkup([[
-            self.button(self.tr.gettext("Agree to cancel"), Action.CANCEL),
-            self.button(self.tr.gettext("Keep playing"), Action.KEEP)]])
+            self.button(self.tr.gettext("Agree to cancel"), ButtonAction.CANCEL),
+            self.button(self.tr.gettext("Keep playing"), ButtonAction.KEEP)]])
 
     def menu(self, levels: Sequence[str]) -> InlineKeyboardMarkup:
         """Resign (a button per kind, level 1 = the smallest), cancel, and back."""
         tr = self.tr
-        rows = [[self.button(tr.gettext("Resign: {what}", what=name), Action.RESIGN, level)]
+        rows = [[self.button(tr.gettext("Resign: {what}", what=name), ButtonAction.RESIGN, level)]
                 for level, name in enumerate(levels, start=1)]
-        rows.append([self.button(tr.gettext("Propose to cancel the game"), Action.CANCEL)])
+        rows.append([self.button(tr.gettext("Propose to cancel the game"), ButtonAction.CANCEL)])
         rows.append([self._back()])
         return InlineKeyboardMarkup(rows)
 
@@ -196,19 +197,19 @@ class KeyboardBuilder:
         ``verify``: the data of a 🎲 Verify button (the match's dice revealed);
         ``analysis``: of a 📊 Analysis button (:meth:`analysis_row`)."""
         tr = self.tr
-        new = [self.button(tr.gettext("New game"), Action.NEW)] if new_game else []
+        new = [self.button(tr.gettext("New game"), ButtonAction.NEW)] if new_game else []
         check = ([InlineKeyboardButton("🎲 " + tr.gettext("Verify"), callback_data=verify)]
                  if verify else []) + self.analysis_row(analysis)
         if not (answer or withdraw):
             first = tr.gettext("Rematch") if match_over else tr.gettext("Next game")
-            return InlineKeyboardMarkup([[self.button(first, Action.REMATCH), *new],
+            return InlineKeyboardMarkup([[self.button(first, ButtonAction.REMATCH), *new],
                                          *([check] if check else [])])
         rows: list[Row] = []
         if answer:
-            rows.append([self.button(tr.gettext("Accept"), Action.ACCEPT),
-                         self.button(tr.gettext("Decline"), Action.DECLINE)])
+            rows.append([self.button(tr.gettext("Accept"), ButtonAction.ACCEPT),
+                         self.button(tr.gettext("Decline"), ButtonAction.DECLINE)])
         if withdraw:
-            rows.append([self.button(tr.gettext("Withdraw the offer"), Action.WITHDRAW)])
+            rows.append([self.button(tr.gettext("Withdraw the offer"), ButtonAction.WITHDRAW)])
         return InlineKeyboardMarkup([*rows, *([new] if new else []), *([check] if check else [])])
 
     def analysis_row(self, data: str | None) -> Row:
@@ -221,14 +222,14 @@ class KeyboardBuilder:
     def lobby(self, names: Sequence[str], chosen: int) -> InlineKeyboardMarkup:
         """Variant choice (the chosen one ticked), Join / Leave, Play the bot and Close."""
         tr = self.tr
-        choice = [self.lobby_button(("✓ " if i == chosen else "") + name, Action.VARIANT, i)
+        choice = [self.lobby_button(("✓ " if i == chosen else "") + name, ButtonAction.VARIANT, i)
                   for i, name in enumerate(names)]
         return InlineKeyboardMarkup([
             choice,
-            [self.lobby_button("✋ " + tr.gettext("Join"), Action.JOIN),
-             self.lobby_button(tr.gettext("Leave"), Action.LEAVE)],
-            [self.lobby_button("🤖 " + tr.gettext("Play the bot"), Action.COMPUTER)],
-            [self.lobby_button(tr.gettext("Close"), Action.DROP)],
+            [self.lobby_button("✋ " + tr.gettext("Join"), ButtonAction.JOIN),
+             self.lobby_button(tr.gettext("Leave"), ButtonAction.LEAVE)],
+            [self.lobby_button("🤖 " + tr.gettext("Play the bot"), ButtonAction.COMPUTER)],
+            [self.lobby_button(tr.gettext("Close"), ButtonAction.DROP)],
         ])
 
 
@@ -284,13 +285,13 @@ def settings_keyboard(tr: Translator, settings: ChatSettings) -> InlineKeyboardM
 # ---------------------------------------------------------------- the clock
 
 
-def _clock(text: str, game_id: str, action: Action) -> InlineKeyboardButton:
+def _clock(text: str, game_id: str, action: ButtonAction) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=Callback.clock(game_id, action).format())
 
 
 def mute_keyboard(tr: Translator, game_id: str, link: str | None = None) -> InlineKeyboardMarkup:
     """Under a reminder: mute reminders (and open the game, where it has a link)."""
-    row = [_clock("🔕 " + tr.gettext("Mute reminders"), game_id, Action.MUTE)]
+    row = [_clock("🔕 " + tr.gettext("Mute reminders"), game_id, ButtonAction.MUTE)]
     if link:
         row.insert(0, InlineKeyboardButton(tr.gettext("Open the game"), url=link))
     return InlineKeyboardMarkup([row])
@@ -299,39 +300,42 @@ def mute_keyboard(tr: Translator, game_id: str, link: str | None = None) -> Inli
 def timeout_keyboard(tr: Translator, game_id: str, period: str) -> InlineKeyboardMarkup:
     """The time ran out: claim the win, or give ``period`` (a duration's text) more."""
     return InlineKeyboardMarkup([[
-        _clock("🏆 " + tr.gettext("Claim win"), game_id, Action.CLAIM_WIN),
-        _clock("⏳ " + tr.gettext("Give {time} more", time=period), game_id, Action.MORE_TIME),
+        _clock("🏆 " + tr.gettext("Claim win"), game_id, ButtonAction.CLAIM_WIN),
+        _clock("⏳ " + tr.gettext("Give {time} more", time=period), game_id,
+               ButtonAction.MORE_TIME),
     ]])
 
 
 def proposal_keyboard(tr: Translator, game_id: str, *, paused: bool) -> InlineKeyboardMarkup:
     """A proposal to pause (or, ``paused``, to resume) the clock: agree or not."""
-    agree = Action.RESUME if paused else Action.PAUSE
+    agree = ButtonAction.RESUME if paused else ButtonAction.PAUSE
     return InlineKeyboardMarkup([[_clock("✅ " + tr.gettext("Agree"), game_id, agree),
-                                  _clock("✖ " + tr.gettext("No"), game_id, Action.PAUSE_NO)]])
+                                  _clock("✖ " + tr.gettext("No"), game_id, ButtonAction.PAUSE_NO)]])
 
 
 # ---------------------------------------------------------------- /settle
 
 
-def _settle(text: str, request_id: str, action: Action, *args: int) -> InlineKeyboardButton:
+def _settle(text: str, request_id: str, action: ButtonAction, *args: int) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=Callback.settle(request_id, action,
                                                                      *args).format())
 
 
 def settle_answer_keyboard(tr: Translator, request_id: str) -> InlineKeyboardMarkup:
     """The other player confirms (or not) a settle request."""
-    return InlineKeyboardMarkup([[_settle(tr.gettext("✅ Settled"), request_id, Action.SETTLE_YES),
-                                  _settle(tr.gettext("✖ No"), request_id, Action.SETTLE_NO)]])
+    return InlineKeyboardMarkup([[_settle(tr.gettext("✅ Settled"), request_id,
+                                          ButtonAction.SETTLE_YES), _settle(tr.gettext("✖ No"),
+                                                                            request_id,
+                                                                            ButtonAction.SETTLE_NO)]])
 
 
 def settle_choice_keyboard(tr: Translator, request_id: str, balances: Sequence[str],
                            payments: Sequence[str]) -> InlineKeyboardMarkup:
     """The requester's choice: a button per player they have a balance with
     (``balances``' texts), then one per payment of the settle-up plan."""
-    rows = [[_settle(text, request_id, Action.SETTLE_WITH, index)]
+    rows = [[_settle(text, request_id, ButtonAction.SETTLE_WITH, index)]
             for index, text in enumerate(balances)]
-    rows += [[_settle("📋 " + text, request_id, Action.SETTLE_PLAN, index)]
+    rows += [[_settle("📋 " + text, request_id, ButtonAction.SETTLE_PLAN, index)]
              for index, text in enumerate(payments)]
-    rows.append([_settle(tr.gettext("✖ No"), request_id, Action.SETTLE_NO)])
+    rows.append([_settle(tr.gettext("✖ No"), request_id, ButtonAction.SETTLE_NO)])
     return InlineKeyboardMarkup(rows)

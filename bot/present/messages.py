@@ -21,7 +21,7 @@ from html import escape
 
 from telegram import InlineKeyboardMarkup
 
-from bot.present.callbacks import Action, AnalyseGame
+from bot.present.callbacks import AnalyseGame, ButtonAction
 from bot.present.fairtext import commitment_lines, luck_line, verify_data, words_line
 from bot.present.i18n import N_, Translator, translator
 from bot.present.keyboards import KeyboardBuilder
@@ -50,8 +50,7 @@ from bot.rules.play import offered_turns, resign_options
 from bot.rules.seats import player_on, seat_of, waiting_side
 from bot.store.records import GameRecord, Status
 from engine.choices import forced_turn
-from engine.game import Action as EventAction
-from engine.game import Game, Phase
+from engine.game import Action, Game, Phase
 from engine.notation import format_turn
 from engine.position import Side, Variant
 from engine.scoring import EndReason, ResultKind
@@ -213,7 +212,7 @@ def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Si
 
 def last_turn(game: Game) -> LastTurn | None:
     """The last confirmed turn with the position it started from (so hits show)."""
-    last = next((e for e in reversed(game.events) if e.action is EventAction.MOVE), None)
+    last = next((e for e in reversed(game.events) if e.action is Action.MOVE), None)
     if last is None or game.last_start is None:
         return None
     return LastTurn(last.side, last.steps, game.last_start)
@@ -227,7 +226,7 @@ def _dice_text(game: Game) -> str:
 def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
     """The opening roll, until the first turn is confirmed (then the caption
     shows what was played)."""
-    if game.opening is None or any(e.action is EventAction.MOVE for e in game.events):
+    if game.opening is None or any(e.action is Action.MOVE for e in game.events):
         return None
     rolls = game.opening.rolls
     white, black = rolls[-1]
@@ -244,7 +243,7 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
     """What the player before did: the last confirmed turn (in the numbers
     of ``numbering``, the side the board is numbered for; the board's words
     for bar and off), or a roll that could not be played."""
-    moves = [e for e in game.events if e.action is EventAction.MOVE]
+    moves = [e for e in game.events if e.action is Action.MOVE]
     if not moves:
         return None
     last = moves[-1]
@@ -305,7 +304,7 @@ def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
     return tr.gettext("{name} wins: {kind}, {points}.", name=name, kind=kind, points=points)
 
 
-def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Action | None,
+def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: ButtonAction | None,
                   numbering: Side | None = None) -> list[str]:
     game = table.game
     lines: list[str] = []
@@ -335,7 +334,7 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Act
     name = _name(record, actor)
     if phase is Phase.ROLL:
         lines.append("➡ " + tr.gettext("{name} to roll.", name=name))
-        if ui is Action.DOUBLE and game.cube is not None:
+        if ui is ButtonAction.DOUBLE and game.cube is not None:
             lines.append(tr.gettext("Offer a double to {value}? Are you sure?",
                                     value=game.cube.value * 2))
     elif phase is Phase.MOVE:
@@ -347,7 +346,7 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: Act
                                     name=_name(record, actor.opponent)))
         lines.append("➡ " + tr.gettext("{name}, you are doubled to {value}: take or pass?",
                                        name=name, value=game.cube.value * 2))
-        if ui is Action.PASS:
+        if ui is ButtonAction.PASS:
             lines.append(tr.gettext("Passing ends the game. Are you sure?"))
     elif phase is Phase.RESIGNATION:
         offer = game.resign_offer
@@ -463,7 +462,7 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
 
 
 def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
-                  orientation: str = "follow", ui: Action | None = None,
+                  orientation: str = "follow", ui: ButtonAction | None = None,
                   source: int | None = None, player: Side | None = None,
                   picture: bool = True) -> BoardMessage:
     """The board message of an active or finished game and its keyboard.
@@ -500,7 +499,7 @@ def _short_names(record: GameRecord, limit: int) -> GameRecord:
 
 
 def _board_message(tr: Translator, record: GameRecord, *, style: str, orientation: str,
-                   ui: Action | None, source: int | None, player: Side | None,
+                   ui: ButtonAction | None, source: int | None, player: Side | None,
                    picture: bool) -> tuple[BoardMessage, list[str], list[int]]:
     """:func:`board_message` before it is fitted to Telegram's limit, its
     lines (each balanced HTML: the ``<pre>`` text board is one) and the
@@ -563,7 +562,7 @@ def kept_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | 
     return InlineKeyboardMarkup([row]) if row else None
 
 
-def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: Action | None,
+def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: ButtonAction | None,
                   source: int | None, viewer: Side | None = None,
                   player: Side | None = None) -> InlineKeyboardMarkup | None:
     """The game's buttons; move buttons print the points in ``viewer``'s
@@ -585,16 +584,16 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     if record.cancel_by is not None:
         return keys.cancel_offer()
     if player is not None and game.to_act is not player \
-            and not (ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE)):
+            and not (ui is ButtonAction.MENU and phase in (Phase.ROLL, Phase.MOVE)):
         if phase not in (Phase.ROLL, Phase.MOVE):
             return None  # the opponent answers an offer
         return keys.more()
-    if ui is Action.MENU and phase in (Phase.ROLL, Phase.MOVE):
+    if ui is ButtonAction.MENU and phase in (Phase.ROLL, Phase.MOVE):
         return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
     if phase is Phase.DOUBLE:
         cube, actor = game.cube, game.to_act
         assert cube is not None and actor is not None
-        return keys.double(confirm_pass=ui is Action.PASS,
+        return keys.double(confirm_pass=ui is ButtonAction.PASS,
                            can_beaver=cube.why_not_beaver(actor) is None)
     if phase is Phase.RESIGNATION:
         return keys.resign_offer()
@@ -602,7 +601,8 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     assert actor is not None
     if phase is Phase.ROLL:
         can_double = game.can_double(actor)
-        return keys.roll(can_double=can_double, confirm_double=can_double and ui is Action.DOUBLE)
+        return keys.roll(can_double=can_double,
+                         confirm_double=can_double and ui is ButtonAction.DOUBLE)
     turn = game.turn
     assert turn is not None
     seen_by = actor if viewer is None else viewer
@@ -614,8 +614,9 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     turns = [choice.notation(numbering=seen_by, bar=labels.bar, off=labels.off)
              for choice in offered_turns(game)]
     return keys.moves(label, turn.distinct_steps, can_undo=bool(turn.played),
-                      complete=turn.is_complete, source=source if ui is Action.SOURCE else None,
-                      turns=turns, hint=can_hint(record, table))
+                      complete=turn.is_complete,
+                      source=source if ui is ButtonAction.SOURCE else None, turns=turns,
+                      hint=can_hint(record, table))
 
 
 def notification(tr: Translator, record: GameRecord) -> str | None:

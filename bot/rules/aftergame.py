@@ -4,7 +4,7 @@ rematch, and ending a match between two of its games.
 
 from __future__ import annotations
 
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
 from bot.rules.cancelling import cancel_vote
 from bot.rules.fairplay import Dealer, committed, with_tap
@@ -33,7 +33,7 @@ def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
     if record.status not in (Status.FINISHED, Status.CANCELLED):
         raise Refusal(STALE)
     action = data.action
-    if action is Action.NEW:
+    if action is ButtonAction.NEW:
         if record.is_private:
             raise Refusal(STALE)  # no chat to open a lobby in; the button is not offered
         if match_in_progress(record):
@@ -44,27 +44,27 @@ def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
         raise Refusal(NOT_PLAYING)
     if record.status is Status.CANCELLED:
         raise Refusal(STALE)
-    if action in (Action.CANCEL, Action.KEEP):
+    if action in (ButtonAction.CANCEL, ButtonAction.KEEP):
         if not match_in_progress(record) or record.cancel_by is None:
             raise Refusal(STALE)
-        if action is Action.CANCEL:
+        if action is ButtonAction.CANCEL:
             return cancel_vote(record, user_id)
         return record.model_copy(update={"cancel_by": None})
     offerer = record.rematch_by
-    if action is Action.REMATCH and offerer is None:
+    if action is ButtonAction.REMATCH and offerer is None:
         # a rematch is a new match: its seed is committed with the offer
         fresh = committed(dealer) if table_of(record).match_over else None
         return record.model_copy(update={"rematch_by": user_id, "next_dice": fresh})
-    if offerer is None or action not in (Action.REMATCH, Action.ACCEPT, Action.DECLINE,
-                                         Action.WITHDRAW):
+    if offerer is None or action not in (ButtonAction.REMATCH, ButtonAction.ACCEPT,
+                                         ButtonAction.DECLINE, ButtonAction.WITHDRAW):
         raise Refusal(STALE)
-    if action is Action.WITHDRAW:
+    if action is ButtonAction.WITHDRAW:
         if offerer != user_id:
             raise Refusal(N_("Only the player who made the offer can withdraw it."))
         return record.model_copy(update={"rematch_by": None, "next_dice": None})
     if offerer == user_id:
         raise Refusal(PROPOSED)
-    if action is Action.DECLINE:
+    if action is ButtonAction.DECLINE:
         return record.model_copy(update={"rematch_by": None, "next_dice": None})
     return _following(record, dealer)  # the other player accepts (or offered the same)
 

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.store.records import GameOptions
-from engine.game import Action as GameAction
-from engine.game import Game
+from bot.store.records import TableOptions
+from engine.game import Action, Game
 
 MAX_AUTOMATIC = 400
 """More automatic actions than a game can have in a row: a guard against a loop,
@@ -44,9 +43,9 @@ def advance(game: Game, roll: Callable[[Game], Game], *, autoplay: bool = True) 
         if game.is_over:
             return game
         action = game.only_action
-        if action is GameAction.ROLL:
+        if action is Action.ROLL:
             game = roll(game)
-        elif action is GameAction.MOVE and autoplay:
+        elif action is Action.MOVE and autoplay:
             game = game.play_forced()
         elif autoplay and game.turn is not None and game.turn.played and game.turn.forced_steps:
             for step in game.turn.forced_steps:
@@ -57,12 +56,12 @@ def advance(game: Game, roll: Callable[[Game], Game], *, autoplay: bool = True) 
     return game  # pragma: no cover - see MAX_AUTOMATIC
 
 
-def with_chat_autoplay(args: Sequence[str], options: GameOptions, default: bool) -> GameOptions:
+def with_chat_autoplay(args: Sequence[str], options: TableOptions, default: bool) -> TableOptions:
     """``/new`` options with the chat's autoplay (``/settings``) unless ``autoplay=`` was given.
 
-    >>> with_chat_autoplay(["long"], GameOptions(), False).autoplay
+    >>> with_chat_autoplay(["long"], TableOptions(), False).autoplay
     False
-    >>> with_chat_autoplay(["Autoplay=on"], GameOptions(), False).autoplay
+    >>> with_chat_autoplay(["Autoplay=on"], TableOptions(), False).autoplay
     True
     """
     if any(arg.strip().lower().startswith("autoplay=") for arg in args):

@@ -38,12 +38,12 @@ from bot.present.usertext import clean
 from bot.rules import ratings
 from bot.rules.matchstate import table_of
 from bot.store.records import (
-    GameOptions,
     GameRecord,
     HistoryEntry,
     Player,
     PlayerStats,
     Status,
+    TableOptions,
     computer_level,
     versus_computer,
 )
@@ -174,15 +174,15 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
     return [new[side] for side in sorted(new)]
 
 
-def with_chat_stake(args: Sequence[str], options: GameOptions, default: int) -> GameOptions:
+def with_chat_stake(args: Sequence[str], options: TableOptions, default: int) -> TableOptions:
     """``/new`` options with the chat's stake (``/stake``) unless ``stake=`` was given,
     or the game has hints (``hints=on``: practice, never staked).
 
-    >>> with_chat_stake(["long"], GameOptions(), 5).stake_per_point
+    >>> with_chat_stake(["long"], TableOptions(), 5).stake_per_point
     5
-    >>> with_chat_stake(["Stake=0"], GameOptions(), 5).stake_per_point
+    >>> with_chat_stake(["Stake=0"], TableOptions(), 5).stake_per_point
     0
-    >>> with_chat_stake(["hints=on"], GameOptions(hints=True), 5).stake_per_point
+    >>> with_chat_stake(["hints=on"], TableOptions(hints=True), 5).stake_per_point
     0
     """
     if options.hints or any(arg.strip().lower().startswith("stake=") for arg in args):

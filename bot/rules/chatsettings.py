@@ -31,3 +31,14 @@ def with_default_option(settings: ChatSettings | None, chat_id: int, name: str, 
     current = settings or ChatSettings(chat_id=chat_id)
     options = current.options.model_copy(update={name: value})
     return current.model_copy(update={"options": options})
+
+
+def with_board_language(settings: ChatSettings | None, chat_id: int, language: str
+                        ) -> ChatSettings:
+    """The language the chat's boards are drawn in, noted with its first game
+    (unless the chat has one already), so a group's board does not switch
+    language with whoever taps."""
+    current = settings or ChatSettings(chat_id=chat_id)
+    if current.language or current.board_language:
+        return current
+    return current.model_copy(update={"board_language": language})

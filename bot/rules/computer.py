@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from ai import CubeState, Level, make_player
 from ai.player import Player as Brain
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_, Translator
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
@@ -42,7 +42,7 @@ from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.play import apply_game
 from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
-from bot.store.records import COMPUTER_USER_IDS, GameOptions, GameRecord, Player, Status
+from bot.store.records import COMPUTER_USER_IDS, GameRecord, Player, Status, TableOptions
 from bot.store.records import computer_level as record_level
 from engine.game import Phase
 from engine.position import Dice, Position, Side, Step, Variant
@@ -76,7 +76,7 @@ def is_computer_game(record: GameRecord) -> bool:
     return computer_seat(record) is not None
 
 
-def computer_options(options: GameOptions, level: Level) -> GameOptions:
+def computer_options(options: TableOptions, level: Level) -> TableOptions:
     """A game against the computer: never staked, no clock (it never runs
     out of time, and nobody waits for a person against a machine), no
     beavers (it never beavers, and answers no beaver)."""
@@ -158,9 +158,9 @@ def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
     seat = computer_seat(record)
     assert seat is not None and seat.side is not None
     if record.cancel_by is not None and record.cancel_by != seat.user_id:
-        return (_button(record, Action.CANCEL),)
+        return (_button(record, ButtonAction.CANCEL),)
     if record.status is not Status.ACTIVE:
-        return (_button(record, Action.ACCEPT),)  # the next game, or a rematch
+        return (_button(record, ButtonAction.ACCEPT),)  # the next game, or a rematch
     level = level_of_user(seat.user_id)
     assert level is not None
     table = table_of(record)
@@ -170,7 +170,7 @@ def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
     if game.phase is Phase.ROLL:
         if game.can_double(me):
             return dataclasses.replace(ask, kind="double", cube=cube_state(table))
-        return (_button(record, Action.ROLL),)
+        return (_button(record, ButtonAction.ROLL),)
     if game.phase is Phase.MOVE:
         assert game.turn is not None
         return dataclasses.replace(ask, dice=game.turn.dice)
@@ -200,11 +200,12 @@ def buttons_for(record: GameRecord, question: Question, answer: Answer) -> tuple
         assert isinstance(answer, tuple)
         game = table_of(record).game
         played = len(game.turn.played) if game.turn is not None else 0
-        undo = tuple(_button(record, Action.UNDO) for _ in range(played))
-        steps = tuple(_button(record, Action.STEP, s.source, s.target, s.die) for s in answer)
-        return (*undo, *steps, _button(record, Action.CONFIRM))
-    yes, no = {"double": (Action.DOUBLE, Action.ROLL), "take": (Action.TAKE, Action.PASS_SURE),
-               "resign": (Action.ACCEPT, Action.DECLINE)}[question.kind]
+        undo = tuple(_button(record, ButtonAction.UNDO) for _ in range(played))
+        steps = tuple(_button(record, ButtonAction.STEP, s.source, s.target, s.die) for s in answer)
+        return (*undo, *steps, _button(record, ButtonAction.CONFIRM))
+    yes, no = {"double": (ButtonAction.DOUBLE, ButtonAction.ROLL), "take": (ButtonAction.TAKE,
+                                                                            ButtonAction.PASS_SURE),
+               "resign": (ButtonAction.ACCEPT, ButtonAction.DECLINE)}[question.kind]
     return (_button(record, yes if answer else no),)
 
 
@@ -215,7 +216,7 @@ def press(record: GameRecord, buttons: Sequence[Callback], dealer: Dealer
     seat = computer_seat(record)
     assert seat is not None
     for data in buttons:
-        if data.action is Action.STEP and _turn_complete(record):
+        if data.action is ButtonAction.STEP and _turn_complete(record):
             continue  # the forced rest of the turn was played by itself (bot/rules/autoplay.py)
         if record.status is Status.ACTIVE:
             record = apply_game(record, seat.user_id, data)
@@ -229,7 +230,7 @@ def _turn_complete(record: GameRecord) -> bool:
     return turn is not None and turn.is_complete
 
 
-def _button(record: GameRecord, action: Action, *args: int) -> Callback:
+def _button(record: GameRecord, action: ButtonAction, *args: int) -> Callback:
     return Callback.game(record.game_id, record.version, action, *args)
 
 

@@ -13,14 +13,14 @@ names what the brains must rank (:class:`HintQuestion`: the turn's start and
 dice, so a hint is the same for every step of one turn); the ranking itself
 runs off the event loop (:func:`bot.rules.computer.best_turns`).
 
->>> from bot.store.records import GameOptions
->>> hints_allowed(GameOptions(computer="easy")), hints_allowed(GameOptions())
+>>> from bot.store.records import TableOptions
+>>> hints_allowed(TableOptions(computer="easy")), hints_allowed(TableOptions())
 (True, False)
->>> hints_allowed(GameOptions(hints=True))
+>>> hints_allowed(TableOptions(hints=True))
 True
->>> hints_allowed(GameOptions(hints=True, stake_per_point=5))  # never with a stake
+>>> hints_allowed(TableOptions(hints=True, stake_per_point=5))  # never with a stake
 False
->>> hints_allowed(GameOptions(computer="strong", hints=False))
+>>> hints_allowed(TableOptions(computer="strong", hints=False))
 False
 """
 
@@ -32,7 +32,7 @@ from bot.present.i18n import N_
 from bot.rules.matchstate import MatchState, table_of
 from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameOptions, GameRecord, Status
+from bot.store.records import GameRecord, Status, TableOptions
 from engine.choices import forced_turn
 from engine.game import Phase
 from engine.position import Dice, Position, Step, Variant
@@ -44,7 +44,7 @@ HINTS_OFF = N_("This game has no hints: they are for games against the bot and f
 GAME_OVER = N_("This game is over.")
 
 
-def hints_allowed(options: GameOptions) -> bool:
+def hints_allowed(options: TableOptions) -> bool:
     """Whether a game with ``options`` has hints (see the module doc)."""
     if options.stake_per_point:
         return False

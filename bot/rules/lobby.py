@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import time
 
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
 from bot.rules.fairplay import Dealer, committed, with_tap
 from bot.rules.matchstate import MatchState, with_table
 from bot.rules.options import OptionError, engine_options
 from bot.rules.play import advanced
 from bot.rules.refusals import STALE, Refusal
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine.game import Game
 from engine.position import Side, Variant
 
@@ -21,7 +21,7 @@ VARIANTS = (Variant.LONG, Variant.BACKGAMMON)
 """Variant order of the lobby buttons (the callback carries the index)."""
 
 
-def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: GameOptions,
+def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: TableOptions,
               creator: int, dealer: Dealer) -> GameRecord:
     """A lobby, committed to its dice seed before anyone sees it (bot/rules/fairplay.py)."""
     engine_options(variant, options)  # refuse bad combinations before posting anything
@@ -45,20 +45,20 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
     if record.status is not Status.LOBBY:
         raise Refusal(STALE)
     seated = any(p.user_id == user_id for p in record.players)
-    if data.action is Action.JOIN:
+    if data.action is ButtonAction.JOIN:
         if seated:
             raise Refusal(N_("You have joined already; waiting for a second player."))
         side = Side(len(record.players))
         players = (*record.players, Player(user_id=user_id, name=name[:64], side=side))
         joined = record.model_copy(update={"players": players, "updated_at": time.time()})
         return start_game(joined, dealer) if len(players) == 2 else joined
-    if data.action is Action.LEAVE:
+    if data.action is ButtonAction.LEAVE:
         if not seated:
             raise Refusal(N_("You have not joined this game."))
         players = tuple(p for p in record.players if p.user_id != user_id)
         players = tuple(p.model_copy(update={"side": Side(i)}) for i, p in enumerate(players))
         return record.model_copy(update={"players": players})
-    if data.action is Action.VARIANT:
+    if data.action is ButtonAction.VARIANT:
         if not seated and user_id != record.created_by:
             raise Refusal(N_("Only the players or whoever opened the lobby may change it."))
         if data.args[0] >= len(VARIANTS):
@@ -74,7 +74,7 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
         kept = tuple(p.model_copy(update={"side": Side.WHITE})
                      for p in record.players if p.user_id == user_id)
         return record.model_copy(update={"variant": variant, "players": kept})
-    if data.action is Action.DROP:
+    if data.action is ButtonAction.DROP:
         if not seated and user_id != record.created_by:
             raise Refusal(N_("Only the players or whoever opened the lobby may close it."))
         return record.model_copy(update={"status": Status.CANCELLED})

@@ -12,9 +12,8 @@ from bot.present.i18n import N_
 from bot.present.usertext import ARGUMENT_LIMIT, clean
 from bot.rules import deadlines
 from bot.rules.refusals import Refusal
-from bot.store.records import GameOptions
-from engine.game import GameError
-from engine.game import GameOptions as EngineOptions
+from bot.store.records import TableOptions
+from engine.game import GameError, GameOptions
 from engine.position import Variant
 
 
@@ -40,11 +39,11 @@ MAX_MATCH = 25
 MAX_STAKE = 1_000_000
 
 
-def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, GameOptions]:
+def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, TableOptions]:
     """``/new`` arguments: an optional variant word and ``name=value`` options.
 
     >>> parse_new_args(["backgammon", "match=7", "cube=off"])
-    (<Variant.BACKGAMMON: 'backgammon'>, GameOptions(stake_per_point=0, match_length=7, \
+    (<Variant.BACKGAMMON: 'backgammon'>, TableOptions(stake_per_point=0, match_length=7, \
 cube=False, koks=False, jacoby=False, beavers=False, time_control=None, computer=None, \
 autoplay=True, hints=None))
     >>> parse_new_args(["long", "bot", "level=strong"])[1].computer
@@ -97,16 +96,16 @@ autoplay=True, hints=None))
         raise OptionError(COMPUTER_UNSTAKED)
     if values.get("hints") and values.get("stake_per_point"):
         raise OptionError(HINTS_UNSTAKED)
-    return variant, GameOptions(**values)
+    return variant, TableOptions(**values)
 
 
-def with_chat_clock(args: Sequence[str], options: GameOptions, default: int | None
-                    ) -> GameOptions:
+def with_chat_clock(args: Sequence[str], options: TableOptions, default: int | None
+                    ) -> TableOptions:
     """``/new`` options with the chat's time control (``/clock``) unless ``time=`` was given.
 
-    >>> with_chat_clock(["long"], GameOptions(), 86400).time_control
+    >>> with_chat_clock(["long"], TableOptions(), 86400).time_control
     86400
-    >>> with_chat_clock(["time=none"], GameOptions(), 86400).time_control is None
+    >>> with_chat_clock(["time=none"], TableOptions(), 86400).time_control is None
     True
     """
     if any(arg.strip().lower().startswith("time=") for arg in args):
@@ -114,7 +113,7 @@ def with_chat_clock(args: Sequence[str], options: GameOptions, default: int | No
     return options.model_copy(update={"time_control": default})
 
 
-def engine_options(variant: Variant, options: GameOptions) -> EngineOptions:
+def engine_options(variant: Variant, options: TableOptions) -> GameOptions:
     """The engine's rules for a lobby's options; raises :class:`OptionError` for
     combinations the rules do not have."""
     match = options.match_length if options.match_length > 1 else 0
@@ -122,14 +121,14 @@ def engine_options(variant: Variant, options: GameOptions) -> EngineOptions:
         if variant is Variant.LONG:
             if options.jacoby or options.beavers:
                 raise OptionError(N_("Jacoby and beavers are backgammon cube rules."))
-            return EngineOptions.long(koks=options.koks, match_length=match)
+            return GameOptions.long(koks=options.koks, match_length=match)
         if options.koks:
             raise OptionError(N_("Koks is a long nardy rule."))
         if (options.jacoby or options.beavers) and match:
             raise OptionError(N_("Jacoby and beavers are for single games, not matches."))
         if (options.jacoby or options.beavers) and not options.cube:
             raise OptionError(N_("Jacoby and beavers need the cube."))
-        return EngineOptions.backgammon(cube=options.cube, jacoby=options.jacoby,
+        return GameOptions.backgammon(cube=options.cube, jacoby=options.jacoby,
                                         beavers=options.beavers, match_length=match)
     except GameError as error:  # pragma: no cover - the checks above come first
         raise OptionError(N_("These options do not go together: {reason}"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
 from bot.rules.autoplay import advance, undo
 from bot.rules.cancelling import cancel_vote
@@ -47,17 +47,20 @@ def needs_double_confirmation(record: GameRecord) -> bool:
     return record.options.stake_per_point > 0
 
 
-UI_ONLY = frozenset({Action.SOURCE, Action.BACK, Action.MENU, Action.PASS})
+UI_ONLY = frozenset({ButtonAction.SOURCE, ButtonAction.BACK, ButtonAction.MENU, ButtonAction.PASS})
 """Buttons that only redraw the keyboard for the tapper; no record change."""
 
 
-def ui_only(record: GameRecord, action: Action) -> bool:
+def ui_only(record: GameRecord, action: ButtonAction) -> bool:
     """Whether ``action`` only redraws the keyboard of this record (Double
     asks to confirm in a staked game, see :func:`needs_double_confirmation`)."""
-    return action in UI_ONLY or (action is Action.DOUBLE and needs_double_confirmation(record))
-ANSWERS = frozenset({Action.ACCEPT, Action.DECLINE, Action.TAKE, Action.PASS, Action.PASS_SURE})
+    return action in UI_ONLY or (action is ButtonAction.DOUBLE
+                                 and needs_double_confirmation(record))
+ANSWERS = frozenset({ButtonAction.ACCEPT, ButtonAction.DECLINE, ButtonAction.TAKE,
+                     ButtonAction.PASS, ButtonAction.PASS_SURE})
 """Answers to an offer: :func:`_answering` says who gives them."""
-MENU_ACTIONS = frozenset({Action.MENU, Action.BACK, Action.SOURCE, Action.RESIGN, Action.CANCEL})
+MENU_ACTIONS = frozenset({ButtonAction.MENU, ButtonAction.BACK, ButtonAction.SOURCE,
+                          ButtonAction.RESIGN, ButtonAction.CANCEL})
 
 
 def apply_game(record: GameRecord, user_id: int, data: Callback, *,
@@ -97,65 +100,66 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
     table = table_of(record)
     game = table.game
     action = data.action
-    if action is Action.KEEP:
+    if action is ButtonAction.KEEP:
         if record.cancel_by is None:
             return record
         return record.model_copy(update={"cancel_by": None})
-    if action is Action.CANCEL and record.cancel_by is not None:
+    if action is ButtonAction.CANCEL and record.cancel_by is not None:
         return cancel_vote(record, user_id)  # agreeing: the proposer's opponent
     if not own_board and action not in ANSWERS and game.to_act is not side:
         raise Refusal(THEIR_BUTTONS if action in MENU_ACTIONS else NOT_YOUR_TURN)
-    if action is Action.CANCEL:
+    if action is ButtonAction.CANCEL:
         return cancel_vote(record, user_id)
-    if action is Action.RESIGN:
+    if action is ButtonAction.RESIGN:
         kinds = resign_options(table)
         if not 1 <= data.args[0] <= len(kinds):
             raise Refusal(STALE)
         if game.phase not in (Phase.ROLL, Phase.MOVE):
             raise Refusal(N_("Answer the pending offer first."))
         return played(record, table, lambda g: g.offer_resignation(side, kinds[data.args[0] - 1]))
-    if action in (Action.ACCEPT, Action.DECLINE):
+    if action in (ButtonAction.ACCEPT, ButtonAction.DECLINE):
         _answering(game, side, Phase.RESIGNATION)
-        if action is Action.ACCEPT:
+        if action is ButtonAction.ACCEPT:
             return played(record, table, lambda g: g.accept_resignation(side))
         return played(record, table, lambda g: g.decline_resignation(side))
-    if action in (Action.TAKE, Action.PASS, Action.PASS_SURE, Action.BEAVER):
+    if action in (ButtonAction.TAKE, ButtonAction.PASS, ButtonAction.PASS_SURE,
+                  ButtonAction.BEAVER):
         _answering(game, side, Phase.DOUBLE)
-        if action is Action.TAKE:
+        if action is ButtonAction.TAKE:
             return played(record, table, lambda g: g.take(side))
-        if action is Action.BEAVER:
+        if action is ButtonAction.BEAVER:
             return played(record, table, lambda g: g.beaver(side))
-        if action is Action.PASS:
+        if action is ButtonAction.PASS:
             return record
         return played(record, table, lambda g: g.pass_(side))
-    if action is Action.MENU:
+    if action is ButtonAction.MENU:
         return record
-    if action is Action.BACK:
+    if action is ButtonAction.BACK:
         if game.phase is Phase.DOUBLE:
             _answering(game, side, Phase.DOUBLE)
         return record  # out of the menu or a source point: only the tapper's keyboard
     if game.to_act is not side:
         raise Refusal(NOT_YOUR_TURN)
-    if action in (Action.ROLL, Action.DOUBLE, Action.DOUBLE_SURE):
+    if action in (ButtonAction.ROLL, ButtonAction.DOUBLE, ButtonAction.DOUBLE_SURE):
         if game.phase is not Phase.ROLL:
             raise Refusal(STALE)
-        if action is Action.ROLL:
+        if action is ButtonAction.ROLL:
             return played(record, table, lambda g: roll_table(record, table),
                          notify_message_id=None)
         if not game.can_double(side):
             raise Refusal(N_("You cannot double now."))
-        if action is Action.DOUBLE and needs_double_confirmation(record):
+        if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
             return record  # the keyboard asks "Yes, double"
-        if action is Action.DOUBLE_SURE and not needs_double_confirmation(record):
+        if action is ButtonAction.DOUBLE_SURE and not needs_double_confirmation(record):
             raise Refusal(STALE)
         return played(record, table, lambda g: g.double(side))
     if game.phase is not Phase.MOVE:
         raise Refusal(STALE)
-    if action is Action.SOURCE:
+    if action is ButtonAction.SOURCE:
         if not any(s.source == data.args[0] for s in game.legal_steps):
             raise Refusal(STALE)
         return record
-    if action is Action.STEP:
+    if action is ButtonAction.STEP:
         try:
             step = Step(*data.args)
         except EngineError:
@@ -163,13 +167,13 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
         if step not in game.legal_steps:
             raise Refusal(STALE)
         return played(record, table, lambda g: g.play_step(step))
-    if action is Action.TURN:
+    if action is ButtonAction.TURN:
         return played(record, table, lambda g: _whole_turn(g, data.args[0]))
-    if action is Action.UNDO:
+    if action is ButtonAction.UNDO:
         if game.turn is None or not game.turn.played:
             raise Refusal(STALE)
         return played(record, table, lambda g: undo(g, autoplay=record.options.autoplay))
-    if action is Action.CONFIRM:
+    if action is ButtonAction.CONFIRM:
         if game.turn is None or not game.turn.is_complete:
             raise Refusal(N_("The turn is not complete yet."))
         return played(record, table, lambda g: g.confirm())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ai import Level
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.rules import computer
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
@@ -40,7 +40,7 @@ def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dea
     keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
     names the computer, should it sit down."""
     if data.kind is Kind.LOBBY:
-        if data.action is Action.COMPUTER:
+        if data.action is ButtonAction.COMPUTER:
             level = computer.DEFAULT_LEVEL
             return computer.play_from_lobby(record, user_id, name, bot_name(level), dealer,
                                             level)

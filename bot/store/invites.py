@@ -45,7 +45,7 @@ from bot.store.records import (
     PRIVATE_CHAT_BASE,
     SCHEMA_VERSION,
     DiceState,
-    GameOptions,
+    TableOptions,
     decode,
 )
 from engine.position import Variant
@@ -88,7 +88,7 @@ class Invitation(BaseModel):
     name: str
     language: str | None = Field(default=None, description="the inviter's Telegram language")
     variant: Variant
-    options: GameOptions = GameOptions()
+    options: TableOptions = TableOptions()
     created_at: float = Field(default_factory=time.time)
     dice: DiceState | None = Field(default=None, description="the game's dice, committed "
                                    "with the invitation (bot/rules/fairplay.py)")

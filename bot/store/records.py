@@ -151,7 +151,7 @@ class Player(_Model):
     side: Side | None = None
 
 
-class GameOptions(_Model):
+class TableOptions(_Model):
     """The options a game is played with (and a chat's defaults for new games)."""
 
     stake_per_point: int = Field(default=0, ge=0)
@@ -239,7 +239,7 @@ class GameRecord(Record):
     status: Status = Status.LOBBY
     variant: Variant
     players: tuple[Player, ...] = ()
-    options: GameOptions = GameOptions()
+    options: TableOptions = TableOptions()
     engine: dict[str, Any] = Field(default_factory=dict)
     board_message_id: int | None = None
     board_photo: bool = Field(default=False, description="the board message is a photo")
@@ -291,7 +291,7 @@ class ChatSettings(Record):
     orientation: Literal["follow", "white", "black"] = Field(
         default="follow", description="whose side the board is drawn from")
     variant: Variant = Variant.LONG
-    options: GameOptions = GameOptions()
+    options: TableOptions = TableOptions()
     autoplay: bool = Field(default=True, description="new games play forced turns by themselves")
 
     @property

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import translator
 from bot.present.messages import board_message, game_keyboard
 from bot.rules.autoplay import advance
@@ -20,11 +20,9 @@ from bot.rules.matchstate import table_of
 from bot.rules.options import parse_new_args
 from bot.rules.play import apply_game, offered_turns
 from bot.rules.refusals import Refusal
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine.choices import forced_turn, turn_choices
-from engine.game import Action as GameAction
-from engine.game import Game, Phase
-from engine.game import GameOptions as EngineOptions
+from engine.game import Action, Game, GameOptions, Phase
 from engine.position import Side, Variant
 
 ANN, BOB = 101, 202
@@ -35,7 +33,7 @@ EN = translator("en")
 
 def _started(variant: Variant, seed: int, **options: object) -> GameRecord:
     record = GameRecord(chat_id=-5, variant=variant, players=PLAYERS,
-                        options=GameOptions(koks=False, **options))  # type: ignore[arg-type]
+                        options=TableOptions(koks=False, **options))  # type: ignore[arg-type]
     return start_game(record, Dealer.for_tests(seed))
 
 
@@ -44,7 +42,7 @@ def _user(record: GameRecord) -> int:
     return ANN if side is Side.WHITE else BOB
 
 
-def _tap(record: GameRecord, action: Action, *args: int) -> GameRecord:
+def _tap(record: GameRecord, action: ButtonAction, *args: int) -> GameRecord:
     data = Callback.game(record.game_id, record.version, action, *args)
     return apply_game(record, _user(record), data)  # the dice: the record's fair dice
 
@@ -61,14 +59,14 @@ def _one_tap(record: GameRecord, rng: random.Random) -> GameRecord:
     actions = [a for _, a in _actions(record)]
     game = table_of(record).game
     if "c" in actions:
-        return _tap(record, Action.CONFIRM)
+        return _tap(record, ButtonAction.CONFIRM)
     if "h" in actions:
-        return _tap(record, Action.TURN, rng.randrange(len(offered_turns(game))))
+        return _tap(record, ButtonAction.TURN, rng.randrange(len(offered_turns(game))))
     if "m" in actions or "s" in actions:
         assert game.turn is not None
         step = rng.choice(sorted(game.turn.distinct_steps, key=lambda s: (s.source, s.die)))
-        return _tap(record, Action.STEP, step.source, step.target, step.die)
-    return _tap(record, Action.ROLL)
+        return _tap(record, ButtonAction.STEP, step.source, step.target, step.die)
+    return _tap(record, ButtonAction.ROLL)
 
 
 @settings(max_examples=5, deadline=None)
@@ -105,7 +103,7 @@ def test_long_nardy_first_turns_are_forced_and_shown_as_such() -> None:
     the first real choice, and the caption says the last turn was forced."""
     record = _started(Variant.LONG, 5)
     game = table_of(record).game
-    moves = [e for e in game.events if e.action is GameAction.MOVE]
+    moves = [e for e in game.events if e.action is Action.MOVE]
     assert len(moves) == 2 and game.phase is Phase.MOVE
     text = board_message(EN, record, style="text").text
     assert "Bob's turn was forced: " in text or "Ann's turn was forced: " in text
@@ -116,14 +114,14 @@ def test_autoplay_off_rolls_but_leaves_forced_turns_to_the_player() -> None:
     game = table_of(record).game
     assert game.phase is Phase.MOVE and not game.turn.played  # type: ignore[union-attr]
     assert forced_turn(game.turn.start, game.turn.dice) is not None  # type: ignore[union-attr]
-    assert game.only_action is GameAction.MOVE  # left to the purist
-    assert not [e for e in game.events if e.action is GameAction.MOVE]
+    assert game.only_action is Action.MOVE  # left to the purist
+    assert not [e for e in game.events if e.action is Action.MOVE]
 
 
 def test_advance_plays_a_forced_game_end_by_itself() -> None:
     """A run of forced turns is played through, to the end of the game if need be."""
     dice = random.Random(3)
-    game = advance(Game.new(EngineOptions.long()), lambda g: g.roll(dice))
+    game = advance(Game.new(GameOptions.long()), lambda g: g.roll(dice))
     assert game.only_action is None
 
 
@@ -136,7 +134,7 @@ def test_a_whole_turn_is_one_tap_and_waits_at_confirm() -> None:
     else:
         raise AssertionError("no roll with 2..8 results in 40 games")
     last = len(offered) - 1
-    after = _tap(record, Action.TURN, last)
+    after = _tap(record, ButtonAction.TURN, last)
     game = table_of(after).game
     assert game.turn is not None and game.turn.is_complete
     assert game.turn.position == offered[last].position and game.to_act is table_of(
@@ -144,10 +142,11 @@ def test_a_whole_turn_is_one_tap_and_waits_at_confirm() -> None:
     assert {a for _, a in _actions(after)} >= {"u", "c"}
     for bad in (last + 1, 99):
         with pytest.raises(Refusal):
-            _tap(record, Action.TURN, bad)
+            _tap(record, ButtonAction.TURN, bad)
     with pytest.raises(Refusal):  # no whole turn once a step is played
         first = offered[0].steps[0]
-        _tap(_tap(record, Action.STEP, first.source, first.target, first.die), Action.TURN, 0)
+        _tap(_tap(record, ButtonAction.STEP, first.source, first.target, first.die),
+             ButtonAction.TURN, 0)
 
 
 def test_a_staked_double_asks_to_confirm() -> None:
@@ -162,23 +161,23 @@ def test_a_staked_double_asks_to_confirm() -> None:
         if table_of(record).game.phase is Phase.ROLL:
             break
     assert table_of(record).game.phase is Phase.ROLL
-    assert _tap(record, Action.DOUBLE) is record  # only the keyboard changes
-    markup = game_keyboard(EN, record, table_of(record), ui=Action.DOUBLE, source=None)
+    assert _tap(record, ButtonAction.DOUBLE) is record  # only the keyboard changes
+    markup = game_keyboard(EN, record, table_of(record), ui=ButtonAction.DOUBLE, source=None)
     assert markup is not None
     assert [b.text for row in markup.inline_keyboard for b in row] == ["Yes, double", "« Back"]
-    doubled = _tap(record, Action.DOUBLE_SURE)
+    doubled = _tap(record, ButtonAction.DOUBLE_SURE)
     assert table_of(doubled).game.phase is Phase.DOUBLE
     free = record.model_copy(update={"options": record.options.model_copy(
         update={"stake_per_point": 0})})
-    assert table_of(_tap(free, Action.DOUBLE)).game.phase is Phase.DOUBLE  # one tap for fun
+    assert table_of(_tap(free, ButtonAction.DOUBLE)).game.phase is Phase.DOUBLE  # one tap for fun
     with pytest.raises(Refusal):
-        _tap(free, Action.DOUBLE_SURE)
+        _tap(free, ButtonAction.DOUBLE_SURE)
 
 
 def test_new_takes_autoplay_off() -> None:
     assert parse_new_args(["autoplay=off"])[1].autoplay is False
     assert parse_new_args([])[1].autoplay is True
-    assert GameOptions.model_validate({}).autoplay is True  # records saved before it
+    assert TableOptions.model_validate({}).autoplay is True  # records saved before it
 
 
 def test_the_rest_of_a_turn_with_one_result_left_is_played_and_undone_in_one_tap() -> None:
@@ -192,15 +191,15 @@ def test_the_rest_of_a_turn_with_one_result_left_is_played_and_undone_in_one_tap
             break
     else:
         raise AssertionError("no step leaving one result in 60 games")
-    after = _tap(record, Action.STEP, step.source, step.target, step.die)
+    after = _tap(record, ButtonAction.STEP, step.source, step.target, step.die)
     turn = table_of(after).game.turn
     assert turn is not None and turn.is_complete and turn.played[0] == step
     assert {a for _, a in _actions(after)} >= {"u", "c"}  # Confirm stays the player's
-    undone = _tap(after, Action.UNDO)
+    undone = _tap(after, ButtonAction.UNDO)
     assert table_of(undone).game.turn.played == ()  # type: ignore[union-attr]
     purist = record.model_copy(update={"options": record.options.model_copy(
         update={"autoplay": False})})
-    by_hand = _tap(purist, Action.STEP, step.source, step.target, step.die)
+    by_hand = _tap(purist, ButtonAction.STEP, step.source, step.target, step.die)
     assert table_of(by_hand).game.turn.played == (step,)  # type: ignore[union-attr]
 
 

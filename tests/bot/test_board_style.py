@@ -26,9 +26,9 @@ from bot.present.render import BoardLabels, point_label, render_text
 from bot.present.render.png import _drawable
 from bot.present.render.text import MARK
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine import BAR, OFF, Game, Phase, Side, Step, Variant
-from engine.game import GameOptions as EngineOptions
+from engine.game import GameOptions
 from engine.notation import format_turn, hits
 from engine.scoring import ResultKind
 from tests.botapi.formatting import parse_html, strip_text, utf16_len
@@ -43,7 +43,7 @@ def _record(game: Game, *, names: tuple[str, str] = ("Alice", "Bob"),
     players = (Player(user_id=1, name=names[0], side=Side.WHITE),
                Player(user_id=2, name=names[1], side=Side.BLACK))
     base = GameRecord(chat_id=-1, variant=game.variant, players=players,
-                      options=GameOptions(**fields))  # type: ignore[arg-type]
+                      options=TableOptions(**fields))  # type: ignore[arg-type]
     return with_table(base, table or MatchState(game), status=Status.ACTIVE)
 
 
@@ -54,7 +54,7 @@ def _random_step(game: Game, rng: random.Random) -> Step:
 def _midgames(variant: Variant, seed: int, count: int) -> Iterator[Game]:
     """Games of ``variant`` stopped at random moments of their MOVE phases."""
     rng = random.Random(seed)
-    options = EngineOptions.long() if variant is Variant.LONG else EngineOptions.backgammon()
+    options = GameOptions.long() if variant is Variant.LONG else GameOptions.backgammon()
     for _ in range(count):
         game = Game.new(options)
         for _ in range(rng.randrange(2, 60)):
@@ -140,7 +140,7 @@ def test_the_checkers_stay_put_and_only_the_numbers_follow_the_mover(variant: Va
     """Through a whole game the bottom side never changes (the first mover,
     or the chat's fixed side); the numbers are the side to act's."""
     rng = random.Random(4)
-    options = EngineOptions.long() if variant is Variant.LONG else EngineOptions.backgammon()
+    options = GameOptions.long() if variant is Variant.LONG else GameOptions.backgammon()
     game = Game.new(options).roll(rng)
     bottoms, numberings = set(), set()
     while not game.is_over:
@@ -187,7 +187,7 @@ def test_board_words_are_translated_and_drawable(lang: str) -> None:
 def _hitting_game() -> Game:
     rng = random.Random(11)
     while True:
-        game = Game.new(EngineOptions.backgammon())
+        game = Game.new(GameOptions.backgammon())
         while not game.is_over:
             if game.phase in (Phase.OPENING, Phase.ROLL):
                 game = game.roll(rng)
@@ -218,7 +218,7 @@ def test_played_line_uses_standard_notation_with_hits() -> None:
 
 def test_caption_has_turn_dice_pips_cube_score_and_deadline() -> None:
     game = next(_midgames(Variant.BACKGAMMON, seed=4, count=5))
-    options = EngineOptions.backgammon(match_length=5)
+    options = GameOptions.backgammon(match_length=5)
     game = dataclasses.replace(game, options=options)
     record = _record(game, table=MatchState(game, (2, 1)), match_length=5)
     record = record.model_copy(update={"deadline": 1_900_000_000.0})
@@ -250,7 +250,7 @@ def _worst_record() -> GameRecord:
     per point with a 14-day clock, a four-step turn by the longest name, a
     double taken, a resignation offer, a cancel proposal, a pause proposal
     and the time run out."""
-    options = EngineOptions.backgammon(match_length=25)
+    options = GameOptions.backgammon(match_length=25)
     game = Game.new(options).roll(_Scripted(3, 3, 5, 5, 2, 2, 4, 4, 6, 1))
     for dice in (None, (4, 4)):
         if dice is not None:
@@ -298,7 +298,7 @@ def _board_lines(tr: object, record: GameRecord, style: str) -> list[str]:
 def test_the_longest_caption_fits_telegrams_limit() -> None:
     names = ("W" * 64, "Ж" * 64)
     game = _hitting_game()
-    options = GameOptions(match_length=25, stake_per_point=1_000_000, jacoby=False)
+    options = TableOptions(match_length=25, stake_per_point=1_000_000, jacoby=False)
     record = _record(game, names=names, table=MatchState(game, (24, 24)),
                      **options.model_dump()).model_copy(
         update={"deadline": 1_900_000_000.0, "cancel_by": 1})
@@ -322,7 +322,7 @@ def _resigned(game: Game, rng: random.Random) -> Game:
 
 def test_export_writes_every_game_of_the_match() -> None:
     rng = random.Random(5)
-    options = EngineOptions.backgammon(match_length=5)
+    options = GameOptions.backgammon(match_length=5)
     table = MatchState(_resigned(Game.new(options), rng)).scored()
     table = table.next_game()
     table = MatchState(_resigned(table.game, rng), table.score, table.crawford_done, table.number,
@@ -340,7 +340,7 @@ def test_export_writes_every_game_of_the_match() -> None:
 
 
 def test_export_of_a_single_game_has_one_game() -> None:
-    game = _resigned(Game.new(EngineOptions.long()), random.Random(1))
+    game = _resigned(Game.new(GameOptions.long()), random.Random(1))
     record = _record(game).model_copy(update={"status": Status.FINISHED})
     _, text = export_text(record)
     assert " Game 1" in text and " Game 2" not in text

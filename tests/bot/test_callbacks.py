@@ -13,7 +13,7 @@ from bot.present.callbacks import (
     MAX_BYTES,
     OTHER,
     RECORD_KINDS,
-    Action,
+    ButtonAction,
     Callback,
     CallbackDataError,
     Kind,
@@ -23,15 +23,18 @@ from bot.present.callbacks import (
 )
 
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
-_LOBBY = {Action.JOIN, Action.LEAVE, Action.VARIANT, Action.DROP, Action.COMPUTER}
-_SETTLE = {Action.SETTLE_WITH, Action.SETTLE_PLAN, Action.SETTLE_YES, Action.SETTLE_NO}
-_ARGS = {Action.VARIANT: 1, Action.SOURCE: 1, Action.STEP: 3, Action.RESIGN: 1,
-         Action.SETTLE_WITH: 1, Action.TURN: 1, Action.SETTLE_PLAN: 1}
+_LOBBY = {ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT, ButtonAction.DROP,
+          ButtonAction.COMPUTER}
+_SETTLE = {ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN, ButtonAction.SETTLE_YES,
+           ButtonAction.SETTLE_NO}
+_ARGS = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1, ButtonAction.STEP: 3,
+         ButtonAction.RESIGN: 1, ButtonAction.SETTLE_WITH: 1, ButtonAction.TURN: 1,
+         ButtonAction.SETTLE_PLAN: 1}
 
 
 @st.composite
 def callbacks(draw: st.DrawFn) -> Callback:
-    action = draw(st.sampled_from(list(Action)))
+    action = draw(st.sampled_from(list(ButtonAction)))
     kind = (Kind.LOBBY if action in _LOBBY else Kind.SETTLE if action in _SETTLE
             else Kind.CLOCK if action in CLOCK_ACTIONS else Kind.GAME)
     args = tuple(draw(st.lists(st.integers(0, 99), min_size=_ARGS.get(action, 0),
@@ -57,7 +60,7 @@ def test_malformed_payloads_are_refused(text: str) -> None:
         Callback.parse(text)
 
 
-_FIELD_CHARS = st.sampled_from(list("0123456789:_-aZgkls") + [c.value for c in Action])
+_FIELD_CHARS = st.sampled_from(list("0123456789:_-aZgkls") + [c.value for c in ButtonAction])
 
 
 @st.composite
@@ -67,7 +70,7 @@ def button_like(draw: st.DrawFn) -> str:
     kind = draw(st.sampled_from([k.value for k in Kind] + ["x", "gv", ""]))
     ident = draw(st.one_of(_ids, st.text(_FIELD_CHARS, max_size=6)))
     version = draw(st.one_of(st.integers(0, 10**10).map(str), st.text(_FIELD_CHARS, max_size=3)))
-    action = draw(st.sampled_from([a.value for a in Action] + ["", "zz"]))
+    action = draw(st.sampled_from([a.value for a in ButtonAction] + ["", "zz"]))
     args = draw(st.lists(st.one_of(st.integers(0, 120).map(str), st.text(_FIELD_CHARS, max_size=3)),
                          max_size=4))
     return ":".join([kind, ident, version, action, *args])
@@ -134,7 +137,7 @@ def test_parse_refuses_non_strings() -> None:
 
 
 def test_clock_actions_only_on_clock_buttons() -> None:
-    assert Callback.parse("k:k3Xa9:0:W") == Callback.clock("k3Xa9", Action.CLAIM_WIN)
+    assert Callback.parse("k:k3Xa9:0:W") == Callback.clock("k3Xa9", ButtonAction.CLAIM_WIN)
     for text in ("g:k3Xa9:0:W", "k:k3Xa9:0:r", "k:k3Xa9:0:y"):
         with pytest.raises(CallbackDataError):
             Callback.parse(text)
@@ -191,4 +194,4 @@ def test_callback_carries_only_record_kinds() -> None:
     assert set(Kind) > RECORD_KINDS
     for kind in set(Kind) - RECORD_KINDS:
         with pytest.raises(CallbackDataError):
-            Callback(kind, "x", 0, Action.ROLL)
+            Callback(kind, "x", 0, ButtonAction.ROLL)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.rules import computer, matchstate, play, seats
 from bot.store import saving
 from bot.store.records import COMPUTER_USER_IDS, Status
@@ -144,15 +144,15 @@ async def _strand(world: World, chat_id: int, age: float = 0.0) -> None:
     while seats.waiting_user(new) == person:
         game = matchstate.table_of(new).game
         if game.turn is None:
-            new = play.apply_game(new, person, Callback.game(new.game_id, 0, Action.ROLL))
+            new = play.apply_game(new, person, Callback.game(new.game_id, 0, ButtonAction.ROLL))
             continue
         turn = legal_turns(game.turn_start, game.turn.dice)[0]
         for step in turn.steps:
             if matchstate.table_of(new).game.turn.is_complete:  # the forced rest played itself
                 break
             new = play.apply_game(new, person, Callback.game(
-                new.game_id, 0, Action.STEP, step.source, step.target, step.die))
-        new = play.apply_game(new, person, Callback.game(new.game_id, 0, Action.CONFIRM))
+                new.game_id, 0, ButtonAction.STEP, step.source, step.target, step.die))
+        new = play.apply_game(new, person, Callback.game(new.game_id, 0, ButtonAction.CONFIRM))
     new = new.model_copy(update={"updated_at": time.time() - age})
     stuck = await saving.save(world.store, record, new)
     assert computer.waiting_for_computer(stuck)

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from ai import Level
 from bot.edge.handlers.computer import MAX_STEPS
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.rules import computer, lobby, matchstate, play, seats
 from bot.rules.fairplay import Dealer
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine import legal_turns
 from engine.game import Phase
 from engine.position import Variant
@@ -36,23 +36,23 @@ def _computer_round(record: GameRecord, rng: random.Random) -> GameRecord:
 def _person_acts(record: GameRecord, person: int, rng: random.Random) -> GameRecord:
     """A random thing the person may do now: roll or double, a legal turn,
     take or pass, offer to resign, propose to cancel."""
-    def button(action: Action, *args: int) -> Callback:
+    def button(action: ButtonAction, *args: int) -> Callback:
         return Callback.game(record.game_id, 0, action, *args)
 
     if rng.random() < 0.02:
-        return play.apply_game(record, person, button(Action.CANCEL))
+        return play.apply_game(record, person, button(ButtonAction.CANCEL))
     game = matchstate.table_of(record).game
     side = seats.seat_of(record, person)
     if game.phase is Phase.ROLL:
         if rng.random() < 0.03:
             kinds = play.resign_options(matchstate.table_of(record))
-            return play.apply_game(record, person, button(Action.RESIGN,
+            return play.apply_game(record, person, button(ButtonAction.RESIGN,
                                                              rng.randrange(len(kinds)) + 1))
         if side is not None and game.can_double(side) and rng.random() < 0.2:
-            return play.apply_game(record, person, button(Action.DOUBLE))
-        return play.apply_game(record, person, button(Action.ROLL))
+            return play.apply_game(record, person, button(ButtonAction.DOUBLE))
+        return play.apply_game(record, person, button(ButtonAction.ROLL))
     if game.phase is Phase.DOUBLE:
-        action = Action.TAKE if rng.random() < 0.8 else Action.PASS_SURE
+        action = ButtonAction.TAKE if rng.random() < 0.8 else ButtonAction.PASS_SURE
         return play.apply_game(record, person, button(action))
     assert game.phase is Phase.MOVE and game.turn is not None
     turns = legal_turns(game.turn_start, game.turn.dice)
@@ -60,9 +60,9 @@ def _person_acts(record: GameRecord, person: int, rng: random.Random) -> GameRec
         turn = matchstate.table_of(record).game.turn
         if turn is None or turn.is_complete:  # the forced rest was played by itself
             break
-        record = play.apply_game(record, person, button(Action.STEP, step.source, step.target,
+        record = play.apply_game(record, person, button(ButtonAction.STEP, step.source, step.target,
                                                            step.die))
-    return play.apply_game(record, person, button(Action.CONFIRM))
+    return play.apply_game(record, person, button(ButtonAction.CONFIRM))
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -72,7 +72,7 @@ def test_the_computer_never_leaves_a_game_waiting_for_it(seed: int, variant: Var
                                                           match: int) -> None:
     rng = random.Random(seed)
     person = 7
-    options = GameOptions(match_length=match, koks=False)
+    options = TableOptions(match_length=match, koks=False)
     dealer = Dealer.for_tests(seed)
     opened = lobby.new_lobby(-100, None, variant, options, person, dealer)
     record = computer.seat_computer(opened, Level.EASY, "bot", Player(user_id=person, name="P"),

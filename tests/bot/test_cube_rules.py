@@ -11,10 +11,8 @@ from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, table_of, with_table
 from bot.rules.refusals import Refusal
 from bot.rules.timeouts import claim_timeout
-from bot.store.records import GameOptions as RecordOptions
-from bot.store.records import GameRecord, Player, Status
-from engine.game import Action as EventAction
-from engine.game import Game, GameOptions, Phase
+from bot.store.records import GameRecord, Player, Status, TableOptions
+from engine.game import Action, Game, GameOptions, Phase
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
 from tests.bot.conftest import World
@@ -54,8 +52,8 @@ async def test_the_doubler_takes_or_passes_a_beaver(world: World, answer: str) -
         game = table_of(record).game
         taker_side = next(p.side for p in record.players if p.user_id == taker.id)
         # the doubler cannot redouble (the cube is the taker's): his roll is made for him
-        take = max(i for i, e in enumerate(game.events) if e.action is EventAction.TAKE)
-        rolled = [e.side for e in game.events[take:] if e.action is EventAction.ROLL]
+        take = max(i for i, e in enumerate(game.events) if e.action is Action.TAKE)
+        rolled = [e.side for e in game.events[take:] if e.action is Action.ROLL]
         assert rolled[:1] == [taker_side.opponent]
         assert (game.cube.value, game.cube.owner) == (4, taker_side)  # type: ignore[union-attr]
         return
@@ -83,7 +81,7 @@ def test_crawford_only_in_matches_longer_than_one_point(
 
 def test_a_player_whose_resignation_offer_waits_cannot_claim_the_win_on_time() -> None:
     lobby = GameRecord(chat_id=-100, variant=Variant.BACKGAMMON, players=PLAYERS,
-                       options=RecordOptions(koks=False, time_control=3600))
+                       options=TableOptions(koks=False, time_control=3600))
     record = start_game(lobby, Dealer.for_tests(3))
     game = table_of(record).game
     offerer = game.to_act

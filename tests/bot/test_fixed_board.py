@@ -16,7 +16,7 @@ from bot.present.render import render_text
 from bot.present.render.text import MARK, WIDTH
 from bot.rules.matchstate import table_of
 from engine import Game, Phase, Side, Variant
-from engine.game import GameOptions as EngineOptions
+from engine.game import GameOptions
 from engine.scoring import ResultKind
 from tests.bot.test_board_style import _midgames, _random_step, _record, _Scripted
 
@@ -26,7 +26,7 @@ PHONE = 32
 
 
 def _after_first_turn(variant: Variant = Variant.BACKGAMMON) -> Game:
-    options = EngineOptions.long() if variant is Variant.LONG else EngineOptions.backgammon()
+    options = GameOptions.long() if variant is Variant.LONG else GameOptions.backgammon()
     game = Game.new(options).roll(_Scripted(6, 1) if variant is Variant.BACKGAMMON
                                   else _Scripted(6, 1, 6, 5))
     rng = random.Random(2)
@@ -58,7 +58,7 @@ def test_the_band_marks_the_answerer_of_a_double_and_a_resignation_offer() -> No
 
 
 def test_the_caption_shows_the_turn_played_once_there_is_one() -> None:
-    game = Game.new(EngineOptions.backgammon()).roll(_Scripted(6, 1))
+    game = Game.new(GameOptions.backgammon()).roll(_Scripted(6, 1))
     assert "Opening roll:" in board_message(EN, _record(game)).text
     game = _after_first_turn()
     caption = board_message(EN, _record(game)).text
@@ -115,7 +115,7 @@ def test_bar_and_off_in_notation_are_the_board_words(lang: str) -> None:
     rng = random.Random(3)
     seen = set()
     for _ in range(400):
-        game = Game.new(EngineOptions.backgammon()).roll(rng)
+        game = Game.new(GameOptions.backgammon()).roll(rng)
         while not game.is_over and len(seen) < 2:
             if game.phase is Phase.ROLL:
                 game = game.roll(rng)

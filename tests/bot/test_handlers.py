@@ -11,11 +11,10 @@ import pytest
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from bot.edge.handlers import menu
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.rules.matchstate import table_of
 from bot.store.records import Status
-from engine.game import Action as EventAction
-from engine.game import Phase
+from engine.game import Action, Phase
 from tests.bot.conftest import World
 from tests.botapi.model import Chat, Message, User
 
@@ -176,7 +175,7 @@ async def test_stale_forged_and_duplicated_taps_change_nothing(world: World) -> 
     assert forged.show_alert
     garbage = await world.tap(t.chat, mover, board, "hello", strict=False)
     assert garbage.show_alert and "does not work" in (garbage.text or "")
-    wrong_args = Callback.game((await _record(world, t)).game_id, version, Action.STEP,
+    wrong_args = Callback.game((await _record(world, t)).game_id, version, ButtonAction.STEP,
                                24, 1, 6).format()
     bad_step = await world.tap(t.chat, mover, board, wrong_args, strict=False)
     assert bad_step.show_alert
@@ -410,7 +409,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     # a match books its stake once, when it ends (bot/rules/booking.py)
     assert await world.store.balance(t.chat.id, other.id, mover.id) == 0
     between = await _record(world, t)
-    forged = Callback.game(between.game_id, between.version, Action.NEW).format()
+    forged = Callback.game(between.game_id, between.version, ButtonAction.NEW).format()
     for user in (t.eve, mover, other):
         refused = await world.tap(t.chat, user, board, forged, strict=False)
         assert refused.show_alert and "A match is being played here" in (refused.text or "")
@@ -433,7 +432,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     game = table_of(record).game
     # long nardy: the player who was second starts the next game, without an opening roll
     # (and rolls by itself: the first roll is the game's first event)
-    assert game.opening is None and game.events[0].action is EventAction.ROLL
+    assert game.opening is None and game.events[0].action is Action.ROLL
     assert table_of(record).score in ((2, 0), (0, 2))
 
 
@@ -691,3 +690,26 @@ async def test_removed_bot_keeps_the_game(world: World) -> None:
     await world.idle()
     sent = await world.send(t.chat, t.alice, "/board")
     assert "➡" in (await world.reply(t.chat, sent)).content
+
+
+async def test_a_tap_reads_the_chat_settings_once(world: World,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The translator, the board's style and its language come from one read
+    of the chat's settings per update (bot/edge/handlers/common.py)."""
+    t = _setup(world)
+    board = await _start(world, t)
+    mover, _ = await _mover(world, t)
+    reads: list[int] = []
+    read = world.store.chat_settings
+
+    async def counted(chat_id: int):  # type: ignore[no-untyped-def]
+        reads.append(chat_id)
+        return await read(chat_id)
+
+    monkeypatch.setattr(world.store, "chat_settings", counted)
+    actions = [d.split(":")[3] for _, d in world.buttons(board)]
+    action = next(a for a in ("c", "m", "h", "r") if a in actions)
+    answer = await world.tap(t.chat, mover, board, _data(world, board, action))
+    assert not answer.show_alert
+    assert world.board(t.chat).revision > board.revision  # the board was redrawn
+    assert reads == [t.chat.id]

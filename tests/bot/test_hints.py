@@ -12,7 +12,7 @@ import pytest
 from ai import Level, make_player
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.metrics import REGISTRY
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.hinttext import equity_text, hint_text
 from bot.present.i18n import translator
 from bot.present.usertext import utf16_length
@@ -26,7 +26,7 @@ from bot.rules.matchstate import table_of
 from bot.rules.options import HINTS_UNSTAKED, OptionError, parse_new_args
 from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, Refusal
 from bot.rules.seats import waiting_user
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine import Dice, Position, Side, Step, Variant
 from engine.choices import text_order, turn_choices
 from engine.game import Phase
@@ -71,15 +71,15 @@ def test_hints_and_a_stake_never_go_together() -> None:
 
 
 @pytest.mark.parametrize(("options", "allowed"), [
-    (GameOptions(), False),
-    (GameOptions(hints=True), True),
-    (GameOptions(hints=False), False),
-    (GameOptions(computer="easy"), True),
-    (GameOptions(computer="strong", hints=False), False),
-    (GameOptions(hints=True, stake_per_point=3), False),  # cannot be made; never hints anyway
-    (GameOptions(computer="medium", stake_per_point=3), False),
+    (TableOptions(), False),
+    (TableOptions(hints=True), True),
+    (TableOptions(hints=False), False),
+    (TableOptions(computer="easy"), True),
+    (TableOptions(computer="strong", hints=False), False),
+    (TableOptions(hints=True, stake_per_point=3), False),  # cannot be made; never hints anyway
+    (TableOptions(computer="medium", stake_per_point=3), False),
 ])
-def test_who_has_hints(options: GameOptions, allowed: bool) -> None:
+def test_who_has_hints(options: TableOptions, allowed: bool) -> None:
     assert hints.hints_allowed(options) is allowed
 
 
@@ -267,7 +267,7 @@ async def test_the_button_only_where_hints_are_allowed(world: World, command: st
         return
     # a forged hint in a game without them: refused, nothing changes
     mover = players[waiting_user(record) or 0]
-    forged = Callback.game(record.game_id, record.version, Action.HINT).format()
+    forged = Callback.game(record.game_id, record.version, ButtonAction.HINT).format()
     answer = await world.tap(club, mover, world.board(club), forged, strict=False)
     assert answer.show_alert and answer.text == EN.gettext(hints.HINTS_OFF), answer
     assert await _record(world, club) == record
@@ -336,7 +336,7 @@ async def test_hints_against_the_bot_in_a_private_chat(world: World) -> None:
     rolled = await _record(world, chat)
     if table_of(rolled).game.phase is Phase.ROLL:
         assert HINT not in {_action(d) for _, d in world.buttons(board)}
-        forged = Callback.game(rolled.game_id, rolled.version, Action.HINT).format()
+        forged = Callback.game(rolled.game_id, rolled.version, ButtonAction.HINT).format()
         answer = await world.tap(chat, alice, board, forged, strict=False)
         assert answer.show_alert and "out of date" in (answer.text or ""), answer
 
@@ -392,7 +392,7 @@ async def test_taps_at_once_compute_the_hint_once(world: World) -> None:
 
 def test_a_refused_hint_changes_nothing_in_the_rules() -> None:
     """:func:`bot.rules.hints.ask` on a record: the checks in order."""
-    lobby = new_lobby(-1, None, Variant.BACKGAMMON, GameOptions(hints=True, koks=False),
+    lobby = new_lobby(-1, None, Variant.BACKGAMMON, TableOptions(hints=True, koks=False),
                                1, Dealer())
     players = (Player(user_id=1, name="A", side=Side.WHITE),
                Player(user_id=2, name="B", side=Side.BLACK))
@@ -406,7 +406,7 @@ def test_a_refused_hint_changes_nothing_in_the_rules() -> None:
         with pytest.raises(Refusal) as refused:
             hints.ask(game, user_id)
         assert refused.value.message == message
-    plain = game.model_copy(update={"options": GameOptions(koks=False)})
+    plain = game.model_copy(update={"options": TableOptions(koks=False)})
     with pytest.raises(Refusal) as refused:
         hints.ask(plain, mover_id)
     assert refused.value.message == hints.HINTS_OFF

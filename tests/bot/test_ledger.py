@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.present.callbacks import Action, Callback, Kind
+from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.present.i18n import translator
 from bot.present.messages import board_message
 from bot.rules.aftergame import after_game
@@ -24,7 +24,7 @@ from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.timeouts import claim_timeout
 from bot.store import Store
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from bot.store.saving import save
 from engine.game import Game, Phase
 from engine.position import Side, Variant
@@ -114,7 +114,7 @@ def test_streaks_and_big_wins_accumulate() -> None:
 
 def _lobby(variant: Variant, **options: object) -> GameRecord:
     return GameRecord(chat_id=CHAT, variant=variant, players=PLAYERS,
-                      options=GameOptions(koks=False, **options))  # type: ignore[arg-type]
+                      options=TableOptions(koks=False, **options))  # type: ignore[arg-type]
 
 
 async def _started(store: Store, record: GameRecord, rng: Dealer) -> GameRecord:
@@ -126,7 +126,7 @@ def _uid(side: Side) -> int:
     return ANN if side is Side.WHITE else BOB
 
 
-async def _tap(store: Store, record: GameRecord, user: int, action: Action, *args: int,
+async def _tap(store: Store, record: GameRecord, user: int, action: ButtonAction, *args: int,
                rng: Dealer) -> GameRecord:
     data = Callback.game(record.game_id, record.version, action, *args)
     return await save(store, record, apply_game(record, user, data))
@@ -139,12 +139,12 @@ async def _play_until(store: Store, record: GameRecord, rng: Dealer,
         mover = game.to_act
         assert mover is not None
         if game.phase is Phase.ROLL:
-            record = await _tap(store, record, _uid(mover), Action.ROLL, rng=rng)
+            record = await _tap(store, record, _uid(mover), ButtonAction.ROLL, rng=rng)
         elif game.turn is not None and game.turn.is_complete:
-            record = await _tap(store, record, _uid(mover), Action.CONFIRM, rng=rng)
+            record = await _tap(store, record, _uid(mover), ButtonAction.CONFIRM, rng=rng)
         else:
             step = sorted(game.legal_steps, key=repr)[0]
-            record = await _tap(store, record, _uid(mover), Action.STEP, step.source,
+            record = await _tap(store, record, _uid(mover), ButtonAction.STEP, step.source,
                                 step.target, step.die, rng=rng)
     return record
 
@@ -155,8 +155,8 @@ async def _resign(store: Store, record: GameRecord, level: int, rng: Dealer
     game = table_of(record).game
     resigner = game.to_act
     assert resigner is not None
-    record = await _tap(store, record, _uid(resigner), Action.RESIGN, level, rng=rng)
-    return await _tap(store, record, _uid(resigner.opponent), Action.ACCEPT, rng=rng)
+    record = await _tap(store, record, _uid(resigner), ButtonAction.RESIGN, level, rng=rng)
+    return await _tap(store, record, _uid(resigner.opponent), ButtonAction.ACCEPT, rng=rng)
 
 
 async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
@@ -184,8 +184,8 @@ async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> Non
     record = await _started(store, _lobby(Variant.LONG, stake_per_point=5), rng)
     resigner = table_of(record).game.to_act
     assert resigner is not None
-    offered = await _tap(store, record, _uid(resigner), Action.RESIGN, 1, rng=rng)
-    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    offered = await _tap(store, record, _uid(resigner), ButtonAction.RESIGN, 1, rng=rng)
+    accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     final = apply_game(offered, _uid(resigner.opponent), accept)
     # the same final tap delivered three times at once, and once more later
     # (the store recognises the game id: each gets the stored end back, one books)
@@ -206,11 +206,11 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
     side = table_of(record).game.to_act
     assert side is not None
     # a double in a staked game asks to confirm: Double alone changes nothing
-    data = Callback.game(record.game_id, record.version, Action.DOUBLE)
+    data = Callback.game(record.game_id, record.version, ButtonAction.DOUBLE)
     assert apply_game(record, _uid(side), data) is record
-    record = await _tap(store, record, _uid(side), Action.DOUBLE_SURE, rng=rng)
+    record = await _tap(store, record, _uid(side), ButtonAction.DOUBLE_SURE, rng=rng)
     assert table_of(record).game.phase is Phase.DOUBLE
-    record = await _tap(store, record, _uid(side.opponent), Action.PASS_SURE, rng=rng)
+    record = await _tap(store, record, _uid(side.opponent), ButtonAction.PASS_SURE, rng=rng)
     assert await store.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
     (entry,) = await store.history(CHAT)
     assert (entry.reason, entry.points, entry.stake) == ("double_passed", 1, 4)
@@ -218,11 +218,11 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
 
 async def _next(store: Store, record: GameRecord, rng: Dealer) -> GameRecord:
     """Ann offers the next game (or a rematch) and Bob accepts: it takes both."""
-    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offer = Callback.game(record.game_id, record.version, ButtonAction.REMATCH)
     offered = await save(store, record, after_game(record, ANN, offer, rng))
     assert (offered.game_id, offered.status, offered.rematch_by) == (
         record.game_id, Status.FINISHED, ANN)  # one tap starts nothing
-    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     return await save(store, offered, after_game(offered, BOB, accept, rng))
 
 
@@ -283,13 +283,13 @@ async def _path(store: Store, path: str, rng: Dealer) -> tuple[GameRecord, Callb
     """A record one tap away from a game (so the tests say), and that tap's button."""
     if path == "lobby":
         lobby = GameRecord(chat_id=CHAT, variant=Variant.LONG, created_by=EVE,
-                           options=GameOptions(stake_per_point=1000, time_control=3600))
+                           options=TableOptions(stake_per_point=1000, time_control=3600))
         record = await store.save(lobby, 0)
-        return record, Callback.lobby(record.game_id, record.version, Action.JOIN)
+        return record, Callback.lobby(record.game_id, record.version, ButtonAction.JOIN)
     record = await _finished(store, rng, stake_per_point=1000, time_control=3600,
                              match_length=3 if path == "next game" else 1)
     assert not (path == "next game" and table_of(record).match_over)
-    return record, Callback.game(record.game_id, record.version, Action.REMATCH)
+    return record, Callback.game(record.game_id, record.version, ButtonAction.REMATCH)
 
 
 def _press(record: GameRecord, user: int, data: Callback, rng: Dealer) -> GameRecord:
@@ -313,7 +313,7 @@ async def test_no_game_starts_on_one_players_taps(store: Store, path: str) -> No
     with pytest.raises(Refusal):
         _press(first, ANN, again, rng)
     if path != "lobby":  # in a lobby the intruder may join: he is then the second player
-        accept = Callback.game(first.game_id, first.version, Action.ACCEPT)
+        accept = Callback.game(first.game_id, first.version, ButtonAction.ACCEPT)
         for user, refusal in ((ANN, PROPOSED), (EVE, NOT_PLAYING)):
             with pytest.raises(Refusal) as refused:
                 after_game(first, user, accept, rng)
@@ -333,7 +333,7 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
     result = table_of(record).game.result
     assert result is not None
     tapper = _uid(result.winner)
-    offer = Callback.game(record.game_id, record.version, Action.REMATCH)
+    offer = Callback.game(record.game_id, record.version, ButtonAction.REMATCH)
     offered = await save(store, record, after_game(record, tapper, offer, rng))
     assert offered.status is Status.FINISHED and offered.deadline is None
     assert waiting_user(offered) == (ANN if tapper == BOB else BOB)
@@ -346,13 +346,13 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
 async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: Store) -> None:
     rng = Dealer.for_tests(8)
     record = await _finished(store, rng, stake_per_point=10, match_length=3)
-    new = Callback.game(record.game_id, record.version, Action.NEW)
+    new = Callback.game(record.game_id, record.version, ButtonAction.NEW)
     for user in (EVE, ANN, BOB):
         with pytest.raises(Refusal) as refused:
             after_game(record, user, new, rng)
         assert refused.value.message == MATCH_IN_PROGRESS
     with pytest.raises(Refusal) as refused:
-        after_game(record, EVE, Callback.game(record.game_id, record.version, Action.REMATCH),
+        after_game(record, EVE, Callback.game(record.game_id, record.version, ButtonAction.REMATCH),
                    rng)
     assert refused.value.message == NOT_PLAYING
 
@@ -380,7 +380,7 @@ async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int
     before = await world.store.load_game(chat.id, thread)
     record = await world.store.save(GameRecord(
         chat_id=chat.id, thread_id=thread, variant=Variant.LONG, players=players,
-        status=Status.ACTIVE, options=GameOptions(stake_per_point=amount)),
+        status=Status.ACTIVE, options=TableOptions(stake_per_point=amount)),
         before.version if before else 0)
     result = GameResult(Side.WHITE, ResultKind.OIN, EndReason.RESIGNED)
     outcome = Outcome(record.game_id, Variant.LONG, players, result, amount, thread_id=thread)

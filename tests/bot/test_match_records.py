@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
 from bot.rules.matchstate import MatchState, table_of
@@ -42,9 +42,9 @@ async def test_an_old_match_record_loads_and_plays_on(store: Store, case: dict[s
     loaded = await store.load(game_key(record.chat_id, record.thread_id))
     assert loaded is not None and loaded.engine == stored_engine
     dealer = Dealer.for_tests(case["seed"])
-    offer = Callback.game(loaded.game_id, loaded.version, Action.REMATCH)
+    offer = Callback.game(loaded.game_id, loaded.version, ButtonAction.REMATCH)
     offered = await save(store, loaded, after_game(loaded, 101, offer, dealer))
-    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     following = await save(store, offered, after_game(offered, 202, accept, dealer))
     assert following.status is Status.ACTIVE
     # the same next game as the old code started; only its dice differ now (fair dice,
@@ -58,9 +58,9 @@ async def test_an_old_match_record_loads_and_plays_on(store: Store, case: dict[s
     game = table_of(following).game
     assert game.phase in (Phase.ROLL, Phase.MOVE) and game.to_act is not None
     users = {Side.WHITE: 101, Side.BLACK: 202}
-    resign = Callback.game(following.game_id, following.version, Action.RESIGN, 1)
+    resign = Callback.game(following.game_id, following.version, ButtonAction.RESIGN, 1)
     offered = await save(store, following, apply_game(following, users[game.to_act], resign))
-    accept = Callback.game(offered.game_id, offered.version, Action.ACCEPT)
+    accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     ended = await save(store, offered, apply_game(offered, users[game.to_act.opponent], accept))
     score = list(case["next_engine"]["score"])
     score[game.to_act.opponent] += 1

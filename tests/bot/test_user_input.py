@@ -12,15 +12,15 @@ import pytest
 from telegram.ext import CommandHandler
 
 from bot.edge.handlers.common import UNKNOWN_BUTTON
-from bot.present.callbacks import Action
+from bot.present.callbacks import ButtonAction
 from bot.present.i18n import translator
 from bot.present.messages import board_message, painted
 from bot.present.painter import PAINTER
 from bot.present.render import BoardView
 from bot.rules.matchstate import MatchState, with_table
-from bot.store.records import GameOptions, GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine import Game, Side
-from engine.game import GameOptions as EngineOptions
+from engine.game import GameOptions
 from tests.bot.conftest import World
 from tests.bot.test_handlers import _setup
 from tests.botapi.formatting import parse_html, strip_text, utf16_len
@@ -119,8 +119,8 @@ async def test_every_command_with_hostile_arguments_sends_only_what_telegram_tak
 def _record(names: tuple[str, str]) -> GameRecord:
     players = (Player(user_id=1, name=names[0], side=Side.WHITE),
                Player(user_id=2, name=names[1], side=Side.BLACK))
-    game = Game.new(EngineOptions.long()).roll(random.Random(1))
-    base = GameRecord(chat_id=-1, variant=game.variant, players=players, options=GameOptions())
+    game = Game.new(GameOptions.long()).roll(random.Random(1))
+    base = GameRecord(chat_id=-1, variant=game.variant, players=players, options=TableOptions())
     return with_table(base, MatchState(game), status=Status.ACTIVE)
 
 
@@ -200,8 +200,8 @@ async def test_button_data_with_digits_that_are_not_ascii_is_an_unknown_button(
     await world.tap(t.chat, t.bob, lobby, text="✋ Join")
     board = world.board(t.chat)
     game_id = next(d for _, d in world.buttons(board)).split(":")[1]
-    for data in (f"g:{game_id}:²:{Action.ROLL}", f"g:{game_id}:١:{Action.ROLL}",
-                 f"g:{game_id}:1:{Action.SOURCE}:²"):
+    for data in (f"g:{game_id}:²:{ButtonAction.ROLL}", f"g:{game_id}:١:{ButtonAction.ROLL}",
+                 f"g:{game_id}:1:{ButtonAction.SOURCE}:²"):
         answers = world.server.request_count("answerCallbackQuery")
         answer = await world.tap(t.chat, t.alice, board, data, strict=False)
         assert answer.show_alert and answer.text == EN.gettext(UNKNOWN_BUTTON), answer

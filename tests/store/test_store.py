@@ -11,12 +11,12 @@ from bot.store import Store
 from bot.store.records import (
     ChatSettings,
     CorruptRecordError,
-    GameOptions,
     GameRecord,
     GameRef,
     HistoryEntry,
     Player,
     Status,
+    TableOptions,
     VersionConflict,
     game_key,
     settings_key,
@@ -39,7 +39,7 @@ def new_game(
             Player(user_id=ALICE, name="Alice", side=Side.WHITE),
             Player(user_id=BOB, name="Bob", side=Side.BLACK),
         ),
-        "options": GameOptions(stake_per_point=5, time_control=3600),
+        "options": TableOptions(stake_per_point=5, time_control=3600),
         "engine": {"n": 0},
     }
     return GameRecord.model_validate({**fields, **changes})

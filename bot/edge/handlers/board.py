@@ -41,7 +41,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge import effects
-from bot.edge.handlers.common import Context, get_store
+from bot.edge.handlers.common import Context, chat_settings, get_store, update_settings
 from bot.present.i18n import Translator, translator
 from bot.present.messages import (
     TEXT,
@@ -53,6 +53,7 @@ from bot.present.messages import (
     painted,
 )
 from bot.present.painter import PAINTER
+from bot.rules.chatsettings import with_board_language
 from bot.rules.seats import waiting_side, waiting_user
 from bot.store import VersionConflict, private_boards
 from bot.store.prefs import forget_started
@@ -62,7 +63,6 @@ from bot.store.records import (
     GameRecord,
     Status,
     computer_level,
-    settings_key,
 )
 from engine.position import Side
 
@@ -123,13 +123,8 @@ async def board_translator(context: Context, settings: ChatSettings, tr: Transla
         return translator(settings.board_language)
     chat_id = settings.chat_id
 
-    def note(current: ChatSettings | None) -> ChatSettings:
-        current = current or ChatSettings(chat_id=chat_id)
-        if current.language or current.board_language:
-            return current
-        return current.model_copy(update={"board_language": tr.lang})
-
-    noted = await get_store(context).update(settings_key(chat_id), note)
+    noted = await update_settings(
+        context, chat_id, lambda current: with_board_language(current, chat_id, tr.lang))
     return translator(noted.language or noted.board_language)
 
 
@@ -174,7 +169,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     if record.board_message_id is None:
         await repost(context, tr, record)
         return True
-    settings = await get_store(context).chat_settings(record.chat_id)
+    settings = await chat_settings(context, record.chat_id)
     tr = await board_translator(context, settings, tr)
     if (settings.board_style == "png" and not is_lobby(record)) != record.board_photo:
         # a lobby that became a game, or the style changed: it is replaced, not kept
@@ -205,7 +200,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
 async def _edit_view(context: Context, tr: Translator, record: GameRecord, view: BoardViewRef,
                      ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
     """Redraw one view; True if it had to be posted again."""
-    settings = await get_store(context).chat_settings(view.chat_id)
+    settings = await chat_settings(context, view.chat_id)
     again = [Viewer(view.chat_id, view.viewer, view.language)]
     if (settings.board_style == "png" and not is_lobby(record)) != view.photo:
         await post_views(context, tr, record, again)
@@ -246,7 +241,7 @@ async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
     if old.is_private or old.board_message_id is None:
         await edit(context, tr, new)
         return
-    settings = await get_store(context).chat_settings(old.chat_id)
+    settings = await chat_settings(context, old.chat_id)
     final = old.model_copy(update={"rematch_by": None, "cancel_by": None})
     shown_in = await board_translator(context, settings, tr)
     board = await draw(shown_in, final, settings, picture=False)
@@ -308,7 +303,7 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
     drawn = record.model_copy(update={"version": record.version + 1})
     posted: list[BoardViewRef] = []
     for viewer in viewers:
-        settings = await store.chat_settings(viewer.chat_id)
+        settings = await chat_settings(context, viewer.chat_id)
         board = await draw(view_translator(settings, viewer.language), drawn, settings,
                            player=viewer.side)
         try:
@@ -364,7 +359,7 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     stale), or is deleted with ``delete_old``."""
     store = get_store(context)
     if settings is None:
-        settings = await store.chat_settings(record.chat_id)
+        settings = await chat_settings(context, record.chat_id)
     if not record.is_private:
         tr = await board_translator(context, settings, tr)
     drawn = record.model_copy(update={"version": record.version + 1})
@@ -453,7 +448,7 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
     if view is None:
         return
     store = get_store(context)
-    settings = await store.chat_settings(view.chat_id)
+    settings = await chat_settings(context, view.chat_id)
     text = notification(view_translator(settings, view.language), record)
     if text is None:
         return

@@ -41,7 +41,7 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import Translator
 from bot.rules import computer, hints
 from bot.rules.refusals import STALE, Refusal
@@ -92,7 +92,7 @@ async def on_button(update: Update, context: Context) -> None:
         await _finish(context, tr, query, tapped)
         return
     try:
-        if data.action is Action.HINT:  # an alert for the mover; nothing changes
+        if data.action is ButtonAction.HINT:  # an alert for the mover; nothing changes
             record, _view = await _tapped(query, context, data, chat_id, thread_id,
                                           in_view=ref is not None)
             question = hints.ask(record, query.from_user.id)
@@ -107,10 +107,10 @@ async def on_button(update: Update, context: Context) -> None:
     if new is record:
         await query.answer()
         ui: dict[str, object] = {"ui": data.action}
-        if data.action is Action.SOURCE:
+        if data.action is ButtonAction.SOURCE:
             ui["source"] = data.args[0]
         await edit(context, tr, record, view=view,
-                   **(ui if data.action is not Action.BACK else {"ui": None}))
+                   **(ui if data.action is not ButtonAction.BACK else {"ui": None}))
         return
     try:
         saved, upkeep = await save_first(get_store(context), record, new)

@@ -29,6 +29,7 @@ from bot.edge.handlers.common import (
     alert_text,
     args_of,
     chat_language,
+    chat_settings,
     get_store,
     is_chat_admin,
     parse_tap,
@@ -38,7 +39,7 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.callbacks import Action
+from bot.present.callbacks import ButtonAction
 from bot.present.i18n import N_, Translator, translator
 from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
 from bot.present.messages import duration, mention, variant_name
@@ -188,17 +189,17 @@ async def _find_game(context: Context, user_id: int, game_id: str) -> GameRecord
     return None
 
 
-def _change(action: Action, record: GameRecord, user_id: int, now: float) -> GameRecord:
-    if action is Action.CLAIM_WIN:
+def _change(action: ButtonAction, record: GameRecord, user_id: int, now: float) -> GameRecord:
+    if action is ButtonAction.CLAIM_WIN:
         return claim_timeout(record, user_id, now)
-    if action is Action.MORE_TIME:
+    if action is ButtonAction.MORE_TIME:
         return more_time(record, user_id, now)
-    if action is Action.PAUSE_NO:
+    if action is ButtonAction.PAUSE_NO:
         return drop_pause_request(record, user_id)
-    return pause_request(record, user_id, now, pause=action is Action.PAUSE)
+    return pause_request(record, user_id, now, pause=action is ButtonAction.PAUSE)
 
 
-async def change_clock(context: Context, user_id: int, game_id: str, action: Action
+async def change_clock(context: Context, user_id: int, game_id: str, action: ButtonAction
                        ) -> tuple[GameRecord, GameRecord]:
     """Apply a clock action to the user's game by compare-and-set (re-read on a
     conflict); returns (before, after).  :class:`Refusal` when not allowed."""
@@ -236,8 +237,8 @@ async def on_clock_button(update: Update, context: Context) -> None:
     data = await parse_tap(query, tr)
     if data is None:
         return
-    if data.action in (Action.MUTE, Action.UNMUTE):
-        muted = data.action is Action.MUTE
+    if data.action in (ButtonAction.MUTE, ButtonAction.UNMUTE):
+        muted = data.action is ButtonAction.MUTE
         await prefs.set_muted(get_store(context), user.id, muted)
         await query.answer(tr.gettext(MUTED if muted else UNMUTED), show_alert=True)
         return
@@ -299,14 +300,14 @@ async def _command_game(update: Update, context: Context) -> GameRecord | None:
 
 
 async def pause(update: Update, context: Context) -> None:
-    await _pause_or_resume(update, context, Action.PAUSE)
+    await _pause_or_resume(update, context, ButtonAction.PAUSE)
 
 
 async def resume(update: Update, context: Context) -> None:
-    await _pause_or_resume(update, context, Action.RESUME)
+    await _pause_or_resume(update, context, ButtonAction.RESUME)
 
 
-async def _pause_or_resume(update: Update, context: Context, action: Action) -> None:
+async def _pause_or_resume(update: Update, context: Context, action: ButtonAction) -> None:
     tr = await translator_for(update, context)
     user = update.effective_user
     assert user is not None
@@ -320,8 +321,8 @@ async def _pause_or_resume(update: Update, context: Context, action: Action) -> 
         await reply(update, refusal_text(tr, refusal))
         return
     if after is before:
-        await reply(update, tr.gettext("The clock is paused already.") if action is Action.PAUSE
-                    else tr.gettext("The clock is running."))
+        await reply(update, tr.gettext("The clock is paused already.")
+                    if action is ButtonAction.PAUSE else tr.gettext("The clock is running."))
         return
     markup = _proposal(tr, after)
     await reply(update, outcome_text(tr, before, after, user.id), reply_markup=markup)
@@ -333,10 +334,9 @@ async def clock_command(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
-    store = get_store(context)
     args = args_of(context)
     if not args:
-        current = (await store.chat_settings(chat.id)).options.time_control
+        current = (await chat_settings(context, chat.id)).options.time_control
         await reply(update, _default_text(tr, current))
         return
     try:

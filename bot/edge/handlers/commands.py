@@ -15,6 +15,7 @@ from bot.edge.handlers.board import edit, repost
 from bot.edge.handlers.common import (
     Context,
     args_of,
+    chat_settings,
     display_name,
     get_dealer,
     get_store,
@@ -23,6 +24,7 @@ from bot.edge.handlers.common import (
     reply,
     thread_of,
     translator_for,
+    update_settings,
 )
 from bot.edge.handlers.games import show_view
 from bot.present.callbacks import CallbackDataError, LanguageChoice
@@ -40,7 +42,7 @@ from bot.rules.options import OptionError, parse_new_args, with_chat_clock
 from bot.rules.refusals import MATCH_IN_PROGRESS, Refusal
 from bot.rules.seats import seat_of
 from bot.store import VersionConflict
-from bot.store.records import GameRecord, Player, Status, settings_key
+from bot.store.records import GameRecord, Player, Status
 from bot.store.saving import commit_game
 
 log = logging.getLogger(__name__)
@@ -98,7 +100,7 @@ async def new(update: Update, context: Context) -> None:
         await message.reply_text(tr.gettext(MATCH_IN_PROGRESS), do_quote=True)
         await repost(context, tr, current)
         return
-    settings = await get_store(context).chat_settings(chat.id)
+    settings = await chat_settings(context, chat.id)
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     options = with_chat_clock(args_of(context), options, settings.options.time_control)
     options = with_chat_autoplay(args_of(context), options, settings.autoplay)
@@ -216,10 +218,9 @@ async def on_lang_button(update: Update, context: Context) -> None:
         return
     language = None if choice == "auto" else choice
 
-    store = get_store(context)
-    before = await store.chat_settings(chat.id)
-    await store.update(settings_key(chat.id),
-                       lambda settings: with_language(settings, chat.id, language))
+    before = await chat_settings(context, chat.id)
+    await update_settings(context, chat.id,
+                          lambda settings: with_language(settings, chat.id, language))
     tr = translator(language or user.language_code)
     await query.answer()
     text = tr.gettext("Language: {name}.", name=escape(LANGUAGE_NAMES.get(choice, "auto")))

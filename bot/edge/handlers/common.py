@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from telegram import CallbackQuery, Chat, Message, Update, User
@@ -23,7 +24,7 @@ from bot.rules.chatsettings import with_default_option
 from bot.rules.fairplay import Dealer
 from bot.rules.refusals import Refusal
 from bot.store import Store
-from bot.store.records import settings_key
+from bot.store.records import ChatSettings, settings_key
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +53,50 @@ def thread_of(message: Message | None) -> int | None:
     return message.message_thread_id
 
 
+def _read(context: Context) -> dict[object, Any]:
+    """What this update (or job run) has read already: one ``CallbackContext``
+    serves every handler of one update, and lives no longer."""
+    read: dict[object, Any] | None = getattr(context, "_nardy_read", None)
+    if read is None:
+        read = {}
+        context._nardy_read = read  # type: ignore[attr-defined]
+    return read
+
+
+async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
+    """The chat's settings, read from the store once per update."""
+    read = _read(context)
+    settings: ChatSettings | None = read.get(chat_id)
+    if settings is None:
+        settings = read[chat_id] = await get_store(context).chat_settings(chat_id)
+    return settings
+
+
+async def update_settings(context: Context, chat_id: int,
+                          change: Callable[[ChatSettings | None], ChatSettings]) -> ChatSettings:
+    """Change the chat's settings (one compare-and-set); the rest of the update sees them."""
+    settings = await get_store(context).update(settings_key(chat_id), change)
+    _read(context)[chat_id] = settings
+    return settings
+
+
 async def chat_language(context: Context, chat_id: int) -> str | None:
     """The language fixed for the chat with /lang, if any."""
-    return (await get_store(context).chat_settings(chat_id)).language
+    return (await chat_settings(context, chat_id)).language
 
 
 async def translator_for(update: Update, context: Context) -> Translator:
-    """The chat's fixed language, else the user's Telegram language."""
+    """The chat's fixed language, else the user's Telegram language (once per update)."""
+    read = _read(context)
+    tr: Translator | None = read.get("translator")
+    if tr is not None:
+        return tr
     chat = update.effective_chat
     fixed = await chat_language(context, chat.id) if chat is not None else None
-    if fixed:
-        return translator(fixed)
     user = update.effective_user
-    return translator(user.language_code if user is not None else None)
+    tr = translator(fixed or (user.language_code if user is not None else None))
+    read["translator"] = tr
+    return tr
 
 
 def display_name(user: User) -> str:
@@ -99,8 +131,8 @@ async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:
 
 async def set_default_option(context: Context, chat_id: int, name: str, value: object) -> None:
     """Change one of the chat's defaults for ``/new`` (one CAS on its settings)."""
-    await get_store(context).update(
-        settings_key(chat_id), lambda settings: with_default_option(settings, chat_id, name, value))
+    await update_settings(context, chat_id,
+                          lambda settings: with_default_option(settings, chat_id, name, value))
 
 
 UNKNOWN_BUTTON = N_("This button does not work any more.")

@@ -12,6 +12,7 @@ from bot.edge.handlers.board import edit
 from bot.edge.handlers.common import (
     Context,
     args_of,
+    chat_settings,
     display_name,
     get_store,
     refusal_text,
@@ -122,7 +123,7 @@ async def dice(update: Update, context: Context) -> None:
                                        name=html_text(name)))
         return
     title = dice_title(tr, name, variant)
-    if (await store.chat_settings(chat.id)).board_style == "text":
+    if (await chat_settings(context, chat.id)).board_style == "text":
         await reply(update, dice_text(tr, title, stats))
         return
     picture = await asyncio.to_thread(render_dice_chart, dice_chart(tr, title, stats))

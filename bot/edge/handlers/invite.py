@@ -26,6 +26,7 @@ from bot.edge.handlers.board import Viewer, notify, post_views
 from bot.edge.handlers.common import (
     Context,
     args_of,
+    chat_settings,
     display_name,
     get_dealer,
     get_store,
@@ -68,7 +69,7 @@ async def invite(update: Update, context: Context) -> None:
         if options.stake_per_point:
             raise OptionError(N_("A private game has no stakes: they are booked in a group's "
                                  "ledger. Play for stakes with /new in a group."))
-        variant = variant or (await store.chat_settings(chat.id)).variant
+        variant = variant or (await chat_settings(context, chat.id)).variant
         engine_options(variant, options)
     except OptionError as error:
         await reply(update, refusal_text(tr, error))

@@ -25,6 +25,7 @@ from ai import Level
 from bot.edge.handlers.common import (
     Context,
     args_of,
+    chat_settings,
     display_name,
     get_store,
     is_chat_admin,
@@ -33,7 +34,7 @@ from bot.edge.handlers.common import (
     set_default_option,
     translator_for,
 )
-from bot.present.callbacks import Action, Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_, Translator
 from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
 from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
@@ -86,9 +87,8 @@ async def stake(update: Update, context: Context) -> None:
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     args = args_of(context)
-    store = get_store(context)
     if not args:
-        current = (await store.chat_settings(chat.id)).options.stake_per_point
+        current = (await chat_settings(context, chat.id)).options.stake_per_point
         await reply(update, tr.gettext(
             "Stake in this chat: {n} per point (for /new without stake=). "
             "Change it with /stake N; 0 plays for nothing.", n=current))
@@ -397,7 +397,7 @@ async def _choose(query: CallbackQuery, context: Context, tr: Translator,
                   request: SettleRequest, data: Callback) -> None:
     """The requester picked a player, or a payment of the settle-up plan: the
     other player confirms."""
-    planned = data.action is Action.SETTLE_PLAN
+    planned = data.action is ButtonAction.SETTLE_PLAN
     other, change = pick(request, query.from_user.id, data.args[0], planned=planned)
     store = get_store(context)
     amount = await store.balance(request.chat_id, request.requester, other)
@@ -431,9 +431,9 @@ async def on_settle_button(update: Update, context: Context) -> None:
     try:
         if request is None:
             raise Refusal(GONE)
-        if data.action in (Action.SETTLE_PLAN, Action.SETTLE_WITH):
+        if data.action in (ButtonAction.SETTLE_PLAN, ButtonAction.SETTLE_WITH):
             await _choose(query, context, tr, request, data)
-        elif data.action is Action.SETTLE_NO:
+        elif data.action is ButtonAction.SETTLE_NO:
             await _refuse(query, context, tr, request)
         else:
             await _confirm(query, context, tr, request)

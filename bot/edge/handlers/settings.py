@@ -16,11 +16,13 @@ from telegram import Update
 from bot.edge.handlers.board import edit, is_lobby, repost
 from bot.edge.handlers.common import (
     Context,
+    chat_settings,
     get_store,
     is_chat_admin,
     reply,
     thread_of,
     translator_for,
+    update_settings,
 )
 from bot.present.callbacks import CallbackDataError, SettingChoice
 from bot.present.i18n import LANGUAGE_NAMES, N_, Translator
@@ -31,7 +33,7 @@ from bot.present.keyboards import (
     settings_keyboard,
 )
 from bot.rules.chatsettings import with_setting
-from bot.store.records import ChatSettings, settings_key
+from bot.store.records import ChatSettings
 
 VIEW_TEXT = {
     "follow": N_("from the side of the player who moves first (the checkers stay put; "
@@ -85,7 +87,7 @@ async def settings_command(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat = update.effective_chat
     assert chat is not None
-    settings = await get_store(context).chat_settings(chat.id)
+    settings = await chat_settings(context, chat.id)
     await reply(update, settings_text(tr, settings),
                 reply_markup=settings_keyboard(tr, settings))
 
@@ -105,11 +107,11 @@ async def on_settings_button(update: Update, context: Context) -> None:
         return
     field, value = choice[0], field_value(*choice)
     store = get_store(context)
-    before = await store.chat_settings(chat.id)
+    before = await chat_settings(context, chat.id)
     await query.answer()
     if getattr(before, field) == value:  # already so (a double tap): nothing to redraw
         return
-    after = await store.update(settings_key(chat.id),
+    after = await update_settings(context, chat.id,
                                lambda settings: with_setting(settings, chat.id, field, value))
     message = query.message
     if message is not None and message.is_accessible:

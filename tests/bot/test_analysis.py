@@ -186,23 +186,25 @@ async def test_text_boards_get_the_text_and_a_broken_painter_too(
     await world.store.update(settings_key(t.chat.id), lambda _s: ChatSettings(
         chat_id=t.chat.id, board_style="text"))
     await _finished(world, t, taps=6)
-    board = world.board(t.chat)
-    since = world.server.revision
-    await world.tap(t.chat, t.eve, board, _analysis_button(world, board))
-    text = await world.reply(t.chat, since, match=lambda m: m.text is not None
-                             and "📊 Analysis" in m.text)
+    text = await _text_analysis(world, t)
     assert "Error rate:" in text.text and "Win chance of" in text.text
     assert any(e["type"] == "pre" for e in text.entities)  # the win chance line
     # a picture chat whose picture cannot be painted gets the text too
     other = _setup(world)
     monkeypatch.setattr(analysis, "render_analysis", _broken_painter)
     await _finished(world, other, taps=4)
-    board = world.board(other.chat)
+    assert "Error rate:" in (await _text_analysis(world, other)).text
+
+
+async def _text_analysis(world: World, t: Table) -> Message:
+    """Eve taps 📊 on the table's result: the analysis posted as text."""
+    board = world.board(t.chat)
     since = world.server.revision
-    await world.tap(other.chat, other.eve, board, _analysis_button(world, board))
-    text = await world.reply(other.chat, since, match=lambda m: m.text is not None
+    await world.tap(t.chat, t.eve, board, _analysis_button(world, board))
+    text = await world.reply(t.chat, since, match=lambda m: m.text is not None
                              and "📊 Analysis" in m.text)
-    assert "Error rate:" in text.text
+    assert text.text is not None
+    return text
 
 
 def _broken_painter(_picture: object) -> bytes:

@@ -52,6 +52,11 @@ def after_turn_probs(position: Position, plies: int) -> tuple[float, ...]:
     return (1 - win, lg, lbg, wg, wbg)
 
 
+def on_roll_probs(position: Position) -> tuple[float, ...]:
+    """gnubg's five 0-ply probabilities for the side on roll in ``position``."""
+    return tuple(gnubg_nn.probabilities(position.to_gnubg(), 0))
+
+
 def turn_equity(turn: Turn, plies: int) -> float:
     """The mover's cubeless equity after ``turn``."""
     after = turn.position
@@ -95,11 +100,18 @@ class GnubgPlayer(Player):
             return None
         me = position.turn
         away = (cube.match_length - cube.score[me], cube.match_length - cube.score[me.opponent])
-        gnubg_nn.set.score(away[0], away[1], int(cube.crawford))
-        gnubg_nn.set.cube(1, b"X")
         key = gnubg_nn.key_of_board(position.to_gnubg())
         plies = 1 if self.level is Level.STRONG else 0
-        return tuple(gnubg_nn.evaluate_cube_decision(key, n=plies, i=1))
+        # gnubg keeps the match score process-wide, and its money evaluations
+        # (every turn's equity, hints, analysis) shift by up to 0.005 while a
+        # match score is set: set it for this decision only
+        gnubg_nn.set.score(away[0], away[1], int(cube.crawford))
+        gnubg_nn.set.cube(1, b"X")
+        try:
+            return tuple(gnubg_nn.evaluate_cube_decision(key, n=plies, i=1))
+        finally:
+            gnubg_nn.set.score(0, 0, 0)  # money play, gnubg's state at start-up
+            gnubg_nn.set.cube(1, b"X")
 
     def should_double(self, position: Position, cube: CubeState) -> bool:
         if not cube.may_double(position.turn):

@@ -76,6 +76,19 @@ def cubeless_equity(probs: Probs, gammons: bool = True) -> float:
     return 2 * win - 1 + wg + wbg - lg - lbg
 
 
+def double_hopeless(probs: Probs) -> bool:
+    """Whether a double can only lose in money play for the side on roll
+    whose (cubeless) ``probs`` these are: it wins less than half the games
+    and expects to lose points.  The opponent takes and owns the cube; with
+    the cube dead a double pays only with positive expectation, and a live
+    cube raises that bar.
+
+    >>> double_hopeless((0.45, 0.1, 0.0, 0.12, 0.0)), double_hopeless((0.55, 0.1, 0, 0.1, 0))
+    (True, False)
+    """
+    return probs[0] < 0.5 and cubeless_equity(probs) < 0
+
+
 def win_loss_values(probs: Probs, gammons: bool = True) -> tuple[float, float, float]:
     """``(p, W, L)``: win chance and the average values of wins and losses."""
     win, wg, wbg, lg, lbg = probs

@@ -1,7 +1,8 @@
 """Taps and board edits per turn (issue 14 §1): complete games of both
 variants played through the bot's own keyboards.
 
-Run: ``.venv/bin/python benchmarks/taps_bench.py [games per variant] [seed]``
+Run: ``.venv/bin/python benchmarks/taps_bench.py [games per variant] [seed] [variants]``
+(variants: a comma-separated subset of ``long,backgammon,backgammon cube=off``).
 
 In-process, as tests/bot does: the real Application polling the local Bot
 API server (tests/botapi), the store on fakeredis, seeded dice, text boards
@@ -10,8 +11,10 @@ Two players in a group play each game to its end; the player the game
 waits for taps what a player would use, at random among those buttons: a
 whole-turn button when offered, else a step (a point, then its target,
 when the keyboard groups steps by point), Confirm, Roll, Take.  Nobody
-doubles or resigns; backgammon is played with the cube (Roll stays a
-button whenever a double could be offered) and without it.
+doubles or resigns, so the cube stays centred for the whole game (the most
+Roll taps a game can have); backgammon is played with the cube (Roll stays a
+button whenever a double is offered, bot/rules/autoplay.py
+``double_offered``) and without it.
 
 Prints per variant: turns (confirmed turns, the forced ones included),
 player taps per turn, board edits per turn (editMessage* requests to the
@@ -34,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import fakeredis
 
 from bot.edge.app import build_application
+from bot.rules.fairplay import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store import Store
@@ -45,7 +49,8 @@ from tests.botapi import BotApiServer
 
 GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 4
 SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-VARIANTS = ("long", "backgammon", "backgammon cube=off")
+VARIANTS = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else (
+    "long", "backgammon", "backgammon cube=off")
 """Backgammon with the cube (the default): Roll is a button whenever a double
 could be offered, a real choice; without it the roll is made by itself."""
 MAX_TAPS = 3000
@@ -136,7 +141,7 @@ async def main() -> None:
     server = BotApiServer()
     server.start()
     store = Store(fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer()))
-    app = build_application(server.token or "", store, rng=random.Random(SEED),
+    app = build_application(server.token or "", store, dealer=Dealer.for_tests(SEED),
                             base_url=server.base_url, base_file_url=server.base_file_url)
     await app.initialize()
     await app.start()

@@ -43,7 +43,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
-from bot.edge.handlers import menu
+from bot.edge.handlers import inline, menu
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
 from bot.present.i18n import LANGUAGES, translator
@@ -82,8 +82,10 @@ def build_application(
     base_url: str | None = None,
     base_file_url: str | None = None,
     limiter: BaseRateLimiter[Any] | None = None,
+    media_chat: int | str | None = None,
 ) -> AnyApp:
-    """The application with every handler registered and its dependencies in bot_data."""
+    """The application with every handler registered and its dependencies in
+    bot_data; ``media_chat``: where inline games' board pictures go (``MEDIA_CHAT_ID``)."""
     processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
@@ -104,6 +106,7 @@ def build_application(
         app.bot_data["store"] = store
     app.bot_data["dealer"] = dealer if dealer is not None else dice_source()
     app.bot_data["http"] = requests
+    app.bot_data[inline.MEDIA_CHAT] = media_chat
     handlers.register(app)
     app.add_error_handler(ops.note_failure)  # after the central one: retry decisions
     return app
@@ -135,7 +138,7 @@ def run(settings: Settings) -> None:
     # The Redis client must be made inside PTB's event loop: post_init.
     app = build_application(settings.bot_token.get_secret_value(), None,
                             base_url=settings.base_url, base_file_url=settings.base_file_url,
-                            limiter=limiter)
+                            limiter=limiter, media_chat=settings.media_chat_id)
     ops_server: list[WebServer] = []
 
     async def open_store(application: AnyApp) -> None:

@@ -46,7 +46,12 @@ def board_of(endpoint: str, data: dict[str, Any]) -> Board | None:
     (-5, 9)
     >>> board_of("sendMessage", {"chat_id": -5}) is None
     True
+    >>> board_of("editMessageText", {"inline_message_id": "AgAAAx"})  # an inline game's
+    ('AgAAAx', 0)
     """
+    inline = data.get("inline_message_id")
+    if endpoint in CHANGES and isinstance(inline, str):
+        return inline, 0
     chat_id, message_id = data.get("chat_id"), data.get("message_id")
     if endpoint not in CHANGES or chat_id is None or not isinstance(message_id, int):
         return None

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     ops_port: int | None = Field(default=None, ge=0, le=65535)
     startup_retry_seconds: float = Field(default=60.0, ge=0, le=3600)
+    media_chat_id: int | str | None = Field(
+        default=None, description="a chat (id or @channel) the bot may post in: inline "
+        "games' board pictures are uploaded there (docs/inline.md); unset: text boards")
 
     @field_validator("bot_token")
     @classmethod
@@ -123,6 +126,17 @@ class Settings(BaseSettings):
         if self.redis_cluster and not (self.redis_url or "").startswith(("redis:", "rediss:")):
             raise ValueError("REDIS_CLUSTER needs a redis:// or rediss:// REDIS_URL")
         return self
+
+    @field_validator("media_chat_id", mode="before")
+    @classmethod
+    def _chat_id(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip()
+            if re.fullmatch(r"-?[0-9]{1,20}", value):
+                return int(value)
+            if not re.fullmatch(r"@[A-Za-z][A-Za-z0-9_]{3,31}", value):
+                raise ValueError("must be a chat id (e.g. -1001234567890) or an @channel name")
+        return value
 
     @field_validator("log_format", mode="before")
     @classmethod

@@ -146,7 +146,10 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         rate_limit_args: int | None,
     ) -> bool | dict[str, Any] | list[dict[str, Any]]:
         limited = endpoint.startswith(LIMITED_PREFIXES)
-        chat_id = data.get("chat_id")
+        # an inline game's message is in a chat the bot is not told of: it gets a
+        # bucket of its own at a group's rate (the stricter one), so a 429 on it
+        # holds back that message, not every chat
+        chat_id = data.get("chat_id") or data.get("inline_message_id")
         retries = self.max_retries if rate_limit_args is None else rate_limit_args
         board = board_of(endpoint, data)
         if board is not None:

@@ -99,7 +99,7 @@ def kind_of(update: Update) -> str:
     'callback_query'
     """
     for name in ("callback_query", "message", "edited_message", "my_chat_member",
-                 "chat_member", "inline_query"):
+                 "chat_member", "inline_query", "chosen_inline_result"):
         if getattr(update, name, None) is not None:
             return name
     return "other"

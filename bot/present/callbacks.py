@@ -62,6 +62,7 @@ class Kind(enum.StrEnum):
     SHOW = "gv"  # /games: ShowGame
     VERIFY = "dv"  # 🎲 Verify on a result: VerifyDice
     ANALYSIS = "an"  # 📊 Analysis on a result: AnalyseGame
+    INLINE = "ij"  # Join on an inline lobby not stored yet: bot.present.inline.InlineJoin
 
     @property
     def pattern(self) -> str:

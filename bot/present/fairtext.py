@@ -42,9 +42,10 @@ def commitment_lines(tr: Translator, record: GameRecord) -> list[str]:
 
 
 def words_line(tr: Translator, record: GameRecord) -> str | None:
-    """The /seed words mixed in so far, while the lobby is open."""
+    """The /seed words mixed in so far, while the lobby is open (none for an
+    inline lobby: /seed acts on a chat's lobby)."""
     state = record.dice
-    if state is None or record.status is not Status.LOBBY:
+    if state is None or record.status is not Status.LOBBY or record.is_inline:
         return None
     words = [item.partition("=")[2] for item in state.entropy if item.startswith("seed.")]
     if not words:

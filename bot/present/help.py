@@ -42,8 +42,10 @@ def rules_text(tr: Translator) -> str:
                    "backgammon (3) when a checker is also still on the bar or in the winner's "
                    "home."),
         "",
-        tr.gettext("<b>Buttons</b>: tap Roll, then the moves: a button like 13→10 moves a "
-                   "checker; a point with several targets opens them. Numbers are the mover's "
-                   "own and match the board. Undo takes a step back, Confirm hands the dice "
-                   "over. Under More: resign or propose to cancel."),
+        tr.gettext("<b>Buttons</b>: the dice are rolled for you (in backgammon you tap Roll "
+                   "or Double when a double could make sense), and forced turns play themselves. "
+                   "Then tap the moves: a button like 13→10 moves a checker, ▶ 24/18 13/10 plays "
+                   "a whole turn, a point with several targets opens them. Numbers are the "
+                   "player's to act and match the board. Undo takes a step back, Confirm hands "
+                   "the dice over. Under More: resign or propose to cancel."),
     ])

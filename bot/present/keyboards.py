@@ -219,16 +219,19 @@ class KeyboardBuilder:
             return []
         return [InlineKeyboardButton("📊 " + self.tr.gettext("Analysis"), callback_data=data)]
 
-    def lobby(self, names: Sequence[str], chosen: int) -> InlineKeyboardMarkup:
-        """Variant choice (the chosen one ticked), Join / Leave, Play the bot and Close."""
+    def lobby(self, names: Sequence[str], chosen: int, *,
+              computer: bool = True) -> InlineKeyboardMarkup:
+        """Variant choice (the chosen one ticked), Join / Leave, Play the bot
+        (unless ``computer`` is false: an inline lobby) and Close."""
         tr = self.tr
         choice = [self.lobby_button(("✓ " if i == chosen else "") + name, ButtonAction.VARIANT, i)
                   for i, name in enumerate(names)]
+        bot = [[self.lobby_button("🤖 " + tr.gettext("Play the bot"), ButtonAction.COMPUTER)]]
         return InlineKeyboardMarkup([
             choice,
             [self.lobby_button("✋ " + tr.gettext("Join"), ButtonAction.JOIN),
              self.lobby_button(tr.gettext("Leave"), ButtonAction.LEAVE)],
-            [self.lobby_button("🤖 " + tr.gettext("Play the bot"), ButtonAction.COMPUTER)],
+            *(bot if computer else []),
             [self.lobby_button(tr.gettext("Close"), ButtonAction.DROP)],
         ])
 

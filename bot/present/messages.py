@@ -46,7 +46,7 @@ from bot.rules.booking import outcome
 from bot.rules.hints import can_hint, hints_allowed
 from bot.rules.lobby import VARIANTS
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
-from bot.rules.play import offered_turns, resign_options
+from bot.rules.play import may_double, offered_turns, resign_options
 from bot.rules.seats import player_on, seat_of, waiting_side
 from bot.store.records import GameRecord, Status
 from engine.choices import forced_turn
@@ -136,7 +136,8 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
                             "players have joined."))
     keys = KeyboardBuilder(tr, record.game_id, record.version)
     names = [variant_name(tr, v) for v in VARIANTS]
-    return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant))
+    return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant),
+                                        computer=not record.is_inline)
 
 
 # ---------------------------------------------------------------- the game
@@ -267,10 +268,18 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
 
 
 def owes_line(tr: Translator, debtor: str, creditor: str, amount: int) -> str:
-    """``"Bob → Ann 30"``: one debt, the one phrasing of the ledger, the
-    settle request and confirmation and the end of a staked game (names as
-    given: escaped for HTML, or plain for a button)."""
+    """``"Bob → Ann 30"``: one debt (a balance), the one phrasing of the
+    ledger, the settle buttons, request and confirmation (names as given:
+    escaped for HTML, or plain for a button)."""
     return tr.gettext("{debtor} → {creditor} {amount}", debtor=debtor, creditor=creditor,
+                      amount=amount)
+
+
+def pays_line(tr: Translator, debtor: str, creditor: str, amount: int) -> str:
+    """``"Bob pays Ann 30"``: one transfer, the one phrasing of what the end
+    of a staked game books and of the settle-up plan's payments (its list,
+    buttons, request and confirmation); names as for :func:`owes_line`."""
+    return tr.gettext("{debtor} pays {creditor} {amount}", debtor=debtor, creditor=creditor,
                       amount=amount)
 
 
@@ -283,7 +292,7 @@ def booked_line(tr: Translator, record: GameRecord) -> str | None:
     if done.result is None or not done.amount:
         return None
     winner = done.result.winner
-    return tr.gettext("Booked: {owes}.", owes=owes_line(
+    return tr.gettext("Booked: {pays}.", pays=pays_line(
         tr, _name(record, winner.opponent), _name(record, winner), done.amount))
 
 
@@ -600,7 +609,7 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     actor = game.to_act
     assert actor is not None
     if phase is Phase.ROLL:
-        can_double = game.can_double(actor)
+        can_double = may_double(record, table)
         return keys.roll(can_double=can_double,
                          confirm_double=can_double and ui is ButtonAction.DOUBLE)
     turn = game.turn

@@ -82,5 +82,7 @@ def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
         state = record.dice if record.dice is not None else committed(dealer)
     new = GameRecord(chat_id=record.chat_id, thread_id=record.thread_id, variant=record.variant,
                      options=record.options, players=record.players, status=Status.ACTIVE,
-                     engine={}, created_by=record.created_by, views=record.views, dice=state)
+                     engine={}, created_by=record.created_by, views=record.views, dice=state,
+                     inline_message_id=record.inline_message_id,  # an inline game stays there
+                     board_photo=record.board_photo and record.is_inline)
     return new.model_copy(update={"engine": engine_dict(advanced(following, new))})

@@ -1,5 +1,6 @@
-"""What the table does by itself: rolling when rolling is the only choice,
-and playing a turn that has only one result (issue 14: fewer taps).
+"""What the table does by itself: rolling when rolling is the only choice
+(or the only sensible one, :func:`double_offered`), and playing a turn that
+has only one result (issue 14: fewer taps).
 
 The dice come from the caller (:func:`bot.rules.play.roll_table`, the
 one place the bot rolls: the match's fair dice).  :func:`advance` is the
@@ -20,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from bot.store.records import TableOptions
-from engine.game import Action, Game
+from engine.game import Action, Game, Phase
+from engine.position import Position, Variant
 
 MAX_AUTOMATIC = 400
 """More automatic actions than a game can have in a row: a guard against a loop,
@@ -28,21 +30,73 @@ never reached (every action rolls or confirms a turn, and a game has a few
 hundred at most)."""
 
 
-def advance(game: Game, roll: Callable[[Game], Game], *, autoplay: bool = True) -> Game:
+def clearly_behind(position: Position) -> bool:
+    """Whether the backgammon side on roll is the underdog both in winning
+    chances and in expected points by GNU Backgammon's 0-ply estimate
+    (:func:`ai.cube.double_hopeless`): offering a double is then a mistake in
+    money play.  The nets load on first use (about 40 MB, once per process).
+
+    >>> from engine.position import Position, Variant
+    >>> clearly_behind(Position.initial(Variant.BACKGAMMON))  # even, and on roll
+    False
+    """
+    from ai.backgammon import on_roll_probs
+    from ai.cube import double_hopeless
+
+    return double_hopeless(on_roll_probs(position))
+
+
+def double_offered(game: Game, score: tuple[int, int] = (0, 0), *,
+                   judge: bool = True) -> bool:
+    """Whether the side on roll gets **Double** beside **Roll** now: the
+    engine allows a double (:meth:`engine.game.Game.can_double`: a cube, not
+    the Crawford game, not the opponent's cube, below its limit), the cube
+    is not dead (in a match, a player whose ``score`` plus the cube's value
+    already reaches the match length wins the match with any win: a double
+    only gives the opponent the cube) and, with ``judge`` in money play,
+    the side is not :func:`clearly_behind` (:func:`bot.rules.play.judges_doubles`:
+    autoplay on and no stake).  Otherwise the roll is no real
+    choice and :func:`advance` makes it.
+
+    >>> from engine.game import GameOptions as Options
+    >>> from engine.position import Side
+    >>> match = Game.new(Options.backgammon(match_length=5), starter=Side.WHITE)
+    >>> double_offered(match, (3, 0)), double_offered(match, (4, 0))
+    (True, False)
+    """
+    side = game.to_act
+    if game.phase is not Phase.ROLL or side is None or not game.can_double(side):
+        return False
+    cube, length = game.cube, game.options.match_length
+    assert cube is not None  # can_double
+    if length and score[side] + cube.value >= length:
+        return False
+    return not (judge and not length and game.variant is Variant.BACKGAMMON
+                and clearly_behind(game.position))
+
+
+def advance(game: Game, roll: Callable[[Game], Game], *, autoplay: bool = True,
+            score: tuple[int, int] = (0, 0), judge: bool | None = None) -> Game:
     """``game`` after everything nobody chooses: rolls when rolling is the only
-    choice (the opening, long nardy always, backgammon when no double can be
-    offered; ``roll(game)`` rolls) and, with ``autoplay``, forced turns (one distinct result, or
+    choice (the opening, long nardy always, backgammon when no double is
+    offered, :func:`double_offered` with the match ``score``; ``roll(game)``
+    rolls) and, with ``autoplay``, forced turns (one distinct result, or
     nothing to play) and the rest of a begun turn when only one result is
     left (the turn then waits at Confirm), until a player has a choice or
     the game is over.
 
     Without ``autoplay`` (for purists) the player still plays a forced turn
-    by hand; only the roll, which is no choice at all, is done for them.
+    by hand, and is offered every double the rules allow; only the roll,
+    which is then no choice at all, is done for them.
     """
     for _ in range(MAX_AUTOMATIC):
         if game.is_over:
             return game
         action = game.only_action
+        if action is None and game.phase is Phase.ROLL \
+                and not double_offered(game, score,
+                                       judge=autoplay if judge is None else judge):
+            action = Action.ROLL
         if action is Action.ROLL:
             game = roll(game)
         elif action is Action.MOVE and autoplay:

@@ -174,6 +174,32 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
     return [new[side] for side in sorted(new)]
 
 
+COUNTS = ("games", "wins", "gammons_won", "gammons_lost", "triples_won", "triples_lost",
+          "matches", "match_wins", "experience")
+"""The fields of :class:`PlayerStats` that add up over several chats."""
+
+
+def summed(stats: Iterable[PlayerStats]) -> list[PlayerStats]:
+    """A player's stats of several chats (their private and inline games), per
+    variant, their counts added up; ratings and streaks are each chat's and do
+    not add up, so the sums carry none.
+
+    >>> one = PlayerStats(user_id=1, variant=Variant.LONG, games=2, wins=1, rating=1520.0)
+    >>> two = PlayerStats(user_id=1, variant=Variant.LONG, games=3, wins=3, streak=3)
+    >>> [(s.games, s.wins, s.rating, s.streak) for s in summed([one, two])]
+    [(5, 4, 1500.0, 0)]
+    """
+    totals: dict[Variant, PlayerStats] = {}
+    for each in stats:
+        if each.versus:
+            continue
+        total = totals.get(each.variant) or PlayerStats(user_id=each.user_id,
+                                                        variant=each.variant, name=each.name)
+        totals[each.variant] = total.model_copy(update={
+            name: getattr(total, name) + getattr(each, name) for name in COUNTS})
+    return [totals[variant] for variant in sorted(totals, key=lambda v: v.value)]
+
+
 def with_chat_stake(args: Sequence[str], options: TableOptions, default: int) -> TableOptions:
     """``/new`` options with the chat's stake (``/stake``) unless ``stake=`` was given,
     or the game has hints (``hints=on``: practice, never staked).

@@ -39,7 +39,7 @@ from bot.rules.fairplay import Dealer
 from bot.rules.hints import TOP, HintQuestion, Ranked
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
-from bot.rules.play import apply_game
+from bot.rules.play import apply_game, may_double
 from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
 from bot.store.records import COMPUTER_USER_IDS, GameRecord, Player, Status, TableOptions
@@ -168,7 +168,7 @@ def next_move(record: GameRecord) -> Question | tuple[Callback, ...] | None:
     me = seat.side
     ask = Question("move", game.variant, level, game.options.koks, game.turn_start, me)
     if game.phase is Phase.ROLL:
-        if game.can_double(me):
+        if may_double(record, table):
             return dataclasses.replace(ask, kind="double", cube=cube_state(table))
         return (_button(record, ButtonAction.ROLL),)
     if game.phase is Phase.MOVE:

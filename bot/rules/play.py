@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
-from bot.rules.autoplay import advance, undo
+from bot.rules.autoplay import advance, double_offered, undo
 from bot.rules.cancelling import cancel_vote
 from bot.rules.fairplay import Dealer, committed
 from bot.rules.fairplay import roll as fair_roll
@@ -38,8 +38,24 @@ def advanced(table: MatchState, record: GameRecord) -> MatchState:
     """``table`` with its game advanced to the next choice (the record's autoplay
     option; every roll with the match's fair dice, :func:`roll_table`)."""
     game = advance(table.game, lambda g: roll_table(record, dataclasses.replace(table, game=g)),
-                   autoplay=record.options.autoplay)
+                   autoplay=record.options.autoplay, score=table.score,
+                   judge=judges_doubles(record))
     return table if game is table.game else dataclasses.replace(table, game=game)
+
+
+def judges_doubles(record: GameRecord) -> bool:
+    """Whether the bot may leave out **Double** for a money player clearly
+    behind (:func:`bot.rules.autoplay.clearly_behind`): with autoplay on, and
+    never in a staked game, where a double is money and nobody's position
+    is judged by the computer for them (as hints are never given there)."""
+    return record.options.autoplay and not record.options.stake_per_point
+
+
+def may_double(record: GameRecord, table: MatchState) -> bool:
+    """Whether the player on roll is offered **Double** now
+    (:func:`bot.rules.autoplay.double_offered`: allowed, the cube not dead at
+    the match score, and not clearly behind when :func:`judges_doubles`)."""
+    return double_offered(table.game, table.score, judge=judges_doubles(record))
 
 
 def needs_double_confirmation(record: GameRecord) -> bool:
@@ -146,7 +162,7 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
         if action is ButtonAction.ROLL:
             return played(record, table, lambda g: roll_table(record, table),
                          notify_message_id=None)
-        if not game.can_double(side):
+        if not may_double(record, table):
             raise Refusal(N_("You cannot double now."))
         if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
             return record  # the keyboard asks "Yes, double"

@@ -18,11 +18,16 @@ from bot.rules.refusals import STALE, Refusal
 from bot.store.records import BoardViewRef, GameRecord, Status
 
 
-def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: bool
-                ) -> BoardViewRef | None:
+def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: bool,
+                inline_message_id: str | None = None) -> BoardViewRef | None:
     """The player's view tapped (``in_view``: the message is a board in a private
-    chat), else None for the chat's board; :class:`Refusal` for a message that
+    chat), else None for the chat's board (or an inline game's message: the tap
+    names only its ``inline_message_id``); :class:`Refusal` for a message that
     is not (any more) one of the game's boards."""
+    if inline_message_id is not None or (record.is_inline and not in_view):
+        if record.inline_message_id != inline_message_id:
+            raise Refusal(STALE)
+        return None
     if in_view:
         view = next((v for v in record.views if (v.chat_id, v.message_id) == (chat_id, message_id)),
                     None)
@@ -40,6 +45,8 @@ def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dea
     keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
     names the computer, should it sit down."""
     if data.kind is Kind.LOBBY:
+        if data.action is ButtonAction.COMPUTER and record.is_inline:
+            raise Refusal(STALE)  # not offered: the computer plays in the private chat
         if data.action is ButtonAction.COMPUTER:
             level = computer.DEFAULT_LEVEL
             return computer.play_from_lobby(record, user_id, name, bot_name(level), dealer,

@@ -219,6 +219,8 @@ class Games:
         for player in game.players:
             user = self.keys.user_games(player.user_id)
             pipe.sadd(user, ref) if listed else pipe.srem(user, ref)
+            if game.is_private and len(game.players) == 2:  # where its stats are booked
+                pipe.sadd(self.keys.played(player.user_id), game.chat_id)
         open_games = self.keys.open_games
         pipe.sadd(open_games, ref) if listed else pipe.srem(open_games, ref)
         due, _ = self.keys.deadlines
@@ -241,8 +243,11 @@ class Games:
 
     @staticmethod
     def boards_of(game: GameRecord) -> list[tuple[int, int]]:
-        """The game's board messages: (chat id, message id) of its chat's and its views."""
+        """The game's board messages: (chat id, message id) of its chat's and its views
+        (an inline game's message is (its chat id, 0): it has no message id)."""
         main = [] if game.board_message_id is None else [(game.chat_id, game.board_message_id)]
+        if game.inline_message_id is not None:
+            main = [(game.chat_id, 0)]
         return main + [(view.chat_id, view.message_id) for view in game.views]
 
     async def mark_shown(self, game: GameRecord, board: tuple[int, int]) -> None:

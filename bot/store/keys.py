@@ -29,6 +29,8 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
     nardy:{flood}:all                     the bot's flood-limit token bucket
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
+    nardy:{user:<uid>}:played             set of the chat ids of the user's private and
+                                          inline games (their stats, bot/store/played.py)
     nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
     nardy:{user:<uid>}:finished           zset of the user's last finished games' refs
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
@@ -40,7 +42,8 @@ chat live in one slot and a Lua script may touch several of them:
                                           d (or 1) done
     nardy:update:<update id>:<digest>:fx  hash: the side effects of a failed attempt
                                           of the update, for its retry (bot/edge/effects.py)
-    nardy:{stats}:open                    set of GameRefs of open games (a hint, for metrics)
+    nardy:{stats}:open                    set of GameRefs of open games (a hint: metrics,
+                                          the start-up's redraws)
 
 >>> keys = Keys()
 >>> keys.chat(-100123, "game:0"), keys.user_games(42)
@@ -73,6 +76,10 @@ class Keys:
 
     def user_games(self, user_id: int) -> str:
         return f"{self.prefix}:{{user:{user_id}}}:games"
+
+    def played(self, user_id: int) -> str:
+        """The chat ids of the user's private and inline games (bot/store/played.py)."""
+        return f"{self.prefix}:{{user:{user_id}}}:played"
 
     def prefs(self, user_id: int) -> str:
         return f"{self.prefix}:{{user:{user_id}}}:prefs"

@@ -188,12 +188,22 @@ below this: no Telegram chat has one (real ids have at most 52 bits), and
 down to -(2**52 + 2**48) they stay exact as doubles (Lua, JSON)."""
 
 
+INLINE_CHAT_BASE = PRIVATE_CHAT_BASE - 2**48
+"""Inline games (played on a message sent "via @bot") live under a synthetic
+chat id at or below this, made from their ``inline_message_id``
+(:func:`bot.store.inline_games.inline_chat_id`): below the private games'
+range and, down to -(2**52 + 2**49), still exact as doubles."""
+
+
 def is_private_game_chat(chat_id: int) -> bool:
-    """Whether ``chat_id`` is a private game's synthetic one (made from its
-    invitation: :func:`bot.store.invites.game_chat_id`).
+    """Whether ``chat_id`` is a synthetic one of a game without a group chat: a
+    private game's (made from its invitation: :func:`bot.store.invites.game_chat_id`)
+    or an inline game's (:data:`INLINE_CHAT_BASE`).
 
     >>> is_private_game_chat(PRIVATE_CHAT_BASE - 2**47), is_private_game_chat(-1001234567890)
     (True, False)
+    >>> is_private_game_chat(INLINE_CHAT_BASE - 5)
+    True
     """
     return chat_id <= PRIVATE_CHAT_BASE
 
@@ -263,6 +273,9 @@ class GameRecord(Record):
                                    "(None: a record from before them)")
     next_dice: DiceState | None = Field(default=None, description="after the end, while a "
                                         "rematch is offered: the new match's committed seed")
+    inline_message_id: str | None = Field(
+        default=None, min_length=1, max_length=256,
+        description="an inline game's board: the message sent via the bot, edited by this id")
 
     @property
     def key(self) -> RecordKey[GameRecord]:
@@ -270,8 +283,14 @@ class GameRecord(Record):
 
     @property
     def is_private(self) -> bool:
-        """A game between two private chats (no group board)."""
+        """A game without a group chat (no board of a chat to post in, no chat
+        ledger): a private game between two private chats, or an inline game."""
         return is_private_game_chat(self.chat_id)
+
+    @property
+    def is_inline(self) -> bool:
+        """A game played on an inline message (``inline_message_id``)."""
+        return self.inline_message_id is not None
 
     @property
     def ref(self) -> GameRef:

@@ -103,3 +103,35 @@ def test_long_nardy_resignation_counts_mars() -> None:
     position = Position.from_rows(Variant.LONG, rows, Side.WHITE)
     assert not player.accepts_resignation(position, Side.WHITE, ResultKind.OIN)
     assert player.accepts_resignation(position, Side.WHITE, ResultKind.MARS)
+
+
+def test_a_match_cube_decision_leaves_money_evaluations_as_they_were() -> None:
+    """gnubg keeps the match score process-wide: a match decision once left
+    it set, and every later money evaluation (moves, hints, analysis) in that
+    process shifted by up to 0.005."""
+    import random
+
+    from engine import Dice, legal_turns
+
+    strong = make_player(Variant.BACKGAMMON, Level.STRONG)
+    easy = make_player(Variant.BACKGAMMON, Level.EASY)
+    rng = random.Random(1)
+    position, positions = Position.initial(Variant.BACKGAMMON), []
+    for _ in range(30):
+        turns = legal_turns(position, Dice(rng.randint(1, 6), rng.randint(1, 6)))
+        if not turns or turns[0].position.winner is not None:
+            break
+        position = rng.choice(turns).position
+        positions.append(position)
+
+    def equities() -> list[list[float]]:
+        return [[r.equity for r in strong.ranked(p, Dice(6, 4))] for p in positions[3:12]]
+
+    before = equities()
+    for p in positions:
+        for score in ((0, 0), (2, 4), (4, 4), (3, 4), (1, 0)):
+            cube = CubeState(match_length=5, score=score)
+            for player in (easy, strong):
+                player.should_take(p, cube)
+                player.should_double(p, cube)
+    assert equities() == before

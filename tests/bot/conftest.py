@@ -6,6 +6,7 @@ read what the bot sent; nothing of the bot is mocked."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -60,9 +61,9 @@ class World:
         return processor is not None and processor.current_concurrent_updates > 0
 
     def board(self, chat: Chat | int) -> Message:
-        """The newest bot message with game buttons."""
+        """The newest message of the bot (or via it) with game or lobby buttons."""
         for message in reversed(self.server.messages(chat)):
-            if message.from_bot and message.buttons and any(
+            if message.by_bot and message.buttons and any(
                     d.startswith(("g:", "l:")) for row in message.buttons for _, d in row):
                 return message
         raise AssertionError(self.server.transcript(chat))
@@ -80,10 +81,23 @@ class World:
 
 @pytest.fixture
 async def world(store: Store) -> AsyncIterator[World]:
-    server = BotApiServer()
+    async with running_world(store) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def running_world(store: Store, *, server: BotApiServer | None = None,
+                        **app_options: Any) -> AsyncIterator[World]:
+    """The bot polling a local Bot API server (``server``, else a new one);
+    ``app_options`` go to ``build_application`` (e.g. ``media_chat``)."""
+    server = server or BotApiServer()
     server.start()
+    # no flood limiter on purpose: these tests check what the bot sends, and
+    # Telegram's group budget (20 a minute) would make a game last a quarter
+    # of an hour; the budget is tested in tests/ops (docs/architecture.md#tests)
     app = build_application(server.token or "", store, dealer=Dealer.for_tests(7),
-                            base_url=server.base_url, base_file_url=server.base_file_url)
+                            base_url=server.base_url, base_file_url=server.base_file_url,
+                            **({"limiter": None} | app_options))
     await app.initialize()
     if app.post_init is not None:  # what run_polling does after initialize()
         await app.post_init(app)

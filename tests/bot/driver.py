@@ -11,32 +11,41 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from bot.present.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
 
-PRIORITY = (":c", ":h:", ":m:", ":s:", ":r", ":t")
-"""Button actions in the order the driver prefers them (see bot/present/callbacks.py)."""
+PRIORITY = (ButtonAction.CONFIRM, ButtonAction.TURN, ButtonAction.STEP, ButtonAction.SOURCE,
+            ButtonAction.ROLL, ButtonAction.TAKE)
+"""Game button actions in the order the driver prefers them."""
 
 
 def _is_game_board(message: Message) -> bool:
-    return message.from_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
+    return message.by_bot and any(d.startswith("g:") for row in message.buttons for _, d in row)
 
 
 def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None
                ) -> Message | None:
-    """The newest bot message carrying game buttons."""
+    """The newest message of the bot (or sent via it: an inline game's) carrying
+    game buttons."""
     return server.newest_message(chat, _is_game_board, thread_id=thread_id)
 
 
 def pick(message: Message) -> str | None:
-    datas = [d for row in message.buttons for _, d in row]
-    for marker in PRIORITY:
-        for data in datas:
-            action = data.split(":", 4)[3] if data.count(":") >= 3 else ""
-            if (":" + action).startswith(marker.rstrip(":")) and \
-                    (marker.endswith(":") or ":" + action == marker):
-                return data
-    return None
+    """The data of the game button the driver taps next; None when only
+    after-game buttons are left.  Read with the bot's own parser: a button of
+    another kind (🎲 Verify names a game id, which may begin with any letter)
+    is never taken for a step or a turn."""
+    actions: dict[ButtonAction, str] = {}
+    for row in message.buttons:
+        for _, data in row:
+            try:
+                tap = Callback.parse(data)
+            except CallbackDataError:
+                continue
+            if tap.kind is Kind.GAME:
+                actions.setdefault(tap.action, data)
+    return next((actions[a] for a in PRIORITY if a in actions), None)
 
 
 STALE_ROUNDS = 3

@@ -9,7 +9,9 @@ import io
 import pytest
 from PIL import Image
 
+from bot.rules.seats import waiting_user
 from bot.store import finished
+from bot.store.inline_games import inline_chat_id
 from bot.store.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
 from tests.bot.driver import pick
@@ -408,3 +410,51 @@ async def test_other_games_taps_are_answered_while_a_game_is_analysed(
     posted = await world.reply(t.chat, board, match=lambda m: (m.caption or "").startswith(
         "📊 Analysis"), timeout=30)
     assert posted.photo is not None and posted.reply_to == board.message_id
+
+
+async def test_an_inline_games_analysis_goes_to_the_players_private_chat(world: World) -> None:
+    from tests.bot.test_inline import _pair, _started
+
+    world.server.set_inline(True)
+    p = _pair(world)
+    lobby = await _started(world, p)
+    inline_id = lobby.inline_message_id or ""
+    for action in ("o", "R", "a"):  # the player to move resigns, the other accepts
+        board = world.server.inline_message(inline_id)
+        record = await world.store.load_game(inline_chat_id(inline_id), None)
+        assert record is not None
+        mover = waiting_user(record)
+        user = p.alice if mover == p.alice.id else p.bob
+        await world.tap(p.chat, user, board, _data(world, board, action))
+    board = world.server.inline_message(inline_id)
+    record = await world.store.load_game(inline_chat_id(inline_id), None)
+    assert record is not None and record.status is Status.FINISHED
+    data = _analysis_button(world, board)
+    # Alice never wrote to the bot: the tap opens her private chat with it
+    answer = await world.tap(p.chat, p.alice, board, data)
+    start = f"an{-record.chat_id}g{record.game_id}"
+    assert answer.url == f"https://t.me/{world.server.bot.username}?start={start}", answer
+    mine = world.server.private_chat(p.alice)
+    sent = await world.send(mine, p.alice, f"/start {start}")
+    photo = await world.reply(mine, sent, match=lambda m: m.photo is not None)
+    assert (photo.caption or "").startswith("📊 Analysis") and photo.reply_to == sent.message_id
+    # now she has: the tap answers and the bot writes there (a moment ago: not again)
+    answer = await world.tap(p.chat, p.alice, board, data)
+    assert answer.text == ("The analysis of this game was just sent to your private chat "
+                           "with the bot."), answer
+    # Bob (Russian) has started the bot too: his analysis comes in his chat, in Russian
+    bobs = world.server.private_chat(p.bob)
+    await world.reply(bobs, await world.send(bobs, p.bob, "/start"))
+    since = world.server.revision
+    answer = await world.tap(p.chat, p.bob, board, data)
+    assert answer.text == "📊 Анализ придёт в ваш личный чат с ботом.", answer
+    photo = await world.reply(bobs, since, match=lambda m: m.photo is not None)
+    assert (photo.caption or "").startswith("📊 Анализ")
+    # a stranger's /start with the link, and a stranger's tap, get nothing
+    eve = world.server.add_user("Eve")
+    eves = world.server.private_chat(eve)
+    sent = await world.send(eves, eve, f"/start {start}")
+    assert (await world.reply(eves, sent)).text == \
+        "There is no finished game here to analyse yet."
+    answer = await world.tap(p.chat, eve, board, data, strict=False)
+    assert answer.show_alert

@@ -157,6 +157,10 @@ async def _at_a_move(world: World, chat: Chat, players: dict[int, User]) -> Game
 LINE = re.compile(r"^(\d)\. (.+?)  ([+−]\d\.\d{3})(?: \(([+−]\d\.\d{3})\))?$")
 
 
+ROUNDING = 0.0005 + 1e-9
+"""The most a figure printed to 3 decimals is off."""
+
+
 def _number(text: str) -> float:
     return float(text.replace("−", "-"))
 
@@ -181,11 +185,13 @@ def check_hint(text: str | None, record: GameRecord) -> None:
         assert found is not None, line
         assert int(found[1]) == number
         assert found[2] == format_turn(start, text_order(expected.turn.steps)) and found[2] in legal
-        assert abs(_number(found[3]) - expected.equity) <= 0.0011, (line, expected.equity)
+        # printed to 3 decimals; gnubg's evaluations no longer depend on what
+        # the process evaluated before (tests/ai/test_cube.py)
+        assert abs(_number(found[3]) - expected.equity) <= ROUNDING, (line, expected.equity)
         if number == 1:
             assert found[4] is None
         else:
-            assert abs(_number(found[4]) - (expected.equity - best)) <= 0.0011, line
+            assert abs(_number(found[4]) - (expected.equity - best)) <= 2 * ROUNDING, line
 
 
 async def _ask(world: World, chat: Chat, user: User, board: Message) -> str:

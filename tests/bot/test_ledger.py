@@ -173,10 +173,12 @@ async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
     stats = {s.user_id: s for s in await store.player_stats(CHAT)}
     assert stats[winner].rating == 1510.0 and stats[loser].rating == 1490.0
     assert stats[winner].gammons_won == 1 and stats[loser].gammons_lost == 1
-    # the end message says what was booked, in the ledger's phrasing
+    # the end message says what was booked, in the phrasing of a transfer
     names = {p.user_id: p.name for p in PLAYERS}
     text = board_message(translator("en"), done).text
-    assert f"Booked: {names[loser]} → {names[winner]} 20." in text, text
+    assert f"Booked: {names[loser]} pays {names[winner]} 20." in text, text
+    ru = board_message(translator("ru"), done).text
+    assert f"Записано: {names[loser]} платит 20, получает {names[winner]}." in ru, ru
 
 
 async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> None:
@@ -523,15 +525,17 @@ async def test_money_commands_are_registered_per_language(world: World) -> None:
 
 async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_pair(
         world: World) -> None:
-    """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob → Ann 20, Eve → Ann
-    10.  Eve's payment to Ann is booked on the Ann-Eve pair only (both
-    confirm); Bob's balances stay his, and the plan that is left still holds."""
+    """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob pays Ann 20, Eve
+    pays Ann 10 (a transfer; a debt is written "Bob → Ann 30").  Eve's payment
+    to Ann is booked on the Ann-Eve pair only (both confirm); Bob's balances
+    stay his, and the plan that is left still holds."""
     club, ann, bob, eve = _club(world)
     await _book(world, club, ann, bob, 30)
     await _book(world, club, bob, eve, 10)
     text = await _command(world, club, eve, "/ledger")
     plan_part = text.split("Settle-up plan", 1)[1]
-    assert "Bob → Ann 20" in plan_part and "Eve → Ann 10" in plan_part
+    assert "Bob → Ann 30" in text.split("Settle-up plan", 1)[0]  # the debts
+    assert "\nBob pays Ann 20\nEve pays Ann 10\n" in plan_part, plan_part
     sent = await world.send(club, eve, "/settle")
     menu = await world.reply(club, sent, "with whom")
     labels = [text for text, _ in world.buttons(menu)]
@@ -544,12 +548,12 @@ async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_p
     for intruder in (bob, eve):
         assert (await world.tap(club, intruder, prompt, text="✅ Settled")).show_alert
     await world.tap(club, ann, prompt, text="✅ Settled")
-    assert "Booked" in world.server.message(club.id, menu.message_id).content
+    assert "Booked: Eve pays Ann 10." in world.server.message(club.id, menu.message_id).content
     assert await world.store.balance(club.id, ann.id, eve.id) == -10  # Ann's pair with Eve
     assert await world.store.balance(club.id, ann.id, bob.id) == 30  # untouched
     assert await world.store.balance(club.id, bob.id, eve.id) == 10  # untouched
     text = await _command(world, club, bob, "/ledger")
-    assert text.split("Settle-up plan", 1)[1].count("→") == 1 and "Bob → Ann 20" in text
+    assert text.split("Settle-up plan", 1)[1].count(" pays ") == 1 and "Bob pays Ann 20" in text
 
 
 async def test_a_planned_payment_is_not_booked_when_its_pair_changed(world: World) -> None:

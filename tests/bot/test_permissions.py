@@ -21,6 +21,7 @@ from bot.present.i18n import LANGUAGES, translator
 from bot.rules import aftergame, cancelling, lobby, options, play, refusals, settle, timeouts
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
+from bot.store.inline_games import inline_chat_id
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from engine.game import Phase
 from tests.bot.conftest import World
@@ -51,6 +52,13 @@ Play the bot is the owner's alone: the others would take away their game)."""
 UNVERSIONED = {"dv": ANYONE, "an": ANYONE}
 """Buttons bound to no record version, by kind: 🎲 Verify and 📊 Analysis
 only read the game (anyone in the chat may look; nothing changes)."""
+INLINE_LOBBY = {"v": ONLY, "j": frozenset({OTHER, INTRUDER}), "q": ONLY, "X": ONLY}
+"""An inline lobby: whoever tapped Join first made it and sits in it; no Play the bot."""
+AFTER_INLINE = {"A": PLAYERS}
+"""After an inline game: no New game (there is no chat to open a lobby in)."""
+INLINE_UNVERSIONED = {"dv": PLAYERS, "an": PLAYERS}
+"""An inline game's dice and analysis are its players' (like a private game's:
+the bot is not in the chat, so it answers in the player's private chat)."""
 
 
 @dataclass
@@ -59,6 +67,8 @@ class People:
     alice: User
     bob: User
     eve: User
+    game_chat: int | None = None
+    """Where the game is kept when not under ``chat`` (an inline game's synthetic chat)."""
 
     def other(self, user: User) -> User:
         return self.bob if user is self.alice else self.alice
@@ -75,7 +85,7 @@ async def _people(world: World) -> People:
 
 
 async def _record(world: World, p: People) -> GameRecord:
-    record = await world.store.load_game(p.chat.id, None)
+    record = await world.store.load_game(p.game_chat or p.chat.id, None)
     assert record is not None
     return record
 
@@ -95,10 +105,14 @@ def _versioned(data: str, delta: int) -> str:
 
 
 async def check(world: World, p: People, scene: str, owner: User,
-                rules: dict[str, frozenset[str]], *, other: User | None = None) -> Message:
+                rules: dict[str, frozenset[str]], *, other: User | None = None,
+                unversioned: dict[str, frozenset[str]] = UNVERSIONED) -> Message:
     """Tap every button of the board as every role ``rules`` leaves out, and
     as the rightful role from the version before and the version after;
-    each tap must be refused with an alert and change nothing."""
+    each tap must be refused with an alert and change nothing.  Buttons bound
+    to no version (``unversioned``, by kind) are tapped by every role: refused
+    for those left out, answered without an alert for the others, and
+    nothing changes either way."""
     board = world.board(p.chat)
     before = await _record(world, p)
     shown, content = world.buttons(board), board.content
@@ -107,7 +121,7 @@ async def check(world: World, p: People, scene: str, owner: User,
     assert actions <= set(rules), f"{scene}: no rule for {actions - set(rules)}"
     others = [(text, data) for text, data in shown if (text, data) not in versioned]
     kinds = {data.split(":")[0] for _, data in others}
-    assert kinds <= set(UNVERSIONED), f"{scene}: no rule for {kinds - set(UNVERSIONED)}"
+    assert kinds <= set(unversioned), f"{scene}: no rule for {kinds - set(unversioned)}"
     people = {OWNER: owner, OTHER: other or p.other(owner), INTRUDER: p.eve}
 
     async def unchanged(why: str) -> None:
@@ -117,11 +131,16 @@ async def check(world: World, p: People, scene: str, owner: User,
             f"{scene}: {why} changed the board")
         assert world.board(p.chat).message_id == board.message_id, f"{scene}: {why} reposted"
 
-    for text, data in others:  # anyone's: the one who is not playing taps
-        assert UNVERSIONED[data.split(":")[0]] == ANYONE
-        answer = await world.tap(p.chat, p.eve, board, data)
-        assert not answer.show_alert, (scene, text, answer)
-        await unchanged(f"{INTRUDER} tapping {text!r}")
+    for text, data in others:
+        allowed = unversioned[data.split(":")[0]]
+        for role in (INTRUDER, OWNER, OTHER):
+            answer = await world.tap(p.chat, people[role], board, data)
+            # an allowed tap may still be told something (where the answer goes)
+            refused = answer.show_alert and answer.text == "This button does not work any more."
+            assert refused is (role not in allowed), (scene, text, role, answer)
+            await unchanged(f"{role} tapping {text!r}")
+            if role in allowed:
+                break  # once is enough: every allowed role is answered alike
     for number, (text, data) in enumerate(versioned):
         allowed = rules[_action(data)]
         for role in (OWNER, OTHER, INTRUDER):
@@ -248,6 +267,37 @@ async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: Wo
     await check(world, p, "after a single game", p.alice, AFTER_SINGLE)
     await _tap(world, p, p.bob, "A")
     await check(world, p, "rematch offered", p.alice, OFFERED, other=p.bob)
+
+
+async def test_every_button_of_an_inline_game(world: World) -> None:
+    """The same rules on a message sent via the bot in a group the bot is not in."""
+    s = world.server
+    s.set_inline(True)
+    alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
+    friends = s.add_group("Friends", members=[alice, bob, eve], bot_status="left")
+    query = s.user_inline_query(friends, alice, "long time=1d")
+    await query.wait_answer_async(5)
+    lobby = s.user_chooses_inline_result(query, "Long nardy")
+    assert lobby.inline_message_id is not None
+    p = People(friends, alice, bob, eve, inline_chat_id(lobby.inline_message_id))
+    await world.tap(friends, alice, lobby, text="✋ Join")
+    await check(world, p, "inline lobby", alice, INLINE_LOBBY)
+    await _tap(world, p, bob, "j")
+    for _ in range(3):
+        owner = await _waiting(world, p)
+        await check(world, p, "inline game", owner, PLAYING)
+        await _tap(world, p, owner, next(a for a in ("c", "m", "r") if a in {
+            _action(d) for _, d in world.buttons(world.board(friends))}))
+    resigner = await _waiting(world, p)
+    await _tap(world, p, resigner, "o")
+    await _tap(world, p, resigner, "R")
+    await _tap(world, p, p.other(resigner), "a")
+    await check(world, p, "after an inline game", alice, AFTER_INLINE,
+                unversioned=INLINE_UNVERSIONED)
+    await _tap(world, p, bob, "A")
+    offered = {action: rule for action, rule in OFFERED.items() if action != "N"}
+    await check(world, p, "inline rematch offered", alice, offered, other=bob,
+                unversioned=INLINE_UNVERSIONED)
 
 
 async def test_the_hint_is_the_movers_alone(world: World) -> None:

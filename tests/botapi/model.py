@@ -14,9 +14,8 @@ them parse with python-telegram-bot exactly like real ones.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 JSON = dict[str, Any]
 
@@ -139,10 +138,20 @@ class Message:
     revision: int = 0
     created_revision: int = 0
     update_id: int | None = None
+    via_bot: User | None = None
+    """The bot an inline result was sent through ("via @bot"); the sender is the user."""
+    inline_message_id: str | None = None
+    """Set on a message sent from an inline result with a keyboard: the bot edits it by
+    this id (it never learns the chat or the message id)."""
 
     @property
     def from_bot(self) -> bool:
         return self.sender.is_bot
+
+    @property
+    def by_bot(self) -> bool:
+        """Sent by the bot, or by a user through the bot's inline mode."""
+        return self.sender.is_bot or self.via_bot is not None
 
     @property
     def content(self) -> str:
@@ -184,6 +193,8 @@ class Message:
             data["reply_to_message"] = with_reply.to_dict()
         if self.edit_date is not None:
             data["edit_date"] = self.edit_date
+        if self.via_bot is not None:
+            data["via_bot"] = self.via_bot.to_dict()
         if self.text is not None:
             data["text"] = self.text
             if self.entities:
@@ -215,6 +226,8 @@ class Message:
     def describe(self) -> str:
         """One line for transcripts in failure messages."""
         who = "bot" if self.from_bot else (self.sender.username or self.sender.first_name)
+        if self.via_bot is not None:
+            who += " via bot"
         flags = "".join(
             f" [{flag}]" for flag, on in (("deleted", self.deleted), (f"edited x{self.edits}",
                                           self.edits), ("photo", self.photo),
@@ -250,46 +263,100 @@ class Answer:
     cache_time: int | None
 
 
-class Tap:
-    """A callback query the test sent; wait for the bot's answerCallbackQuery with it."""
+A = TypeVar("A")
 
-    def __init__(self, server: Any, query_id: str, update_id: int, data: str | None,
-                 revision: int, queued_at: float = 0.0, chat_id: int | None = None) -> None:
+
+class _Query(Generic[A]):
+    """A query the bot answers once (a tap, an inline query): wait for the answer."""
+
+    def __init__(self, server: Any, query_id: str, update_id: int, revision: int,
+                 queued_at: float, chat_id: int | None) -> None:
         self.server = server
         self.query_id = query_id
         self.update_id = update_id
-        self.data = data
         self.revision = revision
         self.queued_at = queued_at
         """The server clock's time when the update was queued for the bot."""
         self.chat_id = chat_id
-        self._answered = threading.Event()
-        self._answer: Answer | None = None
+        self._answer: A | None = None
 
-    def _set_answer(self, answer: Answer) -> None:
+    def _set_answer(self, answer: A) -> None:
         self._answer = answer
-        self._answered.set()
 
     @property
-    def answer(self) -> Answer | None:
+    def answer(self) -> A | None:
         """The answer if the bot gave one already, else None."""
         return self._answer
 
-    def wait_answer(self, timeout: float = 5.0) -> Answer:
+    def _waiting_for(self) -> str:
+        raise NotImplementedError
+
+    def wait_answer(self, timeout: float = 5.0) -> A:
         """Block until the bot answers this query; AssertionError after ``timeout`` seconds."""
-        answer: Answer = self.server.wait_for(
-            lambda: self._answer, timeout, chat=self.chat_id,
-            description=f"answerCallbackQuery for query {self.query_id} (data {self.data!r})")
+        answer: A = self.server.wait_for(lambda: self._answer, timeout, chat=self.chat_id,
+                                         description=self._waiting_for())
         return answer
 
-    async def wait_answer_async(self, timeout: float = 5.0) -> Answer:
+    async def wait_answer_async(self, timeout: float = 5.0) -> A:
         """:meth:`wait_answer` for async tests (runs in a worker thread)."""
         import asyncio
 
         return await asyncio.to_thread(self.wait_answer, timeout)
 
+
+class Tap(_Query[Answer]):
+    """A callback query the test sent; wait for the bot's answerCallbackQuery with it."""
+
+    def __init__(self, server: Any, query_id: str, update_id: int, data: str | None,
+                 revision: int, queued_at: float = 0.0, chat_id: int | None = None) -> None:
+        super().__init__(server, query_id, update_id, revision, queued_at, chat_id)
+        self.data = data
+
+    def _waiting_for(self) -> str:
+        return f"answerCallbackQuery for query {self.query_id} (data {self.data!r})"
+
     def __repr__(self) -> str:
         return f"Tap(query_id={self.query_id!r}, data={self.data!r}, answer={self._answer!r})"
+
+
+@dataclass(frozen=True)
+class InlineAnswer:
+    """What the bot said in answerInlineQuery (results as the JSON it sent)."""
+
+    results: list[JSON]
+    cache_time: int
+    is_personal: bool
+    next_offset: str
+    button: JSON | None
+
+    @property
+    def titles(self) -> list[str]:
+        """Each result's title (a photo result's caption, or its id)."""
+        return [str(r.get("title") or r.get("caption") or r.get("id")) for r in self.results]
+
+    def result(self, title: str | None = None, *, id: str | None = None) -> JSON:
+        """The result with this title (or id); ValueError if there is none."""
+        for r in self.results:
+            if (id is not None and r.get("id") == id) or (title is not None
+                                                          and r.get("title") == title):
+                return r
+        raise ValueError(f"no result {title or id!r} among {self.titles}")
+
+
+class InlineQuery(_Query[InlineAnswer]):
+    """An inline query a user typed; wait for the bot's answerInlineQuery with it."""
+
+    def __init__(self, server: Any, query_id: str, update_id: int, user: User, chat_id: int,
+                 query: str, revision: int, queued_at: float) -> None:
+        super().__init__(server, query_id, update_id, revision, queued_at, chat_id)
+        self.user = user
+        self.query = query  # typed in chat_id: the bot is told only that chat's type
+
+    def _waiting_for(self) -> str:
+        return f"answerInlineQuery for {self.query!r} (query {self.query_id})"
+
+    def __repr__(self) -> str:
+        return f"InlineQuery(query_id={self.query_id!r}, query={self.query!r})"
 
 
 @dataclass(frozen=True)

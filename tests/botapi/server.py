@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tests.botapi.formatting import ParseError, command_entities, parse_text, strip_text, utf16_len
+from tests.botapi.inline import InlineMode
 from tests.botapi.model import (
     JSON,
     Answer,
@@ -65,6 +66,7 @@ _STRING_PARAMS = frozenset({
     "text", "caption", "callback_query_id", "url", "secret_token", "parse_mode", "action",
     "language_code", "description", "short_description", "name", "inline_message_id",
     "ip_address", "emoji", "title", "file_id", "photo", "document", "query",
+    "inline_query_id", "next_offset",
 })
 _OWNER_STATUSES = ("creator", "administrator")
 _EVERY_CHAT = object()
@@ -87,6 +89,7 @@ class _ChatState:
     started: bool = True  # private chats: the user has pressed Start
     migrated_to: int | None = None
     topics: dict[int, str] = field(default_factory=dict)
+    dialog: bool = False  # a private chat between two users (inline mode only)
 
 
 @dataclass
@@ -142,7 +145,7 @@ def _revision_of(since: Any) -> int:
     return since if isinstance(since, int) else int(since.revision)
 
 
-class BotApiServer:
+class BotApiServer(InlineMode):
     """The simulated Bot API.  ``with BotApiServer() as server:`` starts it on a free port.
 
     ``token`` is the one token accepted (None accepts any); requests with another get 401.
@@ -197,6 +200,7 @@ class BotApiServer:
         self._rate_limits: list[_RateLimit] = []
         self._watched: list[Checkable] = []
         self._closing = False
+        self._init_inline()
         self._methods: dict[str, Callable[[JSON, dict[str, StoredFile]], Any]] = {
             name[len("_m_"):].replace("_", ""): getattr(self, name)
             for name in dir(self) if name.startswith("_m_")
@@ -394,8 +398,12 @@ class BotApiServer:
                                  f"{current}")
             self._query_counter += 1
             query_id = f"{self.bot.id}{self._query_counter:010d}"
-            query = {"id": query_id, "from": user.to_dict(), "message": self._message_json(msg),
+            query = {"id": query_id, "from": user.to_dict(),
                      "chat_instance": str(abs(state.chat.id) * 7 + 1), "data": data}
+            if msg.inline_message_id is not None:  # the bot knows neither chat nor message
+                query["inline_message_id"] = msg.inline_message_id
+            else:
+                query["message"] = self._message_json(msg)
             update_id = self._emit("callback_query", query, state)
             queued = self.clock()
             tap = Tap(self, query_id, update_id, data, self._revision, queued, state.chat.id)
@@ -558,8 +566,8 @@ class BotApiServer:
             return self._state(chat).messages[message_id].snapshot()
 
     def last_message(self, chat: Chat | int, *, from_bot: bool = True) -> Message | None:
-        """The newest non-deleted message (of the bot by default), or None."""
-        found = [m for m in self.messages(chat) if not from_bot or m.from_bot]
+        """The newest non-deleted message (of the bot, or via it, by default), or None."""
+        found = [m for m in self.messages(chat) if not from_bot or m.by_bot]
         return found[-1] if found else None
 
     buttons = staticmethod(buttons)
@@ -637,12 +645,13 @@ class BotApiServer:
                      since: int | Message | Tap = 0, match: Callable[[Message], bool] | None = None,
                      from_bot: bool = True, timeout: float = 5.0) -> Message:
         """The first message in ``chat`` sent or edited after ``since`` whose text/caption
-        contains ``contains`` and which satisfies ``match``; a snapshot."""
+        contains ``contains`` and which satisfies ``match``; a snapshot.  ``from_bot``:
+        only the bot's messages and those sent via it (inline results)."""
         after = _revision_of(since)
 
         def found() -> Message | None:
             for m in self._state(chat).messages.values():
-                if (m.revision > after and not m.deleted and (not from_bot or m.from_bot)
+                if (m.revision > after and not m.deleted and (not from_bot or m.by_bot)
                         and (contains is None or contains in m.content)
                         and (match is None or match(m))):
                     return m.snapshot()
@@ -859,7 +868,7 @@ class BotApiServer:
     def _m_get_me(self, params: JSON, files: dict[str, StoredFile]) -> JSON:
         return {**self.bot.to_dict(), "can_join_groups": True,
                 "can_read_all_group_messages": not self.privacy_mode,
-                "supports_inline_queries": False, "can_connect_to_business": False,
+                "supports_inline_queries": self.inline_enabled, "can_connect_to_business": False,
                 "has_main_web_app": False}
 
     def _m_get_updates(self, params: JSON, files: dict[str, StoredFile]) -> list[JSON]:
@@ -1120,6 +1129,8 @@ class BotApiServer:
             raise bad_request("group chat was upgraded to a supergroup chat",
                               {"migrate_to_chat_id": state.migrated_to})
         kind = state.chat.type
+        if state.dialog:  # two users' chat: the bot knows nothing of it
+            raise bad_request("chat not found")
         if kind == "private":
             if state.bot_status == "kicked":
                 raise ApiError(403, "Forbidden: bot was blocked by the user")
@@ -1131,9 +1142,11 @@ class BotApiServer:
             raise ApiError(403, f"Forbidden: bot is not a member of the {kind} chat")
         return state
 
-    def _editable(self, params: JSON, verb: str = "edit") -> tuple[_ChatState, Message]:
+    def _editable(self, params: JSON, verb: str = "edit") -> tuple[_ChatState | None, Message]:
         if params.get("inline_message_id"):
-            raise bad_request("MESSAGE_ID_INVALID")
+            if verb != "edit":
+                raise bad_request("MESSAGE_ID_INVALID")
+            return None, self._inline_target(params)
         state = self._writable(params)
         message_id = params.get("message_id")
         msg = state.messages.get(int(message_id)) if message_id is not None else None
@@ -1143,7 +1156,9 @@ class BotApiServer:
             raise bad_request("message can't be edited")
         return state, msg
 
-    def _edit(self, msg: Message, **changes: Any) -> JSON:
+    def _edit(self, msg: Message, **changes: Any) -> JSON | bool:
+        """Apply an edit; the edited message, or True for an inline message (the bot
+        does not get to see it)."""
         if all(getattr(msg, key) == value for key, value in changes.items()):
             raise bad_request(NOT_MODIFIED)
         for key, value in changes.items():
@@ -1151,9 +1166,11 @@ class BotApiServer:
         msg.edits += 1
         msg.edit_date = int(self.clock())
         msg.revision = self._bump(msg.chat.id)
+        if msg.inline_message_id is not None:
+            return True
         return self._message_json(msg)
 
-    def _m_edit_message_text(self, params: JSON, files: dict[str, StoredFile]) -> JSON:
+    def _m_edit_message_text(self, params: JSON, files: dict[str, StoredFile]) -> JSON | bool:
         with self._cond:
             _, msg = self._editable(params)
             if msg.text is None:
@@ -1164,7 +1181,8 @@ class BotApiServer:
             return self._edit(msg, text=text, entities=entities,
                               reply_markup=_markup(params.get("reply_markup")))
 
-    def _m_edit_message_caption(self, params: JSON, files: dict[str, StoredFile]) -> JSON:
+    def _m_edit_message_caption(self, params: JSON, files: dict[str, StoredFile]
+                                ) -> JSON | bool:
         with self._cond:
             _, msg = self._editable(params)
             if msg.text is not None or msg.service:
@@ -1173,26 +1191,34 @@ class BotApiServer:
             return self._edit(msg, caption=caption, caption_entities=entities,
                               reply_markup=_markup(params.get("reply_markup")))
 
-    def _m_edit_message_reply_markup(self, params: JSON, files: dict[str, StoredFile]) -> JSON:
+    def _m_edit_message_reply_markup(self, params: JSON, files: dict[str, StoredFile]
+                                     ) -> JSON | bool:
         with self._cond:
             _, msg = self._editable(params)
             return self._edit(msg, reply_markup=_markup(params.get("reply_markup")))
 
-    def _m_edit_message_media(self, params: JSON, files: dict[str, StoredFile]) -> JSON:
+    def _m_edit_message_media(self, params: JSON, files: dict[str, StoredFile]
+                              ) -> JSON | bool:
         with self._cond:
             _, msg = self._editable(params)
-            if msg.photo is None and msg.document is None:
+            inline = msg.inline_message_id is not None
+            # an inline message's text may be given media (the Bot API: "or to add
+            # media to text messages"); a chat message's must have media already
+            if msg.photo is None and msg.document is None and not inline:
                 raise bad_request("there is no media in the message to edit")
             media = params.get("media")
             if not isinstance(media, dict) or media.get("type") not in ("photo", "document"):
                 raise bad_request("can't parse InputMedia: unsupported media type")
             kind = media["type"]
-            stored = self._input_file(media.get("media"), files, kind)
+            if inline:
+                stored = self._inline_media(media.get("media"), files)
+            else:
+                stored = self._input_file(media.get("media"), files, kind)
             caption, entities = self._text(media, "caption", "caption_entities", MAX_CAPTION)
             return self._edit(msg, photo=stored if kind == "photo" else None,
                               document=stored if kind == "document" else None,
-                              caption=caption, caption_entities=entities,
-                              reply_markup=_markup(params.get("reply_markup")))
+                              caption=caption, caption_entities=entities, text=None,
+                              entities=[], reply_markup=_markup(params.get("reply_markup")))
 
     def _m_delete_message(self, params: JSON, files: dict[str, StoredFile]) -> bool:
         with self._cond:
@@ -1231,6 +1257,10 @@ class BotApiServer:
                                    params.get("cache_time")))
             self._bump(tap.chat_id)
             return True
+
+    @staticmethod
+    def _markup(value: Any) -> JSON | None:
+        return _markup(value)
 
     @staticmethod
     def _scope_key(scope: Any) -> str:

@@ -100,3 +100,26 @@ async def test_telegrams_budget_a_group_and_a_private_chat(
     assert group[10:12] == pytest.approx([3.0, 6.0])  # then one every 3 s: 20 a minute
     private = [await a.acquire(42) for _ in range(7)]
     assert private[:5] == [0] * 5 and private[5:] == pytest.approx([1.0, 2.0])
+
+
+async def test_an_inline_message_has_a_bucket_of_its_own(
+        clients: Callable[[], aioredis.Redis]) -> None:
+    """Edits of an inline game's message are throttled at a group's rate on a bucket
+    named by its inline_message_id; its 429 holds back that message only."""
+    clock = Clock()
+    a, b = pair(clients, clock, group_rate=1, group_burst=1, bot_rate=1000)
+    calls: list[str] = []
+
+    async def edit() -> bool:
+        calls.append("edit")
+        if len(calls) == 1:
+            raise RetryAfter(datetime.timedelta(seconds=1))
+        return True
+
+    editing = asyncio.create_task(a.process_request(
+        edit, (), {}, "editMessageText", {"inline_message_id": "AgAAAx1"}, None))
+    await asyncio.sleep(0.05)  # a got the 429 and waits it out
+    assert await b.acquire("AgAAAx1") == pytest.approx(2.0)  # 1 s penalty + its own token
+    assert await b.acquire("AgAAAx2") == 0  # another inline message
+    assert await b.acquire(-100) == 0  # and the chats go on
+    assert await editing is True and calls == ["edit", "edit"]

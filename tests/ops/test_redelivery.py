@@ -7,6 +7,7 @@ once.  A board left behind for good is redrawn by the next tap on it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,8 +15,10 @@ import pytest
 from telegram import Update
 from telegram.ext import TypeHandler
 
+from bot.edge.handlers import board as board_handlers
 from bot.edge.handlers import buttons
 from bot.rules.seats import waiting_user
+from bot.store import stale_boards
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
@@ -140,12 +143,11 @@ async def test_a_retry_after_everything_was_sent_repeats_nothing(
         assert len(live) <= 1  # the retry did not delete the ping it sent, nor send another
 
 
-async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
-        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The redraw failed and the update was not retried (given up, or polling):
-    the next tap on the old board is refused and redraws it."""
-    worker = await workers()
-    chat, users = await _game(api, worker, "png")
+async def _left_behind(api: BotApiServer, worker: Worker, chat: Chat, users: dict[int, User]
+                       ) -> tuple[GameRecord, GameRecord, Message, str]:
+    """A tap whose step was saved but whose redraw failed, never delivered
+    again: the record before and after it, the board (showing the one
+    before) and the tap's data."""
     await worker.app.bot.delete_webhook()  # the test posts the updates itself
     record = await _record(worker, chat)
     board = _board(api, record)
@@ -153,11 +155,19 @@ async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
     assert data is not None
     api.fail(502, methods=["editMessageMedia"])
     api.user_taps(chat, users[waiting_user(record) or 0], board, data)
-    update = api.updates()[-1]
-    response = await worker.post(update)
-    assert response.status_code == 500  # and never delivered again
+    assert (await worker.post(api.updates()[-1])).status_code == 500  # never delivered again
     after = await _record(worker, chat)
     assert _versions(_board(api, after)) == {record.version}  # behind the game
+    return record, after, board, data
+
+
+async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The redraw failed and the update was not retried (given up, or polling):
+    the next tap on the old board is refused and redraws it."""
+    worker = await workers()
+    chat, users = await _game(api, worker, "png")
+    record, after, board, data = await _left_behind(api, worker, chat, users)
     monkeypatch.setattr(buttons, "REPAIR_GRACE", 0.0)  # the step is not on its way any more
     stale = api.user_taps(chat, users[waiting_user(record) or 0], board, data, strict=False)
     assert (await worker.post(api.updates()[-1])).status_code == 200
@@ -169,3 +179,27 @@ async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
     assert (await worker.post(api.updates()[-1])).status_code == 200
     assert (await again.wait_answer_async(5)).show_alert
     assert api.request_count("editMessageMedia") == media  # a board up to date is not redrawn
+
+
+async def test_a_board_left_behind_is_redrawn_when_the_bot_starts(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The redraw failed and the bot was restarted before anyone tapped: the
+    new process redraws the board by itself, once, and leaves boards that
+    are up to date alone."""
+    worker = await workers()
+    chat, users = await _game(api, worker, "png")
+    other, _ = await _game(api, worker, "png")  # a game whose board is up to date
+    _, after, _, _ = await _left_behind(api, worker, chat, users)
+    assert [r.game_id for r in await stale_boards.behind(worker.store, 10)] == [after.game_id]
+    edits = api.request_count("editMessageMedia")
+    monkeypatch.setattr(board_handlers, "STARTUP_GRACE", 0.0)  # the failed update is over
+    await workers()  # the bot (re)started: another process on the same Redis
+    for _ in range(150):  # the new process's start-up job redraws it within seconds
+        if _versions(_board(api, after)) == {after.version}:
+            break
+        await asyncio.sleep(0.1)
+    assert _versions(_board(api, after)) == {after.version}, api.transcript(chat)
+    await asyncio.sleep(0.5)
+    assert api.request_count("editMessageMedia") == edits + 1  # that board only, once
+    assert _versions(_board(api, await _record(worker, other))) == {
+        (await _record(worker, other)).version}

@@ -136,3 +136,19 @@ def test_stacks_taller_than_five_show_their_count() -> None:
         assert _stack_at(text, *columns["12"]) == "5" + MARK[viewer.opponent] * 4
         lines = text.splitlines()
         assert "15" in lines[_grid_rows(lines, 0)[-1]] and "15" in lines[_grid_rows(lines, 1)[0]]
+
+
+def test_the_steps_of_the_turn_in_progress_are_marked_on_the_board() -> None:
+    """Beside the last turn's ``+`` and ``·``: ``#`` beside a checker the
+    player to move has just moved there, ``:`` where one left (issue 14 §2)."""
+    text = render_text(SAMPLES["long-midgame-black"])  # Black has played 24/19
+    row, column = _columns(text)["19"]
+    lines = text.splitlines()
+    cells = [lines[line][column - 1: column + 1] for line in _grid_rows(lines, row)]
+    assert "#" + MARK[Side.BLACK] in cells
+    bearoff = render_text(SAMPLES["backgammon-bearoff"])  # White's 6/off, Black's 5/off 4/off
+    row, column = _columns(bearoff)["6"]
+    lines = bearoff.splitlines()
+    assert [lines[line][column - 1: column + 1] for line in _grid_rows(lines, row)][-3:] == [
+        " :", " " + MARK[Side.WHITE], " " + MARK[Side.WHITE]]  # an empty slot: the mark alone
+    assert "#" not in render_text(replace(SAMPLES["long-midgame-black"], current=()))

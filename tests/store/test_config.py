@@ -98,3 +98,16 @@ def test_env_example_lists_every_setting() -> None:
     example = (Path(__file__).parents[2] / ".env.example").read_text()
     listed = {line.split("=")[0] for line in example.splitlines() if "=" in line and line[0] != "#"}
     assert listed == {name.upper() for name in Settings.model_fields}
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("-1001234567890", -1001234567890), ("@nardy_boards", "@nardy_boards"), (" 42 ", 42)])
+def test_media_chat_is_an_id_or_a_channel_name(value: str, expected: object) -> None:
+    settings = load_settings(environ={"BOT_TOKEN": TOKEN, "MEDIA_CHAT_ID": value}, env_file=None)
+    assert settings.media_chat_id == expected
+
+
+@pytest.mark.parametrize("value", ["boards", "@x", "-100x"])
+def test_a_malformed_media_chat_stops_start_up(value: str) -> None:
+    with pytest.raises(ConfigError, match="MEDIA_CHAT_ID is malformed: must be a chat id"):
+        load_settings(environ={"BOT_TOKEN": TOKEN, "MEDIA_CHAT_ID": value}, env_file=None)

@@ -341,3 +341,28 @@ async def test_the_turn_ping_is_remembered_beside_the_record_and_taken_once(
     assert await store.take_notification(CHAT, None) is None  # taken: forgotten
     assert await store.take_notification(CHAT, 7) == "-5:43"
     assert await store.ping()
+
+
+async def test_open_games_with_a_board_behind_are_found_newest_first(store: Store) -> None:
+    """What the start-up redraws (bot/store/stale_boards.py): open games whose
+    board shows an older version, or that have no chat board, newest first,
+    at most the limit; a board up to date, or a finished game, is not."""
+    from bot.store import stale_boards
+
+    async def game(thread: int, updated: float, *, message: int | None = None,
+                   status: Status = Status.ACTIVE, moved: bool = True) -> GameRecord:
+        saved = await store.save(new_game(thread=thread, status=status, updated_at=updated,
+                                          board_message_id=message), 0)
+        if message is not None:
+            await store.mark_shown(saved, (CHAT, message))
+        return await store.save(saved, 1) if moved else saved  # the redraw of version 2 failed
+
+    await game(1, 100.0, message=11, moved=False)  # up to date
+    old = await game(2, 200.0, message=12)
+    new = await game(3, 300.0, message=13)
+    unposted = await game(4, 250.0)
+    await game(5, 400.0, message=15, status=Status.FINISHED)  # not open
+    found = await stale_boards.behind(store, 10)
+    assert [g.thread_id for g in found] == [3, 4, 2]
+    assert found == [new, unposted, old]
+    assert [g.thread_id for g in await stale_boards.behind(store, 2)] == [3, 4]

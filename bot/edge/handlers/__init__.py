@@ -3,19 +3,23 @@ example style: short async functions, one central error handler)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
     ChatMemberHandler,
+    ChosenInlineResultHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     filters,
 )
 
 from bot.edge.handlers import (
     analysis,
+    board,
     buttons,
     chat,
     clock,
@@ -24,6 +28,7 @@ from bot.edge.handlers import (
     errors,
     fair,
     games,
+    inline,
     ledger,
     menu,
     settings,
@@ -46,9 +51,13 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                             (settings.on_settings_button, (Kind.SETTING,)),
                             (games.on_show, (Kind.SHOW,)),
                             (fair.on_verify_button, (Kind.VERIFY,)),
-                            (analysis.on_analysis_button, (Kind.ANALYSIS,))):
+                            (analysis.on_analysis_button, (Kind.ANALYSIS,)),
+                            (inline.on_join, (Kind.INLINE,))):
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
     app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))
+    # inline mode (@BotFather /setinline; /setinlinefeedback for the chosen results)
+    app.add_handler(InlineQueryHandler(inline.on_inline_query))
+    app.add_handler(ChosenInlineResultHandler(inline.on_chosen))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.migrated))
     app.add_handler(ChatMemberHandler(chat.membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # a later group: whatever else handles it, a private message means the
@@ -60,5 +69,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         # the computer's turns a crash or a restart left waiting (first: at start-up)
         app.job_queue.run_repeating(computer.sweep_job, interval=computer.sweep_interval(),
                                     first=1.0, name=computer.SWEEP_JOB)
+        # boards a failed redraw left behind before a restart (nobody may tap them soon)
+        app.job_queue.run_once(board.startup_redraw_job, when=1.0, data=time.time(),
+                               name=board.STARTUP_REDRAW_JOB)
     app.add_error_handler(errors.on_error)
     PAINTER.start()  # the painter process warms up before the first game needs it

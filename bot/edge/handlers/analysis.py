@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -48,7 +49,8 @@ from bot.present.render.analysis import render_analysis
 from bot.present.usertext import ALERT_LIMIT, clean
 from bot.rules.review import analysable, analyse_job, job
 from bot.rules.seats import seat_of
-from bot.store import Store, finished, private_boards
+from bot.store import Store, finished, prefs, private_boards
+from bot.store.inline_games import inline_chat_id
 from bot.store.records import GameRecord
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,12 @@ BUSY = N_("This game is being analysed; the analysis comes in a moment.")
 ABOVE = N_("The analysis of this game was just posted here.")
 ANALYSING = N_("📊 Analysing the game…")
 FAILED = N_("The game could not be analysed; please try again later.")
+SENT_PRIVATELY = N_("📊 The analysis comes in your private chat with the bot.")
+PRIVATE_ABOVE = N_("The analysis of this game was just sent to your private chat with the bot.")
+START_PREFIX = "an"
+"""``/start an<chat>g<game id>``: the analysis of an inline game, asked on its
+board by someone who had not started the bot (:func:`start_payload`)."""
+_START = re.compile(r"an([0-9]{1,20})g([A-Za-z0-9_-]{4,32})")
 
 _ANALYSES: OrderedDict[str, Analysis] = OrderedDict()
 
@@ -78,16 +86,19 @@ class Place:
 
     chat_id: int
     thread_id: int | None
-    reply_to: int
+    reply_to: int | None
     group: bool
 
 
 @dataclass(frozen=True)
 class Asker:
-    """Who asked: a tap (answered once, a short notice) or a command (replies)."""
+    """Who asked: a tap (answered once, a short notice) or a command (replies).
+    ``elsewhere``: a tap on an inline board, whose analysis goes to the
+    tapper's private chat (the bot cannot post in the inline message's chat)."""
 
     update: Update
     query: CallbackQuery | None = None
+    elsewhere: bool = False
 
     async def tell(self, text: str) -> None:
         if self.query is not None:
@@ -102,9 +113,9 @@ class Asker:
             return None
         return await reply(self.update, text)
 
-    async def done(self) -> None:
+    async def done(self, text: str | None = None) -> None:
         if self.query is not None:
-            await self.query.answer()
+            await self.query.answer(None if text is None else clean(text, ALERT_LIMIT))
 
 
 # ---------------------------------------------------------------- which game
@@ -201,6 +212,9 @@ async def on_analysis_button(update: Update, context: Context) -> None:
     except CallbackDataError:
         data = None
     message = query.message
+    if data is not None and query.inline_message_id is not None:
+        await _on_inline_board(update, context, tr, query.inline_message_id, data)
+        return
     if data is None or message is None or not isinstance(message, Message):
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
         return
@@ -220,6 +234,59 @@ async def on_analysis_button(update: Update, context: Context) -> None:
     await deliver(context, tr, record, place, Asker(update, query))
 
 
+async def _on_inline_board(update: Update, context: Context, tr: Translator, inline_id: str,
+                           data: AnalyseGame) -> None:
+    """📊 on an inline game's board: for its players, in their private chat
+    with the bot; one who has not started the bot is sent there by a link
+    (``/start``, :func:`start_analysis`)."""
+    query, user = update.callback_query, update.effective_user
+    assert query is not None and user is not None
+    store = get_store(context)
+    chat_id = inline_chat_id(inline_id)
+    record = await game_by_id(store, chat_id, None, data.game_id)
+    if record is None or record.inline_message_id != inline_id or not analysable(record) \
+            or seat_of(record, user.id) is None:
+        await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
+        return
+    if not await prefs.has_started(store, user.id):
+        await query.answer(url=f"https://t.me/{context.bot.username}?start="
+                               f"{start_payload(record)}")
+        return
+    place = Place(user.id, None, None, group=False)
+    await deliver(context, tr, record, place, Asker(update, query, elsewhere=True))
+
+
+def start_payload(record: GameRecord) -> str:
+    """The ``/start`` payload asking for ``record``'s analysis (at most 64
+    characters of ``A-Za-z0-9_-``, as a deep link allows).
+
+    >>> from bot.store.records import GameRecord, Variant
+    >>> start_payload(GameRecord(chat_id=-4503599627370497, variant=Variant.LONG,
+    ...                          game_id="k3Xa9_zQ"))
+    'an4503599627370497gk3Xa9_zQ'
+    """
+    return f"{START_PREFIX}{-record.chat_id}g{record.game_id}"
+
+
+async def start_analysis(update: Update, context: Context, payload: str) -> bool:
+    """``/start an…`` in a private chat: the analysis of that game, for its
+    players; False if ``payload`` asks for no analysis."""
+    found = _START.fullmatch(payload)
+    if found is None:
+        return False
+    tr = await translator_for(update, context)
+    user, message = update.effective_user, update.effective_message
+    assert user is not None and message is not None
+    chat_id = -int(found[1])
+    record = await game_by_id(get_store(context), chat_id, None, found[2])
+    if record is None or not analysable(record) or seat_of(record, user.id) is None:
+        await reply(update, tr.gettext(NO_GAME))
+        return True
+    await deliver(context, tr, record, Place(message.chat.id, None, message.message_id, False),
+                  Asker(update))
+    return True
+
+
 # ---------------------------------------------------------------- posting
 
 
@@ -233,13 +300,13 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
     shown = await board_translator(context, settings, tr) if place.group else tr
     at = await finished.posted_at(store, record.chat_id, record.game_id, place.chat_id)
     if at is not None and 0 <= time.time() - at < REPOST_AFTER:
-        await asker.tell(tr.gettext(ABOVE))
+        await asker.tell(tr.gettext(PRIVATE_ABOVE if asker.elsewhere else ABOVE))
         return
     style = settings.board_style
     form = f"{shown.lang}:{style}"
     before = await finished.posted(store, record.chat_id, record.game_id, form)
     if before is not None:  # posted before in this language and style: again, as it was
-        await asker.done()
+        await asker.done(tr.gettext(SENT_PRIVATELY) if asker.elsewhere else None)
         await _send(context, place, json.loads(before))
         await finished.note_posted(store, record.chat_id, record.game_id, form, before,
                                    place.chat_id)
@@ -249,7 +316,7 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
         return
     said = None
     try:
-        said = await asker.working(tr.gettext(ANALYSING))
+        said = await asker.working(tr.gettext(SENT_PRIVATELY if asker.elsewhere else ANALYSING))
         try:
             analysis = await analysed(record)
         except Exception:
@@ -302,9 +369,9 @@ async def _post(context: Context, tr: Translator, record: GameRecord, analysis: 
 
 async def _send(context: Context, place: Place, what: dict[str, object]) -> Message:
     """Send a picture (bytes or a file id) with its caption, or a text."""
-    where: dict[str, object] = {"message_thread_id": place.thread_id,
-                                "reply_to_message_id": place.reply_to,
-                                "allow_sending_without_reply": True}
+    where: dict[str, object] = {"message_thread_id": place.thread_id}
+    if place.reply_to is not None:
+        where |= {"reply_to_message_id": place.reply_to, "allow_sending_without_reply": True}
     if what.get("photo"):
         return await context.bot.send_photo(place.chat_id, what["photo"],  # type: ignore[arg-type]
                                             caption=str(what["caption"]), **where)  # type: ignore[arg-type]

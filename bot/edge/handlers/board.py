@@ -26,13 +26,15 @@ The version each board message shows is noted beside the record
 that failed (the Bot API answered 502) leaves its board behind the record;
 :func:`redraw_stale` redraws exactly the boards that are behind, so repeating
 it (a retried update, a refused tap on the old board) never edits a board
-twice.
+twice.  After a restart, :func:`startup_redraw_job` does it for the open
+games whose boards were left behind (nobody may tap them for a while).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -41,7 +43,13 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge import effects
-from bot.edge.handlers.common import Context, chat_settings, get_store, update_settings
+from bot.edge.handlers.common import (
+    Context,
+    chat_language,
+    chat_settings,
+    get_store,
+    update_settings,
+)
 from bot.present.i18n import Translator, translator
 from bot.present.messages import (
     TEXT,
@@ -55,7 +63,7 @@ from bot.present.messages import (
 from bot.present.painter import PAINTER
 from bot.rules.chatsettings import with_board_language
 from bot.rules.seats import waiting_side, waiting_user
-from bot.store import VersionConflict, private_boards
+from bot.store import VersionConflict, private_boards, stale_boards
 from bot.store.prefs import forget_started
 from bot.store.records import (
     BoardViewRef,
@@ -67,6 +75,14 @@ from bot.store.records import (
 from engine.position import Side
 
 log = logging.getLogger(__name__)
+
+STARTUP_REDRAWS = 50
+"""At most this many games' boards are redrawn at start-up, the most recently
+changed first (each redraw is an edit that the flood limiter paces)."""
+STARTUP_REDRAW_JOB = "redraw-stale"
+STARTUP_GRACE = 1.0
+"""Seconds before the start within which a change may still be drawn by the
+handler of another process (a rolling restart): left to it."""
 
 
 def is_lobby(record: GameRecord) -> bool:
@@ -163,7 +179,13 @@ async def edit(context: Context, tr: Translator, record: GameRecord, *,
 
 async def _edit_main(context: Context, tr: Translator, record: GameRecord,
                      ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
-    """Redraw the chat's board message; True if it had to be posted again."""
+    """Redraw the chat's board message (an inline game's: its inline message);
+    True if it had to be posted again."""
+    if record.is_inline:
+        from bot.edge.handlers import inline  # it draws with this module's helpers
+
+        await inline.edit_board(context, tr, record, ui, keyboard_only=keyboard_only)
+        return False
     if record.is_private:
         return False
     if record.board_message_id is None:
@@ -180,19 +202,26 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     if board.photo is None and record.board_photo:  # not painted: the text board replaces it
         await repost(context, tr, record, settings=settings, delete_old=True)
         return True
-    shown = (record.chat_id, record.board_message_id)
+    if not await _edit_shown(context, record, (record.chat_id, record.board_message_id), board,
+                             same_picture, ui):
+        return False
+    log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
+             record.chat_id)
+    await repost(context, tr, record, strip_old=False, settings=settings)
+    return True
+
+
+async def _edit_shown(context: Context, record: GameRecord, shown: Board, board: BoardMessage,
+                      same_picture: bool, ui: dict[str, object]) -> bool:
+    """Edit one board message to ``board`` and note what it shows; True when
+    the message is gone (the caller posts it again)."""
     try:
         await _edit_message(context, shown, board, same_picture)
     except BadRequest as error:
-        if is_not_modified(error):
-            await _mark(context, record, shown, ui)
-            return False
-        if not is_gone(error):
-            raise
-        log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
-                 record.chat_id)
-        await repost(context, tr, record, strip_old=False, settings=settings)
-        return True
+        if not is_not_modified(error):
+            if not is_gone(error):
+                raise
+            return True
     await _mark(context, record, shown, ui)
     return False
 
@@ -211,24 +240,18 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
     if message.photo is None and view.photo:  # not painted: the text board replaces it
         await post_views(context, tr, record, again)
         return True
-    shown = (view.chat_id, view.message_id)
     try:
-        await _edit_message(context, shown, message, same_picture)
+        gone = await _edit_shown(context, record, (view.chat_id, view.message_id), message,
+                                 same_picture, ui)
     except Forbidden:  # the player blocked the bot: their board waits for /games
         log.info("view in chat %s unreachable", view.chat_id)
         await forget_started(get_store(context), view.chat_id)
         return False
-    except BadRequest as error:
-        if is_not_modified(error):
-            await _mark(context, record, shown, ui)
-            return False
-        if not is_gone(error):
-            raise
-        log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
-        await post_views(context, tr, record, again)
-        return True
-    await _mark(context, record, shown, ui)
-    return False
+    if not gone:
+        return False
+    log.info("view %s in chat %s is gone; re-posting", view.message_id, view.chat_id)
+    await post_views(context, tr, record, again)
+    return True
 
 
 async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
@@ -268,14 +291,40 @@ async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> 
     redraw failed), or post its chat's board if it has none; the others are
     left alone, so this may run any number of times."""
     shown = await get_store(context).shown(record)
-    main = record.board_message_id
+    main = 0 if record.is_inline else record.board_message_id  # see Store.boards_of
     behind = main is None or shown.get((record.chat_id, main), -1) < record.version
-    if not record.is_private and behind and await _edit_main(context, tr, record, {}):
+    has_main = record.is_inline or not record.is_private
+    if has_main and behind and await _edit_main(context, tr, record, {}):
         return  # posted again: repost redrew the views
     for view in record.views:
         if shown.get((view.chat_id, view.message_id), -1) < record.version \
                 and await _edit_view(context, tr, record, view, {}):
             return  # posted again: post_views redrew the rest
+
+
+async def startup_redraw_job(context: Context) -> None:
+    """The start-up job: redraw the boards of open games that were left behind
+    their record before the restart (:func:`bot.store.stale_boards.behind`),
+    one game after another; every edit goes through the flood limiter like
+    any other, so a big backlog is spread over its budget, never sent at once.
+
+    Only games last changed before this process started (less
+    :data:`STARTUP_GRACE`, the job's data) are touched: a later change is
+    being shown by the handler that made it."""
+    store = context.bot_data.get("store")
+    if store is None:  # Redis not open yet: the next start tries again
+        return
+    started = context.job.data if context.job is not None else time.time()
+    assert isinstance(started, float)
+    for record in await stale_boards.behind(store, STARTUP_REDRAWS):
+        if record.updated_at > started - STARTUP_GRACE:
+            continue
+        tr = translator(None if record.is_private
+                        else await chat_language(context, record.chat_id))
+        try:
+            await redraw_stale(context, tr, record)
+        except Exception:  # one board that cannot be drawn must not stop the others
+            log.exception("redrawing the boards of %s at start-up failed", record.ref)
 
 
 async def _refresh(context: Context, tr: Translator, record: GameRecord,

@@ -48,6 +48,7 @@ from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.taps import tap, tapped_view
 from bot.store import VersionConflict, private_boards
+from bot.store.inline_games import inline_chat_id
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
 from bot.store.saving import load_for, save_first
 
@@ -78,15 +79,19 @@ async def on_button(update: Update, context: Context) -> None:
     if data is None:
         return
     message = query.message
-    if message is None or not message.is_accessible:
+    ref = None
+    if query.inline_message_id is not None:  # an inline game's message: no chat
+        chat_id, thread_id = inline_chat_id(query.inline_message_id), None
+    elif message is None or not message.is_accessible:
         await query.answer(tr.gettext(STALE), show_alert=True)
         return
-    chat_id, thread_id = message.chat.id, thread_of(message)  # type: ignore[arg-type]
-    # a board in a private chat may be a view of a game that lives elsewhere
-    ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
-           if message.chat.type == Chat.PRIVATE else None)
-    if ref is not None:
-        chat_id, thread_id = ref.chat_id, ref.thread_id
+    else:
+        chat_id, thread_id = message.chat.id, thread_of(message)  # type: ignore[arg-type]
+        # a board in a private chat may be a view of a game that lives elsewhere
+        ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
+               if message.chat.type == Chat.PRIVATE else None)
+        if ref is not None:
+            chat_id, thread_id = ref.chat_id, ref.thread_id
     tapped = effects.recall(TAPPED)
     if tapped is not None:  # a retry of this tap, whose step was saved: finish the work
         await _finish(context, tr, query, tapped)
@@ -150,9 +155,10 @@ async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_i
     """The record a tap acts on, at the version its button was drawn for,
     and the view tapped (``in_view``); :class:`Refusal` for an old message."""
     record = await load_for(get_store(context), chat_id, thread_id, data)
-    message = query.message
-    assert message is not None
-    return record, tapped_view(record, message.chat.id, message.message_id, in_view=in_view)
+    message = query.message  # None on an inline game's message: the tap names its id
+    where = (0, 0) if message is None else (message.chat.id, message.message_id)
+    return record, tapped_view(record, *where, in_view=in_view,
+                               inline_message_id=query.inline_message_id)
 
 
 async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped: str) -> None:

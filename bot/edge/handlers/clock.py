@@ -26,16 +26,14 @@ from telegram.error import BadRequest, Forbidden
 from bot.edge.handlers.board import edit, send
 from bot.edge.handlers.common import (
     Context,
+    DefaultOption,
     alert_text,
-    args_of,
     chat_language,
-    chat_settings,
+    default_option_command,
     get_store,
-    is_chat_admin,
     parse_tap,
     refusal_text,
     reply,
-    set_default_option,
     thread_of,
     translator_for,
 )
@@ -130,7 +128,9 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
             await context.bot.send_message(user_id, text, reply_markup=mute_keyboard(
                 tr, record.game_id, _game_link(record)))
             return
-        except Forbidden:  # blocked the bot since: remind in the game's chat instead
+        except (Forbidden, BadRequest) as error:  # blocked the bot since, or never started
+            if not unreachable(error):  # it (an inline game's player): the chat instead
+                raise
             await prefs.forget_started(store, user_id)
             if record.is_private:
                 return
@@ -145,6 +145,14 @@ async def _post(context: Context, record: GameRecord, text: str,
     # the bot may have been removed from the chat: /board there brings the game back
     with contextlib.suppress(Forbidden):
         await send(context, record, text, markup)
+
+
+def unreachable(error: Exception) -> bool:
+    """Whether a message to a user's private chat failed because the bot may
+    not write there: blocked (403), or never started, which Telegram answers
+    with 403 "can't initiate conversation" or, for a user the bot has never
+    met, 400 "chat not found" (an inline game's player may be one)."""
+    return isinstance(error, Forbidden) or "chat not found" in str(error).lower()
 
 
 def _proposal(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
@@ -170,9 +178,12 @@ async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> No
         late=html_text(late.name), who=mention(winner.user_id, winner.name),
         points=tr.ngettext("{n} point", "{n} points", cube, n=cube))
     if private:
-        with contextlib.suppress(Forbidden):
+        try:
             await context.bot.send_message(winner.user_id, text,
                                            reply_markup=_timeout_keyboard(tr, record))
+        except (Forbidden, BadRequest) as error:  # an inline game's board offers it too
+            if not unreachable(error):
+                raise
     else:
         await _post(context, record, text, _timeout_keyboard(tr, record))
     await edit(context, tr, record)  # the board says the time ran out
@@ -329,27 +340,20 @@ async def _pause_or_resume(update: Update, context: Context, action: ButtonActio
     await edit(context, tr, after)
 
 
+CLOCK = DefaultOption(
+    name="time_control",
+    parse=lambda args: deadlines.parse_time_control(args[0]),
+    usage=lambda tr: tr.gettext("time is the limit per move, 1h to 14d: time=12h, time=1d, "
+                                "time=3d or time=none."),
+    not_admin=N_("Only chat admins can change the settings."),
+    shown=lambda tr, limit: _default_text(tr, limit),
+    changed=lambda tr, limit: _default_text(tr, limit),
+)
+
+
 async def clock_command(update: Update, context: Context) -> None:
     """``/clock``: show the chat's default time control; ``/clock 1d`` sets it (admins)."""
-    tr = await translator_for(update, context)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    args = args_of(context)
-    if not args:
-        current = (await chat_settings(context, chat.id)).options.time_control
-        await reply(update, _default_text(tr, current))
-        return
-    try:
-        limit = deadlines.parse_time_control(args[0])
-    except deadlines.TimeControlError:
-        await reply(update, tr.gettext("time is the limit per move, 1h to 14d: time=12h, "
-                                       "time=1d, time=3d or time=none."))
-        return
-    if not await is_chat_admin(context, chat, user.id):
-        await reply(update, tr.gettext("Only chat admins can change the settings."))
-        return
-    await set_default_option(context, chat.id, "time_control", limit)
-    await reply(update, _default_text(tr, limit))
+    await default_option_command(update, context, CLOCK)
 
 
 def _default_text(tr: Translator, limit: int | None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import CallbackQuery, Chat, Message, Update, User
@@ -127,6 +128,53 @@ async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:
         log.warning("getChatMember failed in chat %s for %s", chat.id, user_id)
         return False
     return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+
+@dataclass(frozen=True)
+class DefaultOption:
+    """A command that shows one of the chat's defaults for ``/new`` and, given a
+    value, sets it (chat admins): ``/stake``, ``/clock``."""
+
+    name: str
+    """The option (a ``TableOptions`` field)."""
+    parse: Callable[[list[str]], Any]
+    """The value of the command's arguments; ``ValueError``: they are not one."""
+    usage: Callable[[Translator], str]
+    """What the arguments may be."""
+    not_admin: str
+    """The msgid for a user who is not a chat admin."""
+    shown: Callable[[Translator, Any], str]
+    """The current value, as the command shows it."""
+    changed: Callable[[Translator, Any], str]
+    """What the command says after setting a value."""
+    admin_first: bool = False
+    """Whether a user who is not an admin is told so before the value is read."""
+
+
+async def default_option_command(update: Update, context: Context, command: DefaultOption
+                                 ) -> None:
+    """Show or set one of the chat's ``/new`` defaults (see :class:`DefaultOption`)."""
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    args = args_of(context)
+    if not args:
+        settings = await chat_settings(context, chat.id)
+        await reply(update, command.shown(tr, getattr(settings.options, command.name)))
+        return
+    if command.admin_first and not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext(command.not_admin))
+        return
+    try:
+        value = command.parse(args)
+    except ValueError:
+        await reply(update, command.usage(tr))
+        return
+    if not command.admin_first and not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext(command.not_admin))
+        return
+    await set_default_option(context, chat.id, command.name, value)
+    await reply(update, command.changed(tr, value))
 
 
 async def set_default_option(context: Context, chat_id: int, name: str, value: object) -> None:

@@ -7,8 +7,10 @@ import asyncio
 from html import escape
 
 from telegram import Message, Update
+from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers.board import edit
+from bot.edge.handlers.clock import unreachable
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -76,7 +78,8 @@ async def verify(update: Update, context: Context) -> None:
 
 async def on_verify_button(update: Update, context: Context) -> None:
     """🎲 Verify on a result: /verify's answer in the chat tapped (a private
-    game's dice only for its players)."""
+    game's dice only for its players); on an inline game's message, whose chat
+    the bot cannot post in, in the tapper's private chat."""
     query, user = update.callback_query, update.effective_user
     assert query is not None and user is not None
     tr = await translator_for(update, context)
@@ -90,13 +93,25 @@ async def on_verify_button(update: Update, context: Context) -> None:
             record.is_private and seat_of(record, user.id) is None):
         await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
         return
-    await query.answer()
     message = query.message
+    if query.inline_message_id is not None:
+        try:
+            await context.bot.send_message(user.id, verify_message(tr, record))
+        except (Forbidden, BadRequest) as error:  # never started the bot: may not write first
+            if not unreachable(error):
+                raise
+            await query.answer(tr.gettext(VERIFY_PRIVATELY), show_alert=True)
+            return
+        await query.answer(tr.gettext("The dice check is in our private chat."))
+        return
+    await query.answer()
     if isinstance(message, Message):
         await context.bot.send_message(message.chat.id, verify_message(tr, record),
                                        message_thread_id=thread_of(message))
 
 
+VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "
+                      "again: the dice check goes there.")
 DICE_USAGE = N_("Use /dice, /dice long or /dice backgammon (reply to someone: their dice).")
 
 

@@ -76,6 +76,8 @@ def turn_text(tr: Translator, record: GameRecord, user_id: int) -> str:
 
 
 async def _where(context: Context, tr: Translator, record: GameRecord) -> str:
+    if record.is_inline:  # on a message sent via the bot: the bot does not know the chat
+        return tr.gettext("inline game")
     if record.is_private:
         return tr.gettext("private game")
     name = None

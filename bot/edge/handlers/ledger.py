@@ -15,6 +15,7 @@ from html import escape
 
 from telegram import (
     CallbackQuery,
+    Chat,
     InlineKeyboardMarkup,
     Message,
     Update,
@@ -24,28 +25,28 @@ from telegram import (
 from ai import Level
 from bot.edge.handlers.common import (
     Context,
+    DefaultOption,
     args_of,
-    chat_settings,
+    default_option_command,
     display_name,
     get_store,
-    is_chat_admin,
     parse_tap,
     reply,
-    set_default_option,
     translator_for,
 )
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_, Translator
 from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
-from bot.present.messages import KIND_NAMES, mention, owes_line, variant_name
+from bot.present.messages import KIND_NAMES, mention, owes_line, pays_line, variant_name
 from bot.present.usertext import clean, html_text
 from bot.rules import computer
-from bot.rules.booking import Debt, debts, ledger_table
+from bot.rules.booking import Debt, debts, ledger_table, summed
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.refusals import Refusal
 from bot.rules.settle import GONE, chosen, may_confirm, may_refuse, pick, with_balance
 from bot.rules.settleplan import direct_change, plan, planned_for
 from bot.store import Store, StoreError
+from bot.store.played import played_stats
 from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
@@ -82,31 +83,31 @@ def _replied_user(message: Message | None) -> User | None:
 # ---------------------------------------------------------------- /stake
 
 
-async def stake(update: Update, context: Context) -> None:
-    tr = await translator_for(update, context)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    args = args_of(context)
-    if not args:
-        current = (await chat_settings(context, chat.id)).options.stake_per_point
-        await reply(update, tr.gettext(
-            "Stake in this chat: {n} per point (for /new without stake=). "
-            "Change it with /stake N; 0 plays for nothing.", n=current))
-        return
-    if not await is_chat_admin(context, chat, user.id):  # before the value: it is not theirs
-        await reply(update, tr.gettext("Only chat admins can change the chat's stake."))
-        return
+def _stake_of(args: list[str]) -> int:
+    """/stake's N: a whole number from 0 to :data:`MAX_STAKE`, else ValueError."""
     try:
-        amount = (parse_new_args([f"stake={args[0]}"])[1].stake_per_point if len(args) == 1
-                  else None)
+        if len(args) == 1:
+            return parse_new_args([f"stake={args[0]}"])[1].stake_per_point
     except OptionError:
-        amount = None
-    if amount is None:
-        await reply(update, tr.gettext("Use /stake N with a whole number from 0 to {high}, "
-                                       "for example /stake 10.", high=MAX_STAKE))
-        return
-    await set_default_option(context, chat.id, "stake_per_point", amount)
-    await reply(update, tr.gettext("New games here are played for {n} per point.", n=amount))
+        pass
+    raise ValueError(args)
+
+
+STAKE = DefaultOption(
+    name="stake_per_point",
+    parse=_stake_of,
+    usage=lambda tr: tr.gettext("Use /stake N with a whole number from 0 to {high}, "
+                                "for example /stake 10.", high=MAX_STAKE),
+    not_admin=N_("Only chat admins can change the chat's stake."),
+    shown=lambda tr, n: tr.gettext("Stake in this chat: {n} per point (for /new without stake=). "
+                                   "Change it with /stake N; 0 plays for nothing.", n=n),
+    changed=lambda tr, n: tr.gettext("New games here are played for {n} per point.", n=n),
+    admin_first=True,  # before the value: it is not theirs
+)
+
+
+async def stake(update: Update, context: Context) -> None:
+    await default_option_command(update, context, STAKE)
 
 
 # ---------------------------------------------------------------- /ledger and /history
@@ -121,11 +122,12 @@ async def ledger(update: Update, context: Context) -> None:
     text = ledger_table(tr, debts(balances), names)
     transfers = plan(balances)
     if transfers:
-        text += "\n\n" + ledger_table(
-            tr, [Debt(t.debtor, t.creditor, t.amount) for t in transfers], names,
-            title=tr.gettext("<b>Settle-up plan</b> (the fewest payments that square "
-                             "everybody):")) + "\n" + tr.gettext(
-            "Settle a payment of the plan with /settle: the two players confirm.")
+        payments = [pays_text(tr, Debt(t.debtor, t.creditor, t.amount), names)
+                    for t in transfers]
+        text += "\n\n" + "\n".join([
+            tr.gettext("<b>Settle-up plan</b> (the fewest payments that square everybody):"),
+            *payments,
+            tr.gettext("Settle a payment of the plan with /settle: the two players confirm.")])
     await reply(update, text)
 
 
@@ -196,8 +198,10 @@ def _streak(tr: Translator, streak: int) -> str:
     return "—"
 
 
-def stats_block(tr: Translator, stats: PlayerStats) -> str:
-    """A player's numbers in one variant (mars for long nardy, gammons for backgammon)."""
+def stats_block(tr: Translator, stats: PlayerStats, *, elsewhere: bool = False) -> str:
+    """A player's numbers in one variant (mars for long nardy, gammons for backgammon);
+    ``elsewhere``: their private and inline games added up (no rating, no streak:
+    those are each game's own, bot/store/played.py)."""
     long = stats.variant.value == "long"
     big = tr.gettext("Mars won / lost") if long else tr.gettext("Gammons won / lost")
     triple = tr.gettext("Koks won / lost") if long else tr.gettext("Backgammons won / lost")
@@ -206,6 +210,8 @@ def stats_block(tr: Translator, stats: PlayerStats) -> str:
         level = computer.LEVEL_NAMES[Level(stats.versus.removeprefix("bot-"))]
         title = tr.gettext("{variant} against the bot ({level})", variant=title,
                            level=tr.gettext(level))
+    if elsewhere:
+        title = tr.gettext("{variant}: private and inline games", variant=title)
     lines = [
         f"<b>{escape(title)}</b>",
         tr.gettext("Games: {games}, won {wins}", games=stats.games, wins=stats.wins),
@@ -213,6 +219,8 @@ def stats_block(tr: Translator, stats: PlayerStats) -> str:
     ]
     if stats.triples_won or stats.triples_lost:
         lines.append(f"{triple}: {stats.triples_won} / {stats.triples_lost}")
+    if elsewhere:
+        return "\n".join(lines)
     if not stats.versus:
         # FIBS "experience" is the match points a rating has seen: say so, whole numbers
         lines.append(tr.gettext("Rating: {rating} (rated points played: {exp})",
@@ -224,15 +232,21 @@ def stats_block(tr: Translator, stats: PlayerStats) -> str:
 async def stats(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     user = _replied_user(update.effective_message) or update.effective_user
-    assert user is not None
-    mine = [s for s in await get_store(context).player_stats(_chat_id(update))
+    chat = update.effective_chat
+    assert user is not None and chat is not None
+    store = get_store(context)
+    mine = [s for s in await store.player_stats(_chat_id(update))
             if s.user_id == user.id and s.games]
+    # in the private chat: also the games outside groups (private and inline ones)
+    elsewhere = [s for s in summed(await played_stats(store, user.id)) if s.games] \
+        if chat.type == Chat.PRIVATE else []
     name = html_text(display_name(user))
-    if not mine:
+    if not mine and not elsewhere:
         await reply(update, tr.gettext("{name} has no finished games here yet.", name=name))
         return
     mine.sort(key=lambda s: (s.versus != "", s.variant.value, _LEVEL_ORDER.get(s.versus, 0)))
-    blocks = [f"<b>{name}</b>"] + [stats_block(tr, s) for s in mine]
+    blocks = [f"<b>{name}</b>"] + [stats_block(tr, s) for s in mine] + [
+        stats_block(tr, s, elsewhere=True) for s in elsewhere]
     await reply(update, "\n\n".join(blocks))
 
 
@@ -312,12 +326,10 @@ def prompt(tr: Translator, request: SettleRequest) -> tuple[str, InlineKeyboardM
 
 def pays_text(tr: Translator, payment: Debt, names: dict[int, str], *,
               html: bool = True) -> str:
-    """"Bob pays Ann 30": a payment of the settle-up plan."""
+    """"Bob pays Ann 30" (:func:`pays_line`): a payment of the settle-up plan."""
     name = html_text if html else clean
-    return tr.gettext("{debtor} pays {creditor} {amount}",
-                      debtor=name(names.get(payment.debtor, str(payment.debtor))),
-                      creditor=name(names.get(payment.creditor, str(payment.creditor))),
-                      amount=payment.amount)
+    return pays_line(tr, name(names.get(payment.debtor, str(payment.debtor))),
+                     name(names.get(payment.creditor, str(payment.creditor))), payment.amount)
 
 
 def choices(tr: Translator, request: SettleRequest, balances: dict[int, int]

@@ -21,6 +21,7 @@ import unicodedata
 from bot.present.render.view import (
     HALF,
     BoardView,
+    LastTurn,
     RenderError,
     format_last_turn,
     format_steps,
@@ -34,6 +35,9 @@ from engine.position import BAR, OFF, Side, Variant
 MARK = {Side.WHITE: "○", Side.BLACK: "●"}
 ARRIVED, DEPARTED = "+", "·"
 """Marks of the last turn: ``+`` beside a checker that arrived, ``·`` where one left."""
+ARRIVED_NOW, DEPARTED_NOW = "#", ":"
+"""Marks of the steps already played in the turn in progress (the picture's
+blue rings): ``#`` beside a checker that arrived, ``:`` where one left."""
 ROWS = 5
 """Checkers shown per point; a taller stack shows its count in the last row."""
 CELL = 2
@@ -60,25 +64,38 @@ def _stack(side: Side | None, count: int, marks: dict[int, str] | None = None) -
 
 
 def _turn_marks(view: BoardView) -> dict[int, dict[int, str]]:
-    """Per own point of the last mover, in the viewer's labels: the marks of
-    the last turn by depth (like the rings of the picture)."""
-    last = view.last_turn
+    """Per viewer's point label: the marks by depth (like the picture's
+    rings) of the last turn and, over them, of the steps already played in
+    the turn in progress."""
     found: dict[int, dict[int, str]] = {}
-    if last is None:
+    for turn, marks in ((view.last_turn, (ARRIVED, DEPARTED)),
+                        (view.current_turn(), (ARRIVED_NOW, DEPARTED_NOW))):
+        for label, depths in _marks_of(view, turn, *marks).items():
+            found.setdefault(label, {}).update(depths)
+    return found
+
+
+def _marks_of(view: BoardView, turn: LastTurn | None, arrived_mark: str,
+              departed_mark: str) -> dict[int, dict[int, str]]:
+    """Per own point of ``turn``'s mover, in the viewer's labels: where its
+    checkers left (``departed_mark``) and arrived for good (``arrived_mark``)."""
+    found: dict[int, dict[int, str]] = {}
+    if turn is None:
         return found
-    departed, arrived = last.net_moves()
+    departed, arrived = turn.net_moves()
     for point, n in departed.items():
         if point in (BAR, OFF):
             continue
-        here = view.position.checkers(last.side, point)
-        label = view.viewer_point(last.side, point)
-        found.setdefault(label, {}).update(dict.fromkeys(range(here, here + n), DEPARTED))
+        here = view.position.checkers(turn.side, point)
+        label = view.viewer_point(turn.side, point)
+        found.setdefault(label, {}).update(dict.fromkeys(range(here, here + n), departed_mark))
     for point, n in arrived.items():
         if point in (BAR, OFF):
             continue
-        here = view.position.checkers(last.side, point)
-        label = view.viewer_point(last.side, point)
-        found.setdefault(label, {}).update(dict.fromkeys(range(max(here - n, 0), here), ARRIVED))
+        here = view.position.checkers(turn.side, point)
+        label = view.viewer_point(turn.side, point)
+        found.setdefault(label, {}).update(
+            dict.fromkeys(range(max(here - n, 0), here), arrived_mark))
     return found
 
 

@@ -1,0 +1,265 @@
+"""Inline games: ``@bot …`` in any chat, a lobby "via @bot", play on that message.
+
+- :func:`on_inline_query` answers an inline query with a lobby per game it
+  asks for, or a result saying why there is none (:mod:`bot.present.inline`).
+- The chosen result's message carries **Join** (an ``ij:`` button, the game
+  in its data).  :func:`on_join` stores the lobby under the message's
+  ``inline_message_id`` (:mod:`bot.store.inline_games`) at the first tap and
+  seats the tapper; the second tapper starts the game.  With inline feedback
+  on, :func:`on_chosen` stores the lobby at once (its dice committed and shown
+  before anyone joins, whoever chose it may close it).
+- From then on the message's buttons are the usual ``l:``/``g:`` ones, handled
+  by :mod:`bot.edge.handlers.buttons` with the same rules, refusals and
+  compare-and-set as a group's board; every redraw is an edit of that one
+  message by its ``inline_message_id`` (:func:`edit_board`).
+- Boards are text unless ``MEDIA_CHAT_ID`` names a chat the bot may post in:
+  Telegram does not let a bot upload a file when it edits an inline message,
+  so each picture is sent there first and the message is edited with the
+  picture's ``file_id``.  A game decides this when its lobby is made
+  (``board_photo``); when no picture can be sent, the message keeps its last
+  picture with the new caption (or, still the lobby's text, shows the text
+  board).
+- An inline game has no chat: reminders and the timeout offer go to the
+  players' private chats (:mod:`bot.edge.handlers.clock`, as for a private
+  game), and once the time is up the board itself carries **Claim win** /
+  **Give more time**.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from telegram import InlineKeyboardMarkup, InputMediaPhoto, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden
+
+from bot.edge.handlers.board import (
+    board_translator,
+    draw,
+    edit,
+    is_lobby,
+    is_not_modified,
+    redraw_stale,
+    render,
+)
+from bot.edge.handlers.common import (
+    UNKNOWN_BUTTON,
+    Context,
+    alert_text,
+    display_name,
+    get_dealer,
+    get_store,
+    translator_for,
+)
+from bot.present.callbacks import ButtonAction, Callback, CallbackDataError
+from bot.present.i18n import Translator
+from bot.present.inline import InlineJoin, inline_results
+from bot.present.keyboards import timeout_keyboard
+from bot.present.messages import PICTURE, TEXT, duration
+from bot.rules import deadlines
+from bot.rules.inline import inline_lobby
+from bot.rules.lobby import apply_lobby
+from bot.rules.refusals import STALE, Refusal
+from bot.store import VersionConflict
+from bot.store.commit import commit
+from bot.store.inline_games import inline_chat_id, inline_game
+from bot.store.records import ChatSettings, GameRecord, Status, settings_key
+from bot.store.saving import save_first
+
+log = logging.getLogger(__name__)
+
+MEDIA_CHAT = "media_chat"
+"""``bot_data`` key: the chat board pictures of inline games are uploaded to
+(``MEDIA_CHAT_ID``), or None."""
+CACHE_SECONDS = 60
+"""How long Telegram may show the same answer to the same query of a user."""
+_OTHER_KIND = ("no caption in the message", "no text in the message",
+               "no media in the message")
+"""Telegram's refusals of an edit for a message of the other kind: a text
+board's edit of a picture, a caption's of a text, a picture for a text (a
+Bot API that does not let media be added to a text message)."""
+REPAIR_GRACE = 1.0
+"""As in bot/edge/handlers/buttons.py: a refused tap this soon after a change
+leaves the redraw to that change's handler."""
+
+
+def media_chat(context: Context) -> int | str | None:
+    chat: int | str | None = context.bot_data.get(MEDIA_CHAT)
+    return chat
+
+
+async def on_inline_query(update: Update, context: Context) -> None:
+    query = update.inline_query
+    assert query is not None
+    tr = await translator_for(update, context)
+    await query.answer(inline_results(tr, query.query.split()), cache_time=CACHE_SECONDS,
+                       is_personal=True)
+
+
+async def on_chosen(update: Update, context: Context) -> None:
+    """Inline feedback: a lobby result was posted; store its lobby now."""
+    chosen = update.chosen_inline_result
+    assert chosen is not None
+    if chosen.inline_message_id is None:
+        return  # an explanation: nothing to play on
+    try:
+        join = InlineJoin.parse(chosen.result_id)
+    except CallbackDataError:
+        return
+    inline_id = chosen.inline_message_id
+    await _board_language(context, inline_chat_id(inline_id), join.language)
+    lobby = inline_lobby(inline_id, inline_chat_id(inline_id), join.variant, join.options,
+                         chosen.from_user.id, get_dealer(context),
+                         pictures=media_chat(context) is not None)
+    try:
+        saved = await get_store(context).save(lobby, 0)
+    except VersionConflict:
+        return  # someone tapped Join first: that lobby stands
+    await edit(context, await translator_for(update, context), saved)
+
+
+async def on_join(update: Update, context: Context) -> None:
+    """Join on an inline lobby (``ij:`` data): the first tap makes the lobby."""
+    query = update.callback_query
+    assert query is not None
+    tr = await translator_for(update, context)
+    inline_id = query.inline_message_id
+    try:
+        join = InlineJoin.parse(query.data)
+    except CallbackDataError:
+        join = None
+    if join is None or inline_id is None:
+        await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
+        return
+    store, user = get_store(context), query.from_user
+    dealer = get_dealer(context).tapped(query.id)
+    chat_id = inline_chat_id(inline_id)
+    upkeep = []
+    await _board_language(context, chat_id, join.language)
+
+    async def load() -> GameRecord:
+        found = await inline_game(store, inline_id)
+        return found if found is not None else inline_lobby(
+            inline_id, chat_id, join.variant, join.options, user.id, dealer,
+            pictures=media_chat(context) is not None)
+
+    def joined(record: GameRecord) -> GameRecord:
+        if record.status is not Status.LOBBY:
+            raise Refusal(STALE)
+        tap = Callback.lobby(record.game_id, record.version, ButtonAction.JOIN)
+        return apply_lobby(record, user.id, display_name(user), tap, dealer)
+
+    async def write(old: GameRecord, new: GameRecord) -> GameRecord:
+        saved, after_answer = await save_first(store, old, new)
+        upkeep.append(after_answer)
+        return saved
+
+    try:
+        _, saved = await commit(load, joined, write, retries=2)
+    except (Refusal, VersionConflict) as refused:
+        refusal = refused if isinstance(refused, Refusal) else Refusal(STALE)
+        await query.answer(alert_text(tr, refusal), show_alert=True)
+        current = await inline_game(store, inline_id)
+        if current is not None and not 0 <= time.time() - current.updated_at < REPAIR_GRACE:
+            await redraw_stale(context, tr, current)  # the message is behind its game
+        return
+    try:
+        await query.answer()
+    finally:
+        for after_answer in upkeep[-1:]:
+            await after_answer()
+    await edit(context, tr, saved)
+
+
+async def _board_language(context: Context, chat_id: int, language: str) -> None:
+    """The boards of an inline game speak the language its result was shown in
+    (noted once, as a group's first board notes its language)."""
+
+    def note(current: ChatSettings | None) -> ChatSettings:
+        current = current or ChatSettings(chat_id=chat_id)
+        if current.board_language:
+            return current
+        return current.model_copy(update={"board_language": language})
+
+    await get_store(context).update(settings_key(chat_id), note)
+
+
+# ---------------------------------------------------------------- the inline message
+
+
+async def edit_board(context: Context, tr: Translator, record: GameRecord,
+                     ui: dict[str, object], *, keyboard_only: bool = False) -> None:
+    """Redraw an inline game's message (see the module doc); ``ui`` and
+    ``keyboard_only`` as for a chat's board (the picture stays)."""
+    store = get_store(context)
+    settings = await store.chat_settings(record.chat_id)
+    tr = await board_translator(context, settings, tr)
+    picture = record.board_photo and not is_lobby(record) and media_chat(context) is not None
+    styles = (PICTURE, TEXT) if picture else (TEXT, PICTURE)
+    for attempt, style in enumerate(styles):
+        try:
+            await _edit_as(context, tr, record, settings.model_copy(
+                update={"board_style": style}), same_picture=bool(ui) or keyboard_only, ui=ui)
+        except BadRequest as error:
+            reason = error.message.lower()
+            if is_not_modified(error):
+                break
+            if attempt == 0 and any(kind in reason for kind in _OTHER_KIND):
+                continue  # the message is of the other kind (the lobby's text, a picture)
+            if "message_id_invalid" in reason:
+                log.info("inline message of game %s is gone", record.game_id)
+                return
+            raise
+        break
+    if not ui:
+        await store.mark_shown(record, (record.chat_id, 0))
+
+
+async def _edit_as(context: Context, tr: Translator, record: GameRecord,
+                   settings: ChatSettings, *, same_picture: bool, ui: dict[str, object]) -> None:
+    """One edit of the message as a text board or as a picture board."""
+    inline_id = record.inline_message_id
+    if settings.board_style == TEXT:
+        board = render(tr, record, settings, picture=False, **ui)
+        await context.bot.edit_message_text(board.text, inline_message_id=inline_id,
+                                            reply_markup=_with_clock(tr, record, board.markup))
+        return
+    board = await draw(tr, record, settings, picture=not same_picture, **ui)
+    if board.photo is None:  # not painted (draw fell back to text): the picture stays
+        board = render(tr, record, settings, picture=False, **ui)
+    markup = _with_clock(tr, record, board.markup)
+    file_id = await _upload(context, board.photo) if board.photo else None
+    if file_id is not None:
+        media = InputMediaPhoto(file_id, caption=board.text, parse_mode=ParseMode.HTML)
+        await context.bot.edit_message_media(media, inline_message_id=inline_id,
+                                             reply_markup=markup)
+    else:
+        await context.bot.edit_message_caption(caption=board.text, inline_message_id=inline_id,
+                                               reply_markup=markup)
+
+
+async def _upload(context: Context, photo: bytes) -> str | None:
+    """Send a board picture to the media chat; its file id, None if it cannot."""
+    chat = media_chat(context)
+    if chat is None:
+        return None
+    try:
+        sent = await context.bot.send_photo(chat, photo, disable_notification=True)
+    except (BadRequest, Forbidden) as error:
+        log.warning("cannot send a board picture to the media chat %s: %s", chat, error)
+        return None
+    return sent.photo[-1].file_id if sent.photo else None
+
+
+def _with_clock(tr: Translator, record: GameRecord, markup: InlineKeyboardMarkup | None
+                ) -> InlineKeyboardMarkup | None:
+    """Once the player to move ran out of time, the inline board carries the
+    opponent's Claim win / Give more time (there is no chat to offer them in)."""
+    if record.status is not Status.ACTIVE or record.paused_at is not None \
+            or record.deadline is None or record.deadline > deadlines.now():
+        return markup
+    rows = [*(markup.inline_keyboard if markup is not None else ()),
+            *timeout_keyboard(tr, record.game_id,
+                              duration(tr, record.options.time_control or 0)).inline_keyboard]
+    return InlineKeyboardMarkup(rows)

@@ -1,0 +1,78 @@
+"""Inline games: which games an inline query may offer, and the lobby a Join makes.
+
+An inline query (``@bot backgammon match=5`` typed in any chat) is read by the
+same parser as ``/new`` (:func:`bot.rules.options.parse_new_args`).  An inline
+game has no chat, so no chat ledger: ``stake=`` is refused with the reason, as
+is the computer (it plays in the private chat).  Without a variant word both
+variants are offered, each only if the options suit it.
+
+Nobody is seated when the result is chosen: the bot does not know who chose
+it unless inline feedback is on, and then only for some queries (@BotFather
+lets the feedback be a percentage).  So the rule is the same every time: the
+first two people to tap Join play, as in a group lobby (docs/inline.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.present.i18n import N_
+from bot.rules.fairplay import Dealer
+from bot.rules.lobby import VARIANTS, new_lobby
+from bot.rules.options import OptionError, engine_options, parse_new_args
+from bot.rules.refusals import Refusal
+from bot.store.records import GameRecord, TableOptions
+from engine.position import Variant
+
+NO_STAKE = N_("Inline games have no chat ledger, so they are never staked. Play for stakes "
+              "with /new in a group with the bot.")
+NO_COMPUTER = N_("To play the bot, send /new bot in our private chat.")
+
+
+def inline_offers(words: Sequence[str]) -> list[tuple[Variant, TableOptions]]:
+    """The games the words of an inline query ask for (variant, options);
+    :class:`Refusal` (an :class:`OptionError` for words that do not parse) when
+    there is none.
+
+    >>> [v.value for v, _ in inline_offers([])]
+    ['long', 'backgammon']
+    >>> [(v.value, o.match_length) for v, o in inline_offers(["bg", "match=5"])]
+    [('backgammon', 5)]
+    >>> [v.value for v, _ in inline_offers(["koks=on"])]
+    ['long']
+    >>> inline_offers(["long", "stake=5"])
+    Traceback (most recent call last):
+    ...
+    bot.rules.refusals.Refusal: Inline games have no chat ledger, so they are never staked. \
+Play for stakes with /new in a group with the bot.
+    """
+    variant, options = parse_new_args(words)
+    if any(word.strip().lower().startswith("stake=") for word in words):
+        raise Refusal(NO_STAKE)
+    if options.computer is not None:
+        raise Refusal(NO_COMPUTER)
+    offers: list[tuple[Variant, TableOptions]] = []
+    refused: OptionError | None = None
+    for each in [variant] if variant is not None else VARIANTS:
+        try:
+            engine_options(each, options)
+        except OptionError as error:
+            refused = refused or error
+            continue
+        offers.append((each, options))
+    if not offers:
+        assert refused is not None
+        raise refused
+    return offers
+
+
+def inline_lobby(inline_message_id: str, chat_id: int, variant: Variant, options: TableOptions,
+                 creator: int, dealer: Dealer, *, pictures: bool) -> GameRecord:
+    """The lobby of an inline message, committed to its dice like any lobby;
+    ``pictures``: its game's boards are pictures (a media chat is configured),
+    decided now for the game's whole life (``board_photo``)."""
+    if options.stake_per_point or options.computer is not None:
+        raise Refusal(NO_STAKE if options.stake_per_point else NO_COMPUTER)
+    lobby = new_lobby(chat_id, None, variant, options, creator, dealer)
+    return lobby.model_copy(update={"inline_message_id": inline_message_id,
+                                    "board_photo": pictures})

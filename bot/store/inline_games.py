@@ -1,0 +1,42 @@
+"""Where an inline game is kept: keyed by its message's ``inline_message_id``.
+
+A game played on a message sent "via @bot" (inline mode) has no chat the bot
+knows: a tap on it brings only the ``inline_message_id``.  The game lives
+under a synthetic chat id made from that id (48 bits of its SHA-256 below
+:data:`bot.store.records.INLINE_CHAT_BASE`), so each inline message's game has
+its own hash tag, ``nardy:{chat:<synthetic id>}:…``: record, history, stats and
+booked ids in one slot, booked by the same atomic finish as every game.  The
+record keeps the ``inline_message_id`` itself, and a record found under the
+hash of another id (a 48-bit collision) is not taken for it.
+
+This is the only place that knows how an inline game is keyed.
+
+>>> inline_chat_id("AgAAAxyz") == inline_chat_id("AgAAAxyz") != inline_chat_id("AgAAAxyw")
+True
+>>> from bot.store.records import INLINE_CHAT_BASE, is_private_game_chat
+>>> INLINE_CHAT_BASE - 2**48 < inline_chat_id("AgAAAxyz") <= INLINE_CHAT_BASE
+True
+>>> is_private_game_chat(inline_chat_id("AgAAAxyz"))
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from bot.store import Store
+from bot.store.records import INLINE_CHAT_BASE, GameRecord
+
+
+def inline_chat_id(inline_message_id: str) -> int:
+    """The synthetic chat id of the game on this inline message."""
+    digest = hashlib.sha256(inline_message_id.encode()).digest()
+    return INLINE_CHAT_BASE - int.from_bytes(digest[:6], "big")
+
+
+async def inline_game(store: Store, inline_message_id: str) -> GameRecord | None:
+    """The game (or lobby) of an inline message, None if it has none yet."""
+    record = await store.load_game(inline_chat_id(inline_message_id), None)
+    if record is None or record.inline_message_id != inline_message_id:
+        return None
+    return record

@@ -1,0 +1,32 @@
+"""A player's games outside groups, for /stats in the private chat.
+
+A private game (``/invite``) and an inline game each book their end, stats and
+rating in their own slot, like a chat (:meth:`bot.store.Store.finish_game`):
+no group's ``/stats`` or ``/top`` shows them.  To find them, the index upkeep
+of every save of such a game (:meth:`bot.store.Store.reindex`) adds its chat
+id to the player's ``nardy:{user:<uid>}:played`` set (a hint, re-asserted by
+every save); :func:`played_stats` reads the player's stats in each.
+"""
+
+from __future__ import annotations
+
+from bot.store import Store, stats_field
+from bot.store.records import PlayerStats, decode
+from engine.position import Variant
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+async def played_stats(store: Store, user_id: int) -> list[PlayerStats]:
+    """The user's stats in each private and inline game they played (against
+    people; those games are never against the computer)."""
+    found = []
+    fields = [stats_field(variant, user_id) for variant in Variant]
+    for member in sorted(await store.redis.smembers(store.keys.played(user_id)), key=_text):
+        name = store.chat_key(int(_text(member)), "stats")
+        for field, raw in zip(fields, await store.redis.hmget(name, fields), strict=True):
+            if raw is not None:
+                found.append(decode(PlayerStats, f"{name}[{field}]", raw))
+    return found

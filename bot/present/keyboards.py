@@ -189,16 +189,18 @@ class KeyboardBuilder:
         return InlineKeyboardMarkup(rows)
 
     def over(self, *, match_over: bool, new_game: bool = True, answer: bool = False,
-             withdraw: bool = False, verify: str | None = None) -> InlineKeyboardMarkup:
+             withdraw: bool = False, verify: str | None = None,
+             analysis: str | None = None) -> InlineKeyboardMarkup:
         """After a game: the offer of the match's next game (or of a rematch)
         and a new game (``new_game``: not between two games of a match, nor in
         a private game).  While an offer waits: Accept / Decline for the
         other player (``answer``), Withdraw for the offerer (``withdraw``).
-        ``verify``: the data of a 🎲 Verify button (the match's dice revealed)."""
+        ``verify``: the data of a 🎲 Verify button (the match's dice revealed);
+        ``analysis``: of a 📊 Analysis button (:meth:`analysis_row`)."""
         tr = self.tr
         new = [self.button(tr.gettext("New game"), ButtonAction.NEW)] if new_game else []
         check = ([InlineKeyboardButton("🎲 " + tr.gettext("Verify"), callback_data=verify)]
-                 if verify else [])
+                 if verify else []) + self.analysis_row(analysis)
         if not (answer or withdraw):
             first = tr.gettext("Rematch") if match_over else tr.gettext("Next game")
             return InlineKeyboardMarkup([[self.button(first, ButtonAction.REMATCH), *new],
@@ -210,6 +212,13 @@ class KeyboardBuilder:
         if withdraw:
             rows.append([self.button(tr.gettext("Withdraw the offer"), ButtonAction.WITHDRAW)])
         return InlineKeyboardMarkup([*rows, *([new] if new else []), *([check] if check else [])])
+
+    def analysis_row(self, data: str | None) -> Row:
+        """The 📊 Analysis button (its data: :class:`bot.present.callbacks.AnalyseGame`),
+        or nothing without ``data``."""
+        if data is None:
+            return []
+        return [InlineKeyboardButton("📊 " + self.tr.gettext("Analysis"), callback_data=data)]
 
     def lobby(self, names: Sequence[str], chosen: int, *,
               computer: bool = True) -> InlineKeyboardMarkup:

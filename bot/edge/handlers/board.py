@@ -55,6 +55,7 @@ from bot.present.messages import (
     TEXT,
     BoardMessage,
     board_message,
+    kept_keyboard,
     lobby_message,
     notification,
     painted,
@@ -258,7 +259,8 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
 async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
                               new: GameRecord) -> None:
     """A new game (or lobby) started from ``old``'s finished board: that board
-    keeps its result visible (its final caption, no buttons) and the new one
+    keeps its result visible (its final caption; of its buttons only 📊
+    Analysis) and the new one
     gets a message of its own; a private game's boards are its views, and
     are redrawn in place."""
     if old.is_private or old.board_message_id is None:
@@ -266,11 +268,12 @@ async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
         return
     settings = await chat_settings(context, old.chat_id)
     final = old.model_copy(update={"rematch_by": None, "cancel_by": None})
-    board = await draw(await board_translator(context, settings, tr), final, settings,
-                       picture=False)
+    shown_in = await board_translator(context, settings, tr)
+    board = await draw(shown_in, final, settings, picture=False)
     with contextlib.suppress(BadRequest):  # gone or unchanged: the new board is posted anyway
         await _edit_message(context, (old.chat_id, old.board_message_id),
-                            BoardMessage(board.text, None, board.photo), keyboard_only=True)
+                            BoardMessage(board.text, kept_keyboard(shown_in, final),
+                                         board.photo), keyboard_only=True)
     posted = await repost(context, tr, new.model_copy(update={"board_message_id": None}),
                           strip_old=False, settings=settings)
     for view in posted.views:  # they showed the old game: a full redraw, not a keyboard

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Callable
 from html import escape
 
@@ -43,6 +44,8 @@ from bot.rules.seats import seat_of
 from bot.store import VersionConflict
 from bot.store.records import GameRecord, Player, Status
 from bot.store.saving import commit_game
+
+log = logging.getLogger(__name__)
 
 NO_GAME = N_("There is no game here. Start one with /new.")
 
@@ -163,13 +166,23 @@ async def cancel(update: Update, context: Context) -> None:
 
 
 async def export(update: Update, context: Context) -> None:
+    """``/export``: the game (or match) as a ``.mat`` file; a finished game
+    with its analysis as comments (computed off the loop, or the one 📊 made)."""
+    from bot.edge.handlers.analysis import analysed
     from bot.present.export import export_text
+    from bot.rules.review import analysable
 
     tr = await translator_for(update, context)
     record = await _game_for(update, context, tr, lambda r: bool(r.engine))
     if record is None:
         return
-    name, body = export_text(record)
+    analysis = None
+    if analysable(record):
+        try:
+            analysis = await analysed(record)
+        except Exception:  # the file is worth sending without it
+            log.exception("cannot analyse game %s for /export", record.game_id)
+    name, body = export_text(record, analysis)
     message = update.effective_message
     assert message is not None
     await message.reply_document(io.BytesIO(body.encode()), filename=name, do_quote=False,

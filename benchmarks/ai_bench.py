@@ -23,6 +23,8 @@ and CPU milliseconds, for all turns and for doubles only.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import multiprocessing
 import random
 import sys
 import time
@@ -34,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import GreedyPlayer, Level, Player, RandomPlayer, make_player
 from ai.arena import match, play_game
-from engine import Side, Variant
+from engine import Dice, Position, Side, Variant
 
 PAIRS = {
     Variant.LONG: [
@@ -71,7 +73,11 @@ def strength(variant: Variant, games: int, seed: int, pairs: list[str]) -> None:
         )
 
 
-def timing(variant: Variant, games: int, seed: int) -> None:
+def _met(variant: Variant, games: int, seed: int) -> list[tuple[Position, Dice]]:
+    """The positions (and rolls) the strong level met on roll in games
+    against the greedy player.  Run in a process of its own, so that the
+    evaluations remembered while playing (our look-ahead cache, gnubg's own
+    cache) are not there when the choices are timed."""
     strong = make_player(variant, Level.STRONG, seed)
     seen = []
     for i in range(games):
@@ -79,6 +85,14 @@ def timing(variant: Variant, games: int, seed: int) -> None:
             strong, GreedyPlayer(variant, seed), random.Random(seed + i), i % 2 == 0, keep=True
         )
         seen += [(p, d) for p, d in record.positions if p.turn is Side.WHITE]
+    return seen
+
+
+def timing(variant: Variant, games: int, seed: int) -> None:
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
+        seen = pool.submit(_met, variant, games, seed).result()
+    strong = make_player(variant, Level.STRONG, seed)
     walls, cpus, doubles = [], [], []
     for position, dice in seen:
         wall, cpu = time.perf_counter(), time.process_time()

@@ -62,6 +62,7 @@ class Kind(enum.StrEnum):
     SHOW = "gv"  # /games: ShowGame
     VERIFY = "dv"  # 🎲 Verify on a result: VerifyDice
     PICK = "gp"  # a command's list of the chat's games: PickGame
+    ANALYSIS = "an"  # 📊 Analysis on a result: AnalyseGame
     INLINE = "ij"  # Join on an inline lobby not stored yet: bot.present.inline.InlineJoin
 
     @property
@@ -394,3 +395,32 @@ class PickGame:
         if not re.fullmatch(r"[0-9]{1,16}", user):
             raise CallbackDataError(f"non-numeric field in {text!r}")
         return cls(command, int(user), game)
+
+
+@dataclass(frozen=True, slots=True)
+class AnalyseGame:
+    """The 📊 Analysis button of a finished game: ``an:<game id>``.  Only the
+    game's id: the chat is the tapped message's (or, for a board in a private
+    chat, the game the bot noted for that message), so the button cannot name
+    another chat's game.
+
+    >>> AnalyseGame.parse("an:k3Xa9_zQ")
+    AnalyseGame(game_id='k3Xa9_zQ')
+    >>> AnalyseGame.parse("an:k3Xa9_zQ:1")
+    Traceback (most recent call last):
+    ...
+    bot.present.callbacks.CallbackDataError: bad id 'k3Xa9_zQ:1'
+    """
+
+    game_id: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game_id, str) or not _ID.fullmatch(self.game_id):
+            raise CallbackDataError(f"bad id {self.game_id!r}")
+
+    def format(self) -> str:
+        return f"{Kind.ANALYSIS.value}:{self.game_id}"
+
+    @classmethod
+    def parse(cls, text: object) -> AnalyseGame:
+        return cls(*_fields(text, Kind.ANALYSIS, 1))

@@ -1,12 +1,15 @@
 """/export: the game record as a text file in Jellyfish ``.mat`` layout
 (backgammon: readable by GNU Backgammon; long nardy: the same layout with a
 variation header, see :mod:`engine.matfile`).  During a match the file holds
-every game of it so far."""
+every game of it so far; once a game is over, its analysis comes with it as
+comment lines."""
 
 from __future__ import annotations
 
 import re
 
+from ai.analysis import Analysis
+from ai.annotate import export_with_analysis
 from bot.present.usertext import clean
 from bot.rules.fairplay import revealed, seed_of
 from bot.rules.matchstate import table_of
@@ -35,17 +38,28 @@ def dice_lines(record: GameRecord) -> list[str]:
                                opening_reroll=table_of(record).game.options.opening_reroll), ""]
 
 
-def export_text(record: GameRecord) -> tuple[str, str]:
+def export_text(record: GameRecord, analysis: Analysis | None = None) -> tuple[str, str]:
     """The file name and the text of the record's match (or single game),
-    headed by the dice's lines so that the file alone verifies its rolls."""
+    headed by the dice's lines so that the file alone verifies its rolls.
+    ``analysis``: of the record's (finished) game, added as the comment
+    lines GNU Backgammon shows as the match's information (ai/annotate.py)."""
     name, body = _mat_text(record)
-    return name, "\n".join(dice_lines(record)) + body
+    text = "\n".join(dice_lines(record)) + body
+    if analysis is not None:
+        table = table_of(record)
+        text = export_with_analysis(text, [(table.number, table.game, analysis)],
+                                    names=_names(record))
+    return name, text
+
+
+def _names(record: GameRecord) -> tuple[str, str]:
+    return _safe(player_on(record, Side.WHITE).name), _safe(player_on(record, Side.BLACK).name)
 
 
 def _mat_text(record: GameRecord) -> tuple[str, str]:
     table = table_of(record)
     game = table.game
-    names = (_safe(player_on(record, Side.WHITE).name), _safe(player_on(record, Side.BLACK).name))
+    names = _names(record)
     if table.match_length and len(table.earlier) == table.number - 1:
         match = Match(game.options, table.games())
         return f"nardy-{record.game_id}.mat", format_match(match, names=names)

@@ -24,16 +24,12 @@ from dataclasses import dataclass
 from html import escape
 from typing import ClassVar
 
-from telegram import (
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    InlineQueryResultArticle,
-    InputTextMessageContent,
-)
+from telegram import InlineQueryResultArticle, InputTextMessageContent
 from telegram.constants import ParseMode
 
 from bot.present.callbacks import MAX_BYTES, CallbackDataError, Kind
 from bot.present.i18n import LANGUAGES, N_, Translator
+from bot.present.keyboards import join_keyboard
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import clean
 from bot.rules.inline import inline_offers
@@ -102,11 +98,10 @@ def _lobby_result(tr: Translator, variant: Variant, options: TableOptions
     lines = [tr.gettext("<b>New game: {variant}</b>", variant=escape(title))]
     lines += [escape(extra)] if extra else []
     lines.append(tr.gettext(LOBBY_HINT))
-    button = InlineKeyboardButton("✋ " + tr.gettext("Join"), callback_data=join.format())
     return InlineQueryResultArticle(
         join.format(), title, InputTextMessageContent("\n".join(lines),
                                                       parse_mode=ParseMode.HTML),
-        reply_markup=InlineKeyboardMarkup([[button]]),
+        reply_markup=join_keyboard(tr, join.format()),
         description=extra or tr.gettext(LOBBY_HINT))
 
 

@@ -4,7 +4,8 @@ Pure functions from state to :class:`InlineKeyboardMarkup`.  A game or lobby
 message's buttons (:class:`KeyboardBuilder`) carry a
 :class:`bot.present.callbacks.Callback` bound to the record version they were
 drawn for; the clock's, the settle requests', ``/lang``'s, ``/settings``' and
-``/games``' buttons carry their own kinds of data, and links are URL buttons.
+``/games``' buttons and an inline lobby's **Join** carry their own kinds of
+data, and links are URL buttons.
 
 The move keyboard offers exactly the engine's legal next steps, at most two
 taps per step: a direct ``13→10`` button per step when there are few,
@@ -188,16 +189,18 @@ class KeyboardBuilder:
         return InlineKeyboardMarkup(rows)
 
     def over(self, *, match_over: bool, new_game: bool = True, answer: bool = False,
-             withdraw: bool = False, verify: str | None = None) -> InlineKeyboardMarkup:
+             withdraw: bool = False, verify: str | None = None,
+             analysis: str | None = None) -> InlineKeyboardMarkup:
         """After a game: the offer of the match's next game (or of a rematch)
         and a new game (``new_game``: not between two games of a match, nor in
         a private game).  While an offer waits: Accept / Decline for the
         other player (``answer``), Withdraw for the offerer (``withdraw``).
-        ``verify``: the data of a 🎲 Verify button (the match's dice revealed)."""
+        ``verify``: the data of a 🎲 Verify button (the match's dice revealed);
+        ``analysis``: of a 📊 Analysis button (:meth:`analysis_row`)."""
         tr = self.tr
         new = [self.button(tr.gettext("New game"), ButtonAction.NEW)] if new_game else []
         check = ([InlineKeyboardButton("🎲 " + tr.gettext("Verify"), callback_data=verify)]
-                 if verify else [])
+                 if verify else []) + self.analysis_row(analysis)
         if not (answer or withdraw):
             first = tr.gettext("Rematch") if match_over else tr.gettext("Next game")
             return InlineKeyboardMarkup([[self.button(first, ButtonAction.REMATCH), *new],
@@ -209,6 +212,13 @@ class KeyboardBuilder:
         if withdraw:
             rows.append([self.button(tr.gettext("Withdraw the offer"), ButtonAction.WITHDRAW)])
         return InlineKeyboardMarkup([*rows, *([new] if new else []), *([check] if check else [])])
+
+    def analysis_row(self, data: str | None) -> Row:
+        """The 📊 Analysis button (its data: :class:`bot.present.callbacks.AnalyseGame`),
+        or nothing without ``data``."""
+        if data is None:
+            return []
+        return [InlineKeyboardButton("📊 " + self.tr.gettext("Analysis"), callback_data=data)]
 
     def lobby(self, names: Sequence[str], chosen: int, *,
               computer: bool = True) -> InlineKeyboardMarkup:
@@ -227,12 +237,27 @@ class KeyboardBuilder:
         ])
 
 
-# ---------------------------------------------------------------- links
+# ---------------------------------------------------------------- links and inline mode
 
 
 def url_keyboard(text: str, url: str) -> InlineKeyboardMarkup:
     """One button that opens ``url`` (a private chat, a share dialog, a board)."""
     return InlineKeyboardMarkup([[InlineKeyboardButton(text, url=url)]])
+
+
+def join_keyboard(tr: Translator, data: str) -> InlineKeyboardMarkup:
+    """An inline query's lobby result: ✋ Join, ``data`` the game itself
+    (:class:`bot.present.inline.InlineJoin`, the lobby is not stored yet)."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton("✋ " + tr.gettext("Join"),
+                                                       callback_data=data)]])
+
+
+def stacked(markup: InlineKeyboardMarkup | None, below: InlineKeyboardMarkup
+            ) -> InlineKeyboardMarkup:
+    """``markup``'s rows with ``below``'s under them (an inline board with the
+    clock's offer, which has no chat to be sent to)."""
+    rows = markup.inline_keyboard if markup is not None else ()
+    return InlineKeyboardMarkup([*rows, *below.inline_keyboard])
 
 
 # ---------------------------------------------------------------- /games, /lang, /settings

@@ -21,7 +21,7 @@ from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.callbacks import ButtonAction
+from bot.present.callbacks import AnalyseGame, ButtonAction
 from bot.present.fairtext import commitment_lines, luck_line, verify_data, words_line
 from bot.present.i18n import N_, Translator, translator
 from bot.present.keyboards import KeyboardBuilder
@@ -556,6 +556,21 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     return BoardMessage(LINE_BREAK.join(lines), markup, photo, to_draw), lines, drop_order
 
 
+def analysis_data(record: GameRecord) -> str | None:
+    """The 📊 Analysis button's data of a finished game (None before its end)."""
+    if record.status is not Status.FINISHED or not record.engine \
+            or table_of(record).game.result is None:
+        return None
+    return AnalyseGame(record.game_id).format()
+
+
+def kept_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
+    """What a result board keeps once the next game got a board of its own:
+    the 📊 Analysis button (its other buttons belong to the new board)."""
+    row = KeyboardBuilder(tr, record.game_id, record.version).analysis_row(analysis_data(record))
+    return InlineKeyboardMarkup([row]) if row else None
+
+
 def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: ButtonAction | None,
                   source: int | None, viewer: Side | None = None,
                   player: Side | None = None) -> InlineKeyboardMarkup | None:
@@ -578,7 +593,7 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
                          new_game=table.match_over and not record.is_private,
                          answer=offerer is not None and player is not offerer,
                          withdraw=offerer is not None and player in (None, offerer),
-                         verify=verify_data(record))
+                         verify=verify_data(record), analysis=analysis_data(record))
     if record.cancel_by is not None:
         return keys.cancel_offer()
     if player is not None and game.to_act is not player \

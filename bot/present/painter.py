@@ -29,12 +29,15 @@ import logging
 import multiprocessing
 import signal
 import threading
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
 
 from bot.present.render import BoardView, render_png
 from bot.present.render.png import warm_up
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_RESTARTS = 5
 """After this many failed worker processes, boards are painted in a thread
@@ -97,16 +100,20 @@ class Painter:
 
     async def png(self, view: BoardView) -> bytes:
         """``render_png(view)``, painted in the worker process."""
+        return await self.paint(render_png, view)
+
+    async def paint(self, draw: Callable[[T], bytes], what: T) -> bytes:
+        """``draw(what)`` (a picture: a board, an analysis) in the worker process."""
         loop = asyncio.get_running_loop()
         pool = self._worker_pool() if self.processes else None
         if pool is not None:
             try:
-                return await loop.run_in_executor(pool, render_png, view)
+                return await loop.run_in_executor(pool, draw, what)
             except (BrokenProcessPool, OSError):  # it died, or could not be started
-                log.warning("the painter process failed; painting this board in a thread",
+                log.warning("the painter process failed; painting this picture in a thread",
                             exc_info=True)
                 self._drop(pool)
-        return await loop.run_in_executor(self._thread, render_png, view)
+        return await loop.run_in_executor(self._thread, draw, what)
 
     def worker_pids(self) -> list[int]:
         """Process ids of the live workers (for tests and the log)."""

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
 from bot.rules.fairplay import Dealer
-from bot.rules.lobby import VARIANTS, new_lobby
+from bot.rules.lobby import VARIANTS, apply_lobby, new_lobby
 from bot.rules.options import OptionError, engine_options, parse_new_args
-from bot.rules.refusals import Refusal
-from bot.store.records import GameRecord, TableOptions
+from bot.rules.refusals import STALE, Refusal
+from bot.store.records import GameRecord, Status, TableOptions
 from engine.position import Variant
 
 NO_STAKE = N_("Inline games have no chat ledger, so they are never staked. Play for stakes "
@@ -77,3 +78,13 @@ def inline_lobby(inline_message_id: str, chat_id: int, variant: Variant, options
     lobby = new_lobby(chat_id, None, variant, options, creator, dealer)
     return lobby.model_copy(update={"inline_message_id": inline_message_id,
                                     "board_photo": pictures, "game_id": game_id})
+
+
+def join_inline(record: GameRecord, user_id: int, name: str, dealer: Dealer) -> GameRecord:
+    """Join tapped on an inline lobby (its ``ij:`` button): a lobby's Join
+    (:func:`bot.rules.lobby.apply_lobby`; the second player starts the game),
+    stale once the lobby is a game."""
+    if record.status is not Status.LOBBY:
+        raise Refusal(STALE)
+    tap = Callback.lobby(record.game_id, record.version, ButtonAction.JOIN)
+    return apply_lobby(record, user_id, name, tap, dealer)

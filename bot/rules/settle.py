@@ -9,12 +9,58 @@ no.  The balance itself changes only in the store's one script
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from bot.present.i18n import N_
 from bot.present.usertext import clean
+from bot.rules.booking import debts
 from bot.rules.refusals import Refusal
+from bot.rules.settleplan import Ledger, direct_change, planned_for
 from bot.store.records import SettleRequest
 
 GONE = N_("This settle request is no longer open.")
+NO_BALANCE = N_("You have no open balance in this chat.")
+MAX_CANDIDATES = 20
+"""Buttons offered by /settle without a reply (the callback index stays small)."""
+
+
+def pair_request(chat_id: int, requester: int, other: int, amount: int,
+                 names: Mapping[int, str]) -> SettleRequest:
+    """``/settle`` in reply to ``other``'s message: their balance ``amount``
+    (positive: owed to the requester) for ``other`` to confirm."""
+    if not amount:
+        raise Refusal(N_("Nothing to settle between you and {name}."), name=clean(names[other]))
+    return SettleRequest(chat_id=chat_id, requester=requester, other=other, amount=amount,
+                         names={requester: names[requester], other: names[other]})
+
+
+def choice_request(chat_id: int, requester: int, ledger: Ledger, names: Mapping[int, str]
+                   ) -> tuple[SettleRequest, dict[int, int]]:
+    """``/settle`` without a reply: the request that offers the requester a
+    player they have a balance with, or a payment of the settle-up plan they
+    make or receive (up to :data:`MAX_CANDIDATES` of each), and the
+    requester's balances (positive: owed to them); :class:`Refusal` when they
+    have none.
+
+    >>> request, balances = choice_request(-1, 1, {(1, 2): -5, (2, 3): 4}, {1: "Ann"})
+    >>> request.candidates, balances, request.names
+    ((2,), {2: -5}, {1: 'Ann', 2: '2'})
+    """
+    planned = tuple(direct_change(t, requester) for t in planned_for(ledger, requester))
+    balances: dict[int, int] = {}
+    for debt in debts(ledger):
+        if requester in (debt.debtor, debt.creditor):
+            counterpart = debt.creditor if debt.debtor == requester else debt.debtor
+            balances[counterpart] = debt.amount if debt.creditor == requester else -debt.amount
+    if not balances:
+        raise Refusal(NO_BALANCE)
+    candidates = tuple(balances)[:MAX_CANDIDATES]
+    planned = planned[:MAX_CANDIDATES]
+    request = SettleRequest(chat_id=chat_id, requester=requester, candidates=candidates,
+                            planned=planned,
+                            names={uid: names.get(uid, str(uid)) for uid in (
+                                requester, *candidates, *(other for other, _ in planned))})
+    return request, balances
 
 
 def pick(request: SettleRequest, user_id: int, index: int, *, planned: bool

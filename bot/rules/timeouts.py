@@ -26,6 +26,13 @@ def with_deadline(old: GameRecord, new: GameRecord, now: float) -> GameRecord:
     return new if deadline == new.deadline else new.model_copy(update={"deadline": deadline})
 
 
+def time_is_up(record: GameRecord, now: float) -> bool:
+    """The player to act ran out of time: their opponent may claim the win or
+    give more time (the clock running, its deadline passed)."""
+    return (record.status is Status.ACTIVE and record.paused_at is None
+            and record.deadline is not None and record.deadline <= now)
+
+
 def _timed_out_opponent(record: GameRecord, user_id: int, now: float) -> Side:
     """The tapper's side if they may claim a win on time or give more time."""
     side = seat_of(record, user_id)
@@ -33,7 +40,7 @@ def _timed_out_opponent(record: GameRecord, user_id: int, now: float) -> Side:
         raise Refusal(N_("This game is over."))
     if side is None:
         raise Refusal(NOT_PLAYING)
-    if record.deadline is None or record.paused_at is not None or now < record.deadline:
+    if not time_is_up(record, now):
         raise Refusal(N_("The time is not up: the clock was reset, paused or extended."))
     if table_of(record).game.to_act is side:
         raise Refusal(N_("Only your opponent can claim the win on time."))

@@ -27,12 +27,17 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{chat:<id>}:ping:<game id>      where the game's "your turn" ping is
     nardy:{chat:<id>}:views               hash: board message id in this private chat
                                           -> game ref (bot/store/private_boards.py)
+    nardy:{chat:<id>}:finished            zset: the chat's last finished games, kept for
+                                          their analysis (bot/store/finished.py), and
+      :finished:<game>[:analysis|:busy]   each one's record, its analysis as posted, an
+                                          analysis in flight (all expiring)
     nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
     nardy:{flood}:all                     the bot's flood-limit token bucket
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
     nardy:{user:<uid>}:played             set of the chat ids of the user's private and
                                           inline games (their stats, bot/store/played.py)
     nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
+    nardy:{user:<uid>}:finished           zset of the user's last finished games' refs
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
     nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
                                           first reminder, bot/rules/deadlines.py) / lease end
@@ -106,6 +111,14 @@ class Keys:
     def invite(self, token: str) -> list[str]:
         """An invitation's keys: the offer, who used it."""
         return [f"{self.prefix}:{{invite:{token}}}:{name}" for name in ("offer", "used")]
+
+    def finished(self, chat_id: int, game_id: str | None = None, part: str = "") -> str:
+        """The chat's kept finished games (``game_id`` None), one of them, or a
+        ``part`` of it (``:analysis``, ``:busy``): bot/store/finished.py."""
+        return self.chat(chat_id, "finished" if game_id is None else f"finished:{game_id}{part}")
+
+    def user_finished(self, user_id: int) -> str:
+        return f"{self.prefix}:{{user:{user_id}}}:finished"
 
     def stage(self, ref: GameRef) -> str:
         return f"{self.prefix}:{{deadlines}}:stage:{ref}"

@@ -22,7 +22,7 @@ from bot.rules.fairplay import dice_booking
 from bot.rules.matchstate import remember_table, table_of
 from bot.rules.refusals import CHANGED, STALE, Refusal
 from bot.rules.timeouts import with_deadline
-from bot.store import Store, VersionConflict, no_upkeep
+from bot.store import Store, VersionConflict, finished, no_upkeep
 from bot.store.commit import commit
 from bot.store.records import GameRecord, Status
 
@@ -61,6 +61,8 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
         dice = dice_booking(new, table_of(new).game) if new.engine else None
         saved = (await store.finish_game(new, old.version, entry, ledger, stats,
                                          dice=dice)).record
+        if saved.status is Status.FINISHED:  # kept for its analysis (bot/store/finished.py)
+            upkeep = functools.partial(finished.keep, store, saved)
     elif new.game_id != old.game_id:
         saved, upkeep = await store.save_first(new, 0, closes=continued(old, new, now))
     else:

@@ -119,11 +119,12 @@ async def test_a_whole_game_never_shows_its_seed_and_then_verifies(
     run = subprocess.run([sys.executable, "-m", "engine.dice", "verify", str(path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and "all dice verified" in run.stdout, run.stdout + run.stderr
-    head, games = body.split(" Game 1", 1)
+    # the game's own header line (the analysis comments before it name "Game 1" too)
+    head, games = body.split("\n Game 1\n", 1)
     tampered = re.sub(r"\b([1-6])([1-6]):", lambda m: f"{int(m[1]) % 6 + 1}{m[2]}:", games,
                       count=1)
     assert tampered != games
-    path.write_text(head + " Game 1" + tampered)
+    path.write_text(head + "\n Game 1\n" + tampered)
     run = subprocess.run([sys.executable, "-m", "engine.dice", "verify", str(path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "MISMATCH" in run.stdout, run.stdout + run.stderr

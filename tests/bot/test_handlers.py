@@ -300,7 +300,8 @@ async def test_double_take_and_pass(world: World) -> None:
     await world.tap(t.chat, doubler, board, _data(world, board, "P"))
     board = world.board(t.chat)
     assert "the double was passed, 2 points" in board.content
-    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game", "🎲 Verify"]
+    assert [text for text, _ in world.buttons(board)] == [
+        "Rematch", "New game", "🎲 Verify", "📊 Analysis"]
     record = await _record(world, t)
     assert record.status is Status.FINISHED
     history = await world.store.history(t.chat.id)
@@ -350,7 +351,7 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     board = world.board(t.chat)
     assert f"{other.first_name} offers a rematch. {mover.first_name}: accept" in board.content
     assert [text for text, _ in world.buttons(board)] == [
-        "Accept", "Decline", "Withdraw the offer", "New game", "🎲 Verify"]
+        "Accept", "Decline", "Withdraw the offer", "New game", "🎲 Verify", "📊 Analysis"]
     ping = world.server.last_message(t.chat)
     assert ping is not None and "your opponent offers a rematch" in ping.text
     assert mover.first_name in ping.text
@@ -369,15 +370,17 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     await world.tap(t.chat, mover, board, _data(world, board, "x"))
     declined = await _record(world, t)
     assert declined.rematch_by is None and declined.status is Status.FINISHED
-    assert [text for text, _ in world.buttons(board)] == ["Rematch", "New game", "🎲 Verify"]
+    assert [text for text, _ in world.buttons(board)] == [
+        "Rematch", "New game", "🎲 Verify", "📊 Analysis"]
     await world.tap(t.chat, mover, board, _data(world, board, "A"))
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     second = await _record(world, t)
     assert second.status is Status.ACTIVE and second.game_id != first.game_id
     assert "➡" in world.board(t.chat).content
-    # the finished board keeps its result, without buttons; the new game has its own message
+    # the finished board keeps its result and only its 📊 Analysis; the new game has its
+    # own message
     kept = world.server.message(t.chat.id, board.message_id)
-    assert not kept.deleted and not kept.buttons, kept
+    assert not kept.deleted and kept.buttons == [[("📊 Analysis", f"an:{first.game_id}")]], kept
     assert "wins by resignation" in kept.content and "offers a rematch" not in kept.content
     assert world.board(t.chat).message_id != board.message_id
     # New game after the end: the lobby is a new message too, the result stays
@@ -388,7 +391,8 @@ async def test_rematch_and_new_game_after_the_end(world: World) -> None:
     await world.tap(t.chat, other, new_board, _data(world, new_board, "a"))
     await world.tap(t.chat, t.eve, new_board, _data(world, new_board, "N"))
     kept = world.server.message(t.chat.id, new_board.message_id)
-    assert not kept.deleted and not kept.buttons and "wins by resignation" in kept.content
+    assert not kept.deleted and "wins by resignation" in kept.content
+    assert [text for row in kept.buttons for text, _ in row] == ["📊 Analysis"]
     assert "New game" in world.board(t.chat).content
 
 
@@ -402,7 +406,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     board = world.board(t.chat)
     assert "Match to 3" in board.content
     # no New game while the match is not over: nobody wipes it, not even a player
-    assert [text for text, _ in world.buttons(board)] == ["Next game"]
+    assert [text for text, _ in world.buttons(board)] == ["Next game", "📊 Analysis"]
     # a match books its stake once, when it ends (bot/rules/booking.py)
     assert await world.store.balance(t.chat.id, other.id, mover.id) == 0
     between = await _record(world, t)
@@ -461,7 +465,7 @@ async def test_a_match_between_games_ends_by_both_players_and_books_nothing(
     # keep playing: the match goes on
     await world.tap(t.chat, other, board, _data(world, board, "K"))
     assert (await _record(world, t)).cancel_by is None
-    assert [text for text, _ in world.buttons(world.board(t.chat))] == ["Next game"]
+    assert [text for text, _ in world.buttons(world.board(t.chat))] == ["Next game", "📊 Analysis"]
     # both agree: the match ends, nothing is booked, and the chat is free again
     sent = await world.send(t.chat, other, "/cancel")
     await world.reply(t.chat, sent, "Cancel proposed")

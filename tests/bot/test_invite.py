@@ -284,7 +284,8 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
     boards = {side: world.server.message(v.chat_id, v.message_id) for side, v in views.items()}
     for board in boards.values():
         assert "wins by resignation" in board.content
-        assert [text for text, _ in world.buttons(board)] == ["Rematch", "🎲 Verify"]  # no New game
+        assert [text for text, _ in world.buttons(board)] == [
+            "Rematch", "🎲 Verify", "📊 Analysis"]  # no New game
     assert not [m for m in _pings(world, p) if not m.deleted]
     assert not await world.store.user_games(p.alice.id)
     history = await world.store.history(record.chat_id)
@@ -302,9 +303,9 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
     assert offered is not None and offered.game_id == record.game_id
     assert offered.rematch_by == p.alice.id and offered.status is Status.FINISHED
     assert [text for text, _ in world.buttons(boards[Side.WHITE])] == [
-        "Withdraw the offer", "🎲 Verify"]
+        "Withdraw the offer", "🎲 Verify", "📊 Analysis"]
     assert [text for text, _ in world.buttons(boards[Side.BLACK])] == [
-        "Accept", "Decline", "🎲 Verify"]
+        "Accept", "Decline", "🎲 Verify", "📊 Analysis"]
     assert "your opponent offers a rematch" in (
         world.server.last_message(boards[Side.BLACK].chat) or boards[Side.BLACK]).text
     await world.tap(boards[Side.BLACK].chat, p.bob, boards[Side.BLACK], text="Accept")

@@ -50,10 +50,16 @@ LOBBY = {"v": frozenset({OWNER, INTRUDER}), "j": frozenset({OTHER, INTRUDER}),
          "q": ONLY, "X": frozenset({OWNER, INTRUDER}), "H": ONLY}
 """A lobby opened by the intruder's role (not seated), the owner seated (so
 Play the bot is the owner's alone: the others would take away their game)."""
+UNVERSIONED = {"dv": ANYONE, "an": ANYONE}
+"""Buttons bound to no record version, by kind: 🎲 Verify and 📊 Analysis
+only read the game (anyone in the chat may look; nothing changes)."""
 INLINE_LOBBY = {"v": ONLY, "j": frozenset({OTHER, INTRUDER}), "q": ONLY, "X": ONLY}
 """An inline lobby: whoever tapped Join first made it and sits in it; no Play the bot."""
 AFTER_INLINE = {"A": PLAYERS}
 """After an inline game: no New game (there is no chat to open a lobby in)."""
+INLINE_UNVERSIONED = {"dv": PLAYERS, "an": PLAYERS}
+"""An inline game's dice and analysis are its players' (like a private game's:
+the bot is not in the chat, so it answers in the player's private chat)."""
 
 
 @dataclass
@@ -100,17 +106,23 @@ def _versioned(data: str, delta: int) -> str:
 
 
 async def check(world: World, p: People, scene: str, owner: User,
-                rules: dict[str, frozenset[str]], *, other: User | None = None) -> Message:
+                rules: dict[str, frozenset[str]], *, other: User | None = None,
+                unversioned: dict[str, frozenset[str]] = UNVERSIONED) -> Message:
     """Tap every button of the board as every role ``rules`` leaves out, and
     as the rightful role from the version before and the version after;
-    each tap must be refused with an alert and change nothing."""
+    each tap must be refused with an alert and change nothing.  Buttons bound
+    to no version (``unversioned``, by kind) are tapped by every role: refused
+    for those left out, answered without an alert for the others, and
+    nothing changes either way."""
     board = world.board(p.chat)
     before = await _record(world, p)
     shown, content = world.buttons(board), board.content
-    # 🎲 Verify is anyone's and changes no record (tests/bot/test_fair_dice.py)
     versioned = [(text, data) for text, data in shown if data.startswith(("g:", "l:"))]
     actions = {_action(data) for _, data in versioned}
     assert actions <= set(rules), f"{scene}: no rule for {actions - set(rules)}"
+    others = [(text, data) for text, data in shown if (text, data) not in versioned]
+    kinds = {data.split(":")[0] for _, data in others}
+    assert kinds <= set(unversioned), f"{scene}: no rule for {kinds - set(unversioned)}"
     people = {OWNER: owner, OTHER: other or p.other(owner), INTRUDER: p.eve}
 
     async def unchanged(why: str) -> None:
@@ -120,6 +132,16 @@ async def check(world: World, p: People, scene: str, owner: User,
             f"{scene}: {why} changed the board")
         assert world.board(p.chat).message_id == board.message_id, f"{scene}: {why} reposted"
 
+    for text, data in others:
+        allowed = unversioned[data.split(":")[0]]
+        for role in (INTRUDER, OWNER, OTHER):
+            answer = await world.tap(p.chat, people[role], board, data)
+            # an allowed tap may still be told something (where the answer goes)
+            refused = answer.show_alert and answer.text == "This button does not work any more."
+            assert refused is (role not in allowed), (scene, text, role, answer)
+            await unchanged(f"{role} tapping {text!r}")
+            if role in allowed:
+                break  # once is enough: every allowed role is answered alike
     for number, (text, data) in enumerate(versioned):
         allowed = rules[_action(data)]
         for role in (OWNER, OTHER, INTRUDER):
@@ -271,10 +293,12 @@ async def test_every_button_of_an_inline_game(world: World) -> None:
     await _tap(world, p, resigner, "o")
     await _tap(world, p, resigner, "R")
     await _tap(world, p, p.other(resigner), "a")
-    await check(world, p, "after an inline game", alice, AFTER_INLINE)
+    await check(world, p, "after an inline game", alice, AFTER_INLINE,
+                unversioned=INLINE_UNVERSIONED)
     await _tap(world, p, bob, "A")
     offered = {action: rule for action, rule in OFFERED.items() if action != "N"}
-    await check(world, p, "inline rematch offered", alice, offered, other=bob)
+    await check(world, p, "inline rematch offered", alice, offered, other=bob,
+                unversioned=INLINE_UNVERSIONED)
 
 
 async def test_the_hint_is_the_movers_alone(world: World) -> None:

@@ -18,6 +18,7 @@ from telegram.ext import (
 )
 
 from bot.edge.handlers import (
+    analysis,
     board,
     buttons,
     chat,
@@ -52,6 +53,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                             (games.on_show, (Kind.SHOW,)),
                             (fair.on_verify_button, (Kind.VERIFY,)),
                             (which.on_pick, (Kind.PICK,)),
+                            (analysis.on_analysis_button, (Kind.ANALYSIS,)),
                             (inline.on_join, (Kind.INLINE,))):
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
     app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))

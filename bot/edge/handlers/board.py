@@ -55,6 +55,7 @@ from bot.present.messages import (
     TEXT,
     BoardMessage,
     board_message,
+    kept_keyboard,
     lobby_message,
     notification,
     painted,
@@ -90,29 +91,29 @@ def is_lobby(record: GameRecord) -> bool:
 
 
 def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
-           picture: bool = True, **ui: object) -> BoardMessage:
-    """The board (or lobby) message; ``ui`` may also name the ``player`` whose
-    own board it is; ``picture=False`` leaves a picture board's picture out
-    (a keyboard-only redraw keeps the one posted)."""
+           style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
+    """The board (or lobby) message in the chat's board style (or ``style``);
+    ``ui`` may also name the ``player`` whose own board it is;
+    ``picture=False`` leaves a picture board's picture out (a keyboard-only
+    redraw keeps the one posted)."""
     if is_lobby(record):
         return BoardMessage(*lobby_message(tr, record))
-    return board_message(tr, record, style=settings.board_style, picture=picture,
+    return board_message(tr, record, style=style or settings.board_style, picture=picture,
                          orientation=settings.orientation, **ui)  # type: ignore[arg-type]
 
 
 async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,
-               picture: bool = True, **ui: object) -> BoardMessage:
+               style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
     """:func:`render`, with the picture painted by :data:`bot.present.painter.PAINTER`
     (in its own process: the loop goes on answering taps meanwhile)."""
-    board = render(tr, record, settings, picture=picture, **ui)
+    board = render(tr, record, settings, style=style, picture=picture, **ui)
     if board.picture is None:
         return board
     try:
         return painted(board, await PAINTER.png(board.picture))
     except Exception:  # a board is always shown: this once as text (the next edit retries)
         log.exception("cannot paint the board of game %s; showing it as text", record.game_id)
-        text = settings.model_copy(update={"board_style": TEXT})
-        return render(tr, record, text, picture=False, **ui)
+        return render(tr, record, settings, style=TEXT, picture=False, **ui)
 
 
 class Viewer(NamedTuple):
@@ -197,7 +198,8 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
         await repost(context, tr, record, settings=settings, delete_old=True)
         return True
     same_picture = bool(ui) or keyboard_only
-    board = await draw(tr, record, settings, picture=not same_picture, **ui)
+    board = await draw(tr, record, settings, style=settings.board_style,
+                       picture=not same_picture, **ui)
     if board.photo is None and record.board_photo:  # not painted: the text board replaces it
         await repost(context, tr, record, settings=settings, delete_old=True)
         return True
@@ -235,7 +237,8 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
         return True
     same_picture = bool(ui) or keyboard_only
     message = await draw(view_translator(settings, view.language), record, settings,
-                         picture=not same_picture, player=view.viewer, **ui)
+                         style=settings.board_style, picture=not same_picture,
+                         player=view.viewer, **ui)
     if message.photo is None and view.photo:  # not painted: the text board replaces it
         await post_views(context, tr, record, again)
         return True
@@ -256,7 +259,8 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
 async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
                               new: GameRecord) -> None:
     """A new game (or lobby) started from ``old``'s finished board: that board
-    keeps its result visible (its final caption, no buttons) and the new one
+    keeps its result visible (its final caption; of its buttons only 📊
+    Analysis) and the new one
     gets a message of its own; a private game's boards are its views, and
     are redrawn in place."""
     if old.is_private or old.board_message_id is None:
@@ -264,11 +268,12 @@ async def start_from_finished(context: Context, tr: Translator, old: GameRecord,
         return
     settings = await chat_settings(context, old.chat_id)
     final = old.model_copy(update={"rematch_by": None, "cancel_by": None})
-    board = await draw(await board_translator(context, settings, tr), final, settings,
-                       picture=False)
+    shown_in = await board_translator(context, settings, tr)
+    board = await draw(shown_in, final, settings, picture=False)
     with contextlib.suppress(BadRequest):  # gone or unchanged: the new board is posted anyway
         await _edit_message(context, (old.chat_id, old.board_message_id),
-                            BoardMessage(board.text, None, board.photo), keyboard_only=True)
+                            BoardMessage(board.text, kept_keyboard(shown_in, final),
+                                         board.photo), keyboard_only=True)
     posted = await repost(context, tr, new.model_copy(update={"board_message_id": None}),
                           strip_old=False, settings=settings)
     for view in posted.views:  # they showed the old game: a full redraw, not a keyboard

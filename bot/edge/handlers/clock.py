@@ -162,7 +162,8 @@ def _proposal(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None
     return proposal_keyboard(tr, record.game_id, paused=record.paused_at is not None)
 
 
-def _timeout_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
+def timeout_offer(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
+    """Claim win / Give more time (as long as the time control's period)."""
     return timeout_keyboard(tr, record.game_id, duration(tr, record.options.time_control or 0))
 
 
@@ -180,12 +181,12 @@ async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> No
     if private:
         try:
             await context.bot.send_message(winner.user_id, text,
-                                           reply_markup=_timeout_keyboard(tr, record))
+                                           reply_markup=timeout_offer(tr, record))
         except (Forbidden, BadRequest) as error:  # an inline game's board offers it too
             if not unreachable(error):
                 raise
     else:
-        await _post(context, record, text, _timeout_keyboard(tr, record))
+        await _post(context, record, text, timeout_offer(tr, record))
     await edit(context, tr, record)  # the board says the time ran out
 
 

@@ -7,6 +7,7 @@ game, or a list to pick from)."""
 from __future__ import annotations
 
 import io
+import logging
 from html import escape
 
 from telegram import Update
@@ -46,6 +47,8 @@ from bot.rules.refusals import GAME_LIMIT, Refusal
 from bot.store.layout import GameLimit
 from bot.store.records import GameRecord, Player, Status
 from bot.store.saving import commit_game
+
+log = logging.getLogger(__name__)
 
 LOBBY_OPEN = N_("You have a lobby open here already:")
 OVER = N_("This game is over.")
@@ -159,9 +162,19 @@ async def cancel(update: Update, context: Context) -> None:
 
 
 async def _export(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
+    """``/export``: the game (or match) as a ``.mat`` file; a finished game
+    with its analysis as comments (computed off the loop, or the one 📊 made)."""
+    from bot.edge.handlers.analysis import analysed
     from bot.present.export import export_text
+    from bot.rules.review import analysable
 
-    name, body = export_text(record)
+    analysis = None
+    if analysable(record):
+        try:
+            analysis = await analysed(record)
+        except Exception:  # the file is worth sending without it
+            log.exception("cannot analyse game %s for /export", record.game_id)
+    name, body = export_text(record, analysis)
     message = update.effective_message
     assert message is not None
     await message.reply_document(io.BytesIO(body.encode()), filename=name, do_quote=False,

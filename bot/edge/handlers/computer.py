@@ -88,7 +88,8 @@ def _drop_pool(broken: Executor) -> None:
 
 async def in_pool(work: Callable[[Q], A], question: Q) -> A:
     """``work(question)`` in the shared worker pool (:func:`pool`), awaited
-    on the event loop: the computer's thinking, and hints (bot/edge/handlers/hints.py)."""
+    on the event loop: the computer's thinking, hints (bot/edge/handlers/hints.py)
+    and analyses (bot/edge/handlers/analysis.py)."""
     workers = pool()
     try:
         return await asyncio.get_running_loop().run_in_executor(workers, work, question)

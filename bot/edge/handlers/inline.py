@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
-from telegram import InlineKeyboardMarkup, InputMediaPhoto, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, InputMediaPhoto, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
@@ -43,28 +44,32 @@ from bot.edge.handlers.board import (
     redraw_stale,
     render,
 )
+from bot.edge.handlers.clock import timeout_offer
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
     Context,
     alert_text,
+    chat_settings,
     display_name,
     get_dealer,
     get_store,
     translator_for,
+    update_settings,
 )
-from bot.present.callbacks import ButtonAction, Callback, CallbackDataError
+from bot.present.callbacks import CallbackDataError
 from bot.present.i18n import Translator
 from bot.present.inline import InlineJoin, inline_results
-from bot.present.keyboards import timeout_keyboard
-from bot.present.messages import PICTURE, TEXT, duration
+from bot.present.keyboards import stacked
+from bot.present.messages import PICTURE, TEXT
 from bot.rules import deadlines
-from bot.rules.inline import inline_lobby
-from bot.rules.lobby import apply_lobby
+from bot.rules.chatsettings import with_board_language
+from bot.rules.inline import inline_lobby, join_inline
 from bot.rules.refusals import STALE, Refusal
+from bot.rules.timeouts import time_is_up
 from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
-from bot.store.records import ChatSettings, GameRecord, Status, settings_key
+from bot.store.records import ChatSettings, GameRecord
 from bot.store.saving import save_first
 
 log = logging.getLogger(__name__)
@@ -132,57 +137,60 @@ async def on_join(update: Update, context: Context) -> None:
     if join is None or inline_id is None:
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
         return
+    await _board_language(context, inline_chat_id(inline_id), join.language)
+    try:
+        saved, upkeep = await _join(context, query, inline_id, join)
+    except (Refusal, VersionConflict) as refused:
+        await _refused(context, tr, query, inline_id,
+                       refused if isinstance(refused, Refusal) else Refusal(STALE))
+        return
+    try:
+        await query.answer()
+    finally:
+        await upkeep()  # the indexes after the answer, as for a lobby's Join
+    await edit(context, tr, saved)
+
+
+async def _join(context: Context, query: CallbackQuery, inline_id: str, join: InlineJoin
+                ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
+    """The tapper joins the message's lobby (made now if it is not stored
+    yet): the lobby or game saved, and the index upkeep left for after the answer."""
     store, user = get_store(context), query.from_user
     dealer = get_dealer(context).tapped(query.id)
-    chat_id = inline_chat_id(inline_id)
     upkeep = []
-    await _board_language(context, chat_id, join.language)
 
     async def load() -> GameRecord:
         found = await inline_game(store, inline_id)
         return found if found is not None else inline_lobby(
-            inline_id, chat_id, join.variant, join.options, user.id, dealer,
+            inline_id, inline_chat_id(inline_id), join.variant, join.options, user.id, dealer,
             pictures=media_chat(context) is not None, game_id=lobby_id(inline_id))
-
-    def joined(record: GameRecord) -> GameRecord:
-        if record.status is not Status.LOBBY:
-            raise Refusal(STALE)
-        tap = Callback.lobby(record.game_id, record.version, ButtonAction.JOIN)
-        return apply_lobby(record, user.id, display_name(user), tap, dealer)
 
     async def write(old: GameRecord, new: GameRecord) -> GameRecord:
         saved, after_answer = await save_first(store, old, new)
         upkeep.append(after_answer)
         return saved
 
-    try:
-        _, saved = await commit(load, joined, write, retries=2)
-    except (Refusal, VersionConflict) as refused:
-        refusal = refused if isinstance(refused, Refusal) else Refusal(STALE)
-        await query.answer(alert_text(tr, refusal), show_alert=True)
-        current = await inline_game(store, inline_id)
-        if current is not None and not 0 <= time.time() - current.updated_at < REPAIR_GRACE:
-            await redraw_stale(context, tr, current)  # the message is behind its game
-        return
-    try:
-        await query.answer()
-    finally:
-        for after_answer in upkeep[-1:]:
-            await after_answer()
-    await edit(context, tr, saved)
+    _, saved = await commit(
+        load, lambda record: join_inline(record, user.id, display_name(user), dealer),
+        write, retries=2)
+    return saved, upkeep[-1]
+
+
+async def _refused(context: Context, tr: Translator, query: CallbackQuery, inline_id: str,
+                   refusal: Refusal) -> None:
+    """A refused Join: the alert, and the message redrawn if it is behind its game."""
+    await query.answer(alert_text(tr, refusal), show_alert=True)
+    current = await inline_game(get_store(context), inline_id)
+    if current is not None and not 0 <= time.time() - current.updated_at < REPAIR_GRACE:
+        await redraw_stale(context, tr, current)
 
 
 async def _board_language(context: Context, chat_id: int, language: str) -> None:
     """The boards of an inline game speak the language its result was shown in
-    (noted once, as a group's first board notes its language)."""
-
-    def note(current: ChatSettings | None) -> ChatSettings:
-        current = current or ChatSettings(chat_id=chat_id)
-        if current.board_language:
-            return current
-        return current.model_copy(update={"board_language": language})
-
-    await get_store(context).update(settings_key(chat_id), note)
+    (noted once, as a group's first board notes its language; nobody can fix
+    an inline game's language with /lang)."""
+    await update_settings(context, chat_id,
+                          lambda current: with_board_language(current, chat_id, language))
 
 
 # ---------------------------------------------------------------- the inline message
@@ -192,15 +200,14 @@ async def edit_board(context: Context, tr: Translator, record: GameRecord,
                      ui: dict[str, object], *, keyboard_only: bool = False) -> None:
     """Redraw an inline game's message (see the module doc); ``ui`` and
     ``keyboard_only`` as for a chat's board (the picture stays)."""
-    store = get_store(context)
-    settings = await store.chat_settings(record.chat_id)
+    settings = await chat_settings(context, record.chat_id)
     tr = await board_translator(context, settings, tr)
     picture = record.board_photo and not is_lobby(record) and media_chat(context) is not None
     styles = (PICTURE, TEXT) if picture else (TEXT, PICTURE)
     for attempt, style in enumerate(styles):
         try:
-            await _edit_as(context, tr, record, settings.model_copy(
-                update={"board_style": style}), same_picture=bool(ui) or keyboard_only, ui=ui)
+            await _edit_as(context, tr, record, settings, style,
+                           same_picture=bool(ui) or keyboard_only, ui=ui)
         except BadRequest as error:
             reason = error.message.lower()
             if is_not_modified(error):
@@ -213,21 +220,22 @@ async def edit_board(context: Context, tr: Translator, record: GameRecord,
             raise
         break
     if not ui:
-        await store.mark_shown(record, (record.chat_id, 0))
+        await get_store(context).mark_shown(record, (record.chat_id, 0))
 
 
 async def _edit_as(context: Context, tr: Translator, record: GameRecord,
-                   settings: ChatSettings, *, same_picture: bool, ui: dict[str, object]) -> None:
-    """One edit of the message as a text board or as a picture board."""
+                   settings: ChatSettings, style: str, *, same_picture: bool,
+                   ui: dict[str, object]) -> None:
+    """One edit of the message as a text board or (``style``) as a picture board."""
     inline_id = record.inline_message_id
-    if settings.board_style == TEXT:
-        board = render(tr, record, settings, picture=False, **ui)
+    if style == TEXT:
+        board = render(tr, record, settings, style=TEXT, picture=False, **ui)
         await context.bot.edit_message_text(board.text, inline_message_id=inline_id,
                                             reply_markup=_with_clock(tr, record, board.markup))
         return
-    board = await draw(tr, record, settings, picture=not same_picture, **ui)
+    board = await draw(tr, record, settings, style=PICTURE, picture=not same_picture, **ui)
     if board.photo is None:  # not painted (draw fell back to text): the picture stays
-        board = render(tr, record, settings, picture=False, **ui)
+        board = render(tr, record, settings, style=PICTURE, picture=False, **ui)
     markup = _with_clock(tr, record, board.markup)
     file_id = await _upload(context, board.photo) if board.photo else None
     if file_id is not None:
@@ -256,10 +264,6 @@ def _with_clock(tr: Translator, record: GameRecord, markup: InlineKeyboardMarkup
                 ) -> InlineKeyboardMarkup | None:
     """Once the player to move ran out of time, the inline board carries the
     opponent's Claim win / Give more time (there is no chat to offer them in)."""
-    if record.status is not Status.ACTIVE or record.paused_at is not None \
-            or record.deadline is None or record.deadline > deadlines.now():
+    if not time_is_up(record, deadlines.now()):
         return markup
-    rows = [*(markup.inline_keyboard if markup is not None else ()),
-            *timeout_keyboard(tr, record.game_id,
-                              duration(tr, record.options.time_control or 0)).inline_keyboard]
-    return InlineKeyboardMarkup(rows)
+    return stacked(markup, timeout_offer(tr, record))

@@ -21,7 +21,7 @@ from urllib.parse import quote
 from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
-from bot.edge.handlers import games
+from bot.edge.handlers import analysis, games
 from bot.edge.handlers.board import Viewer, notify, post_views
 from bot.edge.handlers.common import (
     Context,
@@ -116,7 +116,7 @@ async def start(update: Update, context: Context) -> None:
         await accept(update, context, token)
     elif payload == games.START_PAYLOAD:
         await games.send_list(update, context, await translator_for(update, context))
-    else:
+    elif not await analysis.start_analysis(update, context, payload):
         await help_command(update, context)
 
 

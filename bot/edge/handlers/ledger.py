@@ -31,6 +31,7 @@ from bot.edge.handlers.common import (
     display_name,
     get_store,
     parse_tap,
+    refusal_text,
     reply,
     translator_for,
 )
@@ -43,8 +44,17 @@ from bot.rules import computer
 from bot.rules.booking import Debt, debts, ledger_table, summed
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.refusals import Refusal
-from bot.rules.settle import GONE, chosen, may_confirm, may_refuse, pick, with_balance
-from bot.rules.settleplan import direct_change, plan, planned_for
+from bot.rules.settle import (
+    GONE,
+    choice_request,
+    chosen,
+    may_confirm,
+    may_refuse,
+    pair_request,
+    pick,
+    with_balance,
+)
+from bot.rules.settleplan import plan
 from bot.store import Store, StoreError
 from bot.store.played import played_stats
 from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
@@ -54,8 +64,6 @@ from engine.scoring import ResultKind
 HISTORY_DEFAULT = 10
 HISTORY_MAX = 50
 TOP_SIZE = 10
-MAX_CANDIDATES = 20
-"""Buttons offered by /settle without a reply (the callback index stays small)."""
 
 
 def _chat_id(update: Update) -> int:
@@ -358,41 +366,26 @@ async def settle(update: Update, context: Context) -> None:
     names = await names_in(store, chat_id)
     names[user.id] = display_name(user)
     other = _replied_user(update.effective_message)
+    if other is not None and other.id == user.id:
+        await reply(update, tr.gettext("Reply to the other player's message to settle "
+                                       "with them."))
+        return
+    try:
+        if other is not None:
+            names[other.id] = display_name(other)
+            request = pair_request(chat_id, user.id, other.id,
+                                   await store.balance(chat_id, user.id, other.id), names)
+        else:
+            request, balances = choice_request(chat_id, user.id, await store.ledger(chat_id),
+                                               names)
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
+        return
+    await store.put_settle(request)
     if other is not None:
-        if other.id == user.id:
-            await reply(update, tr.gettext("Reply to the other player's message to settle "
-                                           "with them."))
-            return
-        names[other.id] = display_name(other)
-        amount = await store.balance(chat_id, user.id, other.id)
-        if not amount:
-            await reply(update, tr.gettext("Nothing to settle between you and {name}.",
-                                           name=html_text(names[other.id])))
-            return
-        request = SettleRequest(chat_id=chat_id, requester=user.id, other=other.id,
-                                amount=amount, names={user.id: names[user.id],
-                                                      other.id: names[other.id]})
-        await store.put_settle(request)
         text, keyboard = prompt(tr, request)
         await reply(update, text, reply_markup=keyboard)
         return
-    balances: dict[int, int] = {}
-    everybody = await store.ledger(chat_id)
-    planned = tuple(direct_change(t, user.id) for t in planned_for(everybody, user.id))
-    for debt in debts(everybody):
-        if user.id in (debt.debtor, debt.creditor):
-            counterpart = debt.creditor if debt.debtor == user.id else debt.debtor
-            balances[counterpart] = debt.amount if debt.creditor == user.id else -debt.amount
-    if not balances:
-        await reply(update, tr.gettext("You have no open balance in this chat."))
-        return
-    candidates = tuple(balances)[:MAX_CANDIDATES]
-    planned = planned[:MAX_CANDIDATES]
-    request = SettleRequest(chat_id=chat_id, requester=user.id, candidates=candidates,
-                            planned=planned,
-                            names={uid: names.get(uid, str(uid)) for uid in (
-                                user.id, *candidates, *(other for other, _ in planned))})
-    await store.put_settle(request)
     await reply(update, tr.gettext("Settle up with whom? (Or reply to their message with "
                                    "/settle.)"), reply_markup=choices(tr, request, balances))
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from telegram import BotCommand, BotCommandScope, BotCommandScopeDefault, Update
 
-from bot.edge.handlers import clock, commands, fair, games, invite, ledger, settings
+from bot.edge.handlers import analysis, clock, commands, fair, games, invite, ledger, settings
 from bot.edge.handlers.common import Context, reply, translator_for
 from bot.present.help import help_text
 from bot.present.i18n import N_, Translator
@@ -72,6 +72,11 @@ COMMANDS: tuple[Command, ...] = (
                     "or an admin decides)")),
     Command("export", commands.export, N_("Send the game record as a file"),
             help=N_("/export — the game record as a text file")),
+    Command("analyze", analysis.analyze,
+            N_("Analysis of the last finished game (reply to a board: of that game)"),
+            help=N_("/analyze — the last finished game's analysis: each player's error rate, "
+                    "mistakes and luck, as a picture (reply to a board: that game's); the 📊 "
+                    "button on a result does the same")),
     Command("seed", fair.seed, N_("Mix your own words into the dice of the next game"),
             help=N_("/seed words — mix your words into the dice while the lobby is open; "
                     "/verify — the dice's commitment, and after the game its seed, to check "

@@ -1,0 +1,186 @@
+"""The last finished games of a chat, kept for their analysis (/analyze, 📊).
+
+A chat's game record is replaced as soon as someone opens a new lobby or the
+next game of a match starts, and a match keeps its earlier games only packed
+for /export.  So when a game ends its record is also kept here, beside the
+chat's other keys, for :data:`KEEP_DAYS` days, the newest :data:`CAP` per
+chat (and, so that a private chat finds its player's games, the newest
+:data:`CAP` refs per player):
+
+    nardy:{chat:<id>}:finished             zset "<topic or 0>:<game id>" -> finished at
+    nardy:{chat:<id>}:finished:<game id>   hash {v, d}: the GameRecord at its end (its
+                                           match's earlier games left out)
+    nardy:{chat:<id>}:finished:<game id>:analysis   hash "<language>:<style>" -> the
+                                           analysis as posted (opaque JSON), and
+                                           "at:<chat id>" -> when it was last posted there
+    nardy:{chat:<id>}:finished:<game id>:busy       string with expiry: being analysed
+    nardy:{user:<uid>}:finished            zset of the player's finished game refs -> at
+
+All of it expires; nothing here is the truth of a game (the ledger and the
+history are booked by :meth:`bot.store.Store.finish_game`), so a lost entry
+only means an old game can no longer be analysed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from bot.store import Store
+from bot.store.records import GameRecord, GameRef, Status, decode, encode
+
+KEEP_DAYS = 30
+TTL = KEEP_DAYS * 24 * 3600
+CAP = 20
+"""Finished games kept per chat (and refs per player)."""
+BUSY_LEASE = 120
+"""Seconds an analysis in flight holds its game: a worker that died while
+analysing frees it after this."""
+
+
+def _index(store: Store, chat_id: int) -> str:
+    return store.keys.finished(chat_id)
+
+
+def _entry(store: Store, chat_id: int, game_id: str, part: str = "") -> str:
+    return store.keys.finished(chat_id, game_id, part)
+
+
+def _user(store: Store, user_id: int) -> str:
+    return store.keys.user_finished(user_id)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _member(record: GameRecord) -> str:
+    return f"{record.thread_id or 0}:{record.game_id}"
+
+
+def kept_copy(record: GameRecord) -> GameRecord:
+    """What is kept of a finished record: all but its match's earlier games
+    (only /export reads those, from the live record)."""
+    engine = {key: value for key, value in record.engine.items() if key != "earlier"}
+    return record.model_copy(update={"engine": engine})
+
+
+async def keep(store: Store, record: GameRecord, now: float | None = None) -> None:
+    """Keep a finished game (idempotent: keeping it again refreshes its
+    expiry; it is ordered by when it ended, ``now`` or its last change)."""
+    if record.status is not Status.FINISHED or not record.engine:
+        return
+    now = record.updated_at if now is None else now
+    chat = record.chat_id
+    index = _index(store, chat)
+    pipe = store.redis.pipeline(transaction=True)
+    entry = _entry(store, chat, record.game_id)
+    pipe.hset(entry, mapping={"v": record.version, "d": encode(kept_copy(record))})
+    pipe.expire(entry, TTL)
+    pipe.zadd(index, {_member(record): now})
+    pipe.zrange(index, 0, -CAP - 1)
+    pipe.zremrangebyrank(index, 0, -CAP - 1)
+    pipe.expire(index, TTL)
+    evicted = (await pipe.execute())[3]
+    if evicted:  # they would expire anyway; a crash before this only delays it
+        games = [_text(member).partition(":")[2] for member in evicted]
+        await store.redis.delete(*[_entry(store, chat, game, part) for game in games
+                                   for part in ("", ":analysis", ":busy")])
+    ref = str(record.ref)
+    for player in record.players:
+        if player.user_id <= 0:  # the computer has no private chat to ask in
+            continue
+        user = _user(store, player.user_id)
+        pipe = store.redis.pipeline(transaction=True)
+        pipe.zadd(user, {ref: now})
+        pipe.zremrangebyrank(user, 0, -CAP - 1)
+        pipe.expire(user, TTL)
+        await pipe.execute()
+
+
+async def load(store: Store, chat_id: int, game_id: str) -> GameRecord | None:
+    """The kept record of a finished game of the chat, None if it is not kept
+    (never was, expired, or pushed out by newer games)."""
+    name = _entry(store, chat_id, game_id)
+    version, raw = await store.redis.hmget(name, ["v", "d"])
+    if raw is None:
+        return None
+    record: GameRecord = decode(GameRecord, name, raw, int(_text(version or b"0")))
+    if record.chat_id != chat_id or record.game_id != game_id:
+        return None
+    return record
+
+
+async def _kept(store: Store, chat_id: int, thread_id: int | None, any_topic: bool
+                ) -> AsyncIterator[GameRecord]:
+    members = await store.redis.zrevrange(_index(store, chat_id), 0, -1)
+    for member in map(_text, members):
+        thread, _, game_id = member.partition(":")
+        if any_topic or int(thread or 0) == (thread_id or 0):
+            record = await load(store, chat_id, game_id)
+            if record is not None:
+                yield record
+
+
+async def recent(store: Store, chat_id: int, thread_id: int | None = None, *,
+                 any_topic: bool = False) -> list[GameRecord]:
+    """The chat's kept games, newest first: of one topic, or of all with ``any_topic``."""
+    return [record async for record in _kept(store, chat_id, thread_id, any_topic)]
+
+
+async def last(store: Store, chat_id: int, thread_id: int | None) -> GameRecord | None:
+    """The newest kept game of a chat's topic (or of the chat outside topics)."""
+    async for record in _kept(store, chat_id, thread_id, False):
+        return record
+    return None
+
+
+async def last_of_user(store: Store, user_id: int) -> GameRecord | None:
+    """The newest kept game the user played, in any chat (for a private
+    chat: a private game's boards live in the players' chats)."""
+    user = _user(store, user_id)
+    for member in map(_text, await store.redis.zrevrange(user, 0, -1)):
+        ref = GameRef.parse(member)
+        record = await load(store, ref.chat_id, ref.game_id)
+        if record is not None and any(p.user_id == user_id for p in record.players):
+            return record
+        await store.redis.zrem(user, member)  # expired or pushed out: drop the ref
+    return None
+
+
+# -- the analysis of a kept game -------------------------------------------------
+
+
+async def claim(store: Store, chat_id: int, game_id: str, lease: int = BUSY_LEASE) -> bool:
+    """Take the game for analysing; False while another analysis of it is in
+    flight (in any worker).  :func:`release` it when done."""
+    name = _entry(store, chat_id, game_id, ":busy")
+    return bool(await store.redis.set(name, "1", nx=True, ex=lease))
+
+
+async def release(store: Store, chat_id: int, game_id: str) -> None:
+    await store.redis.delete(_entry(store, chat_id, game_id, ":busy"))
+
+
+async def posted(store: Store, chat_id: int, game_id: str, form: str) -> str | None:
+    """The analysis of the game as posted before in ``form`` (a language and
+    a style, e.g. ``"ru:png"``): the caller's opaque JSON, None if none."""
+    raw = await store.redis.hget(_entry(store, chat_id, game_id, ":analysis"), form)
+    return None if raw is None else _text(raw)
+
+
+async def note_posted(store: Store, chat_id: int, game_id: str, form: str, value: str,
+                      where: int, now: float | None = None) -> None:
+    """Remember the analysis as posted in ``form`` and when it was posted in chat ``where``."""
+    name = _entry(store, chat_id, game_id, ":analysis")
+    pipe = store.redis.pipeline(transaction=True)
+    pipe.hset(name, mapping={form: value, f"at:{where}": time.time() if now is None else now})
+    pipe.expire(name, TTL)
+    await pipe.execute()
+
+
+async def posted_at(store: Store, chat_id: int, game_id: str, where: int) -> float | None:
+    """When the game's analysis was last posted in chat ``where``, if ever."""
+    raw = await store.redis.hget(_entry(store, chat_id, game_id, ":analysis"), f"at:{where}")
+    return None if raw is None else float(_text(raw))

@@ -328,7 +328,7 @@ async def test_a_private_games_boards_each_get_the_analysis_and_nobody_else(
 
 
 async def _record_of(world: World, record: GameRecord) -> GameRecord:
-    fresh = await world.store.load_game(record.chat_id, record.thread_id)
+    fresh = await chat_game(world.store, record.chat_id, record.thread_id)
     assert fresh is not None
     return fresh
 

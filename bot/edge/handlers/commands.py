@@ -20,6 +20,7 @@ from bot.edge.handlers.common import (
     Context,
     args_of,
     chat_settings,
+    commit_or_reply,
     display_name,
     get_dealer,
     get_store,
@@ -46,7 +47,6 @@ from bot.rules.options import OptionError, parse_new_args, with_chat_clock
 from bot.rules.refusals import GAME_LIMIT, Refusal
 from bot.store.layout import GameLimit
 from bot.store.records import GameRecord, Player, Status
-from bot.store.saving import commit_game
 
 log = logging.getLogger(__name__)
 
@@ -136,16 +136,11 @@ async def _cancel(update: Update, context: Context, tr: Translator, record: Game
         current = await store.load_game(record.chat_id, record.game_id)
         return current if current is not None and _cancellable(current, user.id) else None
 
-    try:
-        changed = await commit_game(store, load,
-                                    lambda current, _now: cancel_command(current, user.id, admin))
-    except Refusal as refusal:
-        await reply(update, refusal_text(tr, refusal))
+    saved = await commit_or_reply(update, tr, store, load,
+                                  lambda current, _now: cancel_command(current, user.id, admin),
+                                  missing=OVER)
+    if saved is None:
         return
-    if changed is None:
-        await reply(update, tr.gettext(OVER))
-        return
-    saved = changed[1]
     saved = await computer_turns.play(context, saved)  # the computer agrees at once
     if saved.status is Status.CANCELLED:
         await reply(update, tr.gettext("The game was cancelled."))

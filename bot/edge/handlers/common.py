@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,8 @@ from bot.rules.chatsettings import with_default_option
 from bot.rules.fairplay import Dealer
 from bot.rules.refusals import Refusal
 from bot.store import Store
-from bot.store.records import ChatSettings, settings_key
+from bot.store.records import ChatSettings, GameRecord, settings_key
+from bot.store.saving import commit_game
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +112,24 @@ def refusal_text(tr: Translator, refusal: Refusal) -> str:
     values = {k: html.escape(v, quote=False) if isinstance(v, str) else v
               for k, v in refusal.values.items()}
     return tr.gettext(refusal.message, **values)
+
+
+async def commit_or_reply(update: Update, tr: Translator, store: Store,
+                          load: Callable[[], Awaitable[GameRecord | None]],
+                          change: Callable[[GameRecord, float], GameRecord], *, missing: str
+                          ) -> GameRecord | None:
+    """A command's rule applied to its game and saved (:func:`commit_game`):
+    the saved record, or None after telling the caller the refusal, or
+    ``missing`` (a msgid) when ``load`` found no game."""
+    try:
+        changed = await commit_game(store, load, change)
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
+        return None
+    if changed is None:
+        await reply(update, tr.gettext(missing))
+        return None
+    return changed[1]
 
 
 def alert_text(tr: Translator, refusal: Refusal) -> str:

@@ -16,9 +16,9 @@ from bot.edge.handlers.common import (
     Context,
     args_of,
     chat_settings,
+    commit_or_reply,
     display_name,
     get_store,
-    refusal_text,
     reply,
     thread_of,
     translator_for,
@@ -36,10 +36,8 @@ from bot.present.render.dicechart import render_dice_chart
 from bot.present.usertext import html_text
 from bot.rules.fairplay import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
-from bot.rules.refusals import Refusal
 from bot.rules.seats import seat_of
 from bot.store.records import GameRecord, Status
-from bot.store.saving import commit_game
 
 
 def _lobby(record: GameRecord, _user_id: int) -> bool:
@@ -51,17 +49,14 @@ async def _seed(update: Update, context: Context, tr: Translator, record: GameRe
     assert user is not None and message is not None
     words = (message.text or "").partition(" ")[2]
     store = get_store(context)
-    try:
-        changed = await commit_game(store, lambda: store.load_game(record.chat_id, record.game_id),
-                                    lambda current, _now: seeded(current, user.id, words))
-    except Refusal as refusal:
-        await reply(update, refusal_text(tr, refusal))
-        return
-    if changed is None:
-        await reply(update, tr.gettext(NO_LOBBY))
+    saved = await commit_or_reply(update, tr, store,
+                                  lambda: store.load_game(record.chat_id, record.game_id),
+                                  lambda current, _now: seeded(current, user.id, words),
+                                  missing=NO_LOBBY)
+    if saved is None:
         return
     await reply(update, tr.gettext("Your words are in the dice of the next game."))
-    await edit(context, tr, changed[1])
+    await edit(context, tr, saved)
 
 
 SEED = which.need("seed", _lobby, _seed, nothing=NO_LOBBY, listed=False)

@@ -1,10 +1,13 @@
 """The last finished games of a chat, kept for their analysis (/analyze, 📊).
 
-A chat's game record is replaced as soon as someone opens a new lobby or the
-next game of a match starts, and a match keeps its earlier games only packed
-for /export.  So when a game ends its record is also kept here, beside the
-chat's other keys, for :data:`KEEP_DAYS` days, the newest :data:`CAP` per
-chat (and, so that a private chat finds its player's games, the newest
+Written when a chat kept one game record (replaced by the next lobby or
+the match's next game).  Since schema 2 every game has its own record and
+the chat's ``ended`` index keeps the newest 20 for 30 days too
+(bot/store/games.py), so the record copy here overlaps it and could give way
+to it; what only this module has is the per-player refs (a private chat
+finds its player's games), the posted analyses and the in-flight marker.
+When a game ends its record is kept here, beside the chat's other keys, for
+:data:`KEEP_DAYS` days, the newest :data:`CAP` per chat (and the newest
 :data:`CAP` refs per player):
 
     nardy:{chat:<id>}:finished             zset "<topic or 0>:<game id>" -> finished at

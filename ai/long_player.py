@@ -58,8 +58,9 @@ class LongNetPlayer(Player):
 
     def deepen(self, position: Position, turns: Sequence[Turn], indices: Sequence[int]
                ) -> list[float]:
-        """2 ply: the opponent's 21 rolls and its best reply to each (as
-        :func:`ai.long_search.two_ply`, all candidates in one batch)."""
+        """2 ply, all candidates in one batch: for the side that just moved,
+        minus the opponent's best reply to each of its 21 rolls, weighted by
+        their chances (:func:`ai.long_search.roll_values`)."""
         values = self.roll_values([end_turn(turns[i].position) for i in indices])
         return [-float(row @ CHANCES) for row in values]
 

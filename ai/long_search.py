@@ -2,10 +2,10 @@
 
 :func:`turn_equities` scores every legal turn at 1 ply: the position after
 the turn, evaluated for the opponent to roll and turned round.  A turn that
-bears off the last checker scores its exact result.  :func:`two_ply` looks
+bears off the last checker scores its exact result.  The strong level looks
 one roll further for the best few: the opponent's best reply to each of the
 21 rolls, weighted by their chances (:func:`roll_values`, which also gives
-the luck of a roll in analysis).
+the luck of a roll in analysis; :meth:`ai.long_player.LongNetPlayer.deepen`).
 """
 
 from __future__ import annotations
@@ -128,10 +128,3 @@ def roll_values(net: LongNet, positions: Sequence[Position], koks: bool) -> Matr
             mover = np.array(position.board[position.turn][:24], dtype=np.int64)
             values[index] = -exact_win(mover, koks)
     return values
-
-
-def two_ply(net: LongNet, after: Position, koks: bool) -> float:
-    """The equity for the side that just moved into ``after`` (the opponent
-    to roll next): over the opponent's 21 rolls, its best reply by 1 ply,
-    each reply evaluated with us to roll (:func:`roll_values`)."""
-    return -float(roll_values(net, [after], koks)[0] @ CHANCES)

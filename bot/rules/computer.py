@@ -72,10 +72,6 @@ def computer_seat(record: GameRecord) -> Player | None:
     return next((p for p in record.players if record_level(p.user_id) is not None), None)
 
 
-def is_computer_game(record: GameRecord) -> bool:
-    return computer_seat(record) is not None
-
-
 def computer_options(options: TableOptions, level: Level) -> TableOptions:
     """A game against the computer: never staked, no clock (it never runs
     out of time, and nobody waits for a person against a machine), no

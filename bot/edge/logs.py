@@ -105,6 +105,9 @@ def configure(level: str, fmt: str = "text", *, stream: TextIO | None = None,
     logger.setLevel(level)
     if logger_name is not None:
         logger.propagate = False
-    # httpx logs every request at INFO: far too chatty for a bot
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    # httpx logs every request at INFO, and APScheduler every job it adds
+    # ("Adding job tentatively ..." before the application starts): far too
+    # chatty for a bot whose own INFO lines should be read
+    for chatty in ("httpx", "apscheduler"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     return logger

@@ -94,3 +94,21 @@ async def test_log_lines_carry_the_update_chat_and_game_ids(api: BotApiServer,
     skipped = next(line for line in lines if "skipped" in line["msg"])
     assert skipped["update_id"] == update["update_id"]
     assert skipped["chat_id"] == chat.id and skipped["user_id"] == alice.id
+
+
+def test_third_party_chatter_stays_below_info() -> None:
+    # APScheduler says "Adding job tentatively" for every job added before the
+    # application starts, and httpx logs each request: at INFO they drowned a
+    # start-up's own lines
+    stream = io.StringIO()
+    logs.configure("INFO", "text", stream=stream)
+    try:
+        logging.getLogger("apscheduler.scheduler").info("Adding job tentatively")
+        logging.getLogger("httpx").info("HTTP Request: POST")
+        logging.getLogger("bot.edge.app").info("started")
+    finally:
+        logging.getLogger().handlers.clear()
+        logging.getLogger().setLevel(logging.WARNING)
+    text = stream.getvalue()
+    assert "started" in text
+    assert "tentatively" not in text and "HTTP Request" not in text

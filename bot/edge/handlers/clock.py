@@ -32,6 +32,7 @@ from bot.edge.handlers.common import (
     chat_language,
     default_option_command,
     get_store,
+    own_button,
     parse_tap,
     refusal_text,
     reply,
@@ -247,7 +248,7 @@ async def on_clock_button(update: Update, context: Context) -> None:
     assert query is not None and user is not None
     tr = await translator_for(update, context)
     data = await parse_tap(query, tr)
-    if data is None:
+    if data is None or not await own_button(query, tr):
         return
     if data.action in (ButtonAction.MUTE, ButtonAction.UNMUTE):
         muted = data.action is ButtonAction.MUTE

@@ -25,6 +25,7 @@ from bot.edge.handlers.common import (
     get_dealer,
     get_store,
     is_chat_admin,
+    own_button,
     refusal_text,
     reply,
     thread_of,
@@ -205,6 +206,8 @@ async def on_lang_button(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     if choice not in (*LANGUAGES, "auto"):
         await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
+        return
+    if not await own_button(query, tr):
         return
     if not await is_chat_admin(context, chat, user.id):
         await query.answer(tr.gettext("Only chat admins can change the language."),

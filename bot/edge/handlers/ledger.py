@@ -30,6 +30,7 @@ from bot.edge.handlers.common import (
     default_option_command,
     display_name,
     get_store,
+    own_button,
     parse_tap,
     refusal_text,
     reply,
@@ -432,7 +433,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
     assert query is not None
     tr = await translator_for(update, context)
     data = await parse_tap(query, tr, GONE)
-    if data is None:
+    if data is None or not await own_button(query, tr):
         return
     request = await get_store(context).load_settle(_chat_id(update), data.id)
     try:

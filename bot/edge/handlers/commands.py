@@ -76,6 +76,13 @@ async def new(update: Update, context: Context) -> None:
             await reply(update, tr.gettext(LOBBY_OPEN))
             await repost(context, tr, waiting[0])
             return
+    else:  # and a bounded number of games against the computer
+        try:
+            computer.playing_the_bot(await store.chat_games(chat.id, thread, ended=False),
+                                     user.id, computer_turns.per_person(context))
+        except Refusal as refusal:
+            await reply(update, refusal_text(tr, refusal))
+            return
     settings = await chat_settings(context, chat.id)
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     options = with_chat_clock(args_of(context), options, settings.options.time_control)

@@ -208,18 +208,15 @@ async def sweep_job(context: Context) -> None:
     for level in computer.LEVELS:
         for record in await store.user_games(computer.user_id(level)):
             if computer.idle(record, deadlines.now(), idle_after(context)):
-                tr = translator(None if record.is_private
-                                else await chat_language(context, record.chat_id))
-                try:
-                    await end_idle(context, tr, record)
-                except Exception:  # one broken game must not stop the others
-                    log.exception("ending the idle game %s failed", record.ref)
-                continue
-            if computer.waiting_for_computer(record) \
+                work, what = end_idle, "ending the idle game"
+            elif computer.waiting_for_computer(record) \
                     and now - record.updated_at >= IDLE_BEFORE_SWEEP:
-                tr = translator(None if record.is_private
-                                else await chat_language(context, record.chat_id))
-                try:
-                    await resume(context, tr, record)
-                except Exception:  # one broken game must not stop the others
-                    log.exception("resuming the computer's turn in %s failed", record.ref)
+                work, what = resume, "resuming the computer's turn in"
+            else:
+                continue
+            tr = translator(None if record.is_private
+                            else await chat_language(context, record.chat_id))
+            try:
+                await work(context, tr, record)
+            except Exception:  # one broken game must not stop the others
+                log.exception("%s %s failed", what, record.ref)

@@ -18,7 +18,17 @@ from pathlib import Path
 import pytest
 
 from bot.present.i18n import LANGUAGES, translator
-from bot.rules import aftergame, cancelling, lobby, options, play, refusals, settle, timeouts
+from bot.rules import (
+    aftergame,
+    cancelling,
+    computer,
+    lobby,
+    options,
+    play,
+    refusals,
+    settle,
+    timeouts,
+)
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store.inline_games import inline_chat_id
@@ -323,7 +333,7 @@ def _service_texts() -> list[str]:
     """The msgids the table's rules mark: the refusals its taps and commands answer with."""
     texts = []
     for module in (refusals, options, lobby, play, aftergame, timeouts, cancelling,
-                   settle):
+                   settle, computer):
         tree = ast.parse(Path(module.__file__).read_text())
         texts += [node.args[0].value for node in ast.walk(tree)
                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

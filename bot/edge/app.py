@@ -44,6 +44,7 @@ from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
 from bot.edge.handlers import inline, menu
+from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
 from bot.present.i18n import LANGUAGES, translator
@@ -145,6 +146,8 @@ def run(settings: Settings) -> None:
         redis = await stack.enter_async_context(
             open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster))
         application.bot_data["store"] = Store(redis, max_live=settings.max_chat_games)
+        application.bot_data[COMPUTER_PER_PERSON] = settings.computer_games_per_person
+        application.bot_data[COMPUTER_IDLE] = settings.computer_idle_days * 24 * 3600
         limiter.attach(application.bot_data["store"].flood)
         await set_commands(application)
         if settings.ops_port is not None and not settings.use_webhook:

@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     startup_retry_seconds: float = Field(default=60.0, ge=0, le=3600)
     max_chat_games: int = Field(default=10, ge=0, le=1000)
     """Games at once (lobbies included) per chat or forum topic; 0: no limit."""
+    computer_games_per_person: int = Field(default=1, ge=0, le=1000)
+    """Games against the computer one person may play at once per chat or topic; 0: no limit."""
+    computer_idle_days: float = Field(default=7.0, ge=0, le=365)
+    """Days a game against the computer may wait for its person before it ends
+    (unrated, unbooked); 0: never."""
     media_chat_id: int | str | None = Field(
         default=None, description="a chat (id or @channel) the bot may post in: inline "
         "games' board pictures are uploaded there (docs/inline.md); unset: text boards")

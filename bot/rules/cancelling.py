@@ -9,6 +9,13 @@ from bot.rules.refusals import NOT_PLAYING, PROPOSED, Refusal
 from bot.store.records import GameRecord, Status
 
 
+def cancelled(record: GameRecord) -> GameRecord:
+    """The game (or the match between two of its games) ended without a
+    result: nothing is booked or rated, its offers end."""
+    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
+                                     "rematch_by": None})
+
+
 def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
     """A player's vote to cancel (/cancel or the menu's button): the first
     proposes it, the opponent's vote cancels the game (or the match between
@@ -17,8 +24,7 @@ def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
         return record.model_copy(update={"cancel_by": user_id})
     if record.cancel_by == user_id:
         raise Refusal(PROPOSED)
-    return record.model_copy(update={"status": Status.CANCELLED, "cancel_by": None,
-                                     "rematch_by": None})
+    return cancelled(record)
 
 
 def cancel_command(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
@@ -33,9 +39,8 @@ def cancel_command(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
             raise Refusal(N_("Only the players, whoever opened the lobby or an admin may "
                              "close it."))
         return record.model_copy(update={"status": Status.CANCELLED})
-    ended = {"status": Status.CANCELLED, "cancel_by": None, "rematch_by": None}
     if admin and not seated:
-        return record.model_copy(update=ended)
+        return cancelled(record)
     if not seated:
         raise Refusal(NOT_PLAYING)
     return cancel_vote(record, user_id)

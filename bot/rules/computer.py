@@ -55,6 +55,17 @@ LEVEL_NAMES = {Level.EASY: N_("easy"), Level.MEDIUM: N_("medium"), Level.STRONG:
 BOT_NAME = N_("🤖 Nardy bot ({level})")
 """The computer's name at the table, in the language of the chat it sat down in."""
 SOMEONE_WAITS = N_("Someone is waiting for a second player here: tap Join to play them.")
+NOT_YOUR_LOBBY = N_("This lobby is not yours: only whoever opened it may play the bot here. "
+                    "Tap Join to play them, or send /new bot for a game of your own.")
+PLAYING_THE_BOT = N_("You are playing the bot here already ({count} at once at most): finish "
+                     "that game or /cancel it first.")
+IDLE_DEFAULT = 7 * 24 * 3600
+"""Seconds a game against the computer may wait for its person before it
+ends, unrated and unbooked (``COMPUTER_IDLE_DAYS``, bot/edge/config.py): it
+holds one of the chat's games at once (``MAX_CHAT_GAMES``) meanwhile."""
+PER_PERSON_DEFAULT = 1
+"""Games against the computer one person may play at once in a chat or topic
+(``COMPUTER_GAMES_PER_PERSON``), as a person may have one lobby open there."""
 
 
 def user_id(level: Level) -> int:
@@ -98,13 +109,33 @@ def bot_name(tr: Translator, level: Level) -> str:
 def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: str,
                     dealer: Dealer, level: Level = DEFAULT_LEVEL) -> GameRecord:
     """The lobby's "Play the bot": the tapper plays the computer, unless
-    somebody else has joined and waits for a person."""
+    somebody else has joined and waits for a person.  Only whoever opened the
+    lobby (or sits in it) may: anyone else would take away their lobby, and
+    its stake (issue 21)."""
     if record.status is not Status.LOBBY:
         raise Refusal(STALE)
     if any(p.user_id != user_id for p in record.players):
         raise Refusal(SOMEONE_WAITS)
+    if not record.players and user_id != record.created_by:
+        raise Refusal(NOT_YOUR_LOBBY)
     return seat_computer(record, level, computer_name, Player(user_id=user_id, name=name[:64]),
                          dealer)
+
+
+def playing_the_bot(games: Sequence[GameRecord], user_id: int, limit: int) -> None:
+    """:class:`Refusal` when ``user_id`` already plays ``limit`` of ``games``
+    (a chat's or topic's live games) against the computer (0: no limit)."""
+    mine = [g for g in games if g.status is not Status.LOBBY and computer_seat(g) is not None
+            and any(p.user_id == user_id for p in g.players)]
+    if 0 < limit <= len(mine):
+        raise Refusal(PLAYING_THE_BOT, count=limit)
+
+
+def idle(record: GameRecord, now: float, idle_after: float) -> bool:
+    """Whether a game against the computer has waited ``idle_after`` seconds
+    for its person (0: never): its last change is that old."""
+    return (idle_after > 0 and record.status is Status.ACTIVE
+            and computer_seat(record) is not None and now - record.updated_at >= idle_after)
 
 
 # ---------------------------------------------------------------- what it must decide

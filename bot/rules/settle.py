@@ -15,11 +15,27 @@ from bot.present.i18n import N_
 from bot.present.usertext import clean
 from bot.rules.booking import debts
 from bot.rules.refusals import Refusal
-from bot.rules.settleplan import Ledger, direct_change, planned_for
+from bot.rules.settleplan import (
+    Ledger,
+    direct_change,
+    planned_for,
+    requested_transfer,
+    still_planned,
+)
 from bot.store.records import SettleRequest
 
 GONE = N_("This settle request is no longer open.")
 NO_BALANCE = N_("You have no open balance in this chat.")
+OUTDATED = N_("This payment is no longer in the settle-up plan: the ledger changed since the "
+              "request. Nothing was booked; see /ledger and ask again with /settle.")
+
+
+class Outdated(Refusal):
+    """A planned payment the ledger no longer owes: the request is dropped and
+    its buttons removed (it can never be right again)."""
+
+    def __init__(self) -> None:
+        super().__init__(OUTDATED)
 MAX_CANDIDATES = 20
 """Buttons offered by /settle without a reply (the callback index stays small)."""
 
@@ -78,11 +94,15 @@ def pick(request: SettleRequest, user_id: int, index: int, *, planned: bool
     return request.candidates[index], None
 
 
-def chosen(request: SettleRequest, other: int, amount: int, change: int | None
-           ) -> SettleRequest:
+def chosen(request: SettleRequest, other: int, amount: int, change: int | None,
+           ledger: Ledger) -> SettleRequest:
     """The request once the requester chose ``other`` (their balance now is
-    ``amount``): the other player is asked to confirm."""
+    ``amount``, ``ledger`` the chat's ledger now): the other player is asked to
+    confirm.  A planned payment the ledger no longer owes is :class:`Outdated`
+    (the store checks it again when it is confirmed)."""
     if change is not None:
+        if not still_planned(ledger, requested_transfer(request.requester, other, change)):
+            raise Outdated()
         return request.model_copy(update={"other": other, "amount": amount, "change": change})
     if not amount:
         raise Refusal(N_("Nothing to settle with {name} any more."),

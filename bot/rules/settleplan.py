@@ -160,6 +160,24 @@ def _shrink(deltas: dict[tuple[int, int], int], debtor: int, creditor: int,
     deltas[key] = deltas.get(key, 0) + change
 
 
+def still_planned(ledger: Ledger, transfer: Transfer) -> bool:
+    """Whether ``transfer`` is still a payment the plan allows on this ledger:
+    the debtor still owes at least ``amount`` net and the creditor is still owed
+    at least that.  Booking it then moves both nets towards zero and no net
+    changes sign, so no payment can make a debt that no game made.  (The
+    store's settle script checks the same inside its compare-and-set,
+    bot/store/books.py ``_SETTLE``; this is the early answer to a pick.)
+
+    >>> still_planned({(1, 2): 10, (1, 3): -10}, Transfer(2, 3, 10))
+    True
+    >>> still_planned({(2, 3): 10}, Transfer(2, 3, 10))  # booked already: 3 owes 2
+    False
+    """
+    net = nets(ledger)
+    return (-net.get(transfer.debtor, 0) >= transfer.amount
+            and net.get(transfer.creditor, 0) >= transfer.amount)
+
+
 def settle_adjustments(ledger: Ledger, transfer: Transfer) -> dict[tuple[int, int], int]:
     """What to add to each pair's balance (keys ``(low, high)``, values for
     the low id's balance, as the store books them) once ``transfer`` was paid.
@@ -167,11 +185,9 @@ def settle_adjustments(ledger: Ledger, transfer: Transfer) -> dict[tuple[int, in
     The transfer must be one the current ledger's nets allow: the debtor
     owes at least ``amount`` net and the creditor is owed at least that.
     """
-    net = nets(ledger)
-    if -net.get(transfer.debtor, 0) < transfer.amount:
-        raise SettlePlanError("the debtor does not owe that much any more")
-    if net.get(transfer.creditor, 0) < transfer.amount:
-        raise SettlePlanError("the creditor is not owed that much any more")
+    if not still_planned(ledger, transfer):
+        raise SettlePlanError("the debtor does not owe that much any more, or the creditor "
+                              "is not owed that much")
     graph = _owes(ledger)
     deltas: dict[tuple[int, int], int] = {}
     left = transfer.amount
@@ -226,6 +242,18 @@ def direct_change(transfer: Transfer, requester: int) -> tuple[int, int]:
     if requester == transfer.debtor:
         return transfer.creditor, transfer.amount
     raise SettlePlanError("only the payer or the payee settles a transfer")
+
+
+def requested_transfer(requester: int, other: int, change: int) -> Transfer:
+    """The transfer a request's planned ``(other, change)`` books: the inverse
+    of :func:`direct_change`.
+
+    >>> requested_transfer(1, 3, -10), requested_transfer(3, 1, 10)
+    (Transfer(debtor=3, creditor=1, amount=10), Transfer(debtor=3, creditor=1, amount=10))
+    """
+    if change > 0:
+        return Transfer(requester, other, change)
+    return Transfer(other, requester, -change)
 
 
 def direct_adjustments(transfer: Transfer) -> dict[tuple[int, int], int]:

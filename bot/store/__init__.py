@@ -10,12 +10,13 @@ invitations, deadline wake-ups, and a game saved as the rules see it
 (``saving``).  No module outside this package touches Redis directly.
 """
 
-from bot.store.books import stats_field
+from bot.store.books import PlanChanged, stats_field
 from bot.store.client import RedisClient, no_upkeep
 from bot.store.core import Store
 from bot.store.records import StoreError, VersionConflict
 
 __all__ = [
+    "PlanChanged",
     "RedisClient",
     "Store",
     "StoreError",

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.rules.settleplan import requested_transfer
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
 from bot.store.keys import Keys
@@ -87,13 +88,31 @@ return {1, new}
 
 # KEYS: settle request, ledger.  ARGV: the request JSON read before, its new JSON
 # ('' deletes it), ledger field ('' for none), the balance expected there, the
-# balance it becomes.  Returns {1}, {0} (the request changed or expired) or
-# {2, balance} (the balance changed; nothing written).
+# balance it becomes, then for a payment of the settle-up plan its debtor, creditor
+# and amount ('' for none).  Returns {1}, {0} (the request changed or expired),
+# {2, balance} (the balance changed; nothing written) or {3} (the payment is no
+# longer one the plan allows, the ledger as it is now: the debtor's net must
+# still owe and the creditor's still be owed at least the amount, as
+# bot/rules/settleplan.py still_planned says; the request is dropped).
 _SETTLE = """
 if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return {0} end
 if ARGV[3] ~= '' then
   local bal = redis.call('HGET', KEYS[2], ARGV[3]) or '0'
   if bal ~= ARGV[4] then return {2, bal} end
+  if (ARGV[8] or '') ~= '' then
+    local owes, owed, flat = 0, 0, redis.call('HGETALL', KEYS[2])
+    for i = 1, #flat, 2 do
+      local low, high = string.match(flat[i], '^(-?%d+):(-?%d+)$')
+      local v = tonumber(flat[i + 1])
+      if low == ARGV[6] then owes = owes - v elseif high == ARGV[6] then owes = owes + v end
+      if low == ARGV[7] then owed = owed + v elseif high == ARGV[7] then owed = owed - v end
+    end
+    local amount = tonumber(ARGV[8])
+    if owes < amount or owed < amount then
+      redis.call('DEL', KEYS[1])
+      return {3}
+    end
+  end
   if ARGV[5] == '0' then redis.call('HDEL', KEYS[2], ARGV[3])
   else redis.call('HSET', KEYS[2], ARGV[3], ARGV[5]) end
 end
@@ -101,6 +120,11 @@ if ARGV[2] == '' then redis.call('DEL', KEYS[1])
 else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
 return {1}
 """
+
+
+class PlanChanged(StoreError):
+    """A planned payment's request is outdated: the ledger no longer owes it
+    (another request booked it, or a game changed the nets).  The request is gone."""
 
 
 @dataclass(frozen=True)
@@ -276,21 +300,33 @@ class Books:
         (a planned transfer, `request.change` set: add that to it instead).
 
         One script: the request must be unchanged (not answered or expired)
-        and the balance exactly the one the other player confirms.  Returns
-        None when settled (the request is gone), else the current balance
-        (what `other` owes the requester) and nothing changed.  Raises
-        `StoreError` if the request was answered or expired.
+        and the balance exactly the one the other player confirms; a planned
+        payment must also still be one the plan allows on the ledger as it is
+        at that moment (the debtor still owes, the creditor is still owed at
+        least the amount, net), so a payment planned from an older ledger
+        cannot be booked twice.  Returns None when settled (the request is
+        gone), else the current balance (what `other` owes the requester) and
+        nothing changed.  Raises `PlanChanged` (the request is dropped) for an
+        outdated planned payment, `StoreError` if the request was answered or
+        expired.
         """
         if request.other is None:
             raise ValueError("the request names nobody to settle with")
         field, sign = ledger_field(request.requester, request.other)
+        planned: list[Any] = []
+        if request.change:
+            paid = requested_transfer(request.requester, request.other, request.change)
+            planned = [paid.debtor, paid.creditor, paid.amount]
         code, *rest = await self._settle(
             keys=[self.keys.settle(request.chat_id, request.request_id),
                   self.keys.chat(request.chat_id, "ledger")],
             args=[encode(request), "", field, sign * request.amount,
-                  sign * (request.amount + request.change) if request.change else 0])
+                  sign * (request.amount + request.change) if request.change else 0,
+                  *planned])
         if code == 0:
             raise StoreError("the settle request was answered or expired")
+        if code == 3:
+            raise PlanChanged("the planned payment is no longer owed")
         if code == 2:
             return sign * int(rest[0])
         return None

@@ -30,6 +30,7 @@ from bot.store.keys import Keys
 from bot.store.layout import DEFAULT_MAX_LIVE
 from bot.store.migration import Migration
 from bot.store.queue import DeadlineQueue
+from bot.store.records import settings_key
 from bot.store.updates import Updates
 
 
@@ -107,6 +108,20 @@ class Store:
     @max_live.setter
     def max_live(self, value: int) -> None:
         self.games.max_live = value
+
+    async def keep_chat(self, chat_id: int, ttl: int | None) -> None:
+        """Let a chat's own records (its settings and their slots) expire in
+        ``ttl`` seconds, or keep them (None).  For an inline message's chat,
+        which anyone can make with a made-up message id (issue 21): its
+        records expire while it holds only a lobby, and are kept once its game
+        starts (the lobby itself expires by its placement, bot/store/layout.py)."""
+        pipe = self.redis.pipeline(transaction=True)  # one slot: the chat's
+        for name in (self.keys.record(settings_key(chat_id)), self.keys.chat(chat_id, "slots")):
+            if ttl is None:
+                pipe.persist(name)
+            else:
+                pipe.expire(name, ttl)
+        await pipe.execute()
 
     async def upgrade_schema(self) -> int:
         """Move every stored game of an older schema to the current one

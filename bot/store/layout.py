@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.store.records import GameRecord, StoreError
+from bot.store.records import GameRecord, Status, StoreError
 
 ENDED_TTL = 30 * 24 * 3600
 """An ended game's record (finished, cancelled, or continued by a rematch, the
@@ -38,11 +38,19 @@ def topic_of(thread_id: int | None) -> int:
 
 def placement(record: GameRecord) -> list[Any]:
     """The :data:`PLACE` arguments of a saved record: where and its topic.
+    An inline message's lobby is live but expires like an ended game (issue
+    21: Join taps with made-up ``inline_message_id`` s stored lobbies that
+    never expired); once its game starts it is kept.
 
     >>> from engine.position import Variant
     >>> placement(GameRecord(chat_id=1, thread_id=7, game_id="abcd", variant=Variant.LONG))
     ['l', 7]
+    >>> placement(GameRecord(chat_id=1, game_id="abcd", variant=Variant.LONG,
+    ...                      inline_message_id="AgAAAxyz"))
+    ['t', 0]
     """
+    if record.is_inline and record.status is Status.LOBBY:
+        return ["t", topic_of(record.thread_id)]
     return ["l" if record.is_live else "e", topic_of(record.thread_id)]
 
 
@@ -59,16 +67,25 @@ if cur ~= ARGV[1] then return {0, cur} end
 
 PLACE = """
 -- A game's place in its chat's indexes, set in the script that saves it.
--- where: 'l' live (no expiry), 'e' ended (expires), 'd' deleted.
+-- where: 'l' live (no expiry), 't' live but expiring (an inline message's lobby:
+-- anyone can make one with a made-up message id), 'e' ended (expires), 'd' deleted.
+-- An index expires with the newest record that may still be in it.
 local function place(key, live, ended, game_id, where, topic, now, ttl)
-  if where == 'l' then
+  if where == 'l' or where == 't' then
     redis.call('ZADD', live, topic, game_id)
     redis.call('ZREM', ended, game_id)
-    redis.call('PERSIST', key)
+    if where == 'l' then
+      redis.call('PERSIST', key)
+      redis.call('PERSIST', live)
+    else
+      redis.call('EXPIRE', key, tonumber(ttl))
+      redis.call('EXPIRE', live, tonumber(ttl))
+    end
   elseif where == 'e' then
     redis.call('ZREM', live, game_id)
     redis.call('ZADD', ended, now, game_id)
     redis.call('EXPIRE', key, tonumber(ttl))
+    redis.call('EXPIRE', ended, tonumber(ttl))
   else
     redis.call('ZREM', live, game_id)
     redis.call('ZREM', ended, game_id)

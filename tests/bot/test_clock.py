@@ -18,7 +18,9 @@ from bot.edge.handlers.clock import JOB_NAME, tick_job
 from bot.rules import deadlines
 from bot.rules.deadlines import DAY, HOUR
 from bot.rules.fairplay import Dealer
+from bot.rules.refusals import Refusal
 from bot.rules.seats import waiting_user
+from bot.rules.timeouts import claim_timeout
 from bot.store import Store
 from bot.store.records import Status
 from tests.bot.conftest import World
@@ -315,7 +317,12 @@ async def test_give_more_time_then_the_late_move_counts(world: World, timed: Clo
     assert "gave 12 hours more" in world.server.message(t.chat.id, offer.message_id).content
     assert "Move by" in world.board(t.chat).content
     answer = await world.tap(t.chat, winner, offer, claim, strict=False)
-    assert answer.show_alert and "not up" in (answer.text or "")
+    # the offer's buttons are gone: a Claim still tapped there is not the message's own
+    assert answer.show_alert and "does not work any more" in (answer.text or "")
+    record = await _record(world, t)
+    assert record.status is Status.ACTIVE
+    with pytest.raises(Refusal, match="not up"):  # and the rule refuses it anyway
+        claim_timeout(record, winner.id, deadlines.now())
     # the new period has its reminders again, then its own timeout offer
     timed.advance(6 * HOUR + 60)
     await tick(world)

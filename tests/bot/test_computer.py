@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 import pytest
+from telegram.ext import CallbackContext
 
+from bot.edge.handlers import computer as computer_turns
 from bot.present.callbacks import ButtonAction, Callback
-from bot.rules import computer, matchstate, play, seats
+from bot.rules import computer, deadlines, matchstate, play, seats
 from bot.store import saving
 from bot.store.records import COMPUTER_USER_IDS, Status
 from engine import legal_turns
@@ -282,3 +285,88 @@ async def test_turns_at_the_other_levels(world: World, variant: str, level: str)
     record = await chat_game(world.store, club.id)
     assert record is not None and record.options.computer == level
     assert seats.waiting_user(record) == alice.id and driver.refused == 0
+
+
+# ---------------------------------------------------------------- fair use of the chat's limit
+
+
+async def test_one_person_cannot_fill_the_chat_with_games_against_the_bot(world: World) -> None:
+    """Issue 21, item 5: ``/new long bot`` six times filled MAX_CHAT_GAMES.
+    Games against the computer count against a per-person limit (one at a
+    time by default), by command and by a lobby's 🤖 Play the bot."""
+    s = world.server
+    alice, bob = s.add_user("Alice"), s.add_user("Bob")
+    club = s.add_group("Club", members=[alice, bob])
+    await _start(world, club, alice, "/new long bot level=easy")
+    for command in ("/new long bot", "/new backgammon bot level=strong"):
+        sent = await world.send(club, alice, command)
+        await world.reply(club, sent, "playing the bot here already")
+    assert await world.store.live_count(club.id) == 1
+    sent = await world.send(club, alice, "/new backgammon")  # her own lobby: the same limit
+    lobby = await world.reply(club, sent, "New game")
+    answer = await world.tap(club, alice, lobby, text="🤖 Play the bot")
+    assert answer.show_alert and "playing the bot here already" in (answer.text or "")
+    assert (await world.store.load_game(club.id, lobby_of(world, lobby))).status is Status.LOBBY
+    await _start(world, club, bob, "/new long bot level=easy")  # everyone has their own
+    assert await world.store.live_count(club.id) == 3
+
+
+def lobby_of(world: World, message: object) -> str:
+    """The game id a lobby message's buttons name."""
+    data = next(d for _, d in world.buttons(message) if d.startswith("l:"))  # type: ignore[arg-type]
+    return data.split(":")[1]
+
+
+async def test_a_bystander_cannot_turn_someone_elses_lobby_into_a_bot_game(
+        world: World) -> None:
+    """Issue 21, item 5: a bystander's 🤖 Play the bot on Alice's fresh staked
+    lobby deleted it and gave them an unstaked game.  Only whoever opened the
+    lobby (or sits in it) may; anyone else is told to open their own."""
+    s = world.server
+    alice, eve = s.add_user("Alice"), s.add_user("Eve")
+    club = s.add_group("Club", members=[alice, eve])
+    sent = await world.send(club, alice, "/new long stake=10")
+    lobby = await world.reply(club, sent, "New game")
+    before = await world.store.load_game(club.id, lobby_of(world, lobby))
+    answer = await world.tap(club, eve, lobby, text="🤖 Play the bot")
+    assert answer.show_alert and "not yours" in (answer.text or "")
+    assert await world.store.load_game(club.id, lobby_of(world, lobby)) == before
+    assert before is not None and before.options.stake_per_point == 10
+    assert not (await world.tap(club, alice, lobby, text="🤖 Play the bot")).show_alert
+    record = await chat_game(world.store, club.id)
+    assert record is not None and record.players[0].name == "Alice"
+
+
+@pytest.fixture
+def test_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "offset"
+    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(path))
+    deadlines.set_test_offset(path, 0)
+    return path
+
+
+async def test_an_idle_game_against_the_bot_ends_unrated_and_unbooked(
+        test_clock: Path, world: World) -> None:
+    """Issue 21, item 5: computer games never expired, so only an admin's
+    /cancel freed the chat.  After COMPUTER_IDLE_DAYS (7 by default) without
+    a change the sweep ends it: cancelled, nothing rated or booked."""
+    s = world.server
+    alice = s.add_user("Alice")
+    club = s.add_group("Club", members=[alice])
+    await _start(world, club, alice, "/new long bot level=easy")
+    record = await chat_game(world.store, club.id)
+    assert record is not None and record.status is Status.ACTIVE
+    deadlines.set_test_offset(test_clock, computer.IDLE_DEFAULT - 3600)
+    await computer_turns.sweep_job(CallbackContext(world.app))  # type: ignore[arg-type]
+    await world.idle()
+    assert (await world.store.load(record.key)) == await chat_game(world.store, club.id)
+    assert (await world.store.load(record.key)).status is Status.ACTIVE  # type: ignore[union-attr]
+    deadlines.set_test_offset(test_clock, computer.IDLE_DEFAULT + 60)
+    await computer_turns.sweep_job(CallbackContext(world.app))  # type: ignore[arg-type]
+    await world.idle()
+    ended = await world.store.load(record.key)
+    assert ended is not None and ended.status is Status.CANCELLED
+    assert await world.store.live_count(club.id) == 0
+    assert await world.store.player_stats(club.id) == []  # unrated: no stats booked
+    assert await world.store.ledger(club.id) == {}
+    await _start(world, club, alice, "/new long bot level=easy")  # her place is free again

@@ -427,3 +427,41 @@ async def test_a_text_message_that_cannot_take_a_picture_shows_the_text_board(
     assert board.photo is None and board.text is not None and "+---" in board.text
     await asyncio.to_thread(Driver(w.server, p.chat, (p.alice, p.bob)).play, 3, stop_early=True)
     assert w.server.inline_message(lobby.inline_message_id or "").photo is not None
+
+
+async def _keys_without_expiry(world: World) -> set[str]:
+    redis = world.store.redis
+    return {key.decode() if isinstance(key, bytes) else key async for key in redis.scan_iter()
+            if await redis.ttl(key) == -1}
+
+
+PER_ACCOUNT = ("user:", "{stats}:open", "prefs")
+"""Keys without expiry a Join may make that are not the message's: one per
+Telegram account (its games' index, its preferences) and the global index of
+open games (its entries go with their records, bot/store/stale_boards.py)."""
+
+
+async def test_a_join_on_a_made_up_message_stores_nothing_that_never_expires(
+        inline_world: World) -> None:
+    """Issue 21, item 5: ``ij:`` data tapped with made-up inline message ids
+    stored lobbies (and their chats' settings) that never expired.  Everything
+    a Join on a message that holds only a lobby writes expires; once its game
+    starts, the game is kept."""
+    w, p = inline_world, _pair(inline_world)
+    lobby = await _post(w, p)
+    before = await _keys_without_expiry(w)
+    assert not (await w.tap(p.chat, p.bob, lobby, text="✋ Join")).show_alert
+    made = {key for key in await _keys_without_expiry(w) - before
+            if not any(part in key for part in PER_ACCOUNT)}
+    assert made == set(), made
+    record = await _record(w, lobby)
+    assert record.status is Status.LOBBY
+    assert await w.store.redis.ttl(w.store.redis_key(record.key)) > 0
+    assert not (await w.tap(p.chat, p.alice, lobby, "ij:l:1:17:0:en", strict=False)).show_alert
+    started = await _record(w, lobby)
+    assert started.status is Status.ACTIVE
+    assert await w.store.redis.ttl(w.store.redis_key(started.key)) == -1  # a game is kept
+    chat_keys = [key async for key in w.store.redis.scan_iter(
+        match=f"*{{chat:{started.chat_id}}}*")]
+    assert chat_keys and all([await w.store.redis.ttl(key) == -1 for key in chat_keys]), [
+        (key, await w.store.redis.ttl(key)) for key in chat_keys]

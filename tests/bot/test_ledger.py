@@ -22,15 +22,16 @@ from bot.rules.options import OptionError, parse_new_args
 from bot.rules.play import apply_game
 from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, Refusal
 from bot.rules.seats import waiting_user
+from bot.rules.settleplan import nets
 from bot.rules.timeouts import claim_timeout
-from bot.store import Store
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.store import PlanChanged, Store
+from bot.store.records import GameRecord, Player, SettleRequest, Status, TableOptions
 from bot.store.saving import save
 from engine.game import Game, Phase
 from engine.position import Side, Variant
 from engine.scoring import EndReason, GameResult, ResultKind, resign_kinds
 from tests.bot.conftest import World
-from tests.botapi.model import Chat, User
+from tests.botapi.model import Chat, Message, User
 from tests.conftest import chat_game
 
 CHAT, ANN, BOB = -100777, 101, 202
@@ -566,3 +567,69 @@ async def test_a_planned_payment_is_not_booked_when_its_pair_changed(world: Worl
     assert "changed" in world.server.message(club.id, menu.message_id).content
     assert await world.store.balance(club.id, ann.id, eve.id) == 5
     assert await world.store.balance(club.id, ann.id, bob.id) == 30
+
+
+async def _two_plan_menus(world: World) -> tuple[Chat, User, User, User, Message, Message]:
+    """Issue 21's ledger: Bob → Ann 10, Ann → Eve 10, so the plan is "Bob pays
+    Eve 10"; Bob sends /settle twice (two requests from the same ledger)."""
+    club, ann, bob, eve = _club(world)
+    await _book(world, club, ann, bob, 10)
+    await _book(world, club, eve, ann, 10)
+    menus = []
+    for _ in range(2):
+        sent = await world.send(club, bob, "/settle")
+        menus.append(await world.reply(club, sent, "with whom"))
+    return club, ann, bob, eve, menus[0], menus[1]
+
+
+async def _nets(world: World, chat: Chat) -> dict[int, int]:
+    return {uid: net for uid, net in nets(await world.store.ledger(chat.id)).items() if net}
+
+
+async def test_a_planned_payment_from_an_older_request_is_not_booked_twice(
+        world: World) -> None:
+    """Issue 21, item 1, as reported: the first request books the plan's
+    payment; the older second one, picked afterwards, must not book it again
+    (it made "Eve → Bob 20" out of nothing)."""
+    club, _ann, bob, eve, first, second = await _two_plan_menus(world)
+    await world.tap(club, bob, first, text="📋 Bob pays Eve 10")
+    await world.tap(club, eve, first, text="✅ Settled")
+    assert "Booked: Bob pays Eve 10." in world.server.message(club.id, first.message_id).content
+    assert await _nets(world, club) == {}  # everyone is square
+    refused = await world.tap(club, bob, second, text="📋 Bob pays Eve 10")
+    assert refused.show_alert and "no longer in the settle-up plan" in (refused.text or "")
+    shown = world.server.message(club.id, second.message_id)
+    assert "no longer in the settle-up plan" in shown.content and not shown.buttons
+    assert await _nets(world, club) == {}
+    assert await world.store.balance(club.id, bob.id, eve.id) == 10  # booked once
+
+
+async def test_a_planned_payment_confirmed_twice_in_a_race_is_booked_once(
+        world: World) -> None:
+    """Both requests picked before either is confirmed: the second confirmation
+    is refused inside the store's one script, with an alert, buttons removed."""
+    club, _ann, bob, eve, first, second = await _two_plan_menus(world)
+    for menu in (first, second):
+        await world.tap(club, bob, menu, text="📋 Bob pays Eve 10")
+    await world.tap(club, eve, first, text="✅ Settled")
+    refused = await world.tap(club, eve, second, text="✅ Settled")
+    assert refused.show_alert
+    assert not world.server.message(club.id, second.message_id).buttons
+    assert await _nets(world, club) == {}
+    assert await world.store.balance(club.id, bob.id, eve.id) == 10
+
+
+async def test_the_store_refuses_a_planned_payment_the_ledger_no_longer_owes(
+        store: Store) -> None:
+    """The class fix itself, below the handlers: a request whose pair balance
+    is current but whose payment the nets no longer owe is refused by the
+    settle script (the compare-and-set), and dropped."""
+    ann, bob, eve = 1, 2, 3
+    await store.redis.hset(store.keys.chat(CHAT, "ledger"), mapping={"2:3": 10})  # Eve → Bob
+    request = SettleRequest(chat_id=CHAT, requester=bob, other=eve, amount=10, change=10,
+                            names={ann: "Ann", bob: "Bob", eve: "Eve"})
+    await store.put_settle(request)
+    with pytest.raises(PlanChanged):
+        await store.settle(request)
+    assert await store.ledger(CHAT) == {(2, 3): 10}
+    assert await store.load_settle(CHAT, request.request_id) is None

@@ -18,7 +18,17 @@ from pathlib import Path
 import pytest
 
 from bot.present.i18n import LANGUAGES, translator
-from bot.rules import aftergame, cancelling, lobby, options, play, refusals, settle, timeouts
+from bot.rules import (
+    aftergame,
+    cancelling,
+    computer,
+    lobby,
+    options,
+    play,
+    refusals,
+    settle,
+    timeouts,
+)
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store.inline_games import inline_chat_id
@@ -323,7 +333,7 @@ def _service_texts() -> list[str]:
     """The msgids the table's rules mark: the refusals its taps and commands answer with."""
     texts = []
     for module in (refusals, options, lobby, play, aftergame, timeouts, cancelling,
-                   settle):
+                   settle, computer):
         tree = ast.parse(Path(module.__file__).read_text())
         texts += [node.args[0].value for node in ast.walk(tree)
                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -388,3 +398,84 @@ async def test_a_list_of_games_is_its_callers_alone(world: World) -> None:
     answer = await world.tap(p.chat, p.alice, listing,
                              f"gp:nosuch:{p.alice.id}:{first.game_id}", strict=False)
     assert answer.show_alert and "does not work" in (answer.text or "")
+
+
+FORGED_ONTO = ("game", "lobby", "clock", "settle", "picker", "lang", "settings")
+"""Every kind of message with buttons a handler edits when tapped: a game's
+board, a lobby, a clock's proposal, a settle request, a command's list of
+games, /lang and /settings."""
+
+
+async def test_every_button_forged_onto_every_other_message_changes_nothing(
+        world: World) -> None:
+    """Issue 21, item 4: Telegram delivers any callback data a client sends,
+    with the message it names.  Each kind of button, tapped by the one who may
+    press it on its own message, is forged onto every other kind of message:
+    refused with an alert, and no message, record, request or setting changes
+    (before the fix a clock button turned a board into a pause offer, a
+    picker button took a board's keyboard, a settle button made a board a
+    settle prompt, /lang and /settings buttons rewrote any message)."""
+    s = world.server
+    alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
+    chat = s.add_group("Club", members=[bob, eve], admins=[alice])
+    await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+        chat_id=chat.id, board_style="text"))
+    sent = await world.send(chat, alice, "/new long time=1d")
+    board = await world.reply(chat, sent, "New game")
+    await world.tap(chat, alice, board, text="✋ Join")
+    await world.tap(chat, bob, board, text="✋ Join")
+    sent = await world.send(chat, alice, "/pause")
+    clock = await world.reply(chat, sent, "proposes to pause")
+    sent = await world.send(chat, alice, "/new backgammon")
+    lobby = await world.reply(chat, sent, "New game")
+    await world.store.redis.hset(world.store.keys.chat(chat.id, "ledger"),
+                                 mapping={f"{min(alice.id, bob.id)}:{max(alice.id, bob.id)}": 5})
+    sent = await world.send(chat, alice, "/settle")
+    settle_menu = await world.reply(chat, sent, "with whom")
+    sent = await world.send(chat, alice, "/board")
+    picker = await world.reply(chat, sent, "Which one?")
+    sent = await world.send(chat, alice, "/lang")
+    lang = await world.reply(chat, sent)
+    sent = await world.send(chat, alice, "/settings")
+    settings_message = await world.reply(chat, sent)
+    messages = dict(zip(FORGED_ONTO, (board, lobby, clock, settle_menu, picker, lang,
+                                      settings_message), strict=True))
+    game = next(g for g in await world.store.chat_games(chat.id) if g.players[1:])
+    mover = alice if waiting_user(game) == alice.id else bob
+    # each kind's button and who may press it there
+    tappers = {"game": mover, "lobby": eve, "clock": bob, "settle": alice, "picker": alice,
+               "lang": alice, "settings": alice}
+    buttons = {kind: world.buttons(messages[kind])[0][1] for kind in FORGED_ONTO}
+    assert {data.split(":")[0] for data in buttons.values()} == {
+        "g", "l", "k", "s", "gp", "lang", "set"}, buttons
+
+    async def state() -> object:
+        shown = [(m.content, world.buttons(m)) for m in messages.values()]
+        return (shown, await world.store.chat_games(chat.id), await world.store.ledger(chat.id),
+                await world.store.load(settings_key(chat.id)))
+
+    before = await state()
+    for kind, data in buttons.items():
+        for target, message in messages.items():
+            if target == kind:
+                continue
+            answer = await world.tap(chat, tappers[kind], message, data, strict=False)
+            assert answer.show_alert, (kind, target, answer)
+            assert await state() == before, f"a {kind} button forged onto the {target} changed"
+    assert (await world.tap(chat, bob, clock, buttons["clock"])).show_alert is False  # its own
+
+
+async def test_a_forged_verify_never_tells_another_chats_dice(world: World) -> None:
+    """🎲 Verify's data names a chat, but the chat is the tapped message's: a
+    forged Verify naming another chat's game posts nothing of that game."""
+    p = await _started(world, "/new long")
+    other = world.server.add_group("Elsewhere", members=[p.eve])
+    sent = await world.send(other, p.eve, "/new backgammon")
+    elsewhere = await world.reply(other, sent, "New game")
+    game = await _record(world, p)
+    assert game.dice is not None
+    forged = f"dv:{p.chat.id}:0:{game.game_id}"
+    count = len(world.server.messages(other))
+    answer = await world.tap(other, p.eve, elsewhere, forged, strict=False)
+    assert answer.show_alert and answer.text == "This button does not work any more."
+    assert len(world.server.messages(other)) == count  # nothing posted there

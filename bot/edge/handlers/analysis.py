@@ -36,6 +36,7 @@ from bot.edge.handlers.common import (
     Context,
     get_store,
     reply,
+    tapped_chat,
     thread_of,
     translator_for,
 )
@@ -221,12 +222,9 @@ async def on_analysis_button(update: Update, context: Context) -> None:
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
         return
     store = get_store(context)
-    chat_id, thread_id = message.chat.id, thread_of(message)
-    if message.chat.type == Chat.PRIVATE:
-        ref = await private_boards.game_of(store, chat_id, message.message_id)
-        if ref is not None:  # a player's board of a game that lives elsewhere
-            chat_id, thread_id = ref.chat_id, ref.thread_id
-    record = await game_by_id(store, chat_id, thread_id, data.game_id)
+    where = await tapped_chat(store, query)
+    assert where is not None  # the message is shown: a chat of its own
+    record = await game_by_id(store, *where, data.game_id)
     if record is None or not analysable(record) \
             or (record.is_private and seat_of(record, user.id) is None):
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)

@@ -40,7 +40,7 @@ from bot.edge.handlers.common import (
     parse_tap,
     translator_for,
 )
-from bot.present.callbacks import ButtonAction, Callback
+from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.present.i18n import Translator
 from bot.rules import computer, hints
 from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
@@ -155,6 +155,10 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
             for g in await get_store(context).chat_games(record.chat_id, record.thread_id,
                                                          ended=False)):
         raise Refusal(LOBBY_WAITS)
+    if data.kind is Kind.LOBBY and data.action is ButtonAction.COMPUTER:  # as /new bot
+        computer.playing_the_bot(
+            await get_store(context).chat_games(record.chat_id, record.thread_id, ended=False),
+            user.id, computer_turns.per_person(context))
     new = tap(record, user.id, display_name(user), data, get_dealer(context).tapped(query.id),
               own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
     return record, new, view

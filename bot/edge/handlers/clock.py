@@ -32,6 +32,7 @@ from bot.edge.handlers.common import (
     chat_language,
     default_option_command,
     get_store,
+    own_button,
     parse_tap,
     refusal_text,
     reply,
@@ -193,10 +194,13 @@ async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> No
 # ---------------------------------------------------------------- buttons
 
 
-async def _find_game(context: Context, user_id: int, game_id: str) -> GameRecord | None:
-    """One of the user's open games by id (clock buttons may be in a private chat)."""
+async def _find_game(context: Context, user_id: int, game_id: str,
+                     inline_id: str | None = None) -> GameRecord | None:
+    """One of the user's open games by id (clock buttons may be in a private
+    chat); tapped on an inline message (``inline_id``): only that message's game."""
     for record in await get_store(context).user_games(user_id):
-        if record.game_id == game_id:
+        if record.game_id == game_id and (inline_id is None
+                                          or record.inline_message_id == inline_id):
             return record
     return None
 
@@ -211,11 +215,13 @@ def _change(action: ButtonAction, record: GameRecord, user_id: int, now: float) 
     return pause_request(record, user_id, now, pause=action is ButtonAction.PAUSE)
 
 
-async def change_clock(context: Context, user_id: int, game_id: str, action: ButtonAction
-                       ) -> tuple[GameRecord, GameRecord]:
-    """Apply a clock action to the user's game by compare-and-set (re-read on a
-    conflict); returns (before, after).  :class:`Refusal` when not allowed."""
-    changed = await commit_game(get_store(context), lambda: _find_game(context, user_id, game_id),
+async def change_clock(context: Context, user_id: int, game_id: str, action: ButtonAction, *,
+                       inline_id: str | None = None) -> tuple[GameRecord, GameRecord]:
+    """Apply a clock action to the user's game (the one on inline message
+    ``inline_id``, if given) by compare-and-set (re-read on a conflict);
+    returns (before, after).  :class:`Refusal` when not allowed."""
+    changed = await commit_game(get_store(context),
+                                lambda: _find_game(context, user_id, game_id, inline_id),
                                 lambda record, now: _change(action, record, user_id, now))
     if changed is None:
         raise Refusal(N_("This game is over."))
@@ -247,7 +253,9 @@ async def on_clock_button(update: Update, context: Context) -> None:
     assert query is not None and user is not None
     tr = await translator_for(update, context)
     data = await parse_tap(query, tr)
-    if data is None:
+    # on an inline game's board (no message shown to the bot): that game's own buttons only
+    inline_id = query.inline_message_id
+    if data is None or (inline_id is None and not await own_button(query, tr)):
         return
     if data.action in (ButtonAction.MUTE, ButtonAction.UNMUTE):
         muted = data.action is ButtonAction.MUTE
@@ -255,7 +263,8 @@ async def on_clock_button(update: Update, context: Context) -> None:
         await query.answer(tr.gettext(MUTED if muted else UNMUTED), show_alert=True)
         return
     try:
-        before, after = await change_clock(context, user.id, data.id, data.action)
+        before, after = await change_clock(context, user.id, data.id, data.action,
+                                           inline_id=inline_id)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
         return

@@ -25,6 +25,7 @@ from bot.edge.handlers.common import (
     get_dealer,
     get_store,
     is_chat_admin,
+    own_button,
     refusal_text,
     reply,
     thread_of,
@@ -74,6 +75,13 @@ async def new(update: Update, context: Context) -> None:
         if waiting:
             await reply(update, tr.gettext(LOBBY_OPEN))
             await repost(context, tr, waiting[0])
+            return
+    else:  # and a bounded number of games against the computer
+        try:
+            computer.playing_the_bot(await store.chat_games(chat.id, thread, ended=False),
+                                     user.id, computer_turns.per_person(context))
+        except Refusal as refusal:
+            await reply(update, refusal_text(tr, refusal))
             return
     settings = await chat_settings(context, chat.id)
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
@@ -205,6 +213,8 @@ async def on_lang_button(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     if choice not in (*LANGUAGES, "auto"):
         await query.answer(tr.gettext("This button does not work any more."), show_alert=True)
+        return
+    if not await own_button(query, tr):
         return
     if not await is_chat_admin(context, chat, user.id):
         await query.answer(tr.gettext("Only chat admins can change the language."),

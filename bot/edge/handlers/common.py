@@ -24,7 +24,8 @@ from bot.present.usertext import ALERT_LIMIT, clean, fit_text
 from bot.rules.chatsettings import with_default_option
 from bot.rules.fairplay import Dealer
 from bot.rules.refusals import Refusal
-from bot.store import Store
+from bot.store import Store, private_boards
+from bot.store.inline_games import inline_chat_id
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from bot.store.saving import commit_game
 
@@ -203,6 +204,53 @@ async def set_default_option(context: Context, chat_id: int, name: str, value: o
 
 
 UNKNOWN_BUTTON = N_("This button does not work any more.")
+
+
+def drawn_here(query: CallbackQuery) -> bool:
+    """Whether the tapped message carries this very button.
+
+    Telegram delivers whatever callback data a client sends, with the message
+    it names, so a button of one record can arrive on another record's message
+    (issue 21: a clock button of game B turned game A's board into B's pause
+    offer).  The bot draws a record's buttons only on that record's messages,
+    so data found among the message's own buttons means the message is the one
+    the button's record drew.  Every handler that edits the tapped message
+    asks this first (:func:`own_button`); game and lobby taps check the
+    record's board and views instead (bot/rules/taps.py ``tapped_view``), and
+    an inline message, whose keyboard the bot is not shown, by its id.
+    """
+    message = query.message
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return False
+    return any(button.callback_data == query.data
+               for row in message.reply_markup.inline_keyboard for button in row)
+
+
+async def own_button(query: CallbackQuery, tr: Translator) -> bool:
+    """:func:`drawn_here`, else the tapper is told the button does not work
+    (nothing changes) and False."""
+    if drawn_here(query):
+        return True
+    await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
+    return False
+
+
+async def tapped_chat(store: Store, query: CallbackQuery) -> tuple[int, int | None] | None:
+    """The chat (and topic) whose games a button on the tapped message may
+    name: the message's own chat; a player's board in a private chat: its
+    game's chat; an inline message: its game's chat (made from its id).  Never
+    the button's data, which a client may forge (issue 21: a forged 🎲 Verify
+    naming another chat's game).  None when the bot is not shown the message."""
+    if query.inline_message_id is not None:
+        return inline_chat_id(query.inline_message_id), None
+    message = query.message
+    if not isinstance(message, Message):
+        return None
+    if message.chat.type == Chat.PRIVATE:
+        ref = await private_boards.game_of(store, message.chat.id, message.message_id)
+        if ref is not None:  # a player's board of a game that lives elsewhere
+            return ref.chat_id, ref.thread_id
+    return message.chat.id, thread_of(message)
 
 
 async def parse_tap(query: CallbackQuery, tr: Translator, refusal: str = UNKNOWN_BUTTON

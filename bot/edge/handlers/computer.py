@@ -31,12 +31,13 @@ from typing import TypeVar
 from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
 from bot.present.i18n import Translator, translator
-from bot.rules import computer
+from bot.rules import computer, deadlines
+from bot.rules.cancelling import cancelled
 from bot.rules.fairplay import Dealer
 from bot.rules.refusals import Refusal
 from bot.store import VersionConflict
 from bot.store.records import GameRecord
-from bot.store.saving import save
+from bot.store.saving import commit_game, save
 
 log = logging.getLogger(__name__)
 Q = TypeVar("Q")
@@ -50,6 +51,10 @@ a closed board: rolls and forced turns play themselves) the computer plays
 turn after turn; the bound only keeps a defect from spinning."""
 SWEEP_ENV = "NARDY_COMPUTER_SWEEP"
 SWEEP_JOB = "computer"
+COMPUTER_PER_PERSON = "computer_per_person"
+COMPUTER_IDLE = "computer_idle"
+"""bot_data keys of ``COMPUTER_GAMES_PER_PERSON`` and ``COMPUTER_IDLE_DAYS`` (in
+seconds), set at start-up (bot/edge/app.py); absent: the defaults of bot/rules/computer.py."""
 IDLE_BEFORE_SWEEP = 5.0
 """Seconds a record must have waited for the computer before the sweep resumes
 it (younger ones are being played by the update that saved them)."""
@@ -164,21 +169,54 @@ async def resume(context: Context, tr: Translator, record: GameRecord) -> GameRe
     return saved
 
 
+def per_person(context: Context) -> int:
+    """Games against the computer one person may play at once in a chat or topic."""
+    return int(context.bot_data.get(COMPUTER_PER_PERSON, computer.PER_PERSON_DEFAULT))
+
+
+def idle_after(context: Context) -> float:
+    """Seconds a game against the computer may wait for its person."""
+    return float(context.bot_data.get(COMPUTER_IDLE, computer.IDLE_DEFAULT))
+
+
+async def end_idle(context: Context, tr: Translator, record: GameRecord) -> GameRecord | None:
+    """End ``record`` if it has waited :func:`idle_after` for its person (as it
+    is stored at that moment, by compare-and-set): cancelled, unrated and
+    unbooked; its board says so.  Returns the ended record, else None."""
+    limit = idle_after(context)
+
+    def change(current: GameRecord, now: float) -> GameRecord:
+        return cancelled(current) if computer.idle(current, now, limit) else current
+
+    store = get_store(context)
+    changed = await commit_game(store, lambda: store.load(record.key), change)
+    if changed is None or changed[0] is changed[1]:
+        return None
+    await edit(context, tr, changed[1])
+    return changed[1]
+
+
 async def sweep_job(context: Context) -> None:
     """The repeating job: resume every game that has waited for the
-    computer longer than :data:`IDLE_BEFORE_SWEEP` (found through the
-    computer's index of open games)."""
+    computer longer than :data:`IDLE_BEFORE_SWEEP`, and end those that have
+    waited :func:`idle_after` for their person (found through the
+    computer's index of open games; the clock is :func:`bot.rules.deadlines.now`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
     now = time.time()
     for level in computer.LEVELS:
         for record in await store.user_games(computer.user_id(level)):
-            if computer.waiting_for_computer(record) \
+            if computer.idle(record, deadlines.now(), idle_after(context)):
+                work, what = end_idle, "ending the idle game"
+            elif computer.waiting_for_computer(record) \
                     and now - record.updated_at >= IDLE_BEFORE_SWEEP:
-                tr = translator(None if record.is_private
-                                else await chat_language(context, record.chat_id))
-                try:
-                    await resume(context, tr, record)
-                except Exception:  # one broken game must not stop the others
-                    log.exception("resuming the computer's turn in %s failed", record.ref)
+                work, what = resume, "resuming the computer's turn in"
+            else:
+                continue
+            tr = translator(None if record.is_private
+                            else await chat_language(context, record.chat_id))
+            try:
+                await work(context, tr, record)
+            except Exception:  # one broken game must not stop the others
+                log.exception("%s %s failed", what, record.ref)

@@ -20,6 +20,7 @@ from bot.edge.handlers.common import (
     display_name,
     get_store,
     reply,
+    tapped_chat,
     thread_of,
     translator_for,
 )
@@ -92,8 +93,10 @@ async def on_verify_button(update: Update, context: Context) -> None:
         data = VerifyDice.parse(query.data)
     except CallbackDataError:
         data = None
-    record = (await get_store(context).load_game(data.chat_id, data.game_id)
-              if data is not None else None)
+    # the game of the tapped message's chat, whatever chat the data names
+    where = await tapped_chat(get_store(context), query)
+    record = (await get_store(context).load_game(where[0], data.game_id)
+              if data is not None and where is not None else None)
     if data is None or record is None or (
             record.is_private and seat_of(record, user.id) is None):
         await query.answer(tr.gettext("This button does not work any more."), show_alert=True)

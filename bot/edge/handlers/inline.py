@@ -69,7 +69,8 @@ from bot.rules.timeouts import time_is_up
 from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
-from bot.store.records import ChatSettings, GameRecord
+from bot.store.layout import ENDED_TTL
+from bot.store.records import ChatSettings, GameRecord, Status
 from bot.store.saving import save_first
 
 log = logging.getLogger(__name__)
@@ -113,7 +114,6 @@ async def on_chosen(update: Update, context: Context) -> None:
     except CallbackDataError:
         return
     inline_id = chosen.inline_message_id
-    await _board_language(context, inline_chat_id(inline_id), join.language)
     lobby = inline_lobby(inline_id, inline_chat_id(inline_id), join.variant, join.options,
                          chosen.from_user.id, get_dealer(context),
                          pictures=media_chat(context) is not None, game_id=lobby_id(inline_id))
@@ -121,6 +121,7 @@ async def on_chosen(update: Update, context: Context) -> None:
         saved = await get_store(context).save(lobby, 0)
     except VersionConflict:
         return  # someone tapped Join first: that lobby stands
+    await _board_language(context, saved, join.language)
     await edit(context, await translator_for(update, context), saved)
 
 
@@ -137,13 +138,13 @@ async def on_join(update: Update, context: Context) -> None:
     if join is None or inline_id is None:
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
         return
-    await _board_language(context, inline_chat_id(inline_id), join.language)
     try:
         saved, upkeep = await _join(context, query, inline_id, join)
     except (Refusal, VersionConflict) as refused:
         await _refused(context, tr, query, inline_id,
                        refused if isinstance(refused, Refusal) else Refusal(STALE))
         return
+    await _board_language(context, saved, join.language)
     try:
         await query.answer()
     finally:
@@ -185,12 +186,17 @@ async def _refused(context: Context, tr: Translator, query: CallbackQuery, inlin
         await redraw_stale(context, tr, current)
 
 
-async def _board_language(context: Context, chat_id: int, language: str) -> None:
+async def _board_language(context: Context, saved: GameRecord, language: str) -> None:
     """The boards of an inline game speak the language its result was shown in
     (noted once, as a group's first board notes its language; nobody can fix
-    an inline game's language with /lang)."""
+    an inline game's language with /lang).  Noted once the lobby or game is
+    saved; while the message holds only a lobby, which anyone can make with a
+    made-up message id, the note expires with it (issue 21)."""
+    chat_id = saved.chat_id
     await update_settings(context, chat_id,
                           lambda current: with_board_language(current, chat_id, language))
+    await get_store(context).keep_chat(
+        chat_id, ENDED_TTL if saved.status is Status.LOBBY else None)
 
 
 # ---------------------------------------------------------------- the inline message

@@ -30,6 +30,7 @@ from bot.edge.handlers.common import (
     default_option_command,
     display_name,
     get_store,
+    own_button,
     parse_tap,
     refusal_text,
     reply,
@@ -46,6 +47,7 @@ from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_a
 from bot.rules.refusals import Refusal
 from bot.rules.settle import (
     GONE,
+    Outdated,
     choice_request,
     chosen,
     may_confirm,
@@ -55,12 +57,13 @@ from bot.rules.settle import (
     with_balance,
 )
 from bot.rules.settleplan import plan
-from bot.store import Store, StoreError
+from bot.store import PlanChanged, Store, StoreError
 from bot.store.played import played_stats
 from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
 
+BALANCE_CHANGED = N_("The balance changed since the request; nothing was booked.")
 HISTORY_DEFAULT = 10
 HISTORY_MAX = 50
 TOP_SIZE = 10
@@ -406,7 +409,7 @@ async def _choose(query: CallbackQuery, context: Context, tr: Translator,
     other, change = pick(request, query.from_user.id, data.args[0], planned=planned)
     store = get_store(context)
     amount = await store.balance(request.chat_id, request.requester, other)
-    asked = chosen(request, other, amount, change)
+    asked = chosen(request, other, amount, change, await store.ledger(request.chat_id))
     if not await store.change_settle(request, asked):
         raise Refusal(GONE)
     await query.answer()
@@ -430,7 +433,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
     assert query is not None
     tr = await translator_for(update, context)
     data = await parse_tap(query, tr, GONE)
-    if data is None:
+    if data is None or not await own_button(query, tr):
         return
     request = await get_store(context).load_settle(_chat_id(update), data.id)
     try:
@@ -442,6 +445,11 @@ async def on_settle_button(update: Update, context: Context) -> None:
             await _refuse(query, context, tr, request)
         else:
             await _confirm(query, context, tr, request)
+    except Outdated as outdated:  # never right again: dropped, its buttons removed
+        if request is not None:
+            await get_store(context).change_settle(request, None)
+        await query.answer(tr.gettext(outdated.message), show_alert=True)
+        await _edit(query.message, context, _chat_id(update), tr.gettext(outdated.message))
     except Refusal as refusal:
         await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
 
@@ -454,9 +462,14 @@ async def _confirm(query: CallbackQuery, context: Context, tr: Translator,
     names = request.names
     try:
         now = await store.settle(request)
+    except PlanChanged:
+        raise Outdated() from None
     except StoreError:
         raise Refusal(GONE) from None
-    await query.answer()
+    if now is None:
+        await query.answer()
+    else:  # refused: said where the tap was, and on the message, whose buttons go
+        await query.answer(tr.gettext(BALANCE_CHANGED), show_alert=True)
     if now is None and request.change is not None:
         text = tr.gettext("Booked: {pays}. Only the balance between the two changed.",
                           pays=pays_text(tr, _debt(request), names))

@@ -19,6 +19,7 @@ from bot.edge.handlers.common import (
     chat_settings,
     get_store,
     is_chat_admin,
+    own_button,
     reply,
     thread_of,
     translator_for,
@@ -100,6 +101,8 @@ async def on_settings_button(update: Update, context: Context) -> None:
     choice = parse(query.data)
     if choice is None:
         await query.answer(tr.gettext(STALE_BUTTON), show_alert=True)
+        return
+    if not await own_button(query, tr):
         return
     if not await is_chat_admin(context, chat, user.id):
         await query.answer(tr.gettext("Only chat admins can change the settings."),

@@ -32,6 +32,7 @@ from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
     Context,
     get_store,
+    own_button,
     reply,
     thread_of,
     translator_for,
@@ -186,6 +187,8 @@ async def on_pick(update: Update, context: Context) -> None:
         wanted = NEEDS[data.command]
     except (CallbackDataError, KeyError):
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
+        return
+    if not await own_button(query, tr):
         return
     if user.id != data.user_id:
         await query.answer(tr.gettext(NOT_YOURS), show_alert=True)

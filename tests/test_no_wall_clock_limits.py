@@ -35,7 +35,9 @@ def _is_duration(node: ast.AST) -> bool:
     if isinstance(node, ast.Name):
         return node.id in DURATIONS
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
-        return _reads_clock(node.left) or _is_duration(node.left)
+        return any(_reads_clock(side) or _is_duration(side) for side in (node.left, node.right))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "abs":
+        return any(_is_duration(arg) for arg in node.args)
     return False
 
 
@@ -47,6 +49,8 @@ def upper_bounds(source: str) -> list[int]:
     >>> upper_bounds("assert 0.2 < time.monotonic() - t < 3")
     [1]
     >>> upper_bounds("assert 5 > elapsed")
+    [1]
+    >>> upper_bounds("assert abs(saved - time.time()) < 2")
     [1]
     >>> upper_bounds("assert time.monotonic() - started >= 1.5\\nok = clock() - t < 1")
     []

@@ -35,6 +35,9 @@ from engine.matread import MatGame, MatRecord, read_mat
 
 _ROLL = re.compile(r"(?P<first>[1-6])(?P<second>[1-6]):(?P<moves>.*)")
 _DOUBLE = re.compile(r"Doubles\s*=>\s*\d+", re.IGNORECASE)
+_BEAVER = re.compile(r"Beavers\s*=>\s*\d+", re.IGNORECASE)
+"""A beaver as GNU Backgammon exports it (ours: ``Doubles => 4``); the
+doubler's ``Drops`` may follow, or, for a take, the doubler's next roll."""
 
 
 class MatGameError(ValueError):
@@ -71,7 +74,8 @@ def options_of(record: MatRecord) -> GameOptions:
     return GameOptions.backgammon(
         cube=record.tag("CubeLimit") != "1",
         jacoby=money and record.tag("Jacoby") == "On",
-        beavers=money and record.tag("Beaver") == "On",
+        beavers=money and (record.tag("Beaver") == "On" or any(  # gnubg writes no tag
+            _BEAVER.fullmatch(cell.strip()) for game in record.games for _, cell in game.cells)),
         match_length=record.match_length,
         opening_reroll=record.tag("Dice opening") == "reroll",
     )
@@ -109,15 +113,21 @@ def _apply(game: Game, side: Side, text: str, first: bool) -> Game:
     if text.startswith("Wins"):
         return game
     if (roll := _ROLL.fullmatch(text)) is not None:
+        if game.phase is Phase.DOUBLE and game.cube is not None and game.cube.beavered:
+            game = game.take(side)  # GNU Backgammon writes no Takes after Beavers
         if not (first and game.phase is Phase.MOVE):  # the opening roll is rolled already
             game = game.roll(_Dice([(int(roll["first"]), int(roll["second"]))]))
         if game.phase is not Phase.MOVE:  # nothing could be played: passed on at once
             return game
         assert game.turn is not None
         moves = roll["moves"].strip()
-        if not moves:  # dice rolled and not played before a resignation or timeout
+        # dice rolled and not played before a resignation or timeout (GNU
+        # Backgammon writes the resignation in the same cell: ``42:  Wins 1 point``)
+        if not moves or moves.startswith("Wins"):
             return game
         return _as_written(game, moves).confirm()
+    if _BEAVER.fullmatch(text):
+        return game.beaver(side)
     if _DOUBLE.fullmatch(text):
         return game.beaver(side) if game.phase is Phase.DOUBLE else game.double(side)
     if text.lower() == "takes":

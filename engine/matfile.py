@@ -161,11 +161,42 @@ def turn_rows(game: Game) -> tuple[int, ...]:
     return tuple(numbers)
 
 
+NAME_BYTES = 31
+"""The longest name GNU Backgammon keeps, in UTF-8 bytes (its buffer of 32
+with the NUL; found by importing longer names into gnubg 1.1.0a16).  It cuts
+a longer one at that byte, mid-character for a non-ASCII name, and its Python
+module then fails to decode the match: names are cut for the file first."""
+NAME_COLUMN = 31
+"""The width of the left player's ``Name : score`` (gnubg's own layout)."""
+
+
 def _check_name(name: str) -> str:
+    """The name as the file holds it: cut to :data:`NAME_BYTES` on a
+    character boundary.
+
+    >>> _check_name("Ж" * 20), len(_check_name("Ж" * 20).encode())
+    ('ЖЖЖЖЖЖЖЖЖЖЖЖЖЖЖ', 30)
+    """
     check_type(name, str, "a player name", MatFileError)
     if not name.strip() or any(char in name for char in ":\n\r"):
         raise MatFileError(f"a player name for a .mat file has no colon or newline: {name!r}")
-    return name.strip()
+    cut = name.strip().encode()[:NAME_BYTES].decode(errors="ignore")
+    return cut.rstrip()
+
+
+def player_line(names: tuple[str, str], score: tuple[int, int]) -> str:
+    """The players and the score line of a game; the two always at least two
+    spaces apart (a long left name ran into the right one, and readers split
+    the line there).
+
+    >>> player_line(("Alice", "Bob"), (0, 2))
+    ' Alice : 0                      Bob : 2'
+    >>> player_line(("A" * 40, "Bob"), (10, 2))
+    ' AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA : 10  Bob : 2'
+    """
+    white, black = (_check_name(name) for name in names)
+    left = f"{white} : {score[0]}"
+    return f" {left:<{max(NAME_COLUMN, len(left) + 2)}}{black} : {score[1]}"
 
 
 def game_lines(
@@ -179,8 +210,7 @@ def game_lines(
     """The lines of one game: its title, the players with the score before
     it, the numbered moves and the result."""
     check_type(game, Game, "a game", MatFileError)
-    white, black = (_check_name(name) for name in names)
-    lines = [f" Game {number}", f" {f'{white} : {score[0]}':<31}{black} : {score[1]}"]
+    lines = [f" Game {number}", player_line(names, score)]
     rows = _rows(_cells(game))
     wins = ""
     if game.result is not None:

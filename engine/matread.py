@@ -5,9 +5,13 @@ game, who rolled which dice.  Enough to check the dice of an exported game
 Header tags are comment lines before the ``N point match`` line, in gnubg's
 form ``; [Key "Value"]`` (a ``"`` or ``\\`` inside the value is escaped with a
 backslash).  A move row is ``NNN) <White's cell> <Black's cell>``: White's
-cell starts right after ``) ``, a cell never holds two spaces in a row, and
-the cells are at least two spaces apart, so an empty White cell shows as a
-run of spaces.
+cell starts right after ``) ``, and an empty White cell shows as a run of
+spaces.  The cells are two or more spaces apart, but for a White cell of 27
+characters or more: GNU Backgammon's own ``export match mat`` writes
+``%-27s `` and so one space after it, where Black's cell starts with its
+dice (``61:``) or a cube or result word.  Inside a cell, GNU Backgammon
+writes two spaces between unplayed dice and a resignation (``42:  Wins 1
+point``).
 
 >>> text = '''; [Variation "Long Nardy"]
 ...
@@ -47,6 +51,8 @@ _PLAYERS = re.compile(
     r"\s*(?P<white>[^:]*?)\s*:\s*(?P<ws>\d+)\s+(?P<black>[^:]*?)\s*:\s*(?P<bs>\d+)\s*"
 )
 _ROLL = re.compile(r"(?P<first>[1-6])(?P<second>[1-6]):(?:\s|$)")
+_RIGHT_CELL = re.compile(r" (?=[1-6][1-6]:(?:\s|$)|(?:Doubles|Beavers|Takes|Drops|Wins)\b)")
+"""Where Black's cell starts one space after a long White cell of moves."""
 
 
 def escape_tag_value(value: str) -> str:
@@ -127,6 +133,9 @@ def _cells(rest: str) -> tuple[str, str]:
         return "", text.strip()  # White's cell is empty
     start = 1 if text.startswith(" ") else 0  # a cube cell starts with a space
     gap = text.find("  ", start)
+    if _ROLL.match(text, start):  # moves: a long cell may be one space from Black's
+        later = _RIGHT_CELL.search(text, start + 3, len(text) if gap < 0 else gap)
+        gap = gap if later is None else later.start()
     if gap < 0:
         return text.strip(), ""
     return text[:gap].strip(), text[gap:].strip()

@@ -29,11 +29,9 @@ def start_bot(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_rejected_token_is_one_line_and_exit_2_without_retrying(tmp_path: Path) -> None:
     with BotApiServer() as server:  # it answers 401 to any other token, as Telegram does
-        started = time.monotonic()
         done = start_bot(tmp_path, BOT_TOKEN="123:not-the-servers-token",
                          TELEGRAM_API_URL=server.url, STARTUP_RETRY_SECONDS="30")
-        assert time.monotonic() - started < 20
-        assert server.request_count("getMe") == 1
+        assert server.request_count("getMe") == 1  # at once: no retry within the 30 s
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1] == \
         "nardy: Telegram rejected BOT_TOKEN (check it with @BotFather)"
@@ -54,7 +52,9 @@ def test_an_unreachable_bot_api_is_tried_again_then_one_line_and_exit_1(tmp_path
     assert "(tried for 1.5 s; STARTUP_RETRY_SECONDS)" in last
     assert "123:abc" not in done.stderr
     assert "Traceback" not in done.stderr  # at the default log level
-    assert done.stderr.count("getMe failed") >= 2  # one line per try, each naming the cause
+    # one line per try that is tried again, naming the cause; how many tries fit
+    # into 1.5 s depends on the machine's load (the pauses: test_retrying_...)
+    assert done.stderr.count("getMe failed") >= 1
 
 
 def test_a_bot_api_that_keeps_failing_with_5xx_is_given_up_on(tmp_path: Path) -> None:
@@ -64,7 +64,9 @@ def test_a_bot_api_that_keeps_failing_with_5xx_is_given_up_on(tmp_path: Path) ->
                          STARTUP_RETRY_SECONDS="1")
         tries = server.request_count("getMe")
     assert done.returncode == 1, done.stderr
-    assert 2 <= tries <= 4  # 0.5 s, then the rest of the second: not a tight loop
+    # 0.5 s, then the rest of the second: not a tight loop (a loaded machine
+    # makes fewer tries, never more); every try but the last is logged
+    assert 1 <= tries <= 4 and done.stderr.count("getMe failed") == tries - 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"nardy: cannot reach the Telegram Bot API at {server.url}/bot: "
                            "Service Unavailable")
@@ -79,6 +81,10 @@ def test_a_passing_failure_at_start_up_is_waited_out(tmp_path: Path) -> None:
             server.watch(bot)
             server.wait_request("getUpdates", timeout=30)  # polling: it started
             assert server.request_count("getMe") == 4
+            # the start-up jobs ran although the start took longer than their
+            # planned time (they used to be skipped as "missed")
+            bot.wait_for_log(r"schema 2: \d+ game records moved", timeout=60)
+            bot.wait_for_log(r"start-up: redrawing the boards of \d+ games", timeout=60)
             log = bot.log
     assert log.count("getMe failed (Bad Gateway); trying again") == 3, log
     assert "Traceback" not in log

@@ -105,8 +105,6 @@ return {1, new}
 
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
-CHATS_REMEMBERED = 100_000
-"""Chats a process knows to hold no schema 1 game (else it asks ``nardy:schema``)."""
 
 
 class Games:
@@ -121,7 +119,6 @@ class Games:
         self._cas = redis.register_script(_CAS)
         self._save_game = redis.register_script(SAVE_GAME)
         self._shown = redis.register_script(_SHOWN)
-        self._chats_current: set[int] = set()
 
     async def load(self, key: RecordKey[R]) -> R | None:
         """The stored record, None if there is none; `CorruptRecordError` if unreadable."""
@@ -252,25 +249,26 @@ class Games:
     # -- a chat's games ------------------------------------------------------------
 
     async def upgrade_chat(self, chat_id: int) -> None:
-        """Move the chat's schema 1 games first, unless it (or every chat) is
-        known to have none (:mod:`bot.store.schema`).  A record that cannot
-        move is logged and left: the chat's other games work."""
-        if chat_id in self._chats_current or await schema.is_current(self.redis, self.keys):
-            return
+        """Move the chat's schema 1 games first (:mod:`bot.store.schema`).
+
+        Every time, even in a chat (or a store) moved before: a worker of the
+        release before schema 2, in a mixed deploy or after a rollback, may
+        have written one since, and nothing else would ever move it
+        (docs/storage.md, "Mixed deploys").  With none, this costs one
+        ``SMEMBERS`` of the chat's small ``slots`` set, the round trip that
+        asking ``nardy:schema`` cost before.  A record that cannot move is
+        logged and left: the chat's other games work."""
         try:
             await schema.upgrade_chat(self.redis, self.keys, chat_id)
         except CorruptRecordError:
             return  # logged by schema.upgrade_chat; tried again next time
-        if len(self._chats_current) >= CHATS_REMEMBERED:
-            self._chats_current.clear()
-        self._chats_current.add(chat_id)
 
     async def load_game(self, chat_id: int, game_id: str) -> GameRecord | None:
         """A game (or lobby: a game with status LOBBY) of a chat, by its id."""
         key = game_key(chat_id, game_id)
         record = await self.load(key)
         if record is None:
-            await self.upgrade_chat(chat_id)  # a game stored before schema 2, perhaps
+            await self.upgrade_chat(chat_id)  # one stored by the release before schema 2?
             record = await self.load(key)
         return record
 

@@ -45,6 +45,9 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:update:<update id>:<digest>     de-duplication marker with expiry: p:<n> being
                                           handled (attempt n, leased), f:<n> failed n times,
                                           d (or 1) done
+    nardy:update:<update id>              the release before schema 2's marker (p:<n>,
+                                          f:<n>, d), kept beside ours while both may run
+                                          (p:1:<digest>, f:<n>, 1: bot/store/updates.py)
     nardy:update:<update id>:<digest>:fx  hash: the side effects of a failed attempt
                                           of the update, for its retry (bot/edge/effects.py)
     nardy:{stats}:open                    set of GameRefs of open games (a hint: metrics,

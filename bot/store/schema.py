@@ -22,9 +22,12 @@ When: :func:`upgrade_all` runs at start-up in the background (every chat with
 a schema 1 record, found by ``SCAN``; then ``nardy:schema`` says 2 and later
 start-ups skip the scan), and :meth:`bot.store.games.Games.upgrade_chat` runs
 first whenever a chat's games are looked up before that (a tap, a command),
-so nothing waits for the scan.  Run no worker of the old code beside the new
-one: it would write schema 1 records again (they would be moved again, but
-a game both touched would fork).
+so nothing waits for the scan.  ``upgrade_chat`` runs on every such look,
+even after the mark: a worker of the old release (a mixed deploy, a
+rollback) may write schema 1 records again, and they move the next time
+their chat or game is looked at.  A game both touched does not fork: the
+move renames its old key away, so the old worker's compare-and-set finds no
+record there and is refused (tests/store/test_mixed_deploys.py).
 """
 
 from __future__ import annotations

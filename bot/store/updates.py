@@ -35,6 +35,37 @@ return {'new', n}
 """
 
 
+# The marker of the release before schema 2 is keyed by the update id alone
+# (``nardy:update:<id>``): 'p:<n>' claimed, 'f:<n>' failed, 'd' or '1' done.
+# This release keeps it beside its own, so workers of both releases handle an
+# update once (docs/operations.md, "Mixed deploys"): it takes it as
+# 'p:<n>:<digest>' (in flight to the old code, which reads the prefix only)
+# and settles it '1' (done to both; 'd' only the old code writes).
+# KEYS: the old marker.  ARGV: lease seconds, digest.
+# Returns 'done' / 'in_flight' (a worker of the old release), or 'ours'.
+_CLAIM_OLD_MARKER = """
+local v = redis.call('GET', KEYS[1])
+if v == 'd' then return 'done' end
+if v and string.match(v, '^p:%d+$') then return 'in_flight' end
+if v == '1' or (v and string.sub(v, 1, 2) == 'p:') then return 'ours' end
+redis.call('SET', KEYS[1], 'p:1:' .. ARGV[2], 'EX', tonumber(ARGV[1]))
+return 'ours'
+"""
+
+
+def old_marker_id(update: int | str) -> str | None:
+    """The update id of an identity ``<id>:<digest>`` (bot/edge/ops.py
+    ``identity``), whose marker the release before schema 2 keyed by the id
+    alone; None for a bare id (the two markers would be one key).
+
+    >>> old_marker_id("7:0123abcd"), old_marker_id(7)
+    ('7', None)
+    """
+    if not isinstance(update, str) or ":" not in update:
+        return None
+    return update.partition(":")[0]
+
+
 class Updates:
     """Update markers and effects (a part of :class:`bot.store.Store`)."""
 
@@ -42,6 +73,7 @@ class Updates:
         self.redis = redis
         self.keys = keys
         self._claim_update = redis.register_script(_CLAIM_UPDATE)
+        self._claim_old = redis.register_script(_CLAIM_OLD_MARKER)
 
     async def claim_update(self, update: int | str, lease: int = UPDATE_LEASE) -> tuple[str, int]:
         """Take an update for handling across workers: ``("new", attempt)`` if the
@@ -49,15 +81,30 @@ class Updates:
         if it was handled before, ``("in_flight", 0)`` while another worker handles it
         (its claim expires after ``lease`` seconds, should that worker die).  Settle
         it with :meth:`settle_update`."""
+        old = old_marker_id(update)
+        if old is not None:  # a worker of the release before may have it
+            seen = as_text(await self._claim_old(
+                keys=[self.keys.update(old)], args=[lease, str(update).partition(":")[2]]))
+            if seen != "ours":
+                return seen, 0
         state, attempt = await self._claim_update(
             keys=[self.keys.update(update)], args=[lease])
+        if old is not None and as_text(state) == "done":
+            await self.redis.set(self.keys.update(old), "1", ex=UPDATE_TTL)
         return as_text(state), int(attempt)
 
     async def settle_update(self, update: int | str, attempt: int, *, ok: bool,
                             ttl: int = UPDATE_TTL) -> None:
         """Mark a claimed update done, or failed (its retry is handled again)."""
         value = "d" if ok else f"f:{attempt}"
-        await self.redis.set(self.keys.update(update), value, ex=ttl)
+        old = old_marker_id(update)
+        if old is None:
+            await self.redis.set(self.keys.update(update), value, ex=ttl)
+            return
+        pipe = self.redis.pipeline(transaction=False)  # two slots: one round trip
+        pipe.set(self.keys.update(update), value, ex=ttl)
+        pipe.set(self.keys.update(old), "1" if ok else f"f:{attempt}", ex=ttl)
+        await pipe.execute()
 
 
     async def load_effects(self, update: int | str) -> dict[str, str]:

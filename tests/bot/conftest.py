@@ -37,7 +37,7 @@ class World:
                   data: str | None = None, *, text: str | None = None,
                   strict: bool = True) -> Answer:
         tap = self.server.user_taps(chat, user, message, data, text=text, strict=strict)
-        answer = await tap.wait_answer_async(5)
+        answer = await tap.wait_answer_async()
         await self.idle()
         return answer
 

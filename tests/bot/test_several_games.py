@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from bot.store import Store
 from bot.store.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
@@ -164,9 +166,14 @@ async def test_commands_find_the_callers_game_a_replied_board_or_ask(world: Worl
     assert (await _game(world, chat, second)).status is Status.CANCELLED
 
 
-async def test_a_game_stored_by_the_old_code_is_moved_by_its_first_tap(world: World) -> None:
+@pytest.mark.parametrize("when", ["before the upgrade", "after the upgrade"])
+async def test_a_game_stored_by_the_old_code_is_moved_by_its_first_tap(world: World,
+                                                                       when: str) -> None:
     """A group's game saved before several games per chat (schema 1, at
-    ``game:0``) goes on: the first tap on its board moves it to its own key."""
+    ``game:0``) goes on: the first tap on its board moves it to its own key.
+    Also when a worker of the old release saved it after the upgrade (a mixed
+    deploy, a rollback): the store is marked current and this process has
+    looked at the chat already (docs/storage.md, mixed deploys)."""
     chat, (alice, bob) = await _group(world, "Alice", "Bob")
     game_id = await _start(world, chat, alice, alice, bob, "backgammon")
     driver = Driver(world.server, chat, (alice, bob), game_id=game_id)
@@ -186,11 +193,14 @@ async def test_a_game_stored_by_the_old_code_is_moved_by_its_first_tap(world: Wo
     fields["d"] = json.dumps({**data, "schema_version": 1})
     old_key = store.chat_key(chat.id, "game:0")
     await redis.delete(new_key, store.chat_key(chat.id, "live"))
+    if when == "after the upgrade":
+        assert await store.chat_games(chat.id) == []  # this process looked at the chat
     await redis.hset(old_key, mapping=fields)
     await redis.sadd(store.chat_key(chat.id, "slots"), "game:0")
-    await redis.delete("nardy:schema")  # as before the start-up's pass moved everything
-    # the bot as just upgraded: a store that has not looked at any chat yet
-    store = world.app.bot_data["store"] = Store(redis)
+    if when == "before the upgrade":
+        await redis.delete("nardy:schema")  # as before the start-up's pass moved everything
+        # the bot as just upgraded: a store that has not looked at any chat yet
+        store = world.app.bot_data["store"] = Store(redis)
     final = await asyncio.to_thread(driver.play)
     assert "🏁" in final.content
     assert not await redis.exists(old_key)

@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 JSON = dict[str, Any]
+PATIENCE = 30.0
+"""Seconds a test waits by default for what it expects (an answer, a message,
+a request): a guard against a hang, never a limit on speed.  A wait returns
+as soon as its thing happens, so only a failing test waits this long; on a
+loaded machine (2 cores, several test runs) 5 s was not enough."""
 
 
 class ApiError(Exception):
@@ -291,13 +296,13 @@ class _Query(Generic[A]):
     def _waiting_for(self) -> str:
         raise NotImplementedError
 
-    def wait_answer(self, timeout: float = 5.0) -> A:
+    def wait_answer(self, timeout: float = PATIENCE) -> A:
         """Block until the bot answers this query; AssertionError after ``timeout`` seconds."""
         answer: A = self.server.wait_for(lambda: self._answer, timeout, chat=self.chat_id,
                                          description=self._waiting_for())
         return answer
 
-    async def wait_answer_async(self, timeout: float = 5.0) -> A:
+    async def wait_answer_async(self, timeout: float = PATIENCE) -> A:
         """:meth:`wait_answer` for async tests (runs in a worker thread)."""
         import asyncio
 

@@ -30,6 +30,7 @@ from tests.botapi.formatting import ParseError, command_entities, parse_text, st
 from tests.botapi.inline import InlineMode
 from tests.botapi.model import (
     JSON,
+    PATIENCE,
     Answer,
     ApiError,
     Chat,
@@ -613,7 +614,7 @@ class BotApiServer(InlineMode):
 
     # ------------------------------------------------------------------ waiting
 
-    def wait_for(self, predicate: Callable[[], T | None], timeout: float = 5.0, *,
+    def wait_for(self, predicate: Callable[[], T | None], timeout: float = PATIENCE, *,
                  description: str | None = None, chat: Chat | int | None = None) -> T:
         """Block until ``predicate()`` (called under the server lock) is truthy; return it.
 
@@ -643,7 +644,7 @@ class BotApiServer(InlineMode):
 
     def wait_message(self, chat: Chat | int, contains: str | None = None, *,
                      since: int | Message | Tap = 0, match: Callable[[Message], bool] | None = None,
-                     from_bot: bool = True, timeout: float = 5.0) -> Message:
+                     from_bot: bool = True, timeout: float = PATIENCE) -> Message:
         """The first message in ``chat`` sent or edited after ``since`` whose text/caption
         contains ``contains`` and which satisfies ``match``; a snapshot.  ``from_bot``:
         only the bot's messages and those sent via it (inline results)."""
@@ -661,7 +662,8 @@ class BotApiServer(InlineMode):
             f" containing {contains!r}" if contains else "") + f" after revision {after}"
         return self.wait_for(found, timeout, description=what)
 
-    def wait_request(self, method: str, *, since: int = 0, timeout: float = 5.0) -> RequestRecord:
+    def wait_request(self, method: str, *, since: int = 0,
+                     timeout: float = PATIENCE) -> RequestRecord:
         """The first ``method`` request logged after ``since`` (an index into ``requests()``)."""
         def found() -> RequestRecord | None:
             return next((r for r in self._requests[since:]
@@ -669,7 +671,7 @@ class BotApiServer(InlineMode):
 
         return self.wait_for(found, timeout, description=f"a {method} request")
 
-    async def wait_for_async(self, predicate: Callable[[], T | None], timeout: float = 5.0, *,
+    async def wait_for_async(self, predicate: Callable[[], T | None], timeout: float = PATIENCE, *,
                              description: str | None = None) -> T:
         """:meth:`wait_for` for async tests (waits in a worker thread)."""
         return await asyncio.to_thread(self.wait_for, predicate, timeout,

@@ -238,3 +238,26 @@ def test_every_exported_game_and_match_imports_into_gnubg(tmp_path: Path) -> Non
         assert action in events, action
     assert any(g.crawford for m in matches.values() for g in m.games)
     assert scripted_drops_and_beavers()["beaver-taken-then-resigned"].games[0].result.points == 8  # type: ignore[union-attr]
+
+
+LONG_NAMES = {
+    "ascii": ("Alexandra Konstantinopoulou-Smith", "🤖 Nardy bot"),
+    "cyrillic": ("Жозефина Ксаверьевна Тараканова", "Ёлка"),
+    "at-the-cut": ("x" * 30 + "ẞ" * 3, "ẞ" * 40),  # the cut falls inside a character
+    "emoji": ("🎲" * 12, "Bob"),
+}
+
+
+def test_long_and_non_ascii_names_import_whole_characters_apart(tmp_path: Path) -> None:
+    """gnubg keeps 31 bytes of a name: ours are cut there on a character
+    boundary (else its module fails to decode the match), and the two names
+    stay apart (a long left one ran into the right one)."""
+    match = play_match(GameOptions.backgammon(match_length=3), random.Random("names"))
+    imported = gnubg_import(tmp_path, {key: format_match(match, names=names)
+                                       for key, names in LONG_NAMES.items()})
+    for key, (white, black) in LONG_NAMES.items():
+        info = imported[key]["match-info"]
+        for found, name in ((info["X"]["name"], white), (info["O"]["name"], black)):
+            assert name.startswith(found) and len(found.encode()) <= 31, (key, found)
+            assert len(found.encode()) > 31 - 4 or found == name  # cut at most one character
+        assert_same(match, imported[key])

@@ -37,6 +37,11 @@ from bot.edge.handlers import (
 from bot.present.callbacks import OTHER, Kind, pattern
 from bot.present.painter import PAINTER
 
+STARTUP_JOB: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True}
+"""APScheduler options of a job due at start-up: run it when the scheduler
+starts, however long after its time (its default, one second of grace, skipped
+most start-ups' jobs), and once."""
+
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # An update delivered twice (a retried webhook, a restart mid-batch) is
@@ -66,15 +71,19 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # user started the bot there (reminders may go to them privately)
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE, clock.note_private), group=1)
     if app.job_queue is not None:  # clocks: every process wakes the due games
+        # Start-up jobs are added now, before the scheduler starts (after getMe,
+        # its retries, Redis and setMyCommands in every language): they must
+        # run however late that is, never be skipped as "missed" (STARTUP_JOB).
         # stored games of an older schema move to the current one (bot/store/schema.py)
-        app.job_queue.run_once(chat.upgrade_job, when=0.5, name=chat.UPGRADE_JOB)
+        app.job_queue.run_once(chat.upgrade_job, when=0.5, name=chat.UPGRADE_JOB,
+                               job_kwargs=STARTUP_JOB)
         app.job_queue.run_repeating(clock.tick_job, interval=clock.interval(),
                                     first=clock.interval(), name=clock.JOB_NAME)
         # the computer's turns a crash or a restart left waiting (first: at start-up)
         app.job_queue.run_repeating(computer.sweep_job, interval=computer.sweep_interval(),
-                                    first=1.0, name=computer.SWEEP_JOB)
+                                    first=1.0, name=computer.SWEEP_JOB, job_kwargs=STARTUP_JOB)
         # boards a failed redraw left behind before a restart (nobody may tap them soon)
         app.job_queue.run_once(board.startup_redraw_job, when=1.0, data=time.time(),
-                               name=board.STARTUP_REDRAW_JOB)
+                               name=board.STARTUP_REDRAW_JOB, job_kwargs=STARTUP_JOB)
     app.add_error_handler(errors.on_error)
     PAINTER.start()  # the painter process warms up before the first game needs it

@@ -318,9 +318,10 @@ async def startup_redraw_job(context: Context) -> None:
         return
     started = context.job.data if context.job is not None else time.time()
     assert isinstance(started, float)
-    for record in await stale_boards.behind(store, STARTUP_REDRAWS):
-        if record.updated_at > started - STARTUP_GRACE:
-            continue
+    behind = [record for record in await stale_boards.behind(store, STARTUP_REDRAWS)
+              if record.updated_at <= started - STARTUP_GRACE]
+    log.info("start-up: redrawing the boards of %s games left behind", len(behind))
+    for record in behind:
         tr = translator(None if record.is_private
                         else await chat_language(context, record.chat_id))
         try:

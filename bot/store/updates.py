@@ -16,23 +16,12 @@ from typing import Any
 
 from bot.store.client import RedisClient, as_text
 from bot.store.keys import Keys
+from bot.store.markers import Markers
 
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
 
 
 UPDATE_LEASE = 120  # seconds an update stays claimed by a worker that may have died
-
-
-# KEYS: marker.  ARGV: lease seconds.  Returns {'done'|'in_flight', 0} or {'new', attempt}.
-_CLAIM_UPDATE = """
-local v = redis.call('GET', KEYS[1])
-if v == 'd' or v == '1' then return {'done', 0} end
-if v and string.sub(v, 1, 2) == 'p:' then return {'in_flight', 0} end
-local n = 1
-if v and string.sub(v, 1, 2) == 'f:' then n = tonumber(string.sub(v, 3)) + 1 end
-redis.call('SET', KEYS[1], 'p:' .. n, 'EX', tonumber(ARGV[1]))
-return {'new', n}
-"""
 
 
 class Updates:
@@ -41,7 +30,7 @@ class Updates:
     def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
-        self._claim_update = redis.register_script(_CLAIM_UPDATE)
+        self.markers = Markers(redis, keys)  # how markers are stored: bot/store/markers.py
 
     async def claim_update(self, update: int | str, lease: int = UPDATE_LEASE) -> tuple[str, int]:
         """Take an update for handling across workers: ``("new", attempt)`` if the
@@ -49,15 +38,13 @@ class Updates:
         if it was handled before, ``("in_flight", 0)`` while another worker handles it
         (its claim expires after ``lease`` seconds, should that worker die).  Settle
         it with :meth:`settle_update`."""
-        state, attempt = await self._claim_update(
-            keys=[self.keys.update(update)], args=[lease])
-        return as_text(state), int(attempt)
+        return await self.markers.claim(update, lease, UPDATE_TTL)
 
     async def settle_update(self, update: int | str, attempt: int, *, ok: bool,
                             ttl: int = UPDATE_TTL) -> None:
         """Mark a claimed update done, or failed (its retry is handled again)."""
         value = "d" if ok else f"f:{attempt}"
-        await self.redis.set(self.keys.update(update), value, ex=ttl)
+        await self.markers.settle(update, value, ttl)
 
 
     async def load_effects(self, update: int | str) -> dict[str, str]:

@@ -431,12 +431,18 @@ def _draw_dice_and_cube(img: Image.Image, view: BoardView) -> None:
         img.paste(sprite, (BAR_LEFT + (BAR_W - CUBE) // 2, y), sprite)
 
 
+@cache
+def _icon(side: Side) -> Image.Image:
+    """The checker beside a player's name (made once, not on every board)."""
+    return _checker(side).resize((34, 34), Image.Resampling.LANCZOS)
+
+
 def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side: Side) -> None:
     y = 0 if side is view.top else FIELD_TOP + FIELD_H + FRAME + LABEL_H
     to_move = side is view.actor
     if to_move:
         d.rounded_rectangle((LEFT, y + 6, LEFT + BOARD_W, y + INFO_H - 6), 10, fill=ACCENT)
-    icon = _checker(side).resize((34, 34), Image.Resampling.LANCZOS)
+    icon = _icon(side)
     img.paste(icon, (LEFT + 10, y + (INFO_H - 34) // 2), icon)
     middle = y + INFO_H // 2
     labels = view.labels

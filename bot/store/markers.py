@@ -54,6 +54,18 @@ end
 return {'new', n}
 """
 
+# KEYS: the bucket.  ARGV: field, attempt, lease seconds.  Extends the claim's lease
+# if that attempt still holds it (1), else changes nothing (0).
+_RENEW = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or string.match(v, '^p:(%d+):') ~= ARGV[2] then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local till = math.floor(now + tonumber(ARGV[3]) * 1000)
+redis.call('HSET', KEYS[1], ARGV[1], 'p:' .. ARGV[2] .. ':' .. till)
+return 1
+"""
+
 # KEYS: the bucket.  ARGV: field, value, TTL (never shortens the bucket's).
 _SETTLE = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -89,6 +101,7 @@ class Markers:
         self.clock = clock
         self._claim = redis.register_script(_CLAIM)
         self._settle = redis.register_script(_SETTLE)
+        self._renew = redis.register_script(_RENEW)
         self._legacy_until: float | None = None
 
     async def claim(self, update: int | str, lease: int, ttl: int) -> tuple[str, int]:
@@ -100,6 +113,12 @@ class Markers:
     async def settle(self, update: int | str, value: str, ttl: int) -> None:
         key, field = locate(self.keys, update)
         await self._settle(keys=[key], args=[field, value, ttl])
+
+    async def renew(self, update: int | str, attempt: int, lease: float) -> bool:
+        """Extend a claim's lease to ``lease`` seconds from now (a heartbeat of the
+        worker handling it); False if that attempt no longer holds the claim."""
+        key, field = locate(self.keys, update)
+        return bool(await self._renew(keys=[key], args=[field, attempt, lease]))
 
     async def _legacy(self, update: int | str) -> str:
         """The old layout's marker of the update, while such markers may exist."""

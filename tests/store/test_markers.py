@@ -51,3 +51,15 @@ async def test_markers_of_the_old_layout_are_read_for_a_day(store: Store) -> Non
     assert await store.claim_update("9:taken") == ("new", 1)
     await store.redis.set("nardy:update:10:done", "d", ex=3600)
     assert await store.claim_update("10:done") == ("new", 1)
+
+
+async def test_a_claim_is_renewed_only_by_the_attempt_that_holds_it(store: Store) -> None:
+    markers = store.updates.markers
+    assert await store.claim_update("88:bb", lease=0) == ("new", 1)
+    assert await markers.renew("88:bb", 1, 60)  # still its worker's: now leased a minute
+    assert await store.claim_update("88:bb") == ("in_flight", 0)
+    assert not await markers.renew("88:bb", 2, 60)  # another attempt's renewal
+    await store.settle_update("88:bb", 1, ok=True)
+    assert not await markers.renew("88:bb", 1, 60)  # settled: nothing to renew
+    assert await store.claim_update("88:bb") == ("done", 0)
+    assert not await markers.renew("89:cc", 1, 60)  # never claimed

@@ -15,9 +15,12 @@ Prints ``INFO memory`` ``used_memory`` deltas divided by the game count, and
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -29,8 +32,10 @@ from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, with_table
 from bot.store import Store
 from bot.store.layout import ENDED_KEEP
+from bot.store.markers import BUCKET, locate
 from bot.store.records import GameRecord, Player, Status, TableOptions
 from bot.store.saving import save
+from bot.store.updates import UPDATE_TTL
 from engine.game import Phase
 from engine.position import Side, Variant
 from engine.scoring import resign_kinds
@@ -66,6 +71,9 @@ async def main() -> None:
     url = bench_redis_url()
     redis = aioredis.Redis.from_url(url)
     await redis.flushdb()
+    # steady state: the upgrade's first day (old-release markers kept beside ours,
+    # bot/store/updates.py) is over
+    await redis.set("nardy:update:legacy-until", 0)
     store = Store(redis)
     rng = random.Random(3)
     base = await used(redis)
@@ -86,7 +94,7 @@ async def main() -> None:
         pipe = redis.pipeline(transaction=False)
         for _ in range(turns * TAPS_PER_TURN):
             markers += 1
-            pipe.set(f"nardy:update:{markers}", "d", ex=24 * 3600)
+            _mark(store, pipe, markers)
         pipe.hset(f"nardy:{{chat:{chat}}}:flood", mapping={"t": "19.5", "ts": "1700000000.5"})
         pipe.set(f"nardy:{{chat:{chat}}}:ping:{record.game_id}", 12345, ex=7 * 24 * 3600)
         await pipe.execute()
@@ -95,11 +103,11 @@ async def main() -> None:
     keys = [store.redis_key(sample.key), store.chat_key(sample.chat_id, "live"),
             store.chat_key(sample.chat_id, "flood"),
             store.chat_key(sample.chat_id, f"ping:{sample.game_id}"),
-            store.user_key(sample.players[0].user_id), "nardy:update:1"]
+            store.user_key(sample.players[0].user_id), locate(store.keys, identity(1))[0]]
     sizes = {key: await redis.memory_usage(key) for key in keys}
     record_bytes = sum([len(await redis.hget(store.redis_key(g.key), "d") or b"")
                         for g in games]) / GAMES
-    markers_only = await _markers_bytes(redis, markers)
+    markers_only, legacy_markers = await _markers_bytes(store, markers)
     # every game ends (a resignation: the stake is booked) and the chat opens a lobby
     for game in games:
         await save(store, game, resigned(game))  # the bot's own end: ledger, history, stats
@@ -111,7 +119,12 @@ async def main() -> None:
     print(f"  active game, all its keys: {(active - base) / GAMES:,.0f} bytes "
           f"(engine record JSON {record_bytes:,.0f} bytes; {TURNS[0]}-{TURNS[1]} turns played)")
     print(f"    of which update markers: {markers_only / GAMES:,.0f} bytes "
-          f"({markers / GAMES:.0f} taps a game x {markers_only / markers:.0f} bytes, kept 24 h)")
+          f"({markers / GAMES:.0f} taps a game x {markers_only / markers:.0f} bytes, kept 24 h, "
+          f"{BUCKET} update ids a hash)")
+    print(f"    the same markers a key each (the layout before 2026-12-01): "
+          f"{legacy_markers / GAMES:,.0f} bytes ({legacy_markers / markers:.0f} bytes a tap); "
+          f"the active game with them: "
+          f"{(active - base - markers_only + legacy_markers) / GAMES:,.0f} bytes")
     for key, size in sizes.items():
         print(f"    MEMORY USAGE {key}: {size} bytes")
     print(f"  finished game: {(finished - active) / GAMES:,.0f} bytes more than the active "
@@ -157,18 +170,60 @@ async def chat_bytes(store: Store, chat: int) -> int:
     return total
 
 
-async def _markers_bytes(redis: aioredis.Redis, count: int) -> int:
-    before = await used(redis)
+FIRST_UPDATE = 700_000_000
+"""Telegram's update ids are large and run on."""
+
+
+def identity(n: int) -> str:
+    """The n-th tap's identity as bot/edge/ops.py makes it: its id and a 16-digit digest."""
+    return f"{FIRST_UPDATE + n}:{hashlib.sha256(str(n).encode()).hexdigest()[:16]}"
+
+
+def _mark(store: Store, pipe: Any, n: int) -> None:
+    """The marker of a handled tap, as the bot settles it (bot/store/markers.py)."""
+    key, field = locate(store.keys, identity(n))
+    pipe.hset(key, field, "d")
+    pipe.expire(key, UPDATE_TTL)
+
+
+async def _markers_bytes(store: Store, count: int) -> tuple[int, int]:
+    """Memory of ``count`` markers as stored now, and a key each as before."""
+    redis = store.redis
+    buckets = sorted({locate(store.keys, identity(n))[0] for n in range(1, count + 1)})
+
+    async def delta(write: Callable[[Any], None], delete: Callable[[Any], None]) -> int:
+        before = await used(redis)
+        pipe = redis.pipeline(transaction=False)
+        write(pipe)
+        await pipe.execute()
+        after = await used(redis)
+        pipe = redis.pipeline(transaction=False)
+        delete(pipe)
+        await pipe.execute()
+        return after - before
+
+    def drop_buckets(pipe: Any) -> None:
+        for key in buckets:
+            pipe.delete(key)
+
+    def write_buckets(pipe: Any) -> None:
+        for n in range(1, count + 1):
+            _mark(store, pipe, n)
+
+    def write_legacy(pipe: Any) -> None:
+        for n in range(1, count + 1):
+            pipe.set(store.keys.update(identity(n)), "d", ex=UPDATE_TTL)
+
+    def drop_legacy(pipe: Any) -> None:
+        for n in range(1, count + 1):
+            pipe.delete(store.keys.update(identity(n)))
+
     pipe = redis.pipeline(transaction=False)
-    for n in range(1, count + 1):
-        pipe.delete(f"nardy:update:{n}")
+    drop_buckets(pipe)
     await pipe.execute()
-    after = await used(redis)
-    pipe = redis.pipeline(transaction=False)
-    for n in range(1, count + 1):
-        pipe.set(f"nardy:update:{n}", "d", ex=24 * 3600)
-    await pipe.execute()
-    return before - after
+    legacy = await delta(write_legacy, drop_legacy)
+    current = await delta(write_buckets, lambda pipe: None)  # they stay, as in the bot
+    return current, legacy
 
 
 def resigned(record: GameRecord) -> GameRecord:

@@ -128,3 +128,29 @@ async def test_tls_certificates_are_verified(tmp_path: Path) -> None:
         await request.shutdown()
         server.close()
         await server.wait_closed()
+
+
+async def test_the_keyboard_of_a_message_the_bot_sent_is_not_parsed_back() -> None:
+    """A send's or an edit's answer comes back without its keyboard (PTB would build
+    an object per button for nothing); the users' updates keep theirs."""
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+    keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("1", callback_data="a"),
+                                      InlineKeyboardButton("2", callback_data="b")]])
+    with BotApiServer() as server:
+        alice = server.add_user("Alice")
+        chat = server.add_group("G", members=[alice])
+        async with Bot(server.token or "", base_url=server.base_url,
+                       request=AiohttpRequest()) as bot:
+            sent = await bot.send_message(chat.id, "board", reply_markup=keyboard)
+            edited = await bot.edit_message_text("board 2", chat.id, sent.message_id,
+                                                 reply_markup=keyboard)
+            assert sent.reply_markup is None and edited.reply_markup is None
+            assert (sent.message_id, edited.text) == (edited.message_id, "board 2")
+            [stored] = [m for m in server.messages(chat) if m.from_bot]
+            assert stored.buttons  # it was sent with its keyboard
+            tapped = server.user_taps(chat, alice, stored, "a")
+            [update] = await bot.get_updates(timeout=0)
+            assert update.callback_query is not None and tapped is not None
+            message = update.callback_query.message
+            assert message is not None and message.reply_markup == keyboard

@@ -18,6 +18,7 @@ Timeouts raise :class:`telegram.error.TimedOut`, other failures
 
 from __future__ import annotations
 
+import json
 import ssl
 from collections.abc import Iterable
 from typing import Any
@@ -110,12 +111,43 @@ class AiohttpRequest(BaseRequest):
         try:
             async with session.request(method, url, data=data, headers=headers,
                                        timeout=timeout) as response:
-                return response.status, await response.read()
+                return response.status, without_own_keyboard(url, await response.read())
         except TimeoutError as error:
             raise TimedOut from error
         except aiohttp.ClientError as error:
             # the class name says what failed when the message is empty
             raise NetworkError(f"aiohttp.{type(error).__name__}: {error}") from error
+
+
+OWN_MESSAGE = ("send", "edit", "copy")
+"""Methods whose result is a message the bot itself sent or edited."""
+
+
+def without_own_keyboard(url: str, body: bytes) -> bytes:
+    """``body`` without the ``reply_markup`` of the message a send or edit returns.
+
+    PTB turns every answer into objects, and the keyboard the bot has just sent
+    (a board's: tens of buttons) is most of the work: ~0.9 instead of ~0.3 ms
+    a board edit, for a copy nothing reads (the bot knows what it sent).  Other
+    answers (``getUpdates``: the users' updates and their messages' keyboards)
+    are left as they are.
+
+    >>> body = b'{"ok":true,"result":{"message_id":5,"reply_markup":{"inline_keyboard":[]}}}'
+    >>> without_own_keyboard("https://x/botT/editMessageMedia", body)
+    b'{"ok":true,"result":{"message_id":5}}'
+    >>> without_own_keyboard("https://x/botT/getUpdates", body) == body
+    True
+    """
+    if b'"reply_markup"' not in body or not url.rpartition("/")[2].startswith(OWN_MESSAGE):
+        return body
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return body  # PTB reports what it cannot read
+    result = answer.get("result") if isinstance(answer, dict) else None
+    if not isinstance(result, dict) or result.pop("reply_markup", None) is None:
+        return body
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 async def close_all(requests: Iterable[BaseRequest]) -> None:

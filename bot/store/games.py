@@ -70,6 +70,7 @@ from bot.store.records import (
     game_key,
     settings_key,
 )
+from bot.store.shards import drain_open
 
 # KEYS: record.  ARGV: version, the board's field, then the fields of every board
 # of the record (others are dropped).  Raises the board's shown version to
@@ -339,9 +340,10 @@ class Games:
             pipe.sadd(user, ref) if listed else pipe.srem(user, ref)
             if game.is_private and len(game.players) == 2:  # where its stats are booked
                 pipe.sadd(self.keys.played(player.user_id), game.chat_id)
-        open_games = self.keys.open_games
+        # the shards of the chat (bot/store/shards.py): no one slot takes every save
+        open_games = self.keys.open_shard(game.ref)
         pipe.sadd(open_games, ref) if listed else pipe.srem(open_games, ref)
-        due, _ = self.keys.deadlines
+        due, _ = self.keys.deadline_shard(game.ref)
         # the first wake-up of the deadline: its first reminder (bot/rules/deadlines.py)
         wake = first_wake(game.deadline, game.options.time_control)
         if listed and wake is not None:
@@ -415,4 +417,8 @@ class Games:
 
     async def open_game_count(self) -> int:
         """Lobbies and games being played, over all chats (from the index: a hint)."""
-        return int(await self.redis.scard(self.keys.open_games))
+        await drain_open(self.redis, self.keys)
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in self.keys.open_shards:
+            pipe.scard(shard)
+        return sum(map(int, await pipe.execute()))

@@ -39,19 +39,27 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
     nardy:{user:<uid>}:finished           zset of the user's last finished games' refs
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
-    nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
-                                          first reminder, bot/rules/deadlines.py) / lease end
+    nardy:{deadlines:<shard>}:due / :processing  zsets of GameRefs by wake-up time (the
+                                          deadline's first reminder, bot/rules/deadlines.py) /
+                                          lease end, in SHARDS shards by chat
+    nardy:{deadlines}:due / :processing   the same, unsharded (before 2026-12): moved into
+                                          the shards by the claimer (bot/store/shards.py)
     nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
-    nardy:update:<update id>:<digest>     de-duplication marker with expiry: p:<n> being
-                                          handled (attempt n, leased), f:<n> failed n times,
-                                          d (or 1) done
+    nardy:{update:<id // 100>}:m          hash <id % 100>:<digest> -> de-duplication marker
+                                          of each update (bot/store/markers.py): p:<n>:<lease
+                                          end ms> being handled (attempt n), f:<n> failed n
+                                          times, d done; expires a day after its last write
+    nardy:update:<update id>:<digest>     the same marker, a key each (before 2026-12; read
+                                          for a day after the upgrade)
     nardy:update:<update id>              the release before schema 2's marker (p:<n>,
                                           f:<n>, d), kept beside ours while both may run
                                           (p:1:<digest>, f:<n>, 1: bot/store/updates.py)
     nardy:update:<update id>:<digest>:fx  hash: the side effects of a failed attempt
                                           of the update, for its retry (bot/edge/effects.py)
-    nardy:{stats}:open                    set of GameRefs of open games (a hint: metrics,
-                                          the start-up's redraws)
+    nardy:{stats:<shard>}:open            set of GameRefs of open games, in SHARDS shards by
+                                          chat (a hint: metrics, the start-up's redraws)
+    nardy:{stats}:open                    the same, one set (before 2026-12): moved into the
+                                          shards by their readers (bot/store/shards.py)
     nardy:schema                          the game schema every record is at, once it is
                                           (bot/store/schema.py)
 
@@ -62,9 +70,23 @@ chat live in one slot and a Lua script may touch several of them:
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from bot.store.records import GameRef, RecordKey
+
+SHARDS = 16
+"""Shards of the keys every save writes (the open games, the deadline queue): each
+shard is its own hash slot, so no one cluster node takes every save's write."""
+
+
+def shard_of(chat_id: int) -> int:
+    """The shard of a chat's entries (the same in every process, unlike ``hash``).
+
+    >>> shard_of(-100123), shard_of(42)
+    (13, 8)
+    """
+    return zlib.crc32(str(chat_id).encode()) % SHARDS
 
 
 class Keys:
@@ -73,10 +95,23 @@ class Keys:
     def __init__(self, prefix: str = "nardy") -> None:
         self.prefix = prefix
         self.deadlines = [f"{prefix}:{{deadlines}}:due", f"{prefix}:{{deadlines}}:processing"]
-        """The deadline queue: due, processing."""
+        """The deadline queue before it was sharded: due, processing (read to move them)."""
         self.open_games = f"{prefix}:{{stats}}:open"
+        """The open games before they were sharded (read to move them)."""
+        self.deadline_shards = [[f"{prefix}:{{deadlines:{n}}}:{name}"
+                                 for name in ("due", "processing")] for n in range(SHARDS)]
+        """The deadline queue's shards, each due and processing (one slot)."""
+        self.open_shards = [f"{prefix}:{{stats:{n}}}:open" for n in range(SHARDS)]
         self.flood_all = f"{prefix}:{{flood}}:all"
         self.schema = f"{prefix}:schema"
+
+    def deadline_shard(self, ref: GameRef | str) -> list[str]:
+        """Due and processing of the shard that holds ``ref``'s deadline."""
+        return self.deadline_shards[shard_of(_ref(ref).chat_id)]
+
+    def open_shard(self, ref: GameRef | str) -> str:
+        """The open-games shard that holds ``ref``."""
+        return self.open_shards[shard_of(_ref(ref).chat_id)]
 
     def chat(self, chat_id: int, name: str) -> str:
         """A key in the chat's hash slot, e.g. `nardy:{chat:-100123}:settings`."""
@@ -139,3 +174,7 @@ class Keys:
     def flood(self, chat_id: object) -> str:
         """The flood bucket of a chat (any id Telegram takes: a number or a username)."""
         return f"{self.prefix}:{{chat:{chat_id}}}:flood"
+
+
+def _ref(ref: GameRef | str) -> GameRef:
+    return ref if isinstance(ref, GameRef) else GameRef.parse(ref)

@@ -1,5 +1,10 @@
 """The deadline queue: when each game with a running clock wakes up next,
 claimed by one process at a time (bot/store/wakeups.py drives it).
+
+The queue is :data:`bot.store.keys.SHARDS` pairs of sorted sets (due,
+processing), a pair by chat in one hash slot, so the claiming script stays
+on one slot and saves spread over a cluster's nodes; a claim goes round the
+shards (the old unsharded pair is first moved in: bot/store/shards.py).
 """
 
 from __future__ import annotations
@@ -8,10 +13,11 @@ import time
 from dataclasses import dataclass
 
 from bot.store.client import RedisClient
-from bot.store.keys import Keys
+from bot.store.keys import SHARDS, Keys
 from bot.store.records import (
     GameRef,
 )
+from bot.store.shards import drain_deadlines
 
 # KEYS: due, processing.  ARGV: now, lease end, limit.  Expired leases go back
 # to `due` first (a claimer died), then up to `limit` due items move to
@@ -31,20 +37,6 @@ return due
 """
 
 
-# KEYS: due, processing.  ARGV: old member, new member.  Renames a deadline entry
-# in both sets keeping its score; idempotent.
-_RENAME_DEADLINE = """
-for i = 1, 2 do
-  local score = redis.call('ZSCORE', KEYS[i], ARGV[1])
-  if score then
-    redis.call('ZADD', KEYS[i], score, ARGV[2])
-    redis.call('ZREM', KEYS[i], ARGV[1])
-  end
-end
-return 1
-"""
-
-
 @dataclass(frozen=True)
 class Claim:
     """A deadline handed to one scheduler until `lease_until`; `ack` it when handled."""
@@ -61,16 +53,16 @@ class DeadlineQueue:
         self.redis = redis
         self.keys = keys
         self._claim = redis.register_script(_CLAIM)
-        self._rename_deadline = redis.register_script(_RENAME_DEADLINE)
+        self._next_shard = 0
 
     async def schedule(self, ref: GameRef, due: float, *, lower_only: bool = False) -> None:
         """Set (or move) the next wake-up of a game.  `save` does this from
         `deadline`; `lower_only` never moves an entry later (ZADD LT), so a
         scheduler cannot push back a wake-up a concurrent save just set."""
-        await self.redis.zadd(self.keys.deadlines[0], {str(ref): due}, lt=lower_only)
+        await self.redis.zadd(self.keys.deadline_shard(ref)[0], {str(ref): due}, lt=lower_only)
 
     async def unschedule(self, ref: GameRef) -> None:
-        await self.redis.zrem(self.keys.deadlines[0], str(ref))
+        await self.redis.zrem(self.keys.deadline_shard(ref)[0], str(ref))
 
     async def claim_due(
         self, now: float | None = None, lease: float = 60.0, limit: int = 100
@@ -82,17 +74,30 @@ class DeadlineQueue:
         and change it by CAS, so a second delivery cannot act twice.
         """
         now = time.time() if now is None else now
-        flat = await self._claim(keys=self.keys.deadlines, args=[now, now + lease, limit])
-        return [
-            Claim(GameRef.parse(flat[i]), float(flat[i + 1]), now + lease)
-            for i in range(0, len(flat), 2)
-        ]
+        await drain_deadlines(self.redis, self.keys)
+        start, self._next_shard = self._next_shard, (self._next_shard + 1) % SHARDS
+        claims: list[Claim] = []
+        for n in range(SHARDS):  # from a different shard first each time: none starves
+            shard = self.keys.deadline_shards[(start + n) % SHARDS]
+            flat = await self._claim(keys=shard, args=[now, now + lease, limit - len(claims)])
+            claims += [Claim(GameRef.parse(flat[i]), float(flat[i + 1]), now + lease)
+                       for i in range(0, len(flat), 2)]
+            if len(claims) >= limit:
+                break
+        return claims
 
     async def ack(self, ref: GameRef) -> None:
         """Done with a claimed deadline: drop its lease (a new due time stays)."""
-        await self.redis.zrem(self.keys.deadlines[1], str(ref))
+        await self.redis.zrem(self.keys.deadline_shard(ref)[1], str(ref))
 
     async def rename(self, old: str, new: str) -> None:
         """Move a game's entries (due and claimed) to its new ref, keeping their
-        times; idempotent (a chat's migration)."""
-        await self._rename_deadline(keys=self.keys.deadlines, args=[old, new])
+        times; idempotent (a chat's migration: the new chat may be in another
+        shard, so the entry is added there before it is removed here)."""
+        await drain_deadlines(self.redis, self.keys)  # an old entry is renamed too
+        for source, target in zip(self.keys.deadline_shard(old), self.keys.deadline_shard(new),
+                                  strict=True):
+            score = await self.redis.zscore(source, old)
+            if score is not None:
+                await self.redis.zadd(target, {new: score})
+                await self.redis.zrem(source, old)

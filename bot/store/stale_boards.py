@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.store import Store
 from bot.store.records import GameRecord, GameRef, game_key
+from bot.store.shards import drain_open
 
 BATCH = 200
 """Open games looked at per pipelined round trip."""
@@ -39,7 +40,9 @@ async def behind(store: Store, limit: int) -> list[GameRecord]:
     """Up to ``limit`` open games with a board message that does not show their
     version (or no chat board at all), the most recently changed first."""
     redis = store.redis
-    refs = sorted({_text(m) async for m in redis.sscan_iter(store.keys.open_games, count=1000)})
+    await drain_open(redis, store.keys)
+    refs = sorted({_text(m) for shard in store.keys.open_shards
+                   async for m in redis.sscan_iter(shard, count=1000)})
     candidates: list[GameRef] = []
     for start in range(0, len(refs), BATCH):
         batch = [GameRef.parse(ref) for ref in refs[start:start + BATCH]]

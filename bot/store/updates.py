@@ -16,23 +16,12 @@ from typing import Any
 
 from bot.store.client import RedisClient, as_text
 from bot.store.keys import Keys
+from bot.store.markers import Markers
 
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
 
 
 UPDATE_LEASE = 120  # seconds an update stays claimed by a worker that may have died
-
-
-# KEYS: marker.  ARGV: lease seconds.  Returns {'done'|'in_flight', 0} or {'new', attempt}.
-_CLAIM_UPDATE = """
-local v = redis.call('GET', KEYS[1])
-if v == 'd' or v == '1' then return {'done', 0} end
-if v and string.sub(v, 1, 2) == 'p:' then return {'in_flight', 0} end
-local n = 1
-if v and string.sub(v, 1, 2) == 'f:' then n = tonumber(string.sub(v, 3)) + 1 end
-redis.call('SET', KEYS[1], 'p:' .. n, 'EX', tonumber(ARGV[1]))
-return {'new', n}
-"""
 
 
 # The marker of the release before schema 2 is keyed by the update id alone
@@ -41,14 +30,15 @@ return {'new', n}
 # update once (docs/operations.md, "Mixed deploys"): it takes it as
 # 'p:<n>:<digest>' (in flight to the old code, which reads the prefix only)
 # and settles it '1' (done to both; 'd' only the old code writes).
-# KEYS: the old marker.  ARGV: lease seconds, digest.
+# KEYS: the old marker.  ARGV: lease seconds (a fraction, or 0, is fine), digest.
 # Returns 'done' / 'in_flight' (a worker of the old release), or 'ours'.
 _CLAIM_OLD_MARKER = """
 local v = redis.call('GET', KEYS[1])
 if v == 'd' then return 'done' end
 if v and string.match(v, '^p:%d+$') then return 'in_flight' end
 if v == '1' or (v and string.sub(v, 1, 2) == 'p:') then return 'ours' end
-redis.call('SET', KEYS[1], 'p:1:' .. ARGV[2], 'EX', tonumber(ARGV[1]))
+local px = math.max(1, math.floor(tonumber(ARGV[1]) * 1000))
+redis.call('SET', KEYS[1], 'p:1:' .. ARGV[2], 'PX', px)
 return 'ours'
 """
 
@@ -72,7 +62,7 @@ class Updates:
     def __init__(self, redis: RedisClient, keys: Keys) -> None:
         self.redis = redis
         self.keys = keys
-        self._claim_update = redis.register_script(_CLAIM_UPDATE)
+        self.markers = Markers(redis, keys)  # how markers are stored: bot/store/markers.py
         self._claim_old = redis.register_script(_CLAIM_OLD_MARKER)
 
     async def claim_update(self, update: int | str, lease: int = UPDATE_LEASE) -> tuple[str, int]:
@@ -81,31 +71,32 @@ class Updates:
         if it was handled before, ``("in_flight", 0)`` while another worker handles it
         (its claim expires after ``lease`` seconds, should that worker die).  Settle
         it with :meth:`settle_update`."""
-        old = old_marker_id(update)
+        old = await self._old_marker(update)
         if old is not None:  # a worker of the release before may have it
             seen = as_text(await self._claim_old(
                 keys=[self.keys.update(old)], args=[lease, str(update).partition(":")[2]]))
             if seen != "ours":
                 return seen, 0
-        state, attempt = await self._claim_update(
-            keys=[self.keys.update(update)], args=[lease])
-        if old is not None and as_text(state) == "done":
+        state, attempt = await self.markers.claim(update, lease, UPDATE_TTL)
+        if old is not None and state == "done":
             await self.redis.set(self.keys.update(old), "1", ex=UPDATE_TTL)
-        return as_text(state), int(attempt)
+        return state, attempt
 
     async def settle_update(self, update: int | str, attempt: int, *, ok: bool,
                             ttl: int = UPDATE_TTL) -> None:
         """Mark a claimed update done, or failed (its retry is handled again)."""
         value = "d" if ok else f"f:{attempt}"
-        old = old_marker_id(update)
-        if old is None:
-            await self.redis.set(self.keys.update(update), value, ex=ttl)
-            return
-        pipe = self.redis.pipeline(transaction=False)  # two slots: one round trip
-        pipe.set(self.keys.update(update), value, ex=ttl)
-        pipe.set(self.keys.update(old), "1" if ok else f"f:{attempt}", ex=ttl)
-        await pipe.execute()
+        await self.markers.settle(update, value, ttl)
+        old = await self._old_marker(update)
+        if old is not None:  # done (or failed) to workers of the release before too
+            await self.redis.set(self.keys.update(old), "1" if ok else f"f:{attempt}", ex=ttl)
 
+    async def _old_marker(self, update: int | str) -> str | None:
+        """The id the release before schema 2 keys the update's marker by, while
+        its workers may still run beside ours (a key a tap costs memory: after
+        the upgrade's first day only this release's compact markers are kept)."""
+        old = old_marker_id(update)
+        return old if old is not None and await self.markers.legacy_window() else None
 
     async def load_effects(self, update: int | str) -> dict[str, str]:
         """The side effects earlier attempts of an update noted (bot/edge/effects.py)."""

@@ -1,7 +1,7 @@
 """Waking games up on time, with any number of bot processes sharing one Redis.
 
 Every game with a running clock has one entry in the store's wake-up set
-(``nardy:{deadlines}:due``, a sorted set by time): each save puts it at the
+(``nardy:{deadlines:<shard>}:due``, sorted sets by time): each save puts it at the
 deadline's first event (:func:`bot.rules.deadlines.first_wake`).  Every process runs
 :func:`tick` every few seconds (a PTB repeating job; nothing lives in
 process memory between ticks):

@@ -13,6 +13,8 @@ from telegram import Update
 from telegram.ext import TypeHandler
 
 from bot.rules.seats import waiting_user
+from bot.store.client import as_text
+from bot.store.markers import locate
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 from tests.conftest import chat_game
@@ -40,12 +42,13 @@ async def test_requests_without_the_secret_are_refused_and_change_nothing(
     for secret in (None, "wrong", SECRET + "x"):
         response = await worker.post(update, secret=secret)
         assert response.status_code == 403
-    markers = f"nardy:update:{update['update_id']}:*"
-    assert await worker.store.redis.keys(markers) == []
+    bucket, field = locate(worker.store.keys, update["update_id"])
+    assert await worker.store.redis.hkeys(bucket) == []
     assert api.request_count("sendMessage") == 0
     response = await worker.post(update)
     assert (response.status_code, response.json()) == (200, {"outcome": "done"})
-    assert len(await worker.store.redis.keys(markers)) == 1
+    [marked] = await worker.store.redis.hkeys(bucket)
+    assert as_text(marked).startswith(field + ":")  # <id>:<digest>
     assert len(lobbies(api, chat)) == 1
     again = await worker.post(update)  # a redelivery: answered, not handled again
     assert (again.status_code, again.json()) == (200, {"outcome": "duplicate"})

@@ -197,3 +197,26 @@ def test_used_dice_look_different() -> None:
 def test_render_is_deterministic() -> None:
     view = SAMPLES["backgammon-hits"]
     assert render_png(view) == render_png(view)
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["isal", "pillow"])
+def test_the_png_encoder_keeps_every_pixel_of_the_palette_image(
+        fast: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """encode_png (ISA-L's deflate, or Pillow's where isal is missing) writes exactly
+    the palette indices and colours Pillow's own encoder writes: the same pictures."""
+    from bot.present.render import png
+
+    if fast:
+        assert png.isal_zlib is not None  # a dependency (pyproject.toml): the fast path runs
+    else:
+        monkeypatch.setattr(png, "isal_zlib", None)
+    for name in ("long-midgame", "backgammon-hits"):
+        image = render_image(SAMPLES[name]).quantize(palette=png._palette(),
+                                                     dither=Image.Dither.NONE)
+        reference = io.BytesIO()
+        image.save(reference, "PNG", compress_level=1)
+        ours, theirs = (Image.open(io.BytesIO(data))
+                        for data in (png.encode_png(image), reference.getvalue()))
+        assert ours.mode == theirs.mode == "P" and ours.size == theirs.size
+        assert ours.tobytes() == theirs.tobytes()
+        assert ours.convert("RGB").tobytes() == theirs.convert("RGB").tobytes()

@@ -191,7 +191,7 @@ async def test_an_update_is_claimed_once_and_a_failed_one_again(store: Store) ->
     assert await store.claim_update(1000) == ("new", 2)  # Telegram's retry is handled
     await store.settle_update(1000, 2, ok=True)
     assert await store.claim_update(1000) == ("done", 0)
-    assert 0 < await store.redis.ttl("nardy:update:1000") <= 24 * 3600
+    assert 0 < await store.redis.ttl("nardy:{update:10}:m") <= 24 * 3600
     assert await store.claim_update(1001) == ("new", 1)
 
 

@@ -18,10 +18,17 @@ True
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 from functools import cache, lru_cache
 from importlib import resources
 
 from PIL import Image, ImageDraw, ImageFont
+
+try:  # ISA-L's deflate: a PNG in a seventh of zlib's time (encode_png)
+    from isal import isal_zlib
+except ImportError:  # pragma: no cover - a platform without its wheel: Pillow's zlib
+    isal_zlib = None  # type: ignore[assignment]
 
 from bot.present.render.view import (
     HALF,
@@ -424,12 +431,18 @@ def _draw_dice_and_cube(img: Image.Image, view: BoardView) -> None:
         img.paste(sprite, (BAR_LEFT + (BAR_W - CUBE) // 2, y), sprite)
 
 
+@cache
+def _icon(side: Side) -> Image.Image:
+    """The checker beside a player's name (made once, not on every board)."""
+    return _checker(side).resize((34, 34), Image.Resampling.LANCZOS)
+
+
 def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side: Side) -> None:
     y = 0 if side is view.top else FIELD_TOP + FIELD_H + FRAME + LABEL_H
     to_move = side is view.actor
     if to_move:
         d.rounded_rectangle((LEFT, y + 6, LEFT + BOARD_W, y + INFO_H - 6), 10, fill=ACCENT)
-    icon = _checker(side).resize((34, 34), Image.Resampling.LANCZOS)
+    icon = _icon(side)
     img.paste(icon, (LEFT + 10, y + (INFO_H - 34) // 2), icon)
     middle = y + INFO_H // 2
     labels = view.labels
@@ -527,10 +540,39 @@ def _palette() -> Image.Image:
 
 def render_png(view: BoardView) -> bytes:
     """The board as a palette PNG (about 50-70 KB)."""
-    out = io.BytesIO()
-    image = render_image(view).quantize(palette=_palette(), dither=Image.Dither.NONE)
-    image.save(out, "PNG", compress_level=1)
-    return out.getvalue()
+    return encode_png(render_image(view).quantize(palette=_palette(), dither=Image.Dither.NONE))
+
+
+DEFLATE_LEVEL = 2
+"""ISA-L's level: as small as zlib's level 1 (smaller on boards), ~6 times faster."""
+
+
+def encode_png(image: Image.Image) -> bytes:
+    """A palette image as a PNG: the same pixels as Pillow writes, but compressed
+    with ISA-L (``isal``) when it is installed, which takes about a seventh of the
+    time of Pillow's zlib (the encoding was the biggest part of a board's cost).
+
+    Every row is stored unfiltered (filter byte 0, what Pillow does for a
+    palette image too), so the rows are the image's bytes with one zero byte
+    in front of each: a copy one pixel wider, pasted at x=1.
+    """
+    if isal_zlib is None or image.mode != "P":
+        out = io.BytesIO()
+        image.save(out, "PNG", compress_level=1)
+        return out.getvalue()
+    width, height = image.size
+    rows = Image.new("P", (width + 1, height), 0)
+    rows.paste(image, (1, 0))
+    palette = bytes(image.getpalette() or [])
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8 bits, palette
+    return b"".join((b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header), _chunk(b"PLTE", palette),
+                     _chunk(b"IDAT", isal_zlib.compress(rows.tobytes(), DEFLATE_LEVEL)),
+                     _chunk(b"IEND", b"")))
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(
+        ">I", zlib.crc32(data, zlib.crc32(kind)))
 
 
 def warm_up() -> None:

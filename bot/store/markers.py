@@ -1,0 +1,137 @@
+"""How update markers are stored: a field in a small hash per run of update ids.
+
+A marker used to be a key of its own, ``nardy:update:<id>:<digest>`` (156 bytes
+of Redis a tap, kept a day: three quarters of an active game's memory).  Now
+the markers of :data:`BUCKET` consecutive update ids share one hash,
+``nardy:{update:<id // BUCKET>}:m``, field ``<id % BUCKET>:<digest>``: Redis
+keeps a hash this small as one listpack (about 25 bytes an entry,
+``hash-max-listpack-entries`` 128 by default), and Telegram's ids run on, so
+a bucket fills within minutes and expires a day after its last write.
+
+A field cannot expire by itself (``HEXPIRE`` needs Redis 7.4), so a claim's
+lease is written into its value: ``p:<attempt>:<lease end, Redis TIME
+milliseconds>``; a claim whose lease ended counts as absent, as the expired key
+did.  ``f:<n>`` (failed n times) and ``d`` (done) are as before.
+
+Markers written by the code before (``nardy:update:<identity>``) are still
+read for :data:`LEGACY_WINDOW` after the first start of this code (a
+redelivery after a deploy must still be seen as a duplicate); after that the
+old keys have expired and are no longer looked at.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable
+
+from bot.store.client import RedisClient, as_text
+from bot.store.keys import Keys
+
+BUCKET = 100
+"""Update ids per marker hash (below Redis's listpack limit of 128 entries,
+with room for an id that comes twice with different content)."""
+
+LEGACY_WINDOW = 24 * 3600
+"""How long after this layout's first start the old marker keys are read too
+(their expiry: ``UPDATE_TTL``)."""
+
+# KEYS: the bucket.  ARGV: field, lease seconds, bucket TTL, the legacy marker's
+# value ('' for none).  Returns {'done'|'in_flight', 0} or {'new', attempt}.
+_CLAIM = """
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or ARGV[4]
+if v == 'd' or v == '1' then return {'done', 0} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local kind, count, till = string.match(v, '^(%a):(%d+):?(%d*)$')
+if kind == 'p' and (till == '' or tonumber(till) > now) then return {'in_flight', 0} end
+local n = 1
+if kind == 'f' then n = tonumber(count) + 1 end
+redis.call('HSET', KEYS[1], ARGV[1], 'p:' .. n .. ':' .. math.floor(now + tonumber(ARGV[2]) * 1000))
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
+return {'new', n}
+"""
+
+# KEYS: the bucket.  ARGV: field, attempt, lease seconds.  Extends the claim's lease
+# if that attempt still holds it (1), else changes nothing (0).
+_RENEW = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or string.match(v, '^p:(%d+):') ~= ARGV[2] then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local till = math.floor(now + tonumber(ARGV[3]) * 1000)
+redis.call('HSET', KEYS[1], ARGV[1], 'p:' .. ARGV[2] .. ':' .. till)
+return 1
+"""
+
+# KEYS: the bucket.  ARGV: field, value, TTL (never shortens the bucket's).
+_SETTLE = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
+return 1
+"""
+
+
+def locate(keys: Keys, update: int | str) -> tuple[str, str]:
+    """The hash and field of an update's marker, by its identity ``<id>[:<digest>]``
+    (an identity that does not start with a number is placed by its CRC).
+
+    >>> locate(Keys(), "123456:0badc0ffee")
+    ('nardy:{update:1234}:m', '56:0badc0ffee')
+    >>> locate(Keys(), 7)
+    ('nardy:{update:0}:m', '7')
+    """
+    head, sep, digest = str(update).partition(":")
+    number = int(head) if head.isdigit() else zlib.crc32(head.encode())
+    return (f"{keys.prefix}:{{update:{number // BUCKET}}}:m",
+            f"{number % BUCKET}{sep}{digest}")
+
+
+class Markers:
+    """Claim and settle update markers (for :class:`bot.store.updates.Updates`)."""
+
+    def __init__(self, redis: RedisClient, keys: Keys,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.clock = clock
+        self._claim = redis.register_script(_CLAIM)
+        self._settle = redis.register_script(_SETTLE)
+        self._renew = redis.register_script(_RENEW)
+        self._legacy_until: float | None = None
+
+    async def claim(self, update: int | str, lease: int, ttl: int) -> tuple[str, int]:
+        key, field = locate(self.keys, update)
+        legacy = await self._legacy(update)
+        state, attempt = await self._claim(keys=[key], args=[field, lease, ttl, legacy])
+        return as_text(state), int(attempt)
+
+    async def settle(self, update: int | str, value: str, ttl: int) -> None:
+        key, field = locate(self.keys, update)
+        await self._settle(keys=[key], args=[field, value, ttl])
+
+    async def renew(self, update: int | str, attempt: int, lease: float) -> bool:
+        """Extend a claim's lease to ``lease`` seconds from now (a heartbeat of the
+        worker handling it); False if that attempt no longer holds the claim."""
+        key, field = locate(self.keys, update)
+        return bool(await self._renew(keys=[key], args=[field, attempt, lease]))
+
+    async def legacy_window(self) -> bool:
+        """Whether workers of an older release may still run beside this one: the
+        first :data:`LEGACY_WINDOW` after this layout's first start."""
+        if self._legacy_until is None:
+            mark = f"{self.keys.prefix}:update:legacy-until"
+            await self.redis.set(mark, self.clock() + LEGACY_WINDOW, nx=True,
+                                 ex=2 * LEGACY_WINDOW)
+            self._legacy_until = float(as_text(await self.redis.get(mark) or 0))
+        return self.clock() < self._legacy_until
+
+    async def _legacy(self, update: int | str) -> str:
+        """The old layout's marker of the update, while such markers may exist."""
+        if not await self.legacy_window():
+            return ""
+        return as_text(await self.redis.get(self.keys.update(update)) or "")

@@ -65,7 +65,7 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parents[1] / "webapp" / "static"
 MAX_REQUEST = 16 * 1024
 """Bytes an API request may have (a turn is four steps; initData under 1 kB)."""
-RATE = 120
+RATE = 600
 RATE_WINDOW = 60.0
 LONG_POLL = 25.0
 POLL_EVERY = 0.25

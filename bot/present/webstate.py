@@ -156,7 +156,7 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
     cube = game.cube
     state: dict[str, Any] = {
         "game": record.game_id, "version": record.version, "status": record.status.value,
-        "variant": record.variant, "viewer": int(viewer),
+        "variant": game.variant.value, "viewer": int(viewer),
         "you": None if you is None else int(you),
         "to_act": None if game.to_act is None else int(game.to_act),
         "phase": game.phase.value, "names": list(view.names),

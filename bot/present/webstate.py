@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from bot.present.i18n import N_, Translator
-from bot.present.messages import board_message, board_view, viewer_of
+from bot.present.messages import KIND_NAMES, board_message, board_view, viewer_of
 from bot.present.render.view import BoardView, occupant, viewer_point
 from bot.rules import hints
 from bot.rules.matchstate import table_of
@@ -167,7 +167,8 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
         "score": list(table.score) if table.match_length else None,
         "match_length": table.match_length or None,
         "caption": caption, "actions": _actions(record, game, you, user_id),
-        "resign_levels": len(resign_options(table)),
+        "resign": [tr.gettext("Resign: {what}", what=tr.gettext(KIND_NAMES[kind]))
+                   for kind in resign_options(table)],
         **_board(game.position, viewer),
         "tree": None,
         "texts": {key: tr.gettext(msgid) for key, msgid in TEXTS.items()},

@@ -105,11 +105,12 @@ def apply_turn(record: GameRecord, user_id: int, steps: Sequence[Step]) -> GameR
     sent at once (the Mini App, bot/edge/webapp.py).  The refusals are a tap's:
     the turn is checked as the first step's tap would be, then each step must be
     legal where it is played and the turn complete after the last."""
-    first = steps[0] if steps else None
-    probe = (Callback.game(record.game_id, record.version, ButtonAction.SOURCE, first.source)
-             if first is not None else
-             Callback.game(record.game_id, record.version, ButtonAction.MENU))
-    _apply_game(record, user_id, probe, own_board=False)  # not playing, not your turn, over
+    # the first step's tap (Confirm's, for no steps) refuses as a tap would: the game
+    # over, not playing, not your turn, not moving now; its record is not kept
+    probe = (Callback.game(record.game_id, record.version, ButtonAction.STEP, steps[0].source,
+                           steps[0].target, steps[0].die) if steps else
+             Callback.game(record.game_id, record.version, ButtonAction.CONFIRM))
+    _apply_game(record, user_id, probe, own_board=False)
     table = table_of(record)
     if table.game.phase is not Phase.MOVE:
         raise Refusal(STALE)

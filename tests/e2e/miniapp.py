@@ -71,9 +71,10 @@ def browser(size: tuple[int, int] = PHONE) -> Iterator[Any]:
 
 def open_app(driver: Any, url: str, payload: str, data: str) -> None:
     """Open the app as Telegram would: a stubbed WebApp with ``data`` as its initData."""
-    stub = ("window.Telegram = {WebApp: {initData: %s, initDataUnsafe: {start_param: %s},"
-            " ready() {}, expand() {}, HapticFeedback: {selectionChanged() {}}}};"
-            % (json.dumps(data), json.dumps(payload)))
+    unsafe = json.dumps({"start_param": payload})
+    stub = (f"window.Telegram = {{WebApp: {{initData: {json.dumps(data)}, initDataUnsafe: "
+            f"{unsafe}, ready() {{}}, expand() {{}}, HapticFeedback: "
+            "{selectionChanged() {}}}};")
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
     driver.get(f"{url}/?game={payload}")
 

@@ -97,11 +97,11 @@ function controls(used) {
   for (const name of state.actions) {
     if (name === "hint") list.push(button("💡 " + text("hint"), name, hint));
     else if (name === "resign") {
-      for (let level = 1; level <= state.resign_levels; level++) {
-        const label = `${text("resign")}${state.resign_levels > 1 ? " ×" + level : ""}`;
+      state.resign.forEach((label, index) => {
+        const level = index + 1;
         list.push(button(label, `resign-${level}`,
           confirmFirst(`resign-${level}`, () => act("resign", { level }))));
-      }
+      });
     } else if (name === "pass" || name === "double") {
       list.push(button(text(name), name, confirmFirst(name, () => act(name))));
     } else list.push(button(text(name), name, () => act(name)));

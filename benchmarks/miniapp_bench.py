@@ -49,10 +49,11 @@ GROUP_LIMIT = 20
 SENDING = ("send", "edit", "copy", "forward")
 
 
-def group_messages(server: BotApiServer, chat: Chat, since: float) -> int:
+def group_messages(server: BotApiServer, chat: Chat, since: float,
+                   kinds: tuple[str, ...] = SENDING) -> int:
     """Messages (sends and edits, not answers or deletions) the bot made into ``chat``."""
     return sum(1 for r in server.requests() if r.time >= since and r.status == 200
-               and r.method.lower().startswith(SENDING)
+               and r.method.lower().startswith(kinds)
                and str(r.params.get("chat_id")) == str(chat.id))
 
 
@@ -116,12 +117,15 @@ def run(variant: str, turns: int) -> dict[str, Any]:
                         before = time.monotonic()
                         sent = requests(driver)
                         play_turn(driver, state)
-                        redraw = board_edited(server, chat, board.message_id, board.edits)
                         state = state_after(api, state["version"])
                         wait_version(driver, state["version"], timeout=120)
                         shown = time.monotonic() - before
+                        redraw = board_edited(server, chat, board.message_id, board.edits)
+                        redraw += shown
                         time.sleep(0.5)  # the turn's ping goes out after the edit
                         out["app"].append({"messages": group_messages(server, chat, mark),
+                                           "edits": group_messages(server, chat, mark,
+                                                                   ("edit",)),
                                            "requests": requests(driver) - sent,
                                            "redraw": redraw, "shown": shown})
                     else:
@@ -155,8 +159,9 @@ def report(result: dict[str, Any]) -> None:
     print(f"== {result['variant']}: {len(app)} Mini App turns, {len(chat)} chat taps")
     if app:
         calls = statistics.mean(a["requests"] for a in app)
+        edits = statistics.mean(a["edits"] for a in app)
         print(f"  Mini App turn: group messages {statistics.mean(a['messages'] for a in app):.2f}"
-              f"/turn (sends + edits), API requests {calls:.2f}"
+              f"/turn (sends + edits; edits {edits:.2f}), API requests {calls:.2f}"
               f"/turn; submit -> group board edited p50 {pct([a['redraw'] for a in app], .5):.2f}"
               f" s, p95 {pct([a['redraw'] for a in app], .95):.2f} s; -> app shows it p50 "
               f"{pct([a['shown'] for a in app], .5):.2f} s")

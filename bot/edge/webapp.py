@@ -36,7 +36,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -118,11 +118,27 @@ class Webapp:
         self.token = token
         self.clock = clock
         self.rate = rate or RateLimit()
+        self._redraws: set[asyncio.Future[None]] = set()
 
     @property
     def store(self) -> Store:
         store: Store = self.app.bot_data["store"]
         return store
+
+    def later(self, work: Coroutine[Any, Any, None], record: GameRecord) -> None:
+        """Redraw the boards after the answer (kept referenced until done, errors logged;
+        a redraw that fails leaves its board behind, and the next tap repairs it, as
+        after a failed tap's redraw)."""
+        task = asyncio.ensure_future(work)
+        self._redraws.add(task)
+
+        def done(finished: asyncio.Future[None]) -> None:
+            self._redraws.discard(task)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("game %s: redrawing after a Mini App turn failed", record.game_id,
+                          exc_info=finished.exception())
+
+        task.add_done_callback(done)
 
     def context(self) -> Any:
         """A handler context of its own for one request (what it reads is cached in it)."""
@@ -219,7 +235,9 @@ class _Api(tornado.web.RequestHandler):
             raise Refusal(CHANGED) from None
         await upkeep()
         saved = await computer_turns.play(context, saved)
-        await show_change(context, tr, record, saved, user.user_id)
+        # the app has its answer at once; the boards follow at the group's pace (the
+        # flood limiter may hold an edit for seconds), as a tap is answered first
+        self.webapp.later(show_change(context, tr, record, saved, user.user_id), saved)
         return await self.state(context, tr, user, saved)
 
 

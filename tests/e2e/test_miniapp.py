@@ -33,6 +33,7 @@ from tests.e2e.miniapp import (
     init_data,
     open_app,
     play_turn,
+    shown_version,
     wait_version,
 )
 
@@ -144,11 +145,14 @@ def play_game(server: BotApiServer, chat: Chat, bob: User, api: AppApi, spectato
                                                          start_param=api.payload))
         wait_version(driver, state["version"])
         checked = False
-        pending: tuple[int, int] | None = None  # the board and its edits before an app turn
+        pending: tuple[int, int, float] | None = None  # the board and its edits before an app turn
         for _ in range(3000):
             if pending is not None:  # the app's last turn edited the group board once
                 board = server.message(chat, pending[0])
                 result["edits"].append(board.edits - pending[1])
+                if board.edits - pending[1] != 1:
+                    print("EDITS", [(r.method, r.time, r.params.get("message_id"))
+                                    for r in server.requests() if r.time >= pending[2]])
                 pending = None
             if state["status"] != "active":
                 break
@@ -156,25 +160,32 @@ def play_game(server: BotApiServer, chat: Chat, bob: User, api: AppApi, spectato
                 wait_version(driver, state["version"])
                 if state["tree"] is None:  # roll (beside Double), or take a double
                     action = next(a for a in ("roll", "take", "accept") if a in state["actions"])
+                    board = game_board(server, chat)
+                    assert board is not None
                     click(driver, f'[data-action="{action}"]')
                     state = state_after(api, state["version"])
                     wait_version(driver, state["version"])
+                    # its redraw follows the answer: wait for it (not an app turn's edit)
+                    server.wait_for(lambda b=board: server.message(chat, b.message_id).edits
+                                    > b.edits, 30, description="the board's redraw", chat=chat)
                     continue
                 if not checked:
                     refusals(api, spectator, state)
                     checked = True
                 board = game_board(server, chat)
                 assert board is not None
-                pending = (board.message_id, board.edits)
+                pending = (board.message_id, board.edits, server.clock())
                 if SCREENSHOTS and result["app_turns"] == 6:
                     first = state["tree"][0]["steps"][0]
                     click(driver, f'[data-cell="{first["from"]}"]')
                     driver.save_screenshot(str(Path(SCREENSHOTS) / f"miniapp-{variant}.png"))
                     click(driver, f'[data-cell="{first["from"]}"]')  # untap it
                 play_turn(driver, state)
-                # the app shows the turn's result once the save and the board edit are done
+                # the app shows the turn's result at once; the group board follows
                 state = state_after(api, state["version"])
                 wait_version(driver, state["version"])
+                server.wait_for(lambda p=pending: server.message(chat, p[0]).edits > p[1], 30,
+                                description="the group board to be edited", chat=chat)
                 result["app_turns"] += 1
             else:
                 board = game_board(server, chat)
@@ -214,3 +225,49 @@ def redrawn(server: BotApiServer, chat: Chat, board: Any, since: int) -> bool:
     latest = game_board(server, chat)
     return latest is not None and (latest.message_id != board.message_id
                                    or latest.revision > since)
+
+
+def test_a_private_board_opens_the_app(tmp_path: Path) -> None:
+    """A board in a private chat has the app's button too (a ``web_app`` one with an
+    HTTPS ``WEBAPP_URL``, tests/bot/test_webapp.py; here, with the test's plain http
+    address, the Direct Link); the app plays against the computer, which answers."""
+    port = free_port()
+    with BotApiServer() as server:
+        alice = server.add_user("Alice")
+        chat = server.private_chat(alice)
+        bot = start_bot(server, tmp_path, port)
+        try:
+            sent = server.user_sends(chat, alice, "/new long bot")
+            server.wait_message(chat, since=sent, timeout=30,
+                                match=lambda m: m.reply_markup is not None and any(
+                                    "url" in b for row in m.reply_markup["inline_keyboard"]
+                                    for b in row))
+            payload = app_link(server, chat)
+            base = f"http://127.0.0.1:{port}/app"
+            api = AppApi(base, server.token or "", alice, payload)
+            state = api.state()
+            with browser() as driver:
+                open_app(driver, base, payload, init_data(api.token, alice,
+                                                          start_param=payload))
+                for _ in range(3):
+                    state = synced(driver, api)
+                    while state["to_act"] != state["you"] or state["tree"] is None:
+                        state_after(api, state["version"])
+                        state = synced(driver, api)
+                    play_turn(driver, state)
+                    state_after(api, state["version"])  # the turn, then the computer's
+            assert " ERROR " not in bot.log, bot.log_tail()
+        finally:
+            bot.stop()
+
+
+def synced(driver: Any, api: AppApi, timeout: float = 30.0) -> dict[str, Any]:
+    """The stored game once the app shows its version (a just-posted board's save
+    moves the version on a moment after the message arrives)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = api.state()
+        if shown_version(driver) == state["version"] or time.monotonic() > deadline:
+            wait_version(driver, state["version"], timeout=1)
+            return state
+        time.sleep(0.1)

@@ -152,6 +152,10 @@ function hint() {
 async function poll() {
   const mine = ++polling;
   while (mine === polling) {
+    if (busy) {  // a turn is on its way: its answer brings the new state
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
     try {
       const next = await api("state", { after: state.version });
       if (next.version !== state.version && !busy) show(next);

@@ -100,9 +100,10 @@ def click(driver: Any, selector: str) -> None:
     driver.find_element("css selector", selector).click()
 
 
-def play_turn(driver: Any, state: dict[str, Any]) -> list[list[int]]:
+def play_turn(driver: Any, state: dict[str, Any], *, confirm: bool = True) -> list[list[int]]:
     """Tap a turn through the app: the first legal step of each node of the server's
-    tree, checker then target, until the turn may be confirmed; then Confirm."""
+    tree, checker then target, until the turn may be confirmed; then Confirm (unless
+    not ``confirm``: the caller taps it)."""
     tree, node, steps = state["tree"], 0, []
     while not tree[node]["complete"]:
         step = tree[node]["steps"][0]
@@ -110,7 +111,8 @@ def play_turn(driver: Any, state: dict[str, Any]) -> list[list[int]]:
         click(driver, f'[data-cell="{step["to"]}"]')
         steps.append(step["step"])
         node = step["next"]
-    click(driver, '[data-action="confirm"]')
+    if confirm:
+        click(driver, '[data-action="confirm"]')
     return steps
 
 

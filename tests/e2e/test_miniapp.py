@@ -249,11 +249,16 @@ def test_a_private_board_opens_the_app(tmp_path: Path) -> None:
             with browser() as driver:
                 open_app(driver, base, payload, init_data(api.token, alice,
                                                           start_param=payload))
-                for _ in range(3):
+                for turn in range(3):
                     state = synced(driver, api)
                     while state["to_act"] != state["you"] or state["tree"] is None:
                         state_after(api, state["version"])
                         state = synced(driver, api)
+                    if turn == 0:  # 💡 Hint: against the computer, hints are given
+                        assert "hint" in state["actions"], state["actions"]
+                        click(driver, '[data-action="hint"]')
+                        server.wait_for(lambda: "💡" in driver.find_element(
+                            "id", "message").text, 60, description="the hint")
                     play_turn(driver, state)
                     state_after(api, state["version"])  # the turn, then the computer's
             assert " ERROR " not in bot.log, bot.log_tail()

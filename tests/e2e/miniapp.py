@@ -62,6 +62,9 @@ def browser(size: tuple[int, int] = PHONE) -> Iterator[Any]:
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
+        # a phone's viewport (headless chromium keeps a wider minimum window)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
         driver.execute_cdp_cmd("Network.enable", {})
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*telegram.org*"]})
         yield driver

@@ -13,6 +13,7 @@ let path = [];        // the steps played locally: [{step, node}]
 let source = null;    // a tapped cell whose targets are shown
 let sure = null;      // an action waiting for its second tap
 let busy = false;
+let note = null;      // a hint shown until the next tap or change
 let polling = 0;
 
 async function api(name, body = {}) {
@@ -32,7 +33,7 @@ function node() { return state.tree[path.length ? path[path.length - 1].node : 0
 function show(next) {
   const moved = !state || next.version !== state.version;
   state = next;
-  if (moved) { path = []; source = null; sure = null; }
+  if (moved) { path = []; source = null; sure = null; note = null; }
   document.body.dataset.version = String(state.version);
   document.body.dataset.status = state.status;
   render();
@@ -66,8 +67,8 @@ function render() {
     return span;
   }));
   $("caption").textContent = state.caption;
-  $("message").textContent = state.you === null ? text("watching")
-    : state.tree ? text("your_move") : "";
+  $("message").textContent = note || (state.you === null ? text("watching")
+    : state.tree ? text("your_move") : "");
   controls(used);
 }
 
@@ -112,6 +113,7 @@ function controls(used) {
 
 function tap(cell) {
   if (!state.tree || busy) return;
+  note = null;
   const steps = node().steps;
   if (source !== null) {
     const chosen = steps.find((s) => s.from === source && s.to === cell);
@@ -145,7 +147,7 @@ function act(action, extra = {}) {
 }
 
 function hint() {
-  return run(async () => { $("message").textContent = (await api("hint")).hint; });
+  return run(async () => { note = (await api("hint")).hint; });
 }
 
 // live: a long poll that answers when the stored version changes (any worker's save)

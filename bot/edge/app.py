@@ -126,6 +126,17 @@ async def set_commands(app: AnyApp) -> None:
                 log.exception("setMyCommands failed for %s", lang)
 
 
+def mini_app_routes(app: AnyApp, settings: Settings) -> list[Any]:
+    """The Mini App's routes (bot/edge/webapp.py); from now on boards show its button."""
+    from bot.edge.webapp import Webapp, routes
+    from bot.present import webapp
+
+    assert settings.webapp_url is not None
+    webapp.LINKS = webapp.WebappLinks(settings.webapp_url, settings.webapp_name,
+                                      app.bot.username)
+    return routes(Webapp(app, settings.bot_token.get_secret_value()))
+
+
 def run(settings: Settings) -> None:
     """Open Redis, then run the bot until SIGTERM/SIGINT (finishing the updates
     being handled)."""
@@ -154,6 +165,16 @@ def run(settings: Settings) -> None:
             ops_server.append(WebServer(application))
             port = ops_server[0].listen(settings.ops_port, settings.webhook_listen)
             log.info("health and metrics on %s:%s", settings.webhook_listen, port)
+        if settings.webapp_url is not None and not settings.use_webhook:
+            # polling: a web server of its own for the Mini App (by webhook, the webhook's)
+            ops_server.append(WebServer(application, extra_routes=webapp_routes(application)))
+            listen = settings.webapp_listen or settings.webhook_listen
+            port = ops_server[-1].listen(settings.webapp_port, listen)
+            log.info("Mini App on %s:%s (%s)", listen, port, settings.webapp_url)
+
+    def webapp_routes(application: AnyApp) -> list[Any]:
+        return (mini_app_routes(application, settings) if settings.webapp_url is not None
+                else [])
 
     async def close_store(_application: AnyApp) -> None:
         for server in ops_server:
@@ -167,7 +188,8 @@ def run(settings: Settings) -> None:
             listen=settings.webhook_listen, port=settings.webhook_port,
             max_connections=settings.webhook_max_connections,
             start=lambda: open_store(app), stop=lambda: close_store(app),
-            startup_seconds=settings.startup_retry_seconds))
+            startup_seconds=settings.startup_retry_seconds,
+            extra_routes=lambda: webapp_routes(app)))
     else:
         app.post_init = open_store
         app.post_shutdown = close_store

@@ -87,6 +87,14 @@ class Settings(BaseSettings):
     computer_idle_days: float = Field(default=7.0, ge=0, le=365)
     """Days a game against the computer may wait for its person before it ends
     (unrated, unbooked); 0: never."""
+    webapp_url: str | None = None
+    """The Mini App's public HTTPS address (docs/miniapp.md); unset: no app button."""
+    webapp_name: str = Field(default="board", pattern=r"^[A-Za-z0-9_]{3,30}$")
+    """The app's short name at @BotFather (``/newapp``): the Direct Link's last part."""
+    webapp_listen: str | None = None
+    """Where the web server listens for the app in polling mode (default WEBHOOK_LISTEN)."""
+    webapp_port: int = Field(default=8080, ge=0, le=65535)
+    """... and its port (polling mode; by webhook the app is served on WEBHOOK_PORT)."""
     media_chat_id: int | str | None = Field(
         default=None, description="a chat (id or @channel) the bot may post in: inline "
         "games' board pictures are uploaded there (docs/inline.md); unset: text boards")
@@ -106,6 +114,16 @@ class Settings(BaseSettings):
     @field_validator("telegram_api_url", "webhook_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
+        return _check_url(value, ("http", "https"))
+
+    @field_validator("webapp_url")
+    @classmethod
+    def _webapp_url(cls, value: str | None) -> str | None:
+        # Telegram opens only HTTPS Mini Apps; plain http is for a browser test on this host
+        parts = urlsplit(value or "")
+        if value is not None and not (parts.scheme == "https" or (
+                parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost"))):
+            raise ValueError("must be an https URL")
         return _check_url(value, ("http", "https"))
 
     @field_validator("log_level", mode="before")

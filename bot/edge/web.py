@@ -67,11 +67,13 @@ STATUS = {UpdateOutcome.DONE: 200, UpdateOutcome.DUPLICATE: 200, UpdateOutcome.G
 class WebServer:
     """The HTTP endpoints of one worker around a running PTB ``Application``.
 
-    ``webhook_path`` None serves only health and metrics (polling mode).
+    ``webhook_path`` None serves only health and metrics (polling mode);
+    ``extra_routes``: more tornado routes (the Mini App's, bot/edge/webapp.py).
     """
 
     def __init__(self, app: Any, *, secret: str | None = None,
-                 webhook_path: str | None = None, max_updates: int = 40) -> None:
+                 webhook_path: str | None = None, max_updates: int = 40,
+                 extra_routes: list[Any] | None = None) -> None:
         if webhook_path is not None and not secret:
             raise ValueError("a webhook needs a secret token")
         self.app = app
@@ -88,6 +90,7 @@ class WebServer:
             (r"/livez", _Live, {"server": self}),
             (r"/metrics", _Metrics, {"server": self}),
         ]
+        routes += extra_routes or []
         if webhook_path is not None:
             routes.append((re.escape(webhook_path), _Webhook,
                            {"server": self}))
@@ -258,7 +261,8 @@ def webhook_path(url: str) -> str:
 async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: int,
                         start: Callable[[], Awaitable[None]],
                         stop: Callable[[], Awaitable[None]],
-                        max_connections: int = 40, startup_seconds: float = 0) -> None:
+                        max_connections: int = 40, startup_seconds: float = 0,
+                        extra_routes: Callable[[], list[Any]] | None = None) -> None:
     """Run ``app`` by webhook until SIGTERM/SIGINT, then stop gracefully.
 
     ``start`` opens what the handlers need (Redis) before the first update;
@@ -281,7 +285,8 @@ async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: i
         raise
     await app.start()
     server = WebServer(app, secret=secret, webhook_path=webhook_path(url),
-                       max_updates=max_connections)
+                       max_updates=max_connections,
+                       extra_routes=extra_routes() if extra_routes is not None else None)
     try:
         server.listen(port, listen)
         await retrying(lambda: app.bot.set_webhook(

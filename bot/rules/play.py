@@ -9,6 +9,7 @@ it with one compare-and-set on the version the button was drawn for).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from bot.present.callbacks import ButtonAction, Callback
@@ -96,7 +97,38 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, *,
 
     Raises :class:`Refusal` for anything not allowed to this user now.
     """
-    new = _apply_game(record, user_id, data, own_board=own_board)
+    return _followed(record, _apply_game(record, user_id, data, own_board=own_board))
+
+
+def apply_turn(record: GameRecord, user_id: int, steps: Sequence[Step]) -> GameRecord:
+    """The record after the mover plays ``steps`` and confirms them: a whole turn
+    sent at once (the Mini App, bot/edge/webapp.py).  The refusals are a tap's:
+    the turn is checked as the first step's tap would be, then each step must be
+    legal where it is played and the turn complete after the last."""
+    # the first step's tap (Confirm's, for no steps) refuses as a tap would: the game
+    # over, not playing, not your turn, not moving now; its record is not kept
+    probe = (Callback.game(record.game_id, record.version, ButtonAction.STEP, steps[0].source,
+                           steps[0].target, steps[0].die) if steps else
+             Callback.game(record.game_id, record.version, ButtonAction.CONFIRM))
+    _apply_game(record, user_id, probe, own_board=False)
+    table = table_of(record)
+    if table.game.phase is not Phase.MOVE:
+        raise Refusal(STALE)
+
+    def whole(game: Game) -> Game:
+        for step in steps:
+            if step not in game.legal_steps:
+                raise Refusal(STALE)
+            game = game.play_step(step)
+        if game.turn is None or not game.turn.is_complete:
+            raise Refusal(N_("The turn is not complete yet."))
+        return game.confirm()
+
+    return _followed(record, played(record, table, whole))
+
+
+def _followed(record: GameRecord, new: GameRecord) -> GameRecord:
+    """``new`` advanced to the next choice (:func:`advanced`), unless unchanged or over."""
     if new is record or new.status is not Status.ACTIVE:
         return new
     table = table_of(new)

@@ -1047,7 +1047,7 @@ class BotApiServer(InlineMode):
                               **{kind: stored})
 
     def _send(self, state: _ChatState, params: JSON, **content: Any) -> JSON:
-        markup = _markup(params.get("reply_markup"))
+        markup = _markup(params.get("reply_markup"), state.chat.type)
         thread_id = params.get("message_thread_id")
         if thread_id is not None:
             thread_id = int(thread_id)
@@ -1174,35 +1174,35 @@ class BotApiServer(InlineMode):
 
     def _m_edit_message_text(self, params: JSON, files: dict[str, StoredFile]) -> JSON | bool:
         with self._cond:
-            _, msg = self._editable(params)
+            state, msg = self._editable(params)
             if msg.text is None:
                 raise bad_request("there is no text in the message to edit")
             text, entities = self._text(params, "text", "entities", MAX_TEXT)
             if text is None:
                 raise bad_request("message text is empty")
             return self._edit(msg, text=text, entities=entities,
-                              reply_markup=_markup(params.get("reply_markup")))
+                              reply_markup=_markup_in(params, state))
 
     def _m_edit_message_caption(self, params: JSON, files: dict[str, StoredFile]
                                 ) -> JSON | bool:
         with self._cond:
-            _, msg = self._editable(params)
+            state, msg = self._editable(params)
             if msg.text is not None or msg.service:
                 raise bad_request("there is no caption in the message to edit")
             caption, entities = self._text(params, "caption", "caption_entities", MAX_CAPTION)
             return self._edit(msg, caption=caption, caption_entities=entities,
-                              reply_markup=_markup(params.get("reply_markup")))
+                              reply_markup=_markup_in(params, state))
 
     def _m_edit_message_reply_markup(self, params: JSON, files: dict[str, StoredFile]
                                      ) -> JSON | bool:
         with self._cond:
-            _, msg = self._editable(params)
-            return self._edit(msg, reply_markup=_markup(params.get("reply_markup")))
+            state, msg = self._editable(params)
+            return self._edit(msg, reply_markup=_markup_in(params, state))
 
     def _m_edit_message_media(self, params: JSON, files: dict[str, StoredFile]
                               ) -> JSON | bool:
         with self._cond:
-            _, msg = self._editable(params)
+            state, msg = self._editable(params)
             inline = msg.inline_message_id is not None
             # an inline message's text may be given media (the Bot API: "or to add
             # media to text messages"); a chat message's must have media already
@@ -1220,7 +1220,7 @@ class BotApiServer(InlineMode):
             return self._edit(msg, photo=stored if kind == "photo" else None,
                               document=stored if kind == "document" else None,
                               caption=caption, caption_entities=entities, text=None,
-                              entities=[], reply_markup=_markup(params.get("reply_markup")))
+                              entities=[], reply_markup=_markup_in(params, state))
 
     def _m_delete_message(self, params: JSON, files: dict[str, StoredFile]) -> bool:
         with self._cond:
@@ -1425,8 +1425,22 @@ def _too_many(retry_after: int) -> ApiError:
                     {"retry_after": retry_after})
 
 
-def _markup(value: Any) -> JSON | None:
-    """A validated reply_markup (None when absent), or Telegram's errors for bad buttons."""
+def _markup_in(params: JSON, state: _ChatState | None) -> JSON | None:
+    """The edit's reply_markup validated for the message's chat (None: an inline message)."""
+    return _markup(params.get("reply_markup"), None if state is None else state.chat.type)
+
+
+BUTTON_KINDS = ("callback_data", "url", "web_app", "login_url", "switch_inline_query",
+                "switch_inline_query_current_chat", "switch_inline_query_chosen_chat",
+                "copy_text", "callback_game", "pay")
+
+
+def _markup(value: Any, chat_type: str | None = None) -> JSON | None:
+    """A validated reply_markup (None when absent), or Telegram's errors for bad buttons.
+
+    ``chat_type``: the chat it goes to (None: an inline message); a ``web_app``
+    button works only in a private chat (elsewhere BUTTON_TYPE_INVALID), and its
+    URL must be HTTPS, as must a Mini App's (shared/TELEGRAM.md)."""
     if value is None or value == "":
         return None
     if not isinstance(value, dict):
@@ -1449,6 +1463,15 @@ def _markup(value: Any) -> JSON | None:
             url = button.get("url")
             if url is not None and not re.match(r"(https?|tg)://", str(url)):
                 raise bad_request("BUTTON_URL_INVALID")
+            if sum(kind in button for kind in BUTTON_KINDS) != 1:
+                raise bad_request("can't find field with a button kind in InlineKeyboardButton")
+            if "web_app" in button:
+                app = button["web_app"]
+                if chat_type != "private":
+                    raise bad_request("BUTTON_TYPE_INVALID")
+                if not isinstance(app, dict) or not re.match(r"https://[^/\s]+",
+                                                             str(app.get("url") or "")):
+                    raise bad_request("BUTTON_URL_INVALID")
     return value
 
 

@@ -33,6 +33,7 @@ games whose boards were left behind (nobody may tap them for a while).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Iterable, Sequence
@@ -61,6 +62,7 @@ from bot.present.messages import (
     painted,
 )
 from bot.present.painter import PAINTER
+from bot.present.webapp import with_app_button
 from bot.rules.chatsettings import with_board_language
 from bot.rules.seats import waiting_side, waiting_user
 from bot.store import VersionConflict, private_boards, stale_boards
@@ -98,8 +100,14 @@ def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
     redraw keeps the one posted)."""
     if is_lobby(record):
         return BoardMessage(*lobby_message(tr, record))
-    return board_message(tr, record, style=style or settings.board_style, picture=picture,
-                         orientation=settings.orientation, **ui)  # type: ignore[arg-type]
+    board = board_message(tr, record, style=style or settings.board_style, picture=picture,
+                          orientation=settings.orientation, **ui)  # type: ignore[arg-type]
+    if record.status is not Status.ACTIVE or record.is_inline:
+        return board
+    # the Mini App's button (none without WEBAPP_URL): web_app works only in private chats
+    private = record.chat_id > 0 or ui.get("player") is not None
+    return dataclasses.replace(board, markup=with_app_button(
+        tr, board.markup, record.chat_id, record.game_id, private=private))
 
 
 async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,

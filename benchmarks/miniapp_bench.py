@@ -1,0 +1,187 @@
+"""What a Mini App turn costs the group: games through the real bot with the flood
+limiter on, Alice in the Mini App (a real chromium), Bob tapping in the chat.
+
+Run: ``.venv/bin/python benchmarks/miniapp_bench.py [turns] [variant...]``
+(default 10 of Alice's turns per variant; ``0``: whole games).  Needs chromium and
+chromedriver (bin/test installs them).  The bot runs with its default limiter
+(NARDY_RATE_LIMIT unset: 30/s overall, ~20/min per group as Telegram allows) and
+the local Bot API server answers 429 beyond 20 messages a minute per chat, as
+Telegram does.  Players think THINK seconds before each action, as people do.
+
+Prints, per Mini App turn: group messages (sends + edits into the group), the app's
+API requests, and submit -> group board edited p50/p95 (the app shows the result
+at the same moment: its answer comes after the edit); per chat tap of Bob's: group
+messages, and tap -> redraw p50/p95; Bob's tap -> Alice's open app updated p50/p95.
+The chat-only half (both players tapping) is the budget work's benchmark.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.present.callbacks import Callback
+from bot.rules.play import UI_ONLY
+from tests.bot.driver import game_board, pick
+from tests.botapi import BotApiServer, BotProcess
+from tests.botapi.model import Chat
+from tests.e2e.miniapp import (
+    AppApi,
+    browser,
+    click,
+    free_port,
+    init_data,
+    open_app,
+    play_turn,
+    shown_version,
+    wait_version,
+)
+
+THINK = 1.0
+GROUP_LIMIT = 20
+"""Messages a minute the local server lets into one group (Telegram's)."""
+SENDING = ("send", "edit", "copy", "forward")
+
+
+def group_messages(server: BotApiServer, chat: Chat, since: float,
+                   kinds: tuple[str, ...] = SENDING) -> int:
+    """Messages (sends and edits, not answers or deletions) the bot made into ``chat``."""
+    return sum(1 for r in server.requests() if r.time >= since and r.status == 200
+               and r.method.lower().startswith(kinds)
+               and str(r.params.get("chat_id")) == str(chat.id))
+
+
+def requests(driver: Any) -> int:
+    """The app's API requests so far (its long polls' answers included)."""
+    return int(driver.execute_script("return window.nardyRequests || 0"))
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def board_edited(server: BotApiServer, chat: Chat, message_id: int, edits: int,
+                 timeout: float = 120.0) -> float:
+    start = time.monotonic()
+    server.wait_for(lambda: server.message(chat, message_id).edits > edits, timeout,
+                    description="the group board to be edited", chat=chat)
+    return time.monotonic() - start
+
+
+def run(variant: str, turns: int) -> dict[str, Any]:
+    port = free_port()
+    out: dict[str, Any] = {"variant": variant, "app": [], "chat": [], "live": []}
+    with tempfile.TemporaryDirectory() as data, BotApiServer() as server:
+        server.rate_limit(GROUP_LIMIT, 60.0, per_chat=True)
+        alice, bob = server.add_user("Alice"), server.add_user("Bob")
+        chat = server.add_group("Bench", members=[alice, bob])
+        env = {"NARDY_TEST_SEED": "9", "WEBAPP_URL": f"http://127.0.0.1:{port}/app",
+               "WEBAPP_PORT": str(port)}
+        bot = BotProcess.for_server(server, data_dir=data, log_level="WARNING", env=env)
+        bot.start()
+        server.watch(bot)
+        try:
+            deadline = time.monotonic() + 60
+            while "Mini App on" not in bot.log and time.monotonic() < deadline:
+                time.sleep(0.1)
+            from tests.e2e.test_miniapp import app_link, start_game, state_after
+
+            start_game(server, chat, variant, alice, bob)
+            payload = app_link(server, chat)
+            api = AppApi(f"http://127.0.0.1:{port}/app", server.token or "", alice, payload)
+            state = api.state()
+            with browser() as driver:
+                open_app(driver, api.url, payload, init_data(api.token, alice,
+                                                             start_param=payload))
+                wait_version(driver, state["version"])
+                while state["status"] == "active" and (not turns or len(out["app"]) < turns):
+                    time.sleep(THINK)
+                    if state["to_act"] == state["you"]:
+                        if state["tree"] is None:
+                            action = next(a for a in ("roll", "take") if a in state["actions"])
+                            click(driver, f'[data-action="{action}"]')
+                            state = state_after(api, state["version"])
+                            continue
+                        board = game_board(server, chat)
+                        assert board is not None
+                        mark = server.clock()
+                        sent = requests(driver)
+                        play_turn(driver, state, confirm=False)
+                        before = time.monotonic()
+                        click(driver, '[data-action="confirm"]')
+                        state = state_after(api, state["version"])
+                        wait_version(driver, state["version"], timeout=120)
+                        shown = time.monotonic() - before
+                        redraw = board_edited(server, chat, board.message_id, board.edits)
+                        redraw += shown
+                        time.sleep(0.5)  # the turn's ping goes out after the edit
+                        out["app"].append({"messages": group_messages(server, chat, mark),
+                                           "edits": group_messages(server, chat, mark,
+                                                                   ("edit",)),
+                                           "requests": requests(driver) - sent,
+                                           "redraw": redraw, "shown": shown})
+                    else:
+                        board = game_board(server, chat)
+                        assert board is not None
+                        data_ = pick(board)
+                        assert data_ is not None
+                        mark = server.clock()
+                        before = time.monotonic()
+                        shown = shown_version(driver)
+                        tap = server.user_taps(chat, bob, board, data_)
+                        tap.wait_answer(60)
+                        if Callback.parse(data_).action not in UI_ONLY:
+                            # the open app follows (its long poll), whatever the board's pace
+                            while shown_version(driver) == shown:
+                                time.sleep(0.01)
+                            out["live"].append(time.monotonic() - before)
+                        redraw = board_edited(server, chat, board.message_id, board.edits)
+                        redraw += 0 if Callback.parse(data_).action in UI_ONLY else (
+                            out["live"][-1])
+                        out["chat"].append({"messages": group_messages(server, chat, mark),
+                                            "redraw": redraw})
+                        if Callback.parse(data_).action not in UI_ONLY:
+                            state = state_after(api, state["version"])
+        finally:
+            bot.stop()
+    return out
+
+
+def report(result: dict[str, Any]) -> None:
+    app, chat, live = result["app"], result["chat"], result["live"]
+    print(f"== {result['variant']}: {len(app)} Mini App turns, {len(chat)} chat taps")
+    if app:
+        calls = statistics.mean(a["requests"] for a in app)
+        edits = statistics.mean(a["edits"] for a in app)
+        print(f"  Mini App turn: group messages {statistics.mean(a['messages'] for a in app):.2f}"
+              f"/turn (sends + edits; edits {edits:.2f}), API requests {calls:.2f}"
+              f"/turn; submit -> group board edited p50 {pct([a['redraw'] for a in app], .5):.2f}"
+              f" s, p95 {pct([a['redraw'] for a in app], .95):.2f} s; Confirm -> app shows it p50 "
+              f"{pct([a['shown'] for a in app], .5):.2f} s (from Confirm)")
+    if chat:
+        print(f"  chat tap: group messages {statistics.mean(c['messages'] for c in chat):.2f}"
+              f"/tap; tap -> redraw p50 {pct([c['redraw'] for c in chat], .5):.2f} s, "
+              f"p95 {pct([c['redraw'] for c in chat], .95):.2f} s")
+    if live:
+        print(f"  Bob's tap -> Alice's open app updated p50 {pct(live, .5):.2f} s, "
+              f"p95 {pct(live, .95):.2f} s")
+
+
+def main() -> None:
+    turns = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    variants = sys.argv[2:] or ["long", "backgammon"]
+    for variant in variants:
+        report(run(variant, turns))
+
+
+if __name__ == "__main__":
+    main()

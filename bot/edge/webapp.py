@@ -1,0 +1,307 @@
+"""The Mini App's HTTP side: its static files and its JSON API, on the bot's web server.
+
+Routes (all under ``/app``, :func:`routes`; :class:`bot.edge.web.WebServer` serves
+them in webhook mode beside the webhook, and in polling mode when ``WEBAPP_URL`` is
+set):
+
+``GET /app/``, ``GET /app/static/<file>``
+    The page and its plain JavaScript modules (bot/webapp/static, no build step).
+``POST /app/api/state``
+    ``{initData, game, after?}``: the game as :func:`bot.present.webstate.game_state`
+    draws it for the user.  With ``after`` (a version) it is a long poll: it answers
+    as soon as the stored version differs, else after :data:`LONG_POLL` seconds.
+    It reads the version from Redis every :data:`POLL_EVERY` seconds, so a change
+    saved by any worker reaches every open app within that (no process memory).
+``POST /app/api/turn``
+    ``{initData, game, version, steps}``: the whole turn, checked by the engine
+    (:func:`bot.rules.play.apply_turn`) and saved with the tap's compare-and-set on
+    ``version``; then every board of the game is redrawn once.
+``POST /app/api/action``
+    ``{initData, game, version, action, level?}``: roll, double, take, pass, beaver,
+    resign (``level``), accept, decline: the tap's rule (:func:`bot.rules.play.apply_game`).
+``POST /app/api/hint``
+    ``{initData, game}``: the hint's text, where a 💡 Hint tap would give one.
+
+Every request is refused (401) unless its ``initData`` is Telegram's and fresh
+(:mod:`bot.edge.initdata`); a game is shown to anyone with a valid ``initData`` and its
+payload, but only a seated player may act (the rules refuse others exactly as they
+refuse their taps).  Bodies over :data:`MAX_REQUEST` bytes get 413; a user making
+more than :data:`RATE` requests in :data:`RATE_WINDOW` seconds gets 429 (per worker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import tornado.web
+from telegram.ext import CallbackContext
+
+from bot.edge.handlers import computer as computer_turns
+from bot.edge.handlers import hints as hint_answers
+from bot.edge.handlers.buttons import _show as show_change
+from bot.edge.handlers.common import alert_text, chat_settings
+from bot.edge.initdata import InitData, InitDataError, checked
+from bot.present.callbacks import ButtonAction, Callback
+from bot.present.i18n import Translator, translator
+from bot.present.webapp import PayloadError, game_of
+from bot.present.webstate import game_state, step_of
+from bot.rules import hints
+from bot.rules.play import apply_game, apply_turn, needs_double_confirmation
+from bot.rules.refusals import CHANGED, Refusal
+from bot.store import Store, VersionConflict
+from bot.store.records import GameRecord
+from bot.store.saving import save_first
+from engine.position import EngineError
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parents[1] / "webapp" / "static"
+MAX_REQUEST = 16 * 1024
+"""Bytes an API request may have (a turn is four steps; initData under 1 kB)."""
+RATE = 600
+RATE_WINDOW = 60.0
+LONG_POLL = 25.0
+POLL_EVERY = 0.25
+MAX_STEPS = 4
+
+ACTIONS = {"roll": ButtonAction.ROLL, "double": ButtonAction.DOUBLE,
+           "take": ButtonAction.TAKE, "pass": ButtonAction.PASS_SURE,
+           "beaver": ButtonAction.BEAVER, "resign": ButtonAction.RESIGN,
+           "accept": ButtonAction.ACCEPT, "decline": ButtonAction.DECLINE}
+"""The app's action names and the buttons they are (Pass and a staked Double are
+confirmed in the app itself, so they are the buttons' second taps)."""
+
+
+class ApiError(ValueError):
+    """A request the API refuses: its HTTP status and a message for the user."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class RateLimit:
+    """At most ``rate`` requests per ``window`` seconds per user (this worker's count)."""
+
+    def __init__(self, rate: int = RATE, window: float = RATE_WINDOW,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.window, self.clock = rate, window, clock
+        self._seen: dict[int, deque[float]] = {}
+
+    def allow(self, user_id: int) -> bool:
+        now = self.clock()
+        seen = self._seen.setdefault(user_id, deque())
+        while seen and now - seen[0] > self.window:
+            seen.popleft()
+        if len(seen) >= self.rate:
+            return False
+        seen.append(now)
+        if len(self._seen) > 10_000:  # forget the quiet ones
+            self._seen = {u: q for u, q in self._seen.items() if q and now - q[-1] <= self.window}
+        return True
+
+
+class Webapp:
+    """What the API handlers share: the application, the token, the clock."""
+
+    def __init__(self, app: Any, token: str, *, clock: Callable[[], float] = time.time,
+                 rate: RateLimit | None = None) -> None:
+        self.app = app
+        self.token = token
+        self.clock = clock
+        self.rate = rate or RateLimit()
+        self._redraws: set[asyncio.Future[None]] = set()
+
+    @property
+    def store(self) -> Store:
+        store: Store = self.app.bot_data["store"]
+        return store
+
+    def later(self, work: Coroutine[Any, Any, None], record: GameRecord) -> None:
+        """Redraw the boards after the answer (kept referenced until done, errors logged;
+        a redraw that fails leaves its board behind, and the next tap repairs it, as
+        after a failed tap's redraw)."""
+        task = asyncio.ensure_future(work)
+        self._redraws.add(task)
+
+        def done(finished: asyncio.Future[None]) -> None:
+            self._redraws.discard(task)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("game %s: redrawing after a Mini App turn failed", record.game_id,
+                          exc_info=finished.exception())
+
+        task.add_done_callback(done)
+
+    def context(self) -> Any:
+        """A handler context of its own for one request (what it reads is cached in it)."""
+        return CallbackContext(self.app)
+
+
+def routes(webapp: Webapp) -> list[Any]:
+    args = {"webapp": webapp}
+    return [
+        (r"/app/?", _Page),
+        (r"/app/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
+        (r"/app/api/state", _State, args),
+        (r"/app/api/turn", _Turn, args),
+        (r"/app/api/action", _Action, args),
+        (r"/app/api/hint", _Hint, args),
+    ]
+
+
+class _Page(tornado.web.RequestHandler):
+    def get(self) -> None:
+        if not self.request.path.endswith("/"):  # its modules and API are relative to /app/
+            query = f"?{self.request.query}" if self.request.query else ""
+            self.redirect(f"{self.request.path}/{query}")
+            return
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-cache")
+        self.finish((STATIC / "index.html").read_bytes())
+
+
+class _Api(tornado.web.RequestHandler):
+    webapp: Webapp
+
+    def initialize(self, webapp: Webapp) -> None:
+        self.webapp = webapp
+
+    def answer(self, status: int, body: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(body, ensure_ascii=False))
+
+    async def post(self) -> None:
+        tr = translator(None)
+        try:
+            if len(self.request.body) > MAX_REQUEST:
+                raise ApiError(413, "request too large")
+            try:
+                body = json.loads(self.request.body)
+            except ValueError:
+                raise ApiError(400, "malformed request") from None
+            if not isinstance(body, dict):
+                raise ApiError(400, "malformed request")
+            try:
+                user = checked(self.webapp.token, str(body.get("initData") or ""),
+                               now=self.webapp.clock())
+            except InitDataError as error:
+                raise ApiError(401, str(error)) from None
+            if not self.webapp.rate.allow(user.user_id):
+                raise ApiError(429, "too many requests")
+            try:
+                chat_id, game_id = game_of(str(body.get("game") or user.start_param or ""))
+            except PayloadError as error:
+                raise ApiError(400, str(error)) from None
+            context = self.webapp.context()
+            settings = await chat_settings(context, chat_id)
+            tr = translator(settings.language or user.language)
+            record = await self.webapp.store.load_game(chat_id, game_id)
+            if record is None or not record.engine:
+                raise ApiError(404, tr.gettext("There is no such game."))
+            result = await self.act(context, tr, user, record, body)
+            self.answer(200, result)
+        except ApiError as error:
+            self.answer(error.status, {"error": error.message})
+        except Refusal as refusal:
+            self.answer(409, {"error": alert_text(tr, refusal)})
+
+    async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                  body: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def state(self, context: Any, tr: Translator, user: InitData,
+                    record: GameRecord) -> dict[str, Any]:
+        settings = await chat_settings(context, record.chat_id)
+        return game_state(tr, record, user.user_id, orientation=settings.orientation)
+
+    async def commit(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                     new: GameRecord) -> dict[str, Any]:
+        """Save ``new`` over ``record`` (the tap's compare-and-set), redraw the boards once."""
+        if new is record:
+            return await self.state(context, tr, user, record)
+        try:
+            saved, upkeep = await save_first(self.webapp.store, record, new)
+        except VersionConflict:
+            raise Refusal(CHANGED) from None
+        await upkeep()
+        saved = await computer_turns.play(context, saved)
+        # the app has its answer at once; the boards follow at the group's pace (the
+        # flood limiter may hold an edit for seconds), as a tap is answered first
+        self.webapp.later(show_change(context, tr, record, saved, user.user_id), saved)
+        return await self.state(context, tr, user, saved)
+
+
+def _version(body: dict[str, Any], record: GameRecord) -> None:
+    """Refuse a request made on another version of the game than the stored one."""
+    version = body.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version != record.version:
+        raise Refusal(CHANGED)
+
+
+class _State(_Api):
+    async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                  body: dict[str, Any]) -> dict[str, Any]:
+        after = body.get("after")
+        if isinstance(after, int) and not isinstance(after, bool):
+            deadline = time.monotonic() + LONG_POLL
+            while record.version == after and time.monotonic() < deadline:
+                if self.request.connection is None or self._finished:
+                    break
+                await asyncio.sleep(POLL_EVERY)
+                found = await self.webapp.store.load_game(record.chat_id, record.game_id)
+                if found is None:
+                    break
+                record = found
+        return await self.state(context, tr, user, record)
+
+
+class _Turn(_Api):
+    async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                  body: dict[str, Any]) -> dict[str, Any]:
+        _version(body, record)
+        raw = body.get("steps")
+        if not isinstance(raw, list) or len(raw) > MAX_STEPS:
+            raise ApiError(400, "steps must be a list of at most four steps")
+        try:
+            steps = [step_of(value) for value in raw]
+        except (ValueError, EngineError):
+            raise ApiError(400, "malformed step") from None
+        return await self.commit(context, tr, user, record,
+                                 apply_turn(record, user.user_id, steps))
+
+
+class _Action(_Api):
+    async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                  body: dict[str, Any]) -> dict[str, Any]:
+        _version(body, record)
+        action = ACTIONS.get(str(body.get("action")))
+        if action is None:
+            raise ApiError(400, "unknown action")
+        args: tuple[int, ...] = ()
+        if action is ButtonAction.RESIGN:
+            level = body.get("level")
+            if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 3:
+                raise ApiError(400, "resign needs a level 1..3")
+            args = (level,)
+        if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
+            action = ButtonAction.DOUBLE_SURE  # the app asked "Yes, double" itself
+        data = Callback.game(record.game_id, record.version, action, *args)
+        new = apply_game(record, user.user_id, data)
+        return await self.commit(context, tr, user, record, new)
+
+
+class _Hint(_Api):
+    async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                  body: dict[str, Any]) -> dict[str, Any]:
+        question = hints.ask(record, user.user_id)
+        return {"hint": await hint_answers.answer_text(tr, question)}

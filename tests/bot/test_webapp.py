@@ -1,0 +1,177 @@
+"""The Mini App's pure pieces: initData checking, the game payload, the app's button,
+the state and turn tree it is sent, and the whole-turn rule (bot/rules/play.py
+apply_turn).  The browser and the real bot: tests/e2e/test_miniapp.py."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from bot.edge.config import ConfigError, load_settings
+from bot.edge.initdata import MAX_AGE, InitDataError, checked, sign
+from bot.edge.webapp import RateLimit
+from bot.present.callbacks import ButtonAction, Callback
+from bot.present.i18n import translator
+from bot.present.webapp import PayloadError, WebappLinks, game_of, payload, with_app_button
+from bot.present.webstate import game_state, turn_tree
+from bot.rules.fairplay import Dealer
+from bot.rules.lobby import start_game
+from bot.rules.matchstate import table_of
+from bot.rules.play import apply_game, apply_turn
+from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
+from bot.store.records import GameRecord, Player, Status, TableOptions
+from engine.game import Phase
+from engine.position import Side, Step, Variant
+
+TOKEN = "123456:secret-token"
+ANN, BOB, EVE = 101, 202, 303
+PLAYERS = (Player(user_id=ANN, name="Ann", side=Side.WHITE),
+           Player(user_id=BOB, name="Bob", side=Side.BLACK))
+EN = translator("en")
+NOW = 1_700_000_000
+
+
+def _data(user_id: int = ANN, auth_date: int = NOW, token: str = TOKEN, **extra: str) -> str:
+    return sign(token, {"user": json.dumps({"id": user_id, "first_name": "Ann"}),
+                        "auth_date": str(auth_date), "query_id": "AAE1", **extra})
+
+
+def test_genuine_init_data_names_its_user() -> None:
+    user = checked(TOKEN, _data(start_param="n5_abc"), now=NOW + 60)
+    assert (user.user_id, user.name, user.start_param) == (ANN, "Ann", "n5_abc")
+
+
+@pytest.mark.parametrize("forge", [
+    lambda d: d.replace("hash=", "hash=1"),              # a wrong hash
+    lambda d: d.replace("%22id%22%3A+101", "%22id%22%3A+303"),  # another user, same hash
+    lambda d: d + "&start_param=n1_x",                    # a field added after signing
+    lambda d: "&".join(p for p in d.split("&") if not p.startswith("hash=")),  # no hash
+    lambda d: _data(token="654321:other"),                # another bot's token
+    lambda d: "",
+    lambda d: "x" * 5000,
+])
+def test_forged_init_data_is_refused(forge) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InitDataError):
+        checked(TOKEN, forge(_data()), now=NOW)
+
+
+def test_the_user_swap_really_changed_the_data() -> None:
+    # guards the forge above: the replaced text is in the signed data
+    assert "%22id%22%3A+101" in _data()
+
+
+@pytest.mark.parametrize("age", [MAX_AGE + 1, -400, 10 * MAX_AGE])
+def test_stale_or_future_init_data_is_refused(age: int) -> None:
+    with pytest.raises(InitDataError, match="stale"):
+        checked(TOKEN, _data(auth_date=NOW - age), now=NOW)
+
+
+def test_fresh_enough_init_data_passes_at_the_edge() -> None:
+    assert checked(TOKEN, _data(auth_date=NOW - MAX_AGE), now=NOW).user_id == ANN
+
+
+def test_payload_round_trip_and_refusals() -> None:
+    for chat, game in ((-1001234567890, "k3Xa9_zQ"), (42, "a-b_c")):
+        assert game_of(payload(chat, game)) == (chat, game)
+    for bad in ("", "n", "12", "x1_abc", "1_" + "a" * 40, "1_a b"):
+        with pytest.raises(PayloadError):
+            game_of(bad)
+
+
+LINKS = WebappLinks("https://example.org/app", "board", "nardy_bot")
+
+
+def test_group_boards_link_the_direct_link_and_private_ones_open_the_app() -> None:
+    group = with_app_button(EN, None, -100, "g1", private=False, links=LINKS)
+    private = with_app_button(EN, None, 7, "g1", private=True, links=LINKS)
+    assert group is not None and private is not None
+    (button,), = group.inline_keyboard
+    assert button.url == "https://t.me/nardy_bot/board?startapp=n100_g1"
+    assert button.web_app is None
+    (button,), = private.inline_keyboard
+    assert button.web_app is not None and button.web_app.url == "https://example.org/app/?game=7_g1"
+    assert with_app_button(EN, None, -100, "g1", private=False) is None  # no WEBAPP_URL
+
+
+def test_webapp_url_must_be_https() -> None:
+    env = {"BOT_TOKEN": "1:a"}
+    assert load_settings(environ={**env, "WEBAPP_URL": "https://x.org/app/"},
+                         env_file=None).webapp_url == "https://x.org/app"
+    with pytest.raises(ConfigError, match="WEBAPP_URL"):
+        load_settings(environ={**env, "WEBAPP_URL": "http://x.org/app"}, env_file=None)
+
+
+def _started(variant: Variant, seed: int) -> GameRecord:
+    record = GameRecord(chat_id=-5, variant=variant, players=PLAYERS,
+                        options=TableOptions(koks=False))
+    return start_game(record, Dealer.for_tests(seed))
+
+
+def _mover(record: GameRecord) -> int:
+    return ANN if table_of(record).game.to_act is Side.WHITE else BOB
+
+
+@pytest.mark.parametrize("variant", [Variant.LONG, Variant.BACKGAMMON])
+def test_a_whole_game_of_whole_turns_from_the_tree(variant: Variant) -> None:
+    """Every turn is a random walk of the tree the app is sent; the rule accepts each,
+    and refuses the others' and the incomplete ones, to the end of the game."""
+    rng = random.Random(7)
+    record = _started(variant, 3)
+    turns = 0
+    while record.status is Status.ACTIVE:
+        game, user = table_of(record).game, _mover(record)
+        if game.phase is Phase.ROLL:  # Roll beside Double (backgammon's cube)
+            record = apply_game(record, user, Callback.game(record.game_id, record.version,
+                                                            ButtonAction.ROLL))
+            continue
+        tree = turn_tree(game, Side.WHITE)
+        node, steps = 0, []
+        while not tree[node]["complete"]:
+            step = rng.choice(tree[node]["steps"])
+            steps.append(Step(*step["step"]))
+            node = step["next"]
+        other = BOB if user == ANN else ANN
+        with pytest.raises(Refusal) as refused:
+            apply_turn(record, other, steps)
+        assert refused.value.message == NOT_YOUR_TURN
+        with pytest.raises(Refusal) as refused:
+            apply_turn(record, EVE, steps)
+        assert refused.value.message == NOT_PLAYING
+        if len(steps) > 1:
+            with pytest.raises(Refusal):
+                apply_turn(record, user, steps[:-1])
+        state = game_state(EN, record, user)
+        json.dumps(state)  # the API sends it as it is
+        assert state["tree"] is not None and len(state["tree"]) == len(tree)
+        record = apply_turn(record, user, steps)
+        turns += 1
+    assert record.status is Status.FINISHED and turns > 20
+
+
+def test_a_forged_step_is_refused() -> None:
+    record = _started(Variant.BACKGAMMON, 1)
+    game = table_of(record).game
+    legal = game.legal_steps
+    forged = next(Step(s, s - d, d) for s in range(24, 6, -1) for d in range(1, 7)
+                  if Step(s, s - d, d) not in legal)
+    with pytest.raises(Refusal) as refused:
+        apply_turn(record, _mover(record), [forged])
+    assert refused.value.message == STALE
+
+
+def test_a_spectator_sees_the_board_without_moves() -> None:
+    record = _started(Variant.LONG, 2)
+    state = game_state(EN, record, EVE)
+    assert state["you"] is None and state["tree"] is None and state["actions"] == []
+    assert sum(count for _, count in state["cells"]) == 30
+
+
+def test_rate_limit_per_user() -> None:
+    now = [0.0]
+    limit = RateLimit(rate=3, window=10, clock=lambda: now[0])
+    assert [limit.allow(1) for _ in range(4)] == [True, True, True, False]
+    assert limit.allow(2)
+    now[0] = 11
+    assert limit.allow(1)

@@ -1,7 +1,7 @@
 """One member floods one group while two games are played in two others
 (issue 21 §2): the other games' tap -> answer times, quiet and flooded.
 
-Run: ``.venv/bin/python benchmarks/flood_bench.py [taps per game] [flood per second]``
+Run: ``.venv/bin/python benchmarks/flood_bench.py [taps per game] [flood per second] [--before]``
 
 In-process, as tests/bot does: the real Application polling the local Bot
 API server (tests/botapi), the store on fakeredis, seeded dice, text boards,
@@ -18,7 +18,11 @@ the budget) for as long as the games last.  Three runs, side by side:
   the flood once and ignores it; what gets through waits in its chat's outbox);
 - ``flood, no input limit``: every ``/rules`` is answered, so the flooded
   group's replies queue up far beyond its budget: the outbox alone keeps the
-  other groups' taps answered (their handlers never wait for that bucket).
+  other groups' taps answered (their handlers never wait for that bucket);
+- with ``--before``, also ``flood, no input limit, waiting in the slots``:
+  handlers wait for the flooded group's bucket in their update slots, as
+  before issue 21 (``bot.edge.ops.handle_once`` straight from the polling
+  processor): what the outbox saves.
 
 Prints, for each run, the other games' tap -> answerCallbackQuery median and
 p99 (from the tap's update being queued at the server to the answer arriving
@@ -40,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fakeredis
 
+from bot.edge import ops
 from bot.edge.limits import BOT_RATE, GROUP_BURST, GROUP_RATE, SharedRateLimiter
 from bot.store import Store
 from bot.store.records import ChatSettings, settings_key
@@ -47,10 +52,12 @@ from tests.bot.conftest import World, running_world
 from tests.bot.driver import Driver
 from tests.botapi import BotApiServer
 
-TAPS = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+BEFORE = "--before" in sys.argv
+ARGS = [arg for arg in sys.argv[1:] if arg != "--before"]
+TAPS = int(ARGS[0]) if ARGS else 30
 SPEED = 4.0
 """How many times faster than Telegram's the flood budgets run here."""
-FLOOD_RATE = float(sys.argv[2]) if len(sys.argv) > 2 else 1.5 * SPEED
+FLOOD_RATE = float(ARGS[1]) if len(ARGS) > 1 else 1.5 * SPEED
 """``/rules`` a second from the flooding member."""
 THINK = 0.8
 """Seconds between two taps of one game (a quick human; one board edit a tap
@@ -138,8 +145,17 @@ async def main() -> None:
     quiet = await run("quiet", flood=False, input_limit=True)
     flooded = await run("flood", flood=True, input_limit=True)
     unlimited = await run("flood, no input limit", flood=True, input_limit=False)
+    runs = [("flood", flooded), ("flood, no input limit", unlimited)]
+    if BEFORE:
+        parking = ops.handle_in_slot
+        ops.handle_in_slot = ops.handle_once  # type: ignore[assignment]
+        try:
+            runs.append(("waiting in the slots", await run(
+                "flood, no input limit, waiting in the slots", flood=True, input_limit=False)))
+        finally:
+            ops.handle_in_slot = parking
     base = _pct(quiet, 99) or 1.0
-    for title, times in (("flood", flooded), ("flood, no input limit", unlimited)):
+    for title, times in runs:
         print(f"  {title}: p99 {_pct(times, 99) / base:.2f}x the quiet run's; "
               f"median {statistics.median(times) / max(1e-9, statistics.median(quiet)):.2f}x")
 

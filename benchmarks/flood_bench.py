@@ -116,21 +116,25 @@ async def run(title: str, *, flood: bool, input_limit: bool) -> list[float]:
         drivers = [Driver(s, chat, (pair[0], pair[1]), think=THINK)  # type: ignore[arg-type]
                    for chat, pair in zip(games, (users[0:2], users[2:4]), strict=True)]
         started = time.perf_counter()
-        await asyncio.gather(*(asyncio.to_thread(d.play, TAPS, stop_early=True)
-                               for d in drivers))
+        ended = await asyncio.gather(*(asyncio.to_thread(d.play, TAPS, stop_early=True)
+                                       for d in drivers), return_exceptions=True)
+        # a driver gives up on a tap unanswered for its timeout (30 s): the game froze
+        froze = sum(1 for outcome in ended if isinstance(outcome, AssertionError))
         elapsed = time.perf_counter() - started
         stop.set()
         if flood:
             flooder.join()
         answered = {r.params.get("callback_query_id"): r.time
                     for r in s.requests("answerCallbackQuery")}
-        times = sorted((answered[q] - t) * 1000 for d in drivers for q, t, _ in d.sent
-                       if q in answered)
+        times = sorted((answered[q] - t) * 1000 if q in answered else d.timeout * 1000
+                       for d in drivers for q, t, _ in d.sent)
         replies = sum(1 for m in s.messages(flooded) if m.by_bot)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(world.idle(), 5)
     print(f"  {title}: {len(times)} taps in {elapsed:.0f} s; median {_pct(times, 50):.0f} ms, "
-          f"p99 {_pct(times, 99):.0f} ms" + (f"; /rules sent {len(spam)}, answered {replies} "
+          f"p99 {_pct(times, 99):.0f} ms"
+          + (f"; {froze} game(s) froze (a tap unanswered for 30 s)" if froze else "")
+          + (f"; /rules sent {len(spam)}, answered {replies} "
                                              f"(by the run's end)" if flood else ""))
     return times
 

@@ -141,7 +141,8 @@ async def main() -> None:
     server.start()
     store = Store(fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer()))
     app = build_application(server.token or "", store, dealer=Dealer.for_tests(SEED),
-                            base_url=server.base_url, base_file_url=server.base_file_url)
+                            base_url=server.base_url, base_file_url=server.base_file_url,
+                            input_limit=False)  # its players tap faster than people
     await app.initialize()
     await app.start()
     assert app.updater is not None

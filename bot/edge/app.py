@@ -24,8 +24,10 @@ Environment knobs besides :mod:`bot.edge.config`'s settings (read only here):
 ``NARDY_RATE_LIMIT``
     Messages per second the bot allows itself towards the Bot API over all
     chats and workers (default 30, Telegram's limit; ``0`` turns proactive
-    limiting off, which the benchmarks do against the local test server).
-    Flood-wait answers (429) are always honoured and retried.
+    limiting off, and the per-user input limit of :mod:`bot.edge.handlers.pace`
+    with it, which the benchmarks do against the local test server: their
+    players tap faster than people).  Flood-wait answers (429) are always
+    honoured and retried.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
-from bot.edge.handlers import inline, menu
+from bot.edge.handlers import inline, menu, pace
 from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
@@ -84,9 +86,11 @@ def build_application(
     base_file_url: str | None = None,
     limiter: BaseRateLimiter[Any] | None = None,
     media_chat: int | str | None = None,
+    input_limit: bool | None = None,
 ) -> AnyApp:
     """The application with every handler registered and its dependencies in
-    bot_data; ``media_chat``: where inline games' board pictures go (``MEDIA_CHAT_ID``)."""
+    bot_data; ``media_chat``: where inline games' board pictures go (``MEDIA_CHAT_ID``);
+    ``input_limit``: the per-user input limit (default: unless ``NARDY_RATE_LIMIT=0``)."""
     processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
@@ -108,6 +112,10 @@ def build_application(
     app.bot_data["dealer"] = dealer if dealer is not None else dice_source()
     app.bot_data["http"] = requests
     app.bot_data[inline.MEDIA_CHAT] = media_chat
+    if input_limit is None:
+        input_limit = os.environ.get("NARDY_RATE_LIMIT") != "0"
+    if input_limit:
+        pace.register(app)
     handlers.register(app)
     app.add_error_handler(ops.note_failure)  # after the central one: retry decisions
     return app

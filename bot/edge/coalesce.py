@@ -14,7 +14,10 @@ keyboard; a text edit and a caption edit never replace each other, nor does
 a caption edit replace a new picture, so a picture is never lost.
 
 One process coalesces its own edits (the shared token buckets in Redis keep
-the workers within Telegram's budget together).
+the workers within Telegram's budget together).  Each board's sender waits for
+its turn in the chat's outbox (bot/edge/outbox.py: the chat's boards are
+served round robin); while it waits for a spent bucket, the handlers whose
+states it carries give their update slots back (their ``park``).
 """
 
 from __future__ import annotations
@@ -58,18 +61,31 @@ def board_of(endpoint: str, data: dict[str, Any]) -> Board | None:
     return chat_id, message_id
 
 
+Park = Callable[[], None]
+
+
 @dataclass
 class _Wanted:
     changes: frozenset[str]
     send: Callable[[], Awaitable[Any]]
     done: asyncio.Future[Any]
     attempts: int = 0
+    park: Park | None = None
+    """Gives the update slot of the handler that wants this state back."""
 
 
 @dataclass
 class _Queue:
     wanted: list[_Wanted] = field(default_factory=list)
     sender: asyncio.Task[None] | None = None
+    parked: bool = False
+    """The sender waits for a spent bucket: newcomers park at once."""
+
+    def park(self) -> None:
+        self.parked = True
+        for wanted in self.wanted:
+            if wanted.park is not None:
+                wanted.park()
 
 
 class BoardCoalescer:
@@ -88,25 +104,35 @@ class BoardCoalescer:
         return len(queue.wanted) if queue else 0
 
     async def submit(self, board: Board, endpoint: str, send: Callable[[], Awaitable[Any]], *,
-                     throttle: Callable[[], Awaitable[None]],
-                     flooded: Callable[[RetryAfter], Awaitable[None]], retries: int) -> Any:
+                     throttle: Callable[[Park], Awaitable[None]],
+                     flooded: Callable[[RetryAfter], Awaitable[None]], retries: int,
+                     park: Park | None = None) -> Any:
         """Queue this state of ``board``; returns when it (or a newer state that
-        replaces it) has been sent.  ``throttle`` waits for a message token,
-        ``flooded`` waits out a 429 (after which a newer state may go instead)."""
+        replaces it) has been sent.  ``throttle(park)`` waits for a message
+        token (calling ``park`` if it must wait for a spent bucket), ``flooded``
+        waits out a 429 (after which a newer state may go instead); ``park``:
+        the caller's, called whenever its state waits for a spent bucket."""
         queue = self._queues.setdefault(board, _Queue())
-        wanted = _Wanted(CHANGES[endpoint], send, asyncio.get_running_loop().create_future())
+        wanted = _Wanted(CHANGES[endpoint], send, asyncio.get_running_loop().create_future(),
+                         park=park)
         queue.wanted.append(wanted)
+        if queue.parked and park is not None:
+            park()
         if queue.sender is None:
             queue.sender = asyncio.create_task(self._send(board, queue, throttle, flooded,
                                                           retries),
                                                name=f"board-sender-{next(self._ids)}")
         return await asyncio.shield(wanted.done)
 
-    async def _send(self, board: Board, queue: _Queue, throttle: Callable[[], Awaitable[None]],
+    async def _send(self, board: Board, queue: _Queue,
+                    throttle: Callable[[Park], Awaitable[None]],
                     flooded: Callable[[RetryAfter], Awaitable[None]], retries: int) -> None:
         try:
             while queue.wanted:
-                await throttle()
+                try:
+                    await throttle(queue.park)
+                finally:
+                    queue.parked = False
                 newest = _newest(queue.wanted)
                 for older in queue.wanted[:newest]:
                     self.dropped += 1
@@ -121,7 +147,11 @@ class BoardCoalescer:
                         queue.wanted.pop(0)
                         _fail(wanted, error)
                     else:
-                        await flooded(error)  # then a newer state may replace it
+                        queue.park()  # a 429 is waited out off the update slots too
+                        try:
+                            await flooded(error)  # then a newer state may replace it
+                        finally:
+                            queue.parked = False
                     continue
                 except Exception as error:  # the caller gets it, as without coalescing
                     queue.wanted.pop(0)

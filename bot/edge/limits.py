@@ -11,9 +11,15 @@ bot's) bucket for ``retry_after`` seconds for every worker, then the request is
 retried.
 
 The budget is Telegram's: about 20 messages a minute in a group (edits
-count), one a second in a private chat.  Edits of one board queue behind
-one sender per board that sends only the newest state wanted
-(:mod:`bot.edge.coalesce`): a throttled board catches up in one edit.
+count), one a second in a private chat.  Each chat's messages take their
+turns in the chat's outbox (:mod:`bot.edge.outbox`): one dispenser per chat
+reserves the tokens and hands them out round robin over the chat's games
+and members, and a handler whose message must wait for a spent bucket gives
+its update slot back meanwhile (:meth:`bot.edge.ops.Slot.park`), so a flood
+in one chat never holds up another chat's updates.  Edits of one board queue
+behind one sender per board that sends only the newest state wanted
+(:mod:`bot.edge.coalesce`): a throttled board catches up in one edit.  A
+plain text without buttons that waited :data:`STALE_AFTER` is dropped.
 
 Only messages count (``send*``, ``edit*``, ``copy*``, ``forward*``):
 answering a button tap is never delayed.  The limiter also times taps: from
@@ -36,7 +42,8 @@ from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.edge import metrics, ops
-from bot.edge.coalesce import BoardCoalescer, board_of
+from bot.edge.coalesce import BoardCoalescer, Park, board_of
+from bot.edge.outbox import ChatOutbox
 from bot.store.flood import FloodBuckets
 from bot.store.keys import Keys
 
@@ -55,6 +62,9 @@ edits the board a few times in a row; half a minute's budget)."""
 BOT_RATE = 30.0
 """Messages a second over all chats (Telegram's bulk limit)."""
 LIMITED_PREFIXES = ("send", "edit", "copy", "forward")
+STALE_AFTER = 120.0
+"""Seconds a text without buttons (a command's answer, a notice) may wait for
+its chat's turn before it is dropped: later it would answer nothing."""
 
 class SharedRateLimiter(BaseRateLimiter[int]):
     """A PTB rate limiter on Redis token buckets; see the module doc.
@@ -67,10 +77,12 @@ class SharedRateLimiter(BaseRateLimiter[int]):
     def __init__(self, *, chat_rate: float = CHAT_RATE, chat_burst: int = CHAT_BURST,
                  group_rate: float = GROUP_RATE, group_burst: int = GROUP_BURST,
                  bot_rate: float = BOT_RATE, max_retries: int = 3,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], Coroutine[Any, Any, None]] = asyncio.sleep) -> None:
         self.chat_rate, self.chat_burst, self.bot_rate = chat_rate, chat_burst, bot_rate
         self.group_rate, self.group_burst = group_rate, group_burst
         self.boards = BoardCoalescer()
+        self.outbox = ChatOutbox(self._reserve, sleep=sleep, clock=clock)
         self.max_retries = max_retries
         self.clock = clock
         self.buckets: FloodBuckets | None = None
@@ -152,21 +164,28 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         chat_id = data.get("chat_id") or data.get("inline_message_id")
         retries = self.max_retries if rate_limit_args is None else rate_limit_args
         board = board_of(endpoint, data)
+        held = ops.slot()
+        park = held.park if held is not None else None
         if board is not None:
             sent: bool | dict[str, Any] | list[dict[str, Any]] = await self.boards.submit(
                 board, endpoint, lambda: callback(*args, **kwargs),
-                throttle=lambda: self.throttle(chat_id),
+                throttle=lambda parked: self.throttle(chat_id, ("board", board), parked),
                 flooded=lambda error: self.flooded(error, endpoint, chat_id, limited=True),
-                retries=retries)
+                retries=retries, park=park)
             return sent
+        lane = held.lane if held is not None else None
+        stale = STALE_AFTER if endpoint == "sendMessage" and not data.get("reply_markup") \
+            else None
         for attempt in range(retries + 1):
             if limited:
-                await self.throttle(chat_id)
+                await self.throttle(chat_id, lane, park, stale if attempt == 0 else None)
             try:
                 result = await callback(*args, **kwargs)
             except RetryAfter as error:
                 if attempt == retries:
                     raise
+                if park is not None:  # a 429 is waited out off the update slot too
+                    park()
                 await self.flooded(error, endpoint, chat_id, limited=limited)
                 continue
             if endpoint == "answerCallbackQuery":
@@ -176,12 +195,20 @@ class SharedRateLimiter(BaseRateLimiter[int]):
             return result
         raise AssertionError("unreachable")
 
-    async def throttle(self, chat_id: object) -> None:
-        """Wait for this chat's (and the bot's) next message token."""
+    async def throttle(self, chat_id: object, lane: object = None, park: Park | None = None,
+                       stale_after: float | None = None) -> None:
+        """Wait for this chat's (and the bot's) next message token, given to
+        ``lane`` in its turn (:mod:`bot.edge.outbox`); ``park`` is called if
+        the bucket is spent.  :class:`bot.edge.outbox.StaleMessage` after
+        ``stale_after`` seconds."""
+        if self.enabled:
+            await self.outbox.turn(chat_id, lane, park=park, stale_after=stale_after)
+
+    async def _reserve(self, chat_id: object) -> float:
         wait = await self.acquire(chat_id)
         if wait > 0:
             metrics.THROTTLED_SECONDS.inc(wait)
-            await asyncio.sleep(wait)
+        return wait
 
     async def flooded(self, error: RetryAfter, endpoint: str, chat_id: object, *,
                       limited: bool) -> None:

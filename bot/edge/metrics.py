@@ -36,6 +36,11 @@ HINTS = Counter("nardy_hints", "💡 Hint taps answered, by how: computed (in th
                 "same roll asked before), failed", ["answer"], registry=REGISTRY)
 OPEN_GAMES = Gauge("nardy_open_games", "Lobbies and games being played (all workers)",
                    registry=REGISTRY)
+PARKED = Counter("nardy_updates_parked", "Updates whose handler gave its update slot back to "
+                 "wait for a chat's flood bucket (bot/edge/outbox.py)", registry=REGISTRY)
+INPUT_LIMITED = Counter("nardy_input_limited", "Commands and taps ignored by the per-user "
+                        "input limit (bot/edge/handlers/pace.py), by kind", ["kind"],
+                        registry=REGISTRY)
 
 
 def exposition() -> tuple[bytes, str]:

@@ -31,6 +31,7 @@ keeps replies from being sent twice.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import enum
@@ -215,9 +216,80 @@ async def note_failure(update: object, context: Any) -> None:
             raise ApplicationHandlerStop
 
 
+@dataclasses.dataclass
+class Slot:
+    """One of the update slots (the processor's ``max_concurrent_updates``, the
+    webhook's connections), held by the update handled in this task (a
+    context variable, :func:`slot`).  :meth:`park` gives it back while the
+    handler goes on: the chat outbox (bot/edge/outbox.py) calls it when a
+    message must wait for the chat's flood bucket, so a spent bucket in one
+    chat never holds the slots the other chats' updates need."""
+
+    lane: object
+    """Whose messages these are (:func:`lane_of`): the chat outbox's round robin."""
+    parked: asyncio.Future[None]
+
+    def park(self) -> None:
+        if not self.parked.done():
+            self.parked.set_result(None)
+
+
+_slot: contextvars.ContextVar[Slot | None] = contextvars.ContextVar("nardy_slot", default=None)
+_PARKED: set[asyncio.Task[UpdateOutcome]] = set()
+"""Handlers that gave their slot back and still run (kept from the garbage collector)."""
+
+
+def slot() -> Slot | None:
+    """The update slot this task holds, if any."""
+    return _slot.get()
+
+
+def lane_of(update: Update) -> object:
+    """Whose turn the update's messages take in the chat outbox: the game a
+    button names, else the user (a member's flood of commands is one lane).
+
+    >>> tap = {"update_id": 7, "callback_query": {"id": "1", "chat_instance": "3",
+    ...        "from": {"id": 2, "is_bot": False, "first_name": "A"}, "data": "g:x1:1:r"}}
+    >>> lane_of(Update.de_json(tap, None))
+    ('game', 'x1')
+    >>> lane_of(Update.de_json({"update_id": 8, "message": {"message_id": 1, "date": 0,
+    ...     "chat": {"id": -5, "type": "group"}, "text": "/rules",
+    ...     "from": {"id": 2, "is_bot": False, "first_name": "A"}}}, None))
+    ('user', 2)
+    """
+    game = ids_of(update).get("game_id")
+    if game is not None:
+        return "game", game
+    user = update.effective_user
+    return ("user", user.id) if user is not None else ("update", update.update_id)
+
+
+async def handle_in_slot(app: Any, update: Update, store: Store | None = None,
+                         process: Awaitable[None] | None = None) -> UpdateOutcome:
+    """:func:`handle_once` holding an update slot until it is done, or until
+    its handler parks (:meth:`Slot.park`): then the handler finishes off the
+    slot and this returns ``DONE`` (the webhook answers Telegram, the
+    processor takes the next update).  Such an update is settled when its
+    handler ends; a failure after it parked is logged, not redelivered."""
+    current = Slot(lane_of(update), asyncio.get_running_loop().create_future())
+    token = _slot.set(current)
+    try:
+        task = asyncio.ensure_future(handle_once(app, update, store, process))
+    finally:
+        _slot.reset(token)
+    await asyncio.wait((task, current.parked), return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        return task.result()
+    metrics.PARKED.inc()
+    _PARKED.add(task)
+    task.add_done_callback(_PARKED.discard)
+    return UpdateOutcome.DONE
+
+
 class GatedUpdateProcessor(SimpleUpdateProcessor):
     """PTB's update processor for polling: runs each fetched update through
-    :func:`handle_once` (at most ``max_concurrent_updates`` at once).
+    :func:`handle_once` (at most ``max_concurrent_updates`` at once, each
+    holding its slot until done or parked: :func:`handle_in_slot`).
 
     Its ``app`` is set by :func:`bot.edge.app.build_application` once the
     application exists.
@@ -236,7 +308,7 @@ class GatedUpdateProcessor(SimpleUpdateProcessor):
                 or "store" not in self.app.bot_data:
             await coroutine
             return
-        await handle_once(self.app, update, process=coroutine)
+        await handle_in_slot(self.app, update, process=coroutine)
 
 
 GC_YOUNG = 10_000

@@ -46,7 +46,7 @@ from tornado.httputil import HTTPServerRequest
 
 from bot.edge import metrics
 from bot.edge.http import close_all
-from bot.edge.ops import UpdateOutcome, handle_once
+from bot.edge.ops import UpdateOutcome, handle_in_slot
 from bot.edge.startup import retrying
 from bot.store import Store
 
@@ -128,7 +128,7 @@ class WebServer:
         self.in_flight += 1
         self._idle.clear()
         try:
-            return await handle_once(self.app, update)
+            return await handle_in_slot(self.app, update)
         finally:
             self.in_flight -= 1
             if not self.in_flight:

@@ -23,12 +23,34 @@ return tostring(-tokens / rate)
 """
 
 
+# KEYS: bucket.  ARGV: rate per second, burst, now, seconds between two warnings.
+# Takes a token if there is one ('ok'); else 'warn' once per warning interval,
+# 'quiet' otherwise.  Nothing is reserved: ignored input does not dig deeper.
+_ADMIT = """
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local b = redis.call('HMGET', KEYS[1], 't', 'ts', 'w')
+local tokens, ts = tonumber(b[1]) or burst, tonumber(b[2]) or now
+if now > ts then tokens = math.min(burst, tokens + (now - ts) * rate); ts = now end
+local verdict = 'quiet'
+if tokens >= 1 then
+  tokens = tokens - 1; verdict = 'ok'
+elseif now - (tonumber(b[3]) or -1e18) >= tonumber(ARGV[4]) then
+  verdict = 'warn'
+  redis.call('HSET', KEYS[1], 'w', tostring(now))
+end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(ts))
+redis.call('EXPIRE', KEYS[1], math.max(math.ceil((burst - tokens) / rate), tonumber(ARGV[4])) + 1)
+return verdict
+"""
+
+
 class FloodBuckets:
     """Token buckets in Redis (a part of :class:`bot.store.Store`)."""
 
     def __init__(self, redis: RedisClient, keys: Keys | None = None) -> None:
         self.keys = keys or Keys()
         self._take = redis.register_script(_TAKE)
+        self._admit = redis.register_script(_ADMIT)
 
     async def take(self, key: str, rate: float, burst: float, now: float,
                    penalty: float = 0) -> float:
@@ -36,3 +58,11 @@ class FloodBuckets:
         ``burst``); returns the seconds to wait before sending.  ``penalty``:
         instead, empty the bucket for that many seconds (a 429)."""
         return float(await self._take(keys=[key], args=[rate, burst, now, penalty]))
+
+    async def admit(self, key: str, rate: float, burst: float, now: float,
+                    warn_every: float) -> str:
+        """Take one token of bucket ``key`` if it has one: ``ok``; else ``warn``
+        (at most once per ``warn_every`` seconds) or ``quiet``.  Unlike
+        :meth:`take` nothing is reserved: refused input costs nothing later."""
+        verdict = await self._admit(keys=[key], args=[rate, burst, now, warn_every])
+        return verdict.decode() if isinstance(verdict, bytes) else str(verdict)

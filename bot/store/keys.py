@@ -38,6 +38,8 @@ chat live in one slot and a Lua script may touch several of them:
                                           inline games (their stats, bot/store/played.py)
     nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
     nardy:{user:<uid>}:finished           zset of the user's last finished games' refs
+    nardy:{user:<uid>}:pace:<kind>        the user's input-limit bucket for commands or
+                                          taps (bot/edge/handlers/pace.py), expiring
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
     nardy:{deadlines:<shard>}:due / :processing  zsets of GameRefs by wake-up time (the
                                           deadline's first reminder, bot/rules/deadlines.py) /
@@ -170,6 +172,10 @@ class Keys:
 
     def effects(self, update: int | str) -> str:
         return f"{self.prefix}:update:{update}:fx"
+
+    def pace(self, user_id: int, kind: str) -> str:
+        """A user's input-limit bucket (``cmd`` or ``tap``), in the user's slot."""
+        return f"{self.prefix}:{{user:{user_id}}}:pace:{kind}"
 
     def flood(self, chat_id: object) -> str:
         """The flood bucket of a chat (any id Telegram takes: a number or a username)."""

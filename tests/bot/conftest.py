@@ -94,10 +94,12 @@ async def running_world(store: Store, *, server: BotApiServer | None = None,
     server.start()
     # no flood limiter on purpose: these tests check what the bot sends, and
     # Telegram's group budget (20 a minute) would make a game last a quarter
-    # of an hour; the budget is tested in tests/ops (docs/architecture.md#tests)
+    # of an hour; the budget is tested in tests/ops (docs/architecture.md#tests);
+    # nor the per-user input limit: the tests' players tap faster than people
+    # (tested in tests/ops/test_pace.py)
     app = build_application(server.token or "", store, dealer=Dealer.for_tests(7),
                             base_url=server.base_url, base_file_url=server.base_file_url,
-                            **({"limiter": None} | app_options))
+                            **({"limiter": None, "input_limit": False} | app_options))
     await app.initialize()
     if app.post_init is not None:  # what run_polling does after initialize()
         await app.post_init(app)

@@ -246,6 +246,7 @@ async def test_a_dead_worker_leaves_the_game_waiting_and_the_next_tap_goes_on(
     from bot.edge.handlers import computer as computer_turns
 
     monkeypatch.setattr(computer_turns, "_POOL", None)  # a pool of this test's own
+    computer_turns.MOVES.clear()  # no answer kept from another test: the bot must think
     s = world.server
     alice = s.add_user("Alice")
     club = s.add_group("Club", members=[alice])

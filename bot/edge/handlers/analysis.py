@@ -14,6 +14,14 @@ goes on answering every other tap.  What was posted is remembered per
 language and board style (bot/store/finished.py): a later tap posts it again
 by Telegram's file id (nothing computed or painted again), or, when it was
 posted in this chat a moment ago, points at it.
+
+Each game is analysed once (:data:`_ANALYSES`, a :class:`bot.edge.memo.Memo`:
+``/export`` and 📊 share it, and a second request while it is computed waits
+for that one), in a pool of its own (:func:`bot.edge.handlers.computer.analysis_pool`),
+so the computer's moves and hints never wait behind an analysis.  A new
+analysis is started only within :data:`MAX_PER_CHAT` in flight for the chat
+it is asked in and :data:`MAX_PER_USER` for whoever asks (per worker); beyond
+that the asker is told to ask again later (:func:`refusal`).
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ import json
 import logging
 import re
 import time
-from collections import OrderedDict
+from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, Message, Update
@@ -41,6 +50,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.edge.handlers.computer import in_pool
+from bot.edge.memo import Memo
 from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.callbacks import AnalyseGame, CallbackDataError
 from bot.present.i18n import N_, Translator
@@ -62,6 +72,12 @@ there is pointed at it instead of posting it again."""
 KEPT_ANALYSES = 32
 """Analyses this process keeps (the same game asked for in another language
 or style is drawn again, not analysed again)."""
+KEPT_PICTURES = 8
+"""Analysis pictures this process keeps (about 100 KB each)."""
+MAX_PER_CHAT = 2
+"""New analyses in flight at once for requests from one chat (per worker)."""
+MAX_PER_USER = 1
+"""New analyses in flight at once for requests by one user (per worker)."""
 
 NO_GAME = N_("There is no finished game here to analyse yet.")
 NOT_OVER = N_("This game is not over yet: it can be analysed after its end.")
@@ -73,12 +89,27 @@ ANALYSING = N_("📊 Analysing the game…")
 FAILED = N_("The game could not be analysed; please try again later.")
 SENT_PRIVATELY = N_("📊 The analysis comes in your private chat with the bot.")
 PRIVATE_ABOVE = N_("The analysis of this game was just sent to your private chat with the bot.")
+TOO_MANY_IN_CHAT = N_("Games of this chat are being analysed already; please ask again in "
+                      "a minute.")
+TOO_MANY_OF_USER = N_("Your earlier request is still being analysed; please ask again in "
+                      "a minute.")
 START_PREFIX = "an"
 """``/start an<chat>g<game id>``: the analysis of an inline game, asked on its
 board by someone who had not started the bot (:func:`start_payload`)."""
 _START = re.compile(r"an([0-9]{1,20})g([A-Za-z0-9_-]{4,32})")
 
-_ANALYSES: OrderedDict[str, Analysis] = OrderedDict()
+_ANALYSES: Memo[str, Analysis] = Memo(KEPT_ANALYSES)
+_PICTURES: Memo[tuple[str, str], bytes] = Memo(KEPT_PICTURES)
+_RUNNING_IN_CHAT: Counter[int] = Counter()
+_RUNNING_OF_USER: Counter[int] = Counter()
+
+
+class TooManyAnalyses(ValueError):
+    """A new analysis beyond the bound of its chat or user; ``message`` says which."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -298,6 +329,8 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
     store = get_store(context)
     settings = await store.chat_settings(place.chat_id)
     shown = await board_translator(context, settings, tr) if place.group else tr
+    user = asker.update.effective_user
+    user_id = user.id if user is not None else 0
     at = await finished.posted_at(store, record.chat_id, record.game_id, place.chat_id)
     if at is not None and 0 <= time.time() - at < REPOST_AFTER:
         await asker.tell(tr.gettext(PRIVATE_ABOVE if asker.elsewhere else ABOVE))
@@ -311,6 +344,10 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
         await finished.note_posted(store, record.chat_id, record.game_id, form, before,
                                    place.chat_id)
         return
+    too_many = refusal(record, place.chat_id, user_id)
+    if too_many is not None:
+        await asker.tell(tr.gettext(too_many))
+        return
     if not await finished.claim(store, record.chat_id, record.game_id):
         await asker.tell(tr.gettext(BUSY))
         return
@@ -318,7 +355,7 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
     try:
         said = await asker.working(tr.gettext(SENT_PRIVATELY if asker.elsewhere else ANALYSING))
         try:
-            analysis = await analysed(record)
+            analysis = await analysed(record, place.chat_id, user_id)
         except Exception:
             log.exception("cannot analyse game %s", record.game_id)
             await _send(context, place, {"text": tr.gettext(FAILED)})
@@ -334,17 +371,43 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
                 await said.delete()
 
 
-async def analysed(record: GameRecord) -> Analysis:
-    """The game's analysis: computed in the thinking pool, or kept from before."""
+def refusal(record: GameRecord, chat_id: int, user_id: int) -> str | None:
+    """Why a request from ``user_id`` in ``chat_id`` may not start the analysis
+    of ``record`` now (the untranslated message), or None: kept or in flight
+    analyses are always shared; a new one must be within the bounds."""
     key = str(record.ref)
-    analysis = _ANALYSES.get(key)
-    if analysis is None:
-        analysis = await in_pool(analyse_job, job(record))
-        _ANALYSES[key] = analysis
-        while len(_ANALYSES) > KEPT_ANALYSES:
-            _ANALYSES.popitem(last=False)
-    _ANALYSES.move_to_end(key)
-    return analysis
+    if key in _ANALYSES or _ANALYSES.in_flight(key):
+        return None
+    if _RUNNING_IN_CHAT[chat_id] >= MAX_PER_CHAT:
+        return TOO_MANY_IN_CHAT
+    if _RUNNING_OF_USER[user_id] >= MAX_PER_USER:
+        return TOO_MANY_OF_USER
+    return None
+
+
+async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> Analysis:
+    """The game's analysis: kept, shared with the one in flight, or computed
+    in the analysis pool for a request from ``user_id`` in ``chat_id``
+    (:class:`TooManyAnalyses` beyond their bounds)."""
+    key = str(record.ref)
+
+    def compute() -> Awaitable[Analysis]:
+        return in_pool(analyse_job, job(record), analysis=True)
+
+    if key in _ANALYSES or _ANALYSES.in_flight(key):
+        return await _ANALYSES.get(key, compute)
+    too_many = refusal(record, chat_id, user_id)
+    if too_many is not None:
+        raise TooManyAnalyses(too_many)
+    _RUNNING_IN_CHAT[chat_id] += 1
+    _RUNNING_OF_USER[user_id] += 1
+    try:
+        return await _ANALYSES.get(key, compute)
+    finally:
+        for running, who in ((_RUNNING_IN_CHAT, chat_id), (_RUNNING_OF_USER, user_id)):
+            running[who] -= 1
+            if running[who] <= 0:
+                del running[who]
 
 
 async def _post(context: Context, tr: Translator, record: GameRecord, analysis: Analysis,
@@ -353,7 +416,8 @@ async def _post(context: Context, tr: Translator, record: GameRecord, analysis: 
     :func:`_send` needs to post it again."""
     if style == PICTURE:
         try:
-            png = await PAINTER.paint(render_analysis, analysis_picture(tr, record, analysis))
+            png = await _PICTURES.get((str(record.ref), tr.lang), lambda: PAINTER.paint(
+                render_analysis, analysis_picture(tr, record, analysis)))
         except Exception:  # the analysis is always shown: this once as text
             log.exception("cannot paint the analysis of game %s; posting it as text",
                           record.game_id)

@@ -167,14 +167,20 @@ async def cancel(update: Update, context: Context) -> None:
 async def _export(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     """``/export``: the game (or match) as a ``.mat`` file; a finished game
     with its analysis as comments (computed off the loop, or the one 📊 made)."""
-    from bot.edge.handlers.analysis import analysed
+    from bot.edge.handlers.analysis import analysed, refusal
     from bot.present.export import export_text
     from bot.rules.review import analysable
 
     analysis = None
+    chat, user = update.effective_chat, update.effective_user
+    where, who = (chat.id if chat else 0), (user.id if user else 0)
     if analysable(record):
+        too_many = refusal(record, where, who)
+        if too_many is not None:  # a flood of /export starts no flood of analyses
+            await reply(update, tr.gettext(too_many))
+            return
         try:
-            analysis = await analysed(record)
+            analysis = await analysed(record, where, who)
         except Exception:  # the file is worth sending without it
             log.exception("cannot analyse game %s for /export", record.game_id)
     name, body = export_text(record, analysis)

@@ -9,6 +9,12 @@ both).  Its buttons are pressed on the event loop (:func:`bot.rules.computer.pre
 the same rules, dice and compare-and-set as a tap), and the result is saved
 once: the whole turn is one board update.
 
+Two pools, one worker process each: :func:`pool` for what a person waits
+for on a board (the computer's moves, hints) and :func:`analysis_pool` for
+analyses (📊, ``/analyze``, ``/export``), so a move is never queued behind an
+analysis.  The computer's answer to each question (a position, its dice) is
+computed once and kept (:data:`MOVES`, :class:`bot.edge.memo.Memo`).
+
 Nothing is kept in memory between two steps: a crash (or a lost
 compare-and-set) mid-think leaves the record waiting for the computer, and
 the next tap on it, ``/board``, or the :func:`sweep_job` (at start-up and
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import multiprocessing
 import os
@@ -30,6 +37,7 @@ from typing import TypeVar
 
 from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
+from bot.edge.memo import Memo
 from bot.present.i18n import Translator, translator
 from bot.rules import computer, deadlines
 from bot.rules.cancelling import cancelled
@@ -60,23 +68,37 @@ IDLE_BEFORE_SWEEP = 5.0
 it (younger ones are being played by the update that saved them)."""
 
 _POOL: Executor | None = None
+_ANALYSIS_POOL: Executor | None = None
+MOVES: Memo[computer.Question, computer.Answer] = Memo(1024)
+"""The computer's answers, by question (one is a few hundred bytes)."""
 _THINKING: set[str] = set()
 """Games this process is playing for the computer now (a second trigger
 waits for nothing: the first one's save shows the turn)."""
 
 
 def pool() -> Executor:
-    """The shared worker pool (made on first use: one worker, the machine
-    has two cores and the event loop needs one)."""
+    """The worker pool for moves and hints (made on first use: one worker)."""
     global _POOL
     if _POOL is None:
-        if os.environ.get(WORKERS_ENV, "process") == "thread":
-            _POOL = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="computer")
-        else:
-            # spawn: a fork of a process running an event loop and threads is unsafe
-            _POOL = concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"))
+        _POOL = _new_pool("computer")
     return _POOL
+
+
+def analysis_pool() -> Executor:
+    """The worker pool for analyses (made on first use: one worker; while it
+    analyses, :func:`pool`'s worker still plays)."""
+    global _ANALYSIS_POOL
+    if _ANALYSIS_POOL is None:
+        _ANALYSIS_POOL = _new_pool("analysis")
+    return _ANALYSIS_POOL
+
+
+def _new_pool(name: str) -> Executor:
+    if os.environ.get(WORKERS_ENV, "process") == "thread":
+        return concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name)
+    # spawn: a fork of a process running an event loop and threads is unsafe
+    return concurrent.futures.ProcessPoolExecutor(
+        1, mp_context=multiprocessing.get_context("spawn"))
 
 
 def sweep_interval() -> float:
@@ -85,17 +107,19 @@ def sweep_interval() -> float:
 
 
 def _drop_pool(broken: Executor) -> None:
-    global _POOL
+    global _POOL, _ANALYSIS_POOL
     if _POOL is broken:
         _POOL = None
+    if _ANALYSIS_POOL is broken:
+        _ANALYSIS_POOL = None
     broken.shutdown(wait=False, cancel_futures=True)
 
 
-async def in_pool(work: Callable[[Q], A], question: Q) -> A:
-    """``work(question)`` in the shared worker pool (:func:`pool`), awaited
-    on the event loop: the computer's thinking, hints (bot/edge/handlers/hints.py)
-    and analyses (bot/edge/handlers/analysis.py)."""
-    workers = pool()
+async def in_pool(work: Callable[[Q], A], question: Q, *, analysis: bool = False) -> A:
+    """``work(question)`` in a worker pool, awaited on the event loop: the
+    computer's thinking and hints (bot/edge/handlers/hints.py) in :func:`pool`,
+    analyses (``analysis``: bot/edge/handlers/analysis.py) in :func:`analysis_pool`."""
+    workers = analysis_pool() if analysis else pool()
     try:
         return await asyncio.get_running_loop().run_in_executor(workers, work, question)
     except BrokenExecutor:
@@ -112,7 +136,7 @@ async def advance(record: GameRecord, dealer: Dealer) -> GameRecord:
         if step is None:
             break
         if isinstance(step, computer.Question):
-            answer = await in_pool(computer.think, step)
+            answer = await MOVES.get(step, functools.partial(in_pool, computer.think, step))
             step = computer.buttons_for(new, step, answer)
         new = computer.press(new, step, dealer)
     return new

@@ -8,6 +8,7 @@ from telegram import Update
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError
 
 from bot.edge.handlers.common import Context, get_store, translator_for
+from bot.edge.outbox import StaleMessage
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,9 @@ async def on_error(update: object, context: Context) -> None:
         # The group became a supergroup before we saw the service message.
         await get_store(context).migrate_chat(chat.id, error.new_chat_id)
         log.info("%s: chat migrated to %s; games moved", where, error.new_chat_id)
+        return
+    if isinstance(error, StaleMessage):  # a late answer dropped on purpose: nothing to tell
+        log.info("%s: %s", where, error.message)
         return
     if isinstance(error, Forbidden):
         log.warning("%s: forbidden (%s); games stay stored", where, error.message)

@@ -13,11 +13,10 @@ arrive while the first is being computed wait for that one computation.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections import OrderedDict
 
 from bot.edge.handlers.computer import in_pool
+from bot.edge.memo import Memo
 from bot.edge.metrics import HINTS
 from bot.present.hinttext import hint_text
 from bot.present.i18n import N_, Translator
@@ -30,16 +29,12 @@ CACHED = 256
 """Rolls whose hints are kept (the newest asked; one is a few hundred bytes)."""
 UNAVAILABLE = N_("The hint cannot be worked out right now; try again in a moment.")
 
-_ANSWERS: OrderedDict[HintQuestion, tuple[Ranked, ...]] = OrderedDict()
-_PENDING: dict[HintQuestion, asyncio.Future[tuple[Ranked, ...]]] = {}
+_ANSWERS: Memo[HintQuestion, tuple[Ranked, ...]] = Memo(CACHED)
 
 
 def cached(question: HintQuestion) -> tuple[Ranked, ...] | None:
     """The turns found for ``question`` before, if still kept."""
-    found = _ANSWERS.get(question)
-    if found is not None:
-        _ANSWERS.move_to_end(question)
-    return found
+    return _ANSWERS.cached(question)
 
 
 def forget() -> None:
@@ -50,25 +45,15 @@ def forget() -> None:
 async def ranked(question: HintQuestion) -> tuple[Ranked, ...]:
     """The best turns for ``question``: from the cache, or computed once in
     the worker pool however many taps ask at the same time."""
-    found = cached(question)
-    if found is not None:
+    if cached(question) is not None:
         HINTS.labels("cached").inc()
-        return found
-    pending = _PENDING.get(question)
-    if pending is None:
-        pending = _PENDING[question] = asyncio.ensure_future(_compute(question))
-        pending.add_done_callback(lambda _: _PENDING.pop(question, None))
-    else:
+    elif _ANSWERS.in_flight(question):
         HINTS.labels("shared").inc()
-    # shielded: a tap whose handler is cancelled does not cancel the others' answer
-    return await asyncio.shield(pending)
+    return await _ANSWERS.get(question, lambda: _compute(question))
 
 
 async def _compute(question: HintQuestion) -> tuple[Ranked, ...]:
     found = await in_pool(best_turns, question)
-    _ANSWERS[question] = found
-    while len(_ANSWERS) > CACHED:
-        _ANSWERS.popitem(last=False)
     HINTS.labels("computed").inc()
     return found
 

@@ -1,0 +1,136 @@
+"""Each chat's messages take their turn: the chat's flood tokens, handed out fairly.
+
+Every message the bot sends to a chat (a new message, or the edit of one
+board, :mod:`bot.edge.coalesce`) first asks :meth:`ChatOutbox.turn` for a
+turn.  One dispenser per chat (in this process) reserves the chat's next
+token (:meth:`bot.edge.limits.SharedRateLimiter.acquire`: the Redis buckets
+shared by every worker), waits for it if the bucket is spent, and gives it to
+the next *lane* in round robin: a lane is one game's board, or the replies to
+one update's game or user (:func:`bot.edge.ops.lane_of`), so several games in
+one chat are served in turn and a member's flood of commands only delays its
+own lane.  Nothing here waits for another chat.
+
+When a chat's bucket is spent, every waiter is told so by its ``park``
+callback (:meth:`bot.edge.ops.Slot.park`): the update that asked gives its
+update slot back and goes on waiting off it, so the other chats' updates are
+handled meanwhile.  A waiter that asked with ``stale_after`` and is still
+waiting that many seconds later is dropped (:class:`StaleMessage`): a
+"slow down" or a ``/rules`` that comes minutes late says nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+
+from telegram.error import BadRequest
+
+Park = Callable[[], None]
+
+
+class StaleMessage(BadRequest):
+    """A message dropped because it waited longer than its ``stale_after``
+    for its chat's turn (a BadRequest: the update is settled, not retried)."""
+
+    def __init__(self) -> None:
+        super().__init__("the message waited too long for the chat's flood limit: dropped")
+
+
+@dataclass
+class _Turn:
+    granted: asyncio.Future[None]
+    park: Park | None
+    stale_at: float | None
+
+
+@dataclass
+class _Chat:
+    lanes: OrderedDict[Hashable, deque[_Turn]] = field(default_factory=OrderedDict)
+    dispenser: asyncio.Task[None] | None = None
+    waiting: bool = False
+    """The dispenser is waiting for a token: newcomers park at once."""
+
+
+class ChatOutbox:
+    """The chats' turns; see the module doc.  ``acquire(chat_id)`` reserves
+    one token and returns the seconds to wait for it; ``sleep`` and ``clock``
+    are injected by tests."""
+
+    def __init__(self, acquire: Callable[[object], Awaitable[float]], *,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._acquire, self._sleep, self._clock = acquire, sleep, clock
+        self._chats: dict[object, _Chat] = {}
+        self.dropped = 0
+        """Messages dropped as stale (for tests and figures)."""
+
+    def waiting(self, chat_id: object) -> int:
+        """Messages waiting for a turn in the chat."""
+        chat = self._chats.get(chat_id)
+        return sum(len(turns) for turns in chat.lanes.values()) if chat else 0
+
+    async def turn(self, chat_id: object, lane: Hashable, *, park: Park | None = None,
+                   stale_after: float | None = None) -> None:
+        """Wait for this chat's next token given to ``lane``; ``park`` is called
+        if the chat's bucket is spent meanwhile.  Raises :class:`StaleMessage`
+        after ``stale_after`` seconds of waiting."""
+        chat = self._chats.setdefault(chat_id, _Chat())
+        turn = _Turn(asyncio.get_running_loop().create_future(), park,
+                     None if stale_after is None else self._clock() + stale_after)
+        chat.lanes.setdefault(lane, deque()).append(turn)
+        if chat.waiting and park is not None:
+            park()
+        if chat.dispenser is None:
+            chat.dispenser = asyncio.create_task(self._dispense(chat_id, chat),
+                                                 name=f"outbox-{chat_id}")
+        await turn.granted  # cancelled: the dispenser skips it
+
+    async def _dispense(self, chat_id: object, chat: _Chat) -> None:
+        try:
+            while chat.lanes:
+                wait = await self._acquire(chat_id)
+                if wait > 0:
+                    chat.waiting = True
+                    for turns in chat.lanes.values():
+                        for turn in turns:
+                            if turn.park is not None:
+                                turn.park()
+                    try:
+                        await self._sleep(wait)
+                    finally:
+                        chat.waiting = False
+                self._grant(chat)
+        except BaseException as error:  # stopped (shutdown): nobody waits for ever
+            for turns in chat.lanes.values():
+                for turn in turns:
+                    if not turn.granted.done():
+                        turn.granted.set_exception(
+                            error if isinstance(error, Exception) else RuntimeError("stopped"))
+            chat.lanes.clear()
+            raise
+        finally:
+            if self._chats.get(chat_id) is chat:
+                del self._chats[chat_id]
+
+    def _grant(self, chat: _Chat) -> None:
+        """Give the token to the first live turn of the next lane (round robin);
+        stale turns on the way are dropped."""
+        now = self._clock()
+        while chat.lanes:
+            lane, turns = next(iter(chat.lanes.items()))
+            turn = turns.popleft()
+            if turns:
+                chat.lanes.move_to_end(lane)
+            else:
+                del chat.lanes[lane]
+            if turn.granted.done():  # its caller gave up
+                continue
+            if turn.stale_at is not None and now > turn.stale_at:
+                self.dropped += 1
+                turn.granted.set_exception(StaleMessage())
+                continue
+            turn.granted.set_result(None)
+            return

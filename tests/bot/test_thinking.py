@@ -1,0 +1,144 @@
+"""Expensive computations are made once and never hold up play (issue 21 §3):
+fifteen /export of one game run one analysis (bot/edge/memo.py), the
+computer plays while an analysis runs (its own pool,
+bot/edge/handlers/computer.py), and new analyses are bounded per chat and
+per user (bot/edge/handlers/analysis.py).  The thinking pools are threads
+here, and the analysis waits for the test: order and outcome only."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bot.edge.handlers import analysis
+from bot.edge.handlers import computer as computer_turns
+from bot.rules import matchstate, seats
+from bot.store.records import GameRecord, Status
+from tests.bot.conftest import World
+from tests.bot.driver import game_board
+from tests.bot.test_analysis import _finished
+from tests.bot.test_handlers import _setup
+from tests.conftest import chat_game
+
+
+class HeldAnalysis:
+    """``analyse_job``, counted, each run waiting until :meth:`release`."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.started = threading.Event()
+        self._go = threading.Event()
+        self._real = analysis.analyse_job
+
+    def __call__(self, work: Any) -> Any:
+        self.runs += 1
+        self.started.set()
+        self._go.wait(20)
+        return self._real(work)
+
+    def release(self) -> None:
+        self._go.set()
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldAnalysis]:
+    monkeypatch.setenv(computer_turns.WORKERS_ENV, "thread")
+    monkeypatch.setattr(computer_turns, "_POOL", None)
+    monkeypatch.setattr(computer_turns, "_ANALYSIS_POOL", None)
+    hold = HeldAnalysis()
+    monkeypatch.setattr(analysis, "analyse_job", hold)
+    analysis._ANALYSES.clear()
+    try:
+        yield hold
+    finally:
+        hold.release()
+        for made in (computer_turns._POOL, computer_turns._ANALYSIS_POOL):
+            if made is not None:
+                made.shutdown(wait=False)
+        analysis._ANALYSES.clear()
+
+
+async def test_fifteen_exports_run_one_analysis(world: World, held: HeldAnalysis) -> None:
+    t = _setup(world)
+    await _finished(world, t, taps=4)
+    analysis._ANALYSES.clear()  # whatever the game's end computed: none kept
+    held.runs = 0
+    asked = [world.server.user_sends(t.chat, t.alice, "/export") for _ in range(15)]
+    await asyncio.to_thread(held.started.wait, 10)
+    await asyncio.sleep(0.3)  # the other fourteen arrive while it is in flight
+    held.release()
+    for sent in asked:
+        document = await world.reply(t.chat, sent, match=lambda m, s=sent: (
+            m.document is not None and m.reply_to in (None, s.message_id)))
+        assert "; Analysis by nardy" in (document.document_bytes or b"").decode()
+    documents = [m for m in world.server.messages(t.chat) if m.document is not None]
+    assert len(documents) == 15
+    assert held.runs == 1
+
+
+async def test_the_computer_plays_while_an_analysis_runs(world: World,
+                                                         held: HeldAnalysis) -> None:
+    t = _setup(world)
+    await _finished(world, t, taps=4)
+    analysis._ANALYSES.clear()
+    world.server.user_sends(t.chat, t.alice, "/export")
+    await asyncio.to_thread(held.started.wait, 10)  # the analysis runs, and waits
+    # (world.tap and world.reply wait for the bot to be idle: the /export is not)
+    s = world.server
+    club = s.add_group("Other", members=[t.bob])
+    sent = s.user_sends(club, t.bob, "/new backgammon bot level=easy")
+    await s.wait_message_async(club, since=sent)
+    for _ in range(2):  # two of Bob's turns, each answered by the computer's
+        record = await _settled(world, club.id, t.bob.id)
+        before = len(matchstate.table_of(record).game.events)
+        while True:
+            board = game_board(s, club)
+            assert board is not None
+            data = next(d for row in board.buttons for _, d in row
+                        if d.split(":")[3] in ("c", "m", "r", "t"))
+            tap = s.user_taps(club, t.bob, board, data)
+            await tap.wait_answer_async(10)
+            await s.wait_message_async(club, since=tap,
+                                       match=lambda m, b=board: m.message_id == b.message_id)
+            if data.split(":")[3] == "c":
+                break
+        after = await _settled(world, club.id, t.bob.id)
+        if after.status is not Status.ACTIVE:
+            break
+        assert len(matchstate.table_of(after).game.events) > before + 1  # the computer moved
+    assert held.runs == 1 and not [m for m in s.messages(t.chat) if m.document is not None]
+
+
+async def _settled(world: World, chat_id: int, user_id: int) -> GameRecord:
+    """The chat's game once it waits for ``user_id`` (or is over)."""
+    for _ in range(200):
+        record = await chat_game(world.store, chat_id)
+        if record is not None and (record.status is not Status.ACTIVE
+                                   or seats.waiting_user(record) == user_id):
+            return record
+        await asyncio.sleep(0.05)
+    raise AssertionError("the computer did not move")
+
+
+async def test_new_analyses_are_bounded_per_user(world: World, held: HeldAnalysis) -> None:
+    t = _setup(world)
+    first = await _finished(world, t, taps=4)
+    second = await _finished(world, t, taps=4)
+    analysis._ANALYSES.clear()
+    assert first.game_id != second.game_id
+    world.server.user_sends(t.chat, t.alice, "/analyze")  # her last game: the second
+    await asyncio.to_thread(held.started.wait, 10)
+    board = next(m for m in world.server.messages(t.chat)
+                 if m.by_bot and any(d.startswith("an:") and first.game_id in d
+                                     for row in m.buttons for _, d in row))
+    data = next(d for row in board.buttons for _, d in row if d.startswith("an:"))
+    tap = world.server.user_taps(t.chat, t.alice, board, data)  # another game: a new analysis
+    answer = await tap.wait_answer_async(10)
+    assert answer.text == "Your earlier request is still being analysed; please ask again " \
+                          "in a minute."
+    assert held.runs == 1
+    held.release()

@@ -1,0 +1,142 @@
+"""A chat whose flood bucket is spent holds up nobody else (issue 21 §2):
+the message waits in its chat's outbox (bot/edge/outbox.py), the handler
+gives its update slot back (bot/edge/ops.py ``handle_in_slot``), the chat's
+turns go round robin over its games, and stale texts are dropped.  Order and
+outcome only: the limiter's clock and sleep are injected."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+import bot.edge.app
+from bot.edge.limits import SharedRateLimiter
+from bot.edge.outbox import ChatOutbox, StaleMessage
+from bot.store import Store
+from bot.store.records import ChatSettings, settings_key
+from tests.bot.conftest import World, running_world
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Gate:
+    """An injected sleep that returns only when the test opens the gate."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+        self.slept: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        await self.opened.wait()
+
+
+@pytest.fixture
+async def gated(store: Store, monkeypatch: pytest.MonkeyPatch
+                ) -> AsyncIterator[tuple[World, SharedRateLimiter, Gate]]:
+    # one update slot: a handler that held its slot while waiting for the
+    # bucket would hold up every other update (64 slots fill the same way)
+    monkeypatch.setattr(bot.edge.app, "CONCURRENT_UPDATES", 1)
+    gate = Gate()
+    limiter = SharedRateLimiter(clock=Clock(), sleep=gate, group_rate=0.01, group_burst=5,
+                                bot_rate=1000)
+    limiter.attach(store.flood)
+    async with running_world(store, limiter=limiter) as world:
+        yield world, limiter, gate
+
+
+async def test_a_tap_elsewhere_is_answered_while_a_chats_reply_waits_for_its_bucket(
+        gated: tuple[World, SharedRateLimiter, Gate]) -> None:
+    world, limiter, gate = gated
+    s = world.server
+    spammer, alice, bob = s.add_user("Mallory"), s.add_user("Alice"), s.add_user("Bob")
+    flooded, other = s.add_group("A", members=[spammer]), s.add_group("B", members=[alice, bob])
+    await world.store.update(settings_key(other.id), lambda _s: ChatSettings(
+        chat_id=other.id, board_style="text"))
+    for _ in range(5):  # chat A's bucket is spent (the clock stands still)
+        assert await limiter.acquire(flooded.id) == 0
+    sent = s.user_sends(flooded, spammer, "/rules")
+    await s.wait_for_async(lambda: gate.slept or None)  # A's reply waits for a token
+
+    asked = s.user_sends(other, alice, "/new long")
+    lobby = await s.wait_message_async(other, "New game", since=asked)
+    answer = await asyncio.wait_for(
+        s.user_taps(other, bob, lobby, text="✋ Join").wait_answer_async(5), 10)
+    assert answer is not None
+    assert s.newest_message(flooded, lambda m: m.by_bot) is None  # A still waits
+    assert limiter.outbox.waiting(flooded.id) == 1
+
+    gate.opened.set()
+    await s.wait_message_async(flooded, since=sent)  # then A's reply goes out
+    assert limiter.outbox.waiting(flooded.id) == 0
+
+
+async def test_a_chats_turns_go_round_robin_over_its_games() -> None:
+    async def spent(_chat: object) -> float:
+        return 3.0  # every token must be waited for
+
+    async def instant(_seconds: float) -> None:
+        await asyncio.sleep(0)
+
+    outbox = ChatOutbox(spent, sleep=instant)
+    served: list[str] = []
+
+    async def send(lane: str, n: int) -> None:
+        await outbox.turn(-1, lane)
+        served.append(f"{lane}{n}")
+
+    # game x redraws five times before games y and z ask once each
+    tasks = [asyncio.create_task(send("x", n)) for n in range(5)]
+    await asyncio.sleep(0)
+    tasks += [asyncio.create_task(send(lane, 0)) for lane in ("y", "z")]
+    await asyncio.gather(*tasks)
+    assert served[:3] == ["x0", "y0", "z0"]  # nobody waits behind x's queue
+    assert served[3:] == ["x1", "x2", "x3", "x4"]
+
+
+async def test_a_stale_text_is_dropped_and_parks_its_handler() -> None:
+    clock = Clock()
+    gate = Gate()
+
+    async def spent(_chat: object) -> float:
+        return 60.0
+
+    outbox = ChatOutbox(spent, sleep=gate, clock=clock)
+    parked: list[str] = []
+    board = asyncio.create_task(outbox.turn(-1, "game", park=lambda: parked.append("board")))
+    notice = asyncio.create_task(outbox.turn(-1, "user", park=lambda: parked.append("notice"),
+                                             stale_after=30))
+    while len(gate.slept) < 1:
+        await asyncio.sleep(0)
+    assert sorted(parked) == ["board", "notice"]  # both give their update slots back
+    clock.now += 61
+    gate.opened.set()
+    await board
+    with pytest.raises(StaleMessage):
+        await notice
+    assert outbox.dropped == 1
+    assert outbox.waiting(-1) == 0
+
+
+async def test_messages_without_a_spent_bucket_do_not_park(store: Store) -> None:
+    limiter = SharedRateLimiter(group_burst=3, bot_rate=1000)
+    limiter.attach(store.flood)
+    calls: list[Any] = []
+
+    async def send(text: str) -> bool:
+        calls.append(text)
+        return True
+
+    for n in range(3):
+        assert await limiter.process_request(send, (f"m{n}",), {}, "sendMessage",
+                                             {"chat_id": -7}, None) is True
+    assert calls == ["m0", "m1", "m2"] and limiter.outbox.waiting(-7) == 0

@@ -35,7 +35,8 @@ def dice_lines(record: GameRecord) -> list[str]:
     seed = seed_of(record.dice)
     return [*dice_header_lines(seed.commitment, Entropy.parse(record.dice.entropy),
                                seed if revealed(record) else None,
-                               opening_reroll=table_of(record).game.options.opening_reroll), ""]
+                               opening_reroll=table_of(record).game.options.opening_reroll,
+                               refused=record.dice.refused), ""]
 
 
 def export_text(record: GameRecord, analysis: Analysis | None = None) -> tuple[str, str]:

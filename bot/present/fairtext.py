@@ -74,6 +74,9 @@ def verify_message(tr: Translator, record: GameRecord) -> str:
                         code=f"<code>{dice.commitment}</code>"),
              tr.gettext("Mixed in so far:") if dice.seed is None else tr.gettext("Mixed in:"),
              entropy]
+    if dice.refused:
+        lines += [tr.gettext("Taps refused before the game (not mixed in):"),
+                  "\n".join(f"<code>{escape(item)}</code>" for item in dice.refused)]
     if dice.seed is None:
         lines.append(tr.gettext("The seed is shown when the game (the match) is over or "
                                 "cancelled."))

@@ -87,6 +87,7 @@ class Revealed:
     commitment: str
     entropy: tuple[str, ...]
     seed: str | None = field(default=None, repr=False)
+    refused: tuple[str, ...] = ()
 
 
 def committed(dealer: Dealer) -> DiceState:
@@ -168,7 +169,8 @@ def shown(record: GameRecord) -> Revealed | None:
         commitment = str(seed_of(state).commitment)
     except DiceError:  # pragma: no cover - the record's pattern checks the seed
         return None
-    return Revealed(commitment, state.entropy, state.seed if revealed(record) else None)
+    return Revealed(commitment, state.entropy, state.seed if revealed(record) else None,
+                    state.refused)
 
 
 def seeded(record: GameRecord, user_id: int, words: str) -> GameRecord:

@@ -553,10 +553,10 @@ def entropy_warnings(entropy: Entropy) -> list[str]:
     all (the bot could have chosen the seed knowing every die), or only
     short numbers, which look like sequential ids the bot can predict.
 
-    >>> entropy_warnings(Entropy())[0][:31]
+    >>> entropy_warnings(Entropy())[0][:32]
     'WARNING: no entropy was mixed in'
-    >>> entropy_warnings(Entropy.of(("tg.join", "8123")))[0][:39]
-    'WARNING: only sequential-looking number'
+    >>> entropy_warnings(Entropy.of(("tg.join", "8123")))[0][:40]
+    'WARNING: only sequential-looking numbers'
     >>> entropy_warnings(Entropy.of(("tg.start", "4390213745981237712")))
     []
     """

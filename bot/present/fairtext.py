@@ -23,20 +23,24 @@ VERIFY_COMMAND = "python -m engine.dice verify game.mat"
 
 
 def commitment_lines(tr: Translator, record: GameRecord) -> list[str]:
-    """"🎲 Dice committed: 630dcd2966c4 (/verify)" while the seed is secret;
-    the seed itself once the match is over; a rematch offer's new commitment."""
+    """"🎲 Dice committed: 630dcd2966c4 (/verify)" while the seed is secret
+    (a lobby, whose entropy is still to come, and a rematch offer show the whole
+    commitment); the seed itself once the match is over or cancelled."""
     lines = []
     state = record.dice
-    if state is not None and record.status is not Status.CANCELLED:
+    lobby_closed = record.status is Status.CANCELLED and not record.engine
+    if state is not None and not lobby_closed:
         if revealed(record):
             lines.append("🎲 " + tr.gettext("Dice seed: {code} (/verify)",
                                             code=f"<code>{state.seed}</code>"))
         else:
+            commitment = seed_of(state).commitment
+            code = commitment.digest if record.status is Status.LOBBY else commitment.short
             lines.append("🎲 " + tr.gettext("Dice committed: {code} (/verify)",
-                                            code=f"<code>{seed_of(state).commitment.short}</code>"))
+                                            code=f"<code>{code}</code>"))
     if record.next_dice is not None:
         lines.append("🎲 " + tr.gettext("The rematch's dice committed: {code}",
-                                        code=f"<code>{seed_of(record.next_dice).commitment.short}"
+                                        code=f"<code>{seed_of(record.next_dice).commitment}"
                                              "</code>"))
     return lines
 

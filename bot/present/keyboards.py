@@ -237,6 +237,13 @@ class KeyboardBuilder:
         ])
 
 
+    def start(self) -> InlineKeyboardMarkup:
+        """A game against the computer waiting for its person: ▶ Start and Close."""
+        return InlineKeyboardMarkup([
+            [self.lobby_button("▶ " + self.tr.gettext("Start"), ButtonAction.START)],
+            [self.lobby_button(self.tr.gettext("Close"), ButtonAction.DROP)]])
+
+
 # ---------------------------------------------------------------- links and inline mode
 
 

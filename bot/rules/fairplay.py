@@ -45,6 +45,8 @@ from engine.game import Action, Game
 from engine.position import Side, Variant
 
 JOIN_LABEL = "tg.join"
+START_LABEL = "tg.start"
+"""The person's Start tap on a game against the computer (or Accept of an invitation)."""
 WORDS_LABEL = "seed.{user}"
 
 NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
@@ -99,14 +101,14 @@ def seed_of(state: DiceState) -> DiceSeed:
     return DiceSeed.parse(state.seed)
 
 
-def with_tap(state: DiceState, tap_id: str | None) -> DiceState:
+def with_tap(state: DiceState, tap_id: str | None, label: str = JOIN_LABEL) -> DiceState:
     """The entropy fixed by the tap that starts the game (``tg.join`` = its
-    callback query id; none when the start was no tap, e.g. an invitation)."""
+    callback query id, or ``label``: ``tg.start`` for a Start or Accept tap)."""
     if state.fixed:
         return state
     items = state.entropy
     if tap_id:
-        items = (*items[:MAX_ITEMS - 1], str(EntropyItem(JOIN_LABEL, tap_id[:256])))
+        items = (*items[:MAX_ITEMS - 1], str(EntropyItem(label, tap_id[:256])))
     return state.model_copy(update={"entropy": items, "fixed": True})
 
 

@@ -8,7 +8,7 @@ import time
 
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
-from bot.rules.fairplay import Dealer, committed, with_tap
+from bot.rules.fairplay import JOIN_LABEL, Dealer, committed, with_tap
 from bot.rules.matchstate import MatchState, with_table
 from bot.rules.options import OptionError, engine_options
 from bot.rules.play import advanced
@@ -29,12 +29,12 @@ def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: Ta
                       created_by=creator, dice=committed(dealer))
 
 
-def start_game(record: GameRecord, dealer: Dealer) -> GameRecord:
-    """Two players are seated: fix the dice's entropy with the starting tap,
-    make the game, roll the opening and play on to the first choice
-    (:func:`bot.rules.autoplay.advance`)."""
+def start_game(record: GameRecord, dealer: Dealer, label: str = JOIN_LABEL) -> GameRecord:
+    """Two players are seated: fix the dice's entropy with the starting tap
+    (its id under ``label``), make the game, roll the opening and play on to
+    the first choice (:func:`bot.rules.autoplay.advance`)."""
     state = with_tap(record.dice if record.dice is not None else committed(dealer),
-                     dealer.tap_id)
+                     dealer.tap_id, label)
     record = record.model_copy(update={"dice": state})
     table = MatchState(Game.new(engine_options(record.variant, record.options)))
     return with_table(record, advanced(table, record), status=Status.ACTIVE)

@@ -45,6 +45,10 @@ def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dea
     keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
     names the computer, should it sit down."""
     if data.kind is Kind.LOBBY:
+        if data.action is ButtonAction.START:
+            return computer.start(record, user_id, dealer)
+        if computer.awaits_start(record) and data.action is not ButtonAction.DROP:
+            raise Refusal(STALE)  # its seats are taken: only Start or Close
         if data.action is ButtonAction.COMPUTER and record.is_inline:
             raise Refusal(STALE)  # not offered: the computer plays in the private chat
         if data.action is ButtonAction.COMPUTER:

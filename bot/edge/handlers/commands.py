@@ -91,10 +91,8 @@ async def new(update: Update, context: Context) -> None:
     if options.computer is not None:  # the computer sits down at once: no lobby
         level = Level(options.computer)
         person = Player(user_id=user.id, name=display_name(user))
-        dealer = get_dealer(context).tapped(str(update.update_id))  # entropy: Telegram's id
-        lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person,
-                                       dealer)
-        lobby = await computer_turns.opening(lobby, dealer)
+        # seated, not started: the person's ▶ Start on the posted commitment is the entropy
+        lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person)
     try:
         saved = await store.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile

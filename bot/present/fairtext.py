@@ -49,7 +49,8 @@ def words_line(tr: Translator, record: GameRecord) -> str | None:
     """The /seed words mixed in so far, while the lobby is open (none for an
     inline lobby: /seed acts on a chat's lobby)."""
     state = record.dice
-    if state is None or record.status is not Status.LOBBY or record.is_inline:
+    if state is None or record.status is not Status.LOBBY or record.is_inline \
+            or record.is_private:  # an invitation's game has no chat to send /seed in
         return None
     words = [item.partition("=")[2] for item in state.entropy if item.startswith("seed.")]
     if not words:

@@ -237,11 +237,12 @@ class KeyboardBuilder:
         ])
 
 
-    def start(self) -> InlineKeyboardMarkup:
-        """A game against the computer waiting for its person: ▶ Start and Close."""
-        return InlineKeyboardMarkup([
-            [self.lobby_button("▶ " + self.tr.gettext("Start"), ButtonAction.START)],
-            [self.lobby_button(self.tr.gettext("Close"), ButtonAction.DROP)]])
+    def start(self, *, close: bool = True) -> InlineKeyboardMarkup:
+        """A seated game waiting for a player's tap: ▶ Start (and Close)."""
+        rows = [[self.lobby_button("▶ " + self.tr.gettext("Start"), ButtonAction.START)]]
+        if close:
+            rows.append([self.lobby_button(self.tr.gettext("Close"), ButtonAction.DROP)])
+        return InlineKeyboardMarkup(rows)
 
 
 # ---------------------------------------------------------------- links and inline mode

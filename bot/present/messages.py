@@ -44,7 +44,7 @@ from bot.present.usertext import (
 from bot.rules import deadlines
 from bot.rules.booking import outcome
 from bot.rules.hints import can_hint, hints_allowed
-from bot.rules.lobby import VARIANTS
+from bot.rules.lobby import VARIANTS, awaits_start
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.play import may_double, offered_turns, resign_options
 from bot.rules.seats import player_on, seat_of, waiting_side
@@ -117,8 +117,7 @@ def _dice_lines(tr: Translator, record: GameRecord) -> list[str]:
 
 
 START_TEXT = N_("Tap ▶ Start to roll the opening: Telegram's id of your tap, which nobody knows "
-                "before you tap, is mixed into the dice committed above. Add words of your own "
-                "first with /seed words if you like.")
+                "before you tap, is mixed into the dice committed above.")
 
 
 def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboardMarkup | None]:
@@ -135,13 +134,12 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
         lines.append(tr.gettext("The lobby is closed."))
         return "\n".join(lines), None
     keys = KeyboardBuilder(tr, record.game_id, record.version)
-    if record.options.computer is not None and len(record.players) == 2:
-        lines += [tr.gettext("Against: {name}", name=html_text(record.players[1].name)),
-                  tr.gettext(START_TEXT)]
-        return "\n".join(lines), keys.start()
     if record.players:
         joined = ", ".join(html_text(p.name) for p in record.players)
         lines.append(tr.gettext("Joined: {names}", names=joined))
+    if awaits_start(record):
+        lines.append(tr.gettext(START_TEXT))
+        return "\n".join(lines), keys.start(close=not record.is_private)
     lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
                             "players have joined."))
     names = [variant_name(tr, v) for v in VARIANTS]

@@ -35,13 +35,13 @@ from ai.player import Player as Brain
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_, Translator
 from bot.rules.aftergame import after_game
-from bot.rules.fairplay import START_LABEL, Dealer
+from bot.rules.fairplay import Dealer
 from bot.rules.hints import TOP, HintQuestion, Ranked
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.play import apply_game, may_double
-from bot.rules.refusals import NOT_PLAYING, STALE, Refusal
-from bot.rules.seats import seat_of, waiting_user
+from bot.rules.refusals import STALE, Refusal
+from bot.rules.seats import waiting_user
 from bot.store.records import COMPUTER_USER_IDS, GameRecord, Player, Status, TableOptions
 from bot.store.records import computer_level as record_level
 from engine.game import Phase
@@ -91,21 +91,6 @@ def seat_computer(lobby: GameRecord, level: Level, name: str, person: Player,
     seated = lobby.model_copy(update={"players": players, "options": options})
     return seated if dealer is None else start_game(seated, dealer)
 
-
-def awaits_start(record: GameRecord) -> bool:
-    """A game against the computer whose dice are committed (shown on its
-    message) and that waits for the person's ▶ Start: that tap's id, which the
-    bot cannot know when it commits, is the dice's entropy (docs/fair-dice.md)."""
-    return record.status is Status.LOBBY and computer_seat(record) is not None
-
-
-def start(record: GameRecord, user_id: int, dealer: Dealer) -> GameRecord:
-    """The person's ▶ Start: the tap's id mixed in (``tg.start``), the opening rolled."""
-    if not awaits_start(record):
-        raise Refusal(STALE)
-    if seat_of(record, user_id) is None:
-        raise Refusal(NOT_PLAYING)
-    return start_game(record, dealer, START_LABEL)
 
 
 def bot_name(tr: Translator, level: Level) -> str:

@@ -17,15 +17,15 @@ from bot.present.callbacks import ButtonAction, Callback, CallbackDataError, Kin
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
 
-PRIORITY = (ButtonAction.START, ButtonAction.CONFIRM, ButtonAction.TURN, ButtonAction.STEP, ButtonAction.SOURCE,
-            ButtonAction.ROLL, ButtonAction.TAKE)
+PRIORITY = (ButtonAction.START, ButtonAction.CONFIRM, ButtonAction.TURN, ButtonAction.STEP,
+            ButtonAction.SOURCE, ButtonAction.ROLL, ButtonAction.TAKE)
 """Game button actions in the order the driver prefers them."""
 
 
 def _is_game_board(message: Message, game_id: str | None = None) -> bool:
     """A game's board, or a game against the computer waiting for its ▶ Start."""
     prefix = "g:" if game_id is None else f"g:{game_id}:"
-    return message.by_bot and any(d.startswith(prefix) or _is_start(d, game_id)
+    return message.by_bot and any(d is not None and (d.startswith(prefix) or _is_start(d, game_id))
                                   for row in message.buttons for _, d in row)
 
 
@@ -74,7 +74,8 @@ def pick(message: Message) -> str | None:
 def start_button(message: Message) -> str | None:
     """The data of ▶ Start on ``message`` (a game against the computer waiting
     for its person), if it has one."""
-    return next((data for row in message.buttons for _, data in row if _is_start(data)), None)
+    return next((data for row in message.buttons for _, data in row
+                 if data is not None and _is_start(data)), None)
 
 
 STALE_ROUNDS = 3

@@ -208,6 +208,8 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
         await start_from_finished(context, tr, old, new)
     else:
         await edit(context, tr, new)
+        if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
+            new = await get_store(context).load(new.key) or new  # as pictures: ping under those
     before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
     if after is not None and after != before:
         await notify(context, tr, new)

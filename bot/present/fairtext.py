@@ -15,7 +15,7 @@ from bot.present.render.dicechart import DiceChart
 from bot.present.usertext import NAME_LIMIT, clean, html_text
 from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
 from bot.rules.matchstate import table_of
-from bot.store.records import GameRecord, Status
+from bot.store.records import DiceState, GameRecord, Status
 from engine.dicestats import FAIR_AVERAGE_PIPS, MIN_ROLLS, ROLLS, DiceStats, Verdict
 from engine.position import Variant
 
@@ -43,6 +43,25 @@ def commitment_lines(tr: Translator, record: GameRecord) -> list[str]:
                                         code=f"<code>{seed_of(record.next_dice).commitment}"
                                              "</code>"))
     return lines
+
+
+def commitment_notice(tr: Translator, state: DiceState) -> str:
+    """The message that keeps a new seed's whole commitment: posted before
+    anything is mixed in, and never edited, so the players keep it."""
+    return "🎲 " + tr.gettext(
+        "Dice of the next game committed: {code}\nThe bot never edits this message: keep it, "
+        "and compare it with the fingerprint of the seed shown at the end (/verify).",
+        code=f"<code>{seed_of(state).commitment}</code>")
+
+
+def fresh_commitment(old: GameRecord | None, new: GameRecord) -> DiceState | None:
+    """The seed ``new`` commits to that ``old`` did not show yet (a new lobby,
+    a game waiting for ▶ Start, a rematch offer), if any."""
+    known = set() if old is None else {s.seed for s in (old.dice, old.next_dice) if s is not None}
+    for state in (new.next_dice, new.dice if new.status is Status.LOBBY else None):
+        if state is not None and not state.fixed and state.seed not in known:
+            return state
+    return None
 
 
 def words_line(tr: Translator, record: GameRecord) -> str | None:

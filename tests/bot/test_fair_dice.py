@@ -260,6 +260,6 @@ async def test_an_invitation_commits_its_seed_before_the_link_is_opened(world: W
     record = await _private_game(world, p)
     assert record.dice is not None and record.dice.fixed
     assert seed_of(record.dice).commitment.short in (invitation.text or "")
-    accepted = world.server.updates()[-1]["update_id"]
-    assert record.dice.entropy == (f"tg.join={accepted}",)
+    start = world.server.requests("answerCallbackQuery")[-1].params["callback_query_id"]
+    assert record.dice.entropy == (f"tg.start={start}",)  # the Start tap (test_fair_kinds.py)
     _rolls_match(record)

@@ -22,6 +22,7 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
+from bot.edge.handlers import fair
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import (
     clear_notification,
@@ -202,6 +203,8 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
                 user_id: int, *, repair: bool = False) -> None:
     """Redraw the board and ping whoever the game waits for now; ``repair``: only
     the boards that do not show ``new`` yet (a retry)."""
+    if not repair:  # a new seed's whole commitment, kept, before its entropy is mixed in
+        await fair.announce(context, tr, old, new)
     if repair:
         await redraw_stale(context, tr, new)
     elif old.game_id != new.game_id and old.status is not Status.ACTIVE:

@@ -14,7 +14,7 @@ from telegram import Update
 
 from ai import Level
 from bot.edge.handlers import computer as computer_turns
-from bot.edge.handlers import which
+from bot.edge.handlers import fair, which
 from bot.edge.handlers.board import edit, repost
 from bot.edge.handlers.common import (
     Context,
@@ -98,6 +98,7 @@ async def new(update: Update, context: Context) -> None:
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
         return
+    await fair.announce(context, tr, None, saved)  # kept: before anything is mixed in
     await repost(context, tr, saved, strip_old=False)
 
 

@@ -21,7 +21,7 @@ from urllib.parse import quote
 from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
-from bot.edge.handlers import analysis, games
+from bot.edge.handlers import analysis, fair, games
 from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import (
     Context,
@@ -165,6 +165,7 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
     language = pick_language(user.language_code)
     await _tell(context, offer.inviter, translator(offer.language), offer, opponent=name)
     await _tell(context, user.id, tr, offer, opponent=offer.name)
+    await fair.announce(context, tr, None, lobby, to=[(user.id, tr)])  # the inviter's: the link
     shown = await post_views(context, tr, lobby, [
         Viewer(offer.inviter, Side.WHITE, offer.language), Viewer(user.id, Side.BLACK, language)])
     return shown.version > 0

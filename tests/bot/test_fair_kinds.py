@@ -1,0 +1,238 @@
+"""Issue 25: in every kind of game the whole commitment is posted (in a message
+the bot never edits) before the tap whose Telegram id is mixed in, and that
+id is in the export; and grinding seeds after the entropy is known cannot
+give a verified game with chosen dice."""
+
+from __future__ import annotations
+
+import itertools
+
+from bot.present.export import export_text
+from bot.rules.fairplay import seed_of
+from bot.rules.matchstate import table_of
+from bot.store.records import GameRecord, Status
+from engine.dice import DiceSeed, Entropy, FairDice, verify_text
+from tests.bot.conftest import World
+from tests.bot.driver import game_board, pick, start_button
+from tests.bot.test_handlers import _data, _setup
+from tests.botapi.model import Chat, Message, User
+from tests.conftest import chat_game
+
+
+def _kept(world: World, chat: Chat | int, state_seed: str) -> Message:
+    """The message holding the whole commitment of ``state_seed``, posted by now."""
+    commitment = str(DiceSeed.parse(state_seed).commitment)
+    kept = [m for m in world.server.messages(chat) if m.by_bot and commitment in (m.text or "")
+            and not m.buttons]
+    assert kept, world.server.transcript(chat)
+    return kept[0]
+
+
+def _never_edited(world: World, message: Message) -> None:
+    now = world.server.message(message.chat.id, message.message_id)
+    assert now.revision == now.created_revision and now.text == message.text
+
+
+def _last_query(world: World) -> str:
+    return str(world.server.requests("answerCallbackQuery")[-1].params["callback_query_id"])
+
+
+def _in_export(record: GameRecord, label: str, query_id: str) -> str:
+    _name, body = export_text(record)
+    assert f'; [Dice entropy "{label}={query_id}"]' in body, body[:600]
+    return body
+
+
+async def _tap_start(world: World, chat: Chat, user: User) -> str:
+    board = game_board(world.server, chat)
+    assert board is not None
+    data = start_button(board)
+    assert data is not None, board.content
+    answer = await world.tap(chat, user, board, data)
+    assert not answer.show_alert, answer
+    return _last_query(world)
+
+
+async def _resign_against_the_bot(world: World, chat: Chat, user: User) -> GameRecord:
+    for _ in range(40):  # roll until the person has a turn to resign on
+        record = await chat_game(world.store, chat.id)
+        assert record is not None
+        if record.status is not Status.ACTIVE:
+            return record
+        board = world.board(chat)
+        if any(d.split(":")[3] == "o" for _, d in world.buttons(board) if d.startswith("g:")):
+            for action in ("o", "R"):
+                board = world.board(chat)
+                await world.tap(chat, user, board, _data(world, board, action))
+            continue
+        data = pick(board)
+        assert data is not None, board.content
+        await world.tap(chat, user, board, data)
+    raise AssertionError("the game did not end")
+
+
+async def test_a_group_lobby(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new backgammon")
+    lobby = await world.reply(t.chat, sent, "New game")
+    record = await chat_game(world.store, t.chat.id)
+    assert record is not None and record.dice is not None and not record.dice.fixed
+    kept = _kept(world, t.chat, record.dice.seed)
+    assert str(seed_of(record.dice).commitment) in lobby.text  # the whole one on the lobby too
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    join = _last_query(world)
+    started = await chat_game(world.store, t.chat.id)
+    assert started is not None and started.status is Status.ACTIVE
+    _in_export(started, "tg.join", join)
+    _never_edited(world, kept)
+
+
+async def test_a_game_against_the_computer_waits_for_start(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new long bot level=easy")
+    await world.reply(t.chat, sent, None)
+    waiting = await chat_game(world.store, t.chat.id)
+    assert waiting is not None and waiting.status is Status.LOBBY and waiting.dice is not None
+    assert not waiting.engine and not waiting.dice.fixed  # nothing rolled before the tap
+    kept = _kept(world, t.chat, waiting.dice.seed)
+    # nobody else may start it; the seat's person does
+    board = game_board(world.server, t.chat)
+    assert board is not None and start_button(board) is not None
+    refused = await world.tap(t.chat, t.eve, board, start_button(board))
+    assert refused.show_alert
+    query = await _tap_start(world, t.chat, t.alice)
+    started = await chat_game(world.store, t.chat.id)
+    assert started is not None and started.status is Status.ACTIVE
+    assert started.dice is not None and started.dice.seed == waiting.dice.seed
+    assert started.dice.entropy == (f"tg.start={query}",)
+    _in_export(started, "tg.start", query)
+    done = await _resign_against_the_bot(world, t.chat, t.alice)
+    assert verify_text(export_text(done)[1]).ok
+    _never_edited(world, kept)
+
+
+async def test_a_rematch_against_the_computer_waits_for_start(world: World) -> None:
+    t = _setup(world)
+    await world.start_computer(t.chat, t.alice, "/new backgammon bot level=easy")
+    first = await _resign_against_the_bot(world, t.chat, t.alice)
+    await world.tap(t.chat, t.alice, world.board(t.chat), text="Rematch")
+    rematch = await chat_game(world.store, t.chat.id)
+    assert rematch is not None and rematch.game_id != first.game_id
+    assert rematch.status is Status.LOBBY and rematch.dice is not None  # the computer accepted
+    assert first.dice is not None and rematch.dice.seed != first.dice.seed
+    kept = _kept(world, t.chat, rematch.dice.seed)
+    query = await _tap_start(world, t.chat, t.alice)
+    started = await chat_game(world.store, t.chat.id)
+    assert started is not None and started.status is Status.ACTIVE
+    _in_export(started, "tg.start", query)
+    _never_edited(world, kept)
+
+
+async def test_a_matchs_next_game_keeps_the_first_games_tap(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new backgammon bot level=easy match=3")
+    await world.reply(t.chat, sent, None)
+    waiting = await chat_game(world.store, t.chat.id)
+    assert waiting is not None and waiting.dice is not None
+    kept = _kept(world, t.chat, waiting.dice.seed)
+    query = await _tap_start(world, t.chat, t.alice)
+    first = await _resign_against_the_bot(world, t.chat, t.alice)
+    assert first.status is Status.FINISHED and not table_of(first).match_over
+    await world.tap(t.chat, t.alice, world.board(t.chat), text="Next game")
+    second = await chat_game(world.store, t.chat.id)
+    assert second is not None and second.status is Status.ACTIVE
+    assert table_of(second).number == 2 and second.dice == first.dice
+    body = _in_export(second, "tg.start", query)
+    assert " Game 2" in body
+    _never_edited(world, kept)
+
+
+async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
+    from tests.bot.test_invite import _invite, _people, _private_game
+
+    p = _people(world)
+    payload = await _invite(world, p, "backgammon")
+    invitation = world.server.last_message(p.chat(world, p.alice))
+    assert invitation is not None
+    bobs = p.chat(world, p.bob)
+    sent = await world.send(bobs, p.bob, f"/start {payload}")
+    await world.reply(bobs, sent)
+    await world.idle()
+    waiting = await _private_game(world, p)
+    assert waiting.status is Status.LOBBY and waiting.dice is not None and not waiting.engine
+    commitment = str(seed_of(waiting.dice).commitment)
+    assert commitment in (invitation.text or "")  # the inviter's, never edited
+    kept = _kept(world, bobs, waiting.dice.seed)  # the invitee's, before the tap
+    query = await _tap_start(world, bobs, p.bob)
+    started = await _private_game(world, p)
+    assert started.status is Status.ACTIVE and started.dice is not None
+    assert started.dice.entropy == (f"tg.start={query}",)
+    _in_export(started, "tg.start", query)
+    _never_edited(world, kept)
+    _never_edited(world, invitation)
+
+
+async def test_an_inline_game_shows_the_commitment_before_the_second_join(
+        store: object) -> None:
+    from bot.store.inline_games import inline_game
+    from tests.bot.conftest import running_world
+    from tests.bot.test_inline import _pair, _post
+
+    async with running_world(store) as w:  # type: ignore[arg-type]
+        w.server.set_inline(True)
+        p = _pair(w)
+        lobby = await _post(w, p, "backgammon", "Backgammon")
+        await w.tap(p.chat, p.alice, lobby, text="✋ Join")
+        waiting = await inline_game(w.store, lobby.inline_message_id or "")
+        assert waiting is not None and waiting.dice is not None and not waiting.dice.fixed
+        shown = w.server.inline_message(lobby.inline_message_id or "")
+        assert str(seed_of(waiting.dice).commitment) in shown.content  # before Bob's tap
+        await w.tap(p.chat, p.bob, shown, text="✋ Join")
+        join = _last_query(w)
+        started = await inline_game(w.store, lobby.inline_message_id or "")
+        assert started is not None and started.status is Status.ACTIVE
+        _in_export(started, "tg.join", join)
+
+
+# ---------------------------------------------------------------- the seed-grinding attack
+
+
+def _computer_wins_with_66(fair: FairDice) -> bool:
+    """The dice a dishonest bot wants: Black (the computer) wins the opening,
+    and its next roll is 66."""
+    index = 0
+    while (throw := fair.roll(index))[0] == throw[1]:
+        index += 1
+    return throw[1] > throw[0] and fair.roll(index + 2) == (6, 6)
+
+
+async def test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game(
+        world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new backgammon bot level=easy")
+    await world.reply(t.chat, sent, None)
+    waiting = await chat_game(world.store, t.chat.id)
+    assert waiting is not None and waiting.dice is not None
+    kept = _kept(world, t.chat, waiting.dice.seed)  # the player has the commitment
+    query = await _tap_start(world, t.chat, t.alice)
+    started = await chat_game(world.store, t.chat.id)
+    assert started is not None and started.dice is not None
+    entropy = Entropy.parse(started.dice.entropy)
+    # the attack of the issue: once the tap's id is known, try seeds until the dice suit
+    ground = next(seed for n in itertools.count()
+                  if _computer_wins_with_66(FairDice(seed := DiceSeed.from_test_seed(n, "grind"),
+                                                     entropy)))
+    posted = str(seed_of(waiting.dice).commitment)
+    # it finds one quickly, but that seed does not fit the commitment posted before the tap
+    assert str(ground.commitment) != posted and posted in (kept.text or "")
+    _never_edited(world, kept)
+    done = await _resign_against_the_bot(world, t.chat, t.alice)
+    honest = export_text(done)[1]
+    assert verify_text(honest).ok and f"tg.start={query}" in honest
+    # a file with the ground seed under the posted commitment fails the check; one with the
+    # ground seed's own commitment differs from the message the player kept
+    assert done.dice is not None
+    forged = honest.replace(done.dice.seed, ground.hex())
+    assert not verify_text(forged).commitment_ok and not verify_text(forged).ok
+    assert str(ground.commitment) not in (kept.text or "")

@@ -83,7 +83,8 @@ def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
                           views=record.views, dice=record.next_dice or committed(dealer))
     if table.match_over:
         following = MatchState(Game.new(table.game.options))
-        state = with_tap(record.next_dice or committed(dealer), dealer.tap_id)
+        state = with_tap(record.next_dice or committed(dealer), dealer.tap_id,
+                         refused=dealer.refused)
     else:
         following = table.next_game()
         state = record.dice if record.dice is not None else committed(dealer)

@@ -26,10 +26,11 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from bot.present.callbacks import ButtonAction
 from bot.present.i18n import N_
 from bot.rules.matchstate import match_in_progress
 from bot.rules.refusals import Refusal
-from bot.store.records import DiceState, GameRecord, Status
+from bot.store.records import MAX_REFUSED, DiceState, GameRecord, Status
 from engine.dice import (
     MAX_ITEMS,
     DiceError,
@@ -66,6 +67,9 @@ class Dealer:
 
     seeds: Callable[[], DiceSeed] = DiceSeed.generate
     tap_id: str | None = None
+    refused: tuple[str, ...] = ()
+    """The entropy taps refused on the game before this one (``label=id``):
+    the start keeps them in its dice (``DiceState.refused``)."""
 
     @classmethod
     def for_tests(cls, value: int) -> Dealer:
@@ -73,9 +77,9 @@ class Dealer:
         counter: Iterator[int] = itertools.count(1)
         return cls(lambda: DiceSeed.from_test_seed(value, str(next(counter))))
 
-    def tapped(self, tap_id: str | None) -> Dealer:
-        """This dealer for one tap (the callback query's id)."""
-        return Dealer(self.seeds, tap_id)
+    def tapped(self, tap_id: str | None, refused: tuple[str, ...] = ()) -> Dealer:
+        """This dealer for one tap (the callback query's id; the taps refused before)."""
+        return Dealer(self.seeds, tap_id, refused)
 
     def seed(self) -> DiceSeed:
         return self.seeds()
@@ -101,15 +105,31 @@ def seed_of(state: DiceState) -> DiceSeed:
     return DiceSeed.parse(state.seed)
 
 
-def with_tap(state: DiceState, tap_id: str | None, label: str = JOIN_LABEL) -> DiceState:
+def with_tap(state: DiceState, tap_id: str | None, label: str = JOIN_LABEL,
+             refused: tuple[str, ...] = ()) -> DiceState:
     """The entropy fixed by the tap that starts the game (``tg.join`` = its
-    callback query id, or ``label``: ``tg.start`` for a Start or Accept tap)."""
+    callback query id, or ``label``: ``tg.start`` for a Start tap), with the
+    entropy taps ``refused`` before it kept beside (not mixed in)."""
     if state.fixed:
         return state
     items = state.entropy
     if tap_id:
         items = (*items[:MAX_ITEMS - 1], str(EntropyItem(label, tap_id[:256])))
-    return state.model_copy(update={"entropy": items, "fixed": True})
+    kept = (*state.refused, *refused)[:MAX_REFUSED]
+    return state.model_copy(update={"entropy": items, "fixed": True, "refused": kept})
+
+
+def entropy_tap(record: GameRecord, action: ButtonAction) -> str | None:
+    """The label an entropy-bearing tap of ``action`` on ``record`` would be
+    mixed in under (its refusal is logged: docs/fair-dice.md), or None."""
+    if record.status is Status.LOBBY and record.dice is not None and not record.dice.fixed:
+        if action is ButtonAction.START:
+            return START_LABEL
+        if action in (ButtonAction.JOIN, ButtonAction.COMPUTER):
+            return JOIN_LABEL
+    if record.next_dice is not None and action in (ButtonAction.ACCEPT, ButtonAction.REMATCH):
+        return JOIN_LABEL  # accepting a rematch between two people
+    return None
 
 
 def with_words(state: DiceState, user_id: int, text: str) -> DiceState:

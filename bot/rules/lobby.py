@@ -34,7 +34,7 @@ def start_game(record: GameRecord, dealer: Dealer, label: str = JOIN_LABEL) -> G
     (its id under ``label``), make the game, roll the opening and play on to
     the first choice (:func:`bot.rules.autoplay.advance`)."""
     state = with_tap(record.dice if record.dice is not None else committed(dealer),
-                     dealer.tap_id, label)
+                     dealer.tap_id, label, dealer.refused)
     record = record.model_copy(update={"dice": state})
     table = MatchState(Game.new(engine_options(record.variant, record.options)))
     return with_table(record, advanced(table, record), status=Status.ACTIVE)

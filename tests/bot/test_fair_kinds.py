@@ -101,12 +101,18 @@ async def test_a_game_against_the_computer_waits_for_start(world: World) -> None
     assert board is not None and start_button(board) is not None
     refused = await world.tap(t.chat, t.eve, board, start_button(board))
     assert refused.show_alert
+    eve = _last_query(world)
+    sent = await world.send(t.chat, t.alice, "/verify")
+    said = await world.reply(t.chat, sent, "Fingerprint")
+    assert f"tg.start={eve}" in said.text and "refused" in said.text  # visible at once
     query = await _tap_start(world, t.chat, t.alice)
     started = await chat_game(world.store, t.chat.id)
     assert started is not None and started.status is Status.ACTIVE
     assert started.dice is not None and started.dice.seed == waiting.dice.seed
     assert started.dice.entropy == (f"tg.start={query}",)
-    _in_export(started, "tg.start", query)
+    assert started.dice.refused == (f"tg.start={eve}",)  # refused: logged, not mixed in
+    body = _in_export(started, "tg.start", query)
+    assert f'; [Dice refused "tg.start={eve}"]' in body
     done = await _resign_against_the_bot(world, t.chat, t.alice)
     assert verify_text(export_text(done)[1]).ok
     _never_edited(world, kept)

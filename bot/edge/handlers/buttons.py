@@ -44,6 +44,7 @@ from bot.edge.handlers.common import (
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import Translator
 from bot.rules import computer, hints
+from bot.rules.fairplay import entropy_tap
 from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.taps import tap, tapped_view
@@ -110,6 +111,7 @@ async def on_button(update: Update, context: Context) -> None:
                                           in_view=ref is not None)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
+        await _log_refused(context, chat_id, data, query.id)
         await _repair(context, tr, chat_id, data.id)
         return
     if new is record:
@@ -124,6 +126,7 @@ async def on_button(update: Update, context: Context) -> None:
         saved, upkeep = await save_first(get_store(context), record, new)
     except VersionConflict:
         await query.answer(tr.gettext(STALE), show_alert=True)
+        await _log_refused(context, chat_id, data, query.id)
         return
     except GameLimit as full:  # a new lobby from a finished board: the chat is full
         await query.answer(alert_text(tr, Refusal(GAME_LIMIT, count=full.live)), show_alert=True)
@@ -156,9 +159,24 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
             for g in await get_store(context).chat_games(record.chat_id, record.thread_id,
                                                          ended=False)):
         raise Refusal(LOBBY_WAITS)
-    new = tap(record, user.id, display_name(user), data, get_dealer(context).tapped(query.id),
+    # the entropy taps refused before this one go into the dice's log if it starts the game
+    refused = (await get_store(context).refused_taps(record.chat_id, record.game_id)
+               if entropy_tap(record, data.action) else ())
+    new = tap(record, user.id, display_name(user), data,
+              get_dealer(context).tapped(query.id, refused),
               own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
     return record, new, view
+
+
+async def _log_refused(context: Context, chat_id: int, data: Callback, query_id: str) -> None:
+    """A refused (or lost) tap that would have been the dice's entropy is
+    logged, so that refusing taps until one gives dice the bot likes shows in
+    /verify and the export (docs/fair-dice.md)."""
+    store = get_store(context)
+    record = await store.load_game(chat_id, data.id)
+    label = None if record is None else entropy_tap(record, data.action)
+    if record is not None and label is not None:
+        await store.note_refused_tap(record.chat_id, record.game_id, f"{label}={query_id[:200]}")
 
 
 async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_id: int, *,

@@ -72,6 +72,10 @@ async def seed(update: Update, context: Context) -> None:
 
 
 async def _verify(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
+    state = record.dice
+    if state is not None and not state.fixed:  # the refused taps so far are kept beside it
+        logged = await get_store(context).refused_taps(record.chat_id, record.game_id)
+        record = record.model_copy(update={"dice": state.model_copy(update={"refused": logged})})
     await reply(update, verify_message(tr, record))
 
 

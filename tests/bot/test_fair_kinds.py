@@ -242,3 +242,65 @@ async def test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game(
     forged = honest.replace(done.dice.seed, ground.hex())
     assert not verify_text(forged).commitment_ok and not verify_text(forged).ok
     assert str(ground.commitment) not in (kept.text or "")
+
+
+# ---------------------------------------------------------------- an abandoned match
+
+
+def _match_after_game_one() -> GameRecord:
+    """A backgammon match to 3 between two people, its first game resigned."""
+    from bot.present.callbacks import ButtonAction, Callback
+    from bot.rules import lobby, play
+    from bot.rules.fairplay import Dealer
+    from bot.rules.seats import waiting_user
+    from bot.store.records import TableOptions
+    from engine.position import Variant
+
+    dealer = Dealer.for_tests(5).tapped("4390213745981237712")
+    options = TableOptions(match_length=3, koks=False)
+    record = lobby.new_lobby(-100, None, Variant.BACKGAMMON, options, 1, dealer)
+    for user in (1, 2):
+        record = lobby.apply_lobby(record, user, f"P{user}",
+                                   Callback.lobby(record.game_id, 0, ButtonAction.JOIN), dealer)
+    mover = waiting_user(record)
+    assert mover is not None
+    other = 3 - mover
+    record = play.apply_game(record, mover, Callback.game(record.game_id, 0, ButtonAction.RESIGN,
+                                                          1))
+    record = play.apply_game(record, other, Callback.game(record.game_id, 0,
+                                                          ButtonAction.ACCEPT))
+    assert record.status is Status.FINISHED and not table_of(record).match_over
+    return record
+
+
+def test_a_player_ends_an_abandoned_match_alone_and_sees_its_seed() -> None:
+    from bot.rules.cancelling import ABANDONED_AFTER, cancel_command
+    from bot.rules.fairplay import revealed
+
+    record = _match_after_game_one()
+    assert not revealed(record)  # between two games of a match the seed stays secret
+    soon = record.updated_at + 60
+    proposed = cancel_command(record, 1, admin=False, now=soon)
+    assert proposed.status is Status.FINISHED and proposed.cancel_by == 1  # only a proposal
+    later = record.updated_at + ABANDONED_AFTER
+    ended = cancel_command(record, 1, admin=False, now=later)
+    assert ended.status is Status.CANCELLED and revealed(ended)
+    body = export_text(ended)[1]
+    assert ended.dice is not None and f'; [Dice seed "{ended.dice.seed}"]' in body
+    assert verify_text(body).ok  # game 1 of the abandoned match checks
+
+
+def test_a_player_cannot_walk_away_from_their_own_move() -> None:
+    from bot.present.callbacks import ButtonAction, Callback
+    from bot.rules import aftergame
+    from bot.rules.cancelling import ABANDONED_AFTER, cancel_command
+    from bot.rules.fairplay import Dealer
+    from bot.rules.seats import waiting_user
+
+    record = _match_after_game_one()
+    offered = aftergame.after_game(record, 1, Callback.game(record.game_id, 0,
+                                                            ButtonAction.REMATCH), Dealer())
+    assert waiting_user(offered) == 2  # the next game waits for player 2's answer
+    late = offered.updated_at + ABANDONED_AFTER
+    assert cancel_command(offered, 2, admin=False, now=late).status is Status.FINISHED
+    assert cancel_command(offered, 1, admin=False, now=late).status is Status.CANCELLED

@@ -136,7 +136,7 @@ async def _cancel(update: Update, context: Context, tr: Translator, record: Game
         return current if current is not None and _cancellable(current, user.id) else None
 
     saved = await commit_or_reply(update, tr, store, load,
-                                  lambda current, _now: cancel_command(current, user.id, admin),
+                                  lambda current, now: cancel_command(current, user.id, admin, now),
                                   missing=OVER)
     if saved is None:
         return

@@ -356,7 +356,7 @@ class Roller:
         return self._pending.pop(0)
 
 
-def _reuses_opening(game: Game) -> bool:
+def reuses_opening(game: Game) -> bool:
     """Whether the starter plays the deciding opening throw (no new index)."""
     return (game.opening is not None and game.variant is Variant.BACKGAMMON
             and not game.options.opening_reroll)
@@ -378,7 +378,7 @@ def game_throws(game: Game) -> list[tuple[int, int]]:
     """
     throws = list(game.opening.rolls) if game.opening is not None else []
     rolls = [event.dice for event in game.events if event.action is Action.ROLL]
-    if _reuses_opening(game):
+    if reuses_opening(game):
         rolls = rolls[1:]
     throws += [(dice.first, dice.second) for dice in rolls if dice is not None]
     return throws

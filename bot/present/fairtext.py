@@ -158,6 +158,7 @@ def dice_summary(tr: Translator, stats: DiceStats) -> list[str]:
         tr.gettext("Pips per roll: {average} (fair dice: {fair})",
                    average=f"{stats.average_pips:.2f}", fair=f"{FAIR_AVERAGE_PIPS:.2f}"),
         verdict_text(tr, stats),
+        tr.gettext("Opening rolls are not counted (in backgammon they cannot be doubles)."),
     ]
 
 

@@ -40,6 +40,7 @@ from engine.dice import (
     FairDice,
     clean_words,
     next_roll_index,
+    reuses_opening,
 )
 from engine.dicestats import DiceStats
 from engine.game import Action, Game
@@ -158,19 +159,24 @@ def roll(game: Game, state: DiceState, number: int) -> Game:
     return game.roll(fair.source(next_roll_index(game)))
 
 
-def rolls_by_side(game: Game) -> dict[Side, DiceStats]:
+def rolls_by_side(game: Game, *, opening: bool = True) -> dict[Side, DiceStats]:
     """The rolls each side threw in the game (a backgammon starter's opening
-    throw counts as their first roll; the one-die opening throws do not)."""
+    throw counts as their first roll unless ``opening`` is false; the one-die
+    opening throws do not)."""
     rolls: dict[Side, list[tuple[int, int]]] = {side: [] for side in Side}
-    for event in game.events:
-        if event.action is Action.ROLL and event.dice is not None:
+    events = [event for event in game.events if event.action is Action.ROLL]
+    if not opening and reuses_opening(game):
+        events = events[1:]
+    for event in events:
+        if event.dice is not None:
             rolls[event.side].append((event.dice.first, event.dice.second))
     return {side: DiceStats.of(thrown) for side, thrown in rolls.items()}
 
 
 def dice_booking(record: GameRecord, game: Game) -> dict[tuple[Variant, int], DiceStats]:
-    """What a game that ends adds to its players' dice statistics."""
-    by_side = rolls_by_side(game)
+    """What a game that ends adds to its players' dice statistics (/dice): a
+    backgammon opening roll, which cannot be a double, is left out."""
+    by_side = rolls_by_side(game, opening=False)
     return {(record.variant, player.user_id): by_side[player.side] for player in record.players
             if player.side is not None}
 

@@ -304,3 +304,19 @@ def test_a_player_cannot_walk_away_from_their_own_move() -> None:
     late = offered.updated_at + ABANDONED_AFTER
     assert cancel_command(offered, 2, admin=False, now=late).status is Status.FINISHED
     assert cancel_command(offered, 1, admin=False, now=late).status is Status.CANCELLED
+
+
+def test_verifys_choices_of_finished_games_differ_by_date_and_result() -> None:
+    from bot.present.i18n import translator
+    from bot.present.picker import game_label
+
+    first = _match_after_game_one()
+    over = first.model_copy(update={"status": Status.CANCELLED, "updated_at": 86400.0})
+    again = over.model_copy(update={"updated_at": 2 * 86400.0, "game_id": "other123"})
+    labels = [game_label(translator("en"), record) for record in (over, again)]
+    assert labels[0] != labels[1], labels
+    assert "1970-01-02" in labels[0] and "cancelled" in labels[0]
+    won = first.model_copy(update={"updated_at": 0.0, "next_game": "xyz12345"})
+    label = game_label(translator("en"), won)
+    score = table_of(won).score
+    assert f"{score[0]}:{score[1]}" in label and "1970-01-01" in label, label

@@ -320,3 +320,23 @@ def test_verifys_choices_of_finished_games_differ_by_date_and_result() -> None:
     label = game_label(translator("en"), won)
     score = table_of(won).score
     assert f"{score[0]}:{score[1]}" in label and "1970-01-01" in label, label
+
+
+async def test_export_of_a_finished_private_game_needs_no_reply(world: World) -> None:
+    from engine.position import Side
+    from tests.bot.test_invite import _invite, _open, _people, _private_game
+    from tests.bot.test_invite import _resign as _resign_privately
+
+    p = _people(world)
+    await _open(world, p.bob, await _invite(world, p, "backgammon"))
+    record = await _private_game(world, p)
+    await _resign_privately(world, record, {Side.WHITE: p.alice, Side.BLACK: p.bob})
+    done = await world.store.load(record.key)
+    assert done is not None and done.status is Status.FINISHED
+    assert not [g for g in await world.store.user_games(p.alice.id) if g.is_private]
+    mine = p.chat(world, p.alice)
+    sent = await world.send(mine, p.alice, "/export")  # no reply to the board
+    document = await world.reply(mine, sent, match=lambda m: m.document is not None,
+                                 timeout=60)  # with its analysis, on a busy machine
+    body = (document.document_bytes or b"").decode()
+    assert verify_text(body).ok and done.dice is not None and done.dice.seed in body

@@ -608,7 +608,8 @@ async def test_language_follows_the_user_and_lang_fixes_it(world: World) -> None
     ona = s.add_user("Ona", language_code="lt")
     club = s.add_group("Club", members=[ivan, ona], owner=ona)
     sent = await world.send(club, ivan, "/new")
-    assert "Новая игра" in (await world.reply(club, sent)).text
+    assert "Кости следующей партии" in (await world.reply(club, sent)).text  # kept, then:
+    assert "Новая игра" in (await world.reply(club, sent, "Новая игра")).text
     sent = await world.send(club, ona, "/lang")
     menu = await world.reply(club, sent)
     refused = await world.tap(club, ivan, menu, text="Lietuvių")

@@ -144,7 +144,18 @@ async def test_a_cancelled_game_reveals_its_seed(world: World) -> None:
     sent = await world.send(t.chat, t.eve, "/verify")
     assert record.dice.seed in (await world.reply(t.chat, sent, "Fingerprint")).text
     body = await _export(world, t)
-    assert verify_text(body).ok
+    result = verify_text(body)
+    assert result.ok
+    # the starter's first roll was thrown and not played: /dice counts it, so the file has it
+    counted = sum([(await world.store.dice_stats(t.chat.id, Variant.LONG, user.id)).rolls
+                   for user in (t.alice, t.bob)])
+    checked = [c for c in result.checks if c.found is not None and "starts" not in c.found]
+    assert counted == len(checked) >= 1, (counted, result.report())
+    # the board shows the seed and 🎲 Verify
+    board = world.server.newest_message(t.chat, lambda m: "was cancelled" in m.content
+                                        and m.by_bot and bool(m.buttons))
+    assert board is not None and record.dice.seed in board.content
+    assert "🎲 Verify" in [b for row in board.buttons for b, _ in row]
 
 
 async def test_a_rematch_commits_a_new_seed_with_the_offer(world: World) -> None:

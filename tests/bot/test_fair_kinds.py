@@ -71,6 +71,28 @@ async def _resign_against_the_bot(world: World, chat: Chat, user: User) -> GameR
     raise AssertionError("the game did not end")
 
 
+async def _waiting(world: World, chat: Chat, user: User, command: str
+                   ) -> tuple[GameRecord, Message]:
+    """``command`` (a game against the computer) posted: the record waiting for
+    ▶ Start and the kept message with its whole commitment."""
+    sent = await world.send(chat, user, command)
+    await world.reply(chat, sent, None)
+    waiting = await chat_game(world.store, chat.id)
+    assert waiting is not None and waiting.status is Status.LOBBY and waiting.dice is not None
+    return waiting, _kept(world, chat, waiting.dice.seed)
+
+
+async def _started(world: World, chat: Chat, label: str, query: str, kept: Message
+                   ) -> GameRecord:
+    """The game started by the tap ``query``: in play, its id in the export,
+    the commitment's message untouched."""
+    started = await chat_game(world.store, chat.id)
+    assert started is not None and started.status is Status.ACTIVE
+    _in_export(started, label, query)
+    _never_edited(world, kept)
+    return started
+
+
 async def test_a_group_lobby(world: World) -> None:
     t = _setup(world)
     sent = await world.send(t.chat, t.alice, "/new backgammon")
@@ -78,24 +100,16 @@ async def test_a_group_lobby(world: World) -> None:
     record = await chat_game(world.store, t.chat.id)
     assert record is not None and record.dice is not None and not record.dice.fixed
     kept = _kept(world, t.chat, record.dice.seed)
-    assert str(seed_of(record.dice).commitment) in lobby.text  # the whole one on the lobby too
+    assert str(seed_of(record.dice).commitment) in lobby.content  # the whole one on the lobby too
     await world.tap(t.chat, t.alice, lobby, text="✋ Join")
     await world.tap(t.chat, t.bob, lobby, text="✋ Join")
-    join = _last_query(world)
-    started = await chat_game(world.store, t.chat.id)
-    assert started is not None and started.status is Status.ACTIVE
-    _in_export(started, "tg.join", join)
-    _never_edited(world, kept)
+    await _started(world, t.chat, "tg.join", _last_query(world), kept)
 
 
 async def test_a_game_against_the_computer_waits_for_start(world: World) -> None:
     t = _setup(world)
-    sent = await world.send(t.chat, t.alice, "/new long bot level=easy")
-    await world.reply(t.chat, sent, None)
-    waiting = await chat_game(world.store, t.chat.id)
-    assert waiting is not None and waiting.status is Status.LOBBY and waiting.dice is not None
-    assert not waiting.engine and not waiting.dice.fixed  # nothing rolled before the tap
-    kept = _kept(world, t.chat, waiting.dice.seed)
+    waiting, kept = await _waiting(world, t.chat, t.alice, "/new long bot level=easy")
+    assert waiting.dice is not None and not waiting.engine and not waiting.dice.fixed
     # nobody else may start it; the seat's person does
     board = game_board(world.server, t.chat)
     assert board is not None and start_button(board) is not None
@@ -104,7 +118,7 @@ async def test_a_game_against_the_computer_waits_for_start(world: World) -> None
     eve = _last_query(world)
     sent = await world.send(t.chat, t.alice, "/verify")
     said = await world.reply(t.chat, sent, "Fingerprint")
-    assert f"tg.start={eve}" in said.text and "refused" in said.text  # visible at once
+    assert f"tg.start={eve}" in said.content and "refused" in said.content  # visible at once
     query = await _tap_start(world, t.chat, t.alice)
     started = await chat_game(world.store, t.chat.id)
     assert started is not None and started.status is Status.ACTIVE
@@ -128,20 +142,13 @@ async def test_a_rematch_against_the_computer_waits_for_start(world: World) -> N
     assert rematch.status is Status.LOBBY and rematch.dice is not None  # the computer accepted
     assert first.dice is not None and rematch.dice.seed != first.dice.seed
     kept = _kept(world, t.chat, rematch.dice.seed)
-    query = await _tap_start(world, t.chat, t.alice)
-    started = await chat_game(world.store, t.chat.id)
-    assert started is not None and started.status is Status.ACTIVE
-    _in_export(started, "tg.start", query)
-    _never_edited(world, kept)
+    await _started(world, t.chat, "tg.start", await _tap_start(world, t.chat, t.alice), kept)
 
 
 async def test_a_matchs_next_game_keeps_the_first_games_tap(world: World) -> None:
     t = _setup(world)
-    sent = await world.send(t.chat, t.alice, "/new backgammon bot level=easy match=3")
-    await world.reply(t.chat, sent, None)
-    waiting = await chat_game(world.store, t.chat.id)
-    assert waiting is not None and waiting.dice is not None
-    kept = _kept(world, t.chat, waiting.dice.seed)
+    _waiting_record, kept = await _waiting(world, t.chat, t.alice,
+                                           "/new backgammon bot level=easy match=3")
     query = await _tap_start(world, t.chat, t.alice)
     first = await _resign_against_the_bot(world, t.chat, t.alice)
     assert first.status is Status.FINISHED and not table_of(first).match_over
@@ -216,11 +223,8 @@ def _computer_wins_with_66(fair: FairDice) -> bool:
 async def test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game(
         world: World) -> None:
     t = _setup(world)
-    sent = await world.send(t.chat, t.alice, "/new backgammon bot level=easy")
-    await world.reply(t.chat, sent, None)
-    waiting = await chat_game(world.store, t.chat.id)
-    assert waiting is not None and waiting.dice is not None
-    kept = _kept(world, t.chat, waiting.dice.seed)  # the player has the commitment
+    waiting, kept = await _waiting(world, t.chat, t.alice, "/new backgammon bot level=easy")
+    assert waiting.dice is not None  # and the player has the commitment: kept
     query = await _tap_start(world, t.chat, t.alice)
     started = await chat_game(world.store, t.chat.id)
     assert started is not None and started.dice is not None

@@ -221,8 +221,6 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
                 user_id: int, *, repair: bool = False) -> None:
     """Redraw the board and ping whoever the game waits for now; ``repair``: only
     the boards that do not show ``new`` yet (a retry)."""
-    if not repair:  # a new seed's whole commitment, kept, before its entropy is mixed in
-        await fair.announce(context, tr, old, new)
     if repair:
         await redraw_stale(context, tr, new)
     elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
@@ -231,6 +229,8 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
         await edit(context, tr, new)
         if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
             new = await get_store(context).load(new.key) or new  # as pictures: ping under those
+    if not repair:  # a new seed's whole commitment kept (the board shows it already)
+        await fair.announce(context, tr, old, new)
     before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
     if after is not None and after != before:
         await notify(context, tr, new)

@@ -98,8 +98,8 @@ async def new(update: Update, context: Context) -> None:
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
         return
-    await fair.announce(context, tr, None, saved)  # kept: before anything is mixed in
-    await repost(context, tr, saved, strip_old=False)
+    await repost(context, tr, saved, strip_old=False)  # with the whole commitment on it
+    await fair.announce(context, tr, None, saved)  # and kept in a message never edited
 
 
 def _shown(record: GameRecord, _user_id: int) -> bool:

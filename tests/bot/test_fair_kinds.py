@@ -195,17 +195,21 @@ async def test_an_inline_game_shows_the_commitment_before_the_second_join(
     async with running_world(store) as w:  # type: ignore[arg-type]
         w.server.set_inline(True)
         p = _pair(w)
+        dm = w.server.private_chat(p.alice)
+        await w.reply(dm, await w.send(dm, p.alice, "/start"))  # the bot may write to her
         lobby = await _post(w, p, "backgammon", "Backgammon")
         await w.tap(p.chat, p.alice, lobby, text="✋ Join")
         waiting = await inline_game(w.store, lobby.inline_message_id or "")
         assert waiting is not None and waiting.dice is not None and not waiting.dice.fixed
         shown = w.server.inline_message(lobby.inline_message_id or "")
         assert str(seed_of(waiting.dice).commitment) in shown.content  # before Bob's tap
+        kept = _kept(w, dm, waiting.dice.seed)  # and kept in Alice's private chat
         await w.tap(p.chat, p.bob, shown, text="✋ Join")
         join = _last_query(w)
         started = await inline_game(w.store, lobby.inline_message_id or "")
         assert started is not None and started.status is Status.ACTIVE
         _in_export(started, "tg.join", join)
+        _never_edited(w, kept)
 
 
 # ---------------------------------------------------------------- the seed-grinding attack

@@ -128,9 +128,10 @@ async def announce(context: Context, tr: Translator, old: GameRecord | None,
     not) in a message never edited afterwards: in its chat, or each player's
     private chat for a private game (``to``: those chats and their languages;
     else each person's chat in ``tr``); an inline game has no chat of its own
-    (its message shows the whole commitment until the game starts)."""
+    (its message shows the whole commitment until the game starts): only the
+    private chats ``to`` (its first player's, if they started the bot)."""
     state = fresh_commitment(old, new)
-    if state is None or new.is_inline:
+    if state is None or (new.is_inline and not to):
         return
     if not new.is_private:
         await context.bot.send_message(new.chat_id, commitment_notice(tr, state),

@@ -356,7 +356,7 @@ class Roller:
         return self._pending.pop(0)
 
 
-def _reuses_opening(game: Game) -> bool:
+def reuses_opening(game: Game) -> bool:
     """Whether the starter plays the deciding opening throw (no new index)."""
     return (game.opening is not None and game.variant is Variant.BACKGAMMON
             and not game.options.opening_reroll)
@@ -378,7 +378,7 @@ def game_throws(game: Game) -> list[tuple[int, int]]:
     """
     throws = list(game.opening.rolls) if game.opening is not None else []
     rolls = [event.dice for event in game.events if event.action is Action.ROLL]
-    if _reuses_opening(game):
+    if reuses_opening(game):
         rolls = rolls[1:]
     throws += [(dice.first, dice.second) for dice in rolls if dice is not None]
     return throws
@@ -417,10 +417,14 @@ class RollCheck:
 
 @dataclass(frozen=True, slots=True)
 class Verification:
-    """The outcome of checking a record: the commitment, then every throw."""
+    """The outcome of checking a record: the commitment, then every throw;
+    ``warnings`` about the entropy (:func:`entropy_warnings`) and ``refused``,
+    the entropy-bearing taps the bot logged as refused (``label=value``)."""
 
     commitment_ok: bool
     checks: tuple[RollCheck, ...]
+    warnings: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -430,8 +434,14 @@ class Verification:
         lines = ["commitment: SHA-256 of the seed " + ("matches" if self.commitment_ok
                                                          else "DOES NOT match")]
         lines += [str(check) for check in self.checks]
+        if self.refused:
+            lines.append(f"{len(self.refused)} tap(s) the bot refused before the game "
+                         "(their ids were not mixed in): " + ", ".join(self.refused))
+        lines += self.warnings
         bad = sum(not check.ok for check in self.checks) + (not self.commitment_ok)
-        lines.append("all dice verified" if self.ok else f"FAILED: {bad} mismatch(es)")
+        lines.append(("all dice verified" + (" (but see the WARNING above)" if self.warnings
+                                             else "")) if self.ok
+                     else f"FAILED: {bad} mismatch(es)")
         return lines
 
 
@@ -488,11 +498,13 @@ TAG_COMMITMENT = "Dice commitment"
 TAG_SEED = "Dice seed"
 TAG_ENTROPY = "Dice entropy"
 TAG_OPENING = "Dice opening"
+TAG_REFUSED = "Dice refused"
 REROLL = "reroll"
 
 
 def dice_header_lines(commitment: Commitment, entropy: Entropy, seed: DiceSeed | None = None,
-                      *, opening_reroll: bool = False) -> list[str]:
+                      *, opening_reroll: bool = False,
+                      refused: Sequence[str] = ()) -> list[str]:
     """The ``.mat`` header lines that let anyone verify the dice::
 
         ; [Dice scheme "nardy-dice-v1"]
@@ -500,6 +512,7 @@ def dice_header_lines(commitment: Commitment, entropy: Entropy, seed: DiceSeed |
         ; [Dice seed "<64 hex>"]          only once the match is over
         ; [Dice entropy "label=value"]    one line per item, in order
         ; [Dice opening "reroll"]         only with that backgammon house rule
+        ; [Dice refused "label=value"]    one line per refused entropy tap, in order
 
     Pass ``seed`` only when it may be revealed; it must match the commitment.
 
@@ -518,12 +531,47 @@ def dice_header_lines(commitment: Commitment, entropy: Entropy, seed: DiceSeed |
     lines += [format_tag(TAG_ENTROPY, line) for line in entropy.lines()]
     if opening_reroll:
         lines.append(format_tag(TAG_OPENING, REROLL))
+    lines += [format_tag(TAG_REFUSED, line) for line in refused]
     return lines
 
 
 def _scheme(value: object) -> None:
-    if value not in (None, SCHEME):
+    if value is None:
+        raise DiceError(f"the file names no dice scheme (a {SCHEME} file has the tag "
+                        f"[{TAG_SCHEME} \"{SCHEME}\"])")
+    if value != SCHEME:
         raise DiceError(f"unknown dice scheme {value!r} (this verifier knows {SCHEME})")
+
+
+SEQUENTIAL_DIGITS = 10
+"""A Telegram value of fewer digits looks like a counter (an update or message
+id grows one by one, so the bot can guess it when it commits)."""
+
+
+def entropy_warnings(entropy: Entropy) -> list[str]:
+    """Loud warnings about entropy that does not protect the players: none at
+    all (the bot could have chosen the seed knowing every die), or only
+    short numbers, which look like sequential ids the bot can predict.
+
+    >>> entropy_warnings(Entropy())[0][:32]
+    'WARNING: no entropy was mixed in'
+    >>> entropy_warnings(Entropy.of(("tg.join", "8123")))[0][:40]
+    'WARNING: only sequential-looking numbers'
+    >>> entropy_warnings(Entropy.of(("tg.start", "4390213745981237712")))
+    []
+    """
+    if not entropy.items:
+        return ["WARNING: no entropy was mixed in: the bot knew every die when it chose the "
+                "seed, and these dice prove nothing about fairness"]
+    if all(_sequential(item) for item in entropy.items):
+        return ["WARNING: only sequential-looking numbers were mixed in ("
+                + ", ".join(map(str, entropy.items)) + "): the bot may have known them when it "
+                "chose the seed, so it could have picked the dice"]
+    return []
+
+
+def _sequential(item: EntropyItem) -> bool:
+    return item.value.isdigit() and len(item.value) < SEQUENTIAL_DIGITS
 
 
 def _revealed(seed: str | None) -> DiceSeed:
@@ -550,7 +598,8 @@ def verify_mat(record: MatRecord) -> Verification:
         rolls = [(cell.side, cell.dice) for cell in game.rolls]
         checks += check_rolls(fair, rolls, opening=opening,
                               reuse_opening=record.variant is Variant.BACKGAMMON and not reroll)
-    return Verification(commitment.matches(seed), tuple(checks))
+    return Verification(commitment.matches(seed), tuple(checks),
+                        tuple(entropy_warnings(entropy)), tuple(record.tag_values(TAG_REFUSED)))
 
 
 def export_json(fair: FairDice, rolls: Iterable[tuple[int, int, tuple[int, int]]], *,
@@ -583,6 +632,9 @@ def verify_json(data: Mapping[str, Any]) -> Verification:
     if not isinstance(entropy, list) or not isinstance(rolls, list):
         raise DiceError("entropy and rolls are lists")
     fair = FairDice(seed, Entropy.parse(str(item) for item in entropy))
+    refused = data.get("refused", [])
+    if not isinstance(refused, list):
+        raise DiceError("refused is a list")
     checks = []
     for roll in rolls:
         if not isinstance(roll, Mapping):
@@ -594,7 +646,8 @@ def verify_json(data: Mapping[str, Any]) -> Verification:
         expected = fair.for_game(game).roll(index)
         checks.append(RollCheck(game, index, f"{expected[0]}{expected[1]}",
                                 f"{dice[0]}{dice[1]}"))
-    return Verification(commitment.matches(seed), tuple(checks))
+    return Verification(commitment.matches(seed), tuple(checks),
+                        tuple(entropy_warnings(fair.entropy)), tuple(map(str, refused)))
 
 
 def verify_text(text: str) -> Verification:

@@ -78,8 +78,9 @@ class _Row:
     right: str | None = None
 
 
-def _cells(game: Game) -> list[tuple[Side, str]]:
-    """Each action of the game as (side, cell text), in order."""
+def _cells(game: Game, *, ended: bool = False) -> list[tuple[Side, str]]:
+    """Each action of the game as (side, cell text), in order; ``ended``: the
+    game stopped without a result (cancelled), its last dice are final."""
     cells: list[tuple[Side, str]] = []
     start = starter_of(game)
     position = Position.initial(game.variant, Side.WHITE if start is None else start)
@@ -111,7 +112,7 @@ def _cells(game: Game) -> list[tuple[Side, str]]:
             cube *= 2
         elif action is Action.PASS:
             cells.append((side, " Drops"))
-    if unplayed is not None and game.result is not None:
+    if unplayed is not None and (game.result is not None or ended):
         # dice rolled and not played before a resignation or a timeout, as gnubg
         # writes them (it needs a roll to read a resignation before any move)
         cells.append(unplayed)
@@ -206,12 +207,15 @@ def game_lines(
     names: tuple[str, str] = ("White", "Black"),
     score: tuple[int, int] = (0, 0),
     wins_match: bool = False,
+    ended: bool = False,
 ) -> list[str]:
     """The lines of one game: its title, the players with the score before
-    it, the numbered moves and the result."""
+    it, the numbered moves and the result.  ``ended``: the game was stopped
+    without a result (cancelled): dice rolled and not played are written as
+    after a resignation, so the file holds every throw (the fair dice's check)."""
     check_type(game, Game, "a game", MatFileError)
     lines = [f" Game {number}", player_line(names, score)]
-    rows = _rows(_cells(game))
+    rows = _rows(_cells(game, ended=ended))
     wins = ""
     if game.result is not None:
         points = game.result.points
@@ -266,8 +270,10 @@ def format_game(game: Game, *, names: tuple[str, str] = ("White", "Black")) -> s
     return "\n".join([*header_lines(game), *game_lines(game, names=names)]) + "\n"
 
 
-def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black")) -> str:
-    """A ``.mat`` file of a whole match (its games so far)."""
+def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black"),
+                 ended: bool = False) -> str:
+    """A ``.mat`` file of a whole match (its games so far); ``ended``: its last
+    game was stopped without a result (see :func:`game_lines`)."""
     check_type(match, Match, "a match", MatFileError)
     if not match.games:
         raise MatFileError("the match has no games yet")
@@ -277,7 +283,8 @@ def format_match(match: Match, *, names: tuple[str, str] = ("White", "Black")) -
         after = before.counting(game)
         decided = after.is_over and not before.is_over
         lines += game_lines(
-            game, number=number, names=names, score=before.score, wins_match=decided
+            game, number=number, names=names, score=before.score, wins_match=decided,
+            ended=ended and number == len(match.games),
         )
         before = after
         lines.append("")

@@ -108,6 +108,7 @@ class ButtonAction(enum.StrEnum):
     VARIANT = "v"  # arg: variant index (see VARIANTS)
     DROP = "X"  # creator closes the lobby
     COMPUTER = "H"  # the tapper plays the computer (bot/rules/computer.py)
+    START = "S"  # the seated person starts a game against the computer: the tap is the entropy
     # game: before rolling
     ROLL = "r"
     DOUBLE = "d"
@@ -155,7 +156,8 @@ _ARITY: dict[ButtonAction, int] = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE:
                                    ButtonAction.SETTLE_WITH: 1, ButtonAction.TURN: 1,
                                    ButtonAction.SETTLE_PLAN: 1}
 _LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT,
-                            ButtonAction.DROP, ButtonAction.COMPUTER})
+                            ButtonAction.DROP, ButtonAction.COMPUTER,
+                            ButtonAction.START})
 _SETTLE_ACTIONS = frozenset({ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN,
                              ButtonAction.SETTLE_YES, ButtonAction.SETTLE_NO})
 CLOCK_ACTIONS = frozenset({ButtonAction.CLAIM_WIN, ButtonAction.MORE_TIME, ButtonAction.PAUSE,

@@ -14,7 +14,7 @@ from bot.present.usertext import clean
 from bot.rules.fairplay import revealed, seed_of
 from bot.rules.matchstate import table_of
 from bot.rules.seats import player_on
-from bot.store.records import GameRecord
+from bot.store.records import GameRecord, Status
 from engine.dice import Entropy, dice_header_lines
 from engine.match import Match
 from engine.matfile import format_match, game_lines, header_lines
@@ -35,7 +35,8 @@ def dice_lines(record: GameRecord) -> list[str]:
     seed = seed_of(record.dice)
     return [*dice_header_lines(seed.commitment, Entropy.parse(record.dice.entropy),
                                seed if revealed(record) else None,
-                               opening_reroll=table_of(record).game.options.opening_reroll), ""]
+                               opening_reroll=table_of(record).game.options.opening_reroll,
+                               refused=record.dice.refused), ""]
 
 
 def export_text(record: GameRecord, analysis: Analysis | None = None) -> tuple[str, str]:
@@ -60,14 +61,16 @@ def _mat_text(record: GameRecord) -> tuple[str, str]:
     table = table_of(record)
     game = table.game
     names = _names(record)
+    cancelled = record.status is Status.CANCELLED  # a roll thrown and not played counts too
     if table.match_length and len(table.earlier) == table.number - 1:
         match = Match(game.options, table.games())
-        return f"nardy-{record.game_id}.mat", format_match(match, names=names)
+        return f"nardy-{record.game_id}.mat", format_match(match, names=names, ended=cancelled)
     # a single game, or a match stored before earlier games were kept: this game only
     score = list(table.score)
     if game.result is not None:
         score[game.result.winner] -= game.result.points
     decided = bool(table.match_length) and table.match_over and game.result is not None
     lines = [*header_lines(game), *game_lines(game, number=table.number, names=names,
-                                               score=(score[0], score[1]), wins_match=decided)]
+                                               score=(score[0], score[1]), wins_match=decided,
+                                               ended=cancelled)]
     return f"nardy-{record.game_id}.mat", "\n".join(lines) + "\n"

@@ -15,7 +15,7 @@ from bot.present.render.dicechart import DiceChart
 from bot.present.usertext import NAME_LIMIT, clean, html_text
 from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
 from bot.rules.matchstate import table_of
-from bot.store.records import GameRecord, Status
+from bot.store.records import DiceState, GameRecord, Status
 from engine.dicestats import FAIR_AVERAGE_PIPS, MIN_ROLLS, ROLLS, DiceStats, Verdict
 from engine.position import Variant
 
@@ -23,29 +23,53 @@ VERIFY_COMMAND = "python -m engine.dice verify game.mat"
 
 
 def commitment_lines(tr: Translator, record: GameRecord) -> list[str]:
-    """"🎲 Dice committed: 630dcd2966c4 (/verify)" while the seed is secret;
-    the seed itself once the match is over; a rematch offer's new commitment."""
+    """"🎲 Dice committed: 630dcd2966c4 (/verify)" while the seed is secret
+    (a lobby, whose entropy is still to come, and a rematch offer show the whole
+    commitment); the seed itself once the match is over or cancelled."""
     lines = []
     state = record.dice
-    if state is not None and record.status is not Status.CANCELLED:
+    lobby_closed = record.status is Status.CANCELLED and not record.engine
+    if state is not None and not lobby_closed:
         if revealed(record):
             lines.append("🎲 " + tr.gettext("Dice seed: {code} (/verify)",
                                             code=f"<code>{state.seed}</code>"))
         else:
+            commitment = seed_of(state).commitment
+            code = commitment.digest if record.status is Status.LOBBY else commitment.short
             lines.append("🎲 " + tr.gettext("Dice committed: {code} (/verify)",
-                                            code=f"<code>{seed_of(state).commitment.short}</code>"))
+                                            code=f"<code>{code}</code>"))
     if record.next_dice is not None:
         lines.append("🎲 " + tr.gettext("The rematch's dice committed: {code}",
-                                        code=f"<code>{seed_of(record.next_dice).commitment.short}"
+                                        code=f"<code>{seed_of(record.next_dice).commitment}"
                                              "</code>"))
     return lines
+
+
+def commitment_notice(tr: Translator, state: DiceState) -> str:
+    """The message that keeps a new seed's whole commitment: posted before
+    anything is mixed in, and never edited, so the players keep it."""
+    return "🎲 " + tr.gettext(
+        "Dice of the next game committed: {code}\nThe bot never edits this message: keep it, "
+        "and compare it with the fingerprint of the seed shown at the end (/verify).",
+        code=f"<code>{seed_of(state).commitment}</code>")
+
+
+def fresh_commitment(old: GameRecord | None, new: GameRecord) -> DiceState | None:
+    """The seed ``new`` commits to that ``old`` did not show yet (a new lobby,
+    a game waiting for ▶ Start, a rematch offer), if any."""
+    known = set() if old is None else {s.seed for s in (old.dice, old.next_dice) if s is not None}
+    for state in (new.next_dice, new.dice if new.status is Status.LOBBY else None):
+        if state is not None and not state.fixed and state.seed not in known:
+            return state
+    return None
 
 
 def words_line(tr: Translator, record: GameRecord) -> str | None:
     """The /seed words mixed in so far, while the lobby is open (none for an
     inline lobby: /seed acts on a chat's lobby)."""
     state = record.dice
-    if state is None or record.status is not Status.LOBBY or record.is_inline:
+    if state is None or record.status is not Status.LOBBY or record.is_inline \
+            or record.is_private:  # an invitation's game has no chat to send /seed in
         return None
     words = [item.partition("=")[2] for item in state.entropy if item.startswith("seed.")]
     if not words:
@@ -74,6 +98,9 @@ def verify_message(tr: Translator, record: GameRecord) -> str:
                         code=f"<code>{dice.commitment}</code>"),
              tr.gettext("Mixed in so far:") if dice.seed is None else tr.gettext("Mixed in:"),
              entropy]
+    if dice.refused:
+        lines += [tr.gettext("Taps refused before the game (not mixed in):"),
+                  "\n".join(f"<code>{escape(item)}</code>" for item in dice.refused)]
     if dice.seed is None:
         lines.append(tr.gettext("The seed is shown when the game (the match) is over or "
                                 "cancelled."))
@@ -131,6 +158,7 @@ def dice_summary(tr: Translator, stats: DiceStats) -> list[str]:
         tr.gettext("Pips per roll: {average} (fair dice: {fair})",
                    average=f"{stats.average_pips:.2f}", fair=f"{FAIR_AVERAGE_PIPS:.2f}"),
         verdict_text(tr, stats),
+        tr.gettext("Opening rolls are not counted (in backgammon they cannot be doubles)."),
     ]
 
 

@@ -237,6 +237,14 @@ class KeyboardBuilder:
         ])
 
 
+    def start(self, *, close: bool = True) -> InlineKeyboardMarkup:
+        """A seated game waiting for a player's tap: ▶ Start (and Close)."""
+        rows = [[self.lobby_button("▶ " + self.tr.gettext("Start"), ButtonAction.START)]]
+        if close:
+            rows.append([self.lobby_button(self.tr.gettext("Close"), ButtonAction.DROP)])
+        return InlineKeyboardMarkup(rows)
+
+
 # ---------------------------------------------------------------- links and inline mode
 
 

@@ -44,7 +44,7 @@ from bot.present.usertext import (
 from bot.rules import deadlines
 from bot.rules.booking import outcome
 from bot.rules.hints import can_hint, hints_allowed
-from bot.rules.lobby import VARIANTS
+from bot.rules.lobby import VARIANTS, awaits_start
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.play import may_double, offered_turns, resign_options
 from bot.rules.seats import player_on, seat_of, waiting_side
@@ -116,6 +116,10 @@ def _dice_lines(tr: Translator, record: GameRecord) -> list[str]:
     return commitment_lines(tr, record) + ([words] if words else [])
 
 
+START_TEXT = N_("Tap ▶ Start to roll the opening: Telegram's id of your tap, which nobody knows "
+                "before you tap, is mixed into the dice committed above.")
+
+
 def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboardMarkup | None]:
     title = variant_name(tr, record.variant)
     lines = [tr.gettext("<b>New game: {variant}</b>", variant=escape(title))]
@@ -129,12 +133,15 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
     if record.status is Status.CANCELLED:
         lines.append(tr.gettext("The lobby is closed."))
         return "\n".join(lines), None
+    keys = KeyboardBuilder(tr, record.game_id, record.version)
     if record.players:
         joined = ", ".join(html_text(p.name) for p in record.players)
         lines.append(tr.gettext("Joined: {names}", names=joined))
+    if awaits_start(record):
+        lines.append(tr.gettext(START_TEXT))
+        return "\n".join(lines), keys.start(close=not record.is_private)
     lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
                             "players have joined."))
-    keys = KeyboardBuilder(tr, record.game_id, record.version)
     names = [variant_name(tr, v) for v in VARIANTS]
     return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant),
                                         computer=not record.is_inline)
@@ -529,9 +536,10 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     to_draw = view if picture and photo is not None else None
     if photo is None:
         lines.append(f"<pre>{escape(render_text(view))}</pre>")
-    if record.status is Status.CANCELLED:
-        lines.append(tr.gettext("The game was cancelled."))
-        return BoardMessage(LINE_BREAK.join(lines), None, photo, to_draw), lines, drop_order
+    if record.status is Status.CANCELLED:  # the seed revealed, and its check (docs/fair-dice.md)
+        lines += [tr.gettext("The game was cancelled."), *commitment_lines(tr, record)]
+        return (BoardMessage(LINE_BREAK.join(lines), verify_keyboard(tr, record), photo, to_draw),
+                lines, drop_order)
     status = _status_lines(tr, record, table, ui, view.numbered_for)
     history = None
     if len(status) > 1 and status[0] in (_opening_line(tr, record, game),
@@ -564,6 +572,13 @@ def analysis_data(record: GameRecord) -> str | None:
     return AnalyseGame(record.game_id).format()
 
 
+def verify_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
+    """Only 🎲 Verify, once the record's seed is revealed (else nothing)."""
+    check = verify_data(record)
+    return None if check is None else InlineKeyboardMarkup([[InlineKeyboardButton(
+        "🎲 " + tr.gettext("Verify"), callback_data=check)]])
+
+
 def kept_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
     """What a result board keeps once the next game got a board of its own:
     the 📊 Analysis button (its other buttons belong to the new board)."""
@@ -583,9 +598,7 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     phase = game.phase
     if phase is Phase.OVER:
         if record.next_game is not None:  # continued by a later game: only the dice's check
-            check = verify_data(record)
-            return None if check is None else InlineKeyboardMarkup([[InlineKeyboardButton(
-                "🎲 " + tr.gettext("Verify"), callback_data=check)]])
+            return verify_keyboard(tr, record)
         if record.cancel_by is not None and match_in_progress(record):
             return keys.cancel_offer()
         offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None

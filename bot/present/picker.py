@@ -17,6 +17,7 @@ for the user who sent the command.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -25,24 +26,51 @@ from bot.present.callbacks import PickGame
 from bot.present.i18n import N_, Translator
 from bot.present.messages import variant_name
 from bot.present.usertext import clean
+from bot.rules.matchstate import table_of
 from bot.store.records import GameRecord, Status
 
 LABEL_LIMIT = 60
 """Characters of a button's text (a phone shows about that many on one line)."""
 MARKS = {Status.LOBBY: "⏳", Status.ACTIVE: "🎲"}
 ENDED_MARK = "🏁"
+CANCELLED = N_("cancelled")
 PICK = N_("Several games here fit /{command}. Which one? (Next time: reply to its board "
           "with the command.)")
 NOT_YOURS = N_("Only whoever sent the command picks from this list.")
 GONE = N_("That game cannot do this any more; send the command again.")
 
 
+def ended_text(tr: Translator, record: GameRecord) -> str | None:
+    """An ended game's result and when it ended ("2:0 · 2026-12-01 21:05",
+    "cancelled · …"), so that two games of the same players differ on a list
+    (e.g. /verify's); None while it is open.
+
+    >>> from bot.present.i18n import translator
+    >>> from engine.position import Variant
+    >>> ended_text(translator("en"), GameRecord(chat_id=1, variant=Variant.LONG,
+    ...            status=Status.CANCELLED, updated_at=0.0))
+    'cancelled · 1970-01-01 00:00'
+    """
+    if record.is_live or record.status not in (Status.FINISHED, Status.CANCELLED):
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(record.updated_at))
+    if record.status is Status.CANCELLED or not record.engine:
+        return f"{tr.gettext(CANCELLED)} · {when}"
+    score = table_of(record).score
+    points = ":".join(str(score[p.side]) for p in record.players if p.side is not None)
+    return f"{points} · {when}"
+
+
 def game_label(tr: Translator, record: GameRecord) -> str:
-    """One game on a button: its state, variant and players (plain text)."""
+    """One game on a button: its state, variant and players (plain text); an
+    ended game's result and date too (:func:`ended_text`)."""
     mark = MARKS.get(record.status, ENDED_MARK)
     if record.status is Status.FINISHED and record.is_live:
         mark = MARKS[Status.ACTIVE]  # a match between two of its games
-    names = " – ".join(clean(p.name, 20) for p in record.players)
+    ended = ended_text(tr, record)
+    names = " – ".join(clean(p.name, 20 if ended is None else 12) for p in record.players)
+    if ended is not None:
+        return clean(f"{mark} {variant_name(tr, record.variant)}: {names} {ended}", LABEL_LIMIT)
     if record.status is Status.LOBBY:
         who = tr.gettext("lobby") if not names else tr.gettext("{names} waits for an opponent",
                                                                names=names)

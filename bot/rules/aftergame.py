@@ -13,7 +13,7 @@ from bot.rules.matchstate import MatchState, engine_dict, match_in_progress, tab
 from bot.rules.play import advanced
 from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, STALE, Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status
+from bot.store.records import GameRecord, Status, computer_level
 from engine.game import Game
 
 
@@ -74,9 +74,17 @@ def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
     or a rematch: a new match with the seed committed on the offer and the
     accepting tap's entropy."""
     table = table_of(record)
+    if table.match_over and any(computer_level(p.user_id) is not None for p in record.players):
+        # against the computer nobody's accepting tap is the person's: the rematch
+        # waits for their ▶ Start, the seed committed on it (bot/rules/computer.py)
+        return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id,
+                          variant=record.variant, options=record.options,
+                          players=record.players, created_by=record.created_by,
+                          views=record.views, dice=record.next_dice or committed(dealer))
     if table.match_over:
         following = MatchState(Game.new(table.game.options))
-        state = with_tap(record.next_dice or committed(dealer), dealer.tap_id)
+        state = with_tap(record.next_dice or committed(dealer), dealer.tap_id,
+                         refused=dealer.refused)
     else:
         following = table.next_game()
         state = record.dice if record.dice is not None else committed(dealer)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bot.present.i18n import N_
 from bot.rules.refusals import NOT_PLAYING, PROPOSED, Refusal
+from bot.rules.seats import waiting_user
 from bot.store.records import GameRecord, Status
 
 
@@ -27,12 +28,27 @@ def cancel_vote(record: GameRecord, user_id: int) -> GameRecord:
     return cancelled(record)
 
 
-def cancel_command(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
+ABANDONED_AFTER = 7 * 24 * 3600
+"""Seconds without a change after which a player's /cancel alone ends a game
+or a match the opponent left (docs/fair-dice.md: its seed is then revealed)."""
+
+
+def abandoned(record: GameRecord, user_id: int, now: float) -> bool:
+    """Whether ``user_id`` may end ``record`` alone: nothing changed for
+    :data:`ABANDONED_AFTER` and it does not wait for ``user_id`` (a player
+    cannot walk away from their own move this way)."""
+    return now - record.updated_at >= ABANDONED_AFTER and waiting_user(record) != user_id
+
+
+def cancel_command(record: GameRecord, user_id: int, admin: bool,
+                   now: float | None = None) -> GameRecord:
     """The record after /cancel by ``user_id``; :class:`Refusal` if not allowed.
 
     A game being played, or a match between two of its games, ends when both
     players agree or an admin who is not playing decides; it books nothing
-    (a match books its stake only when a player reaches its length)."""
+    (a match books its stake only when a player reaches its length).  One
+    the opponent abandoned (:func:`abandoned` at ``now``) a player ends alone,
+    unrated and unbooked like any cancel, and so sees its seed."""
     seated = any(p.user_id == user_id for p in record.players)
     if record.status is Status.LOBBY:
         if not (seated or admin or user_id == record.created_by):
@@ -43,4 +59,6 @@ def cancel_command(record: GameRecord, user_id: int, admin: bool) -> GameRecord:
         return cancelled(record)
     if not seated:
         raise Refusal(NOT_PLAYING)
+    if now is not None and abandoned(record, user_id, now):
+        return cancelled(record)
     return cancel_vote(record, user_id)

@@ -92,14 +92,16 @@ def computer_options(options: TableOptions, level: Level) -> TableOptions:
 
 
 def seat_computer(lobby: GameRecord, level: Level, name: str, person: Player,
-                  dealer: Dealer) -> GameRecord:
+                  dealer: Dealer | None = None) -> GameRecord:
     """``lobby`` with ``person`` and the computer seated (the person plays
-    White, the first seat), started: the opening is rolled."""
+    White, the first seat); started (the opening rolled) with ``dealer``'s
+    tap, else waiting for the person's ▶ Start (:func:`awaits_start`)."""
     options = computer_options(lobby.options, level)
     players = (person.model_copy(update={"side": Side.WHITE}),
                Player(user_id=user_id(level), name=name, side=Side.BLACK))
     seated = lobby.model_copy(update={"players": players, "options": options})
-    return start_game(seated, dealer)
+    return seated if dealer is None else start_game(seated, dealer)
+
 
 
 def bot_name(tr: Translator, level: Level) -> str:

@@ -26,10 +26,11 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from bot.present.callbacks import ButtonAction
 from bot.present.i18n import N_
 from bot.rules.matchstate import match_in_progress
 from bot.rules.refusals import Refusal
-from bot.store.records import DiceState, GameRecord, Status
+from bot.store.records import MAX_REFUSED, DiceState, GameRecord, Status
 from engine.dice import (
     MAX_ITEMS,
     DiceError,
@@ -39,12 +40,15 @@ from engine.dice import (
     FairDice,
     clean_words,
     next_roll_index,
+    reuses_opening,
 )
 from engine.dicestats import DiceStats
 from engine.game import Action, Game
 from engine.position import Side, Variant
 
 JOIN_LABEL = "tg.join"
+START_LABEL = "tg.start"
+"""The person's Start tap on a game against the computer (or Accept of an invitation)."""
 WORDS_LABEL = "seed.{user}"
 
 NO_LOBBY = N_("/seed works while a lobby waits for players: open one with /new.")
@@ -64,6 +68,9 @@ class Dealer:
 
     seeds: Callable[[], DiceSeed] = DiceSeed.generate
     tap_id: str | None = None
+    refused: tuple[str, ...] = ()
+    """The entropy taps refused on the game before this one (``label=id``):
+    the start keeps them in its dice (``DiceState.refused``)."""
 
     @classmethod
     def for_tests(cls, value: int) -> Dealer:
@@ -71,9 +78,9 @@ class Dealer:
         counter: Iterator[int] = itertools.count(1)
         return cls(lambda: DiceSeed.from_test_seed(value, str(next(counter))))
 
-    def tapped(self, tap_id: str | None) -> Dealer:
-        """This dealer for one tap (the callback query's id)."""
-        return Dealer(self.seeds, tap_id)
+    def tapped(self, tap_id: str | None, refused: tuple[str, ...] = ()) -> Dealer:
+        """This dealer for one tap (the callback query's id; the taps refused before)."""
+        return Dealer(self.seeds, tap_id, refused)
 
     def seed(self) -> DiceSeed:
         return self.seeds()
@@ -87,6 +94,7 @@ class Revealed:
     commitment: str
     entropy: tuple[str, ...]
     seed: str | None = field(default=None, repr=False)
+    refused: tuple[str, ...] = ()
 
 
 def committed(dealer: Dealer) -> DiceState:
@@ -98,15 +106,31 @@ def seed_of(state: DiceState) -> DiceSeed:
     return DiceSeed.parse(state.seed)
 
 
-def with_tap(state: DiceState, tap_id: str | None) -> DiceState:
+def with_tap(state: DiceState, tap_id: str | None, label: str = JOIN_LABEL,
+             refused: tuple[str, ...] = ()) -> DiceState:
     """The entropy fixed by the tap that starts the game (``tg.join`` = its
-    callback query id; none when the start was no tap, e.g. an invitation)."""
+    callback query id, or ``label``: ``tg.start`` for a Start tap), with the
+    entropy taps ``refused`` before it kept beside (not mixed in)."""
     if state.fixed:
         return state
     items = state.entropy
     if tap_id:
-        items = (*items[:MAX_ITEMS - 1], str(EntropyItem(JOIN_LABEL, tap_id[:256])))
-    return state.model_copy(update={"entropy": items, "fixed": True})
+        items = (*items[:MAX_ITEMS - 1], str(EntropyItem(label, tap_id[:256])))
+    kept = (*state.refused, *refused)[:MAX_REFUSED]
+    return state.model_copy(update={"entropy": items, "fixed": True, "refused": kept})
+
+
+def entropy_tap(record: GameRecord, action: ButtonAction) -> str | None:
+    """The label an entropy-bearing tap of ``action`` on ``record`` would be
+    mixed in under (its refusal is logged: docs/fair-dice.md), or None."""
+    if record.status is Status.LOBBY and record.dice is not None and not record.dice.fixed:
+        if action is ButtonAction.START:
+            return START_LABEL
+        if action in (ButtonAction.JOIN, ButtonAction.COMPUTER):
+            return JOIN_LABEL
+    if record.next_dice is not None and action in (ButtonAction.ACCEPT, ButtonAction.REMATCH):
+        return JOIN_LABEL  # accepting a rematch between two people
+    return None
 
 
 def with_words(state: DiceState, user_id: int, text: str) -> DiceState:
@@ -135,19 +159,24 @@ def roll(game: Game, state: DiceState, number: int) -> Game:
     return game.roll(fair.source(next_roll_index(game)))
 
 
-def rolls_by_side(game: Game) -> dict[Side, DiceStats]:
+def rolls_by_side(game: Game, *, opening: bool = True) -> dict[Side, DiceStats]:
     """The rolls each side threw in the game (a backgammon starter's opening
-    throw counts as their first roll; the one-die opening throws do not)."""
+    throw counts as their first roll unless ``opening`` is false; the one-die
+    opening throws do not)."""
     rolls: dict[Side, list[tuple[int, int]]] = {side: [] for side in Side}
-    for event in game.events:
-        if event.action is Action.ROLL and event.dice is not None:
+    events = [event for event in game.events if event.action is Action.ROLL]
+    if not opening and reuses_opening(game):
+        events = events[1:]
+    for event in events:
+        if event.dice is not None:
             rolls[event.side].append((event.dice.first, event.dice.second))
     return {side: DiceStats.of(thrown) for side, thrown in rolls.items()}
 
 
 def dice_booking(record: GameRecord, game: Game) -> dict[tuple[Variant, int], DiceStats]:
-    """What a game that ends adds to its players' dice statistics."""
-    by_side = rolls_by_side(game)
+    """What a game that ends adds to its players' dice statistics (/dice): a
+    backgammon opening roll, which cannot be a double, is left out."""
+    by_side = rolls_by_side(game, opening=False)
     return {(record.variant, player.user_id): by_side[player.side] for player in record.players
             if player.side is not None}
 
@@ -168,7 +197,8 @@ def shown(record: GameRecord) -> Revealed | None:
         commitment = str(seed_of(state).commitment)
     except DiceError:  # pragma: no cover - the record's pattern checks the seed
         return None
-    return Revealed(commitment, state.entropy, state.seed if revealed(record) else None)
+    return Revealed(commitment, state.entropy, state.seed if revealed(record) else None,
+                    state.refused)
 
 
 def seeded(record: GameRecord, user_id: int, words: str) -> GameRecord:

@@ -8,11 +8,11 @@ import time
 
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import N_
-from bot.rules.fairplay import Dealer, committed, with_tap
+from bot.rules.fairplay import JOIN_LABEL, START_LABEL, Dealer, committed, with_tap
 from bot.rules.matchstate import MatchState, with_table
 from bot.rules.options import OptionError, engine_options
 from bot.rules.play import advanced
-from bot.rules.refusals import STALE, Refusal
+from bot.rules.refusals import NOT_PLAYING, STALE, Refusal
 from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine.game import Game
 from engine.position import Side, Variant
@@ -29,15 +29,32 @@ def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: Ta
                       created_by=creator, dice=committed(dealer))
 
 
-def start_game(record: GameRecord, dealer: Dealer) -> GameRecord:
-    """Two players are seated: fix the dice's entropy with the starting tap,
-    make the game, roll the opening and play on to the first choice
-    (:func:`bot.rules.autoplay.advance`)."""
+def start_game(record: GameRecord, dealer: Dealer, label: str = JOIN_LABEL) -> GameRecord:
+    """Two players are seated: fix the dice's entropy with the starting tap
+    (its id under ``label``), make the game, roll the opening and play on to
+    the first choice (:func:`bot.rules.autoplay.advance`)."""
     state = with_tap(record.dice if record.dice is not None else committed(dealer),
-                     dealer.tap_id)
+                     dealer.tap_id, label, dealer.refused)
     record = record.model_copy(update={"dice": state})
     table = MatchState(Game.new(engine_options(record.variant, record.options)))
     return with_table(record, advanced(table, record), status=Status.ACTIVE)
+
+
+def awaits_start(record: GameRecord) -> bool:
+    """A game whose seats are taken (a person and the computer, or the two
+    players of an invitation) and whose dice are committed on its message,
+    waiting for a player's ▶ Start: that tap's id, which the bot cannot know
+    when it commits, is the dice's entropy (docs/fair-dice.md)."""
+    return record.status is Status.LOBBY and len(record.players) == 2
+
+
+def start_seated(record: GameRecord, user_id: int, dealer: Dealer) -> GameRecord:
+    """A seated player's ▶ Start: the tap's id mixed in (``tg.start``), the opening rolled."""
+    if not awaits_start(record):
+        raise Refusal(STALE)
+    if not any(p.user_id == user_id for p in record.players):
+        raise Refusal(NOT_PLAYING)
+    return start_game(record, dealer, START_LABEL)
 
 
 def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,

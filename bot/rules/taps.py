@@ -12,7 +12,7 @@ from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.rules import computer
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
-from bot.rules.lobby import apply_lobby
+from bot.rules.lobby import apply_lobby, awaits_start, start_seated
 from bot.rules.play import apply_game, ui_only
 from bot.rules.refusals import STALE, Refusal
 from bot.store.records import BoardViewRef, GameRecord, Status
@@ -45,6 +45,10 @@ def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dea
     keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
     names the computer, should it sit down."""
     if data.kind is Kind.LOBBY:
+        if data.action is ButtonAction.START:
+            return start_seated(record, user_id, dealer)
+        if awaits_start(record) and data.action is not ButtonAction.DROP:
+            raise Refusal(STALE)  # its seats are taken: only Start or Close
         if data.action is ButtonAction.COMPUTER and record.is_inline:
             raise Refusal(STALE)  # not offered: the computer plays in the private chat
         if data.action is ButtonAction.COMPUTER:

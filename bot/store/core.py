@@ -73,6 +73,8 @@ class Store:
         self.chat_settings = games.chat_settings
         self.remember_notification = games.remember_notification
         self.take_notification = games.take_notification
+        self.note_refused_tap = games.note_refused_tap
+        self.refused_taps = games.refused_taps
         self.open_game_count = games.open_game_count
         # the books
         self.finish_game = books.finish_game

@@ -56,6 +56,7 @@ from bot.store.layout import (
     topic_of,
 )
 from bot.store.records import (
+    MAX_REFUSED,
     ChatSettings,
     CorruptRecordError,
     GameRecord,
@@ -414,6 +415,23 @@ class Games:
         """Where the game's ping is, forgetting it (None: there is none)."""
         old = await self.redis.getdel(self.keys.ping(chat_id, game_id))
         return None if old is None else as_text(old)
+
+    async def note_refused_tap(self, chat_id: int, game_id: str, item: str) -> None:
+        """Log an entropy-bearing tap refused on a game not started yet
+        (``label=id``), beside the record: saving it would make the board's
+        buttons stale.  The oldest :data:`MAX_REFUSED` are kept; the start
+        copies them into the record's dice (``DiceState.refused``)."""
+        key = self.keys.refused_taps(chat_id, game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.rpush(key, item)
+            pipe.ltrim(key, 0, MAX_REFUSED - 1)
+            pipe.expire(key, NOTIFICATION_TTL)
+            await pipe.execute()
+
+    async def refused_taps(self, chat_id: int, game_id: str) -> tuple[str, ...]:
+        """The refused entropy taps logged for a game not started yet, oldest first."""
+        items = await self.redis.lrange(self.keys.refused_taps(chat_id, game_id), 0, -1)
+        return tuple(as_text(item) for item in items)
 
     async def open_game_count(self) -> int:
         """Lobbies and games being played, over all chats (from the index: a hint)."""

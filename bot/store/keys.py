@@ -128,6 +128,10 @@ class Keys:
     def ping(self, chat_id: int, game_id: str) -> str:
         return self.chat(chat_id, f"ping:{game_id}")
 
+    def refused_taps(self, chat_id: int, game_id: str) -> str:
+        """A lobby's refused entropy taps (bot/rules/fairplay.py), until its game starts."""
+        return self.chat(chat_id, f"refused:{game_id}")
+
     def legacy_game(self, chat_id: int, topic: int) -> str:
         """Schema 1: the one game of a chat or topic (bot/store/schema.py)."""
         return self.chat(chat_id, f"game:{topic}")

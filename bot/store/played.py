@@ -11,12 +11,29 @@ every save); :func:`played_stats` reads the player's stats in each.
 from __future__ import annotations
 
 from bot.store import Store, stats_field
-from bot.store.records import PlayerStats, decode
+from bot.store.records import GameRecord, PlayerStats, decode
 from engine.position import Variant
 
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+ENDED_LOOKED_AT = 20
+"""Private and inline games whose ended records a command in the private chat
+looks at (:func:`ended_games`): a few reads, for the games one remembers."""
+
+
+async def ended_games(store: Store, user_id: int) -> list[GameRecord]:
+    """The user's ended private and inline games (the newest one of each),
+    so that /export or /verify in the private chat finds a finished game
+    without a reply to its board."""
+    found = []
+    members = sorted(await store.redis.smembers(store.keys.played(user_id)), key=_text)
+    for member in members[-ENDED_LOOKED_AT:]:
+        games = await store.chat_games(int(_text(member)), None)
+        found += [g for g in games if not g.is_live][:1]
+    return found
 
 
 async def played_stats(store: Store, user_id: int) -> list[PlayerStats]:

@@ -230,6 +230,10 @@ class BoardViewRef(_Model):
     language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(_[A-Z]{2})?$")
 
 
+MAX_REFUSED = 32
+"""Refused entropy taps a record keeps (:class:`DiceState`); later ones are counted."""
+
+
 class DiceState(_Model):
     """The provably fair dice of the match a record plays (engine/dice.py).
 
@@ -237,11 +241,16 @@ class DiceState(_Model):
     over or cancelled (kept out of ``repr``; only the store and the reveal
     read it).  ``entropy`` are the ``label=value`` items mixed in after the
     commitment, in order; ``fixed`` once the first roll is thrown (no more
-    ``/seed`` words after that)."""
+    ``/seed`` words after that).  ``refused``: the entropy-bearing taps the
+    bot refused or could not save before the entropy was fixed (``label=id``,
+    the oldest first, at most :data:`MAX_REFUSED`), shown by /verify and in
+    the export, so that a bot refusing taps until one gives dice it likes
+    leaves a trace (docs/fair-dice.md)."""
 
     seed: str = Field(repr=False, pattern=r"^[0-9a-f]{64}$")
     entropy: tuple[str, ...] = ()
     fixed: bool = False
+    refused: tuple[str, ...] = ()
 
 
 class GameRecord(Record):

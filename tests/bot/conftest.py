@@ -41,6 +41,18 @@ class World:
         await self.idle()
         return answer
 
+    async def start_computer(self, chat: Chat | int, user: User, command: str) -> Answer:
+        """Send ``/new … bot`` and tap ▶ Start on the game it posts (the tap is the
+        dice's entropy, bot/rules/computer.py)."""
+        from tests.bot.driver import game_board, start_button
+
+        sent = await self.send(chat, user, command)
+        await self.reply(chat, sent, None)
+        board = game_board(self.server, chat)
+        data = None if board is None else start_button(board)
+        assert board is not None and data is not None, self.server.transcript(chat)
+        return await self.tap(chat, user, board, data)
+
     async def reply(self, chat: Chat | int, since: object, contains: str | None = None,
                     **kw: object) -> Message:
         message = await self.server.wait_message_async(chat, contains, since=since, **kw)

@@ -17,14 +17,25 @@ from bot.present.callbacks import ButtonAction, Callback, CallbackDataError, Kin
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
 
-PRIORITY = (ButtonAction.CONFIRM, ButtonAction.TURN, ButtonAction.STEP, ButtonAction.SOURCE,
-            ButtonAction.ROLL, ButtonAction.TAKE)
+PRIORITY = (ButtonAction.START, ButtonAction.CONFIRM, ButtonAction.TURN, ButtonAction.STEP,
+            ButtonAction.SOURCE, ButtonAction.ROLL, ButtonAction.TAKE)
 """Game button actions in the order the driver prefers them."""
 
 
 def _is_game_board(message: Message, game_id: str | None = None) -> bool:
+    """A game's board, or a game against the computer waiting for its ▶ Start."""
     prefix = "g:" if game_id is None else f"g:{game_id}:"
-    return message.by_bot and any(d.startswith(prefix) for row in message.buttons for _, d in row)
+    return message.by_bot and any(d is not None and (d.startswith(prefix) or _is_start(d, game_id))
+                                  for row in message.buttons for _, d in row)
+
+
+def _is_start(data: str, game_id: str | None = None) -> bool:
+    try:
+        tap = Callback.parse(data)
+    except CallbackDataError:
+        return False
+    return tap.kind is Kind.LOBBY and tap.action is ButtonAction.START \
+        and game_id in (None, tap.id)
 
 
 def game_board(server: BotApiServer, chat: Chat | int, thread_id: int | None = None,
@@ -42,10 +53,11 @@ def game_id_of(message: Message) -> str:
 
 
 def pick(message: Message) -> str | None:
-    """The data of the game button the driver taps next; None when only
-    after-game buttons are left.  Read with the bot's own parser: a button of
-    another kind (🎲 Verify names a game id, which may begin with any letter)
-    is never taken for a step or a turn."""
+    """The data of the game button the driver taps next (▶ Start of a game
+    against the computer first); None when only after-game buttons are left.
+    Read with the bot's own parser: a button of another kind (🎲 Verify names
+    a game id, which may begin with any letter) is never taken for a step or a
+    turn."""
     actions: dict[ButtonAction, str] = {}
     for row in message.buttons:
         for _, data in row:
@@ -53,9 +65,17 @@ def pick(message: Message) -> str | None:
                 tap = Callback.parse(data)
             except CallbackDataError:
                 continue
-            if tap.kind is Kind.GAME:
+            if tap.kind is Kind.GAME or (tap.kind is Kind.LOBBY
+                                         and tap.action is ButtonAction.START):
                 actions.setdefault(tap.action, data)
     return next((actions[a] for a in PRIORITY if a in actions), None)
+
+
+def start_button(message: Message) -> str | None:
+    """The data of ▶ Start on ``message`` (a game against the computer waiting
+    for its person), if it has one."""
+    return next((data for row in message.buttons for _, data in row
+                 if data is not None and _is_start(data)), None)
 
 
 STALE_ROUNDS = 3

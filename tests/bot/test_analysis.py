@@ -269,8 +269,7 @@ async def test_a_players_private_board_has_the_button_and_gets_the_analysis(
 async def test_a_game_against_the_bot_in_a_private_chat(world: World) -> None:
     alice = world.server.add_user("Alice")
     mine = world.server.private_chat(alice)
-    sent = await world.send(mine, alice, "/new backgammon bot level=easy")
-    await world.reply(mine, sent)
+    await world.start_computer(mine, alice, "/new backgammon bot level=easy")
     board = world.board(mine)
     for action in ("o", "R"):
         board = world.board(mine)

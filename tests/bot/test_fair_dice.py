@@ -144,7 +144,18 @@ async def test_a_cancelled_game_reveals_its_seed(world: World) -> None:
     sent = await world.send(t.chat, t.eve, "/verify")
     assert record.dice.seed in (await world.reply(t.chat, sent, "Fingerprint")).text
     body = await _export(world, t)
-    assert verify_text(body).ok
+    result = verify_text(body)
+    assert result.ok
+    # the starter's first roll was thrown and not played: /dice counts it, so the file has it
+    counted = sum([(await world.store.dice_stats(t.chat.id, Variant.LONG, user.id)).rolls
+                   for user in (t.alice, t.bob)])
+    checked = [c for c in result.checks if c.found is not None and "starts" not in c.found]
+    assert counted == len(checked) >= 1, (counted, result.report())
+    # the board shows the seed and 🎲 Verify
+    board = world.server.newest_message(t.chat, lambda m: "was cancelled" in m.content
+                                        and m.by_bot and bool(m.buttons))
+    assert board is not None and record.dice.seed in board.content
+    assert "🎲 Verify" in [b for row in board.buttons for b, _ in row]
 
 
 async def test_a_rematch_commits_a_new_seed_with_the_offer(world: World) -> None:
@@ -201,7 +212,9 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
     assert "no rolls" in (await world.reply(t.chat, sent)).text  # nothing booked mid-game
     await _resign(world, t)
     record = await _record(world, t)
-    rolled = rolls_by_side(table_of(record).game)
+    rolled = rolls_by_side(table_of(record).game, opening=False)  # the opening roll: no double
+    assert sum(s.rolls for s in rolled.values()) + 1 == sum(
+        s.rolls for s in rolls_by_side(table_of(record).game).values())
     alice = next(p for p in record.players if p.user_id == t.alice.id)
     mine = rolled[alice.side]
     assert mine.rolls >= 3
@@ -209,7 +222,8 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
     assert await world.store.dice_stats(t.chat.id, Variant.LONG, t.alice.id) == DiceStats()
     # the result says what each player rolled
     final = world.board(t.chat).content
-    assert f"Alice — {mine.pips} pips, " in final and "Rolled:" in final
+    pips = rolls_by_side(table_of(record).game)[alice.side].pips  # the opening roll's too
+    assert f"Alice — {pips} pips, " in final and "Rolled:" in final
     # /dice: a chart, its caption the numbers; /dice long: nothing there; a reply: Bob's
     sent = await world.send(t.chat, t.alice, "/dice")
     chart = await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
@@ -260,6 +274,6 @@ async def test_an_invitation_commits_its_seed_before_the_link_is_opened(world: W
     record = await _private_game(world, p)
     assert record.dice is not None and record.dice.fixed
     assert seed_of(record.dice).commitment.short in (invitation.text or "")
-    accepted = world.server.updates()[-1]["update_id"]
-    assert record.dice.entropy == (f"tg.join={accepted}",)
+    start = world.server.requests("answerCallbackQuery")[-1].params["callback_query_id"]
+    assert record.dice.entropy == (f"tg.start={start}",)  # the Start tap (test_fair_kinds.py)
     _rolls_match(record)

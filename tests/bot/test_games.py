@@ -7,6 +7,7 @@ from bot.present.callbacks import Kind
 from bot.rules.matchstate import table_of
 from bot.store.records import Status
 from tests.bot.conftest import World
+from tests.bot.driver import game_board, start_button
 from tests.bot.test_handlers import Table, _mover, _record, _setup, _start
 from tests.bot.test_invite import LINK
 from tests.botapi.model import Chat, Message, User
@@ -56,6 +57,10 @@ async def test_games_lists_every_chat_with_turn_deadline_and_buttons(world: Worl
     assert link is not None
     carols = world.server.private_chat(carol)
     await world.reply(carols, await world.send(carols, carol, f"/start {link.group(2)}"))
+    await world.idle()
+    start = game_board(world.server, carols)  # the game waits for a player's ▶ Start
+    assert start is not None and start_button(start) is not None
+    await world.tap(carols, carol, start, start_button(start))
 
     listing = await _games(world, t.alice)
     lines = listing.text.splitlines()

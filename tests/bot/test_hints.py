@@ -133,9 +133,11 @@ async def _group_game(world: World, command: str) -> tuple[Chat, dict[int, User]
     s = world.server
     alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
     club = s.add_group("Club", members=[alice, bob, eve])
-    sent = await world.send(club, alice, command)
-    first = await world.reply(club, sent)
-    if "bot" not in command:
+    if "bot" in command:
+        await world.start_computer(club, alice, command)
+    else:
+        sent = await world.send(club, alice, command)
+        first = await world.reply(club, sent)
         assert "New game" in first.content, first.content
         lobby = world.board(club)
         await world.tap(club, alice, lobby, text="✋ Join")
@@ -325,8 +327,7 @@ async def test_hints_against_the_bot_in_a_private_chat(world: World) -> None:
     s = world.server
     alice = s.add_user("Alice")
     chat = s.private_chat(alice)
-    sent = await world.send(chat, alice, "/new backgammon bot")
-    await world.reply(chat, sent)
+    await world.start_computer(chat, alice, "/new backgammon bot")
     record = await _at_a_move(world, chat, {alice.id: alice})
     assert waiting_user(record) == alice.id
     board = world.board(chat)

@@ -18,7 +18,7 @@ from bot.store.records import ChatSettings, GameRecord, Status, is_private_game_
 from engine.game import Phase
 from engine.position import Side, Variant
 from tests.bot.conftest import World
-from tests.bot.driver import game_board, pick
+from tests.bot.driver import game_board, pick, start_button
 from tests.botapi.model import Chat, Message, User
 from tests.conftest import chat_game
 
@@ -53,11 +53,20 @@ async def _invite(world: World, p: People, args: str = "") -> str:
     return found.group(2)
 
 
-async def _open(world: World, user: User, payload: str) -> Message:
-    """``user`` opens the link: /start <payload> in their private chat; the bot's first answer."""
+async def _open(world: World, user: User, payload: str, *, start: bool = True) -> Message:
+    """``user`` opens the link: /start <payload> in their private chat; the bot's first
+    answer.  ``start``: then taps ▶ Start on the game's board there, if it waits for it
+    (the tap's id is the dice's entropy)."""
     chat = world.server.private_chat(user)
     sent = await world.send(chat, user, f"/start {payload}")
-    return await world.reply(chat, sent)
+    first = await world.reply(chat, sent)
+    await world.idle()
+    board = game_board(world.server, chat)
+    data = None if board is None or board.message_id <= sent.message_id else start_button(board)
+    if start and data is not None:
+        answer = await world.tap(chat, user, board, data)  # type: ignore[arg-type]
+        assert not answer.show_alert, answer
+    return first
 
 
 async def _private_game(world: World, p: People) -> GameRecord:

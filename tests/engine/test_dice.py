@@ -436,6 +436,53 @@ def test_cli_json_form_and_unreadable_files(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "cannot verify" in missing.stderr
 
 
+def test_a_file_without_the_scheme_tag_is_rejected(long_match: tuple[Match, FairDice]) -> None:
+    match, fair = long_match
+    text = exported(match, fair)
+    assert verify_text(text).ok
+    untagged = "\n".join(line for line in text.splitlines() if "Dice scheme" not in line)
+    with pytest.raises(DiceError, match="names no dice scheme"):
+        verify_text(untagged)
+    data = export_json(FAIR, [(1, 0, FAIR.roll(0))], reveal=True)
+    del data["scheme"]
+    with pytest.raises(DiceError, match="names no dice scheme"):
+        verify_json(data)
+
+
+@pytest.mark.parametrize(("entropy", "warned"), [
+    ((), "no entropy was mixed in"),
+    ((("tg.join", "734001"),), "only sequential-looking numbers"),
+    ((("tg.join", "734001"), ("tg.start", "12")), "only sequential-looking numbers"),
+    ((("tg.start", "4390213745981237712"),), None),
+    ((("tg.join", "734001"), ("seed.7", "my own words")), None),
+])
+def test_the_verifier_warns_loudly_about_weak_entropy(
+        tmp_path: Path, entropy: tuple[tuple[str, str], ...], warned: str | None) -> None:
+    fair = FairDice(SEED, Entropy.of(*entropy))
+    data = export_json(fair, [(1, n, fair.roll(n)) for n in range(3)], reveal=True)
+    result = verify_json(data)
+    assert result.ok  # the dice match the seed: the warning is about what that proves
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    run = run_cli(path)
+    assert run.returncode == 0
+    if warned is None:
+        assert not result.warnings and "WARNING" not in run.stdout
+    else:
+        assert warned in result.warnings[0]
+        assert f"WARNING: {warned}" in run.stdout and "see the WARNING" in run.stdout
+
+
+def test_refused_taps_are_reported(long_match: tuple[Match, FairDice]) -> None:
+    match, fair = long_match
+    header = dice_header_lines(fair.commitment, fair.entropy, fair.seed,
+                               refused=("tg.start=111", "tg.start=222"))
+    assert '; [Dice refused "tg.start=111"]' in header
+    result = verify_text("\n".join(header) + "\n" + format_match(match, names=("Ann", "Bob")))
+    assert result.ok and result.refused == ("tg.start=111", "tg.start=222")
+    assert any("2 tap(s) the bot refused" in line for line in result.report())
+
+
 def test_json_form_round_trip() -> None:
     data = export_json(FAIR.for_game(2), [(2, 0, FAIR.for_game(2).roll(0))], reveal=False)
     assert "seed" not in data

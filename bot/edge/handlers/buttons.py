@@ -22,6 +22,7 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
+from bot.edge.handlers import fair
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import (
     clear_notification,
@@ -43,6 +44,7 @@ from bot.edge.handlers.common import (
 from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.present.i18n import Translator
 from bot.rules import computer, hints
+from bot.rules.fairplay import entropy_tap
 from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.taps import tap, tapped_view
@@ -109,6 +111,7 @@ async def on_button(update: Update, context: Context) -> None:
                                           in_view=ref is not None)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
+        await _log_refused(context, chat_id, data, query.id)
         await _repair(context, tr, chat_id, data.id)
         return
     if new is record:
@@ -123,6 +126,7 @@ async def on_button(update: Update, context: Context) -> None:
         saved, upkeep = await save_first(get_store(context), record, new)
     except VersionConflict:
         await query.answer(tr.gettext(STALE), show_alert=True)
+        await _log_refused(context, chat_id, data, query.id)
         return
     except GameLimit as full:  # a new lobby from a finished board: the chat is full
         await query.answer(alert_text(tr, Refusal(GAME_LIMIT, count=full.live)), show_alert=True)
@@ -159,9 +163,24 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
         computer.playing_the_bot(
             await get_store(context).chat_games(record.chat_id, record.thread_id, ended=False),
             user.id, computer_turns.per_person(context))
-    new = tap(record, user.id, display_name(user), data, get_dealer(context).tapped(query.id),
+    # the entropy taps refused before this one go into the dice's log if it starts the game
+    refused = (await get_store(context).refused_taps(record.chat_id, record.game_id)
+               if entropy_tap(record, data.action) else ())
+    new = tap(record, user.id, display_name(user), data,
+              get_dealer(context).tapped(query.id, refused),
               own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
     return record, new, view
+
+
+async def _log_refused(context: Context, chat_id: int, data: Callback, query_id: str) -> None:
+    """A refused (or lost) tap that would have been the dice's entropy is
+    logged, so that refusing taps until one gives dice the bot likes shows in
+    /verify and the export (docs/fair-dice.md)."""
+    store = get_store(context)
+    record = await store.load_game(chat_id, data.id)
+    label = None if record is None else entropy_tap(record, data.action)
+    if record is not None and label is not None:
+        await store.note_refused_tap(record.chat_id, record.game_id, f"{label}={query_id[:200]}")
 
 
 async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_id: int, *,
@@ -212,6 +231,10 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
         await start_from_finished(context, tr, old, new)
     else:
         await edit(context, tr, new)
+        if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
+            new = await get_store(context).load(new.key) or new  # as pictures: ping under those
+    if not repair:  # a new seed's whole commitment kept (the board shows it already)
+        await fair.announce(context, tr, old, new)
     before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
     if after is not None and after != before:
         await notify(context, tr, new)

@@ -14,7 +14,7 @@ from telegram import Update
 
 from ai import Level
 from bot.edge.handlers import computer as computer_turns
-from bot.edge.handlers import which
+from bot.edge.handlers import fair, which
 from bot.edge.handlers.board import edit, repost
 from bot.edge.handlers.common import (
     Context,
@@ -99,16 +99,15 @@ async def new(update: Update, context: Context) -> None:
     if options.computer is not None:  # the computer sits down at once: no lobby
         level = Level(options.computer)
         person = Player(user_id=user.id, name=display_name(user))
-        dealer = get_dealer(context).tapped(str(update.update_id))  # entropy: Telegram's id
-        lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person,
-                                       dealer)
-        lobby = await computer_turns.opening(lobby, dealer)
+        # seated, not started: the person's ▶ Start on the posted commitment is the entropy
+        lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person)
     try:
         saved = await store.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
         return
-    await repost(context, tr, saved, strip_old=False)
+    await repost(context, tr, saved, strip_old=False)  # with the whole commitment on it
+    await fair.announce(context, tr, None, saved)  # and kept in a message never edited
 
 
 def _shown(record: GameRecord, _user_id: int) -> bool:
@@ -145,7 +144,7 @@ async def _cancel(update: Update, context: Context, tr: Translator, record: Game
         return current if current is not None and _cancellable(current, user.id) else None
 
     saved = await commit_or_reply(update, tr, store, load,
-                                  lambda current, _now: cancel_command(current, user.id, admin),
+                                  lambda current, now: cancel_command(current, user.id, admin, now),
                                   missing=OVER)
     if saved is None:
         return

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from html import escape
 
 from telegram import Message, Update
@@ -26,10 +27,12 @@ from bot.edge.handlers.common import (
 )
 from bot.present.callbacks import CallbackDataError, VerifyDice
 from bot.present.fairtext import (
+    commitment_notice,
     dice_chart,
     dice_summary,
     dice_text,
     dice_title,
+    fresh_commitment,
     verify_message,
 )
 from bot.present.i18n import N_, Translator
@@ -38,7 +41,7 @@ from bot.present.usertext import html_text
 from bot.rules.fairplay import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status
+from bot.store.records import GameRecord, Status, computer_level
 
 
 def _lobby(record: GameRecord, _user_id: int) -> bool:
@@ -70,6 +73,10 @@ async def seed(update: Update, context: Context) -> None:
 
 
 async def _verify(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
+    state = record.dice
+    if state is not None and not state.fixed:  # the refused taps so far are kept beside it
+        logged = await get_store(context).refused_taps(record.chat_id, record.game_id)
+        record = record.model_copy(update={"dice": state.model_copy(update={"refused": logged})})
     await reply(update, verify_message(tr, record))
 
 
@@ -116,6 +123,30 @@ async def on_verify_button(update: Update, context: Context) -> None:
     if isinstance(message, Message):
         await context.bot.send_message(message.chat.id, verify_message(tr, record),
                                        message_thread_id=thread_of(message))
+
+
+async def announce(context: Context, tr: Translator, old: GameRecord | None,
+                   new: GameRecord, *, to: Sequence[tuple[int, Translator]] = ()) -> None:
+    """Post the whole commitment of a seed ``new`` commits to (and ``old`` did
+    not) in a message never edited afterwards: in its chat, or each player's
+    private chat for a private game (``to``: those chats and their languages;
+    else each person's chat in ``tr``); an inline game has no chat of its own
+    (its message shows the whole commitment until the game starts): only the
+    private chats ``to`` (its first player's, if they started the bot)."""
+    state = fresh_commitment(old, new)
+    if state is None or (new.is_inline and not to):
+        return
+    if not new.is_private:
+        await context.bot.send_message(new.chat_id, commitment_notice(tr, state),
+                                       message_thread_id=new.thread_id)
+        return
+    people = to or [(p.user_id, tr) for p in new.players if computer_level(p.user_id) is None]
+    for chat_id, language in people:
+        try:
+            await context.bot.send_message(chat_id, commitment_notice(language, state))
+        except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
+            if not unreachable(error):
+                raise
 
 
 VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "

@@ -35,6 +35,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, InputMediaPhoto, Updat
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
+from bot.edge.handlers import fair
 from bot.edge.handlers.board import (
     board_translator,
     draw,
@@ -70,6 +71,7 @@ from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
 from bot.store.layout import ENDED_TTL
+from bot.store.prefs import has_started
 from bot.store.records import ChatSettings, GameRecord, Status
 from bot.store.saving import save_first
 
@@ -150,6 +152,9 @@ async def on_join(update: Update, context: Context) -> None:
     finally:
         await upkeep()  # the indexes after the answer, as for a lobby's Join
     await edit(context, tr, saved)
+    # the whole commitment kept in the first player's private chat, if the bot may write
+    if await has_started(get_store(context), query.from_user.id):
+        await fair.announce(context, tr, None, saved, to=[(query.from_user.id, tr)])
 
 
 async def _join(context: Context, query: CallbackQuery, inline_id: str, join: InlineJoin

@@ -21,8 +21,8 @@ from urllib.parse import quote
 from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
-from bot.edge.handlers import analysis, games
-from bot.edge.handlers.board import Viewer, notify, post_views
+from bot.edge.handlers import analysis, fair, games
+from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -40,13 +40,11 @@ from bot.present.keyboards import url_keyboard
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import html_text
 from bot.rules.fairplay import committed
-from bot.rules.lobby import start_game
 from bot.rules.options import OptionError, engine_options, parse_new_args
-from bot.store import VersionConflict, invites
+from bot.store import invites
 from bot.store.invites import Invitation, RedeemOutcome
 from bot.store.prefs import has_started, note_started
 from bot.store.records import GameRecord, Player
-from bot.store.saving import save
 from engine.position import Side, Variant
 
 HOURS = invites.INVITE_TTL // 3600
@@ -157,24 +155,20 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
     if await store.chat_games(chat_id, None):  # (a game started before schema 2 has another id)
         return False
     name = display_name(user)[:64]
-    # the lobby both would have joined: never stored, the game's first save replaces "nothing"
+    # both seated, not started: the game's views show the whole commitment with ▶ Start,
+    # and a player's tap on it (its callback query id) is the dice's entropy
+    # (bot/rules/lobby.py awaits_start); /start's update id is sequential, the bot knows it
     lobby = GameRecord(chat_id=chat_id, game_id=game_id, variant=offer.variant,
                        dice=offer.dice, options=offer.options, created_by=offer.inviter,
                        players=(Player(user_id=offer.inviter, name=offer.name, side=Side.WHITE),
                                 Player(user_id=user.id, name=name, side=Side.BLACK)))
-    try:
-        # mixed in: the id Telegram gave the accepting update (the seed was committed before)
-        started = start_game(lobby, get_dealer(context).tapped(f"{update.update_id}"))
-        saved = await save(store, lobby, started)
-    except VersionConflict:  # another delivery of this /start started it meanwhile
-        return False
     language = pick_language(user.language_code)
     await _tell(context, offer.inviter, translator(offer.language), offer, opponent=name)
     await _tell(context, user.id, tr, offer, opponent=offer.name)
-    shown = await post_views(context, tr, saved, [
+    await fair.announce(context, tr, None, lobby, to=[(user.id, tr)])  # the inviter's: the link
+    shown = await post_views(context, tr, lobby, [
         Viewer(offer.inviter, Side.WHITE, offer.language), Viewer(user.id, Side.BLACK, language)])
-    await notify(context, tr, shown)
-    return True
+    return shown.version > 0
 
 
 async def _tell(context: Context, chat_id: int, tr: Translator, offer: Invitation, *,

@@ -40,7 +40,7 @@ from bot.edge.handlers.common import (
 from bot.present.callbacks import Callback, CallbackDataError, PickGame
 from bot.present.i18n import N_, Translator
 from bot.present.picker import GONE, NOT_YOURS, game_label, pick_keyboard, pick_text
-from bot.store import private_boards
+from bot.store import played, private_boards
 from bot.store.records import GameRecord, Status
 
 NO_GAME = N_("There is no game here. Start one with /new.")
@@ -95,6 +95,8 @@ async def candidates(update: Update, context: Context, user_id: int) -> list[Gam
         seen = {g.game_id for g in games}
         games += [g for g in await store.user_games(user_id)
                   if g.is_private and g.game_id not in seen]
+        seen = {g.game_id for g in games}  # and the ended ones (/export, /verify after the end)
+        games += [g for g in await played.ended_games(store, user_id) if g.game_id not in seen]
     return games
 
 

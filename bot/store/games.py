@@ -103,6 +103,13 @@ return {1, new}
 """
 
 
+# KEYS: the chat's ended index, then the records to delete.  ARGV: their game ids.
+_PRUNE = """
+redis.call('ZREM', KEYS[1], unpack(ARGV))
+redis.call('DEL', unpack(KEYS, 2))
+"""
+
+
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
 CHATS_REMEMBERED = 100_000
@@ -121,6 +128,7 @@ class Games:
         self._cas = redis.register_script(_CAS)
         self._save_game = redis.register_script(SAVE_GAME)
         self._shown = redis.register_script(_SHOWN)
+        self._prune = redis.register_script(_PRUNE)
         self._chats_current: set[int] = set()
 
     async def load(self, key: RecordKey[R]) -> R | None:
@@ -361,10 +369,8 @@ class Games:
         ended = self.keys.ended(chat_id)
         old = [as_text(m) for m in await self.redis.zrange(ended, 0, -ENDED_KEEP - 1)]
         if old:
-            pipe = self.redis.pipeline(transaction=True)  # one slot: the chat's
-            pipe.zrem(ended, *old)
-            pipe.delete(*(self.keys.record(game_key(chat_id, game_id)) for game_id in old))
-            await pipe.execute()
+            records = [self.keys.record(game_key(chat_id, game_id)) for game_id in old]
+            await self._prune(keys=[ended, *records], args=old)  # one slot: the chat's
 
     async def reindex(self, game: GameRecord) -> None:
         """Repeat a save's index upkeep (idempotent): a retried update whose save

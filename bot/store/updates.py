@@ -12,9 +12,8 @@ nor replay that update's steps on it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from bot.store.client import RedisClient, as_text
+from bot.store.client import RedisClient, as_text, hset_expiring
 from bot.store.keys import Keys
 
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
@@ -70,9 +69,4 @@ class Updates:
         """Keep a failed attempt's side effects for the update's retry."""
         if not effects:
             return
-        key = self.keys.effects(update)
-        pipe = self.redis.pipeline(transaction=True)
-        mapping: dict[Any, Any] = dict(effects)
-        pipe.hset(key, mapping=mapping)
-        pipe.expire(key, ttl)
-        await pipe.execute()
+        await hset_expiring(self.redis, self.keys.effects(update), effects, ttl)

@@ -94,6 +94,9 @@ class Store:
         self.settle_update = updates.settle_update
         self.load_effects = updates.load_effects
         self.save_effects = updates.save_effects
+        self.claim = updates.claim
+        self.renew_update = updates.renew_update
+        self.drop_effects = updates.drop_effects
         # supergroup migration
         self.moved_to = migration.moved_to
         self.migrate_chat = migration.migrate_chat

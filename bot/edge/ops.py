@@ -180,7 +180,9 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
         attempt = claim.attempt
         current = Handling(update.update_id, kind)
         token = _handling.set(current)
-        journal, journal_token = effects.begin(earlier, functools.partial(store.save_effects, key))
+        # written through as the attempt goes: one try each (what fails is written next time)
+        journal, journal_token = effects.begin(
+            earlier, functools.partial(store.save_effects, key, budget=0))
         ids_token = ids_from(key)
         heartbeat = asyncio.create_task(_heartbeat(store, claim, journal))
         metrics.IN_FLIGHT.inc()

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypeAlias
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeAlias, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import (
+    ClusterDownError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
+from redis.exceptions import (
+    ConnectionError as RedisConnectionError,
+)
+from redis.exceptions import (
+    TimeoutError as RedisTimeoutError,
+)
+
+T = TypeVar("T")
 
 RedisClient: TypeAlias = aioredis.Redis | RedisCluster
 """One Redis server or a Redis Cluster (bot/store/connection.py, REDIS_CLUSTER)."""
@@ -54,3 +69,38 @@ async def zadd_capped(redis: RedisClient, key: str, member: str, score: float, c
     """ZADD ``member`` at ``score``, keep the ``cap`` highest, (re)set the expiry:
     one script (see :func:`hset_expiring` for why not a transaction)."""
     await redis.register_script(_ZADD_CAPPED)(keys=[key], args=[member, score, cap, ttl])
+
+
+TRANSIENT = (RedisConnectionError, RedisTimeoutError, ClusterDownError, TryAgainError,
+             SlotNotCoveredError)
+"""What Redis raises while a node is down or a cluster master fails over (connection
+refused or timed out, CLUSTERDOWN, TRYAGAIN, a slot without a master): it passes."""
+RETRY_BUDGET = 20.0
+"""Seconds :func:`idempotent` tries a step again: a master's failover (about
+``cluster-node-timeout`` plus a second or two) and a little more; the update's
+attempt itself is bounded by bot/edge/ops.py's HANDLE_TIMEOUT."""
+
+
+class Unavailable(RedisConnectionError):
+    """Redis (or the node that serves a key's slot) did not answer within
+    :data:`RETRY_BUDGET`: the update fails and is retried later."""
+
+
+async def idempotent(call: Callable[[], Awaitable[T]], budget: float = RETRY_BUDGET) -> T:
+    """``await call()``, again after a transient failure (:data:`TRANSIENT`) until
+    ``budget`` seconds passed, then :class:`Unavailable`.
+
+    Only for a step whose repeat does what it did once: a read, a plain SET, a
+    compare-and-set that knows its own write (bot/store/layout.py CURRENT), a
+    booking that knows its game (bot/store/books.py).  So a reply lost in a
+    failover is not reported as a failure of a step that landed (issue 22)."""
+    deadline = time.monotonic() + budget
+    pause = 0.05
+    while True:
+        try:
+            return await call()
+        except TRANSIENT as error:
+            if time.monotonic() + pause > deadline:
+                raise Unavailable(f"Redis unavailable for {budget} s: {error!r}") from error
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 1.0)

@@ -107,19 +107,41 @@ async def keep(store: Store, record: GameRecord, now: float | None = None) -> No
 
 async def load(store: Store, chat_id: int, game_id: str) -> GameRecord | None:
     """The kept record of a finished game of the chat, None if it is not kept
-    (never was, expired, or pushed out by newer games)."""
+    (never was, expired, or pushed out by newer games).  A finished game whose
+    copy is missing (see :func:`repair`) is kept now from its record."""
     name = _entry(store, chat_id, game_id)
     version, raw = await store.redis.hmget(name, ["v", "d"])
     if raw is None:
-        return None
+        game = await store.load_game(chat_id, game_id)
+        if game is None or game.status is not Status.FINISHED or not game.engine:
+            return None
+        await keep(store, game)
+        return kept_copy(game)
     record: GameRecord = decode(GameRecord, name, raw, int(_text(version or b"0")))
     if record.chat_id != chat_id or record.game_id != game_id:
         return None
     return record
 
 
+async def repair(store: Store, chat_id: int) -> None:
+    """Keep the finished games of the chat's ended index (bot/store/games.py) that
+    are not kept here: the booking and this copy are two steps (the index
+    upkeep after a tap's answer), and a worker may die between them."""
+    ended = [_text(m) for m in await store.redis.zrevrange(store.keys.ended(chat_id), 0, CAP - 1)]
+    if not ended:
+        return
+    kept = {_text(m).partition(":")[2] for m in await store.redis.zrange(
+        _index(store, chat_id), 0, -1)}
+    for game_id in ended:
+        if game_id not in kept:
+            record = await store.load_game(chat_id, game_id)
+            if record is not None:
+                await keep(store, record)  # (not finished, or no engine: nothing kept)
+
+
 async def _kept(store: Store, chat_id: int, thread_id: int | None, any_topic: bool
                 ) -> AsyncIterator[GameRecord]:
+    await repair(store, chat_id)
     members = await store.redis.zrevrange(_index(store, chat_id), 0, -1)
     for member in map(_text, members):
         thread, _, game_id = member.partition(":")

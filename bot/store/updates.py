@@ -15,8 +15,9 @@ import dataclasses
 import secrets
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
-from bot.store.client import RedisClient, as_text, hset_expiring
+from bot.store.client import RETRY_BUDGET, RedisClient, as_text, hset_expiring, idempotent
 from bot.store.keys import Keys
 
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
@@ -42,7 +43,8 @@ local v = redis.call('GET', KEYS[1])
 if v == 'd' or v == '1' then return {'done', 0} end
 local n = 1
 if v and string.sub(v, 1, 2) == 'p:' then
-  local attempt, untl = string.match(v, '^p:(%d+):(%d+):')
+  local attempt, untl, owner = string.match(v, '^p:(%d+):(%d+):(.*)$')
+  if owner == ARGV[3] then return {'new', tonumber(attempt)} end  -- this claim, run again
   if not untl or tonumber(untl) > tonumber(ARGV[1]) then return {'in_flight', 0} end
   n = tonumber(attempt) + 1
 elseif v and string.sub(v, 1, 2) == 'f:' then
@@ -100,9 +102,9 @@ class Updates:
         while another worker handles it (its claim runs out ``lease`` seconds after
         it was taken or last renewed, should that worker die).  ``owner`` names
         the claimer for :meth:`renew_update`.  Settle it with :meth:`settle_update`."""
-        state, attempt = await self._claim_update(
-            keys=[self.keys.update(update)],
-            args=[self._now_ms(), int(lease * 1000), owner or new_owner(), UPDATE_TTL])
+        keys = [self.keys.update(update)]
+        args: list[Any] = [self._now_ms(), int(lease * 1000), owner or new_owner(), UPDATE_TTL]
+        state, attempt = await idempotent(lambda: self._claim_update(keys=keys, args=args))
         return as_text(state), int(attempt)
 
     async def claim(self, update: int | str, lease: float = UPDATE_LEASE
@@ -125,7 +127,7 @@ class Updates:
                             ttl: int = UPDATE_TTL) -> None:
         """Mark a claimed update done, or failed (its retry is handled again)."""
         value = "d" if ok else f"f:{attempt}"
-        await self.redis.set(self.keys.update(update), value, ex=ttl)
+        await idempotent(lambda: self.redis.set(self.keys.update(update), value, ex=ttl))
 
     async def load_effects(self, update: int | str) -> dict[str, str]:
         """The side effects earlier attempts of an update noted (bot/edge/effects.py)."""
@@ -133,10 +135,12 @@ class Updates:
         return {as_text(name): as_text(value) for name, value in raw.items()}
 
     async def save_effects(self, update: int | str, effects: Mapping[str, str],
-                           ttl: int = UPDATE_TTL) -> None:
+                           ttl: int = UPDATE_TTL, budget: float = RETRY_BUDGET) -> None:
         """Keep side effects of an attempt for the update's retry (as they happen:
-        a worker that dies mid-update leaves them to the attempt that takes over)."""
-        await hset_expiring(self.redis, self.keys.effects(update), effects, ttl)
+        a worker that dies mid-update leaves them to the attempt that takes over);
+        tried again for ``budget`` seconds should Redis not answer."""
+        await idempotent(lambda: hset_expiring(self.redis, self.keys.effects(update), effects,
+                                               ttl), budget)
 
     async def drop_effects(self, update: int | str) -> None:
         """Forget an update's journal (it is done: no retry will read it)."""

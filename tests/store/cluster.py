@@ -60,6 +60,7 @@ def _free_ports(count: int) -> list[int]:
 class LocalCluster:
     ports: list[int]
     processes: list[subprocess.Popen[bytes]]
+    commands: list[list[str]] | None = None
 
     @property
     def url(self) -> str:
@@ -71,18 +72,16 @@ class LocalCluster:
         ports = _free_ports(MASTERS * (1 + replicas))
         extra = [] if node_timeout is None else ["--cluster-node-timeout", str(node_timeout)]
         extra += ["--repl-diskless-sync-delay", "0"]  # replicas in sync at once (not 5 s on)
-        processes = [
-            subprocess.Popen(
-                ["redis-server", "--cluster-enabled", "yes",
-                 "--cluster-config-file", str(directory / f"nodes-{port}.conf"),
-                 "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--daemonize", "no", "--dir", str(directory), *extra,
-                 "--logfile", str(directory / f"redis-{port}.log")],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )
+        commands = [
+            ["redis-server", "--cluster-enabled", "yes",
+             "--cluster-config-file", str(directory / f"nodes-{port}.conf"),
+             "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--daemonize", "no", "--dir", str(directory), *extra,
+             "--logfile", str(directory / f"redis-{port}.log")]
             for port in ports
         ]  # fmt: skip
-        cluster = cls(ports, processes)
+        processes = [_spawn(command) for command in commands]
+        cluster = cls(ports, processes, commands)
         try:
             deadline = time.monotonic() + timeout
             cluster._wait(deadline, lambda: all(_cli(p, "ping") == "PONG" for p in ports))
@@ -121,6 +120,17 @@ class LocalCluster:
         process.wait()
         return port
 
+    def restart(self, port: int) -> None:
+        """Start a killed node again: it rejoins (as a replica of whoever took over)."""
+        assert self.commands is not None
+        index = self.ports.index(port)
+        self.processes[index] = _spawn(self.commands[index])
+
+    def masters_with_replica(self) -> list[int]:
+        """The masters that a replica could replace now."""
+        return [port for port in self.masters()
+                if "connected_slaves:0" not in _cli(port, "info", "replication")]
+
     def healthy(self) -> bool:
         """Every live node says all slots are served (after a failover: by the replica)."""
         alive = [p for p, process in zip(self.ports, self.processes, strict=True)
@@ -149,6 +159,10 @@ async def every_key(redis: RedisClient, pattern: str = "*") -> list[bytes]:
     if isinstance(redis, RedisCluster):
         return list(await redis.keys(pattern, target_nodes=RedisCluster.PRIMARIES))
     return list(await redis.keys(pattern))
+
+
+def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _cli(port: int, *command: str) -> str:

@@ -194,8 +194,12 @@ class Load:
         self.resign(game, mover)
 
     def resign(self, game: Played, mover: int) -> None:
-        server = self.server
-        for who in (mover, 1 - mover):
+        server, refused = self.server, []
+        # each player in turn, each up to three times: a board read behind a
+        # redraw still under way is refused as out of date and read again
+        for who in (mover, 1 - mover) * 3:
+            if refused:
+                time.sleep(0.3)
             board = game_board(server, game.chat)
             assert board is not None
             menu = next((d for row in board.buttons for _, d in row if d.endswith(":o")), None)
@@ -203,18 +207,27 @@ class Load:
                 game.problems.append("no menu button")
                 return
             since = server.revision
-            if self.tap(game, game.players[who], board, menu).wait_answer(  # type: ignore[attr-defined]
-                    TIMEOUT).show_alert:
+            answer = self.tap(game, game.players[who], board, menu).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
+            if answer.show_alert:
+                refused.append(answer.text)
                 continue
             board = self.wait_board(game, board, since)
             offer = next(d for row in board.buttons for _, d in row if ":R:" in d)
             since = server.revision
-            if self.tap(game, game.players[who], board, offer).wait_answer(  # type: ignore[attr-defined]
-                    TIMEOUT).show_alert:
+            answer = self.tap(game, game.players[who], board, offer).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
+            if answer.show_alert:
+                refused.append(answer.text)
                 continue
             game.saves += 1
             board = self.wait_board(game, board, since)
-            accept = next(d for row in board.buttons for _, d in row if d.endswith(":a"))
+            accept = next((d for row in board.buttons for _, d in row if d.endswith(":a")), None)
+            if accept is None:  # read before the offer's redraw: the offer stands, read again
+                board = self.wait_board(game, board, since)
+                accept = next((d for row in board.buttons for _, d in row
+                               if d.endswith(":a")), None)
+            if accept is None:
+                game.problems.append("the resignation offer shows no accept button")
+                return
             since = server.revision
             answer = self.tap(game, game.players[1 - who], board, accept,
                               duplicate=True).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
@@ -225,7 +238,7 @@ class Load:
             self.wait_board(game, board, since)
             game.resigner = who
             return
-        game.problems.append("neither player could resign")
+        game.problems.append(f"neither player could resign: {refused}")
 
 
 @dataclass
@@ -522,6 +535,11 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
             late += not answered.get(q) or answered[q][0] > deadline
         print(f"  taps unanswered after {LATE:.0f} s: {slow}; answered later than "
               f"{RECOVERY:.0f} s after the fault they met was over (or never): {late}")
+    for q, _ in [(q, t) for q, t in taps if len(answered[q]) > 1][:3]:
+        print(f"  answered twice: query {q}: " + "; ".join(
+            f"+{r.time - STARTED:.1f} s {r.params.get('text')!r}"
+            for r in server.requests("answerCallbackQuery")
+            if str(r.params.get("callback_query_id")) == q))
     if twice or unanswered or late:
         games[0].problems.append(f"{twice} taps answered twice, {unanswered} unanswered, "
                                  f"{late} late after a fault")

@@ -9,7 +9,7 @@ Telegram only after it returns):
    (``done``); one another worker is handling right now is ``in_flight``
    (the webhook answers 503 so Telegram tries again later, by which time it
    is done or its claim ran out because that worker died).  The claim is a
-   short lease (:data:`bot.store.updates.UPDATE_LEASE`, 10 s) that a
+   short lease (:data:`bot.store.updates.UPDATE_LEASE`, 15 s) that a
    heartbeat renews while the update is handled: a worker killed mid-update
    frees it within seconds, and the attempt that takes it over reads the
    first one's journal.

@@ -23,11 +23,13 @@ from bot.store.keys import Keys
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
 
 
-UPDATE_LEASE = 10
+UPDATE_LEASE = 15
 """Seconds an update stays claimed without a heartbeat: how soon a worker that
 died (kill -9, a lost machine) hands its updates to a redelivery.  The live
 worker renews its claim every :data:`HEARTBEAT` seconds while it handles the
-update (bot/edge/ops.py), so a slow update is not taken from it."""
+update (bot/edge/ops.py), so a slow update is not taken from it; the lease
+must outlast the longest stall of a worker's event loop (10 s was taken over
+twice in a load test on an overloaded machine, a worker starting up)."""
 HEARTBEAT = 3.0
 """Seconds between two renewals of a claim (well inside :data:`UPDATE_LEASE`)."""
 

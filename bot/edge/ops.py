@@ -58,13 +58,16 @@ from telegram.ext import ApplicationHandlerStop, SimpleUpdateProcessor
 
 from bot.edge import effects, logs, metrics
 from bot.store import Store
+from bot.store.client import is_transient
 from bot.store.records import ids_done, ids_from
 from bot.store.updates import HEARTBEAT, Claim
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
-"""Deliveries of one update that may fail before it is given up (settled as done)."""
+"""Deliveries of one update that may fail before it is given up (settled as done);
+failures because Redis was unreachable (a failover: Telegram redelivers faster
+than a master fails over) do not count: the update waits for Redis instead."""
 PERMANENT = (BadRequest, Forbidden, ChatMigrated, InvalidToken)
 """Errors a retry of the same update cannot fix."""
 HANDLE_TIMEOUT = 60.0
@@ -241,6 +244,8 @@ async def _heartbeat(store: Store, claim: Claim, journal: effects.Journal,
 def _outcome(error: BaseException | None, attempt: int) -> UpdateOutcome:
     if error is None or isinstance(error, PERMANENT):
         return UpdateOutcome.DONE
+    if is_transient(error):  # Redis away (a failover): never given up, it comes back
+        return UpdateOutcome.FAILED
     return UpdateOutcome.GIVEN_UP if attempt >= MAX_ATTEMPTS else UpdateOutcome.FAILED
 
 

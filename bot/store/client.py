@@ -104,3 +104,20 @@ async def idempotent(call: Callable[[], Awaitable[T]], budget: float = RETRY_BUD
                 raise Unavailable(f"Redis unavailable for {budget} s: {error!r}") from error
             await asyncio.sleep(pause)
             pause = min(2 * pause, 1.0)
+
+
+def is_transient(error: BaseException | None) -> bool:
+    """Whether ``error`` (or what caused it) is Redis being unreachable for a
+    while (:data:`TRANSIENT`): a retry of the update will pass once it is back,
+    so it is neither given up (bot/edge/ops.py) nor reported to the user as a
+    failure (bot/edge/handlers/errors.py).
+
+    >>> is_transient(Unavailable("down")), is_transient(ValueError("bad"))
+    (True, False)
+    """
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, TRANSIENT):
+            return True
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return False

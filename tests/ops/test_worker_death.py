@@ -155,3 +155,23 @@ async def test_a_new_whose_worker_died_before_settling_makes_one_lobby(
                if m.from_bot and "New game" in (m.text or "")]
     assert len(lobbies) == 1
     assert games[0].status is (Status.ACTIVE if posted else Status.LOBBY)
+
+
+def test_an_update_failing_while_redis_is_away_is_never_given_up() -> None:
+    # Telegram redelivers faster than a master fails over: five failures in a
+    # failover used to give a /new up for good (a chat left without its lobby)
+    from redis.exceptions import ClusterDownError
+
+    from bot.edge.ops import MAX_ATTEMPTS, _outcome
+    from bot.store.client import Unavailable
+
+    try:
+        try:
+            raise ClusterDownError("CLUSTERDOWN The cluster is down")
+        except ClusterDownError as cause:
+            raise RuntimeError("the handler failed") from cause
+    except RuntimeError as wrapped:
+        caused = wrapped
+    for error in (Unavailable("down"), caused):
+        assert _outcome(error, MAX_ATTEMPTS + 3) is UpdateOutcome.FAILED
+    assert _outcome(RuntimeError("a bug"), MAX_ATTEMPTS) is UpdateOutcome.GIVEN_UP

@@ -212,7 +212,10 @@ class Load:
                 refused.append(answer.text)
                 continue
             board = self.wait_board(game, board, since)
-            offer = next(d for row in board.buttons for _, d in row if ":R:" in d)
+            offer = next((d for row in board.buttons for _, d in row if ":R:" in d), None)
+            if offer is None:  # read before the menu's redraw: read the board again
+                refused.append("no resign button yet")
+                continue
             since = server.revision
             answer = self.tap(game, game.players[who], board, offer).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
             if answer.show_alert:

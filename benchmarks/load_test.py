@@ -511,8 +511,12 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
            elapsed: float, per_worker: list[dict[str, float]],
            faults: list[Fault] | None = None) -> None:
     answered: dict[str, list[float]] = collections.defaultdict(list)
+    refused = 0  # answers the API refused (a query has one answer, as at Telegram)
     for request in server.requests("answerCallbackQuery"):
-        answered[str(request.params.get("callback_query_id"))].append(request.time)
+        if 200 <= request.status < 300:  # what the tapper saw
+            answered[str(request.params.get("callback_query_id"))].append(request.time)
+        else:
+            refused += 1
     taps = [t for g in games for t in g.taps]
     latencies = sorted((answered[q][0] - t) * 1000 for q, t in taps if answered.get(q))
     twice = sum(len(answered[q]) > 1 for q, _ in taps)
@@ -525,7 +529,8 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
           f"non-2xx and delivered again)")
     print(f"  {len(taps)} taps: tap -> answerCallbackQuery p50 "
           f"{statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms; "
-          f"answered twice: {twice}, unanswered: {unanswered}")
+          f"answered twice: {twice}, unanswered: {unanswered} "
+          f"({refused} second answers refused by the API)")
     for n, counts in enumerate(per_worker, 1):
         print(f"  worker {n}: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(counts.items())))
     late = 0
@@ -542,7 +547,7 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
         print(f"  answered twice: query {q}: " + "; ".join(
             f"+{r.time - STARTED:.1f} s {r.params.get('text')!r}"
             for r in server.requests("answerCallbackQuery")
-            if str(r.params.get("callback_query_id")) == q))
+            if str(r.params.get("callback_query_id")) == q and 200 <= r.status < 300))
     if twice or unanswered or late:
         games[0].problems.append(f"{twice} taps answered twice, {unanswered} unanswered, "
                                  f"{late} late after a fault")

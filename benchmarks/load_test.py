@@ -203,9 +203,9 @@ class Load:
             board = game_board(server, game.chat)
             assert board is not None
             menu = next((d for row in board.buttons for _, d in row if d.endswith(":o")), None)
-            if menu is None:
-                game.problems.append("no menu button")
-                return
+            if menu is None:  # read behind a redraw (or an offer): read it again
+                refused.append("no menu button")
+                continue
             since = server.revision
             answer = self.tap(game, game.players[who], board, menu).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
             if answer.show_alert:

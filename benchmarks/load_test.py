@@ -2,8 +2,19 @@
 real Redis, many games at once, duplicate deliveries and simultaneous taps.
 
 Run: ``.venv/bin/python benchmarks/load_test.py
-[games] [concurrency] [taps]`` (default 1000 games, 48 played at a time, 10 taps
-each; the BENCH_REDIS_URL database (bench_redis.py) is FLUSHED first).
+[games] [concurrency] [taps] [--faults [--worker-kills N] [--master-kills N]]``
+(default 1000 games, 48 played at a time, 10 taps each; the BENCH_REDIS_URL
+database (bench_redis.py) is FLUSHED first).
+
+``--faults`` runs on a local Redis Cluster that the test starts itself (3
+masters, 3 replicas, ``cluster-node-timeout`` :data:`NODE_TIMEOUT_MS`:
+tests/store/cluster.py) with ``REDIS_CLUSTER=1`` workers, and while the games
+are played kills a worker (SIGKILL, started again a second later) and a
+master (SIGKILL: its replica takes over; the node is started again and rejoins
+as a replica), in turn.  It prints games finished, taps unanswered after 10 s,
+taps answered twice, lobbies created twice, bookings missing or doubled, taps
+answered later than 30 s after the fault they met was over, and whether every
+worker still answers ``/livez`` and ``/healthz``.
 
 The local Bot API server (tests/botapi) delivers webhook updates to two
 ``python -m bot`` processes in turn (``webhook_targets``).  Each game: ``/new``
@@ -16,24 +27,31 @@ then the mover resigns and the opponent accepts, which books the stake.
 
 It prints updates per second, tap -> answerCallbackQuery p50/p99, and checks
 every game afterwards from Redis: the stored game replays (``Game.from_dict``),
-it holds exactly the steps, rolls and confirmations whose taps were answered
-as applied (no step lost or doubled), every tap was answered exactly once
-(duplicates never reached a handler twice), the history has the game once and
-the chat's ledger balances with it.
+its record's version is the number of taps answered as applied plus
+:data:`UNTAPPED_SAVES` (every applied tap is one compare-and-set, whatever
+autoplay, automatic rolls or a whole turn did within it: no step lost or
+doubled), every tap was answered exactly once (duplicates never reached a
+handler twice), the history has the game once and the chat's ledger balances
+with it.
 """
 
 from __future__ import annotations
 
+import argparse
 import collections
+import os
 import random
+import signal
 import socket
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -45,14 +63,32 @@ from tests.bot.driver import game_board, pick
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, Message, User
 
-GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-CONCURRENCY = int(sys.argv[2]) if len(sys.argv) > 2 else 48
-TAPS = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+_parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+_parser.add_argument("games", type=int, nargs="?", default=1000)
+_parser.add_argument("concurrency", type=int, nargs="?", default=48)
+_parser.add_argument("taps", type=int, nargs="?", default=10)
+_parser.add_argument("--faults", action="store_true",
+                     help="a local Redis Cluster; kill workers and masters meanwhile")
+_parser.add_argument("--worker-kills", type=int, default=2)
+_parser.add_argument("--master-kills", type=int, default=2)
+ARGS = _parser.parse_args()
+GAMES, CONCURRENCY, TAPS = ARGS.games, ARGS.concurrency, ARGS.taps
 STAKE = 3
 SECRET = "load-test-secret"
 TIMEOUT = 60.0
 APPLYING = {"r": "roll", "m": "step", "c": "confirm"}
-"""Actions whose applied taps the check counts (the driver never doubles or undoes)."""
+"""Actions of which two applied answers to one board are a step applied twice."""
+UNTAPPED_SAVES = 3
+"""Saves of a game that no tap makes: the lobby's, its post's, the board's post
+when the game starts (measured: every game of a run without faults)."""
+KEYBOARD_ONLY = frozenset("sboi")
+"""Actions that change only the keyboard (source, back, menu, hint): no save."""
+NODE_TIMEOUT_MS = 3000
+"""``cluster-node-timeout`` of the fault mode's cluster (what docs/operations.md advises)."""
+LATE = 10.0
+"""A tap answered later than this counts as unanswered after 10 s."""
+RECOVERY = 30.0
+"""Every tap must be answered within this long after the fault it met was over."""
 
 
 @dataclass
@@ -61,6 +97,8 @@ class Played:
     players: tuple[User, User]
     variant: str
     applied: collections.Counter[str] = field(default_factory=collections.Counter)
+    saves: int = 0
+    """Taps answered as applied (each one compare-and-set of the record)."""
     taps: list[tuple[str, float]] = field(default_factory=list)
     resigner: int | None = None
     problems: list[str] = field(default_factory=list)
@@ -113,9 +151,9 @@ class Load:
             join = next(d for row in lobby.buttons for _, d in row if d.endswith(":j"))
             since = server.revision
             tap = self.tap(game, user, lobby, join, duplicate=self.chance(0.2))
-            tap.wait_answer(TIMEOUT)  # type: ignore[attr-defined]
+            game.saves += not tap.wait_answer(TIMEOUT).show_alert  # type: ignore[attr-defined]
             lobby = self.wait_board(game, lobby, since)
-        mover = 0
+        mover, stale = 0, 0
         for _ in range(TAPS):
             board = game_board(server, game.chat)
             assert board is not None
@@ -136,11 +174,18 @@ class Load:
                 if self.chance(0.15):  # Telegram's retry of an update already handled
                     server.redeliver(t.update_id)  # type: ignore[attr-defined]
             took = [who for who, answer in answers if not answer.show_alert]
+            if not took and stale < 5 and all("out of date" in (a.text or "") for _, a in answers):
+                # the board read was behind a redraw still under way: read it again
+                stale += 1
+                time.sleep(0.3)
+                continue
             if not took:
                 game.problems.append(f"nobody could tap {data}: {answers}")
                 return
             mover = took[0]
             action = action_of(data)
+            if action not in KEYBOARD_ONLY:
+                game.saves += len(took)
             if action in APPLYING:
                 if len(took) != 1:
                     game.problems.append(f"{data} applied {len(took)} times")
@@ -149,69 +194,103 @@ class Load:
         self.resign(game, mover)
 
     def resign(self, game: Played, mover: int) -> None:
-        server = self.server
-        for who in (mover, 1 - mover):
+        server, refused = self.server, []
+        # each player in turn, each up to three times: a board read behind a
+        # redraw still under way is refused as out of date and read again
+        for who in (mover, 1 - mover) * 3:
+            if refused:
+                time.sleep(0.3)
             board = game_board(server, game.chat)
             assert board is not None
             menu = next((d for row in board.buttons for _, d in row if d.endswith(":o")), None)
-            if menu is None:
-                game.problems.append("no menu button")
+            if menu is None:  # read behind a redraw (or an offer): read it again
+                refused.append("no menu button")
+                continue
+            since = server.revision
+            answer = self.tap(game, game.players[who], board, menu).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
+            if answer.show_alert:
+                refused.append(answer.text)
+                continue
+            board = self.wait_board(game, board, since)
+            offer = next((d for row in board.buttons for _, d in row if ":R:" in d), None)
+            if offer is None:  # read before the menu's redraw: read the board again
+                refused.append("no resign button yet")
+                continue
+            since = server.revision
+            answer = self.tap(game, game.players[who], board, offer).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
+            if answer.show_alert:
+                refused.append(answer.text)
+                continue
+            game.saves += 1
+            board = self.wait_board(game, board, since)
+            accept = next((d for row in board.buttons for _, d in row if d.endswith(":a")), None)
+            if accept is None:  # read before the offer's redraw: the offer stands, read again
+                board = self.wait_board(game, board, since)
+                accept = next((d for row in board.buttons for _, d in row
+                               if d.endswith(":a")), None)
+            if accept is None:
+                game.problems.append("the resignation offer shows no accept button")
                 return
-            since = server.revision
-            if self.tap(game, game.players[who], board, menu).wait_answer(  # type: ignore[attr-defined]
-                    TIMEOUT).show_alert:
-                continue
-            board = self.wait_board(game, board, since)
-            offer = next(d for row in board.buttons for _, d in row if ":R:" in d)
-            since = server.revision
-            if self.tap(game, game.players[who], board, offer).wait_answer(  # type: ignore[attr-defined]
-                    TIMEOUT).show_alert:
-                continue
-            board = self.wait_board(game, board, since)
-            accept = next(d for row in board.buttons for _, d in row if d.endswith(":a"))
             since = server.revision
             answer = self.tap(game, game.players[1 - who], board, accept,
                               duplicate=True).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
             if answer.show_alert:
                 game.problems.append(f"accepting the resignation was refused: {answer}")
+            else:
+                game.saves += 1
             self.wait_board(game, board, since)
             game.resigner = who
             return
-        game.problems.append("neither player could resign")
+        game.problems.append(f"neither player could resign: {refused}")
 
 
-def check(client: redis.Redis, games: list[Played]) -> list[str]:
+@dataclass
+class Tally:
+    """What the check found, by kind (the fault mode's figures)."""
+
+    finished: int = 0
+    lobbies_twice: int = 0
+    bookings_wrong: int = 0
+    steps_wrong: int = 0
+
+
+def check(client: Any, games: list[Played], tally: Tally | None = None) -> list[str]:
     """Every game's stored record, history and ledger against what was tapped."""
     from bot.rules.matchstate import MatchState
     from bot.store.records import GameRecord, Status, decode
 
+    tally = tally or Tally()
     problems = []
     for game in games:
         name = f"nardy:{{chat:{game.chat.id}}}"
-        # the chat's one game, ended (or still live), under its own id (bot/store/games.py)
-        [game_id] = client.zrange(f"{name}:ended", 0, -1) or client.zrange(f"{name}:live", 0, -1)
-        key = f"{name}:g:{game_id.decode() if isinstance(game_id, bytes) else game_id}"
-        raw = client.hget(key, "d")
-        record = decode(GameRecord, key, raw, int(client.hget(key, "v") or 0))
         where = f"chat {game.chat.id}"
         problems += [f"{where}: {p}" for p in game.problems]
+        # the chat's one game, ended (or still live), under its own id (bot/store/games.py)
+        ids = [_text(g) for g in client.zrange(f"{name}:ended", 0, -1)
+               + client.zrange(f"{name}:live", 0, -1)]
+        if len(ids) != 1:
+            tally.lobbies_twice += len(ids) > 1
+            problems.append(f"{where}: {len(ids)} games in the chat")
+        if not ids:
+            continue
+        records = []
+        for game_id in ids:
+            key = f"{name}:g:{game_id}"
+            records.append(decode(GameRecord, key, client.hget(key, "d"),
+                                  int(client.hget(key, "v") or 0)))
+        record = next((r for r in records if r.status is Status.FINISHED), records[0])
         if record.status is not Status.FINISHED:
             problems.append(f"{where}: status {record.status}")
             continue
-        table = MatchState.from_dict(record.engine)  # replays every event: raises if inconsistent
-        events = table.game.events
-        stored = {
-            "step": sum(len(e.steps) for e in events) + len(record.engine["game"]["played"]),
-            # backgammon's opening dice are the first roll event, without a tap
-            "roll": sum(e.action.value == "roll" for e in events)
-            - (game.variant == "backgammon"),
-            "confirm": sum(e.action.value == "move" and bool(e.steps) for e in events),
-        }
-        for name_, count in stored.items():
-            if count != game.applied[name_]:
-                problems.append(f"{where}: {count} {name_}s stored, {game.applied[name_]} applied")
+        tally.finished += 1
+        MatchState.from_dict(record.engine)  # replays every event: raises if inconsistent
+        # each applied tap is one compare-and-set, and UNTAPPED_SAVES more
+        if record.version != game.saves + UNTAPPED_SAVES:
+            tally.steps_wrong += 1
+            problems.append(f"{where}: version {record.version}, {game.saves} taps applied")
         history = [e for e in (decode_history(client, game.chat.id)) if e.game_id == record.game_id]
         if len(history) != 1:
+            tally.bookings_wrong += 1
             problems.append(f"{where}: game in the history {len(history)} times")
             continue
         entry = history[0]
@@ -220,12 +299,17 @@ def check(client: redis.Redis, games: list[Played]) -> list[str]:
         winner = next(p.user_id for p in record.players if p.side is entry.winner)
         expected = entry.stake if winner == low else -entry.stake
         if entry.stake != STAKE * entry.points or balance != expected:
+            tally.bookings_wrong += 1
             problems.append(f"{where}: ledger {balance}, history says {expected} "
                             f"({entry.points} points at {STAKE})")
     return problems
 
 
-def decode_history(client: redis.Redis, chat_id: int) -> list[object]:
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def decode_history(client: Any, chat_id: int) -> list[object]:
     from bot.store.records import HistoryEntry, decode
 
     name = f"nardy:{{chat:{chat_id}}}:history"
@@ -248,53 +332,172 @@ def worker_counts(port: int) -> dict[str, float]:
     return dict(counts)
 
 
+@dataclass
+class Fault:
+    kind: str
+    began: float
+    over: float = 0.0
+
+
+class Faults(threading.Thread):
+    """Kills a worker and a master in turn while the games are played (``--faults``)."""
+
+    def __init__(self, cluster: Any, bots: list[BotProcess], make_bot: Any, ports: list[int],
+                 worker_kills: int, master_kills: int) -> None:
+        super().__init__(daemon=True)
+        self.cluster, self.bots, self.make_bot, self.ports = cluster, bots, make_bot, ports
+        self.plan = ["worker", "master"] * max(worker_kills, master_kills)
+        self.plan = [k for i, k in enumerate(self.plan)
+                     if (worker_kills if k == "worker" else master_kills) > i // 2]
+        self.done = threading.Event()
+        self.faults: list[Fault] = []
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        try:
+            for n, kind in enumerate(self.plan):
+                if self.done.wait(6.0):
+                    return
+                fault = Fault(kind, time.time())
+                if kind == "worker":
+                    self._kill_worker(n // 2 % len(self.bots))
+                else:
+                    self._kill_master()
+                fault.over = time.time()
+                self.faults.append(fault)
+                print(f"  fault: {kind} killed at +{fault.began - STARTED:.1f} s, "
+                      f"over after {fault.over - fault.began:.1f} s", flush=True)
+        except Exception as error:  # reported, and the run still checks its games
+            self.errors.append(repr(error))
+
+    def _kill_worker(self, index: int) -> None:
+        bot = self.bots[index]
+        assert bot.pid is not None
+        os.kill(bot.pid, signal.SIGKILL)  # nothing settled, nothing cleaned up
+        bot.stop(0)
+        time.sleep(1.0)
+        self.bots[index] = self.make_bot(self.ports[index]).start()
+        _wait(lambda: _up(self.ports[index]), 60, "the restarted worker")
+
+    def _kill_master(self) -> None:
+        port = self.cluster.kill_master(self.cluster.masters_with_replica()[0])
+        _wait(lambda: len(self.cluster.masters()) == 3 and self.cluster.healthy(), 60,
+              "the replica taking over")
+        self.cluster.restart(port)  # rejoins as the new master's replica
+        _wait(lambda: len(self.cluster.masters_with_replica()) == 3, 60, "the node rejoining")
+
+
+def _wait(ready: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what}: not within {timeout} s")
+        time.sleep(0.1)
+
+
+STARTED = time.time()
+
+
 def main() -> None:
-    url = bench_redis_url()
-    client = redis.Redis.from_url(url)
-    client.flushdb()
+    global STARTED
+    cluster = None
+    if ARGS.faults:
+        from tests.store.cluster import LocalCluster
+
+        cluster = LocalCluster.start(Path(tempfile.mkdtemp(prefix="nardy-load-")), replicas=1,
+                                     node_timeout=NODE_TIMEOUT_MS)
+        url = cluster.url
+        client: Any = redis.RedisCluster.from_url(url)
+        where = f"a local Redis Cluster (3 masters, 3 replicas, node timeout {NODE_TIMEOUT_MS} ms)"
+    else:
+        url = bench_redis_url()
+        client = redis.Redis.from_url(url)
+        client.flushdb()
+        where = f"Redis at {url}"
     print(f"load_test: {GAMES} games, {CONCURRENCY} at a time, {TAPS} tap rounds each, "
-          f"2 webhook workers, Redis at {url}")
+          f"2 webhook workers, {where}")
     ports = [free_port(), free_port()]
     public = f"http://127.0.0.1:{ports[0]}/telegram"
-    with BotApiServer() as server:
-        bots = [BotProcess.for_server(server, redis_url=url, log_level="WARNING", env={
-            "WEBHOOK_URL": public, "WEBHOOK_SECRET": SECRET, "WEBHOOK_PORT": str(port),
-            "NARDY_RATE_LIMIT": "0", "NARDY_TEST_SEED": str(port)}).start() for port in ports]
-        try:
-            for bot in bots:
-                server.watch(bot)
-                bot.wait_for_log("|", 0)  # started
-            server.webhook_targets = [f"http://127.0.0.1:{port}" for port in ports]
-            server.wait_for(lambda: server.webhook, 20, description="setWebhook")
-            for port in ports:
-                server.wait_for(lambda p=port: _up(p), 20, description="worker up")
-            load = Load(server, 11)
-            games = []
-            for i in range(GAMES):
-                alice, bob = server.add_user(f"A{i}"), server.add_user(f"B{i}")
-                games.append(Played(server.add_group(f"G{i}", members=[alice, bob]),
-                                    (alice, bob), ("long", "backgammon")[i % 2]))
-            delivered_before = len(server.webhook_deliveries)
-            began = time.perf_counter()
-            with ThreadPoolExecutor(CONCURRENCY) as pool:
-                for future in [pool.submit(load.play, g) for g in games]:
-                    future.result()
-            server.wait_for(lambda: server.pending_updates() == 0, TIMEOUT,
-                            description="all updates delivered")
-            elapsed = time.perf_counter() - began
-            deliveries = server.webhook_deliveries[delivered_before:]
-            report(server, games, deliveries, elapsed, [worker_counts(p) for p in ports])
-        finally:
-            for bot in bots:
-                bot.stop()
-    problems = check(client, games)
+    faults = None
+    try:
+        with BotApiServer() as server:
+            def make_bot(port: int) -> BotProcess:
+                env = {"WEBHOOK_URL": public, "WEBHOOK_SECRET": SECRET,
+                       "WEBHOOK_PORT": str(port), "NARDY_RATE_LIMIT": "0",
+                       "NARDY_TEST_SEED": str(port)}
+                if cluster is not None:
+                    env["REDIS_CLUSTER"] = "1"
+                return BotProcess.for_server(server, redis_url=url, log_level="WARNING",
+                                             env=env)
+
+            bots = [make_bot(port).start() for port in ports]
+            try:
+                for bot in bots:
+                    if cluster is None:  # (a killed worker must not end the waits)
+                        server.watch(bot)
+                    bot.wait_for_log("|", 0)  # started
+                server.webhook_targets = [f"http://127.0.0.1:{port}" for port in ports]
+                server.wait_for(lambda: server.webhook, 60, description="setWebhook")
+                for port in ports:
+                    server.wait_for(lambda p=port: _up(p), 60, description="worker up")
+                load = Load(server, 11)
+                games = []
+                for i in range(GAMES):
+                    alice, bob = server.add_user(f"A{i}"), server.add_user(f"B{i}")
+                    games.append(Played(server.add_group(f"G{i}", members=[alice, bob]),
+                                        (alice, bob), ("long", "backgammon")[i % 2]))
+                delivered_before = len(server.webhook_deliveries)
+                began = time.perf_counter()
+                STARTED = time.time()
+                if cluster is not None:
+                    faults = Faults(cluster, bots, make_bot, ports,
+                                    ARGS.worker_kills, ARGS.master_kills)
+                    faults.start()
+                with ThreadPoolExecutor(CONCURRENCY) as pool:
+                    for future in [pool.submit(load.play, g) for g in games]:
+                        future.result()
+                if faults is not None:
+                    faults.done.set()
+                    faults.join()
+                server.wait_for(lambda: server.pending_updates() == 0, TIMEOUT,
+                                description="all updates delivered")
+                elapsed = time.perf_counter() - began
+                deliveries = server.webhook_deliveries[delivered_before:]
+                stuck = [port for port in ports if not _alive(port)]
+                report(server, games, deliveries, elapsed, [worker_counts(p) for p in ports],
+                       faults.faults if faults else None)
+            finally:
+                for bot in bots:
+                    bot.stop()
+        tally = Tally()
+        problems = check(client, games, tally)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    if faults is not None:
+        print(f"  faults: {len(faults.faults)} of {len(faults.plan)} done "
+              f"({', '.join(f.kind for f in faults.faults)}); errors {faults.errors}")
+        print(f"  games finished {tally.finished} of {len(games)}; lobbies created twice "
+              f"{tally.lobbies_twice}; bookings missing or doubled {tally.bookings_wrong}; "
+              f"records whose version is not applied taps + {UNTAPPED_SAVES}: {tally.steps_wrong}; "
+              f"workers not answering /livez and /healthz: {len(stuck)}")
+        problems += [f"fault thread: {e}" for e in faults.errors]
+        problems += [f"worker on port {p} stuck" for p in stuck]
     print(f"  consistency: {len(games)} games checked, "
-          f"{sum(sum(g.applied.values()) for g in games)} applied taps; "
-          f"{len(problems)} problems")
+          f"{sum(g.saves for g in games)} applied taps; {len(problems)} problems")
     for problem in problems[:20]:
         print("   ", problem)
     if problems:
         sys.exit(1)
+
+
+def _alive(port: int) -> bool:
+    """The worker answers /livez and /healthz (its loop runs, it reaches every slot)."""
+    try:
+        return all(httpx.get(f"http://127.0.0.1:{port}{path}", timeout=5).status_code == 200
+                   for path in ("/livez", "/healthz"))
+    except httpx.TransportError:
+        return False
 
 
 def _up(port: int) -> bool:
@@ -305,10 +508,15 @@ def _up(port: int) -> bool:
 
 
 def report(server: BotApiServer, games: list[Played], deliveries: list[object],
-           elapsed: float, per_worker: list[dict[str, float]]) -> None:
+           elapsed: float, per_worker: list[dict[str, float]],
+           faults: list[Fault] | None = None) -> None:
     answered: dict[str, list[float]] = collections.defaultdict(list)
+    refused = 0  # answers the API refused (a query has one answer, as at Telegram)
     for request in server.requests("answerCallbackQuery"):
-        answered[str(request.params.get("callback_query_id"))].append(request.time)
+        if 200 <= request.status < 300:  # what the tapper saw
+            answered[str(request.params.get("callback_query_id"))].append(request.time)
+        else:
+            refused += 1
     taps = [t for g in games for t in g.taps]
     latencies = sorted((answered[q][0] - t) * 1000 for q, t in taps if answered.get(q))
     twice = sum(len(answered[q]) > 1 for q, _ in taps)
@@ -321,11 +529,28 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
           f"non-2xx and delivered again)")
     print(f"  {len(taps)} taps: tap -> answerCallbackQuery p50 "
           f"{statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms; "
-          f"answered twice: {twice}, unanswered: {unanswered}")
+          f"answered twice: {twice}, unanswered: {unanswered} "
+          f"({refused} second answers refused by the API)")
     for n, counts in enumerate(per_worker, 1):
         print(f"  worker {n}: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(counts.items())))
-    if twice or unanswered:
-        games[0].problems.append(f"{twice} taps answered twice, {unanswered} unanswered")
+    late = 0
+    if faults is not None:
+        slow = sum(not answered.get(q) or answered[q][0] - t > LATE for q, t in taps)
+        for q, t in taps:
+            # 30 s after the end of every fault the tap met (or after the tap itself)
+            deadline = max([t] + [f.over for f in faults
+                                  if f.began <= t + RECOVERY and f.over >= t]) + RECOVERY
+            late += not answered.get(q) or answered[q][0] > deadline
+        print(f"  taps unanswered after {LATE:.0f} s: {slow}; answered later than "
+              f"{RECOVERY:.0f} s after the fault they met was over (or never): {late}")
+    for q, _ in [(q, t) for q, t in taps if len(answered[q]) > 1][:3]:
+        print(f"  answered twice: query {q}: " + "; ".join(
+            f"+{r.time - STARTED:.1f} s {r.params.get('text')!r}"
+            for r in server.requests("answerCallbackQuery")
+            if str(r.params.get("callback_query_id")) == q and 200 <= r.status < 300))
+    if twice or unanswered or late:
+        games[0].problems.append(f"{twice} taps answered twice, {unanswered} unanswered, "
+                                 f"{late} late after a fault")
 
 
 if __name__ == "__main__":

@@ -23,11 +23,15 @@ to every handler.  A late answer (Telegram: "query is too old") is not an
 error of the update either: the tapper's spinner has stopped anyway, and the
 tap's work still has to be done.
 
-The journal is kept in memory while an attempt runs and written to Redis
-(``nardy:update:<id>:fx``, with the update markers' expiry) only when the
-attempt fails and will be retried, so a successful update costs nothing; the
-retry reads it back when it claims the update.  A worker that dies takes its
-journal along: the delivery after its lease ran out starts afresh.
+The journal is written to Redis (``nardy:update:<id>:fx``, with the update
+markers' expiry) as the attempt goes (*write-through*): what a handler noted
+before a Bot API request with a side effect is written before that request
+(:meth:`Journal.flush`), the request's own entry right after it.  So a worker
+that dies mid-update (kill -9, a lost machine) leaves the attempt that takes
+its claim over (bot/edge/ops.py: seconds later, not minutes) everything it
+did but the one request it may have been making when it died.  A done
+update's journal is deleted (nobody will read it); the retry of a failed or
+abandoned one reads it back when it claims the update.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import contextvars
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +70,12 @@ class Journal:
     entries: dict[str, Value] = field(default_factory=dict)
     seen: Counter[str] = field(default_factory=Counter)
     """Requests of this attempt by content: the n-th identical one is its own entry."""
+    sink: Callable[[dict[str, str]], Awaitable[None]] | None = None
+    """Where :meth:`flush` writes new entries (the update's journal in Redis)."""
+    dirty: set[str] = field(default_factory=set)
+    """Entries noted since the last :meth:`flush`."""
+    persisted: bool = False
+    """Whether :meth:`flush` wrote anything (then the done update's journal is deleted)."""
 
     def recall(self, name: str) -> str | None:
         value = self.entries.get(name)
@@ -73,20 +83,40 @@ class Journal:
 
     def note(self, name: str, value: Value = "1") -> None:
         self.entries[name] = value
+        self.dirty.add(name)
 
     def written(self) -> dict[str, str]:
         """The entries as stored in Redis."""
         return {name: value() if callable(value) else value
                 for name, value in self.entries.items()}
 
+    async def flush(self) -> None:
+        """Write the entries noted since the last flush to :attr:`sink`.  A failure
+        is logged and the entries stay to write next time: the side effect
+        that follows still happens (a journal that cannot be written costs at
+        most a repeat on a retry; refusing the step would cost the step)."""
+        if not self.dirty or self.sink is None:
+            return
+        names = sorted(self.dirty)
+        try:
+            await self.sink({name: self.recall(name) or "" for name in names})
+        except Exception as error:
+            log.warning("the update's journal could not be written: %r", error)
+            return
+        self.dirty.difference_update(names)
+        self.persisted = True
+
 
 _journal: contextvars.ContextVar[Journal | None] = contextvars.ContextVar(
     "nardy_journal", default=None)
 
 
-def begin(entries: Mapping[str, str]) -> tuple[Journal, contextvars.Token[Journal | None]]:
-    """Start this task's journal (of an update's attempt) with what earlier attempts noted."""
-    journal = Journal(dict(entries))
+def begin(entries: Mapping[str, str],
+          sink: Callable[[dict[str, str]], Awaitable[None]] | None = None
+          ) -> tuple[Journal, contextvars.Token[Journal | None]]:
+    """Start this task's journal (of an update's attempt) with what earlier attempts
+    noted; ``sink`` writes new entries through (:meth:`Journal.flush`)."""
+    journal = Journal(dict(entries), sink=sink)
     return journal, _journal.set(journal)
 
 
@@ -157,12 +187,14 @@ class JournaledRequest(AiohttpRequest):
             if before is not None:
                 log.info("%s done by an earlier attempt of this update: not repeated", endpoint)
                 return 200, before.encode()
+            await journal.flush()  # what led to this request, before it happens
         status, body = await super().do_request(
             url, method, request_data, read_timeout=read_timeout, write_timeout=write_timeout,
             connect_timeout=connect_timeout, pool_timeout=pool_timeout)
         if 200 <= status < 300:
             if journal is not None and key is not None:
                 journal.note(key, body.decode())
+                await journal.flush()
         elif endpoint in ANSWERS and status == 400 and TOO_OLD in body.lower():
             # Telegram waits ~15 s for an answer; a slow or retried tap still does its work
             log.info("%s came too late (%s); the update goes on", endpoint, body[:200])

@@ -8,7 +8,11 @@ Telegram only after it returns):
    workers: a redelivered update that was handled already is skipped
    (``done``); one another worker is handling right now is ``in_flight``
    (the webhook answers 503 so Telegram tries again later, by which time it
-   is done or its lease ran out because that worker died).
+   is done or its claim ran out because that worker died).  The claim is a
+   short lease (:data:`bot.store.updates.UPDATE_LEASE`, 15 s) that a
+   heartbeat renews while the update is handled: a worker killed mid-update
+   frees it within seconds, and the attempt that takes it over reads the
+   first one's journal.
 2. ``Application.process_update`` runs the handlers; :func:`note_failure`,
    an error handler registered after the central one, marks the update as
    failed when an exception escaped a handler.
@@ -19,9 +23,12 @@ Telegram only after it returns):
    forbidden) and the :data:`MAX_ATTEMPTS`-th failure settle as done, so a
    poisonous update is not retried for a day.
 
-What a failed attempt already did at the Bot API (answers, messages sent) is
-kept in the update's journal (:mod:`bot.edge.effects`) for its retry, which does not
-do it again.
+What an attempt already did at the Bot API (answers, messages sent) and the
+steps its handlers noted are written through to the update's journal
+(:mod:`bot.edge.effects`) as they happen: a retry, after a failure or after the
+worker died, does not do them again.  An attempt is bounded
+(:data:`HANDLE_TIMEOUT`): a handler stuck on an unreachable Redis node fails
+its update (to be retried) instead of holding the worker.
 
 Each step is logged with the update's ids (:mod:`bot.edge.logs`) and counted
 (:mod:`bot.edge.metrics`).  Game changes themselves are compare-and-set, so even a
@@ -32,9 +39,11 @@ keeps replies from being sent twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import dataclasses
 import enum
+import functools
 import gc
 import hashlib
 import json
@@ -49,13 +58,24 @@ from telegram.ext import ApplicationHandlerStop, SimpleUpdateProcessor
 
 from bot.edge import effects, logs, metrics
 from bot.store import Store
+from bot.store.client import is_transient
+from bot.store.records import ids_done, ids_from
+from bot.store.updates import HEARTBEAT, Claim
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
-"""Deliveries of one update that may fail before it is given up (settled as done)."""
+"""Deliveries of one update that may fail before it is given up (settled as done);
+failures because Redis was unreachable (a failover: Telegram redelivers faster
+than a master fails over) do not count: the update waits for Redis instead."""
 PERMANENT = (BadRequest, Forbidden, ChatMigrated, InvalidToken)
 """Errors a retry of the same update cannot fix."""
+HANDLE_TIMEOUT = 60.0
+"""Seconds one attempt at an update may take; then it fails (and is retried)."""
+
+
+class HandlingTimeout(TimeoutError):
+    """An attempt took longer than :data:`HANDLE_TIMEOUT` (a retry may pass)."""
 
 
 class UpdateOutcome(enum.Enum):
@@ -148,36 +168,54 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
     with logs.bind(**ids_of(update)):
         try:
             key = identity(update)
-            state, attempt = await store.claim_update(key)
+            state, claim = await store.claim(key)
             earlier = await store.load_effects(key) \
-                if state == "new" and attempt > 1 else {}
+                if claim is not None and claim.attempt > 1 else {}
         except BaseException:
             _close(process)
             raise
-        if state != "new":
+        if claim is None:
             _close(process)
             outcome = UpdateOutcome.DUPLICATE if state == "done" else UpdateOutcome.IN_FLIGHT
             log.info("update %s skipped: %s", update.update_id, outcome.value)
             metrics.UPDATES.labels(kind, outcome.value).inc()
             return outcome
+        attempt = claim.attempt
         current = Handling(update.update_id, kind)
         token = _handling.set(current)
-        journal, journal_token = effects.begin(earlier)
+        # written through as the attempt goes: one try each (what fails is written next time)
+        journal, journal_token = effects.begin(
+            earlier, functools.partial(store.save_effects, key, budget=0))
+        ids_token = ids_from(key)
+        heartbeat = asyncio.create_task(_heartbeat(store, claim, journal))
         metrics.IN_FLIGHT.inc()
         try:
-            await (process if process is not None else app.process_update(update))
+            work = process if process is not None else app.process_update(update)
+            await asyncio.wait_for(work, HANDLE_TIMEOUT)
+        except TimeoutError:
+            current.error = current.error or HandlingTimeout(
+                f"update {update.update_id} took over {HANDLE_TIMEOUT} s")
+            log.error("update %s took over %s s: given up for a retry",
+                      update.update_id, HANDLE_TIMEOUT)
         except Exception as error:  # process_update routes handler errors; this is the rest
             current.error = error
             log.exception("update %s could not be handled", update.update_id)
         finally:
+            heartbeat.cancel()
+            ids_done(ids_token)
             effects.end(journal_token)
             _handling.reset(token)
             metrics.IN_FLIGHT.dec()
             metrics.UPDATE_SECONDS.labels(kind).observe(time.perf_counter() - current.started)
         outcome = _outcome(current.error, attempt)
         if outcome.retry:  # before the marker: the retry must find it
-            await store.save_effects(key, journal.written())
+            await journal.flush()
+            if journal.dirty:  # the write-through failed: the journal must reach Redis
+                await store.save_effects(key, journal.written())
         await store.settle_update(key, attempt, ok=not outcome.retry)
+        if not outcome.retry and journal.persisted:
+            with contextlib.suppress(Exception):  # it expires anyway
+                await store.drop_effects(key)
         metrics.UPDATES.labels(kind, outcome.value).inc()
         if outcome is UpdateOutcome.GIVEN_UP:
             log.error("update %s failed %s times; giving up on it", update.update_id, attempt)
@@ -187,9 +225,27 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
         return outcome
 
 
+async def _heartbeat(store: Store, claim: Claim, journal: effects.Journal,
+                     every: float = HEARTBEAT) -> None:
+    """Renew the update's claim while it is handled (and write what its journal
+    noted since the last Bot API request), so that only a dead worker's claim
+    runs out.  A failure is logged; the next beat tries again."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await journal.flush()
+            if not await store.renew_update(claim):
+                log.warning("update %s: its claim ran out and was taken over", claim.update)
+                return
+        except Exception as error:
+            log.warning("update %s: claim not renewed: %r", claim.update, error)
+
+
 def _outcome(error: BaseException | None, attempt: int) -> UpdateOutcome:
     if error is None or isinstance(error, PERMANENT):
         return UpdateOutcome.DONE
+    if is_transient(error):  # Redis away (a failover): never given up, it comes back
+        return UpdateOutcome.FAILED
     return UpdateOutcome.GIVEN_UP if attempt >= MAX_ATTEMPTS else UpdateOutcome.FAILED
 
 

@@ -5,6 +5,7 @@ stats, dice counts), the ledger and history read back, and settle requests.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.rules.settleplan import requested_transfer
-from bot.store.client import RedisClient, as_text
+from bot.store.client import RedisClient, as_text, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
@@ -218,7 +219,8 @@ class Books:
                 len(triples) // 3, len(rolls) // 2, topic, ENDED_TTL,
                 *pairs, *rolls, *triples,
             ]  # fmt: skip
-            code, version = await self._finish(keys=keys, args=args)
+            # a repeat (its reply lost) finds the game booked
+            code, version = await idempotent(functools.partial(self._finish, keys=keys, args=args))
             if code != 3:
                 break
             if attempt == retries:

@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 
 # Redis' own default RDB snapshots stay on too: AOF is the durable log, the RDB
 # makes start-up fast.  `port 0`: unix socket only, nothing listens on TCP.
+SOCKET_TIMEOUT = 5.0
+"""Seconds a command or a connection may take before it fails (and is retried:
+bot/store/client.py idempotent)."""
 EMBEDDED_CONFIG = {"appendonly": "yes", "appendfsync": "everysec", "port": "0"}
 
 
@@ -97,9 +100,11 @@ def _wait_exit(pid: int, timeout: float) -> None:
 def client_for_url(url: str, cluster: bool = False) -> RedisClient:
     """An asyncio client for a redis://, rediss:// or unix:// URL; with `cluster`,
     a RedisCluster that learns the other nodes from the one `url` names."""
-    if cluster:
+    if cluster:  # (its socket timeouts are 5 s by default)
         return RedisCluster.from_url(url)
-    return aioredis.Redis.from_url(url)
+    # a server that stops answering fails a command in seconds, not never
+    return aioredis.Redis.from_url(url, socket_timeout=SOCKET_TIMEOUT,
+                                   socket_connect_timeout=SOCKET_TIMEOUT)
 
 
 @contextlib.asynccontextmanager

@@ -20,6 +20,9 @@ Callers use the facade's methods (``store.load_game``, ``store.finish_game``,
 from __future__ import annotations
 
 import asyncio
+from typing import Any
+
+from redis.asyncio.cluster import RedisCluster
 
 from bot.store import schema
 from bot.store.books import HISTORY_CAP, Books
@@ -97,6 +100,9 @@ class Store:
         self.settle_update = updates.settle_update
         self.load_effects = updates.load_effects
         self.save_effects = updates.save_effects
+        self.claim = updates.claim
+        self.renew_update = updates.renew_update
+        self.drop_effects = updates.drop_effects
         # supergroup migration
         self.moved_to = migration.moved_to
         self.migrate_chat = migration.migrate_chat
@@ -131,8 +137,28 @@ class Store:
         return await schema.upgrade_all(self.redis, self.keys)
 
     async def ping(self, timeout: float = 1.0) -> bool:
-        """True if Redis answers PING within ``timeout`` seconds."""
+        """True if Redis answers within ``timeout`` seconds: the server, or on a
+        cluster every slot (games live on every master): :func:`cluster_reachable`."""
         try:
+            if isinstance(self.redis, RedisCluster):
+                return await asyncio.wait_for(cluster_reachable(self.redis), timeout)
             return bool(await asyncio.wait_for(self.redis.ping(), timeout))
         except Exception:
             return False
+
+
+async def cluster_reachable(cluster: RedisCluster) -> bool:
+    """Whether this client reaches every hash slot: each master of its slot map
+    answers PING and the cluster says all slots are served (``cluster_state:ok``).
+    One PING answered by some node (what ``/healthz`` asked before) said "healthy"
+    through most of a partial outage (issue 22).  A master that does not answer
+    makes the client learn the slot map again, so a replica that took over is
+    found at the next probe."""
+    try:
+        await cluster.ping(target_nodes=RedisCluster.PRIMARIES)
+    except Exception:
+        await cluster.nodes_manager.initialize()  # stale after a failover: ask again
+        return False
+    info: Any = await cluster.cluster_info(target_nodes=RedisCluster.RANDOM)
+    states = [info] if "cluster_state" in info else list(info.values())
+    return bool(states) and all(state.get("cluster_state") == "ok" for state in states)

@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from bot.store import Store
+from bot.store.client import hset_expiring, zadd_capped
 from bot.store.records import GameRecord, GameRef, Status, decode, encode
 
 KEEP_DAYS = 30
@@ -40,6 +41,20 @@ CAP = 20
 BUSY_LEASE = 120
 """Seconds an analysis in flight holds its game: a worker that died while
 analysing frees it after this."""
+
+# KEYS: the chat's index, the game's entry.  ARGV: version, kept JSON, index member,
+# finished at, cap, seconds kept.  Returns the members pushed out of the index.
+# One script on the chat's slot (never a MULTI/EXEC pipeline: bot/store/client.py).
+_KEEP = """
+redis.call('HSET', KEYS[2], 'v', ARGV[1], 'd', ARGV[2])
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[6]))
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+local cap = tonumber(ARGV[5])
+local evicted = redis.call('ZRANGE', KEYS[1], 0, -cap - 1)
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -cap - 1)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
+return evicted
+"""
 
 
 def _index(store: Store, chat_id: int) -> str:
@@ -76,16 +91,9 @@ async def keep(store: Store, record: GameRecord, now: float | None = None) -> No
         return
     now = record.updated_at if now is None else now
     chat = record.chat_id
-    index = _index(store, chat)
-    pipe = store.redis.pipeline(transaction=True)
-    entry = _entry(store, chat, record.game_id)
-    pipe.hset(entry, mapping={"v": record.version, "d": encode(kept_copy(record))})
-    pipe.expire(entry, TTL)
-    pipe.zadd(index, {_member(record): now})
-    pipe.zrange(index, 0, -CAP - 1)
-    pipe.zremrangebyrank(index, 0, -CAP - 1)
-    pipe.expire(index, TTL)
-    evicted = (await pipe.execute())[3]
+    keys = [_index(store, chat), _entry(store, chat, record.game_id)]
+    evicted = await store.redis.register_script(_KEEP)(keys=keys, args=[
+        record.version, encode(kept_copy(record)), _member(record), now, CAP, TTL])
     if evicted:  # they would expire anyway; a crash before this only delays it
         games = [_text(member).partition(":")[2] for member in evicted]
         await store.redis.delete(*[_entry(store, chat, game, part) for game in games
@@ -94,29 +102,46 @@ async def keep(store: Store, record: GameRecord, now: float | None = None) -> No
     for player in record.players:
         if player.user_id <= 0:  # the computer has no private chat to ask in
             continue
-        user = _user(store, player.user_id)
-        pipe = store.redis.pipeline(transaction=True)
-        pipe.zadd(user, {ref: now})
-        pipe.zremrangebyrank(user, 0, -CAP - 1)
-        pipe.expire(user, TTL)
-        await pipe.execute()
+        await zadd_capped(store.redis, _user(store, player.user_id), ref, now, CAP, TTL)
 
 
 async def load(store: Store, chat_id: int, game_id: str) -> GameRecord | None:
     """The kept record of a finished game of the chat, None if it is not kept
-    (never was, expired, or pushed out by newer games)."""
+    (never was, expired, or pushed out by newer games).  A finished game whose
+    copy is missing (see :func:`repair`) is kept now from its record."""
     name = _entry(store, chat_id, game_id)
     version, raw = await store.redis.hmget(name, ["v", "d"])
     if raw is None:
-        return None
+        game = await store.load_game(chat_id, game_id)
+        if game is None or game.status is not Status.FINISHED or not game.engine:
+            return None
+        await keep(store, game)
+        return kept_copy(game)
     record: GameRecord = decode(GameRecord, name, raw, int(_text(version or b"0")))
     if record.chat_id != chat_id or record.game_id != game_id:
         return None
     return record
 
 
+async def repair(store: Store, chat_id: int) -> None:
+    """Keep the finished games of the chat's ended index (bot/store/games.py) that
+    are not kept here: the booking and this copy are two steps (the index
+    upkeep after a tap's answer), and a worker may die between them."""
+    ended = [_text(m) for m in await store.redis.zrevrange(store.keys.ended(chat_id), 0, CAP - 1)]
+    if not ended:
+        return
+    kept = {_text(m).partition(":")[2] for m in await store.redis.zrange(
+        _index(store, chat_id), 0, -1)}
+    for game_id in ended:
+        if game_id not in kept:
+            record = await store.load_game(chat_id, game_id)
+            if record is not None:
+                await keep(store, record)  # (not finished, or no engine: nothing kept)
+
+
 async def _kept(store: Store, chat_id: int, thread_id: int | None, any_topic: bool
                 ) -> AsyncIterator[GameRecord]:
+    await repair(store, chat_id)
     members = await store.redis.zrevrange(_index(store, chat_id), 0, -1)
     for member in map(_text, members):
         thread, _, game_id = member.partition(":")
@@ -177,10 +202,8 @@ async def note_posted(store: Store, chat_id: int, game_id: str, form: str, value
                       where: int, now: float | None = None) -> None:
     """Remember the analysis as posted in ``form`` and when it was posted in chat ``where``."""
     name = _entry(store, chat_id, game_id, ":analysis")
-    pipe = store.redis.pipeline(transaction=True)
-    pipe.hset(name, mapping={form: value, f"at:{where}": time.time() if now is None else now})
-    pipe.expire(name, TTL)
-    await pipe.execute()
+    await hset_expiring(store.redis, name, {
+        form: value, f"at:{where}": time.time() if now is None else now}, TTL)
 
 
 async def posted_at(store: Store, chat_id: int, game_id: str, where: int) -> float | None:

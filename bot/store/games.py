@@ -34,6 +34,7 @@ and here before a chat's games are looked up while that has not finished.
 from __future__ import annotations
 
 import functools
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -42,7 +43,7 @@ from redis.exceptions import ResponseError
 
 from bot.rules.deadlines import first_wake
 from bot.store import schema
-from bot.store.client import RedisClient, as_text, no_upkeep
+from bot.store.client import RedisClient, as_text, idempotent, no_upkeep
 from bot.store.commit import commit
 from bot.store.keys import Keys
 from bot.store.layout import (
@@ -89,7 +90,7 @@ return 1
 """
 
 
-# KEYS: record, slots.  ARGV: expected version, JSON ('' deletes), suffix.
+# KEYS: record, slots.  ARGV: expected version, JSON ('' deletes), suffix, token (CURRENT).
 # Returns {1, new version} or {0, stored version}.  A hash without `v` (not
 # written by us) is never overwritten: it reports version '?'.
 _CAS = CURRENT + """
@@ -98,15 +99,28 @@ if ARGV[2] == '' then
   redis.call('DEL', KEYS[1])
   redis.call('SREM', KEYS[2], ARGV[3])
 else
-  redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
+  redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[4])
   redis.call('SADD', KEYS[2], ARGV[3])
 end
 return {1, new}
 """
 
 
+# KEYS: the chat's ended index, then the records to delete.  ARGV: their game ids.
+_PRUNE = """
+redis.call('ZREM', KEYS[1], unpack(ARGV))
+redis.call('DEL', unpack(KEYS, 2))
+"""
+
+
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
+
+
+def write_token() -> str:
+    """A write's own name (stored as the record's ``w``): its repeat after a lost
+    reply knows itself (bot/store/layout.py CURRENT)."""
+    return secrets.token_hex(4)
 
 
 class Games:
@@ -121,12 +135,13 @@ class Games:
         self._cas = redis.register_script(_CAS)
         self._save_game = redis.register_script(SAVE_GAME)
         self._shown = redis.register_script(_SHOWN)
+        self._prune = redis.register_script(_PRUNE)
 
     async def load(self, key: RecordKey[R]) -> R | None:
         """The stored record, None if there is none; `CorruptRecordError` if unreadable."""
         name = self.keys.record(key)
         try:
-            version, raw = await self.redis.hmget(name, ["v", "d"])
+            version, raw = await idempotent(lambda: self.redis.hmget(name, ["v", "d"]))
         except ResponseError as error:
             raise CorruptRecordError(name, f"not a hash ({error})") from None
         if version is None and raw is None:
@@ -204,8 +219,9 @@ class Games:
                 raise ValueError("a game continues one of its own chat")
             keys.append(self.keys.record(closes.key))
             args += [closes.version, encode(closes), closes.game_id, *placement(closes)]
+        args.append(write_token())
         try:
-            code, value = await self._save_game(keys=keys, args=args)
+            code, value = await idempotent(lambda: self._save_game(keys=keys, args=args))
         except ResponseError as error:
             raise CorruptRecordError(name, f"not a hash ({error})") from None
         if code == 2:
@@ -219,8 +235,9 @@ class Games:
     async def _compare_and_set(self, key: RecordKey[Any], expected: int, data: str) -> int:
         name = self.keys.record(key)
         slots = self.keys.chat(key.chat_id, "slots")
+        args: list[Any] = [expected, data, key.suffix, write_token()]
         try:
-            ok, version = await self._cas(keys=[name, slots], args=[expected, data, key.suffix])
+            ok, version = await idempotent(lambda: self._cas(keys=[name, slots], args=args))
         except ResponseError as error:
             raise CorruptRecordError(name, f"not a hash ({error})") from None
         if not ok:
@@ -362,10 +379,8 @@ class Games:
         ended = self.keys.ended(chat_id)
         old = [as_text(m) for m in await self.redis.zrange(ended, 0, -ENDED_KEEP - 1)]
         if old:
-            pipe = self.redis.pipeline(transaction=True)  # one slot: the chat's
-            pipe.zrem(ended, *old)
-            pipe.delete(*(self.keys.record(game_key(chat_id, game_id)) for game_id in old))
-            await pipe.execute()
+            records = [self.keys.record(game_key(chat_id, game_id)) for game_id in old]
+            await self._prune(keys=[ended, *records], args=old)  # one slot: the chat's
 
     async def reindex(self, game: GameRecord) -> None:
         """Repeat a save's index upkeep (idempotent): a retried update whose save

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.store import Store
-from bot.store.client import as_text
+from bot.store.client import as_text, hset_expiring
 from bot.store.records import (
     PRIVATE_CHAT_BASE,
     SCHEMA_VERSION,
@@ -137,10 +137,8 @@ def _keys(store: Store, token: str) -> list[str]:
 async def offer(store: Store, invitation: Invitation, ttl: int = INVITE_TTL) -> None:
     """Store a new invitation; it expires after ``ttl`` seconds."""
     key = _keys(store, invitation.token)[0]
-    pipe = store.redis.pipeline(transaction=True)
-    pipe.hset(key, mapping={"u": str(invitation.inviter), "d": invitation.model_dump_json()})
-    pipe.expire(key, ttl)
-    await pipe.execute()
+    await hset_expiring(store.redis, key, {"u": str(invitation.inviter),
+                                           "d": invitation.model_dump_json()}, ttl)
 
 
 async def redeem(store: Store, token: str, user_id: int, used_ttl: int = USED_TTL) -> Redemption:

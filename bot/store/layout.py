@@ -56,13 +56,22 @@ def placement(record: GameRecord) -> list[Any]:
 
 CURRENT = """
 -- The record's stored version `cur` ('0': none), or {0, stored} unless it is
--- ARGV[1].  A hash without `v` (not written by us) reports '?'.
+-- ARGV[1].  A hash without `v` (not written by us) reports '?'.  The last ARGV
+-- is the write's token, stored as `w`: version ARGV[1] + 1 written with this very
+-- token is this write run again (its reply was lost and the client or the store
+-- retried it: bot/store/client.py idempotent), {1, cur}: done, not a lost race.
 local cur = redis.call('HGET', KEYS[1], 'v')
 if not cur then
   if redis.call('EXISTS', KEYS[1]) == 1 then return {0, '?'} end
   cur = '0'
 end
-if cur ~= ARGV[1] then return {0, cur} end
+if cur ~= ARGV[1] then
+  if tonumber(cur) == tonumber(ARGV[1]) + 1
+      and redis.call('HGET', KEYS[1], 'w') == ARGV[#ARGV] then
+    return {1, cur}
+  end
+  return {0, cur}
+end
 """
 
 PLACE = """
@@ -95,10 +104,11 @@ end
 
 # KEYS: record, live, ended[, previous record].  ARGV: expected version, JSON ('' deletes),
 # game id, where, topic, now, ttl, limit (0: none)[, the previous record's expected
-# version, JSON, game id, where, topic].  Returns {1, new version}, {0, stored version},
-# {2, live games of the topic} (a new record over the limit) or {3, stored version of the
-# previous record}.  The previous record (a game continued by this new one: a rematch,
-# the match's next game, a new lobby on its board) is saved in the same step.  A hash
+# version, JSON, game id, where, topic], the write's token (CURRENT).  Returns
+# {1, new version}, {0, stored version}, {2, live games of the topic} (a new record over
+# the limit) or {3, stored version of the previous record}.  The previous record (a game
+# continued by this new one: a rematch, the match's next game, a new lobby on its board)
+# is saved in the same step.  A hash
 # without `v` (not written by us) is never overwritten: it reports version '?'.
 SAVE_GAME = PLACE + CURRENT + """
 if KEYS[4] then
@@ -114,11 +124,11 @@ if ARGV[2] == '' then
   redis.call('DEL', KEYS[1])
   place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], 'd', ARGV[5], ARGV[6], ARGV[7])
 else
-  redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
+  redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[#ARGV])
   place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
 end
 if KEYS[4] then
-  redis.call('HSET', KEYS[4], 'v', tonumber(ARGV[9]) + 1, 'd', ARGV[10])
+  redis.call('HSET', KEYS[4], 'v', tonumber(ARGV[9]) + 1, 'd', ARGV[10], 'w', '')
   place(KEYS[4], KEYS[2], KEYS[3], ARGV[11], ARGV[12], ARGV[13], ARGV[6], ARGV[7])
 end
 return {1, new}

@@ -9,9 +9,9 @@ keeps a hash this small as one listpack (about 25 bytes an entry,
 a bucket fills within minutes and expires a day after its last write.
 
 A field cannot expire by itself (``HEXPIRE`` needs Redis 7.4), so a claim's
-lease is written into its value: ``p:<attempt>:<lease end, Redis TIME
-milliseconds>``; a claim whose lease ended counts as absent, as the expired key
-did.  ``f:<n>`` (failed n times) and ``d`` (done) are as before.
+lease is written into its value: ``p:<attempt>:<lease end, ms>:<owner>``
+(bot/store/updates.py renews it by a heartbeat); a claim whose lease ended is
+taken over as the next attempt.  ``f:<n>`` (failed n times) and ``d`` (done) are as before.
 
 Markers written by the code before (``nardy:update:<identity>``) are still
 read for :data:`LEGACY_WINDOW` after the first start of this code (a
@@ -36,33 +36,44 @@ LEGACY_WINDOW = 24 * 3600
 """How long after this layout's first start the old marker keys are read too
 (their expiry: ``UPDATE_TTL``)."""
 
-# KEYS: the bucket.  ARGV: field, lease seconds, bucket TTL, the legacy marker's
-# value ('' for none).  Returns {'done'|'in_flight', 0} or {'new', attempt}.
+# KEYS: the bucket.  ARGV: field, now (ms), lease (ms), owner, bucket TTL, the
+# legacy marker's value ('' for none).  Returns {'done'|'in_flight', 0} or
+# {'new', attempt}.  An in-flight claim is "p:<attempt>:<until ms>:<owner>"; one
+# whose time ran out (its worker died or hangs) is taken over as the next
+# attempt, so the retry reads the journal the first attempt kept; the same
+# owner claiming again (a retry of a claim whose reply was lost) gets its own
+# claim back.  "p:<n>" (no time: an older worker's claim, in an old-layout
+# key) lives by that key's expiry.
 _CLAIM = """
-local v = redis.call('HGET', KEYS[1], ARGV[1]) or ARGV[4]
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or ARGV[6]
 if v == 'd' or v == '1' then return {'done', 0} end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local kind, count, till = string.match(v, '^(%a):(%d+):?(%d*)$')
-if kind == 'p' and (till == '' or tonumber(till) > now) then return {'in_flight', 0} end
 local n = 1
-if kind == 'f' then n = tonumber(count) + 1 end
-redis.call('HSET', KEYS[1], ARGV[1], 'p:' .. n .. ':' .. math.floor(now + tonumber(ARGV[2]) * 1000))
-if redis.call('TTL', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('EXPIRE', KEYS[1], ARGV[3])
+if string.sub(v, 1, 2) == 'p:' then
+  local attempt, untl, owner = string.match(v, '^p:(%d+):(%d+):?(.*)$')
+  if owner ~= nil and owner ~= '' and owner == ARGV[4] then return {'new', tonumber(attempt)} end
+  if not untl or tonumber(untl) > tonumber(ARGV[2]) then return {'in_flight', 0} end
+  n = tonumber(attempt) + 1
+elseif string.sub(v, 1, 2) == 'f:' then
+  n = tonumber(string.sub(v, 3)) + 1
+end
+redis.call('HSET', KEYS[1], ARGV[1],
+           'p:' .. n .. ':' .. (tonumber(ARGV[2]) + tonumber(ARGV[3])) .. ':' .. ARGV[4])
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[5]) then
+  redis.call('EXPIRE', KEYS[1], ARGV[5])
 end
 return {'new', n}
 """
 
-# KEYS: the bucket.  ARGV: field, attempt, lease seconds.  Extends the claim's lease
-# if that attempt still holds it (1), else changes nothing (0).
+# KEYS: the bucket.  ARGV: field, attempt, owner, now (ms), lease (ms).  Returns 1
+# if the claim is still this owner's (renewed), else 0 (settled, or taken over
+# after it ran out).
 _RENEW = """
 local v = redis.call('HGET', KEYS[1], ARGV[1])
-if not v or string.match(v, '^p:(%d+):') ~= ARGV[2] then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local till = math.floor(now + tonumber(ARGV[3]) * 1000)
-redis.call('HSET', KEYS[1], ARGV[1], 'p:' .. ARGV[2] .. ':' .. till)
+if not v then return 0 end
+local attempt, owner = string.match(v, '^p:(%d+):%d+:(.*)$')
+if attempt ~= ARGV[2] or owner ~= ARGV[3] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1],
+           'p:' .. attempt .. ':' .. (tonumber(ARGV[4]) + tonumber(ARGV[5])) .. ':' .. owner)
 return 1
 """
 
@@ -104,21 +115,25 @@ class Markers:
         self._renew = redis.register_script(_RENEW)
         self._legacy_until: float | None = None
 
-    async def claim(self, update: int | str, lease: int, ttl: int) -> tuple[str, int]:
+    async def claim(self, update: int | str, now_ms: int, lease_ms: int, owner: str,
+                    ttl: int) -> tuple[str, int]:
         key, field = locate(self.keys, update)
         legacy = await self._legacy(update)
-        state, attempt = await self._claim(keys=[key], args=[field, lease, ttl, legacy])
+        state, attempt = await self._claim(
+            keys=[key], args=[field, now_ms, lease_ms, owner, ttl, legacy])
         return as_text(state), int(attempt)
 
     async def settle(self, update: int | str, value: str, ttl: int) -> None:
         key, field = locate(self.keys, update)
         await self._settle(keys=[key], args=[field, value, ttl])
 
-    async def renew(self, update: int | str, attempt: int, lease: float) -> bool:
-        """Extend a claim's lease to ``lease`` seconds from now (a heartbeat of the
+    async def renew(self, update: int | str, attempt: int, owner: str, now_ms: int,
+                    lease_ms: int) -> bool:
+        """Extend a claim's lease to ``lease_ms`` from ``now_ms`` (a heartbeat of the
         worker handling it); False if that attempt no longer holds the claim."""
         key, field = locate(self.keys, update)
-        return bool(await self._renew(keys=[key], args=[field, attempt, lease]))
+        return bool(await self._renew(keys=[key], args=[field, attempt, owner, now_ms,
+                                                        lease_ms]))
 
     async def legacy_window(self) -> bool:
         """Whether workers of an older release may still run beside this one: the

@@ -15,6 +15,7 @@ must match), so an entry left behind can only lead to a refusal.
 from __future__ import annotations
 
 from bot.store import Store
+from bot.store.client import hset_expiring
 from bot.store.records import GameRef
 
 VIEWS_TTL = 180 * 24 * 3600
@@ -27,10 +28,7 @@ def _key(store: Store, chat_id: int) -> str:
 
 async def remember(store: Store, chat_id: int, message_id: int, ref: GameRef) -> None:
     key = _key(store, chat_id)
-    pipe = store.redis.pipeline(transaction=True)
-    pipe.hset(key, str(message_id), str(ref))
-    pipe.expire(key, VIEWS_TTL)
-    await pipe.execute()
+    await hset_expiring(store.redis, key, {str(message_id): str(ref)}, VIEWS_TTL)
 
 
 async def forget(store: Store, chat_id: int, message_id: int) -> None:

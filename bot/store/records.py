@@ -18,8 +18,11 @@ The CAS `version` is not part of the JSON: the store keeps it next to the JSON
 
 from __future__ import annotations
 
+import base64
+import contextvars
 import dataclasses
 import enum
+import hashlib
 import json
 import re
 import secrets
@@ -64,13 +67,50 @@ class VersionConflict(StoreError):
         self.actual = actual
 
 
+@dataclasses.dataclass
+class _IdSource:
+    seed: str
+    made: int = 0
+
+
+_ids: contextvars.ContextVar[_IdSource | None] = contextvars.ContextVar(
+    "nardy_ids", default=None)
+
+
+def ids_from(seed: str) -> contextvars.Token[_IdSource | None]:
+    """Make the ids :func:`new_game_id` hands out in this task follow from ``seed``
+    (the update being handled, bot/edge/ops.py) until :func:`ids_done`: a retry
+    of the update (after a failure, or after its worker died between saving and
+    settling) makes the same lobby, game or request again, which its
+    compare-and-set on "no record yet" then refuses instead of storing twice."""
+    return _ids.set(_IdSource(seed))
+
+
+def ids_done(token: contextvars.Token[_IdSource | None]) -> None:
+    _ids.reset(token)
+
+
 def new_game_id() -> str:
-    """A random, unguessable id of 8 URL-safe characters.
+    """An id of 8 URL-safe characters: random, or the n-th of the update being
+    handled (:func:`ids_from`: the same on each attempt, unpredictable without
+    the update's content).
 
     >>> len(new_game_id()), new_game_id() != new_game_id()
     (8, True)
+    >>> token = ids_from("7:abc")
+    >>> first = [new_game_id(), new_game_id()]
+    >>> ids_done(token)
+    >>> token = ids_from("7:abc")
+    >>> first == [new_game_id(), new_game_id()] and first[0] != first[1]
+    True
+    >>> ids_done(token)
     """
-    return secrets.token_urlsafe(6)
+    source = _ids.get()
+    if source is None:
+        return secrets.token_urlsafe(6)
+    source.made += 1
+    digest = hashlib.sha256(f"{source.seed}:{source.made}".encode()).digest()
+    return base64.urlsafe_b64encode(digest[:6]).decode()
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -11,17 +11,27 @@ nor replay that update's steps on it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import dataclasses
+import secrets
+import time
+from collections.abc import Callable, Mapping
 
-from bot.store.client import RedisClient, as_text
+from bot.store.client import RETRY_BUDGET, RedisClient, as_text, hset_expiring, idempotent
 from bot.store.keys import Keys
 from bot.store.markers import Markers
 
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
 
 
-UPDATE_LEASE = 120  # seconds an update stays claimed by a worker that may have died
+UPDATE_LEASE = 15
+"""Seconds an update stays claimed without a heartbeat: how soon a worker that
+died (kill -9, a lost machine) hands its updates to a redelivery.  The live
+worker renews its claim every :data:`HEARTBEAT` seconds while it handles the
+update (bot/edge/ops.py), so a slow update is not taken from it; the lease
+must outlast the longest stall of a worker's event loop (10 s was taken over
+twice in a load test on an overloaded machine, a worker starting up)."""
+HEARTBEAT = 3.0
+"""Seconds between two renewals of a claim (well inside :data:`UPDATE_LEASE`)."""
 
 
 # The marker of the release before schema 2 is keyed by the update id alone
@@ -43,6 +53,16 @@ return 'ours'
 """
 
 
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """An update taken for handling: which attempt, by whom (renew it with
+    :meth:`Updates.renew_update`)."""
+
+    update: int | str
+    attempt: int
+    owner: str
+
+
 def old_marker_id(update: int | str) -> str | None:
     """The update id of an identity ``<id>:<digest>`` (bot/edge/ops.py
     ``identity``), whose marker the release before schema 2 keyed by the id
@@ -57,36 +77,61 @@ def old_marker_id(update: int | str) -> str | None:
 
 
 class Updates:
-    """Update markers and effects (a part of :class:`bot.store.Store`)."""
+    """Update markers and effects (a part of :class:`bot.store.Store`).
 
-    def __init__(self, redis: RedisClient, keys: Keys) -> None:
+    ``clock``: seconds since the epoch (the leases' time; tests inject one)."""
+
+    def __init__(self, redis: RedisClient, keys: Keys,
+                 clock: Callable[[], float] = time.time) -> None:
         self.redis = redis
         self.keys = keys
+        self.clock = clock
         self.markers = Markers(redis, keys)  # how markers are stored: bot/store/markers.py
         self._claim_old = redis.register_script(_CLAIM_OLD_MARKER)
 
-    async def claim_update(self, update: int | str, lease: int = UPDATE_LEASE) -> tuple[str, int]:
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    async def claim_update(self, update: int | str, lease: float = UPDATE_LEASE,
+                           owner: str = "") -> tuple[str, int]:
         """Take an update for handling across workers: ``("new", attempt)`` if the
-        caller should handle it (attempt 1, or n after n-1 failures), ``("done", 0)``
-        if it was handled before, ``("in_flight", 0)`` while another worker handles it
-        (its claim expires after ``lease`` seconds, should that worker die).  Settle
-        it with :meth:`settle_update`."""
+        caller should handle it (attempt 1, or n after n-1 failed or abandoned
+        attempts), ``("done", 0)`` if it was handled before, ``("in_flight", 0)``
+        while another worker handles it (its claim runs out ``lease`` seconds after
+        it was taken or last renewed, should that worker die).  ``owner`` names
+        the claimer for :meth:`renew_update`.  Settle it with :meth:`settle_update`."""
         old = await self._old_marker(update)
         if old is not None:  # a worker of the release before may have it
-            seen = as_text(await self._claim_old(
-                keys=[self.keys.update(old)], args=[lease, str(update).partition(":")[2]]))
+            seen = as_text(await idempotent(lambda: self._claim_old(
+                keys=[self.keys.update(old)], args=[lease, str(update).partition(":")[2]])))
             if seen != "ours":
                 return seen, 0
-        state, attempt = await self.markers.claim(update, lease, UPDATE_TTL)
+        who = owner or new_owner()
+        state, attempt = await idempotent(lambda: self.markers.claim(
+            update, self._now_ms(), int(lease * 1000), who, UPDATE_TTL))
         if old is not None and state == "done":
             await self.redis.set(self.keys.update(old), "1", ex=UPDATE_TTL)
         return state, attempt
+
+    async def claim(self, update: int | str, lease: float = UPDATE_LEASE
+                    ) -> tuple[str, Claim | None]:
+        """:meth:`claim_update` with an owner of its own: the state and, when it is
+        ``"new"``, the :class:`Claim` to renew and settle."""
+        owner = new_owner()
+        state, attempt = await self.claim_update(update, lease, owner)
+        return state, Claim(update, attempt, owner) if state == "new" else None
+
+    async def renew_update(self, claim: Claim, lease: float = UPDATE_LEASE) -> bool:
+        """Extend a claim by ``lease`` seconds from now (the heartbeat); False if it
+        is no longer the claimer's (it ran out and another worker took it)."""
+        return await self.markers.renew(claim.update, claim.attempt, claim.owner,
+                                        self._now_ms(), int(lease * 1000))
 
     async def settle_update(self, update: int | str, attempt: int, *, ok: bool,
                             ttl: int = UPDATE_TTL) -> None:
         """Mark a claimed update done, or failed (its retry is handled again)."""
         value = "d" if ok else f"f:{attempt}"
-        await self.markers.settle(update, value, ttl)
+        await idempotent(lambda: self.markers.settle(update, value, ttl))
         old = await self._old_marker(update)
         if old is not None:  # done (or failed) to workers of the release before too
             await self.redis.set(self.keys.update(old), "1" if ok else f"f:{attempt}", ex=ttl)
@@ -104,13 +149,18 @@ class Updates:
         return {as_text(name): as_text(value) for name, value in raw.items()}
 
     async def save_effects(self, update: int | str, effects: Mapping[str, str],
-                           ttl: int = UPDATE_TTL) -> None:
-        """Keep a failed attempt's side effects for the update's retry."""
-        if not effects:
-            return
-        key = self.keys.effects(update)
-        pipe = self.redis.pipeline(transaction=True)
-        mapping: dict[Any, Any] = dict(effects)
-        pipe.hset(key, mapping=mapping)
-        pipe.expire(key, ttl)
-        await pipe.execute()
+                           ttl: int = UPDATE_TTL, budget: float = RETRY_BUDGET) -> None:
+        """Keep side effects of an attempt for the update's retry (as they happen:
+        a worker that dies mid-update leaves them to the attempt that takes over);
+        tried again for ``budget`` seconds should Redis not answer."""
+        await idempotent(lambda: hset_expiring(self.redis, self.keys.effects(update), effects,
+                                               ttl), budget)
+
+    async def drop_effects(self, update: int | str) -> None:
+        """Forget an update's journal (it is done: no retry will read it)."""
+        await self.redis.delete(self.keys.effects(update))
+
+
+def new_owner() -> str:
+    """A claimer's name: unique enough that two claims never share one."""
+    return secrets.token_hex(6)

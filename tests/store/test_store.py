@@ -319,7 +319,7 @@ async def test_the_version_a_board_shows_is_kept_beside_the_record(store: Store)
     await store.mark_shown(reposted, (CHAT, 9))
     raw = await store.redis.hgetall(store.redis_key(game.key))
     fields = sorted(k.decode() if isinstance(k, bytes) else k for k in raw)
-    assert fields == sorted(["d", f"s:{ALICE}:7", f"s:{CHAT}:9", "v"])
+    assert fields == sorted(["d", f"s:{ALICE}:7", f"s:{CHAT}:9", "v", "w"])
     # a deleted record takes them along, and a late mark does not bring the key back
     await store.delete(reposted.model_copy(update={"version": 3}))
     await store.mark_shown(reposted, (CHAT, 9))

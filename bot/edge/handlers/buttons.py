@@ -48,7 +48,7 @@ from bot.rules.fairplay import entropy_tap
 from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.taps import tap, tapped_view
-from bot.store import VersionConflict, private_boards
+from bot.store import VersionConflict, finished, private_boards
 from bot.store.inline_games import inline_chat_id
 from bot.store.layout import GameLimit
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
@@ -208,6 +208,7 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
         await redraw_stale(context, tr, current)
         return
     await store.reindex(current)
+    await finished.keep(store, current)  # the first attempt may have died before keeping it
     await _show(context, tr, old, current, query.from_user.id, repair=True)
 
 

@@ -47,7 +47,7 @@ from bot.rules.matchstate import match_in_progress
 from bot.rules.options import OptionError, parse_new_args, with_chat_clock
 from bot.rules.refusals import GAME_LIMIT, Refusal
 from bot.store.layout import GameLimit
-from bot.store.records import GameRecord, Player, Status
+from bot.store.records import GameRecord, Player, Status, VersionConflict, new_game_id
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +69,11 @@ async def new(update: Update, context: Context) -> None:
         return
     store = get_store(context)
     thread = thread_of(update.effective_message)
-    if options.computer is None:  # one open lobby per person here
+    game_id = new_game_id()  # follows from the update: a retry of it makes this lobby again
+    if options.computer is None:  # one open lobby per person here (but this /new's own)
         waiting = [g for g in await store.chat_games(chat.id, thread, ended=False)
-                   if g.status is Status.LOBBY and g.created_by == user.id]
+                   if g.status is Status.LOBBY and g.created_by == user.id
+                   and g.game_id != game_id]
         if waiting:
             await reply(update, tr.gettext(LOBBY_OPEN))
             await repost(context, tr, waiting[0])
@@ -89,7 +91,7 @@ async def new(update: Update, context: Context) -> None:
     options = with_chat_autoplay(args_of(context), options, settings.autoplay)
     try:
         lobby = new_lobby(chat.id, thread, variant or settings.variant, options, user.id,
-                          get_dealer(context))
+                          get_dealer(context)).model_copy(update={"game_id": game_id})
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
@@ -106,6 +108,11 @@ async def new(update: Update, context: Context) -> None:
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
         return
+    except VersionConflict:  # a retry of this /new: its lobby's id follows from the update
+        made = await store.load_game(chat.id, lobby.game_id)
+        if made is None or made.version != 1:
+            return  # posted by the first attempt (and maybe joined since): nothing to do
+        saved = made  # saved, then the worker died before posting it
     await repost(context, tr, saved, strip_old=False)  # with the whole commitment on it
     await fair.announce(context, tr, None, saved)  # and kept in a message never edited
 

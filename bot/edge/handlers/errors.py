@@ -9,6 +9,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError
 
 from bot.edge.handlers.common import Context, get_store, translator_for
 from bot.edge.outbox import StaleMessage
+from bot.store.client import is_transient
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,9 @@ async def on_error(update: object, context: Context) -> None:
         return
     if isinstance(error, Forbidden):
         log.warning("%s: forbidden (%s); games stay stored", where, error.message)
+        return
+    if is_transient(error):  # Redis away for a while: the update is retried, said nothing
+        log.warning("%s: Redis unavailable (%r); the update will be retried", where, error)
         return
     log.error("%s: %r", where, error, exc_info=error)
     if isinstance(error, NetworkError) and not isinstance(error, BadRequest):

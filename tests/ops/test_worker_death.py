@@ -1,0 +1,177 @@
+"""A worker that dies mid-update (kill -9: nothing settled, nothing cleaned up)
+hands the update to a redelivery within seconds, and the retry repeats nothing
+the first attempt did (issue 22 items 2 and 3).
+
+The death is the handling task cancelled while it hangs at a chosen point
+(what a kill leaves in Redis: the claim and the journal written so far); the
+lease runs on an injected clock (``Store.updates.clock``), so nothing here waits
+for it; the retry is the same update posted to a second worker on the same
+Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from telegram import Update
+
+from bot.edge.handlers import buttons, commands
+from bot.edge.ops import UpdateOutcome, handle_once
+from bot.rules.seats import waiting_user
+from bot.store.records import Status
+from bot.store.updates import UPDATE_LEASE
+from tests.bot.driver import pick
+from tests.botapi import BotApiServer
+from tests.botapi.model import Chat, User
+from tests.conftest import chat_game
+from tests.ops.conftest import PATH, SECRET, Worker
+
+Start = Callable[..., Awaitable[Worker]]
+NOW = 1_800_000_000.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _two_workers(workers: Start) -> tuple[Worker, Worker, Clock]:
+    clock = Clock()
+    first, second = await workers(), await workers()
+    for worker in (first, second):
+        worker.store.updates.clock = clock
+    return first, second, clock
+
+
+def _hang_once(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> asyncio.Event:
+    """Make ``module.name`` hang on its first call (the worker "dies" there);
+    the event is set when it got there."""
+    real, reached = getattr(module, name), asyncio.Event()
+
+    async def hanging(*args: Any, **kwargs: Any) -> Any:
+        if not reached.is_set():
+            reached.set()
+            await asyncio.Event().wait()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, hanging)
+    return reached
+
+
+async def _die_at(worker: Worker, payload: dict[str, Any], reached: asyncio.Event) -> None:
+    """Handle the update on ``worker`` until it reaches the hanging point, then kill it."""
+    task = asyncio.create_task(handle_once(worker.app, Update.de_json(payload, worker.app.bot)))
+    await asyncio.wait_for(reached.wait(), 20)
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def _retry(worker: Worker, clock: Clock, payload: dict[str, Any]) -> None:
+    """Telegram delivers the update again: refused while the dead worker's claim
+    holds, handled once its lease ran out."""
+    assert await handle_once(worker.app, Update.de_json(payload, worker.app.bot)) \
+        is UpdateOutcome.IN_FLIGHT
+    clock.now += UPDATE_LEASE + 1
+    assert await handle_once(worker.app, Update.de_json(payload, worker.app.bot)) \
+        is UpdateOutcome.DONE
+
+
+async def _lobby(api: BotApiServer, worker: Worker) -> tuple[Chat, User, User]:
+    alice, bob = api.add_user("Alice"), api.add_user("Bob")
+    chat = api.add_group("G", members=[alice, bob])
+    await worker.app.bot.set_webhook(worker.url + PATH, secret_token=SECRET)
+    sent = api.user_sends(chat, alice, "/new long")
+    lobby = await api.wait_message_async(chat, "New game", since=sent, timeout=10)
+    for user in (alice, bob):
+        await api.user_taps(chat, user, lobby, text="✋ Join").wait_answer_async(10)
+        await api.wait_for_async(lambda: api.pending_updates() == 0, 15)
+    await worker.app.bot.delete_webhook()  # from here the test delivers the updates itself
+    return chat, alice, bob
+
+
+async def test_a_tap_whose_worker_died_after_answering_is_finished_once(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second, clock = await _two_workers(workers)
+    chat, alice, bob = await _lobby(api, first)
+    record = await chat_game(first.store, chat.id)
+    assert record is not None and record.board_message_id is not None
+    board = api.message(chat.id, record.board_message_id)
+    data = pick(board)
+    assert data is not None
+    reached = _hang_once(monkeypatch, buttons, "_show")  # answered, step saved, not redrawn
+    mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
+    tap = api.user_taps(chat, mover, board, data)
+    payload = api.updates()[-1]
+    await _die_at(first, payload, reached)
+    assert len(api.requests("answerCallbackQuery")) - 2 == 1  # (the two joins)
+    await _retry(second, clock, payload)
+    after = await chat_game(second.store, chat.id)
+    assert after is not None and after.version == record.version + 1
+    answers = [r for r in api.requests("answerCallbackQuery")
+               if str(r.params.get("callback_query_id")) == tap.query_id]
+    assert len(answers) == 1 and not answers[0].params.get("show_alert")  # not "out of date"
+    redrawn = api.message(chat.id, after.board_message_id or 0)
+    assert {int(d.split(":")[2]) for row in redrawn.buttons for _, d in row
+            if d.startswith("g:")} == {after.version}
+
+
+@pytest.mark.parametrize("dies", ["before posting the lobby", "after posting the lobby"])
+async def test_a_new_whose_worker_died_before_settling_makes_one_lobby(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch, dies: str) -> None:
+    first, second, clock = await _two_workers(workers)
+    alice, bob = api.add_user("Alice"), api.add_user("Bob")
+    chat = api.add_group("G", members=[alice, bob])
+    if dies == "before posting the lobby":
+        reached = _hang_once(monkeypatch, commands, "repost")
+    else:  # the lobby is out; the worker dies before it settles the update
+        reached = asyncio.Event()
+        real = first.store.settle_update
+
+        async def settle(*args: Any, **kwargs: Any) -> None:
+            reached.set()
+            await asyncio.Event().wait()
+            await real(*args, **kwargs)
+
+        first.store.settle_update = settle  # type: ignore[method-assign]
+    api.user_sends(chat, alice, "/new long")
+    payload = api.updates()[-1]
+    await _die_at(first, payload, reached)
+    posted = [m for m in api.messages(chat) if m.from_bot and "New game" in (m.text or "")]
+    for user in (alice, bob) if posted else ():  # they join it before the retry comes
+        api.user_taps(chat, user, posted[0], text="✋ Join")
+        join = Update.de_json(api.updates()[-1], second.app.bot)
+        assert await handle_once(second.app, join) is UpdateOutcome.DONE
+    await _retry(second, clock, payload)
+    games = await second.store.chat_games(chat.id)
+    assert len(games) == 1, [(g.game_id, g.status) for g in games]
+    lobbies = [m for m in api.messages(chat, include_deleted=True)
+               if m.from_bot and "New game" in (m.text or "")]
+    assert len(lobbies) == 1
+    assert games[0].status is (Status.ACTIVE if posted else Status.LOBBY)
+
+
+def test_an_update_failing_while_redis_is_away_is_never_given_up() -> None:
+    # Telegram redelivers faster than a master fails over: five failures in a
+    # failover used to give a /new up for good (a chat left without its lobby)
+    from redis.exceptions import ClusterDownError
+
+    from bot.edge.ops import MAX_ATTEMPTS, _outcome
+    from bot.store.client import Unavailable
+
+    try:
+        try:
+            raise ClusterDownError("CLUSTERDOWN The cluster is down")
+        except ClusterDownError as cause:
+            raise RuntimeError("the handler failed") from cause
+    except RuntimeError as wrapped:
+        caused = wrapped
+    for error in (Unavailable("down"), caused):
+        assert _outcome(error, MAX_ATTEMPTS + 3) is UpdateOutcome.FAILED
+    assert _outcome(RuntimeError("a bug"), MAX_ATTEMPTS) is UpdateOutcome.GIVEN_UP

@@ -6,6 +6,7 @@ is not taken.  The leases run on an injected clock."""
 from __future__ import annotations
 
 from bot.store import Store
+from bot.store.markers import locate
 from bot.store.updates import UPDATE_LEASE
 
 T = 1_800_000_000.0
@@ -25,7 +26,7 @@ async def test_a_claim_runs_out_after_its_lease_and_is_taken_over(store: Store) 
     assert await store.claim_update("7:a") == ("new", 2)  # the retry reads attempt 1's journal
     assert not await store.renew_update(claim)  # the dead worker's claim is not renewed
     assert await store.claim_update("7:a") == ("in_flight", 0)  # attempt 2's claim holds
-    assert 0 < await store.redis.ttl(store.keys.update("7:a")) <= 24 * 3600
+    assert 0 < await store.redis.ttl(locate(store.keys, "7:a")[0]) <= 24 * 3600
 
 
 async def test_a_renewed_claim_holds(store: Store) -> None:

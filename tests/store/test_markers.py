@@ -3,6 +3,8 @@ claim's lease in its value, a hash per run of ids, the old keys still read."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.store import Store
 from bot.store.markers import BUCKET, LEGACY_WINDOW, Markers, locate
 
@@ -21,7 +23,7 @@ async def test_markers_dedupe_by_identity_with_attempts_and_leases(store: Store)
 
 async def test_a_claim_whose_lease_ended_is_handed_out_again(store: Store) -> None:
     assert await store.claim_update("77:aa", lease=0) == ("new", 1)  # a worker died at once
-    assert await store.claim_update("77:aa") == ("new", 1)
+    assert await store.claim_update("77:aa") == ("new", 2)  # taken over: the next attempt
     assert await store.claim_update("77:aa") == ("in_flight", 0)
 
 
@@ -54,15 +56,16 @@ async def test_markers_of_the_old_layout_are_read_for_a_day(store: Store) -> Non
 
 
 async def test_a_claim_is_renewed_only_by_the_attempt_that_holds_it(store: Store) -> None:
-    markers = store.updates.markers
-    assert await store.claim_update("88:bb", lease=0) == ("new", 1)
-    assert await markers.renew("88:bb", 1, 60)  # still its worker's: now leased a minute
+    state, claim = await store.claim("88:bb", lease=0)
+    assert state == "new" and claim is not None
+    assert await store.renew_update(claim, 60)  # still its worker's: now leased a minute
     assert await store.claim_update("88:bb") == ("in_flight", 0)
-    assert not await markers.renew("88:bb", 2, 60)  # another attempt's renewal
-    await store.settle_update("88:bb", 1, ok=True)
-    assert not await markers.renew("88:bb", 1, 60)  # settled: nothing to renew
+    other = dataclasses.replace(claim, owner="someone else")
+    assert not await store.renew_update(other)  # another claimer's renewal
+    await store.settle_update("88:bb", claim.attempt, ok=True)
+    assert not await store.renew_update(claim)  # settled: nothing to renew
     assert await store.claim_update("88:bb") == ("done", 0)
-    assert not await markers.renew("89:cc", 1, 60)  # never claimed
+    assert not await store.renew_update(dataclasses.replace(claim, update="89:cc"))  # never
 
 
 async def test_the_release_befores_markers_are_kept_only_in_the_upgrade_window(

@@ -43,7 +43,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
-from bot.edge.handlers import inline, menu
+from bot.edge.handlers import board, inline, menu
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
 from bot.present.i18n import LANGUAGES, translator
@@ -83,9 +83,11 @@ def build_application(
     base_file_url: str | None = None,
     limiter: BaseRateLimiter[Any] | None = None,
     media_chat: int | str | None = None,
+    ping_delay: float = board.DEFAULT_PING_DELAY,
 ) -> AnyApp:
     """The application with every handler registered and its dependencies in
-    bot_data; ``media_chat``: where inline games' board pictures go (``MEDIA_CHAT_ID``)."""
+    bot_data; ``media_chat``: where inline games' board pictures go (``MEDIA_CHAT_ID``);
+    ``ping_delay``: seconds before a group's turn ping (``TURN_PING_DELAY``)."""
     processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
@@ -107,6 +109,7 @@ def build_application(
     app.bot_data["dealer"] = dealer if dealer is not None else dice_source()
     app.bot_data["http"] = requests
     app.bot_data[inline.MEDIA_CHAT] = media_chat
+    app.bot_data[board.PING_DELAY] = ping_delay
     handlers.register(app)
     app.add_error_handler(ops.note_failure)  # after the central one: retry decisions
     return app
@@ -138,7 +141,8 @@ def run(settings: Settings) -> None:
     # The Redis client must be made inside PTB's event loop: post_init.
     app = build_application(settings.bot_token.get_secret_value(), None,
                             base_url=settings.base_url, base_file_url=settings.base_file_url,
-                            limiter=limiter, media_chat=settings.media_chat_id)
+                            limiter=limiter, media_chat=settings.media_chat_id,
+                            ping_delay=settings.turn_ping_delay)
     ops_server: list[WebServer] = []
 
     async def open_store(application: AnyApp) -> None:

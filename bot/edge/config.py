@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     startup_retry_seconds: float = Field(default=60.0, ge=0, le=3600)
     max_chat_games: int = Field(default=10, ge=0, le=1000)
     """Games at once (lobbies included) per chat or forum topic; 0: no limit."""
+    turn_ping_delay: float = Field(default=60.0, ge=0, le=86400)
+    """Seconds a player may take before the group gets a "your turn" ping for
+    them (a player who started the bot is pinged in the private chat at once
+    instead); 0: ping in the group at once (docs/operations.md#turn-pings)."""
     media_chat_id: int | str | None = Field(
         default=None, description="a chat (id or @channel) the bot may post in: inline "
         "games' board pictures are uploaded there (docs/inline.md); unset: text boards")

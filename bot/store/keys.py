@@ -42,6 +42,9 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{deadlines}:due / :processing   zsets of GameRefs by wake-up time (the deadline's
                                           first reminder, bot/rules/deadlines.py) / lease end
     nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
+    nardy:{deadlines}:pings / :pings:processing
+                                          zsets of delayed "your turn" pings,
+                                          ``<version>@<GameRef>`` by due time / lease end
     nardy:update:<update id>:<digest>     de-duplication marker with expiry: p:<n> being
                                           handled (attempt n, leased), f:<n> failed n times,
                                           d (or 1) done
@@ -71,6 +74,8 @@ class Keys:
         self.prefix = prefix
         self.deadlines = [f"{prefix}:{{deadlines}}:due", f"{prefix}:{{deadlines}}:processing"]
         """The deadline queue: due, processing."""
+        self.pings = [f"{prefix}:{{deadlines}}:pings", f"{prefix}:{{deadlines}}:pings:processing"]
+        """The delayed turn pings: due, processing (bot/store/wakeups.py)."""
         self.open_games = f"{prefix}:{{stats}}:open"
         self.flood_all = f"{prefix}:{{flood}}:all"
         self.schema = f"{prefix}:schema"

@@ -11,6 +11,7 @@ import pytest
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from bot.edge.handlers import menu
+from bot.edge.handlers.board import PING_DELAY
 from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.rules.matchstate import table_of
 from bot.store.records import Status
@@ -99,6 +100,7 @@ async def test_bad_option_value_is_explained(world: World) -> None:
 
 
 async def test_lobby_variant_join_twice_leave_and_start(world: World) -> None:
+    world.app.bot_data[PING_DELAY] = 0  # the ping at once (tests/bot/test_turn_pings.py: later)
     t = _setup(world)
     sent = await world.send(t.chat, t.alice, "/new")
     lobby = await world.reply(t.chat, sent, "New game: Long nardy")
@@ -212,6 +214,7 @@ async def test_two_taps_at_once_apply_once(world: World) -> None:
 
 
 async def test_steps_undo_confirm_and_source_selection(world: World) -> None:
+    world.app.bot_data[PING_DELAY] = 0  # the ping at once, and deleted once its player acts
     t = _setup(world)
     board = await _at_roll(world, t)
     mover, other = await _mover(world, t)
@@ -334,6 +337,7 @@ async def test_resign_offer_declined_then_accepted(world: World) -> None:
 
 
 async def test_rematch_and_new_game_after_the_end(world: World) -> None:
+    world.app.bot_data[PING_DELAY] = 0  # the offer's ping at once
     t = _setup(world)
     board = await _start(world, t)
     mover, other = await _mover(world, t)

@@ -80,10 +80,11 @@ def caught_up(record: GameRecord, data: Callback) -> Callback:
 
 
 def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dealer, *,
-        own_board: bool, bot_name: Callable[[Level], str]) -> GameRecord:
+        own_board: bool, bot_name: Callable[[Level], str], confirm: bool = True) -> GameRecord:
     """The record a tap by ``user_id`` (called ``name``) makes: the same one for
     keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
-    names the computer, should it sit down."""
+    names the computer, should it sit down; ``confirm``: a whole turn waits
+    for Confirm (:func:`bot.rules.play.confirms_turns`)."""
     if data.kind is Kind.LOBBY:
         if data.action is ButtonAction.COMPUTER and record.is_inline:
             raise Refusal(STALE)  # not offered: the computer plays in the private chat
@@ -95,7 +96,7 @@ def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dea
     if record.status is not Status.ACTIVE:  # the buttons after the end
         new = after_game(record, user_id, data, dealer)
         return new.model_copy(update={"board_message_id": record.board_message_id})
-    new = apply_game(record, user_id, data, own_board=own_board)
+    new = apply_game(record, user_id, data, own_board=own_board, confirm=confirm)
     if new is record and not ui_only(record, data.action):
         raise Refusal(STALE)
     return new

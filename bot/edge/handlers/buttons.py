@@ -40,6 +40,7 @@ from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
     Context,
     alert_text,
+    chat_settings,
     display_name,
     get_dealer,
     get_store,
@@ -49,6 +50,7 @@ from bot.edge.handlers.common import (
 from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import Translator
 from bot.rules import computer, hints
+from bot.rules.play import confirms_turns
 from bot.rules.refusals import (
     CATCHING_UP,
     GAME_LIMIT,
@@ -170,10 +172,12 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
             for g in await get_store(context).chat_games(record.chat_id, record.thread_id,
                                                          ended=False)):
         raise Refusal(LOBBY_WAITS)
+    setting = (await chat_settings(context, record.chat_id)).confirm_turns
     try:
         new = tap(record, user.id, display_name(user), aimed,
                   get_dealer(context).tapped(query.id), own_board=view is not None,
-                  bot_name=lambda level: computer.bot_name(tr, level))
+                  bot_name=lambda level: computer.bot_name(tr, level),
+                  confirm=confirms_turns(record, setting))
     except Refusal as refusal:
         # an older drawing whose step is no longer legal: the board lags, not the player
         if record.version != data.version and refusal.message != NOT_PLAYING:

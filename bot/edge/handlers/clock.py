@@ -24,7 +24,8 @@ from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import which
-from bot.edge.handlers.board import edit, game_link, ping_in_chat, send, unreachable
+from bot.edge.handlers.board import edit, game_link, ping_in_chat, send
+from bot.edge.handlers.board import unreachable as unreachable  # fair.py imports it from here
 from bot.edge.handlers.common import (
     Context,
     DefaultOption,

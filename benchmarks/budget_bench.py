@@ -126,6 +126,9 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
             continue
         await _shown(world, chat.id, board.message_id, since)
         tally.latencies.append(time.perf_counter() - tapped)
+        if len(tally.latencies) % 25 == 0:  # progress: a game at the budget takes minutes
+            print(f"  {variant}: {len(tally.latencies)} taps, "
+                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     else:
         raise AssertionError(f"game {number} not over after {MAX_TAPS} taps")
     await world.idle()

@@ -8,7 +8,8 @@ issue 24, turn pings in the group at once and Confirm after every whole turn,
 for a side-by-side figure).
 
 In-process, as benchmarks/taps_bench.py: the real Application polling the
-local Bot API server (tests/botapi), the store on fakeredis, seeded dice,
+local Bot API server (tests/botapi, tests/bot/conftest.py ``running_world``),
+the store on fakeredis, seeded dice,
 text boards; but with the bot's own flood limiter (bot/edge/limits.py,
 Telegram's budget: 20 messages a minute in a group, a burst of 10, edits
 count) on the store's shared buckets.  Two sensible players: the one the
@@ -37,16 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fakeredis
 
-from bot.edge.app import build_application
 from bot.edge.limits import SharedRateLimiter
 from bot.rules.chatsettings import with_setting
-from bot.rules.fairplay import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.records import ChatSettings, Status, settings_key
 from engine.game import Action
-from tests.bot.conftest import World
+from tests.bot.conftest import World, running_world
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 
@@ -54,7 +53,6 @@ GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 THINK = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
 VARIANTS = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else ("backgammon",)
 MODE = sys.argv[4] if len(sys.argv) > 4 else "new"
-SEED = 3
 MAX_TAPS = 3000
 TIMEOUT = 120.0
 
@@ -145,20 +143,11 @@ def _quantile(values: list[float], q: float) -> float:
 
 
 async def main() -> None:
-    server = BotApiServer()
-    server.start()
     store = Store(fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer()))
     limiter = SharedRateLimiter()  # Telegram's budget: 20 a minute in a group, burst 10
     limiter.attach(store.flood)
-    app = build_application(server.token or "", store, dealer=Dealer.for_tests(SEED),
-                            base_url=server.base_url, base_file_url=server.base_file_url,
-                            limiter=limiter, ping_delay=0 if MODE == "old" else 60)
-    await app.initialize()
-    await app.start()
-    assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0, timeout=1)
-    world = World(server, store, app)
-    try:
+    async with running_world(store, limiter=limiter,  # its dice: Dealer.for_tests(7)
+                             ping_delay=0 if MODE == "old" else 60) as world:
         print(f"budget_bench: {GAMES} game(s) per variant, think {THINK:g} s, mode {MODE}, "
               f"group budget {limiter.group_rate * 60:g}/min (burst {limiter.group_burst})")
         print(f"{'variant':<20} {'turns':>5} {'taps/turn':>9} {'msgs/turn':>9} {'pings':>5} "
@@ -173,12 +162,7 @@ async def main() -> None:
             print(f"{variant:<20} {tally.turns:>5} {tally.taps / tally.turns:>9.2f} "
                   f"{tally.messages / tally.turns:>9.2f} {tally.pings:>5} {tally.refused:>6} "
                   f"{statistics.median(lat):>6.2f} {_quantile(lat, 0.95):>6.2f} "
-                  f"{max(lat):>6.2f} {tally.seconds / GAMES:>7.0f}")
-    finally:
-        await app.updater.stop()
-        await app.stop()
-        await app.shutdown()
-        server.stop()
+                  f"{max(lat):>6.2f} {tally.seconds / GAMES:>7.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from engine.game import Game, Phase
 from engine.position import Step
 from tests.bot.conftest import World
 from tests.bot.test_handlers import Table, _record, _setup, _start
-from tests.botapi.model import User
+from tests.botapi.model import Message, User
 
 
 def _order(step: Step) -> tuple[int, int, int]:
@@ -64,12 +64,24 @@ async def _at_a_step_choice(world: World, t: Table) -> tuple[GameRecord, tuple[S
     raise AssertionError("no position with such steps")
 
 
-async def test_a_step_still_legal_on_the_older_drawing_is_played(world: World) -> None:
+async def _one_step_played(world: World
+                           ) -> tuple[Table, GameRecord, tuple[Step, Step, Step], Message]:
+    """A game at a step choice (its record then, and :func:`_pairs`' steps) in
+    which the mover played ``a``: its board's drawing before that step is
+    what the players may still see."""
     t = _setup(world)
     await _start(world, t)
-    record, (a, b, _c) = await _at_a_step_choice(world, t)
-    board, mover = world.board(t.chat), _mover(t, record)
-    await world.tap(t.chat, mover, board, _step(record, record.version, a), strict=False)
+    record, steps = await _at_a_step_choice(world, t)
+    board = world.board(t.chat)
+    answer = await world.tap(t.chat, _mover(t, record), board,
+                             _step(record, record.version, steps[0]), strict=False)
+    assert not answer.show_alert, answer
+    return t, record, steps, board
+
+
+async def test_a_step_still_legal_on_the_older_drawing_is_played(world: World) -> None:
+    t, record, (a, b, _c), board = await _one_step_played(world)
+    mover = _mover(t, record)
     answer = await world.tap(t.chat, mover, board, _step(record, record.version, b),
                              strict=False)
     assert not answer.show_alert, answer
@@ -80,11 +92,8 @@ async def test_a_step_still_legal_on_the_older_drawing_is_played(world: World) -
 
 
 async def test_a_tap_no_longer_meant_is_told_the_board_catches_up(world: World) -> None:
-    t = _setup(world)
-    await _start(world, t)
-    record, (a, _b, c) = await _at_a_step_choice(world, t)
-    board, mover = world.board(t.chat), _mover(t, record)
-    await world.tap(t.chat, mover, board, _step(record, record.version, a), strict=False)
+    t, record, (_a, _b, c), board = await _one_step_played(world)
+    mover = _mover(t, record)
     played = await _record(world, t)
     for data in (_step(record, record.version, c),  # legal then, not now
                  Callback.game(record.game_id, record.version, ButtonAction.UNDO).format()):

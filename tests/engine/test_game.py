@@ -124,9 +124,9 @@ def test_actions_out_of_phase_are_refused() -> None:
     with pytest.raises(GameError, match="waits for opening"):
         fresh.offer_resignation(W, ResultKind.SINGLE)
     moving = fresh.roll(Scripted(3, 1))
-    with pytest.raises(GameError, match="not roll"):
+    with pytest.raises(GameError, match="waits for move"):
         moving.roll(Scripted(1, 2))
-    with pytest.raises(GameError, match="not roll"):
+    with pytest.raises(GameError, match="waits for move"):
         moving.double(W)
 
 
@@ -306,7 +306,7 @@ def test_crawford_game_has_no_doubling() -> None:
 def test_only_the_doubled_player_answers(answer: Any) -> None:
     with pytest.raises(GameError, match="not Black's turn"):
         answer(on_roll(MONEY).double(B), B)
-    with pytest.raises(GameError, match="not roll"):
+    with pytest.raises(GameError, match="waits for roll"):
         answer(on_roll(MONEY), W)
 
 

@@ -35,10 +35,10 @@ def _waiting(t: Table, record: GameRecord) -> User:
 
 
 async def _act(world: World, t: Table) -> GameRecord:
-    """The player the game waits for taps the first move or roll button (an action)."""
+    """The player the game waits for taps a step or a point (an action that keeps the turn)."""
     record = await _record(world, t)
     board = world.board(t.chat)
-    data = next(d for _, d in world.buttons(board) if d.split(":")[3] in ("h", "m", "s", "r"))
+    data = next(d for _, d in world.buttons(board) if d.split(":")[3] in ("m", "s"))
     answer = await world.tap(t.chat, _waiting(t, record), board, data)
     assert not answer.show_alert, answer
     return await _record(world, t)

@@ -497,6 +497,21 @@ class Game:
         return self._record(event, turn=None, turn_start=reached, result=result,
                             last_start=self.turn_start)
 
+    def take_back_turn(self) -> Game:
+        """Take back the last confirmed turn while its dice are still the
+        mover's: the next side has not acted (the game waits for its roll and
+        the turn is the last event).  The game is back at that turn's start,
+        its roll kept and nothing played, so the mover chooses again; the
+        next roll was not made, so nobody has seen it."""
+        self._expect(Phase.ROLL)
+        if not self.events or self.events[-1].action is not Action.MOVE \
+                or self.last_start is None:
+            raise GameError("no confirmed turn to take back")
+        data = self.to_dict()
+        data.update(events=data["events"][:-1], played=[],
+                    position=_position_text(self.last_start))
+        return Game.from_dict(data)
+
     # -- the cube --------------------------------------------------------------
 
     def _cube(self) -> Cube:

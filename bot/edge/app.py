@@ -45,7 +45,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
-from bot.edge.handlers import inline, menu, pace
+from bot.edge.handlers import board, inline, menu, pace
 from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
@@ -87,10 +87,12 @@ def build_application(
     limiter: BaseRateLimiter[Any] | None = None,
     media_chat: int | str | None = None,
     input_limit: bool | None = None,
+    ping_delay: float = board.DEFAULT_PING_DELAY,
 ) -> AnyApp:
     """The application with every handler registered and its dependencies in
     bot_data; ``media_chat``: where inline games' board pictures go (``MEDIA_CHAT_ID``);
-    ``input_limit``: the per-user input limit (default: unless ``NARDY_RATE_LIMIT=0``)."""
+    ``input_limit``: the per-user input limit (default: unless ``NARDY_RATE_LIMIT=0``);
+    ``ping_delay``: seconds before a group's turn ping (``TURN_PING_DELAY``)."""
     processor = ops.GatedUpdateProcessor(CONCURRENT_UPDATES)
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
@@ -112,6 +114,7 @@ def build_application(
     app.bot_data["dealer"] = dealer if dealer is not None else dice_source()
     app.bot_data["http"] = requests
     app.bot_data[inline.MEDIA_CHAT] = media_chat
+    app.bot_data[board.PING_DELAY] = ping_delay
     if input_limit is None:
         input_limit = os.environ.get("NARDY_RATE_LIMIT") != "0"
     if input_limit:
@@ -158,7 +161,8 @@ def run(settings: Settings) -> None:
     # The Redis client must be made inside PTB's event loop: post_init.
     app = build_application(settings.bot_token.get_secret_value(), None,
                             base_url=settings.base_url, base_file_url=settings.base_file_url,
-                            limiter=limiter, media_chat=settings.media_chat_id)
+                            limiter=limiter, media_chat=settings.media_chat_id,
+                            ping_delay=settings.turn_ping_delay)
     ops_server: list[WebServer] = []
 
     async def open_store(application: AnyApp) -> None:

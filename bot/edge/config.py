@@ -95,6 +95,10 @@ class Settings(BaseSettings):
     """Where the web server listens for the app in polling mode (default WEBHOOK_LISTEN)."""
     webapp_port: int = Field(default=8080, ge=0, le=65535)
     """... and its port (polling mode; by webhook the app is served on WEBHOOK_PORT)."""
+    turn_ping_delay: float = Field(default=60.0, ge=0, le=86400)
+    """Seconds a player may take before the group gets a "your turn" ping for
+    them (a player who started the bot is pinged in the private chat at once
+    instead); 0: ping in the group at once (docs/operations.md#turn-pings)."""
     media_chat_id: int | str | None = Field(
         default=None, description="a chat (id or @channel) the bot may post in: inline "
         "games' board pictures are uploaded there (docs/inline.md); unset: text boards")

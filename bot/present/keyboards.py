@@ -144,16 +144,26 @@ class KeyboardBuilder:
         rows.append([*hints, *self._menu_row()])
         return InlineKeyboardMarkup(rows)
 
-    def roll(self, *, can_double: bool, confirm_double: bool = False) -> InlineKeyboardMarkup:
+    def roll(self, *, can_double: bool, confirm_double: bool = False,
+             take_back: bool = False) -> InlineKeyboardMarkup:
         """Before rolling: Roll, and Double beside it when the cube allows;
-        ``confirm_double``: the double of a staked game asks once more."""
+        ``confirm_double``: the double of a staked game asks once more;
+        ``take_back``: the turn before was handed over without Confirm, and
+        its mover may take it back (:meth:`take_back`) until this roll."""
         if confirm_double:
             return InlineKeyboardMarkup([[self.button(self.tr.gettext("Yes, double"),
                                                       ButtonAction.DOUBLE_SURE), self._back()]])
         row = [self.button("🎲 " + self.tr.gettext("Roll"), ButtonAction.ROLL)]
         if can_double:
             row.append(self.button("⬆ " + self.tr.gettext("Double"), ButtonAction.DOUBLE))
-        return InlineKeyboardMarkup([row, self._menu_row()])
+        rows = [row, self._menu_row()]
+        if take_back:
+            rows.insert(1, [self.take_back()])
+        return InlineKeyboardMarkup(rows)
+
+    def take_back(self) -> InlineKeyboardButton:
+        """The mover's one tap that takes back a turn handed over without Confirm."""
+        return self.button("↶ " + self.tr.gettext("Take my turn back"), ButtonAction.UNDO)
 
     def double(self, *, confirm_pass: bool = False, can_beaver: bool = False
                ) -> InlineKeyboardMarkup:
@@ -289,9 +299,12 @@ SETTING_CHOICES: dict[str, dict[str, str]] = {
     "style": {"png": N_("🖼 Picture"), "text": N_("🔤 Text")},
     "view": {"follow": N_("First to move"), "white": N_("○ White"), "black": N_("● Black")},
     "autoplay": {"on": N_("Forced turns: automatic"), "off": N_("Forced turns: by hand")},
+    "confirm": {"staked": N_("Confirm: staked games"), "always": N_("Confirm: always"),
+                "never": N_("Confirm: never")},
 }
 """Each /settings button's setting, its values and their labels."""
-SETTING_FIELDS = {"style": "board_style", "view": "orientation", "autoplay": "autoplay"}
+SETTING_FIELDS = {"style": "board_style", "view": "orientation", "autoplay": "autoplay",
+                  "confirm": "confirm_turns"}
 """Button setting name -> ChatSettings field."""
 SETTING_VALUES: dict[str, object] = {"on": True, "off": False}
 """Button values that are not the field's value itself (autoplay is a bool)."""

@@ -613,6 +613,8 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
             and not (ui is ButtonAction.MENU and phase in (Phase.ROLL, Phase.MOVE)):
         if phase not in (Phase.ROLL, Phase.MOVE):
             return None  # the opponent answers an offer
+        if record.takeback_by is not None and seat_of(record, record.takeback_by) is player:
+            return InlineKeyboardMarkup([[keys.take_back()], *keys.more().inline_keyboard])
         return keys.more()
     if ui is ButtonAction.MENU and phase in (Phase.ROLL, Phase.MOVE):
         return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
@@ -628,7 +630,9 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     if phase is Phase.ROLL:
         can_double = may_double(record, table)
         return keys.roll(can_double=can_double,
-                         confirm_double=can_double and ui is ButtonAction.DOUBLE)
+                         confirm_double=can_double and ui is ButtonAction.DOUBLE,
+                         take_back=record.takeback_by is not None and player in (
+                             None, seat_of(record, record.takeback_by)))
     turn = game.turn
     assert turn is not None
     seen_by = actor if viewer is None else viewer

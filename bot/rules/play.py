@@ -21,7 +21,7 @@ from bot.rules.fairplay import roll as fair_roll
 from bot.rules.matchstate import MatchState, table_of, with_table
 from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, THEIR_BUTTONS, Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status
+from bot.store.records import GameRecord, Status, computer_level
 from engine.choices import TurnChoice, turn_choices
 from engine.game import Game, Phase
 from engine.position import EngineError, Side, Step
@@ -80,8 +80,21 @@ MENU_ACTIONS = frozenset({ButtonAction.MENU, ButtonAction.BACK, ButtonAction.SOU
                           ButtonAction.RESIGN, ButtonAction.CANCEL})
 
 
+def confirms_turns(record: GameRecord, setting: str = "staked") -> bool:
+    """Whether a whole-turn button waits for Confirm in this game, by the
+    chat's ``setting`` (``confirm_turns``: ``staked``, the default: in staked
+    games, where a turn is money; ``always``; ``never``).  Against the
+    computer always: it answers at once, so a turn handed over could never
+    be taken back."""
+    if any(computer_level(p.user_id) is not None for p in record.players):
+        return True
+    if setting == "staked":
+        return record.options.stake_per_point > 0
+    return setting == "always"
+
+
 def apply_game(record: GameRecord, user_id: int, data: Callback, *,
-               own_board: bool = False) -> GameRecord:
+               own_board: bool = False, confirm: bool = True) -> GameRecord:
     """The record after a game button; ``record`` itself for keyboard-only buttons.
 
     A change is followed by everything nobody chooses (the next roll when
@@ -95,9 +108,15 @@ def apply_game(record: GameRecord, user_id: int, data: Callback, *,
     player's own board (a view in their private chat), where the waiting
     player may open the menu and resign or propose to cancel.
 
+    ``confirm`` (:func:`confirms_turns`): a whole-turn button waits for
+    Confirm; without it the turn is confirmed at once and handed over, the
+    opponent's roll left to their first tap so that nobody sees it while the
+    mover may still take the turn back (Undo: ``takeback_by``).
+
     Raises :class:`Refusal` for anything not allowed to this user now.
     """
-    return _followed(record, _apply_game(record, user_id, data, own_board=own_board))
+    return _followed(record, _apply_game(record, user_id, data, own_board=own_board,
+                                         confirm=confirm))
 
 
 def apply_turn(record: GameRecord, user_id: int, steps: Sequence[Step]) -> GameRecord:
@@ -129,7 +148,7 @@ def apply_turn(record: GameRecord, user_id: int, steps: Sequence[Step]) -> GameR
 
 def _followed(record: GameRecord, new: GameRecord) -> GameRecord:
     """``new`` advanced to the next choice (:func:`advanced`), unless unchanged or over."""
-    if new is record or new.status is not Status.ACTIVE:
+    if new is record or new.status is not Status.ACTIVE or new.takeback_by is not None:
         return new
     table = table_of(new)
     following = advanced(table, new)
@@ -139,7 +158,7 @@ def _followed(record: GameRecord, new: GameRecord) -> GameRecord:
 
 
 def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
-                own_board: bool) -> GameRecord:
+                own_board: bool, confirm: bool = True) -> GameRecord:
     if record.status is not Status.ACTIVE:
         raise Refusal(N_("This game is over."))
     side = seat_of(record, user_id)
@@ -154,6 +173,10 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
         return record.model_copy(update={"cancel_by": None})
     if action is ButtonAction.CANCEL and record.cancel_by is not None:
         return cancel_vote(record, user_id)  # agreeing: the proposer's opponent
+    if action is ButtonAction.UNDO and record.takeback_by is not None:
+        if record.takeback_by != user_id:
+            raise Refusal(N_("Only the player who moved takes the turn back."))
+        return played(record, table, lambda g: g.take_back_turn())
     if not own_board and action not in ANSWERS and game.to_act is not side:
         raise Refusal(THEIR_BUTTONS if action in MENU_ACTIONS else NOT_YOUR_TURN)
     if action is ButtonAction.CANCEL:
@@ -216,7 +239,11 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
             raise Refusal(STALE)
         return played(record, table, lambda g: g.play_step(step))
     if action is ButtonAction.TURN:
-        return played(record, table, lambda g: _whole_turn(g, data.args[0]))
+        if confirm:
+            return played(record, table, lambda g: _whole_turn(g, data.args[0]))
+        new = played(record, table, lambda g: _whole_turn(g, data.args[0]).confirm())
+        return new if new.status is not Status.ACTIVE else new.model_copy(
+            update={"takeback_by": user_id})
     if action is ButtonAction.UNDO:
         if game.turn is None or not game.turn.played:
             raise Refusal(STALE)
@@ -277,7 +304,7 @@ def played(record: GameRecord, table: MatchState, step: Any, **changes: Any) -> 
     if game.is_over:
         new = new.scored()
         changes.setdefault("status", Status.FINISHED)
-    return with_table(record, new, cancel_by=None, **changes)
+    return with_table(record, new, cancel_by=None, takeback_by=None, **changes)
 
 
 def resign_options(table: MatchState) -> list[ResultKind]:

@@ -17,6 +17,10 @@ class Refusal(Exception):
 
 
 STALE = N_("This board is out of date; use the newest message.")
+CATCHING_UP = N_("The board is catching up with the last move; tap again once it shows it.")
+"""A tap on an older drawing of the board's own message (its redraw is on its
+way, paced by the group's budget) that no longer means the same: the player
+did nothing wrong (bot/rules/taps.py :func:`caught_up`)."""
 NOT_PLAYING = N_("You are not playing in this game.")
 NOT_YOUR_TURN = N_("It is not your turn.")
 THEIR_BUTTONS = N_("It is not your turn: these buttons are your opponent's. To resign, wait for "

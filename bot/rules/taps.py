@@ -5,6 +5,7 @@ answers the button (:mod:`bot.rules.lobby`, :mod:`bot.rules.play`,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from ai import Level
@@ -14,7 +15,7 @@ from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import apply_lobby, awaits_start, start_seated
 from bot.rules.play import apply_game, ui_only
-from bot.rules.refusals import STALE, Refusal
+from bot.rules.refusals import CATCHING_UP, STALE, Refusal
 from bot.store.records import BoardViewRef, GameRecord, Status
 
 
@@ -39,11 +40,51 @@ def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: b
     return None
 
 
+SAME_MEANING = frozenset({
+    (Kind.LOBBY, ButtonAction.JOIN), (Kind.LOBBY, ButtonAction.LEAVE),
+    (Kind.GAME, ButtonAction.STEP), (Kind.GAME, ButtonAction.SOURCE),
+    (Kind.GAME, ButtonAction.BACK),
+})
+"""Buttons whose data means the same thing in any later state of their game:
+a step names its points and die, a source its point, Join and Leave their
+lobby.  Whether such a tap is still legal is the rules' question.  The
+others (a whole turn's index, Undo, Confirm, Roll, the cube, offers) are
+answers to the state they were drawn for."""
+
+
+def caught_up(record: GameRecord, data: Callback) -> Callback:
+    """A tap drawn for an older version of the record, on one of its current
+    boards (:func:`tapped_view` let it through): the board's redraw is on its
+    way (the group's flood budget paces it), so the player did nothing wrong.
+    Returns the tap re-aimed at the current version when its button means
+    the same now (:data:`SAME_MEANING`; :func:`tap` then judges it as any
+    other), else :class:`Refusal` (:data:`CATCHING_UP`), never "out of date".
+
+    >>> from engine.position import Variant
+    >>> game = GameRecord(chat_id=1, game_id="abcd", variant=Variant.LONG, version=7,
+    ...                   status=Status.ACTIVE)
+    >>> caught_up(game, Callback.game("abcd", 5, ButtonAction.STEP, 13, 10, 3)).version
+    7
+    >>> try:
+    ...     caught_up(game, Callback.game("abcd", 5, ButtonAction.UNDO))
+    ... except Refusal as refusal:
+    ...     print(refusal.message == CATCHING_UP)
+    True
+    """
+    if data.version == record.version:
+        return data
+    expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME
+    if data.kind is not expected or (data.kind, data.action) not in SAME_MEANING:
+        raise Refusal(CATCHING_UP)
+    return dataclasses.replace(data, version=record.version)
+
+
 def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dealer, *,
-        own_board: bool, bot_name: Callable[[Level], str]) -> GameRecord:
+        own_board: bool, bot_name: Callable[[Level], str], confirm: bool = True) -> GameRecord:
     """The record a tap by ``user_id`` (called ``name``) makes: the same one for
     keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
-    names the computer, should it sit down."""
+    names the computer, should it sit down; ``confirm``: a whole turn waits
+    for Confirm (:func:`bot.rules.play.confirms_turns`)."""
     if data.kind is Kind.LOBBY:
         if data.action is ButtonAction.START:
             return start_seated(record, user_id, dealer)
@@ -59,7 +100,7 @@ def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dea
     if record.status is not Status.ACTIVE:  # the buttons after the end
         new = after_game(record, user_id, data, dealer)
         return new.model_copy(update={"board_message_id": record.board_message_id})
-    new = apply_game(record, user_id, data, own_board=own_board)
+    new = apply_game(record, user_id, data, own_board=own_board, confirm=confirm)
     if new is record and not ui_only(record, data.action):
         raise Refusal(STALE)
     return new

@@ -95,6 +95,9 @@ class Store:
         self.unschedule = queue.unschedule
         self.claim_due = queue.claim_due
         self.ack = queue.ack
+        self.ping_later = queue.ping_later
+        self.claim_pings = queue.claim_pings
+        self.ack_ping = queue.ack_ping
         # updates
         self.claim_update = updates.claim_update
         self.settle_update = updates.settle_update

@@ -47,6 +47,9 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{deadlines}:due / :processing   the same, unsharded (before 2026-12): moved into
                                           the shards by the claimer (bot/store/shards.py)
     nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
+    nardy:{deadlines}:pings / :pings:processing
+                                          zsets of delayed "your turn" pings,
+                                          ``<version>@<GameRef>`` by due time / lease end
     nardy:{update:<id // 100>}:m          hash <id % 100>:<digest> -> de-duplication marker
                                           of each update (bot/store/markers.py): p:<n>:<lease
                                           end ms> being handled (attempt n), f:<n> failed n
@@ -98,6 +101,8 @@ class Keys:
         self.prefix = prefix
         self.deadlines = [f"{prefix}:{{deadlines}}:due", f"{prefix}:{{deadlines}}:processing"]
         """The deadline queue before it was sharded: due, processing (read to move them)."""
+        self.pings = [f"{prefix}:{{deadlines}}:pings", f"{prefix}:{{deadlines}}:pings:processing"]
+        """The delayed turn pings: due, processing (bot/store/wakeups.py)."""
         self.open_games = f"{prefix}:{{stats}}:open"
         """The open games before they were sharded (read to move them)."""
         self.deadline_shards = [[f"{prefix}:{{deadlines:{n}}}:{name}"

@@ -90,6 +90,27 @@ class DeadlineQueue:
         """Done with a claimed deadline: drop its lease (a new due time stays)."""
         await self.redis.zrem(self.keys.deadline_shard(ref)[1], str(ref))
 
+    async def ping_later(self, ref: GameRef, version: int, due: float) -> None:
+        """A "your turn" ping for ``ref``'s game at ``version``, due at ``due``
+        (:func:`bot.store.wakeups.ping_tick` sends it only if the game is still
+        at that version: nobody acted meanwhile)."""
+        await self.redis.zadd(self.keys.pings[0], {f"{version}@{ref}": due})
+
+    async def claim_pings(self, now: float, lease: float, limit: int = 100
+                          ) -> list[tuple[GameRef, int]]:
+        """Atomically take the due pings, each leased to this caller (the claim
+        of :meth:`claim_due`): (game, version) pairs; :meth:`ack_ping` each."""
+        flat = await self._claim(keys=self.keys.pings, args=[now, now + lease, limit])
+        pings = []
+        for member in flat[::2]:
+            version, _, ref = (member.decode() if isinstance(member, bytes)
+                               else str(member)).partition("@")
+            pings.append((GameRef.parse(ref), int(version)))
+        return pings
+
+    async def ack_ping(self, ref: GameRef, version: int) -> None:
+        await self.redis.zrem(self.keys.pings[1], f"{version}@{ref}")
+
     async def rename(self, old: str, new: str) -> None:
         """Move a game's entries (due and claimed) to its new ref, keeping their
         times; idempotent (a chat's migration: the new chat may be in another

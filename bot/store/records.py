@@ -319,6 +319,9 @@ class GameRecord(Record):
                                   "(the game, or between two games the match)")
     rematch_by: int | None = Field(default=None, description="after the end: the player "
                                    "offering a rematch or the match's next game")
+    takeback_by: int | None = Field(default=None, description="the player whose whole turn "
+                                    "was handed over without Confirm: they may take it back "
+                                    "until the opponent acts (bot/rules/play.py)")
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     deadline: float | None = Field(default=None, description="when the player to move "
@@ -392,6 +395,10 @@ class ChatSettings(Record):
     variant: Variant = Variant.LONG
     options: TableOptions = TableOptions()
     autoplay: bool = Field(default=True, description="new games play forced turns by themselves")
+    confirm_turns: Literal["staked", "always", "never"] = Field(
+        default="staked", description="whether a whole-turn button waits for Confirm: in staked "
+        "games only, always, never (else it hands the dice over, and the mover may take it back "
+        "until the opponent acts)")
 
     @property
     def key(self) -> RecordKey[ChatSettings]:

@@ -109,14 +109,25 @@ async def load_for(store: Store, chat_id: int, data: Callback) -> GameRecord:
     to create (see :func:`bot.edge.handlers.board.repost`); a tap that arrives
     before that save lands waits for it a moment instead of being refused.
     """
+    record = await load_current(store, chat_id, data)
+    if record.version != data.version:
+        raise Refusal(STALE)
+    return record
+
+
+async def load_current(store: Store, chat_id: int, data: Callback) -> GameRecord:
+    """The game a button names (in ``chat_id``) at the version it was drawn for
+    or a newer one (an older drawing of a board whose redraw is on its way:
+    :func:`bot.rules.taps.caught_up` says what such a tap may still do), else
+    :class:`Refusal`; a tap on a message not saved yet waits for it (:func:`load_for`)."""
     for _ in range(FUTURE_WAITS):
         record = await store.load_game(chat_id, data.id)
         if record is None or record.version >= data.version:
             break
         await asyncio.sleep(0.02)
-    if record is None or record.version != data.version:
+    if record is None or record.version < data.version:
         raise Refusal(STALE)
     expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME
-    if data.kind is not expected:
+    if data.kind is not expected and record.version == data.version:
         raise Refusal(STALE)
     return record

@@ -23,6 +23,14 @@ process memory between ticks):
 
 A new deadline (a move, more time, a resume) has a new marker value, so its
 stages start from the beginning by themselves.
+
+**Delayed turn pings** ride the same machinery: a change that makes a game wait
+for a player who has not started the bot queues a "your turn" ping for the
+record's version (``nardy:{deadlines}:pings``, due a while later,
+``TURN_PING_DELAY``); :func:`ping_tick` claims the due ones with the same lease
+and sends each only if the game is still at that version, i.e. nobody acted
+meanwhile (a live game of two present players sends none).  Being in Redis, a
+queued ping survives a restart.
 """
 
 from __future__ import annotations
@@ -50,6 +58,8 @@ return 1
 
 Act = Callable[[GameRecord, int], Awaitable[None]]
 """Does what a stage means (remind, offer the win) for a game record."""
+Ping = Callable[[GameRecord], Awaitable[None]]
+"""Sends the "your turn" ping of a game record (still at the ping's version)."""
 
 
 def stage_key(store: Store, ref: GameRef) -> str:
@@ -128,3 +138,22 @@ async def tick(store: Store, now: float, act: Act, *, lease: float = LEASE) -> l
         if stage is not None:
             acted.append(stage)
     return acted
+
+
+async def ping_tick(store: Store, now: float, ping: Ping, *, lease: float = LEASE
+                    ) -> list[GameRef]:
+    """Claim the due turn pings and send those whose game is still at the
+    version they were queued for; returns the games pinged.  A ping whose
+    sending failed stays claimed and is handed out again after its lease."""
+    sent = []
+    for ref, version in await store.claim_pings(now=now, lease=lease):
+        record = await store.load_game(ref.chat_id, ref.game_id)
+        if record is not None and record.version == version and record.status.is_open:
+            try:
+                await ping(record)
+            except Exception:
+                log.exception("turn ping of %s failed; it is retried after its lease", ref)
+                continue
+            sent.append(ref)
+        await store.ack_ping(ref, version)
+    return sent

@@ -136,7 +136,8 @@ class Driver:
                     break
                 self.refused += 1
             else:
-                if "out of date" in (answer.text or "") and stale < STALE_ROUNDS:
+                behind = any(word in (answer.text or "") for word in ("out of date", "catching up"))
+                if behind and stale < STALE_ROUNDS:
                     # a board left behind (e.g. the bot was killed mid-redraw) is
                     # redrawn by the next refused tap that comes a moment after the
                     # game's last change: tap again as a player would, on the newest board

@@ -11,6 +11,7 @@ import pytest
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from bot.edge.handlers import menu
+from bot.edge.handlers.board import PING_DELAY
 from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.rules.matchstate import table_of
 from bot.store.records import Status
@@ -99,6 +100,7 @@ async def test_bad_option_value_is_explained(world: World) -> None:
 
 
 async def test_lobby_variant_join_twice_leave_and_start(world: World) -> None:
+    world.app.bot_data[PING_DELAY] = 0  # the ping at once (tests/bot/test_turn_pings.py: later)
     t = _setup(world)
     sent = await world.send(t.chat, t.alice, "/new")
     lobby = await world.reply(t.chat, sent, "New game: Long nardy")
@@ -170,8 +172,9 @@ async def test_stale_forged_and_duplicated_taps_change_nothing(world: World) -> 
     roll = _data(world, board, "r")
     await world.tap(t.chat, mover, board, roll)
     version = (await _record(world, t)).version
+    # Roll again from the older drawing of this board: not twice, and no blame
     stale = await world.tap(t.chat, mover, board, roll, strict=False)
-    assert stale.show_alert and "out of date" in (stale.text or "")
+    assert stale.show_alert and "catching up" in (stale.text or "")
     forged = await world.tap(t.chat, mover, board, "g:zzzz:1:r", strict=False)
     assert forged.show_alert
     garbage = await world.tap(t.chat, mover, board, "hello", strict=False)
@@ -212,6 +215,7 @@ async def test_two_taps_at_once_apply_once(world: World) -> None:
 
 
 async def test_steps_undo_confirm_and_source_selection(world: World) -> None:
+    world.app.bot_data[PING_DELAY] = 0  # the ping at once, and deleted once its player acts
     t = _setup(world)
     board = await _at_roll(world, t)
     mover, other = await _mover(world, t)
@@ -334,6 +338,7 @@ async def test_resign_offer_declined_then_accepted(world: World) -> None:
 
 
 async def test_rematch_and_new_game_after_the_end(world: World) -> None:
+    world.app.bot_data[PING_DELAY] = 0  # the offer's ping at once
     t = _setup(world)
     board = await _start(world, t)
     mover, other = await _mover(world, t)

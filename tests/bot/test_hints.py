@@ -248,8 +248,8 @@ async def test_the_hint_stays_for_the_whole_turn_and_refuses_old_boards(world: W
     cached = _hints_computed("cached")
     assert await _ask(world, club, mover, board) == first
     assert _hints_computed("cached") == cached + 1
-    answer = await world.tap(club, mover, board, old_hint, strict=False)
-    assert answer.show_alert and "out of date" in (answer.text or ""), answer
+    answer = await world.tap(club, mover, board, old_hint, strict=False)  # the older drawing
+    assert answer.show_alert and "catching up" in (answer.text or ""), answer
     # a forged hint with an argument is not a button of this bot
     moved = await _record(world, club)
     forged = f"g:{moved.game_id}:{moved.version}:{HINT}:1"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.present.callbacks import Callback
 from bot.present.i18n import LANGUAGES, translator
 from bot.rules import (
     aftergame,
@@ -30,7 +31,9 @@ from bot.rules import (
     timeouts,
 )
 from bot.rules.matchstate import table_of
+from bot.rules.refusals import CATCHING_UP, STALE
 from bot.rules.seats import waiting_user
+from bot.rules.taps import SAME_MEANING
 from bot.store.inline_games import inline_chat_id
 from bot.store.records import ChatSettings, GameRecord, settings_key
 from engine.game import Phase
@@ -165,10 +168,14 @@ async def check(world: World, p: People, scene: str, owner: User,
         for delta in deltas:
             if before.version + delta < 0:
                 continue
+            tapped = Callback.parse(data)
+            if delta < 0 and (tapped.kind, tapped.action) in SAME_MEANING:
+                continue  # played as a tap on this version (tests/bot/test_catching_up.py)
             answer = await world.tap(p.chat, rightful, board, _versioned(data, delta),
                                      strict=False)
-            assert answer.show_alert and "out of date" in (answer.text or ""), (
-                scene, text, delta, answer)
+            # an older drawing of this very message: its redraw lags, the player is not wrong
+            told = CATCHING_UP if delta < 0 else STALE
+            assert answer.show_alert and answer.text == told, (scene, text, delta, answer)
             await unchanged(f"{text!r} from version {before.version + delta}")
     return board
 

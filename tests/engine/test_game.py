@@ -104,6 +104,19 @@ def test_play_undo_confirm() -> None:
     assert (done.phase, done.to_act, done.position.turn) == (Phase.ROLL, B, B)
 
 
+def test_a_confirmed_turn_is_taken_back_until_the_next_roll() -> None:
+    game = Game.new(BG).roll(Scripted(3, 1))
+    done = game.play_step(Step(8, 5, 3)).play_step(Step(6, 5, 1)).confirm()
+    back = done.take_back_turn()
+    assert back == game  # its roll kept, nothing played: the mover chooses again
+    with pytest.raises(GameError, match="not roll"):
+        back.take_back_turn()  # not confirmed: Undo takes steps back
+    with pytest.raises(GameError, match="not roll"):
+        done.roll(Scripted(2, 1)).take_back_turn()  # the next side rolled: the turn stands
+    with pytest.raises(GameError, match="no confirmed turn"):
+        Game.new(BG, starter=W).take_back_turn()
+
+
 def test_actions_out_of_phase_are_refused() -> None:
     fresh = Game.new(BG)
     with pytest.raises(GameError, match="waits for opening"):

@@ -81,7 +81,7 @@ async def workers(api: BotApiServer, clients: Callable[[], aioredis.Redis]
         store = Store(clients())
         app = build_application(api.token or "", store, dealer=Dealer.for_tests(7),
                                 base_url=api.base_url, base_file_url=api.base_file_url,
-                                limiter=limiter)
+                                limiter=limiter, ping_delay=0)  # pings at once: retries tested
         await app.initialize()
         await app.start()
         web = WebServer(app, secret=SECRET, webhook_path=PATH, max_updates=max_updates)

@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from telegram import InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
@@ -63,9 +63,10 @@ from bot.present.messages import (
 )
 from bot.present.painter import PAINTER
 from bot.present.webapp import with_app_button
+from bot.rules import deadlines
 from bot.rules.chatsettings import with_board_language
 from bot.rules.seats import waiting_side, waiting_user
-from bot.store import VersionConflict, private_boards, stale_boards
+from bot.store import VersionConflict, prefs, private_boards, stale_boards
 from bot.store.prefs import forget_started
 from bot.store.records import (
     BoardViewRef,
@@ -488,24 +489,100 @@ async def clear_notification(context: Context, record: GameRecord) -> None:
             await context.bot.delete_message(int(chat) if chat else record.chat_id, int(message))
 
 
+PING_DELAY = "ping_delay"
+"""bot_data: seconds before a player who has not acted is pinged in the group
+(``TURN_PING_DELAY``; 0: at once)."""
+DEFAULT_PING_DELAY = 60.0
+
+
+def game_link(record: GameRecord) -> str | None:
+    """A t.me link to the board message (supergroups only have such links)."""
+    chat = str(record.chat_id)
+    if not chat.startswith("-100") or record.board_message_id is None:
+        return None
+    return f"https://t.me/c/{chat[4:]}/{record.board_message_id}"
+
+
 async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
     """Ping the player the game now waits for (editing the board notifies nobody);
     in a private game, in their own chat under their board.  Once per version
     of the game and update: a retried update does not ping (and so delete the
-    ping it sent) again."""
+    ping it sent) again.
+
+    A group's message budget is small (about 20 a minute, edits included), so
+    a group ping is not sent at once: a player who started the bot gets it
+    in the private chat now, anyone else in the group only after the
+    ``TURN_PING_DELAY`` (:data:`PING_DELAY`) if they have not acted by then
+    (queued in the store, :func:`bot.store.wakeups.ping_tick` sends it)."""
     step = f"notify:{record.ref}:{record.version}"
-    if effects.done(step) or computer_level(waiting_user(record) or 0) is not None:
+    user_id = waiting_user(record)
+    if effects.done(step) or computer_level(user_id or 0) is not None:
         return  # nobody pings the computer
     await clear_notification(context, record)
+    delay = float(context.bot_data.get(PING_DELAY, DEFAULT_PING_DELAY))
     if record.is_private:
         await _notify_privately(context, record)
+    elif user_id is not None and await _ping_started(context, record, user_id):
+        pass
+    elif delay > 0:
+        await _ping_later(context, record, deadlines.now() + delay)
     else:
-        text = notification(tr, record)
-        if text is not None:
-            message = await send(context, record, text)
-            await get_store(context).remember_notification(record.chat_id, record.game_id,
-                                                           str(message.message_id))
+        await ping_in_chat(context, tr, record)
     effects.note(step)
+
+
+async def _ping_later(context: Context, record: GameRecord, at: float) -> None:
+    """Queue the group ping for the version the game has once its boards are
+    posted (posting a board saves its message id, a version of its own that
+    is no action of the player's)."""
+    store = get_store(context)
+    current = await store.load_game(record.chat_id, record.game_id)
+    if current is None or current.version < record.version \
+            or waiting_user(current) != waiting_user(record):
+        current = record
+    await store.ping_later(record.ref, current.version, at)
+
+
+async def ping_in_chat(context: Context, tr: Translator, record: GameRecord) -> None:
+    """The "your turn" ping as a message in the game's chat (``tr``: its language)."""
+    text = notification(tr, record)
+    if text is not None:
+        message = await send(context, record, text)
+        await get_store(context).remember_notification(record.chat_id, record.game_id,
+                                                       str(message.message_id))
+
+
+def unreachable(error: Exception) -> bool:
+    """Whether a message to a user's private chat failed because the bot may
+    not write there: blocked (403), or never started, which Telegram answers
+    with 403 "can't initiate conversation" or, for a user the bot has never
+    met, 400 "chat not found" (an inline game's player may be one)."""
+    return isinstance(error, Forbidden) or "chat not found" in str(error).lower()
+
+
+async def _ping_started(context: Context, record: GameRecord, user_id: int) -> bool:
+    """Ping ``user_id`` in their private chat with the bot if they started it
+    there (it costs the group nothing); False when they have not, or it failed."""
+    store = get_store(context)
+    if not await prefs.has_started(store, user_id):
+        return False
+    tr = translator(await prefs.language(store, user_id))
+    text = notification(tr, record)
+    if text is None:
+        return True
+    link = game_link(record)
+    markup = (None if link is None else InlineKeyboardMarkup(
+        [[InlineKeyboardButton(tr.gettext("Open the game"), url=link)]]))
+    try:
+        message = await context.bot.send_message(user_id, text, reply_markup=markup)
+    except (Forbidden, BadRequest) as error:  # blocked the bot since: the group, later
+        if not unreachable(error):
+            raise
+        await forget_started(store, user_id)
+        return False
+    await store.remember_notification(record.chat_id, record.game_id,
+                                      f"{user_id}:{message.message_id}")
+    return True
 
 
 async def _notify_privately(context: Context, record: GameRecord) -> None:

@@ -5,6 +5,12 @@ your turn, an old keyboard, a forged payload), silently otherwise, and the
 answer goes out before the board is redrawn so the tapper's spinner stops
 at once.
 
+A tap on an older drawing of a board's own message (its redraw is still on
+its way, paced by the group's budget) acts on the current record when its
+button means the same and is still legal, else is told the board is catching
+up (:func:`bot.rules.taps.caught_up`); only a tap on another, older message
+is "out of date".
+
 A tap whose step was saved but whose update then failed (the redraw got a
 502) is delivered again; its retry finds the step in the update's journal
 (:mod:`bot.edge.effects`) and finishes the work: the boards that do not show the
@@ -35,6 +41,7 @@ from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
     Context,
     alert_text,
+    chat_settings,
     display_name,
     get_dealer,
     get_store,
@@ -45,14 +52,22 @@ from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.present.i18n import Translator
 from bot.rules import computer, hints
 from bot.rules.fairplay import entropy_tap
-from bot.rules.refusals import GAME_LIMIT, LOBBY_WAITS, STALE, Refusal
+from bot.rules.play import confirms_turns
+from bot.rules.refusals import (
+    CATCHING_UP,
+    GAME_LIMIT,
+    LOBBY_WAITS,
+    NOT_PLAYING,
+    STALE,
+    Refusal,
+)
 from bot.rules.seats import waiting_user
-from bot.rules.taps import tap, tapped_view
+from bot.rules.taps import caught_up, tap, tapped_view
 from bot.store import VersionConflict, finished, private_boards
 from bot.store.inline_games import inline_chat_id
 from bot.store.layout import GameLimit
 from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
-from bot.store.saving import load_for, save_first
+from bot.store.saving import load_current, save_first
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +119,7 @@ async def on_button(update: Update, context: Context) -> None:
         if data.action is ButtonAction.HINT:  # an alert for the mover; nothing changes
             record, _view = await _tapped(query, context, data, chat_id,
                                           in_view=ref is not None)
+            caught_up(record, data)
             question = hints.ask(record, query.from_user.id)
             await query.answer(await hint_answers.answer_text(tr, question), show_alert=True)
             return
@@ -153,6 +169,7 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     tapped (``in_view``: the message is a board in a private chat);
     :class:`Refusal` when nothing may change."""
     record, view = await _tapped(query, context, data, chat_id, in_view=in_view)
+    aimed = caught_up(record, data)
     user = query.from_user
     if data.action is ButtonAction.NEW and any(  # a new lobby from a finished board: not a second
             g.status is Status.LOBBY and g.created_by == user.id
@@ -166,9 +183,17 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     # the entropy taps refused before this one go into the dice's log if it starts the game
     refused = (await get_store(context).refused_taps(record.chat_id, record.game_id)
                if entropy_tap(record, data.action) else ())
-    new = tap(record, user.id, display_name(user), data,
-              get_dealer(context).tapped(query.id, refused),
-              own_board=view is not None, bot_name=lambda level: computer.bot_name(tr, level))
+    setting = (await chat_settings(context, record.chat_id)).confirm_turns
+    try:
+        new = tap(record, user.id, display_name(user), aimed,
+                  get_dealer(context).tapped(query.id, refused), own_board=view is not None,
+                  bot_name=lambda level: computer.bot_name(tr, level),
+                  confirm=confirms_turns(record, setting))
+    except Refusal as refusal:
+        # an older drawing whose step is no longer legal: the board lags, not the player
+        if record.version != data.version and refusal.message != NOT_PLAYING:
+            raise Refusal(CATCHING_UP) from None
+        raise
     return record, new, view
 
 
@@ -186,9 +211,11 @@ async def _log_refused(context: Context, chat_id: int, data: Callback, query_id:
 async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_id: int, *,
                   in_view: bool) -> tuple[GameRecord, BoardViewRef | None]:
     """The record a tap acts on (the game its button names, in ``chat_id``), at
-    the version its button was drawn for, and the view tapped (``in_view``);
-    :class:`Refusal` for an old message."""
-    record = await load_for(get_store(context), chat_id, data)
+    the version its button was drawn for or, on an older drawing of one of
+    its current boards, the current one (:func:`caught_up` says what such a
+    tap may do), and the view tapped (``in_view``); :class:`Refusal` for an
+    old message."""
+    record = await load_current(get_store(context), chat_id, data)
     message = query.message  # None on an inline game's message: the tap names its id
     where = (0, 0) if message is None else (message.chat.id, message.message_id)
     return record, tapped_view(record, *where, in_view=in_view,

@@ -24,7 +24,8 @@ from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import which
-from bot.edge.handlers.board import edit, send
+from bot.edge.handlers.board import edit, game_link, ping_in_chat, send
+from bot.edge.handlers.board import unreachable as unreachable  # fair.py imports it from here
 from bot.edge.handlers.common import (
     Context,
     DefaultOption,
@@ -73,7 +74,8 @@ def interval() -> float:
 
 
 async def tick_job(context: Context) -> None:
-    """The repeating job: wake up the games that are due (see :mod:`bot.store.wakeups`)."""
+    """The repeating job: wake up the games that are due and send the delayed
+turn pings (see :mod:`bot.store.wakeups`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
@@ -81,7 +83,12 @@ async def tick_job(context: Context) -> None:
     async def act_here(record: GameRecord, stage: int) -> None:
         await act(context, record, stage)
 
-    await wakeups.tick(store, deadlines.now(), act_here)
+    async def ping_here(record: GameRecord) -> None:
+        await ping_in_chat(context, await _chat_translator(context, record), record)
+
+    now = deadlines.now()
+    await wakeups.tick(store, now, act_here)
+    await wakeups.ping_tick(store, now, ping_here)  # delayed turn pings (bot/store/wakeups.py)
 
 
 async def act(context: Context, record: GameRecord, stage: int) -> None:
@@ -103,14 +110,6 @@ async def _user_translator(context: Context, user_id: int) -> Translator:
     return translator(await prefs.language(get_store(context), user_id))
 
 
-def _game_link(record: GameRecord) -> str | None:
-    """A t.me link to the board message (supergroups only have such links)."""
-    chat = str(record.chat_id)
-    if not chat.startswith("-100") or record.board_message_id is None:
-        return None
-    return f"https://t.me/c/{chat[4:]}/{record.board_message_id}"
-
-
 async def remind(context: Context, record: GameRecord, due: Notice) -> None:
     """Remind the player the game waits for (unless they muted reminders)."""
     store = get_store(context)
@@ -127,7 +126,7 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
             left=duration(tr, left))
         try:
             await context.bot.send_message(user_id, text, reply_markup=mute_keyboard(
-                tr, record.game_id, _game_link(record)))
+                tr, record.game_id, game_link(record)))
             return
         except (Forbidden, BadRequest) as error:  # blocked the bot since, or never started
             if not unreachable(error):  # it (an inline game's player): the chat instead
@@ -146,14 +145,6 @@ async def _post(context: Context, record: GameRecord, text: str,
     # the bot may have been removed from the chat: /board there brings the game back
     with contextlib.suppress(Forbidden):
         await send(context, record, text, markup)
-
-
-def unreachable(error: Exception) -> bool:
-    """Whether a message to a user's private chat failed because the bot may
-    not write there: blocked (403), or never started, which Telegram answers
-    with 403 "can't initiate conversation" or, for a user the bot has never
-    met, 400 "chat not found" (an inline game's player may be one)."""
-    return isinstance(error, Forbidden) or "chat not found" in str(error).lower()
 
 
 def _proposal(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:

@@ -42,6 +42,14 @@ VIEW_TEXT = {
     "white": N_("always from White's side"),
     "black": N_("always from Black's side"),
 }
+CONFIRM_TEXT = {
+    "staked": N_("A whole-turn button waits for Confirm in staked games; in the others it "
+                 "hands the dice over, and the mover may take the turn back until the "
+                 "opponent acts."),
+    "always": N_("A whole-turn button waits for Confirm."),
+    "never": N_("A whole-turn button hands the dice over at once; the mover may take the "
+                "turn back until the opponent acts."),
+}
 STALE_BUTTON = N_("This button does not work any more.")
 
 
@@ -56,6 +64,7 @@ def settings_text(tr: Translator, settings: ChatSettings) -> str:
         tr.gettext("Language: {name} (change it with /lang).", name=escape(language)),
         tr.gettext("New games play forced turns by themselves.") if settings.autoplay
         else tr.gettext("New games leave forced turns to the players."),
+        tr.gettext(CONFIRM_TEXT[settings.confirm_turns]),
         tr.gettext("Only chat admins change settings in a group."),
     ])
 
@@ -121,8 +130,8 @@ async def on_settings_button(update: Update, context: Context) -> None:
         await context.bot.edit_message_text(settings_text(tr, after), chat_id=chat.id,
                                             message_id=message.message_id,
                                             reply_markup=settings_keyboard(tr, after))
-    if field == "autoplay":
-        return  # new games take it; the games being played keep their options
+    if field in ("autoplay", "confirm_turns"):
+        return  # new games take autoplay, the next whole turn Confirm: no board changes
     for record in await store.chat_games(chat.id, thread_of(message),  # type: ignore[arg-type]
                                          ended=False):
         if is_lobby(record) or record.board_message_id is None:

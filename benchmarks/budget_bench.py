@@ -1,0 +1,169 @@
+"""Chat play within a group's message budget (issue 24 §2): whole games
+played by two present players tapping in a group, with the flood limiter on.
+
+Run: ``.venv/bin/python benchmarks/budget_bench.py [games] [think seconds] [variants] [mode]``
+(variants: a comma-separated subset of ``long,backgammon,backgammon cube=off``;
+mode ``new``, the default: the bot as it is; ``old``: its behaviour before
+issue 24, turn pings in the group at once and Confirm after every whole turn,
+for a side-by-side figure).
+
+In-process, as benchmarks/taps_bench.py: the real Application polling the
+local Bot API server (tests/botapi, tests/bot/conftest.py ``running_world``),
+the store on fakeredis, seeded dice,
+text boards; but with the bot's own flood limiter (bot/edge/limits.py,
+Telegram's budget: 20 messages a minute in a group, a burst of 10, edits
+count) on the store's shared buckets.  Two sensible players: the one the
+game waits for looks at the newest board, thinks ``think`` seconds (default
+3), taps what tests/bot/driver.py ``pick`` picks (Confirm, a whole turn, a
+step, a point, Roll, Take), and waits until the board shows the tap; nobody
+has started the bot in private, so every ping would be a group message.
+
+Prints per game and variant: turns (the engine's confirmed turns, forced
+ones included), player taps per turn, group messages per turn (sendMessage,
+sendPhoto and editMessage* requests to the group), of them pings, and tap →
+redraw (from the tap until the board message shows its result) p50 / p95 /
+max.  Wall-clock figures: quote them with the machine's load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import fakeredis
+
+from bot.edge.limits import SharedRateLimiter
+from bot.rules.chatsettings import with_setting
+from bot.rules.matchstate import table_of
+from bot.rules.seats import waiting_user
+from bot.store import Store
+from bot.store.records import ChatSettings, Status, settings_key
+from engine.game import Action
+from tests.bot.conftest import World, running_world
+from tests.bot.driver import pick
+from tests.botapi import BotApiServer
+
+GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+THINK = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
+VARIANTS = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else ("backgammon",)
+MODE = sys.argv[4] if len(sys.argv) > 4 else "new"
+MAX_TAPS = 3000
+TIMEOUT = 120.0
+
+
+@dataclass
+class Tally:
+    turns: int = 0
+    taps: int = 0
+    messages: int = 0
+    pings: int = 0
+    refused: int = 0
+    latencies: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _group_requests(server: BotApiServer, chat_id: int) -> list[str]:
+    """The methods of the messages the bot sent or edited in the group (what its budget counts)."""
+    return [r.method for r in server.requests()
+            if r.method.lower().startswith(("send", "edit"))
+            and r.params.get("chat_id") in (chat_id, str(chat_id))]  # type: ignore[union-attr]
+
+
+def _pings(server: BotApiServer, chat_id: int) -> int:
+    return sum(1 for m in server.messages(chat_id, include_deleted=True)
+               if m.from_bot and "your turn" in (m.text or ""))
+
+
+async def _shown(world: World, chat_id: int, board_id: int, since: int) -> None:
+    """Until the tapped board (or a board posted after it) shows a change."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        latest = world.board(chat_id)
+        if latest.message_id != board_id or latest.revision > since:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the board did not change in {TIMEOUT} s")
+
+
+async def play(world: World, variant: str, number: int, tally: Tally) -> None:
+    server, store = world.server, world.store
+    alice, bob = server.add_user(f"A{number}"), server.add_user(f"B{number}")
+    chat = server.add_group(f"G{number}", members=[alice, bob])
+    settings = ChatSettings(chat_id=chat.id, board_style="text")
+    if MODE == "old":
+        settings = with_setting(settings, chat.id, "confirm_turns", "always")
+    await store.update(settings_key(chat.id), lambda _s: settings)
+    sent = await world.send(chat, alice, f"/new {variant}")
+    lobby = await world.reply(chat, sent, "New game")
+    await world.tap(chat, alice, lobby, text="✋ Join")
+    await world.tap(chat, bob, lobby, text="✋ Join")
+    users = {alice.id: alice, bob.id: bob}
+    before, pings = len(_group_requests(server, chat.id)), _pings(server, chat.id)
+    started = time.perf_counter()
+    for _ in range(MAX_TAPS):
+        [record] = await store.chat_games(chat.id)
+        if record.status is not Status.ACTIVE:
+            break
+        board = world.board(chat)
+        data = pick(board)
+        assert data is not None, server.transcript(chat)
+        await asyncio.sleep(THINK)  # a present player looks at the board and decides
+        since = server.revision
+        tapped = time.perf_counter()
+        tap = server.user_taps(chat, users[waiting_user(record) or 0], board, data)
+        answer = await tap.wait_answer_async(TIMEOUT)
+        tally.taps += 1
+        if answer.show_alert:  # e.g. "the board is catching up": look again
+            tally.refused += 1
+            continue
+        await _shown(world, chat.id, board.message_id, since)
+        tally.latencies.append(time.perf_counter() - tapped)
+        if len(tally.latencies) % 25 == 0:  # progress: a game at the budget takes minutes
+            print(f"  {variant}: {len(tally.latencies)} taps, "
+                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    else:
+        raise AssertionError(f"game {number} not over after {MAX_TAPS} taps")
+    await world.idle()
+    tally.seconds += time.perf_counter() - started
+    final = table_of(record).game
+    tally.turns += sum(e.action is Action.MOVE for e in final.events)
+    tally.messages += len(_group_requests(server, chat.id)) - before
+    tally.pings += _pings(server, chat.id) - pings
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+async def main() -> None:
+    store = Store(fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer()))
+    limiter = SharedRateLimiter()  # Telegram's budget: 20 a minute in a group, burst 10
+    limiter.attach(store.flood)
+    async with running_world(store, limiter=limiter,  # its dice: Dealer.for_tests(7)
+                             ping_delay=0 if MODE == "old" else 60) as world:
+        print(f"budget_bench: {GAMES} game(s) per variant, think {THINK:g} s, mode {MODE}, "
+              f"group budget {limiter.group_rate * 60:g}/min (burst {limiter.group_burst})")
+        print(f"{'variant':<20} {'turns':>5} {'taps/turn':>9} {'msgs/turn':>9} {'pings':>5} "
+              f"{'alerts':>6} {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'game s':>7}")
+        number = 0
+        for variant in VARIANTS:
+            tally = Tally()
+            for _ in range(GAMES):
+                number += 1
+                await play(world, variant, number, tally)
+            lat = tally.latencies
+            print(f"{variant:<20} {tally.turns:>5} {tally.taps / tally.turns:>9.2f} "
+                  f"{tally.messages / tally.turns:>9.2f} {tally.pings:>5} {tally.refused:>6} "
+                  f"{statistics.median(lat):>6.2f} {_quantile(lat, 0.95):>6.2f} "
+                  f"{max(lat):>6.2f} {tally.seconds / GAMES:>7.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

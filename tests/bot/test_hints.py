@@ -350,7 +350,7 @@ async def test_hints_against_the_bot_in_a_private_chat(world: World) -> None:
 
 
 async def test_hints_in_a_private_game_by_invitation(world: World) -> None:
-    from tests.bot.test_invite import LINK
+    from tests.bot.test_invite import LINK, _open
     s = world.server
     alice, bob = s.add_user("Alice"), s.add_user("Bob")
     sent = await world.send(s.private_chat(alice), alice, "/invite long hints=on")
@@ -358,8 +358,7 @@ async def test_hints_in_a_private_game_by_invitation(world: World) -> None:
     assert "💡 hints on" in invitation.content, invitation.content
     found = LINK.search(invitation.text or "")
     assert found is not None
-    sent = await world.send(s.private_chat(bob), bob, f"/start {found.group(2)}")
-    await world.reply(s.private_chat(bob), sent)
+    await _open(world, bob, found.group(2))  # and taps ▶ Start: the dice's entropy
     await world.idle()
     record = next(g for g in await world.store.user_games(alice.id) if g.is_private)
     users = {Side.WHITE: alice, Side.BLACK: bob}

@@ -435,10 +435,11 @@ async def _keys_without_expiry(world: World) -> set[str]:
             if await redis.ttl(key) == -1}
 
 
-PER_ACCOUNT = ("user:", "{stats}:open", "prefs")
+PER_ACCOUNT = ("user:", "{stats", "prefs", "nardy:schema")
 """Keys without expiry a Join may make that are not the message's: one per
-Telegram account (its games' index, its preferences) and the global index of
-open games (its entries go with their records, bot/store/stale_boards.py)."""
+Telegram account (its games' index, its preferences), the global index of
+open games in its shards (its entries go with their records,
+bot/store/stale_boards.py) and the store's one schema mark."""
 
 
 async def test_a_join_on_a_made_up_message_stores_nothing_that_never_expires(

@@ -437,7 +437,10 @@ class Games:
         buttons stale.  The oldest :data:`MAX_REFUSED` are kept; the start
         copies them into the record's dice (``DiceState.refused``)."""
         key = self.keys.refused_taps(chat_id, game_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
+        # one round trip, no transaction (unsafe on an async cluster client): a
+        # concurrent refusal between the push and the trim still leaves at most
+        # MAX_REFUSED, the oldest
+        async with self.redis.pipeline(transaction=False) as pipe:
             pipe.rpush(key, item)
             pipe.ltrim(key, 0, MAX_REFUSED - 1)
             pipe.expire(key, NOTIFICATION_TTL)

@@ -33,7 +33,10 @@ def test_timeout_offer_and_claim_in_the_real_process(server: BotApiServer,  # no
         for user in (alice, bob):
             tap = server.user_taps(chat, user, lobby, text="✋ Join")
             assert tap.wait_answer(10).text is None
-            lobby = server.wait_message(chat, since=tap, timeout=10)
+            # the lobby redrawn, then the board (not the dice's commitment posted
+            # beside the lobby, the one message without buttons)
+            lobby = server.wait_message(chat, since=tap, timeout=10,
+                                        match=lambda m: bool(m.buttons))
         board = server.wait_message(chat, "Move by", since=sent, timeout=10,
                                     match=lambda m: bool(m.buttons))
         set_test_offset(offset, 50 * 60)  # 10 minutes left: the last call

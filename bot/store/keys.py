@@ -47,9 +47,12 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{deadlines}:due / :processing   the same, unsharded (before 2026-12): moved into
                                           the shards by the claimer (bot/store/shards.py)
     nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
-    nardy:{deadlines}:pings / :pings:processing
+    nardy:{deadlines:<shard>}:pings / :pings:processing
                                           zsets of delayed "your turn" pings,
-                                          ``<version>@<GameRef>`` by due time / lease end
+                                          ``<version>@<GameRef>`` by due time / lease end,
+                                          in SHARDS shards by chat
+    nardy:{deadlines}:pings / :pings:processing
+                                          the same, unsharded (before 2026-12): still claimed
     nardy:{update:<id // 100>}:m          hash <id % 100>:<digest> -> de-duplication marker
                                           of each update (bot/store/markers.py): p:<n>:<lease
                                           end ms> being handled (attempt n), f:<n> failed n
@@ -102,12 +105,18 @@ class Keys:
         self.deadlines = [f"{prefix}:{{deadlines}}:due", f"{prefix}:{{deadlines}}:processing"]
         """The deadline queue before it was sharded: due, processing (read to move them)."""
         self.pings = [f"{prefix}:{{deadlines}}:pings", f"{prefix}:{{deadlines}}:pings:processing"]
-        """The delayed turn pings: due, processing (bot/store/wakeups.py)."""
+        """The delayed turn pings before they were sharded: due, processing (still
+        claimed from, so what an older worker queued there is sent)."""
         self.open_games = f"{prefix}:{{stats}}:open"
         """The open games before they were sharded (read to move them)."""
         self.deadline_shards = [[f"{prefix}:{{deadlines:{n}}}:{name}"
                                  for name in ("due", "processing")] for n in range(SHARDS)]
         """The deadline queue's shards, each due and processing (one slot)."""
+        self.ping_shards = [[f"{prefix}:{{deadlines:{n}}}:{name}"
+                             for name in ("pings", "pings:processing")] for n in range(SHARDS)]
+        """The delayed turn pings' shards (bot/store/wakeups.py), each due and processing,
+        beside the same shard's deadlines: every turn queues one, so one key would pin
+        every turn to one cluster node."""
         self.open_shards = [f"{prefix}:{{stats:{n}}}:open" for n in range(SHARDS)]
         self.flood_all = f"{prefix}:{{flood}}:all"
         self.schema = f"{prefix}:schema"
@@ -115,6 +124,10 @@ class Keys:
     def deadline_shard(self, ref: GameRef | str) -> list[str]:
         """Due and processing of the shard that holds ``ref``'s deadline."""
         return self.deadline_shards[shard_of(_ref(ref).chat_id)]
+
+    def ping_shard(self, ref: GameRef | str) -> list[str]:
+        """Due and processing of the shard that holds ``ref``'s delayed pings."""
+        return self.ping_shards[shard_of(_ref(ref).chat_id)]
 
     def open_shard(self, ref: GameRef | str) -> str:
         """The open-games shard that holds ``ref``."""

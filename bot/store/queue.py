@@ -54,6 +54,7 @@ class DeadlineQueue:
         self.keys = keys
         self._claim = redis.register_script(_CLAIM)
         self._next_shard = 0
+        self._next_ping = 0
 
     async def schedule(self, ref: GameRef, due: float, *, lower_only: bool = False) -> None:
         """Set (or move) the next wake-up of a game.  `save` does this from
@@ -94,22 +95,32 @@ class DeadlineQueue:
         """A "your turn" ping for ``ref``'s game at ``version``, due at ``due``
         (:func:`bot.store.wakeups.ping_tick` sends it only if the game is still
         at that version: nobody acted meanwhile)."""
-        await self.redis.zadd(self.keys.pings[0], {f"{version}@{ref}": due})
+        await self.redis.zadd(self.keys.ping_shard(ref)[0], {f"{version}@{ref}": due})
 
     async def claim_pings(self, now: float, lease: float, limit: int = 100
                           ) -> list[tuple[GameRef, int]]:
         """Atomically take the due pings, each leased to this caller (the claim
-        of :meth:`claim_due`): (game, version) pairs; :meth:`ack_ping` each."""
-        flat = await self._claim(keys=self.keys.pings, args=[now, now + lease, limit])
-        pings = []
-        for member in flat[::2]:
-            version, _, ref = (member.decode() if isinstance(member, bytes)
-                               else str(member)).partition("@")
-            pings.append((GameRef.parse(ref), int(version)))
+        of :meth:`claim_due`, shard by shard, from a different one first each
+        time, then the unsharded pair an older worker may still fill): (game,
+        version) pairs; :meth:`ack_ping` each."""
+        start, self._next_ping = self._next_ping, (self._next_ping + 1) % SHARDS
+        pairs = [self.keys.ping_shards[(start + n) % SHARDS] for n in range(SHARDS)]
+        pings: list[tuple[GameRef, int]] = []
+        for pair in [*pairs, self.keys.pings]:
+            flat = await self._claim(keys=pair, args=[now, now + lease, limit - len(pings)])
+            for member in flat[::2]:
+                version, _, ref = (member.decode() if isinstance(member, bytes)
+                                   else str(member)).partition("@")
+                pings.append((GameRef.parse(ref), int(version)))
+            if len(pings) >= limit:
+                break
         return pings
 
     async def ack_ping(self, ref: GameRef, version: int) -> None:
-        await self.redis.zrem(self.keys.pings[1], f"{version}@{ref}")
+        """Done with a claimed ping (from its shard, or from the unsharded pair)."""
+        member = f"{version}@{ref}"
+        if not await self.redis.zrem(self.keys.ping_shard(ref)[1], member):
+            await self.redis.zrem(self.keys.pings[1], member)
 
     async def rename(self, old: str, new: str) -> None:
         """Move a game's entries (due and claimed) to its new ref, keeping their

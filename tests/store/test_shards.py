@@ -100,3 +100,36 @@ async def test_the_unsharded_keys_of_before_are_moved_into_the_shards(store: Sto
     await redis.zadd(keys.deadlines[0], {str(old[3].ref): 300.0})  # an old worker, still
     [late] = await store.claim_due(now=1000.0)
     assert late.ref == old[3].ref
+
+
+async def test_turn_pings_of_chats_in_different_shards_touch_no_common_slot(
+        store: Store, written: list[set[int]]) -> None:
+    """Every turn queues a delayed ping (bot/edge/handlers/board.py): one key for all
+    of them would send every turn of every chat to one cluster node."""
+    games = [timed_game(chat) for chat in one_chat_per_shard()]
+    for game in games:
+        written.append(set())
+        await store.ping_later(game.ref, 3, due=100.0)
+        assert key_slot(store.keys.ping_shard(game.ref)[0].encode()) in written[-1]
+    for i, one in enumerate(written):
+        for other in written[i + 1:]:
+            assert not one & other, "two chats' pings were queued in one hash slot"
+    first = await store.claim_pings(now=200.0, lease=60, limit=5)
+    rest = await store.claim_pings(now=200.0, lease=60)
+    assert sorted(str(r) for r, _ in first + rest) == sorted(str(g.ref) for g in games)
+    assert {v for _, v in first + rest} == {3}
+    for ref, version in first + rest:
+        await store.ack_ping(ref, version)
+    assert await store.claim_pings(now=1e9, lease=60) == []  # acked: never handed out again
+
+
+async def test_a_ping_an_older_worker_queued_unsharded_is_still_sent(store: Store) -> None:
+    game = timed_game(one_chat_per_shard()[0])
+    await store.redis.zadd(store.keys.pings[0], {f"7@{game.ref}": 100.0})  # as before
+    assert await store.claim_pings(now=50.0, lease=60) == []  # not due yet
+    [(ref, version)] = await store.claim_pings(now=150.0, lease=60)
+    assert (ref, version) == (game.ref, 7)
+    assert await store.claim_pings(now=150.0, lease=60) == []  # leased
+    await store.ack_ping(ref, version)
+    assert not await store.redis.exists(*store.keys.pings)
+    assert await store.claim_pings(now=1e9, lease=60) == []

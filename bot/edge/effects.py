@@ -141,6 +141,14 @@ def note(name: str, value: Value = "1") -> None:
         journal.note(name, value)
 
 
+async def flush() -> None:
+    """Write what this update noted so far now, before a step outside Redis that a
+    retry must not repeat blindly (e.g. storing a secret the retry must reuse)."""
+    journal = _journal.get()
+    if journal is not None:
+        await journal.flush()
+
+
 def request_key(endpoint: str, data: RequestData | None) -> str | None:
     """The journal entry of a Bot API request with a side effect, None for others.
 

@@ -141,6 +141,20 @@ async def offer(store: Store, invitation: Invitation, ttl: int = INVITE_TTL) -> 
                                            "d": invitation.model_dump_json()}, ttl)
 
 
+async def load(store: Store, token: str) -> Invitation | None:
+    """The invitation under ``token``, offered or already used; None once expired."""
+    keys = _keys(store, token)
+    offered = await store.redis.hget(keys[0], "d")
+    if offered is not None:
+        invitation: Invitation = decode(Invitation, keys[0], as_text(offered))
+        return invitation
+    _, _, data = as_text(await store.redis.get(keys[1]) or b"").partition(":")
+    if not data:
+        return None
+    used: Invitation = decode(Invitation, keys[1], data)
+    return used
+
+
 async def redeem(store: Store, token: str, user_id: int, used_ttl: int = USED_TTL) -> Redemption:
     """Use the invitation up for ``user_id`` (atomically; see the module doc)."""
     keys = _keys(store, token)

@@ -17,9 +17,11 @@ from typing import Any
 import pytest
 from telegram import Update
 
-from bot.edge.handlers import buttons, commands
+from bot.edge.handlers import buttons, commands, invite
 from bot.edge.ops import UpdateOutcome, handle_once
+from bot.rules.fairplay import seed_of
 from bot.rules.seats import waiting_user
+from bot.store import invites
 from bot.store.records import Status
 from bot.store.updates import UPDATE_LEASE
 from tests.bot.driver import pick
@@ -155,6 +157,46 @@ async def test_a_new_whose_worker_died_before_settling_makes_one_lobby(
                if m.from_bot and "New game" in (m.text or "")]
     assert len(lobbies) == 1
     assert games[0].status is (Status.ACTIVE if posted else Status.LOBBY)
+
+
+@pytest.mark.parametrize("dies", ["before answering", "after answering"])
+async def test_an_invite_whose_worker_died_hands_out_one_link(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch, dies: str) -> None:
+    """Every command's effect is idempotent under redelivery, not only taps: the
+    retry of an /invite gives the same link and commitment, never a second
+    invitation (which would also leave the first message's commitment unkept)."""
+    first, second, clock = await _two_workers(workers)
+    alice = api.add_user("Alice")
+    chat = api.private_chat(alice)
+    api.user_sends(chat, alice, "/start")
+    assert await handle_once(first.app, Update.de_json(api.updates()[-1], first.app.bot)) \
+        is UpdateOutcome.DONE
+    if dies == "before answering":
+        reached = _hang_once(monkeypatch, invite, "reply")
+    else:
+        reached = asyncio.Event()
+        real = first.store.settle_update
+
+        async def settle(*args: Any, **kwargs: Any) -> None:
+            reached.set()
+            await asyncio.Event().wait()
+            await real(*args, **kwargs)
+
+        first.store.settle_update = settle  # type: ignore[method-assign]
+    api.user_sends(chat, alice, "/invite long")
+    payload = api.updates()[-1]
+    await _die_at(first, payload, reached)
+    await _retry(second, clock, payload)
+    links = {word for m in api.messages(chat) if m.from_bot
+             for word in (m.text or "").split() if "?start=i" in word}
+    assert len(links) == 1, links
+    answers = [m for m in api.messages(chat) if m.from_bot and "?start=i" in (m.text or "")]
+    assert len(answers) == 1
+    token = invites.token_of(links.pop().rpartition("?start=")[2])
+    assert token is not None
+    offered = await invites.load(second.store, token)
+    assert offered is not None and offered.dice is not None
+    assert seed_of(offered.dice).commitment.digest in (answers[0].text or "")  # the one shown
 
 
 def test_an_update_failing_while_redis_is_away_is_never_given_up() -> None:

@@ -21,6 +21,7 @@ from urllib.parse import quote
 from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
+from bot.edge import effects
 from bot.edge.handlers import analysis, fair, games
 from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import (
@@ -48,6 +49,8 @@ from bot.store.records import GameRecord, Player
 from engine.position import Side, Variant
 
 HOURS = invites.INVITE_TTL // 3600
+INVITED = "invite"
+"""The update journal's entry (bot/edge/effects.py) of the token an /invite handed out."""
 EXPIRED = N_("This invitation has expired (links work for {hours} hours). Ask for a new one.")
 
 
@@ -78,10 +81,18 @@ async def invite(update: Update, context: Context) -> None:
         await reply(update, tr.gettext("Open a private chat with me first ({link}, tap Start), "
                                        "then send /invite again.", link=start))
         return
-    offer = Invitation(token=invites.new_token(), inviter=user.id, name=display_name(user)[:64],
-                       language=pick_language(user.language_code), variant=variant,
-                       options=options, dice=committed(get_dealer(context)))
-    await invites.offer(store, offer)
+    # a retry of this /invite (its worker died, or a failover) hands out the same link
+    # and commitment: the token is written to the update's journal before it is offered
+    made = effects.recall(INVITED)
+    offer = await invites.load(store, made) if made else None
+    if offer is None:
+        offer = Invitation(token=invites.new_token(), inviter=user.id,
+                           name=display_name(user)[:64],
+                           language=pick_language(user.language_code), variant=variant,
+                           options=options, dice=committed(get_dealer(context)))
+        effects.note(INVITED, offer.token)
+        await effects.flush()
+        await invites.offer(store, offer)
     link = invites.link(context.bot.username, offer.token)
     what = game_title(tr, variant, options_line(tr, _sample(offer)))
     share = url_keyboard(tr.gettext("Share the link"),

@@ -52,9 +52,12 @@ async def behind(store: Store, limit: int) -> list[GameRecord]:
             pipe.hget(name, "v")
             pipe.hscan(name, 0, match="s:*", count=1000)
         answers = await pipe.execute()
-        gone = [str(ref) for index, ref in enumerate(batch) if answers[2 * index] is None]
-        if gone:  # its record expired (an inline lobby nobody joined): out of the index too
-            await redis.srem(store.keys.open_games, *gone)
+        gone = [ref for index, ref in enumerate(batch) if answers[2 * index] is None]
+        if gone:  # its record expired (an inline lobby nobody joined): out of its shard too
+            pipe = redis.pipeline(transaction=False)
+            for ref in gone:
+                pipe.srem(store.keys.open_shard(ref), str(ref))
+            await pipe.execute()
         for index, ref in enumerate(batch):
             version, (_, shown) = answers[2 * index], answers[2 * index + 1]
             if _looks_behind(version, shown):

@@ -456,3 +456,17 @@ async def test_open_games_with_a_board_behind_are_found_newest_first(store: Stor
     assert [g.thread_id for g in found] == [3, 4, 2]
     assert found == [new, unposted, old]
     assert [g.thread_id for g in await stale_boards.behind(store, 2)] == [3, 4]
+
+
+async def test_an_expired_open_record_leaves_the_open_games_when_looked_for(
+        store: Store) -> None:
+    """An inline lobby nobody joined expires with its record; the start-up's look
+    for stale boards takes it out of its open-games shard, so the count is true."""
+    from bot.store import stale_boards
+
+    kept = await store.save(new_game(thread=1), 0)
+    expired = await store.save(new_game(thread=2), 0)
+    await store.redis.delete(store.redis_key(game_key(expired.chat_id, expired.game_id)))
+    assert await store.open_game_count() == 2  # the index is a hint
+    assert await stale_boards.behind(store, 10) == [kept]  # no board posted yet
+    assert await store.open_game_count() == 1

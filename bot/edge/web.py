@@ -265,7 +265,8 @@ async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: i
                         extra_routes: Callable[[], list[Any]] | None = None) -> None:
     """Run ``app`` by webhook until SIGTERM/SIGINT, then stop gracefully.
 
-    ``start`` opens what the handlers need (Redis) before the first update;
+    ``start`` opens what the handlers need (Redis) after ``getMe``, before the
+    first update;
     ``stop`` closes it after the last.  Every worker registers the same URL
     (idempotent); the webhook is not deleted on stop, so Telegram keeps the
     updates for the other workers or the next start.  ``getMe`` and
@@ -276,9 +277,11 @@ async def serve_webhook(app: Any, *, url: str, secret: str, listen: str, port: i
     stopping = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
-    await start()
     try:
+        # getMe first: ``start`` also registers the command menu, which needs the
+        # initialized Bot API client (before, it failed at every webhook start)
         await retrying(app.initialize, what="getMe", budget=startup_seconds)
+        await start()
     except BaseException:
         await close_all(app.bot_data["http"])  # PTB leaves a failed start-up's sessions open
         await stop()

@@ -37,6 +37,10 @@ def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
             server.watch(bot)
             server.wait_for(lambda: server.webhook, 15, description="setWebhook")
             assert server.webhook == {"url": url, "secret_token": SECRET, "max_connections": 40}
+            # the command menu in every language (it was tried before getMe, and failed)
+            languages = {r.params.get("language_code") for r in
+                         server.requests("setMyCommands")}
+            assert languages == {None, "ru", "lt"}, bot.log_tail()
             alice = server.add_user("Alice")
             chat = server.add_group("G", members=[alice])
             sent = server.user_sends(chat, alice, "/new")
@@ -54,4 +58,5 @@ def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in bot.log.splitlines() if line.startswith("{")]
     assert any(line["msg"] == "stopped" for line in lines), bot.log_tail()
     assert all("ts" in line and "level" in line for line in lines)
+    assert not [line for line in lines if line["level"] == "ERROR"], bot.log_tail()
     bot.cleanup()

@@ -134,7 +134,7 @@ async def on_button(update: Update, context: Context) -> None:
     if new is record:
         await query.answer()
         ui: dict[str, object] = {"ui": data.action}
-        if data.action is ButtonAction.SOURCE:
+        if data.action in (ButtonAction.SOURCE, ButtonAction.RESIGN):  # the point, the level
             ui["source"] = data.args[0]
         await edit(context, tr, record, view=view,
                    **(ui if data.action is not ButtonAction.BACK else {"ui": None}))

@@ -232,6 +232,21 @@ async def _settle_request(scene: Scene) -> Seen:
                 ("✅ Settled", "✖ No"))
 
 
+async def _invitation_notice(scene: Scene) -> Seen:
+    """Alice invites (in her private chat); Bob opens the link: Alice is told."""
+    w, alice, bob = scene.world, scene.table.alice, scene.table.bob
+    mine = w.server.private_chat(alice)
+    answer = await w.reply(mine, await w.send(mine, alice, "/invite"))
+    found = re.search(r"\?start=(\S+)", answer.text or "")
+    assert found is not None, answer.text
+    since = scene.newest_id(alice.id)
+    theirs = w.server.private_chat(bob)
+    await w.reply(theirs, await w.send(theirs, bob, f"/start {found.group(1)}"))
+    first = next(m for m in w.server.messages(alice.id) if m.from_bot and m.message_id > since)
+    return Seen(first, alice, bob, "Private game against {name}: {game}. Your board follows; "
+                "it is updated after every move.", named=False)
+
+
 KINDS: dict[str, tuple[Scenario, str]] = {
     "turn ping": (_turn_ping, "bot.present.messages.notification"),
     "delayed turn ping": (_delayed_turn_ping, "bot.present.messages.notification"),
@@ -243,6 +258,7 @@ KINDS: dict[str, tuple[Scenario, str]] = {
     "private reminder": (_private_reminder, "bot.edge.handlers.clock.remind"),
     "timeout offer": (_timeout_offer, "bot.edge.handlers.clock.offer_timeout"),
     "settle request": (_settle_request, "bot.edge.handlers.ledger.prompt"),
+    "invitation notice": (_invitation_notice, "bot.edge.handlers.invite._tell"),
 }
 """Kind of addressed message: (its scenario, the function that words it)."""
 

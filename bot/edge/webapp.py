@@ -53,7 +53,12 @@ from bot.present.i18n import Translator, translator
 from bot.present.webapp import PayloadError, game_of
 from bot.present.webstate import game_state, step_of
 from bot.rules import hints
-from bot.rules.play import apply_game, apply_turn, needs_double_confirmation
+from bot.rules.play import (
+    apply_game,
+    apply_turn,
+    needs_double_confirmation,
+    needs_resign_confirmation,
+)
 from bot.rules.refusals import CHANGED, Refusal
 from bot.store import Store, VersionConflict
 from bot.store.records import GameRecord
@@ -295,6 +300,8 @@ class _Action(_Api):
             args = (level,)
         if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
             action = ButtonAction.DOUBLE_SURE  # the app asked "Yes, double" itself
+        if action is ButtonAction.RESIGN and needs_resign_confirmation(record):
+            action = ButtonAction.RESIGN_SURE  # and "resign?" (confirmFirst)
         data = Callback.game(record.game_id, record.version, action, *args)
         new = apply_game(record, user.user_id, data)
         return await self.commit(context, tr, user, record, new)

@@ -128,6 +128,7 @@ class ButtonAction(enum.StrEnum):
     # offers
     MENU = "o"  # show the resign/cancel menu
     RESIGN = "R"  # arg: resignation level 1..3
+    RESIGN_SURE = "G"  # arg: the level; a staked game asks once more before the offer
     ACCEPT = "a"  # accept a resign offer
     DECLINE = "x"  # decline a resign offer
     CANCEL = "C"  # propose or agree to cancel the game
@@ -153,6 +154,7 @@ class ButtonAction(enum.StrEnum):
 
 _ARITY: dict[ButtonAction, int] = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1,
                                    ButtonAction.STEP: 3, ButtonAction.RESIGN: 1,
+                                   ButtonAction.RESIGN_SURE: 1,
                                    ButtonAction.SETTLE_WITH: 1, ButtonAction.TURN: 1,
                                    ButtonAction.SETTLE_PLAN: 1}
 _LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT,

@@ -184,6 +184,12 @@ class KeyboardBuilder:
                                       self.button(self.tr.gettext("Decline"),
                                                   ButtonAction.DECLINE)]])
 
+    def resign_confirm(self, level: int, cost: str) -> InlineKeyboardMarkup:
+        """A staked game's resignation asks once more: ``cost`` says what it
+        books (bot/present/messages.py :func:`resign_cost_label`)."""
+        return InlineKeyboardMarkup([
+            [self.button("✔ " + cost, ButtonAction.RESIGN_SURE, level)], [self._back()]])
+
     def cancel_offer(self) -> InlineKeyboardMarkup:
         return InlineKeyboardMarkup([[
             self.button(self.tr.gettext("Agree to cancel"), ButtonAction.CANCEL),

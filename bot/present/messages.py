@@ -46,7 +46,7 @@ from bot.rules.booking import outcome
 from bot.rules.hints import can_hint, hints_allowed
 from bot.rules.lobby import VARIANTS, awaits_start
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
-from bot.rules.play import may_double, offered_turns, resign_options
+from bot.rules.play import may_double, offered_turns, resign_cost, resign_options
 from bot.rules.seats import player_on, seat_of, waiting_side
 from bot.store.records import GameRecord, Status
 from engine.choices import forced_turn
@@ -301,6 +301,30 @@ def booked_line(tr: Translator, record: GameRecord) -> str | None:
     winner = done.result.winner
     return tr.gettext("Booked: {pays}.", pays=pays_line(
         tr, _name(record, winner.opponent), _name(record, winner), done.amount))
+
+
+BUTTON_NAME = 12
+"""Characters of a name on a button (the resignation's cost)."""
+
+
+def resign_cost_label(tr: Translator, record: GameRecord, side: Side, level: int) -> str:
+    """The "Yes, resign" button of a staked game: the kind and what accepting
+    it books, "Yes, resign (gammon): Bob pays Alice 40" (the kind's multiplier
+    times the cube times the stake), or in a match that goes on, the points
+    the opponent gets."""
+    ended, kind = resign_cost(record, side, level)
+    done = outcome(ended)
+    result = done.result
+    assert result is not None
+    name = {p.side: clean(p.name, BUTTON_NAME) for p in record.players}
+    what = tr.gettext(KIND_NAMES[kind])
+    if done.amount:
+        return tr.gettext("Yes, resign ({kind}): {pays}", kind=what, pays=pays_line(
+            tr, name[side], name[side.opponent], done.amount))
+    return tr.gettext("Yes, resign ({kind}): {name} gets {points}", kind=what,
+                      name=name[side.opponent],
+                      points=tr.ngettext("{n} point", "{n} points", result.points,
+                                         n=result.points))
 
 
 def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
@@ -609,14 +633,18 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
                          verify=verify_data(record), analysis=analysis_data(record))
     if record.cancel_by is not None:
         return keys.cancel_offer()
-    if player is not None and game.to_act is not player \
-            and not (ui is ButtonAction.MENU and phase in (Phase.ROLL, Phase.MOVE)):
+    menu = ui in (ButtonAction.MENU, ButtonAction.RESIGN) and phase in (Phase.ROLL, Phase.MOVE)
+    if player is not None and game.to_act is not player and not menu:
         if phase not in (Phase.ROLL, Phase.MOVE):
             return None  # the opponent answers an offer
         if record.takeback_by is not None and seat_of(record, record.takeback_by) is player:
             return InlineKeyboardMarkup([[keys.take_back()], *keys.more().inline_keyboard])
         return keys.more()
-    if ui is ButtonAction.MENU and phase in (Phase.ROLL, Phase.MOVE):
+    if menu and ui is ButtonAction.RESIGN and source is not None:  # staked: "Yes, resign"
+        resigner = player if player is not None else game.to_act
+        assert resigner is not None
+        return keys.resign_confirm(source, resign_cost_label(tr, record, resigner, source))
+    if menu:
         return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
     if phase is Phase.DOUBLE:
         cube, actor = game.cube, game.to_act

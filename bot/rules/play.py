@@ -64,6 +64,26 @@ def needs_double_confirmation(record: GameRecord) -> bool:
     return record.options.stake_per_point > 0
 
 
+def needs_resign_confirmation(record: GameRecord) -> bool:
+    """A resignation in a staked game is money too: **Resign** asks once more,
+    saying what it costs (:func:`resign_cost`); the second tap (``RESIGN_SURE``)
+    offers it."""
+    return record.options.stake_per_point > 0
+
+
+def resign_cost(record: GameRecord, side: Side, level: int) -> tuple[GameRecord, ResultKind]:
+    """The record as ``side``'s resignation at ``level`` would end it once
+    accepted (its :func:`bot.rules.booking.outcome` says who pays whom how
+    much: the kind's multiplier, the cube, the match), and the kind."""
+    table = table_of(record)
+    kinds = resign_options(table)
+    if not 1 <= level <= len(kinds):
+        raise Refusal(STALE)
+    kind = kinds[level - 1]
+    return played(record, table, lambda g: g.offer_resignation(side, kind)
+                  .accept_resignation(side.opponent)), kind
+
+
 UI_ONLY = frozenset({ButtonAction.SOURCE, ButtonAction.BACK, ButtonAction.MENU, ButtonAction.PASS})
 """Buttons that only redraw the keyboard for the tapper; no record change."""
 
@@ -72,12 +92,13 @@ def ui_only(record: GameRecord, action: ButtonAction) -> bool:
     """Whether ``action`` only redraws the keyboard of this record (Double
     asks to confirm in a staked game, see :func:`needs_double_confirmation`)."""
     return action in UI_ONLY or (action is ButtonAction.DOUBLE
-                                 and needs_double_confirmation(record))
+                                 and needs_double_confirmation(record)) or (
+        action is ButtonAction.RESIGN and needs_resign_confirmation(record))
 ANSWERS = frozenset({ButtonAction.ACCEPT, ButtonAction.DECLINE, ButtonAction.TAKE,
                      ButtonAction.PASS, ButtonAction.PASS_SURE})
 """Answers to an offer: :func:`_answering` says who gives them."""
 MENU_ACTIONS = frozenset({ButtonAction.MENU, ButtonAction.BACK, ButtonAction.SOURCE,
-                          ButtonAction.RESIGN, ButtonAction.CANCEL})
+                          ButtonAction.RESIGN, ButtonAction.RESIGN_SURE, ButtonAction.CANCEL})
 
 
 def confirms_turns(record: GameRecord, setting: str = "staked") -> bool:
@@ -181,12 +202,16 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
         raise Refusal(THEIR_BUTTONS if action in MENU_ACTIONS else NOT_YOUR_TURN)
     if action is ButtonAction.CANCEL:
         return cancel_vote(record, user_id)
-    if action is ButtonAction.RESIGN:
+    if action in (ButtonAction.RESIGN, ButtonAction.RESIGN_SURE):
         kinds = resign_options(table)
         if not 1 <= data.args[0] <= len(kinds):
             raise Refusal(STALE)
         if game.phase not in (Phase.ROLL, Phase.MOVE):
             raise Refusal(N_("Answer the pending offer first."))
+        if action is ButtonAction.RESIGN and needs_resign_confirmation(record):
+            return record  # the keyboard asks "Yes, resign", with its cost
+        if action is ButtonAction.RESIGN_SURE and not needs_resign_confirmation(record):
+            raise Refusal(STALE)
         return played(record, table, lambda g: g.offer_resignation(side, kinds[data.args[0] - 1]))
     if action in (ButtonAction.ACCEPT, ButtonAction.DECLINE):
         _answering(game, side, Phase.RESIGNATION)

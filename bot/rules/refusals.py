@@ -21,6 +21,10 @@ CATCHING_UP = N_("The board is catching up with the last move; tap again once it
 """A tap on an older drawing of the board's own message (its redraw is on its
 way, paced by the group's budget) that no longer means the same: the player
 did nothing wrong (bot/rules/taps.py :func:`caught_up`)."""
+RESIGN_MOVED = N_("The game changed since you asked to resign: nothing was resigned. "
+                  "Open ⋯ More again if you still want to.")
+"""A staked resignation's "Yes, resign" tapped after the board moved on: what
+it would cost was the old position's, so it is not offered."""
 NOT_PLAYING = N_("You are not playing in this game.")
 NOT_YOUR_TURN = N_("It is not your turn.")
 THEIR_BUTTONS = N_("It is not your turn: these buttons are your opponent's. To resign, wait for "

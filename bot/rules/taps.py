@@ -15,7 +15,7 @@ from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import apply_lobby, awaits_start, start_seated
 from bot.rules.play import apply_game, ui_only
-from bot.rules.refusals import CATCHING_UP, STALE, Refusal
+from bot.rules.refusals import CATCHING_UP, RESIGN_MOVED, STALE, Refusal
 from bot.store.records import BoardViewRef, GameRecord, Status
 
 
@@ -73,6 +73,8 @@ def caught_up(record: GameRecord, data: Callback) -> Callback:
     """
     if data.version == record.version:
         return data
+    if data.kind is Kind.GAME and data.action is ButtonAction.RESIGN_SURE:
+        raise Refusal(RESIGN_MOVED)  # its cost was the old board's
     expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME
     if data.kind is not expected or (data.kind, data.action) not in SAME_MEANING:
         raise Refusal(CATCHING_UP)

@@ -47,7 +47,9 @@ async def is_muted(store: Store, user_id: int) -> bool:
 
 
 async def set_language(store: Store, user_id: int, code: str | None) -> None:
-    """The user's Telegram language, for messages the bot starts (reminders)."""
+    """The user's Telegram language, noted from their updates
+    (bot/edge/handlers/common.py ``note_language``), for the messages
+    addressed to them (``addressee_translator``)."""
     if code:
         await store.redis.hset(store.keys.prefs(user_id), LANGUAGE, code[:16])
 

@@ -9,6 +9,7 @@ import io
 import pytest
 from PIL import Image
 
+from bot.present.render.analysis import WIDTH
 from bot.rules.seats import waiting_user
 from bot.store import finished
 from bot.store.inline_games import inline_chat_id
@@ -79,7 +80,7 @@ async def test_the_button_posts_the_picture_and_a_second_tap_points_at_it(world:
     posted = await world.reply(t.chat, since, match=lambda m: m.photo is not None)
     assert posted.reply_to == board.message_id
     width, height = _photo_size(posted)
-    assert width == 1000 and height > 1000
+    assert width == WIDTH and height > 1000
     assert posted.caption is not None and "📊 Analysis" in posted.caption
     assert ("○ Alice" in posted.caption and "● Bob" in posted.caption) or \
         ("○ Bob" in posted.caption and "● Alice" in posted.caption)

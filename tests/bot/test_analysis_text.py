@@ -35,7 +35,7 @@ from bot.present.analysis import (
     sparkline,
 )
 from bot.present.i18n import LANGUAGES, translator
-from bot.present.render.analysis import render_analysis
+from bot.present.render.analysis import PHOTO_SIDE, WIDTH, render_analysis
 from bot.present.usertext import CAPTION_LIMIT, TEXT_LIMIT
 from bot.rules.matchstate import MatchState
 from bot.store.records import GameRecord, Player, Status
@@ -175,8 +175,9 @@ def test_the_picture_of_each_variant(variant: Variant) -> None:
     png = render_analysis(analysis_picture(translator("lt"), _record(variant, WORST_NAMES),
                                            analysis))
     with Image.open(io.BytesIO(png)) as image:
-        assert image.width == 1000 and 1800 < image.height < 2200, image.size
-        # the limits of a Telegram photo: sides' sum and ratio
+        assert image.width == WIDTH and 2200 < image.height <= PHOTO_SIDE, image.size
+        # the limits of a Telegram photo: sides' sum and ratio, and the longest side it
+        # keeps (a taller picture would be scaled down, its point numbers with it)
         assert image.width + image.height <= 10_000 and image.height / image.width <= 20
 
 
@@ -189,7 +190,7 @@ def test_a_game_without_decisions_draws_and_says_so() -> None:
     tr = translator("en")
     png = render_analysis(analysis_picture(tr, record, empty))
     with Image.open(io.BytesIO(png)) as image:
-        assert image.width == 1000
+        assert image.width == WIDTH
     text = caption(tr, record, empty)
     assert "error rate — ·" in text and "Biggest mistake" not in text
     assert "<pre>" not in analysis_text(tr, record, empty)
@@ -211,7 +212,7 @@ def test_the_sample_picture_of_the_docs(tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "analysis.png"
     main([str(out), "backgammon", "ru"])
     with Image.open(out) as image:
-        assert image.width == 1000 and image.height > 1500  # three mistakes drawn
+        assert image.width == WIDTH and image.height > 1500  # three mistakes drawn
     said = capsys.readouterr().out
     assert said.startswith("<b>📊 Анализ</b> · Бэкгаммон · ○ Alice – ● Борис\n"), said
     assert "Самая большая ошибка: ход " in said

@@ -30,7 +30,7 @@ _SETTLE = {ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN, ButtonAction.SETT
            ButtonAction.SETTLE_NO}
 _ARGS = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1, ButtonAction.STEP: 3,
          ButtonAction.RESIGN: 1, ButtonAction.SETTLE_WITH: 1, ButtonAction.TURN: 1,
-         ButtonAction.SETTLE_PLAN: 1}
+         ButtonAction.SETTLE_PLAN: 1, ButtonAction.RESIGN_SURE: 1}
 
 
 @st.composite

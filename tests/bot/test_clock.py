@@ -287,6 +287,8 @@ async def test_a_pending_resignation_does_not_let_its_offerer_claim_on_time(
     resigner = await waiting(world, t)
     await world.tap(t.chat, resigner, board, text="⋯ More")
     await world.tap(t.chat, resigner, board, text="Resign: oin")
+    await world.tap(t.chat, resigner, board, world.find(  # staked: ✔ Yes, resign
+        board, lambda _text, data: data.split(":")[3] == "G")[1])
     late = await waiting(world, t)
     assert late is not resigner  # the opponent's time runs for the answer
     timed.advance(LIMIT + 60)

@@ -407,6 +407,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     mover, other = await _mover(world, t)
     await world.tap(t.chat, mover, board, _data(world, board, "o"))
     await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
+    await world.tap(t.chat, mover, board, _data(world, board, "G"))  # staked: Yes, resign
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     board = world.board(t.chat)
     assert "Match to 3" in board.content
@@ -451,6 +452,7 @@ async def _between_games(world: World, t: Table) -> tuple[User, User]:
     mover, other = await _mover(world, t)
     await world.tap(t.chat, mover, board, _data(world, board, "o"))
     await world.tap(t.chat, mover, board, world.find(board, lambda x, _: x == "Resign: mars")[1])
+    await world.tap(t.chat, mover, board, _data(world, board, "G"))  # staked: Yes, resign
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     assert (await _record(world, t)).status is Status.FINISHED
     return mover, other

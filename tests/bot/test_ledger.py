@@ -156,7 +156,9 @@ async def _resign(store: Store, record: GameRecord, level: int, rng: Dealer
     game = table_of(record).game
     resigner = game.to_act
     assert resigner is not None
-    record = await _tap(store, record, _uid(resigner), ButtonAction.RESIGN, level, rng=rng)
+    # a staked game asks once more: Resign only redraws the keyboard, Yes resigns
+    sure = ButtonAction.RESIGN_SURE if record.options.stake_per_point else ButtonAction.RESIGN
+    record = await _tap(store, record, _uid(resigner), sure, level, rng=rng)
     return await _tap(store, record, _uid(resigner.opponent), ButtonAction.ACCEPT, rng=rng)
 
 
@@ -187,7 +189,7 @@ async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> Non
     record = await _started(store, _lobby(Variant.LONG, stake_per_point=5), rng)
     resigner = table_of(record).game.to_act
     assert resigner is not None
-    offered = await _tap(store, record, _uid(resigner), ButtonAction.RESIGN, 1, rng=rng)
+    offered = await _tap(store, record, _uid(resigner), ButtonAction.RESIGN_SURE, 1, rng=rng)
     accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     final = apply_game(offered, _uid(resigner.opponent), accept)
     # the same final tap delivered three times at once, and once more later

@@ -58,7 +58,8 @@ async def test_an_old_match_record_loads_and_plays_on(store: Store, case: dict[s
     game = table_of(following).game
     assert game.phase in (Phase.ROLL, Phase.MOVE) and game.to_act is not None
     users = {Side.WHITE: 101, Side.BLACK: 202}
-    resign = Callback.game(following.game_id, following.version, ButtonAction.RESIGN, 1)
+    sure = ButtonAction.RESIGN_SURE if following.options.stake_per_point else ButtonAction.RESIGN
+    resign = Callback.game(following.game_id, following.version, sure, 1)  # staked: confirmed
     offered = await save(store, following, apply_game(following, users[game.to_act], resign))
     accept = Callback.game(offered.game_id, offered.version, ButtonAction.ACCEPT)
     ended = await save(store, offered, apply_game(offered, users[game.to_act.opponent], accept))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.present.callbacks import Callback
+from bot.present.callbacks import ButtonAction, Callback
 from bot.present.i18n import LANGUAGES, translator
 from bot.rules import (
     aftergame,
@@ -31,7 +31,7 @@ from bot.rules import (
     timeouts,
 )
 from bot.rules.matchstate import table_of
-from bot.rules.refusals import CATCHING_UP, STALE
+from bot.rules.refusals import CATCHING_UP, RESIGN_MOVED, STALE
 from bot.rules.seats import waiting_user
 from bot.rules.taps import SAME_MEANING
 from bot.store.inline_games import inline_chat_id
@@ -47,9 +47,10 @@ ONLY = frozenset({OWNER})
 PLAYERS = frozenset({OWNER, OTHER})
 ANYONE = frozenset({OWNER, OTHER, INTRUDER})
 
-PLAYING = {action: ONLY for action in "rdDtpPsbmhucoRxai"} | {"C": ONLY}
+PLAYING = {action: ONLY for action in "rdDtpPsbmhucoRGxai"} | {"C": ONLY}
 """While a game is played: every button is the player's the game waits for
-(the mover; the doubled player; whoever answers a resignation offer); 💡 Hint
+(the mover; the doubled player; whoever answers a resignation offer; a staked
+game's "Yes, resign", ``G``, is the resigner's); 💡 Hint
 (``i``, a game with hints) only answers, but only the mover may ask."""
 CANCEL_PROPOSED = {"C": ONLY, "K": PLAYERS}
 """A cancel proposal: the owner is the proposer's opponent, who agrees;
@@ -175,6 +176,8 @@ async def check(world: World, p: People, scene: str, owner: User,
                                      strict=False)
             # an older drawing of this very message: its redraw lags, the player is not wrong
             told = CATCHING_UP if delta < 0 else STALE
+            if delta < 0 and tapped.action is ButtonAction.RESIGN_SURE:
+                told = RESIGN_MOVED  # what it cost was the older board's: said so
             assert answer.show_alert and answer.text == told, (scene, text, delta, answer)
             await unchanged(f"{text!r} from version {before.version + delta}")
     return board
@@ -185,6 +188,14 @@ async def _tap(world: World, p: People, user: User, action: str) -> None:
     data = next(d for _, d in world.buttons(board) if _action(d) == action)
     answer = await world.tap(p.chat, user, board, data)
     assert not answer.show_alert, (action, answer)
+
+
+async def _resign(world: World, p: People, resigner: User) -> None:
+    """⋯ More, the smallest resignation, and its "Yes, resign" in a staked game."""
+    await _tap(world, p, resigner, "o")
+    await _tap(world, p, resigner, "R")
+    if any(_action(d) == "G" for _, d in world.buttons(world.board(p.chat))):
+        await _tap(world, p, resigner, "G")
 
 
 async def _command(world: World, p: People, user: User, text: str) -> None:
@@ -227,7 +238,10 @@ async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: Wor
             await _tap(world, p, owner, "o")
             seen.add("o")
             continue
-        if "R" in actions:
+        if "R" in actions and "G" not in seen:
+            await _tap(world, p, owner, "R")  # staked: "Yes, resign" checked next round
+            continue
+        if "R" in actions or "G" in actions:
             await _tap(world, p, owner, "b")
             continue
         if "s" in actions and "b" not in actions:
@@ -242,13 +256,12 @@ async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: Wor
             continue
         step = next(a for a in ("c", "D", "m", "r") if a in actions)
         await _tap(world, p, owner, step)
-        if {"u", "c", "d", "t", "P", "R", "h"} <= seen:
+        if {"u", "c", "d", "t", "P", "R", "G", "h"} <= seen:
             break
-    assert {"r", "d", "D", "t", "p", "P", "m", "h", "u", "c", "o", "R", "C", "b"} <= seen, seen
+    assert {"r", "d", "D", "t", "p", "P", "m", "h", "u", "c", "o", "R", "G", "C", "b"} <= seen, seen
     # a resignation offer: the opponent answers
     resigner = await _waiting(world, p)
-    await _tap(world, p, resigner, "o")
-    await _tap(world, p, resigner, "R")
+    await _resign(world, p, resigner)
     await check(world, p, "resignation offered", p.other(resigner), PLAYING)
     await _tap(world, p, p.other(resigner), "x")
     # a cancel proposal: the proposer's opponent agrees, either keeps playing
@@ -258,8 +271,7 @@ async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: Wor
     await _tap(world, p, proposer, "K")
     # the game ends, the match does not: Next game is the players', New game nobody's
     resigner = await _waiting(world, p)
-    await _tap(world, p, resigner, "o")
-    await _tap(world, p, resigner, "R")
+    await _resign(world, p, resigner)
     await _tap(world, p, p.other(resigner), "a")
     await check(world, p, "between two games", p.alice, AFTER_MATCH_GAME)
     await _command(world, p, p.bob, "/cancel")
@@ -279,8 +291,7 @@ async def test_every_button_of_a_lobby_and_a_single_game_after_its_end(world: Wo
     await check(world, p, "lobby", p.alice, LOBBY, other=p.bob)
     await _tap(world, p, p.bob, "j")
     resigner = await _waiting(world, p)
-    await _tap(world, p, resigner, "o")
-    await _tap(world, p, resigner, "R")
+    await _resign(world, p, resigner)
     await _tap(world, p, p.other(resigner), "a")
     await check(world, p, "after a single game", p.alice, AFTER_SINGLE)
     await _tap(world, p, p.bob, "A")
@@ -307,8 +318,7 @@ async def test_every_button_of_an_inline_game(world: World) -> None:
         await _tap(world, p, owner, next(a for a in ("c", "m", "r") if a in {
             _action(d) for _, d in world.buttons(world.board(friends))}))
     resigner = await _waiting(world, p)
-    await _tap(world, p, resigner, "o")
-    await _tap(world, p, resigner, "R")
+    await _resign(world, p, resigner)
     await _tap(world, p, p.other(resigner), "a")
     await check(world, p, "after an inline game", alice, AFTER_INLINE,
                 unversioned=INLINE_UNVERSIONED)

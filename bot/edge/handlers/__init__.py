@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from telegram import Update
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -14,6 +15,7 @@ from telegram.ext import (
     CommandHandler,
     InlineQueryHandler,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -34,6 +36,7 @@ from bot.edge.handlers import (
     settings,
     which,
 )
+from bot.edge.handlers.common import note_language
 from bot.present.callbacks import OTHER, Kind, pattern
 from bot.present.painter import PAINTER
 
@@ -46,6 +49,9 @@ most start-ups' jobs), and once."""
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # An update delivered twice (a retried webhook, a restart mid-batch) is
     # skipped before any handler: bot.edge.ops.handle_once, for all workers.
+    # first of all (before the input limit's group -1): the user's language, for
+    # the messages addressed to them later (common.addressee_translator)
+    app.add_handler(TypeHandler(Update, note_language), group=-2)
     for command in menu.COMMANDS:
         app.add_handler(CommandHandler(command.name, command.handler))
     # every button's data starts with its Kind, which routes it; the order

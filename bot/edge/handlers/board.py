@@ -46,6 +46,7 @@ from telegram.error import BadRequest, Forbidden
 from bot.edge import effects
 from bot.edge.handlers.common import (
     Context,
+    addressee_translator,
     chat_language,
     chat_settings,
     get_store,
@@ -503,9 +504,10 @@ def game_link(record: GameRecord) -> str | None:
     return f"https://t.me/c/{chat[4:]}/{record.board_message_id}"
 
 
-async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
+async def notify(context: Context, record: GameRecord) -> None:
     """Ping the player the game now waits for (editing the board notifies nobody);
-    in a private game, in their own chat under their board.  Once per version
+    in a private game, in their own chat under their board; in their language
+    (:func:`addressee_translator`), whoever tapped.  Once per version
     of the game and update: a retried update does not ping (and so delete the
     ping it sent) again.
 
@@ -527,7 +529,7 @@ async def notify(context: Context, tr: Translator, record: GameRecord) -> None:
     elif delay > 0:
         await _ping_later(context, record, deadlines.now() + delay)
     else:
-        await ping_in_chat(context, tr, record)
+        await ping_in_chat(context, record)
     effects.note(step)
 
 
@@ -543,9 +545,13 @@ async def _ping_later(context: Context, record: GameRecord, at: float) -> None:
     await store.ping_later(record.ref, current.version, at)
 
 
-async def ping_in_chat(context: Context, tr: Translator, record: GameRecord) -> None:
-    """The "your turn" ping as a message in the game's chat (``tr``: its language)."""
-    text = notification(tr, record)
+async def ping_in_chat(context: Context, record: GameRecord) -> None:
+    """The "your turn" ping as a message in the game's chat, in the language of
+    the player it names (:func:`addressee_translator`)."""
+    user_id = waiting_user(record)
+    if user_id is None:
+        return
+    text = notification(await addressee_translator(context, user_id, record.chat_id), record)
     if text is not None:
         message = await send(context, record, text)
         await get_store(context).remember_notification(record.chat_id, record.game_id,
@@ -566,7 +572,7 @@ async def _ping_started(context: Context, record: GameRecord, user_id: int) -> b
     store = get_store(context)
     if not await prefs.has_started(store, user_id):
         return False
-    tr = translator(await prefs.language(store, user_id))
+    tr = await addressee_translator(context, user_id, user_id)  # their private chat's
     text = notification(tr, record)
     if text is None:
         return True

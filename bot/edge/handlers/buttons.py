@@ -31,6 +31,7 @@ from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import fair
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import (
+    board_translator,
     clear_notification,
     edit,
     notify,
@@ -133,7 +134,7 @@ async def on_button(update: Update, context: Context) -> None:
     if new is record:
         await query.answer()
         ui: dict[str, object] = {"ui": data.action}
-        if data.action is ButtonAction.SOURCE:
+        if data.action in (ButtonAction.SOURCE, ButtonAction.RESIGN):  # the point, the level
             ui["source"] = data.args[0]
         await edit(context, tr, record, view=view,
                    **(ui if data.action is not ButtonAction.BACK else {"ui": None}))
@@ -183,11 +184,15 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     # the entropy taps refused before this one go into the dice's log if it starts the game
     refused = (await get_store(context).refused_taps(record.chat_id, record.game_id)
                if entropy_tap(record, data.action) else ())
-    setting = (await chat_settings(context, record.chat_id)).confirm_turns
+    settings = await chat_settings(context, record.chat_id)
+    setting = settings.confirm_turns
+    # the computer is named in the board's language, not the tapper's
+    named = (await board_translator(context, settings, tr)
+             if data.action is ButtonAction.COMPUTER else tr)
     try:
         new = tap(record, user.id, display_name(user), aimed,
                   get_dealer(context).tapped(query.id, refused), own_board=view is not None,
-                  bot_name=lambda level: computer.bot_name(tr, level),
+                  bot_name=lambda level: computer.bot_name(named, level),
                   confirm=confirms_turns(record, setting))
     except Refusal as refusal:
         # an older drawing whose step is no longer legal: the board lags, not the player
@@ -265,6 +270,6 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
         await fair.announce(context, tr, old, new)
     before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
     if after is not None and after != before:
-        await notify(context, tr, new)
+        await notify(context, new)
     elif before == user_id or new.status is not Status.ACTIVE:
         await clear_notification(context, new)

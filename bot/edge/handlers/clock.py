@@ -29,8 +29,8 @@ from bot.edge.handlers.board import unreachable as unreachable  # fair.py import
 from bot.edge.handlers.common import (
     Context,
     DefaultOption,
+    addressee_translator,
     alert_text,
-    chat_language,
     default_option_command,
     get_store,
     own_button,
@@ -40,7 +40,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.callbacks import ButtonAction
-from bot.present.i18n import N_, Translator, translator
+from bot.present.i18n import N_, Translator
 from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
 from bot.present.messages import duration, mention, variant_name
 from bot.present.usertext import html_text
@@ -84,7 +84,7 @@ turn pings (see :mod:`bot.store.wakeups`)."""
         await act(context, record, stage)
 
     async def ping_here(record: GameRecord) -> None:
-        await ping_in_chat(context, await _chat_translator(context, record), record)
+        await ping_in_chat(context, record)
 
     now = deadlines.now()
     await wakeups.tick(store, now, act_here)
@@ -102,12 +102,9 @@ async def act(context: Context, record: GameRecord, stage: int) -> None:
         await remind(context, record, due)
 
 
-async def _chat_translator(context: Context, record: GameRecord) -> Translator:
-    return translator(None if record.is_private else await chat_language(context, record.chat_id))
-
-
 async def _user_translator(context: Context, user_id: int) -> Translator:
-    return translator(await prefs.language(get_store(context), user_id))
+    """A message to ``user_id`` in their private chat with the bot."""
+    return await addressee_translator(context, user_id, user_id)
 
 
 async def remind(context: Context, record: GameRecord, due: Notice) -> None:
@@ -134,7 +131,7 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
             await prefs.forget_started(store, user_id)
             if record.is_private:
                 return
-    tr = await _chat_translator(context, record)
+    tr = await addressee_translator(context, user_id, record.chat_id)
     text = "⏰ " + tr.gettext("{who}, your move is waiting: {left} left.",
                               who=mention(user_id, due.late.name), left=duration(tr, left))
     await _post(context, record, text, mute_keyboard(tr, record.game_id))
@@ -165,7 +162,7 @@ async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> No
     cube = table_of(record).game.cube_value
     private = record.is_private
     tr = await (_user_translator(context, winner.user_id) if private
-                else _chat_translator(context, record))
+                else addressee_translator(context, winner.user_id, record.chat_id))
     text = "⌛ " + tr.gettext(
         "{late} ran out of time. {who}: claim the win ({points}) or give more time?",
         late=html_text(late.name), who=mention(winner.user_id, winner.name),
@@ -369,6 +366,5 @@ async def note_private(update: Update, context: Context) -> None:
     if user is None:
         return
     store = get_store(context)
-    await prefs.note_started(store, user.id)
-    await prefs.set_language(store, user.id, user.language_code)
+    await prefs.note_started(store, user.id)  # its language: common.note_language
 

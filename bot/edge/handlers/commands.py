@@ -15,7 +15,7 @@ from telegram import Update
 from ai import Level
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import fair, which
-from bot.edge.handlers.board import edit, repost
+from bot.edge.handlers.board import board_translator, edit, repost
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -102,7 +102,8 @@ async def new(update: Update, context: Context) -> None:
         level = Level(options.computer)
         person = Player(user_id=user.id, name=display_name(user))
         # seated, not started: the person's ▶ Start on the posted commitment is the entropy
-        lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person)
+        named = await board_translator(context, await chat_settings(context, chat.id), tr)
+        lobby = computer.seat_computer(lobby, level, computer.bot_name(named, level), person)
     try:
         saved = await store.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile

@@ -24,9 +24,9 @@ from bot.present.usertext import ALERT_LIMIT, clean, fit_text
 from bot.rules.chatsettings import with_default_option
 from bot.rules.fairplay import Dealer
 from bot.rules.refusals import Refusal
-from bot.store import Store, private_boards
+from bot.store import Store, prefs, private_boards
 from bot.store.inline_games import inline_chat_id
-from bot.store.records import ChatSettings, GameRecord, settings_key
+from bot.store.records import ChatSettings, GameRecord, is_private_game_chat, settings_key
 from bot.store.saving import commit_game
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,49 @@ async def translator_for(update: Update, context: Context) -> Translator:
     tr = translator(fixed or (user.language_code if user is not None else None))
     read["translator"] = tr
     return tr
+
+
+NOTED_LANGUAGES = "noted_languages"
+"""bot_data: the Telegram language last noted per user by this process
+(:func:`note_language`), so an update writes to the store only when it changed."""
+NOTED_MAX = 10_000
+
+
+async def note_language(update: Update, context: Context) -> None:
+    """Every update (a handler group before the others): note its user's
+    Telegram language, so that a message addressed to them later (a ping, a
+    request they answer) can be in it (:func:`addressee_translator`)."""
+    user = update.effective_user
+    code = user.language_code if user is not None else None
+    if user is None or not code or "store" not in context.bot_data:
+        return
+    noted: dict[int, str] = context.bot_data.setdefault(NOTED_LANGUAGES, {})
+    if noted.get(user.id) == code:
+        return
+    await prefs.set_language(get_store(context), user.id, code)
+    if len(noted) >= NOTED_MAX:
+        noted.clear()
+    noted[user.id] = code
+
+
+async def addressee_translator(context: Context, user_id: int, chat_id: int | None = None,
+                               fallback: str | None = None) -> Translator:
+    """The language of a message addressed to one person, whoever tapped: the
+    language fixed for the chat it is posted in (``/lang``; ``chat_id`` None or
+    a private game's: none), else the person's own Telegram language (noted
+    from their last update, :func:`note_language`), else ``fallback``, else the
+    chat's board language, else English.  Every message that names its reader
+    (the turn ping, a reminder, the timeout offer, a settle request, an
+    invitation's notice) takes its language from here; text that stands on a
+    board is in the board's language instead."""
+    board = None
+    if chat_id is not None and not is_private_game_chat(chat_id):
+        settings = await chat_settings(context, chat_id)
+        if settings.language:
+            return translator(settings.language)
+        board = settings.board_language
+    own = await prefs.language(get_store(context), user_id)
+    return translator(own or fallback or board)
 
 
 def display_name(user: User) -> str:

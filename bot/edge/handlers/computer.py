@@ -189,7 +189,7 @@ async def resume(context: Context, tr: Translator, record: GameRecord) -> GameRe
     saved = await play(context, record)
     if saved.version != record.version:
         await edit(context, tr, saved)
-        await notify(context, tr, saved)
+        await notify(context, saved)
     return saved
 
 

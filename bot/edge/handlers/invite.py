@@ -26,6 +26,7 @@ from bot.edge.handlers import analysis, fair, games
 from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import (
     Context,
+    addressee_translator,
     args_of,
     chat_settings,
     display_name,
@@ -36,7 +37,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.fairtext import commitment_lines
-from bot.present.i18n import N_, Translator, pick_language, translator
+from bot.present.i18n import N_, Translator, pick_language
 from bot.present.keyboards import url_keyboard
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import html_text
@@ -174,7 +175,8 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
                        players=(Player(user_id=offer.inviter, name=offer.name, side=Side.WHITE),
                                 Player(user_id=user.id, name=name, side=Side.BLACK)))
     language = pick_language(user.language_code)
-    await _tell(context, offer.inviter, translator(offer.language), offer, opponent=name)
+    inviter = await addressee_translator(context, offer.inviter, offer.inviter, offer.language)
+    await _tell(context, offer.inviter, inviter, offer, opponent=name)
     await _tell(context, user.id, tr, offer, opponent=offer.name)
     await fair.announce(context, tr, None, lobby, to=[(user.id, tr)])  # the inviter's: the link
     shown = await post_views(context, tr, lobby, [

@@ -26,6 +26,7 @@ from ai import Level
 from bot.edge.handlers.common import (
     Context,
     DefaultOption,
+    addressee_translator,
     args_of,
     default_option_command,
     display_name,
@@ -385,8 +386,9 @@ async def settle(update: Update, context: Context) -> None:
         await reply(update, refusal_text(tr, refusal))
         return
     await store.put_settle(request)
-    if other is not None:
-        text, keyboard = prompt(tr, request)
+    if other is not None:  # addressed to the other player, in their language
+        addressed = await addressee_translator(context, other.id, chat_id, other.language_code)
+        text, keyboard = prompt(addressed, request)
         await reply(update, text, reply_markup=keyboard)
         return
     await reply(update, tr.gettext("Settle up with whom? (Or reply to their message with "
@@ -413,7 +415,8 @@ async def _choose(query: CallbackQuery, context: Context, tr: Translator,
     if not await store.change_settle(request, asked):
         raise Refusal(GONE)
     await query.answer()
-    await _edit(query.message, context, request.chat_id, *prompt(tr, asked))
+    addressed = await addressee_translator(context, other, request.chat_id)
+    await _edit(query.message, context, request.chat_id, *prompt(addressed, asked))
 
 
 async def _refuse(query: CallbackQuery, context: Context, tr: Translator,

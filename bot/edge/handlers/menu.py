@@ -48,10 +48,14 @@ class Command:
     scope: Scope = Scope.EVERYWHERE
 
     def help_line(self, tr: Translator) -> str:
+        """``/name — what it does``, in one style for every line and language:
+        the part after the dash begins in lower case (a menu line, written
+        as a sentence for Telegram's menu, is lowered for it)."""
         if self.help is not None:
             return tr.gettext(self.help)
         assert self.menu is not None
-        return f"/{self.name} — {tr.gettext(self.menu)}"
+        menu = tr.gettext(self.menu)
+        return f"/{self.name} — {menu[:1].lower()}{menu[1:]}"
 
 
 async def help_command(update: Update, context: Context) -> None:

@@ -45,7 +45,8 @@ from bot.present.render.png import WIDTH as PNG_WIDTH
 from bot.present.render.view import BoardView
 from engine.position import Side
 
-WIDTH = 1000
+WIDTH = 1440
+"""Wide enough for two small boards side by side at :data:`BOARD_W`."""
 MARGIN = 30
 GRADE_COLOURS = {"doubtful": (240, 228, 66), "bad": ACCENT, "very_bad": (213, 94, 0)}
 """Okabe-Ito yellow, orange and vermillion: told apart by lightness too."""
@@ -58,6 +59,11 @@ GRID_C = (214, 206, 192)
 PANEL_H = 176
 PLOT_H = 240
 BOARD_W = (WIDTH - 2 * MARGIN - 20) // 2
+"""A small board's width: 0.68 of the board picture's, so its point numbers
+(18 px there) are 12 px here, legible on a phone (issue 26 §3)."""
+PHOTO_SIDE = 2560
+"""Telegram scales a photo down to this longest side: the picture stays
+within it (three mistakes drawn), so its pixels are the ones posted."""
 
 
 @dataclass(frozen=True)
@@ -207,8 +213,10 @@ def _small_board(view: BoardView, width: int) -> Image.Image:
     full = render_image(view)
     field = full.crop((0, INFO_H, full.width, full.height - INFO_H - FOOT_H))
     height = round(field.height * width / field.width)
-    # halved by averaging first: a third of the time of one large resampling
-    return field.reduce(2).resize((width, height), Image.Resampling.LANCZOS)
+    # reduced by averaging first (a third of the time of one large resampling),
+    # never below the size asked for: the point numbers keep every pixel
+    factor = max(1, field.width // width)
+    return field.reduce(factor).resize((width, height), Image.Resampling.LANCZOS)
 
 
 def _mistakes(image: Image.Image, d: ImageDraw.ImageDraw, picture: AnalysisPicture,
@@ -238,7 +246,7 @@ def _mistakes(image: Image.Image, d: ImageDraw.ImageDraw, picture: AnalysisPictu
 
 
 def render_analysis(picture: AnalysisPicture) -> bytes:
-    """The picture as a PNG (~1000 px wide; taller with each mistake drawn)."""
+    """The picture as a PNG (:data:`WIDTH` px wide; taller with each mistake drawn)."""
     height = _height(picture)
     image = Image.new("RGB", (WIDTH, height), PAGE)
     d = ImageDraw.Draw(image)

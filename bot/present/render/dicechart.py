@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -44,6 +45,29 @@ def _label(roll: tuple[int, int]) -> str:
     return f"{roll[0]}{roll[1]}"
 
 
+MAX_LINES = 5
+"""Grid lines at most above the base line."""
+
+
+def y_ticks(top: float) -> tuple[int, ...]:
+    """The grid lines' counts for bars up to ``top``: whole numbers at an even
+    step of 1, 2 or 5 times a power of ten, at most :data:`MAX_LINES`, the last
+    at or above ``top`` (the chart's scale), so a bar of 2 reaches the "2" line.
+
+    >>> y_ticks(9), y_ticks(2.25), y_ticks(1), y_ticks(37)
+    ((2, 4, 6, 8, 10), (1, 2, 3), (1,), (10, 20, 30, 40))
+    """
+    need = max(1, math.ceil(top - 1e-9))
+    power = 1
+    while True:
+        for factor in (1, 2, 5):
+            step = factor * power
+            lines = math.ceil(need / step)
+            if lines <= MAX_LINES:
+                return tuple(step * n for n in range(1, lines + 1))
+        power *= 10
+
+
 def render_dice_chart(chart: DiceChart) -> bytes:
     """The chart as a PNG."""
     image = Image.new("RGB", (WIDTH, HEIGHT), PAGE)
@@ -51,13 +75,14 @@ def render_dice_chart(chart: DiceChart) -> bytes:
     d.text((LEFT, 18), chart.title[:60], font=_font(28), fill=INK)
     stats = chart.stats
     expected = stats.expected
-    top = max([*stats.counts, *expected, 1])
+    ticks = y_ticks(max([*stats.counts, *expected, 1]))
+    top = ticks[-1]  # the scale: the highest grid line
     slot = (WIDTH - LEFT - RIGHT) / len(ROLLS)
     base = TOP + PLOT_H
-    for step in range(1, 5):  # four grid lines with their counts
-        y = base - PLOT_H * step / 4
+    for tick in ticks:  # grid lines at whole counts, labelled
+        y = base - PLOT_H * tick / top
         d.line((LEFT, y, WIDTH - RIGHT, y), fill=GRID_C, width=1)
-        d.text((8, y - 8), f"{top * step / 4:.0f}", font=_font(13, bold=False), fill=MUTED)
+        d.text((8, y - 8), str(tick), font=_font(13, bold=False), fill=MUTED)
     for i, (roll, count, fair) in enumerate(zip(ROLLS, stats.counts, expected, strict=True)):
         x = LEFT + i * slot
         height = PLOT_H * count / top

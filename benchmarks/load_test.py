@@ -232,8 +232,16 @@ class Load:
             if answer.show_alert:
                 refused.append(answer.text)
                 continue
-            game.saves += 1
             board = self.wait_board(game, board, since)
+            sure = next((d for row in board.buttons for _, d in row if ":G:" in d), None)
+            if sure is not None:  # a staked game asks once more (only a keyboard before)
+                since = server.revision
+                answer = self.tap(game, game.players[who], board, sure).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
+                if answer.show_alert:
+                    refused.append(answer.text)
+                    continue
+                board = self.wait_board(game, board, since)
+            game.saves += 1
             accept = next((d for row in board.buttons for _, d in row if d.endswith(":a")), None)
             if accept is None:  # read before the offer's redraw: the offer stands, read again
                 board = self.wait_board(game, board, since)

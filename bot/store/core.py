@@ -65,6 +65,7 @@ class Store:
         self.delete = games.delete
         self.update = games.update
         self.load_game = games.load_game
+        self.written_here = games.written_here
         self.chat_games = games.chat_games
         self.live_count = games.live_count
         self.lobbies = games.lobbies

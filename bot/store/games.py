@@ -34,7 +34,6 @@ and here before a chat's games are looked up while that has not finished.
 from __future__ import annotations
 
 import functools
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -71,6 +70,8 @@ from bot.store.records import (
     encode,
     game_key,
     settings_key,
+    write_token,
+    written_here,
 )
 from bot.store.shards import drain_open
 
@@ -115,12 +116,6 @@ redis.call('DEL', unpack(KEYS, 2))
 
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
-
-
-def write_token() -> str:
-    """A write's own name (stored as the record's ``w``): its repeat after a lost
-    reply knows itself (bot/store/layout.py CURRENT)."""
-    return secrets.token_hex(4)
 
 
 class Games:
@@ -281,6 +276,13 @@ class Games:
             await schema.upgrade_chat(self.redis, self.keys, chat_id)
         except CorruptRecordError:
             return  # logged by schema.upgrade_chat; tried again next time
+
+    async def written_here(self, record: Record) -> bool:
+        """Whether the stored record's last write was made by the update being
+        handled, in an earlier attempt (:func:`bot.store.records.written_here`):
+        its worker died after the compare-and-set, before it noted the step."""
+        token = await idempotent(lambda: self.redis.hget(self.keys.record(record.key), "w"))
+        return written_here(None if token is None else as_text(token))
 
     async def load_game(self, chat_id: int, game_id: str) -> GameRecord | None:
         """A game (or lobby: a game with status LOBBY) of a chat, by its id."""

@@ -71,6 +71,7 @@ class VersionConflict(StoreError):
 class _IdSource:
     seed: str
     made: int = 0
+    written: int = 0
 
 
 _ids: contextvars.ContextVar[_IdSource | None] = contextvars.ContextVar(
@@ -111,6 +112,40 @@ def new_game_id() -> str:
     source.made += 1
     digest = hashlib.sha256(f"{source.seed}:{source.made}".encode()).digest()
     return base64.urlsafe_b64encode(digest[:6]).decode()
+
+
+def write_token() -> str:
+    """A write's own name, stored as the record's ``w`` (bot/store/layout.py
+    CURRENT: its repeat after a lost reply knows itself): random, or, while an
+    update is handled (:func:`ids_from`), the update's mark and the write's
+    number, so that a retry of the update can tell a record its dead first
+    attempt wrote (:func:`written_here`) from one somebody else wrote.
+
+    >>> len(write_token())
+    8
+    >>> token = ids_from("7:abc")
+    >>> mine = write_token()
+    >>> written_here(mine), written_here(secrets.token_hex(4))
+    (True, False)
+    >>> ids_done(token)
+    """
+    source = _ids.get()
+    if source is None:
+        return secrets.token_hex(4)
+    source.written += 1
+    return f"{_update_mark(source)}{source.written}"
+
+
+def written_here(token: str | None) -> bool:
+    """Whether a record's write token ``w`` is of a write of the update being handled
+    (any attempt of it); False outside an update."""
+    source = _ids.get()
+    return source is not None and token is not None and token.startswith(
+        _update_mark(source)) and token[len(_update_mark(source)):].isdigit()
+
+
+def _update_mark(source: _IdSource) -> str:
+    return "u" + hashlib.sha256(f"{source.seed}:w".encode()).hexdigest()[:10] + ":"
 
 
 @dataclasses.dataclass(frozen=True, order=True)

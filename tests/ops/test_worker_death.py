@@ -124,6 +124,67 @@ async def test_a_tap_whose_worker_died_after_answering_is_finished_once(
             if d.startswith("g:")} == {after.version}
 
 
+async def test_a_tap_whose_worker_died_right_after_its_save_is_answered_as_applied(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker dies between the compare-and-set and the journal's note of it
+    (written with the answer): the retry finds the step saved by somebody, and
+    must not call the player's own step "catching up" or "out of date" (issue 22
+    item 4): the record's write token is this update's."""
+    first, second, clock = await _two_workers(workers)
+    chat, alice, bob = await _lobby(api, first)
+    record = await chat_game(first.store, chat.id)
+    assert record is not None and record.board_message_id is not None
+    board = api.message(chat.id, record.board_message_id)
+    data = pick(board)
+    assert data is not None
+    reached, real = asyncio.Event(), buttons.save_first
+
+    async def save_then_die(*args: Any, **kwargs: Any) -> Any:
+        saved = await real(*args, **kwargs)
+        reached.set()
+        await asyncio.Event().wait()
+        return saved
+
+    monkeypatch.setattr(buttons, "save_first", save_then_die)
+    mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
+    tap = api.user_taps(chat, mover, board, data)
+    payload = api.updates()[-1]
+    await _die_at(first, payload, reached)
+    assert [r for r in api.requests("answerCallbackQuery")
+            if str(r.params.get("callback_query_id")) == tap.query_id] == []
+    monkeypatch.setattr(buttons, "save_first", real)
+    await _retry(second, clock, payload)
+    after = await chat_game(second.store, chat.id)
+    assert after is not None and after.version == record.version + 1  # applied once
+    [answer] = [r for r in api.requests("answerCallbackQuery")
+                if str(r.params.get("callback_query_id")) == tap.query_id]
+    assert not answer.params.get("show_alert"), answer.params  # not "catching up"
+    redrawn = api.message(chat.id, after.board_message_id or 0)
+    assert {int(d.split(":")[2]) for row in redrawn.buttons for _, d in row
+            if d.startswith("g:")} == {after.version}
+
+
+async def test_a_tap_refused_on_a_board_somebody_else_moved_is_still_refused(
+        api: BotApiServer, workers: Start) -> None:
+    """The other side of it: a record written by another update is not taken for
+    this tap's own step."""
+    first, _second, _clock = await _two_workers(workers)
+    chat, alice, bob = await _lobby(api, first)
+    record = await chat_game(first.store, chat.id)
+    assert record is not None and record.board_message_id is not None
+    board = api.message(chat.id, record.board_message_id)
+    data = pick(board)
+    assert data is not None
+    waiting = {alice.id: bob, bob.id: alice}[waiting_user(record) or 0]  # not the mover
+    api.user_taps(chat, waiting, board, data)
+    assert await handle_once(first.app, Update.de_json(api.updates()[-1], first.app.bot)) \
+        is UpdateOutcome.DONE
+    [answer] = api.requests("answerCallbackQuery")[-1:]
+    assert answer.params.get("show_alert")
+    after = await chat_game(first.store, chat.id)
+    assert after is not None and after.version == record.version
+
+
 @pytest.mark.parametrize("dies", ["before posting the lobby", "after posting the lobby"])
 async def test_a_new_whose_worker_died_before_settling_makes_one_lobby(
         api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch, dies: str) -> None:

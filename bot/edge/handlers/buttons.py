@@ -127,6 +127,8 @@ async def on_button(update: Update, context: Context) -> None:
         record, new, view = await _decide(query, context, tr, data, chat_id,
                                           in_view=ref is not None)
     except Refusal as refusal:
+        if await _applied_before(context, tr, query, chat_id, data.id):
+            return
         await query.answer(alert_text(tr, refusal), show_alert=True)
         await _log_refused(context, chat_id, data, query.id)
         await _repair(context, tr, chat_id, data.id)
@@ -242,6 +244,25 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
     await store.reindex(current)
     await finished.keep(store, current)  # the first attempt may have died before keeping it
     await _show(context, tr, old, current, query.from_user.id, repair=True)
+
+
+async def _applied_before(context: Context, tr: Translator, query: CallbackQuery,
+                          chat_id: int, game_id: str) -> bool:
+    """A retry of this tap whose first attempt saved its step and died before
+    noting it (bot/edge/effects.py: the note goes out with the answer): the
+    record's write token is this update's, so the tap is answered as applied
+    and its boards finished, never "out of date" for a step that was taken."""
+    store = get_store(context)
+    record = await store.load_game(chat_id, game_id)
+    if record is None or not await store.written_here(record):
+        return False
+    await query.answer()
+    await store.reindex(record)
+    await finished.keep(store, record)  # the first attempt may have died before keeping it
+    await redraw_stale(context, tr, record)
+    if waiting_user(record) not in (None, query.from_user.id):
+        await notify(context, record)
+    return True
 
 
 async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str) -> None:

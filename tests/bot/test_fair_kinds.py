@@ -186,8 +186,23 @@ async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
     _never_edited(world, invitation)
 
 
-async def test_an_inline_game_shows_the_commitment_before_the_second_join(
-        store: object) -> None:
+def _request_index(world: World, method: str, match: object) -> int:
+    """Where in the bot's requests the first ``method`` call ``match`` accepts is."""
+    for index, request in enumerate(world.server.requests()):
+        if request.method.lower() == method.lower() and match(request.params):  # type: ignore[operator]
+            return index
+    raise AssertionError(f"no {method} matched")
+
+
+def _has_start(params: dict[str, object]) -> bool:
+    return "▶ Start" in str(params.get("reply_markup"))
+
+
+async def test_an_inline_game_waits_for_start_after_the_second_join(store: object) -> None:
+    """The second player of an inline game is first known at their Join: the
+    Join only seats them, the whole commitment goes to their private chat
+    (a message never edited) before the message shows ▶ Start, and that tap's
+    id is the entropy."""
     from bot.store.inline_games import inline_game
     from tests.bot.conftest import running_world
     from tests.bot.test_inline import _pair, _post
@@ -195,21 +210,78 @@ async def test_an_inline_game_shows_the_commitment_before_the_second_join(
     async with running_world(store) as w:  # type: ignore[arg-type]
         w.server.set_inline(True)
         p = _pair(w)
-        dm = w.server.private_chat(p.alice)
-        await w.reply(dm, await w.send(dm, p.alice, "/start"))  # the bot may write to her
+        dms = {user.id: w.server.private_chat(user) for user in (p.alice, p.bob)}
+        for user in (p.alice, p.bob):  # the bot may write to both
+            await w.reply(dms[user.id], await w.send(dms[user.id], user, "/start"))
         lobby = await _post(w, p, "backgammon", "Backgammon")
+        inline_id = lobby.inline_message_id or ""
         await w.tap(p.chat, p.alice, lobby, text="✋ Join")
-        waiting = await inline_game(w.store, lobby.inline_message_id or "")
-        assert waiting is not None and waiting.dice is not None and not waiting.dice.fixed
-        shown = w.server.inline_message(lobby.inline_message_id or "")
-        assert str(seed_of(waiting.dice).commitment) in shown.content  # before Bob's tap
-        kept = _kept(w, dm, waiting.dice.seed)  # and kept in Alice's private chat
-        await w.tap(p.chat, p.bob, shown, text="✋ Join")
-        join = _last_query(w)
-        started = await inline_game(w.store, lobby.inline_message_id or "")
+        committed_lobby = await inline_game(w.store, inline_id)
+        assert committed_lobby is not None and committed_lobby.dice is not None
+        alices = _kept(w, dms[p.alice.id], committed_lobby.dice.seed)
+        await w.tap(p.chat, p.bob, w.server.inline_message(inline_id), text="✋ Join")
+        waiting = await inline_game(w.store, inline_id)
+        assert waiting is not None and waiting.status is Status.LOBBY  # seated, nothing rolled
+        assert waiting.dice is not None and not waiting.dice.fixed and not waiting.engine
+        assert waiting.dice.entropy == () and waiting.dice.seed == committed_lobby.dice.seed
+        commitment = str(seed_of(waiting.dice).commitment)
+        shown = w.server.inline_message(inline_id)
+        assert commitment in shown.content and start_button(shown) is not None
+        bobs = _kept(w, dms[p.bob.id], waiting.dice.seed)  # kept in Bob's private chat...
+        sent = _request_index(w, "sendMessage", lambda params: params["chat_id"] == p.bob.id
+                              and commitment in str(params["text"]))
+        start_shown = _request_index(w, "editMessageText", _has_start)
+        assert sent < start_shown  # ...before there was a ▶ Start to tap
+        await w.tap(p.chat, p.bob, shown, start_button(shown))
+        query = _last_query(w)
+        started = await inline_game(w.store, inline_id)
         assert started is not None and started.status is Status.ACTIVE
-        _in_export(started, "tg.join", join)
-        _never_edited(w, kept)
+        assert started.dice is not None and started.dice.entropy == (f"tg.start={query}",)
+        _in_export(started, "tg.start", query)
+        _never_edited(w, alices)
+        _never_edited(w, bobs)
+
+
+async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
+        store: object) -> None:
+    """Bob never started the bot, so it may not write to him first: the
+    waiting message's 🎲 Verify tells him how, and once he started the bot it
+    sends the whole commitment to his private chat (never edited) before his
+    ▶ Start; Carol's refused Start is logged."""
+    from bot.store.inline_games import inline_game
+    from tests.bot.conftest import running_world
+    from tests.bot.test_inline import _pair, _post
+
+    async with running_world(store) as w:  # type: ignore[arg-type]
+        w.server.set_inline(True)
+        p = _pair(w)
+        bobs = w.server.private_chat(p.bob, started=False)
+        lobby = await _post(w, p, "long", "Long nardy")
+        inline_id = lobby.inline_message_id or ""
+        await w.tap(p.chat, p.alice, lobby, text="✋ Join")
+        await w.tap(p.chat, p.bob, w.server.inline_message(inline_id), text="✋ Join")
+        waiting = await inline_game(w.store, inline_id)
+        assert waiting is not None and waiting.dice is not None and not waiting.dice.fixed
+        shown = w.server.inline_message(inline_id)
+        told = await w.tap(p.chat, p.bob, shown, text="🎲 Verify")
+        assert told.show_alert and "личный чат" in (told.text or "")  # his language
+        await w.reply(bobs, await w.send(bobs, p.bob, "/start"))
+        assert not (await w.tap(p.chat, p.bob, shown, text="🎲 Verify")).show_alert
+        commitment = str(seed_of(waiting.dice).commitment)
+        kept = [m for m in w.server.messages(bobs) if m.by_bot and commitment in (m.text or "")]
+        assert kept and not kept[0].buttons, w.server.transcript(bobs)
+        assert w.server.inline_message(inline_id).content == shown.content  # nothing rolled
+        carol = w.server.add_user("Carol")
+        assert (await w.tap(p.chat, carol, shown, start_button(shown))).show_alert
+        carols = _last_query(w)
+        await w.tap(p.chat, p.bob, shown, start_button(shown))
+        query = _last_query(w)
+        started = await inline_game(w.store, inline_id)
+        assert started is not None and started.status is Status.ACTIVE
+        assert started.dice is not None and started.dice.entropy == (f"tg.start={query}",)
+        body = _in_export(started, "tg.start", query)
+        assert f'; [Dice refused "tg.start={carols}"]' in body
+        _never_edited(w, kept[0])
 
 
 # ---------------------------------------------------------------- the seed-grinding attack

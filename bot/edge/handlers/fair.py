@@ -41,6 +41,7 @@ from bot.present.usertext import html_text
 from bot.rules.fairplay import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
+from bot.store.prefs import has_started
 from bot.store.records import GameRecord, Status, computer_level
 
 
@@ -147,6 +148,18 @@ async def announce(context: Context, tr: Translator, old: GameRecord | None,
         except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
             if not unreachable(error):
                 raise
+
+
+async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
+                      new: GameRecord, user_id: int) -> None:
+    """An inline lobby ``user_id`` just joined: the whole commitment kept in
+    their private chat (if they ever started the bot), sent before the
+    message is redrawn, so before its ▶ Start exists (docs/fair-dice.md)."""
+    joined = seat_of(new, user_id) is not None and (old is None or seat_of(old, user_id) is None)
+    if not (new.is_inline and new.status is Status.LOBBY and joined):
+        return
+    if await has_started(get_store(context), user_id):
+        await announce(context, tr, None, new, to=[(user_id, tr)])
 
 
 VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "

@@ -402,6 +402,26 @@ def test_verifys_choices_of_finished_games_differ_by_date_and_result() -> None:
     assert f"{score[0]}:{score[1]}" in label and "1970-01-01" in label, label
 
 
+def test_verifys_choices_keep_the_date_whatever_the_names() -> None:
+    """Long names give way on the button (60 characters): the result and the
+    minute the game ended are never cut, in any language."""
+    from bot.present.i18n import translator
+    from bot.present.picker import LABEL_LIMIT, game_label
+    from bot.store.records import Player
+
+    first = _match_after_game_one()
+    names = (Player(user_id=1, name="Alexandrina Konstantinopolskaya", side=first.players[0].side),
+             Player(user_id=2, name="Bartholomew Featherstonehaugh", side=first.players[1].side))
+    one = first.model_copy(update={"status": Status.CANCELLED, "players": names,
+                                   "updated_at": 86400.0 + 60})
+    two = one.model_copy(update={"updated_at": 86400.0 + 120, "game_id": "other123"})
+    for lang in ("en", "ru", "lt"):
+        labels = [game_label(translator(lang), record) for record in (one, two)]
+        assert labels[0] != labels[1], labels
+        assert labels[0].endswith("1970-01-02 00:01") and labels[1].endswith("1970-01-02 00:02")
+        assert all(len(label) <= LABEL_LIMIT for label in labels), labels
+
+
 async def test_export_of_a_finished_private_game_needs_no_reply(world: World) -> None:
     from engine.position import Side
     from tests.bot.test_invite import _invite, _open, _people, _private_game

@@ -284,6 +284,75 @@ async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
         _never_edited(w, kept[0])
 
 
+async def _resign_inline(world: World, chat: Chat, people: dict[int, User], inline_id: str
+                         ) -> GameRecord:
+    """The player an inline game waits for resigns; the other accepts."""
+    from bot.rules.seats import waiting_user
+    from bot.store.inline_games import inline_game
+
+    for _ in range(20):
+        record = await inline_game(world.store, inline_id)
+        assert record is not None
+        mover = waiting_user(record)
+        assert mover is not None
+        board = world.board(chat)
+        actions = {d.split(":")[3] for _, d in world.buttons(board) if d.startswith("g:")}
+        if "o" in actions:
+            break
+        await world.tap(chat, people[mover], board, pick(board))
+    else:
+        raise AssertionError("no turn to resign on")
+    other = next(user for user_id, user in people.items() if user_id != mover)
+    for user, action in ((people[mover], "o"), (people[mover], "R"), (other, "a")):
+        board = world.board(chat)
+        assert not (await world.tap(chat, user, board, _data(world, board, action))).show_alert
+    done = await inline_game(world.store, inline_id)
+    assert done is not None and done.status is Status.FINISHED
+    return done
+
+
+async def test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap(
+        store: object) -> None:
+    """A rematch on an inline message: both players are known, so the offer's
+    whole commitment goes to their private chats (never edited) before the
+    message shows Accept; the accepting tap's id is the rematch's entropy."""
+    from bot.store.inline_games import inline_game
+    from tests.bot.conftest import running_world
+    from tests.bot.test_inline import _pair, _started
+
+    async with running_world(store) as w:  # type: ignore[arg-type]
+        w.server.set_inline(True)
+        p = _pair(w)
+        dms = {user.id: w.server.private_chat(user) for user in (p.alice, p.bob)}
+        for user in (p.alice, p.bob):
+            await w.reply(dms[user.id], await w.send(dms[user.id], user, "/start"))
+        lobby = await _started(w, p)
+        inline_id = lobby.inline_message_id or ""
+        first = await _resign_inline(w, p.chat, {p.alice.id: p.alice, p.bob.id: p.bob},
+                                     inline_id)
+        await w.tap(p.chat, p.alice, w.board(p.chat), text="Rematch")
+        offered = await inline_game(w.store, inline_id)
+        assert offered is not None and offered.game_id == first.game_id
+        assert offered.next_dice is not None and not offered.next_dice.fixed
+        commitment = str(seed_of(offered.next_dice).commitment)
+        kept = _kept(w, dms[p.bob.id], offered.next_dice.seed)  # the one who accepts
+        sent = _request_index(w, "sendMessage", lambda params: params["chat_id"] == p.bob.id
+                              and commitment in str(params["text"]))
+        accept = _request_index(w, "editMessageText", lambda params: commitment in str(
+            params.get("text")) and "Accept" in str(params.get("reply_markup")))
+        assert sent < accept  # kept before there was an Accept to tap
+        board = w.board(p.chat)
+        await w.tap(p.chat, p.bob, board, text="Accept")
+        query = _last_query(w)
+        rematch = await inline_game(w.store, inline_id)
+        assert rematch is not None and rematch.game_id != first.game_id
+        assert rematch.status is Status.ACTIVE and rematch.dice is not None
+        assert rematch.dice.seed == offered.next_dice.seed
+        assert rematch.dice.entropy == (f"tg.join={query}",)
+        _in_export(rematch, "tg.join", query)
+        _never_edited(w, kept)
+
+
 # ---------------------------------------------------------------- the seed-grinding attack
 
 

@@ -260,7 +260,7 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
     elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
         await start_from_finished(context, tr, old, new)
     else:
-        await fair.keep_inline(context, tr, old, new, user_id)  # before its ▶ Start shows
+        await fair.keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
         await edit(context, tr, new)
         if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
             new = await get_store(context).load(new.key) or new  # as pictures: ping under those

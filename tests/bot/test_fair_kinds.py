@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from bot.present.export import export_text
 from bot.rules.fairplay import seed_of
 from bot.rules.matchstate import table_of
@@ -198,24 +200,30 @@ def _has_start(params: dict[str, object]) -> bool:
     return "▶ Start" in str(params.get("reply_markup"))
 
 
-async def test_an_inline_game_waits_for_start_after_the_second_join(store: object) -> None:
+@pytest.mark.parametrize("feedback", [False, True], ids=["first-join", "feedback"])
+async def test_an_inline_game_waits_for_start_after_the_second_join(store: object,
+                                                                   feedback: bool) -> None:
     """The second player of an inline game is first known at their Join: the
     Join only seats them, the whole commitment goes to their private chat
     (a message never edited) before the message shows ▶ Start, and that tap's
-    id is the entropy."""
+    id is the entropy.  The lobby is stored at the first Join, or (inline
+    feedback on) when the result is chosen."""
     from bot.store.inline_games import inline_game
     from tests.bot.conftest import running_world
     from tests.bot.test_inline import _pair, _post
 
     async with running_world(store) as w:  # type: ignore[arg-type]
         w.server.set_inline(True)
+        w.server.set_inline_feedback(feedback)
         p = _pair(w)
         dms = {user.id: w.server.private_chat(user) for user in (p.alice, p.bob)}
         for user in (p.alice, p.bob):  # the bot may write to both
             await w.reply(dms[user.id], await w.send(dms[user.id], user, "/start"))
         lobby = await _post(w, p, "backgammon", "Backgammon")
         inline_id = lobby.inline_message_id or ""
-        await w.tap(p.chat, p.alice, lobby, text="✋ Join")
+        if feedback:  # stored and drawn as a lobby (l: buttons) when chosen
+            await w.server.wait_message_async(p.chat, "Dice committed", since=lobby, timeout=5)
+        await w.tap(p.chat, p.alice, w.server.inline_message(inline_id), text="✋ Join")
         committed_lobby = await inline_game(w.store, inline_id)
         assert committed_lobby is not None and committed_lobby.dice is not None
         alices = _kept(w, dms[p.alice.id], committed_lobby.dice.seed)

@@ -86,6 +86,15 @@ def verify_data(record: GameRecord) -> str | None:
     return VerifyDice(record.chat_id, record.thread_id or 0, record.game_id).format()
 
 
+def keep_data(record: GameRecord) -> str | None:
+    """The 🎲 Verify button of an inline game waiting for ▶ Start: it sends
+    the whole commitment to the tapper's private chat, in a message the bot
+    never edits (the inline message itself is edited into the board)."""
+    if record.dice is None or not record.is_inline or record.dice.fixed:
+        return None
+    return VerifyDice(record.chat_id, 0, record.game_id).format()
+
+
 def verify_message(tr: Translator, record: GameRecord) -> str:
     """/verify: the commitment and the entropy; the seed and how to check
     once the match is over or cancelled."""

@@ -253,9 +253,14 @@ class KeyboardBuilder:
         ])
 
 
-    def start(self, *, close: bool = True) -> InlineKeyboardMarkup:
-        """A seated game waiting for a player's tap: ▶ Start (and Close)."""
+    def start(self, *, close: bool = True, keep: str | None = None) -> InlineKeyboardMarkup:
+        """A seated game waiting for a player's tap: ▶ Start (and Close);
+        ``keep``: the data of a 🎲 Verify button that sends the whole
+        commitment to the tapper's private chat (an inline game's)."""
         rows = [[self.lobby_button("▶ " + self.tr.gettext("Start"), ButtonAction.START)]]
+        if keep:
+            rows.append([InlineKeyboardButton("🎲 " + self.tr.gettext("Verify"),
+                                              callback_data=keep)])
         if close:
             rows.append([self.lobby_button(self.tr.gettext("Close"), ButtonAction.DROP)])
         return InlineKeyboardMarkup(rows)

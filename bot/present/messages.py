@@ -22,7 +22,13 @@ from html import escape
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.present.callbacks import AnalyseGame, ButtonAction
-from bot.present.fairtext import commitment_lines, luck_line, verify_data, words_line
+from bot.present.fairtext import (
+    commitment_lines,
+    keep_data,
+    luck_line,
+    verify_data,
+    words_line,
+)
 from bot.present.i18n import N_, Translator, translator
 from bot.present.keyboards import KeyboardBuilder
 from bot.present.render import (
@@ -118,6 +124,10 @@ def _dice_lines(tr: Translator, record: GameRecord) -> list[str]:
 
 START_TEXT = N_("Tap ▶ Start to roll the opening: Telegram's id of your tap, which nobody knows "
                 "before you tap, is mixed into the dice committed above.")
+INLINE_START_TEXT = N_("Keep the fingerprint above before ▶ Start: this message becomes the "
+                       "board. 🎲 Verify sends it to our private chat in a message the bot "
+                       "never edits. Then either player taps ▶ Start: Telegram's id of that "
+                       "tap, which nobody knows before, is mixed into the dice.")
 
 
 def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboardMarkup | None]:
@@ -137,6 +147,9 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
     if record.players:
         joined = ", ".join(html_text(p.name) for p in record.players)
         lines.append(tr.gettext("Joined: {names}", names=joined))
+    if awaits_start(record) and record.is_inline:
+        lines.append(tr.gettext(INLINE_START_TEXT))
+        return "\n".join(lines), keys.start(keep=keep_data(record))
     if awaits_start(record):
         lines.append(tr.gettext(START_TEXT))
         return "\n".join(lines), keys.start(close=not record.is_private)

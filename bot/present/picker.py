@@ -68,10 +68,14 @@ def game_label(tr: Translator, record: GameRecord) -> str:
     if record.status is Status.FINISHED and record.is_live:
         mark = MARKS[Status.ACTIVE]  # a match between two of its games
     ended = ended_text(tr, record)
-    names = " – ".join(clean(p.name, 20 if ended is None else 12) for p in record.players)
     if ended is not None:
-        return clean(f"{mark} {variant_name(tr, record.variant)}: {names} {ended}", LABEL_LIMIT)
-    if record.status is Status.LOBBY:
+        # the result and date tell two games apart: the names give way, never they
+        head = f"{mark} {variant_name(tr, record.variant)}: "
+        each = max((LABEL_LIMIT - len(head) - len(ended) - len(" – ") - 1) // 2, 4)
+        names = " – ".join(clean(p.name, each) for p in record.players)
+        return clean(f"{head}{names} {ended}", LABEL_LIMIT)
+    names = " – ".join(clean(p.name, 20) for p in record.players)
+    if record.status is Status.LOBBY and len(record.players) < 2:  # else: waits for ▶ Start
         who = tr.gettext("lobby") if not names else tr.gettext("{names} waits for an opponent",
                                                                names=names)
     else:

@@ -126,8 +126,8 @@ def entropy_tap(record: GameRecord, action: ButtonAction) -> str | None:
     if record.status is Status.LOBBY and record.dice is not None and not record.dice.fixed:
         if action is ButtonAction.START:
             return START_LABEL
-        if action in (ButtonAction.JOIN, ButtonAction.COMPUTER):
-            return JOIN_LABEL
+        if action in (ButtonAction.JOIN, ButtonAction.COMPUTER) and not record.is_inline:
+            return JOIN_LABEL  # an inline game's Join seats only: its ▶ Start is the entropy
     if record.next_dice is not None and action in (ButtonAction.ACCEPT, ButtonAction.REMATCH):
         return JOIN_LABEL  # accepting a rematch between two people
     return None

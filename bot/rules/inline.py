@@ -9,7 +9,9 @@ variants are offered, each only if the options suit it.
 Nobody is seated when the result is chosen: the bot does not know who chose
 it unless inline feedback is on, and then only for some queries (@BotFather
 lets the feedback be a percentage).  So the rule is the same every time: the
-first two people to tap Join play, as in a group lobby (docs/inline.md).
+first two people to tap Join play, as in a group lobby (docs/inline.md); the
+game then waits for ▶ Start, whose tap is the dice's entropy
+(:func:`bot.rules.lobby.awaits_start`, docs/fair-dice.md).
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ def inline_lobby(inline_message_id: str, chat_id: int, variant: Variant, options
 
 def join_inline(record: GameRecord, user_id: int, name: str, dealer: Dealer) -> GameRecord:
     """Join tapped on an inline lobby (its ``ij:`` button): a lobby's Join
-    (:func:`bot.rules.lobby.apply_lobby`; the second player starts the game),
+    (:func:`bot.rules.lobby.apply_lobby`; once two are seated the game waits
+    for ▶ Start),
     stale once the lobby is a game."""
     if record.status is not Status.LOBBY:
         raise Refusal(STALE)

@@ -41,10 +41,11 @@ def start_game(record: GameRecord, dealer: Dealer, label: str = JOIN_LABEL) -> G
 
 
 def awaits_start(record: GameRecord) -> bool:
-    """A game whose seats are taken (a person and the computer, or the two
-    players of an invitation) and whose dice are committed on its message,
-    waiting for a player's ▶ Start: that tap's id, which the bot cannot know
-    when it commits, is the dice's entropy (docs/fair-dice.md)."""
+    """A game whose seats are taken (a person and the computer, the two
+    players of an invitation or of an inline game) and whose dice are
+    committed on its message, waiting for a player's ▶ Start: that tap's id,
+    which the bot cannot know when it commits, is the dice's entropy
+    (docs/fair-dice.md)."""
     return record.status is Status.LOBBY and len(record.players) == 2
 
 
@@ -68,7 +69,11 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
         side = Side(len(record.players))
         players = (*record.players, Player(user_id=user_id, name=name[:64], side=side))
         joined = record.model_copy(update={"players": players, "updated_at": time.time()})
-        return start_game(joined, dealer) if len(players) == 2 else joined
+        # an inline game waits for ▶ Start: its second player's Join is the first
+        # moment the bot knows them, so the commitment reaches them (their private
+        # chat, 🎲 Verify) before a tap of theirs is mixed in (docs/fair-dice.md)
+        starts = len(players) == 2 and not record.is_inline
+        return start_game(joined, dealer) if starts else joined
     if data.action is ButtonAction.LEAVE:
         if not seated:
             raise Refusal(N_("You have not joined this game."))

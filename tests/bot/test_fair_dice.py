@@ -228,6 +228,7 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
     sent = await world.send(t.chat, t.alice, "/dice")
     chart = await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
     assert f"Rolls: {mine.rolls}; doubles: {mine.doubles}" in chart.content
+    assert "Opening rolls are not counted" in chart.content  # and it says so (issue 25)
     assert "Too few rolls for a verdict" in chart.content
     sent = await world.send(t.chat, t.alice, "/dice long")
     assert "no rolls" in (await world.reply(t.chat, sent)).text

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from bot.present.export import export_text
 from bot.rules.fairplay import seed_of
 from bot.rules.matchstate import table_of
@@ -186,8 +188,74 @@ async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
     _never_edited(world, invitation)
 
 
-async def test_an_inline_game_shows_the_commitment_before_the_second_join(
+def _request_index(world: World, method: str, match: object) -> int:
+    """Where in the bot's requests the first ``method`` call ``match`` accepts is."""
+    for index, request in enumerate(world.server.requests()):
+        if request.method.lower() == method.lower() and match(request.params):  # type: ignore[operator]
+            return index
+    raise AssertionError(f"no {method} matched")
+
+
+def _has_start(params: dict[str, object]) -> bool:
+    return "▶ Start" in str(params.get("reply_markup"))
+
+
+@pytest.mark.parametrize("feedback", [False, True], ids=["first-join", "feedback"])
+async def test_an_inline_game_waits_for_start_after_the_second_join(store: object,
+                                                                   feedback: bool) -> None:
+    """The second player of an inline game is first known at their Join: the
+    Join only seats them, the whole commitment goes to their private chat
+    (a message never edited) before the message shows ▶ Start, and that tap's
+    id is the entropy.  The lobby is stored at the first Join, or (inline
+    feedback on) when the result is chosen."""
+    from bot.store.inline_games import inline_game
+    from tests.bot.conftest import running_world
+    from tests.bot.test_inline import _pair, _post
+
+    async with running_world(store) as w:  # type: ignore[arg-type]
+        w.server.set_inline(True)
+        w.server.set_inline_feedback(feedback)
+        p = _pair(w)
+        dms = {user.id: w.server.private_chat(user) for user in (p.alice, p.bob)}
+        for user in (p.alice, p.bob):  # the bot may write to both
+            await w.reply(dms[user.id], await w.send(dms[user.id], user, "/start"))
+        lobby = await _post(w, p, "backgammon", "Backgammon")
+        inline_id = lobby.inline_message_id or ""
+        if feedback:  # stored and drawn as a lobby (l: buttons) when chosen
+            await w.server.wait_message_async(p.chat, "Dice committed", since=lobby, timeout=5)
+        await w.tap(p.chat, p.alice, w.server.inline_message(inline_id), text="✋ Join")
+        committed_lobby = await inline_game(w.store, inline_id)
+        assert committed_lobby is not None and committed_lobby.dice is not None
+        alices = _kept(w, dms[p.alice.id], committed_lobby.dice.seed)
+        await w.tap(p.chat, p.bob, w.server.inline_message(inline_id), text="✋ Join")
+        waiting = await inline_game(w.store, inline_id)
+        assert waiting is not None and waiting.status is Status.LOBBY  # seated, nothing rolled
+        assert waiting.dice is not None and not waiting.dice.fixed and not waiting.engine
+        assert waiting.dice.entropy == () and waiting.dice.seed == committed_lobby.dice.seed
+        commitment = str(seed_of(waiting.dice).commitment)
+        shown = w.server.inline_message(inline_id)
+        assert commitment in shown.content and start_button(shown) is not None
+        bobs = _kept(w, dms[p.bob.id], waiting.dice.seed)  # kept in Bob's private chat...
+        sent = _request_index(w, "sendMessage", lambda params: params["chat_id"] == p.bob.id
+                              and commitment in str(params["text"]))
+        start_shown = _request_index(w, "editMessageText", _has_start)
+        assert sent < start_shown  # ...before there was a ▶ Start to tap
+        await w.tap(p.chat, p.bob, shown, start_button(shown))
+        query = _last_query(w)
+        started = await inline_game(w.store, inline_id)
+        assert started is not None and started.status is Status.ACTIVE
+        assert started.dice is not None and started.dice.entropy == (f"tg.start={query}",)
+        _in_export(started, "tg.start", query)
+        _never_edited(w, alices)
+        _never_edited(w, bobs)
+
+
+async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
         store: object) -> None:
+    """Bob never started the bot, so it may not write to him first: the
+    waiting message's 🎲 Verify tells him how, and once he started the bot it
+    sends the whole commitment to his private chat (never edited) before his
+    ▶ Start; Carol's refused Start is logged."""
     from bot.store.inline_games import inline_game
     from tests.bot.conftest import running_world
     from tests.bot.test_inline import _pair, _post
@@ -195,20 +263,101 @@ async def test_an_inline_game_shows_the_commitment_before_the_second_join(
     async with running_world(store) as w:  # type: ignore[arg-type]
         w.server.set_inline(True)
         p = _pair(w)
-        dm = w.server.private_chat(p.alice)
-        await w.reply(dm, await w.send(dm, p.alice, "/start"))  # the bot may write to her
-        lobby = await _post(w, p, "backgammon", "Backgammon")
+        bobs = w.server.private_chat(p.bob, started=False)
+        lobby = await _post(w, p, "long", "Long nardy")
+        inline_id = lobby.inline_message_id or ""
         await w.tap(p.chat, p.alice, lobby, text="✋ Join")
-        waiting = await inline_game(w.store, lobby.inline_message_id or "")
+        await w.tap(p.chat, p.bob, w.server.inline_message(inline_id), text="✋ Join")
+        waiting = await inline_game(w.store, inline_id)
         assert waiting is not None and waiting.dice is not None and not waiting.dice.fixed
-        shown = w.server.inline_message(lobby.inline_message_id or "")
-        assert str(seed_of(waiting.dice).commitment) in shown.content  # before Bob's tap
-        kept = _kept(w, dm, waiting.dice.seed)  # and kept in Alice's private chat
-        await w.tap(p.chat, p.bob, shown, text="✋ Join")
-        join = _last_query(w)
-        started = await inline_game(w.store, lobby.inline_message_id or "")
+        shown = w.server.inline_message(inline_id)
+        told = await w.tap(p.chat, p.bob, shown, text="🎲 Verify")
+        assert told.show_alert and "личный чат" in (told.text or "")  # his language
+        await w.reply(bobs, await w.send(bobs, p.bob, "/start"))
+        assert not (await w.tap(p.chat, p.bob, shown, text="🎲 Verify")).show_alert
+        commitment = str(seed_of(waiting.dice).commitment)
+        kept = [m for m in w.server.messages(bobs) if m.by_bot and commitment in (m.text or "")]
+        assert kept and not kept[0].buttons, w.server.transcript(bobs)
+        assert w.server.inline_message(inline_id).content == shown.content  # nothing rolled
+        carol = w.server.add_user("Carol")
+        assert (await w.tap(p.chat, carol, shown, start_button(shown))).show_alert
+        carols = _last_query(w)
+        await w.tap(p.chat, p.bob, shown, start_button(shown))
+        query = _last_query(w)
+        started = await inline_game(w.store, inline_id)
         assert started is not None and started.status is Status.ACTIVE
-        _in_export(started, "tg.join", join)
+        assert started.dice is not None and started.dice.entropy == (f"tg.start={query}",)
+        body = _in_export(started, "tg.start", query)
+        assert f'; [Dice refused "tg.start={carols}"]' in body
+        _never_edited(w, kept[0])
+
+
+async def _resign_inline(world: World, chat: Chat, people: dict[int, User], inline_id: str
+                         ) -> GameRecord:
+    """The player an inline game waits for resigns; the other accepts."""
+    from bot.rules.seats import waiting_user
+    from bot.store.inline_games import inline_game
+
+    for _ in range(20):
+        record = await inline_game(world.store, inline_id)
+        assert record is not None
+        mover = waiting_user(record)
+        assert mover is not None
+        board = world.board(chat)
+        actions = {d.split(":")[3] for _, d in world.buttons(board) if d.startswith("g:")}
+        if "o" in actions:
+            break
+        await world.tap(chat, people[mover], board, pick(board))
+    else:
+        raise AssertionError("no turn to resign on")
+    other = next(user for user_id, user in people.items() if user_id != mover)
+    for user, action in ((people[mover], "o"), (people[mover], "R"), (other, "a")):
+        board = world.board(chat)
+        assert not (await world.tap(chat, user, board, _data(world, board, action))).show_alert
+    done = await inline_game(world.store, inline_id)
+    assert done is not None and done.status is Status.FINISHED
+    return done
+
+
+async def test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap(
+        store: object) -> None:
+    """A rematch on an inline message: both players are known, so the offer's
+    whole commitment goes to their private chats (never edited) before the
+    message shows Accept; the accepting tap's id is the rematch's entropy."""
+    from bot.store.inline_games import inline_game
+    from tests.bot.conftest import running_world
+    from tests.bot.test_inline import _pair, _started
+
+    async with running_world(store) as w:  # type: ignore[arg-type]
+        w.server.set_inline(True)
+        p = _pair(w)
+        dms = {user.id: w.server.private_chat(user) for user in (p.alice, p.bob)}
+        for user in (p.alice, p.bob):
+            await w.reply(dms[user.id], await w.send(dms[user.id], user, "/start"))
+        lobby = await _started(w, p)
+        inline_id = lobby.inline_message_id or ""
+        first = await _resign_inline(w, p.chat, {p.alice.id: p.alice, p.bob.id: p.bob},
+                                     inline_id)
+        await w.tap(p.chat, p.alice, w.board(p.chat), text="Rematch")
+        offered = await inline_game(w.store, inline_id)
+        assert offered is not None and offered.game_id == first.game_id
+        assert offered.next_dice is not None and not offered.next_dice.fixed
+        commitment = str(seed_of(offered.next_dice).commitment)
+        kept = _kept(w, dms[p.bob.id], offered.next_dice.seed)  # the one who accepts
+        sent = _request_index(w, "sendMessage", lambda params: params["chat_id"] == p.bob.id
+                              and commitment in str(params["text"]))
+        accept = _request_index(w, "editMessageText", lambda params: commitment in str(
+            params.get("text")) and "Accept" in str(params.get("reply_markup")))
+        assert sent < accept  # kept before there was an Accept to tap
+        board = w.board(p.chat)
+        await w.tap(p.chat, p.bob, board, text="Accept")
+        query = _last_query(w)
+        rematch = await inline_game(w.store, inline_id)
+        assert rematch is not None and rematch.game_id != first.game_id
+        assert rematch.status is Status.ACTIVE and rematch.dice is not None
+        assert rematch.dice.seed == offered.next_dice.seed
+        assert rematch.dice.entropy == (f"tg.join={query}",)
+        _in_export(rematch, "tg.join", query)
         _never_edited(w, kept)
 
 
@@ -328,6 +477,26 @@ def test_verifys_choices_of_finished_games_differ_by_date_and_result() -> None:
     label = game_label(translator("en"), won)
     score = table_of(won).score
     assert f"{score[0]}:{score[1]}" in label and "1970-01-01" in label, label
+
+
+def test_verifys_choices_keep_the_date_whatever_the_names() -> None:
+    """Long names give way on the button (60 characters): the result and the
+    minute the game ended are never cut, in any language."""
+    from bot.present.i18n import translator
+    from bot.present.picker import LABEL_LIMIT, game_label
+    from bot.store.records import Player
+
+    first = _match_after_game_one()
+    names = (Player(user_id=1, name="Alexandrina Konstantinopolskaya", side=first.players[0].side),
+             Player(user_id=2, name="Bartholomew Featherstonehaugh", side=first.players[1].side))
+    one = first.model_copy(update={"status": Status.CANCELLED, "players": names,
+                                   "updated_at": 86400.0 + 60})
+    two = one.model_copy(update={"updated_at": 86400.0 + 120, "game_id": "other123"})
+    for lang in ("en", "ru", "lt"):
+        labels = [game_label(translator(lang), record) for record in (one, two)]
+        assert labels[0] != labels[1], labels
+        assert labels[0].endswith("1970-01-02 00:01") and labels[1].endswith("1970-01-02 00:02")
+        assert all(len(label) <= LABEL_LIMIT for label in labels), labels
 
 
 async def test_export_of_a_finished_private_game_needs_no_reply(world: World) -> None:

@@ -130,8 +130,14 @@ async def test_the_first_two_to_join_play_and_others_are_refused(inline_world: W
     # a tap on the first keyboard (still cached by a client) joins the same lobby
     assert not (await w.tap(p.chat, p.alice, lobby, "ij:l:1:17:0:en", strict=False)).show_alert
     record = await _record(w, lobby)
-    assert record.status is Status.ACTIVE
+    assert record.status is Status.LOBBY  # both seated: the game waits for a player's ▶ Start
     assert {pl.name for pl in record.players} == {"Alice", "Bob"}
+    waiting = w.server.inline_message(lobby.inline_message_id or "")
+    assert [t for row in waiting.buttons for t, _ in row] == ["▶ Start", "🎲 Verify", "Close"]
+    assert (await w.tap(p.chat, carol, waiting, text="▶ Start")).show_alert  # not hers
+    assert not (await w.tap(p.chat, p.bob, waiting, text="▶ Start")).show_alert
+    record = await _record(w, lobby)
+    assert record.status is Status.ACTIVE
     board = game_board(w.server, p.chat)
     assert board is not None and board.message_id == lobby.message_id
     assert board.text is not None and "<pre>" not in board.text  # the text board, as text
@@ -211,6 +217,8 @@ async def _started(world: World, p: Pair, query: str = "backgammon",
     await world.tap(p.chat, p.alice, lobby, text="✋ Join")
     await world.tap(p.chat, p.bob, world.server.inline_message(lobby.inline_message_id or ""),
                     text="✋ Join")
+    await world.tap(p.chat, p.bob, world.server.inline_message(lobby.inline_message_id or ""),
+                    text="▶ Start")  # the dice's entropy (docs/fair-dice.md)
     return lobby
 
 
@@ -459,6 +467,9 @@ async def test_a_join_on_a_made_up_message_stores_nothing_that_never_expires(
     assert record.status is Status.LOBBY
     assert await w.store.redis.ttl(w.store.redis_key(record.key)) > 0
     assert not (await w.tap(p.chat, p.alice, lobby, "ij:l:1:17:0:en", strict=False)).show_alert
+    assert (await _record(w, lobby)).status is Status.LOBBY  # seated, waiting for ▶ Start
+    assert not (await w.tap(p.chat, p.alice, w.server.inline_message(
+        lobby.inline_message_id or ""), text="▶ Start")).show_alert
     started = await _record(w, lobby)
     assert started.status is Status.ACTIVE
     assert await w.store.redis.ttl(w.store.redis_key(started.key)) == -1  # a game is kept

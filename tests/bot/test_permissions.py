@@ -69,6 +69,9 @@ UNVERSIONED = {"dv": ANYONE, "an": ANYONE}
 only read the game (anyone in the chat may look; nothing changes)."""
 INLINE_LOBBY = {"v": ONLY, "j": frozenset({OTHER, INTRUDER}), "q": ONLY, "X": ONLY}
 """An inline lobby: whoever tapped Join first made it and sits in it; no Play the bot."""
+INLINE_WAITING = {"S": PLAYERS, "X": PLAYERS}
+"""An inline game both joined: either player's ▶ Start (its id is the dice's
+entropy) or Close; its 🎲 Verify sends the commitment to the tapper's chat."""
 AFTER_INLINE = {"A": PLAYERS}
 """After an inline game: no New game (there is no chat to open a lobby in)."""
 INLINE_UNVERSIONED = {"dv": PLAYERS, "an": PLAYERS}
@@ -312,6 +315,9 @@ async def test_every_button_of_an_inline_game(world: World) -> None:
     await world.tap(friends, alice, lobby, text="✋ Join")
     await check(world, p, "inline lobby", alice, INLINE_LOBBY)
     await _tap(world, p, bob, "j")
+    await check(world, p, "inline game waiting for Start", alice, INLINE_WAITING,
+                unversioned=INLINE_UNVERSIONED)
+    await _tap(world, p, bob, "S")
     for _ in range(3):
         owner = await _waiting(world, p)
         await check(world, p, "inline game", owner, PLAYING)

@@ -54,6 +54,10 @@ def test_a_whole_inline_game_with_pictures(server: BotApiServer, tmp_path: Path)
             tap = server.user_taps(chat, user, stored, text="✋ Join")
             assert tap.wait_answer(10).text is None
             stored = server.wait_message(chat, since=tap, timeout=10)
+        # both seated: the game waits for ▶ Start, whose id is the dice's entropy
+        tap = server.user_taps(chat, bob, stored, text="▶ Start")
+        assert tap.wait_answer(10).text is None
+        stored = server.wait_message(chat, since=tap, timeout=10)
         assert stored.photo is not None  # the game's board is a picture
         final = Driver(server, chat, (alice, bob)).play()
         assert final.message_id == lobby.message_id and final.photo is not None

@@ -279,11 +279,14 @@ async def _show(context: Context, tr: Translator, old: GameRecord, new: GameReco
                 user_id: int, *, repair: bool = False) -> None:
     """Redraw the board and ping whoever the game waits for now; ``repair``: only
     the boards that do not show ``new`` yet (a retry)."""
+    if new.is_inline and old.status is Status.LOBBY and new.status is Status.ACTIVE:
+        await get_store(context).keep_chat(new.chat_id, None)  # its game started (issue 21)
     if repair:
         await redraw_stale(context, tr, new)
     elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
         await start_from_finished(context, tr, old, new)
     else:
+        await fair.keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
         await edit(context, tr, new)
         if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
             new = await get_store(context).load(new.key) or new  # as pictures: ping under those

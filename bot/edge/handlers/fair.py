@@ -35,12 +35,14 @@ from bot.present.fairtext import (
     fresh_commitment,
     verify_message,
 )
-from bot.present.i18n import N_, Translator
+from bot.present.i18n import N_, Translator, translator
 from bot.present.render.dicechart import render_dice_chart
 from bot.present.usertext import html_text
 from bot.rules.fairplay import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
+from bot.store import prefs
+from bot.store.prefs import has_started
 from bot.store.records import GameRecord, Status, computer_level
 
 
@@ -147,6 +149,30 @@ async def announce(context: Context, tr: Translator, old: GameRecord | None,
         except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
             if not unreachable(error):
                 raise
+
+
+async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
+                      new: GameRecord, user_id: int) -> None:
+    """An inline game has no chat of the bot's: the whole commitment is kept
+    in the private chats of its players who ever started the bot, sent
+    before the message is redrawn, so before the tap it awaits exists
+    (docs/fair-dice.md): ``user_id`` just joined the lobby (its ▶ Start
+    comes next), or the other player's Accept of a rematch offered by
+    ``user_id`` (both are known then)."""
+    if not new.is_inline:
+        return
+    joined = seat_of(new, user_id) is not None and (old is None or seat_of(old, user_id) is None)
+    if new.status is Status.LOBBY and joined:
+        people, since = [user_id], None  # the lobby's seed: shown on it, not kept yet for them
+    elif fresh_commitment(old, new) is not None:
+        people, since = [p.user_id for p in new.players], old  # a rematch offered
+    else:
+        return
+    store = get_store(context)
+    to = [(person, tr if person == user_id else translator(await prefs.language(store, person)))
+          for person in people if await has_started(store, person)]
+    if to:
+        await announce(context, tr, since, new, to=to)
 
 
 VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "

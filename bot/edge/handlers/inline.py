@@ -5,7 +5,10 @@
 - The chosen result's message carries **Join** (an ``ij:`` button, the game
   in its data).  :func:`on_join` stores the lobby under the message's
   ``inline_message_id`` (:mod:`bot.store.inline_games`) at the first tap and
-  seats the tapper; the second tapper starts the game.  With inline feedback
+  seats the tapper; once the second tapper is seated the game waits for a
+  player's ▶ Start, whose Telegram id is the dice's entropy (docs/fair-dice.md:
+  the commitment reaches the second player, in their private chat or by
+  🎲 Verify, before a tap of theirs is mixed in).  With inline feedback
   on, :func:`on_chosen` stores the lobby at once (its dice committed and shown
   before anyone joins, whoever chose it may close it).
 - From then on the message's buttons are the usual ``l:``/``g:`` ones, handled
@@ -71,7 +74,6 @@ from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
 from bot.store.layout import ENDED_TTL
-from bot.store.prefs import has_started
 from bot.store.records import ChatSettings, GameRecord, Status
 from bot.store.saving import save_first
 
@@ -151,10 +153,10 @@ async def on_join(update: Update, context: Context) -> None:
         await query.answer()
     finally:
         await upkeep()  # the indexes after the answer, as for a lobby's Join
+    # the whole commitment kept in the joiner's private chat, if the bot may write,
+    # before the message shows it changed (and, for the second player, ▶ Start)
+    await fair.keep_inline(context, tr, None, saved, query.from_user.id)
     await edit(context, tr, saved)
-    # the whole commitment kept in the first player's private chat, if the bot may write
-    if await has_started(get_store(context), query.from_user.id):
-        await fair.announce(context, tr, None, saved, to=[(query.from_user.id, tr)])
 
 
 async def _join(context: Context, query: CallbackQuery, inline_id: str, join: InlineJoin

@@ -205,6 +205,8 @@ def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Si
     game = table.game
     names = (clean(player_on(record, Side.WHITE).name), clean(player_on(record, Side.BLACK).name))
     cube = game.cube
+    # however the game ended (borne off, resigned, passed, on time, cancelled)
+    over = game.is_over or record.status in (Status.FINISHED, Status.CANCELLED)
     played = tuple(game.turn.played) if game.turn is not None else ()
     return BoardView(
         game.position, viewer, names=names, dice=game.dice,
@@ -213,8 +215,8 @@ def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Si
         cube_owner=cube.owner if cube is not None else None,
         score=table.score if table.match_length else None,
         match_length=table.match_length or None, last_turn=last_turn(game),
-        labels=board_labels(tr), numbering=numbering_of(game, viewer), to_act=game.to_act,
-        current=played,
+        labels=board_labels(tr), numbering=viewer if over else numbering_of(game, viewer),
+        to_act=game.to_act, current=played, over=over,
     )
 
 

@@ -187,6 +187,13 @@ class BoardView:
     end).  ``current`` are the steps already played in the turn in progress
     (by the side to move, in its own numbering), marked on the board.
     Pip counts and borne-off counts come from the position.
+
+    ``over``: the game has ended, however it ended (borne off, a resignation
+    accepted, a double passed, on time, cancelled).  An ended board is
+    drawn one way whatever ended it: nobody to act (no band, no ``>``), no
+    dice and no turn in progress; :meth:`ended` says so, and a view built
+    with ``over`` drops its dice, used dice, current steps and ``to_act``.
+    A position with a winner is over by itself.
     """
 
     position: Position
@@ -204,6 +211,7 @@ class BoardView:
     numbering: Side | None = None
     to_act: Side | None = None
     current: tuple[Step, ...] = ()
+    over: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.labels, BoardLabels):
@@ -231,6 +239,11 @@ class BoardView:
         if not isinstance(self.current, tuple) or not all(
                 isinstance(step, Step) for step in self.current):
             raise RenderError(f"current must be a tuple of Step, got {self.current!r}")
+        if not isinstance(self.over, bool):
+            raise RenderError(f"over must be a bool, got {self.over!r}")
+        if self.ended:  # the one end-of-game state: nothing left to act on
+            for name, empty in (("dice", None), ("used", ()), ("current", ()), ("to_act", None)):
+                object.__setattr__(self, name, empty)
 
     def _check_dice(self) -> None:
         if self.dice is not None and not isinstance(self.dice, Dice):
@@ -286,10 +299,20 @@ class BoardView:
         return self.viewer if self.numbering is None else self.numbering
 
     @property
+    def ended(self) -> bool:
+        """Whether the game is over (``over``, or a position with a winner)."""
+        return self.over or self.position.winner is not None
+
+    @property
     def actor(self) -> Side | None:
         """Whoever must act now (the "to move" band): ``to_act`` if given,
-        else the side to move; nobody once the game is won."""
-        if self.position.winner is not None:
+        else the side to move; nobody once the game is over, however it ended.
+
+        >>> BoardView(Position.initial(Variant.LONG), Side.WHITE, dice=Dice(6, 5),
+        ...           over=True).actor is None
+        True
+        """
+        if self.ended:
             return None
         return self.turn if self.to_act is None else self.to_act
 

@@ -227,13 +227,25 @@ def _slot(row: int, x: int, edge: int, depth: int) -> tuple[int, int]:
     return (left, edge + depth * CHECKER) if row == 0 else (left, edge - (depth + 1) * CHECKER)
 
 
+def printed_numbers(view: BoardView) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The point numbers the picture prints, per screen row (top, bottom),
+    left to right: :meth:`BoardView.number_at` of each cell, the numbers
+    every text about the board is written in."""
+    return tuple(tuple(view.number_at(label_at(row, column)) for column in range(2 * HALF))
+                 for row in (0, 1))  # type: ignore[return-value]
+
+
 @lru_cache(maxsize=16)
 def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
-                other: bool = False) -> Image.Image:
-    """The empty board with triangles, bar, trays and the point numbers: the
-    bottom side's numbers, or with ``other`` its opponent's (the checkers
-    stay, the numbers follow the player to act); ``off`` and ``bar`` are the
-    words on the trays and the bar, in the board's language."""
+                numbers: tuple[tuple[int, ...], ...] | None = None) -> Image.Image:
+    """The empty board with triangles, bar, trays and the point numbers
+    (``numbers``, per row as :func:`printed_numbers` gives them; the bottom
+    side's when not given: the checkers stay, the numbers follow the board's
+    :attr:`BoardView.numbered_for`); ``off`` and ``bar`` are the words on the
+    trays and the bar, in the board's language."""
+    if numbers is None:
+        numbers = tuple(tuple(label_at(row, column) for column in range(2 * HALF))
+                        for row in (0, 1))
     s = 2
     img = Image.new("RGB", (WIDTH * s, HEIGHT * s), PAGE)
     d = ImageDraw.Draw(img)
@@ -261,7 +273,7 @@ def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
         fill=TRAY_C,
     )
     tip = HALF_H - 14
-    numbers = _font(18 * s)
+    number_font = _font(18 * s)
     for row in (0, 1):
         for column in range(2 * HALF):
             x, edge = _point_box(row, column)
@@ -280,9 +292,8 @@ def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
             )
             d.text(
                 ((x + POINT_W // 2) * s, label_y * s),
-                str(viewer_point(variant, Side.WHITE, Side.BLACK if other else Side.WHITE,
-                                 label_at(row, column))),
-                font=numbers,
+                str(numbers[row][column]),
+                font=number_font,
                 fill=INK,
                 anchor="mm",
             )
@@ -494,7 +505,7 @@ def render_image(view: BoardView) -> Image.Image:
     labels = view.labels
     img = _background(
         view.variant, _printable(labels.off.upper()), _printable(labels.bar.upper()),
-        view.numbered_for is not view.viewer,
+        printed_numbers(view),
     ).copy()
     d = ImageDraw.Draw(img)
     _draw_checkers(img, view)

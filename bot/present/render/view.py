@@ -68,12 +68,14 @@ class LastTurn:
 
     ``start`` is the position before the turn; with it a backgammon hit can
     be told (the target held a single opponent checker), without it hits are
-    not marked.
+    not marked.  ``dice`` is the roll the turn played, named wherever the
+    turn is written ("Last: Bob (6-1) 24/18 13/12").
     """
 
     side: Side
     steps: tuple[Step, ...]
     start: Position | None = None
+    dice: Dice | None = None
 
     def __post_init__(self) -> None:
         _check_side("LastTurn.side", self.side)
@@ -83,6 +85,8 @@ class LastTurn:
         for step in self.steps:
             if not isinstance(step, Step):
                 raise RenderError(f"LastTurn.steps must hold Step objects, got {step!r}")
+        if self.dice is not None and not isinstance(self.dice, Dice):
+            raise RenderError(f"LastTurn.dice must be Dice or None, got {self.dice!r}")
         if self.start is not None:
             if not isinstance(self.start, Position):
                 raise RenderError(f"LastTurn.start must be a Position, got {self.start!r}")
@@ -474,21 +478,23 @@ def short_name(name: str, width: int) -> str:
 
 
 def format_last_turn(view: BoardView) -> str:
-    """The last turn in standard notation (:func:`engine.notation.format_turn`,
-    ``*`` for a hit when ``start`` is known) in the numbers the board shows
-    and the board's words for bar and off, or ``labels.no_move``.
+    """The last turn's roll (when known) and its steps in standard notation
+    (:func:`engine.notation.format_turn`, ``*`` for a hit when ``start`` is
+    known) in the numbers the board shows and the board's words for bar and
+    off, or ``labels.no_move``.
 
-    >>> last = LastTurn(Side.BLACK, [Step(24, 18, 6), Step(6, 0, 6)])
+    >>> last = LastTurn(Side.BLACK, [Step(24, 18, 6), Step(6, 0, 6)], dice=Dice(6, 6))
     >>> view = BoardView(Position.initial(Variant.BACKGAMMON), Side.WHITE, last_turn=last)
     >>> format_last_turn(view)
-    '1/7 19/off'
+    '(6-6) 1/7 19/off'
     """
     last = view.last_turn
     if last is None:
         return ""
+    roll = f"({last.dice.first}-{last.dice.second}) " if last.dice is not None else ""
     if not last.steps:
-        return view.labels.no_move
-    return format_steps(view, last)
+        return roll + view.labels.no_move
+    return roll + format_steps(view, last)
 
 
 def format_steps(view: BoardView, turn: LastTurn) -> str:

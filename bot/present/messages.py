@@ -269,9 +269,10 @@ def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
 
 def _previous_line(tr: Translator, record: GameRecord, game: Game,
                    numbering: Side | None = None) -> str | None:
-    """What the player before did: the last confirmed turn (in the numbers
-    of ``numbering``, the side the board is numbered for; the board's words
-    for bar and off), or a roll that could not be played."""
+    """What the player before did: the last confirmed turn with its roll (in
+    the numbers of ``numbering``, the side the board is numbered for, saying
+    whose they are when they are not the mover's; the board's words for bar
+    and off), or a roll that could not be played."""
     last = last_turn(game)
     if last is None:
         return None
@@ -286,6 +287,9 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
         numbering = numbering_of(game, viewer_of(game))
     steps = format_turn(last.start, last.steps, numbering=numbering, bar=labels.bar,
                         off=labels.off)
+    if numbering is not last.side:  # says so: backgammon books count from the mover
+        steps += " " + tr.gettext("({name}'s numbers, as on the board)",
+                                  name=_name(record, numbering))
     if roll is not None and forced_turn(last.start, roll) is not None:
         # played by itself (bot/rules/autoplay.py), or by hand without a choice
         return tr.gettext("{name}'s turn with {dice} was forced: {steps}",

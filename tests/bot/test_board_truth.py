@@ -147,8 +147,13 @@ def test_every_printed_move_matches_the_numbers_on_the_picture(variant: Variant,
             line = next((line for line in caption.splitlines()
                          if f"{first}-{second}" in line), None)
             assert line is not None, (name, caption)
+            note = translator(lang).gettext("({name}'s numbers, as on the board)",
+                                            name=view.names[view.numbered_for])
+            mover = view.last_turn.side  # type: ignore[union-attr]
+            # a turn in the other player's numbers says whose they are
+            assert (note in line) is (view.numbered_for is not mover), (name, line)
             if flow:
-                moves = line.rsplit(": ", 1)[1]
+                moves = line.replace(" " + note, "").rsplit(": ", 1)[1]
                 assert _flow_in_text(moves, view) == flow, (name, line, view.numbered_for)
                 checked[view.numbered_for is view.last_turn.side] += 1  # type: ignore[union-attr]
     # both cases were seen: a move in its mover's numbers and in the other side's

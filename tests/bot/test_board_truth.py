@@ -166,3 +166,23 @@ def test_a_players_own_board_is_numbered_for_that_player(variant: Variant) -> No
         for side in Side:
             view = board_message(translator("en"), _record(game), player=side).picture
             assert view is not None and view.numbered_for is side
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_the_analysis_moves_match_the_numbers_on_its_small_boards(variant: Variant) -> None:
+    """An analysis writes each mistake's "Played:" and "Best:" moves in the
+    numbers printed on the small board drawn beside it."""
+    from bot.present.analysis import analysis_picture, sample
+
+    record, analysis = sample(variant)
+    for lang in LANGS:
+        tr = translator(lang)
+        picture = analysis_picture(tr, record, analysis)
+        assert picture.mistakes
+        for mistake in picture.mistakes:
+            for label, view in ((mistake.played_label, mistake.played),
+                                (mistake.best_label, mistake.best)):
+                if view is None or view.last_turn is None or not view.last_turn.steps:
+                    continue
+                moves = label.split(": ", 1)[1]
+                assert _flow_in_text(moves, view) == _flow_on_screen(view, view.position), label

@@ -186,3 +186,18 @@ def test_the_analysis_moves_match_the_numbers_on_its_small_boards(variant: Varia
                     continue
                 moves = label.split(": ", 1)[1]
                 assert _flow_in_text(moves, view) == _flow_on_screen(view, view.position), label
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_hint_is_in_the_numbers_of_the_board_it_is_asked_from(variant: Variant) -> None:
+    """A hint writes turns in the mover's numbers (bot/present/hinttext.py):
+    every board that offers the mover its buttons is numbered for the mover."""
+    for game in _games(variant, seed=8, count=15):
+        if game.phase is not Phase.MOVE:
+            continue
+        record = _record(game)
+        boards = [board_message(translator("en"), record, orientation=o) for o in ORIENTATIONS]
+        boards.append(board_message(translator("en"), record, player=game.to_act))
+        for message in boards:
+            assert message.picture is not None
+            assert message.picture.numbered_for is game.to_act

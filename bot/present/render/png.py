@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import struct
 import zlib
@@ -547,8 +548,10 @@ def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
     # the right side yields first, down to a third of the line
     keep = max(room - font.getlength(whole) - FOOT_GAP, room / 3) if whole else room
     if not view.status:  # the score: its names are shortened before the line is cut
+        drawable = dataclasses.replace(view, names=tuple(  # type: ignore[arg-type]
+            _printable(name).strip() for name in view.names))
         for width in range(48, 16, -1):
-            right = _printable(score_line(view, width)).strip()
+            right = score_line(drawable, width)
             if right_font.getlength(right) <= keep:
                 break
     right = _cut(" ".join(right.split()), right_font, keep)

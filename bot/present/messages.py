@@ -58,7 +58,7 @@ from bot.store.records import GameRecord, Status
 from engine.choices import forced_turn
 from engine.game import Action, Game, Phase
 from engine.notation import format_turn
-from engine.position import Side, Variant
+from engine.position import Dice, Side, Variant
 from engine.scoring import EndReason, ResultKind
 
 VARIANT_NAMES = {Variant.LONG: N_("Long nardy"), Variant.BACKGAMMON: N_("Backgammon")}
@@ -212,12 +212,17 @@ def numbering_of(game: Game, viewer: Side) -> Side:
     return game.to_act if game.to_act is not None else viewer
 
 
-def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Side) -> BoardView:
+def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Side, *,
+               own: bool = False) -> BoardView:
     """The picture of ``record``'s game with ``viewer`` at the bottom,
-    numbered for the side to act, the steps of the turn in progress marked."""
+    numbered for the side to act (``own``: the viewer's own board, in their
+    private chat, always numbered for the viewer, its one reader), the steps
+    of the turn in progress marked."""
     game = table.game
     names = (clean(player_on(record, Side.WHITE).name), clean(player_on(record, Side.BLACK).name))
     cube = game.cube
+    # however the game ended (borne off, resigned, passed, on time, cancelled)
+    over = game.is_over or record.status in (Status.FINISHED, Status.CANCELLED)
     played = tuple(game.turn.played) if game.turn is not None else ()
     return BoardView(
         game.position, viewer, names=names, dice=game.dice,
@@ -226,17 +231,33 @@ def board_view(tr: Translator, record: GameRecord, table: MatchState, viewer: Si
         cube_owner=cube.owner if cube is not None else None,
         score=table.score if table.match_length else None,
         match_length=table.match_length or None, last_turn=last_turn(game),
-        labels=board_labels(tr), numbering=numbering_of(game, viewer), to_act=game.to_act,
-        current=played,
+        labels=board_labels(tr),
+        numbering=viewer if over or own else numbering_of(game, viewer),
+        to_act=game.to_act, current=played, over=over,
     )
 
 
 def last_turn(game: Game) -> LastTurn | None:
-    """The last confirmed turn with the position it started from (so hits show)."""
-    last = next((e for e in reversed(game.events) if e.action is Action.MOVE), None)
-    if last is None or game.last_start is None:
+    """The last confirmed turn with the position it started from (so hits
+    show) and the roll it played."""
+    index = next((i for i in range(len(game.events) - 1, -1, -1)
+                  if game.events[i].action is Action.MOVE), None)
+    if index is None or game.last_start is None:
         return None
-    return LastTurn(last.side, last.steps, game.last_start)
+    last = game.events[index]
+    return LastTurn(last.side, last.steps, game.last_start, roll_of(game, index))
+
+
+def roll_of(game: Game, index: int) -> Dice | None:
+    """The roll that the turn ``game.events[index]`` (a MOVE) played: its
+    side's last ROLL before it (the opening's dice in backgammon are one)."""
+    side = game.events[index].side
+    for event in reversed(game.events[:index]):
+        if event.action is Action.ROLL and event.side is side:
+            return event.dice
+        if event.action is Action.MOVE:
+            return None
+    return None
 
 
 def _dice_text(game: Game) -> str:
@@ -261,28 +282,31 @@ def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
 
 def _previous_line(tr: Translator, record: GameRecord, game: Game,
                    numbering: Side | None = None) -> str | None:
-    """What the player before did: the last confirmed turn (in the numbers
-    of ``numbering``, the side the board is numbered for; the board's words
-    for bar and off), or a roll that could not be played."""
-    moves = [e for e in game.events if e.action is Action.MOVE]
-    if not moves:
+    """What the player before did: the last confirmed turn with its roll (in
+    the numbers of ``numbering``, the side the board is numbered for, saying
+    whose they are when they are not the mover's; the board's words for bar
+    and off), or a roll that could not be played."""
+    last = last_turn(game)
+    if last is None:
         return None
-    last = moves[-1]
-    index = len(game.events) - 1 - game.events[::-1].index(last)
-    roll = game.events[index - 1] if index else None
-    dice = f"{roll.dice.first}-{roll.dice.second}" if roll is not None and roll.dice else ""
+    assert last.start is not None
+    roll = last.dice
+    dice = f"{roll.first}-{roll.second}" if roll is not None else ""
     if not last.steps:
         return tr.gettext("{name} rolled {dice} and cannot move.", name=_name(record, last.side),
                           dice=dice)
-    start = last_turn(game)
-    assert start is not None and start.start is not None
     labels = board_labels(tr)
-    steps = format_turn(start.start, last.steps, numbering=numbering or numbering_of(
-        game, viewer_of(game)), bar=labels.bar, off=labels.off)
-    if roll is not None and roll.dice and forced_turn(start.start, roll.dice) is not None:
+    if numbering is None:  # (not `numbering or …`: White is side 0)
+        numbering = numbering_of(game, viewer_of(game))
+    steps = format_turn(last.start, last.steps, numbering=numbering, bar=labels.bar,
+                        off=labels.off)
+    if numbering is not last.side:  # says so: backgammon books count from the mover
+        steps += " " + tr.gettext("({name}'s numbers, as on the board)",
+                                  name=_name(record, numbering))
+    if roll is not None and forced_turn(last.start, roll) is not None:
         # played by itself (bot/rules/autoplay.py), or by hand without a choice
-        return tr.gettext("{name}'s turn was forced: {steps}", name=_name(record, last.side),
-                          steps=steps)
+        return tr.gettext("{name}'s turn with {dice} was forced: {steps}",
+                          name=_name(record, last.side), dice=dice, steps=steps)
     return tr.gettext("{name} played {dice}: {steps}", name=_name(record, last.side), dice=dice,
                       steps=steps)
 
@@ -560,7 +584,7 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     table = table_of(record)
     game = table.game
     seen_from = player if player is not None else viewer_of(game, orientation)
-    view = board_view(tr, record, table, seen_from)
+    view = board_view(tr, record, table, seen_from, own=player is not None)
     white, black = _name(record, Side.WHITE), _name(record, Side.BLACK)
     title = escape(variant_name(tr, record.variant))
     header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"

@@ -130,7 +130,8 @@ async def test_opening_the_link_starts_a_private_game_with_a_board_for_each(
         board = game_board(world.server, p.chat(world, user))
         assert board is not None
         lang = "ru" if user is p.bob else "en"
-        drawn = render_text(board_view(translator(lang), record, table, side))
+        # each player's own board, numbered for that player (issue 26)
+        drawn = render_text(board_view(translator(lang), record, table, side, own=True))
         assert drawn in html.unescape(board.text or ""), (user.first_name, board.text)
         # every button is drawn for the stored version
         assert all(d.split(":")[2] == str(record.version) for _, d in world.buttons(board))

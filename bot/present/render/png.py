@@ -17,9 +17,11 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import struct
 import zlib
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -39,7 +41,6 @@ from bot.present.render.view import (
     label_at,
     occupant,
     score_line,
-    short_name,
     viewer_point,
 )
 from engine.position import BAR, CHECKERS, OFF, Dice, Position, Side, Step, Variant
@@ -70,6 +71,11 @@ HEIGHT = FIELD_TOP + FIELD_H + FRAME + LABEL_H + INFO_H + FOOT_H
 MIDDLE = FIELD_TOP + HALF_H + GAP // 2
 DIE = 50
 CUBE = 48
+BAR_WORD_SLOT = (LEFT + FRAME + HALF * POINT_W, MIDDLE - GAP // 2,
+                 LEFT + FRAME + HALF * POINT_W + BAR_W, MIDDLE - CUBE // 2)
+"""Where the bar's word goes: on the bar between the top side's bar checkers
+and a centred cube (the cube sits in the middle of the bar)."""
+BAR_WORD_Y = (BAR_WORD_SLOT[1] + BAR_WORD_SLOT[3]) // 2
 SUPER = 4
 """Sprites are drawn this many times larger and scaled down: antialiasing."""
 
@@ -122,13 +128,53 @@ def _printable(text: str) -> str:
     return "".join(char for char in text if _drawable(char))
 
 
-def _fitted(
-    d: ImageDraw.ImageDraw, centre: tuple[int, int], text: str, width: int, size: int
-) -> None:
+Box = tuple[int, int, int, int]
+"""``(left, top, right, bottom)`` in the picture's pixels."""
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One text of the picture: what it is, the text, the box its glyphs
+    cover and the slot it must stay in (see :func:`layout`)."""
+
+    what: str
+    text: str
+    box: tuple[float, float, float, float]
+    slot: Box
+
+
+_placed: list[Placed] | None = None
+"""While :func:`layout` measures a picture: every text written, with its slot."""
+
+
+def _write(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str,
+           font: ImageFont.FreeTypeFont, what: str, slot: Box, scale: int = 1,
+           **options: object) -> None:
+    """``d.text`` that, while :func:`layout` measures, notes the glyphs' box
+    (in picture pixels: a layer drawn ``scale`` times larger is divided) and
+    the ``slot`` (in picture pixels) the text belongs in."""
+    d.text(xy, text, font=font, **options)  # type: ignore[arg-type]
+    if _placed is not None and text:
+        box = d.textbbox(xy, text, font=font, anchor=options.get("anchor"),  # type: ignore[arg-type]
+                         stroke_width=options.get("stroke_width", 0))  # type: ignore[arg-type]
+        _placed.append(Placed(what, text, tuple(v / scale for v in box), slot))  # type: ignore[arg-type]
+
+
+def _fitted(d: ImageDraw.ImageDraw, centre: tuple[int, int], text: str, width: int,
+            size: int, what: str, slot: Box, scale: int = 1) -> None:
     """``text`` centred at ``centre`` in bold, made smaller until it fits ``width``."""
     while size > 6 and _font(size).getlength(text) > width:
         size -= 1
-    d.text(centre, text, font=_font(size), fill=PAGE, anchor="mm")
+    _write(d, centre, text, _font(size), what, slot, scale, fill=PAGE, anchor="mm")
+
+
+def _cut(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
+    """``text`` cut at its end, with "…", to at most ``width`` pixels in ``font``."""
+    if font.getlength(text) <= width:
+        return text
+    while text and font.getlength(text + "…") > width:
+        text = text[:-1]
+    return text.rstrip() + "…" if text else ""
 
 
 def _smooth(size: tuple[int, int], draw: object) -> Image.Image:
@@ -227,13 +273,25 @@ def _slot(row: int, x: int, edge: int, depth: int) -> tuple[int, int]:
     return (left, edge + depth * CHECKER) if row == 0 else (left, edge - (depth + 1) * CHECKER)
 
 
+def printed_numbers(view: BoardView) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The point numbers the picture prints, per screen row (top, bottom),
+    left to right: :meth:`BoardView.number_at` of each cell, the numbers
+    every text about the board is written in."""
+    return tuple(tuple(view.number_at(label_at(row, column)) for column in range(2 * HALF))
+                 for row in (0, 1))  # type: ignore[return-value]
+
+
 @lru_cache(maxsize=16)
 def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
-                other: bool = False) -> Image.Image:
-    """The empty board with triangles, bar, trays and the point numbers: the
-    bottom side's numbers, or with ``other`` its opponent's (the checkers
-    stay, the numbers follow the player to act); ``off`` and ``bar`` are the
-    words on the trays and the bar, in the board's language."""
+                numbers: tuple[tuple[int, ...], ...] | None = None) -> Image.Image:
+    """The empty board with triangles, bar, trays and the point numbers
+    (``numbers``, per row as :func:`printed_numbers` gives them; the bottom
+    side's when not given: the checkers stay, the numbers follow the board's
+    :attr:`BoardView.numbered_for`); ``off`` and ``bar`` are the words on the
+    trays and the bar, in the board's language."""
+    if numbers is None:
+        numbers = tuple(tuple(label_at(row, column) for column in range(2 * HALF))
+                        for row in (0, 1))
     s = 2
     img = Image.new("RGB", (WIDTH * s, HEIGHT * s), PAGE)
     d = ImageDraw.Draw(img)
@@ -261,7 +319,7 @@ def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
         fill=TRAY_C,
     )
     tip = HALF_H - 14
-    numbers = _font(18 * s)
+    number_font = _font(18 * s)
     for row in (0, 1):
         for column in range(2 * HALF):
             x, edge = _point_box(row, column)
@@ -278,18 +336,16 @@ def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
             label_y = (
                 (top - LABEL_H // 2) if row == 0 else (top + FIELD_H + 2 * FRAME + LABEL_H // 2)
             )
-            d.text(
-                ((x + POINT_W // 2) * s, label_y * s),
-                str(viewer_point(variant, Side.WHITE, Side.BLACK if other else Side.WHITE,
-                                 label_at(row, column))),
-                font=numbers,
-                fill=INK,
-                anchor="mm",
-            )
+            strip = top - LABEL_H if row == 0 else top + FIELD_H + 2 * FRAME
+            _write(d, ((x + POINT_W // 2) * s, label_y * s), str(numbers[row][column]),
+                   number_font, "point number", (x, strip, x + POINT_W, strip + LABEL_H), s,
+                   fill=INK, anchor="mm")
     for y in (FIELD_TOP + 12, FIELD_TOP + FIELD_H - 12):
-        _fitted(d, ((TRAY_LEFT + TRAY_W // 2) * s, y * s), off, (TRAY_W - 8) * s, 13 * s)
-    if variant is Variant.BACKGAMMON:
-        _fitted(d, ((BAR_LEFT + BAR_W // 2) * s, MIDDLE * s), bar, (BAR_W - 6) * s, 13 * s)
+        _fitted(d, ((TRAY_LEFT + TRAY_W // 2) * s, y * s), off, (TRAY_W - 8) * s, 13 * s,
+                "tray word", (TRAY_LEFT, y - 12, TRAY_LEFT + TRAY_W, y + 12), s)
+    if variant is Variant.BACKGAMMON:  # above a centred cube, never under it
+        _fitted(d, ((BAR_LEFT + BAR_W // 2) * s, BAR_WORD_Y * s), bar, (BAR_W - 8) * s, 13 * s,
+                "bar word", BAR_WORD_SLOT, s)
     return img.resize((WIDTH, HEIGHT), Image.Resampling.LANCZOS)
 
 
@@ -373,15 +429,9 @@ def _draw_trays(d: ImageDraw.ImageDraw, view: BoardView, arrived_off: int) -> No
             )
         if count:
             y = top + (bottom - top) // 2
-            d.text(
-                (TRAY_LEFT + TRAY_W // 2, y),
-                str(count),
-                font=_font(24),
-                fill=ACCENT,
-                anchor="mm",
-                stroke_width=3,
-                stroke_fill=INK,
-            )
+            _write(d, (TRAY_LEFT + TRAY_W // 2, y), str(count), _font(24), "tray count",
+                   (TRAY_LEFT, top, TRAY_LEFT + TRAY_W, bottom), fill=ACCENT, anchor="mm",
+                   stroke_width=3, stroke_fill=INK)
 
 
 def _draw_last_turn(img: Image.Image, view: BoardView, last: LastTurn | None,
@@ -451,40 +501,90 @@ def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side
         facts += f"   {labels.score_of} {view.score[side]}"
     if to_move:
         facts = f"{labels.to_move}   " + facts
-    # the facts end at the right edge; the name gets what is left of the line
-    font = _font(20, bold=False)
+    # the facts end at the right edge (smaller type if they would leave the
+    # name less than NAME_ROOM); the name gets what is left of the line
     facts = _printable(facts)
     right = LEFT + BOARD_W - 14
-    d.text((right, middle), facts, font=font, fill=INK, anchor="rm")
-    room = right - int(font.getlength(facts)) - 24 - (LEFT + 56)
-    name = _printable(view.names[side])
-    name_font = _font(24)
-    while name and name_font.getlength(name) > room:
-        name = name[:-2] + "…" if len(name) > 2 else ""
-    d.text((LEFT + 56, middle), name, font=name_font, fill=INK, anchor="lm")
+    size = 20
+    while size > 12 and _font(size, bold=False).getlength(facts) > right - (LEFT + 56 + NAME_ROOM):
+        size -= 1
+    font = _font(size, bold=False)
+    band = (LEFT, y, LEFT + BOARD_W, y + INFO_H)
+    _write(d, (right, middle), facts, font, "player facts",
+           (LEFT + 56 + NAME_ROOM, y, right, y + INFO_H), fill=INK, anchor="rm")
+    name_right = right - int(font.getlength(facts)) - 24
+    name = _cut(_printable(view.names[side]).strip(), _font(24), name_right - (LEFT + 56))
+    _write(d, (LEFT + 56, middle), name, _font(24), "player name",
+           (LEFT + 48, band[1], name_right, band[3]), fill=INK, anchor="lm")  # past the icon
+
+
+NAME_ROOM = 150
+"""Pixels a player's name keeps on its band however long the facts are."""
+FOOT_GAP = 24
+"""Pixels between the footer's last turn and its score or status."""
+FOOT_MIN = 14
+"""The smallest type the footer's last turn is set in before its name is cut."""
 
 
 def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
+    """The last turn (who, the roll, the moves) on the left, whole: the
+    score or status on the right yields first (down to a third of the line),
+    then the last turn's type gets smaller (down to :data:`FOOT_MIN`), then
+    the mover's name is cut; nothing runs into anything."""
     y = HEIGHT - FOOT_H // 2 - 4
+    slot_top, slot_bottom = HEIGHT - FOOT_H - 4, HEIGHT
+    left_edge, right_edge = LEFT + 10, LEFT + BOARD_W - 10
+    room = right_edge - left_edge
+    right = _printable(view.status or score_line(view, 48)).strip()
+    right_font = _font(19)
+    head = tail = name = ""
     if view.last_turn is not None:
-        name = _printable(short_name(view.names[view.last_turn.side], 16)).strip()
-        text = f"{_printable(view.labels.last)} {name} "
-        d.text(
-            (LEFT + 10, y),
-            text + format_last_turn(view),
-            font=_font(19, bold=False),
-            fill=INK,
-            anchor="lm",
-        )
-    right = view.status or score_line(view, 48)
+        head = _printable(view.labels.last).strip()
+        name = _printable(view.names[view.last_turn.side]).strip()
+        tail = _printable(format_last_turn(view))
+    size = 19
+    font = _font(size, bold=False)
+    whole = f"{head} {name} {tail}" if view.last_turn is not None else ""
+    # the right side yields first, down to a third of the line
+    keep = max(room - font.getlength(whole) - FOOT_GAP, room / 3) if whole else room
+    if not view.status:  # the score: its names are shortened before the line is cut
+        drawable = dataclasses.replace(view, names=tuple(  # type: ignore[arg-type]
+            _printable(name).strip() for name in view.names))
+        for width in range(48, 16, -1):
+            right = score_line(drawable, width)
+            if right_font.getlength(right) <= keep:
+                break
+    right = _cut(" ".join(right.split()), right_font, keep)
+    left_room = room - (right_font.getlength(right) + FOOT_GAP if right else 0)
+    if whole:
+        fixed = f"{head}  {tail}"
+        while size > FOOT_MIN and font.getlength(whole) > left_room:  # the whole name, smaller
+            size -= 1
+            font = _font(size, bold=False)
+        name = _cut(name, font, left_room - font.getlength(fixed))
+        text = f"{head} {name} {tail}" if name else f"{head} {tail}"
+        _write(d, (left_edge, y), _cut(text, font, left_room), font, "footer last turn",
+               (left_edge, slot_top, int(left_edge + left_room + FOOT_GAP // 2), slot_bottom),
+               fill=INK, anchor="lm")
     if right:
-        d.text(
-            (LEFT + BOARD_W - 10, y),
-            _printable(short_name(right, 48)),
-            font=_font(19),
-            fill=MUTED,
-            anchor="rm",
-        )
+        _write(d, (right_edge, y), right, right_font, "footer right",
+               (int(left_edge + left_room + FOOT_GAP // 2) if whole else left_edge, slot_top,
+                right_edge, slot_bottom), fill=MUTED, anchor="rm")
+
+
+def layout(view: BoardView) -> list[Placed]:
+    """Every text :func:`render_image` writes for ``view``, with the box its
+    glyphs cover and the slot it must stay in (for the layout tests: a
+    label that sticks out of its slot overlaps something)."""
+    global _placed
+    _background.cache_clear()  # its texts are written once, when it is made
+    _placed = []
+    try:
+        render_image(view)
+        return _placed
+    finally:
+        _placed = None
+        _background.cache_clear()
 
 
 def render_image(view: BoardView) -> Image.Image:
@@ -494,7 +594,7 @@ def render_image(view: BoardView) -> Image.Image:
     labels = view.labels
     img = _background(
         view.variant, _printable(labels.off.upper()), _printable(labels.bar.upper()),
-        view.numbered_for is not view.viewer,
+        printed_numbers(view),
     ).copy()
     d = ImageDraw.Draw(img)
     _draw_checkers(img, view)

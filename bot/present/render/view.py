@@ -68,12 +68,14 @@ class LastTurn:
 
     ``start`` is the position before the turn; with it a backgammon hit can
     be told (the target held a single opponent checker), without it hits are
-    not marked.
+    not marked.  ``dice`` is the roll the turn played, named wherever the
+    turn is written ("Last: Bob (6-1) 24/18 13/12").
     """
 
     side: Side
     steps: tuple[Step, ...]
     start: Position | None = None
+    dice: Dice | None = None
 
     def __post_init__(self) -> None:
         _check_side("LastTurn.side", self.side)
@@ -83,6 +85,8 @@ class LastTurn:
         for step in self.steps:
             if not isinstance(step, Step):
                 raise RenderError(f"LastTurn.steps must hold Step objects, got {step!r}")
+        if self.dice is not None and not isinstance(self.dice, Dice):
+            raise RenderError(f"LastTurn.dice must be Dice or None, got {self.dice!r}")
         if self.start is not None:
             if not isinstance(self.start, Position):
                 raise RenderError(f"LastTurn.start must be a Position, got {self.start!r}")
@@ -187,6 +191,13 @@ class BoardView:
     end).  ``current`` are the steps already played in the turn in progress
     (by the side to move, in its own numbering), marked on the board.
     Pip counts and borne-off counts come from the position.
+
+    ``over``: the game has ended, however it ended (borne off, a resignation
+    accepted, a double passed, on time, cancelled).  An ended board is
+    drawn one way whatever ended it: nobody to act (no band, no ``>``), no
+    dice and no turn in progress; :meth:`ended` says so, and a view built
+    with ``over`` drops its dice, used dice, current steps and ``to_act``.
+    A position with a winner is over by itself.
     """
 
     position: Position
@@ -204,6 +215,7 @@ class BoardView:
     numbering: Side | None = None
     to_act: Side | None = None
     current: tuple[Step, ...] = ()
+    over: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.labels, BoardLabels):
@@ -231,6 +243,11 @@ class BoardView:
         if not isinstance(self.current, tuple) or not all(
                 isinstance(step, Step) for step in self.current):
             raise RenderError(f"current must be a tuple of Step, got {self.current!r}")
+        if not isinstance(self.over, bool):
+            raise RenderError(f"over must be a bool, got {self.over!r}")
+        if self.ended:  # the one end-of-game state: nothing left to act on
+            for name, empty in (("dice", None), ("used", ()), ("current", ()), ("to_act", None)):
+                object.__setattr__(self, name, empty)
 
     def _check_dice(self) -> None:
         if self.dice is not None and not isinstance(self.dice, Dice):
@@ -286,10 +303,20 @@ class BoardView:
         return self.viewer if self.numbering is None else self.numbering
 
     @property
+    def ended(self) -> bool:
+        """Whether the game is over (``over``, or a position with a winner)."""
+        return self.over or self.position.winner is not None
+
+    @property
     def actor(self) -> Side | None:
         """Whoever must act now (the "to move" band): ``to_act`` if given,
-        else the side to move; nobody once the game is won."""
-        if self.position.winner is not None:
+        else the side to move; nobody once the game is over, however it ended.
+
+        >>> BoardView(Position.initial(Variant.LONG), Side.WHITE, dice=Dice(6, 5),
+        ...           over=True).actor is None
+        True
+        """
+        if self.ended:
             return None
         return self.turn if self.to_act is None else self.to_act
 
@@ -451,21 +478,23 @@ def short_name(name: str, width: int) -> str:
 
 
 def format_last_turn(view: BoardView) -> str:
-    """The last turn in standard notation (:func:`engine.notation.format_turn`,
-    ``*`` for a hit when ``start`` is known) in the numbers the board shows
-    and the board's words for bar and off, or ``labels.no_move``.
+    """The last turn's roll (when known) and its steps in standard notation
+    (:func:`engine.notation.format_turn`, ``*`` for a hit when ``start`` is
+    known) in the numbers the board shows and the board's words for bar and
+    off, or ``labels.no_move``.
 
-    >>> last = LastTurn(Side.BLACK, [Step(24, 18, 6), Step(6, 0, 6)])
+    >>> last = LastTurn(Side.BLACK, [Step(24, 18, 6), Step(6, 0, 6)], dice=Dice(6, 6))
     >>> view = BoardView(Position.initial(Variant.BACKGAMMON), Side.WHITE, last_turn=last)
     >>> format_last_turn(view)
-    '1/7 19/off'
+    '(6-6) 1/7 19/off'
     """
     last = view.last_turn
     if last is None:
         return ""
+    roll = f"({last.dice.first}-{last.dice.second}) " if last.dice is not None else ""
     if not last.steps:
-        return view.labels.no_move
-    return format_steps(view, last)
+        return roll + view.labels.no_move
+    return roll + format_steps(view, last)
 
 
 def format_steps(view: BoardView, turn: LastTurn) -> str:

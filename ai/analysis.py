@@ -222,6 +222,8 @@ class PlayerReport:
     """Points lost over all decisions."""
     moves_error: float = 0.0
     """Of :attr:`error_total`, what the moves lost (the rest: the cube)."""
+    cube_decisions: int = 0
+    """Of :attr:`decisions`, the cube's."""
     rolls: int = 0
     """The player's turns (rolls played, forced ones and those that could
     not be played included)."""
@@ -698,6 +700,7 @@ def _report(side: Side, decisions: Sequence[Decision], luck: float, *, rolls: in
         worst=tuple(graded[:WORST]),
         error_total=total,
         moves_error=sum(d.loss for d in mine if d.kind is DecisionKind.MOVE),
+        cube_decisions=sum(d.kind is not DecisionKind.MOVE for d in mine),
         rolls=rolls,
         both_rolls=both_rolls,
         result=result,
@@ -739,6 +742,7 @@ def totals(reports: Sequence[PlayerReport]) -> PlayerReport:
         doubtful=sum(r.doubtful for r in reports), bad=sum(r.bad for r in reports),
         very_bad=sum(r.very_bad for r in reports), luck=sum(r.luck for r in reports),
         worst=tuple(worst), error_total=total, moves_error=sum(r.moves_error for r in reports),
+        cube_decisions=sum(r.cube_decisions for r in reports),
         rolls=sum(r.rolls for r in reports), both_rolls=sum(r.both_rolls for r in reports),
         result=sum(r.result for r in reports), luck_cubed=sum(r.luck_cubed for r in reports),
         opponent_luck_cubed=sum(r.opponent_luck_cubed for r in reports),

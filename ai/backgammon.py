@@ -28,13 +28,15 @@ import numpy as np
 
 from ai.cube import CubeState, cubeless_equity
 from ai.matchequity import match_double, match_take
-from ai.player import Depth, Level, Player
-from engine import Position, Side, Turn, Variant
+from ai.player import Depth, Level, Player, RankedTurn
+from engine import Dice, Game, Position, Side, Turn, Variant
 from engine.scoring import classify
 
 _NOISE = {Level.EASY: (0.05, 0.10)}
 """The easy level's noise and margin (see :meth:`Player.noisy_pick`)."""
 _DEPTH = {Level.STRONG: Depth(candidates=8, margin=0.16)}
+HINT_DEPTH = Depth(candidates=4, margin=0.16)
+"""The strong level's hints: the best 4 within 0.16 again at 2-ply."""
 
 
 def _final_points(position: Position, winner: Side) -> float:
@@ -89,6 +91,20 @@ class GnubgPlayer(Player):
             noise, margin = _NOISE[self.level]
             return self.noisy_pick(turns, self.shallow(position, turns), noise, margin)
         return super().pick(position, turns)
+
+    def hint_ranked(self, state: Position | Game, dice: Dice | None = None) -> list[RankedTurn]:
+        """The strong level's hint: its ranking, then the best
+        :data:`HINT_DEPTH` candidates (within its margin) again at gnubg's
+        2-ply, best first (docs/ai.md: about 0.1-0.3 s of CPU)."""
+        ranked = self.ranked(state, dice)
+        if self.level is not Level.STRONG or len(ranked) < 2:
+            return ranked
+        best = ranked[0].equity
+        top = [entry for entry in ranked[: HINT_DEPTH.candidates]
+               if entry.equity >= best - HINT_DEPTH.margin]
+        deeper = sorted((RankedTurn(entry.turn, turn_equity(entry.turn, 2)) for entry in top),
+                        key=lambda entry: -entry.equity)
+        return deeper + ranked[len(top):]
 
     def probabilities(self, position: Position) -> tuple[float, ...]:
         plies = 1 if self.level is Level.STRONG else 0

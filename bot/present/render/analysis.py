@@ -55,7 +55,7 @@ MARK_SIZE = {"doubtful": 6, "bad": 8, "very_bad": 10}
 AHEAD = {Side.WHITE: (236, 214, 170), Side.BLACK: (190, 200, 222)}
 """The graph's area on each side of 50%: whose game it was."""
 GRID_C = (214, 206, 192)
-PANEL_H = 176
+PANEL_H = 203  # five lines of figures
 PLOT_H = 240
 BOARD_W = (WIDTH - 2 * MARGIN - 20) // 2
 

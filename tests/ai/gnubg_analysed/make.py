@@ -44,7 +44,7 @@ SESSIONS = {
     "match-3": (GameOptions.backgammon(match_length=3), Level.EASY, Level.MEDIUM, 30, 0),
     "match-5": (GameOptions.backgammon(match_length=5), Level.EASY, Level.MEDIUM, 29, 0),
     "match-7": (GameOptions.backgammon(match_length=7), Level.EASY, Level.MEDIUM, 26, 0),
-    "money": (GameOptions.backgammon(), Level.EASY, Level.MEDIUM, 3, 5),
+    "money": (GameOptions.backgammon(), Level.EASY, Level.MEDIUM, 3, 6),
 }
 WILD = 0.15
 """How often White's cube action is turned round."""

@@ -464,6 +464,36 @@ def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
     return lucks
 
 
+_LUCK_TURNS = 3
+"""A match roll's value: the best of its best turns by money at 0-ply,
+valued at the score."""
+
+
+def _match_lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
+    """:func:`_lucks` at the match score, in EMG: each roll's value is its
+    best turn's (of the :data:`_LUCK_TURNS` best by money at 0-ply) at the
+    score at 0-ply, cubeful as :func:`_match_turn_emg`; the opening roll's
+    average is what the game was worth before it, the match equity table's
+    chance at the score."""
+    lucks: list[float] = []
+    for ply in plies:
+        side, cube = ply.side, ply.cube
+        values = np.empty(len(ROLLS))
+        for column, (dice, _) in enumerate(ROLLS):
+            turns = legal_turns(ply.position, dice)
+            shallow = player.shallow(ply.position, turns)
+            best = [int(i) for i in np.argsort(-shallow, kind="stable")[:_LUCK_TURNS]]
+            values[column] = max(_match_turn_emg(turns[i], cube, side, 0) for i in best)
+        high, low = max(ply.dice.first, ply.dice.second), min(ply.dice.first, ply.dice.second)
+        if ply.opening:
+            mine = score_of(cube, side)
+            average = to_emg(match_equity(mine.me, mine.them, mine.later), mine)
+        else:
+            average = float(values @ _CHANCES)
+        lucks.append(float(values[_INDEX[Dice(low, high)]]) - average)
+    return lucks
+
+
 def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | None, float]:
     """The decision of a turn (``None`` when forced) and the mover's equity
     after the turn played."""
@@ -780,7 +810,7 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     decisions: list[Decision] = []
     equity: list[float] = []
     chance: list[float] = []
-    luck = _lucks(player, plies)
+    luck = _match_lucks(player, plies) if in_match else _lucks(player, plies)
     for index, ply in enumerate(plies):
         decision, mine = decide(player, index, ply)
         if decision is not None:

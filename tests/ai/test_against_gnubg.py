@@ -21,7 +21,8 @@ with room on these files; measured when they were made:
   0.986) and within 0.15 in a match (0.099; money, where we judge by
   Janowski's model and gnubg by its cubeful evaluation, 0.6: 0.556);
   Snowie's error rate correlated >= 0.98 (0.996, 0.999); the luck >= 0.95
-  (0.987, 0.970: ours is cubeless, GNU Backgammon's cubeful); the number of
+  in money (0.987: ours is cubeless, GNU Backgammon's cubeful) and >= 0.98
+  in a match (0.986; 0.970 judged by money equity); the number of
   decisions within 2 a game in a match (1) and 5 in money (4).
 """
 
@@ -134,8 +135,8 @@ def test_each_players_errors_match_gnubgs(compared: tuple[str, Compared]) -> Non
 
 
 def test_the_luck_matches_gnubgs(compared: tuple[str, Compared]) -> None:
-    _, figures = compared
-    assert _corr(figures.luck) >= 0.95
+    family, figures = compared
+    assert _corr(figures.luck) >= (0.98 if family == "match" else 0.95)
 
 
 def test_the_fixtures_hold_cube_errors_of_every_kind_and_dead_gammons() -> None:

@@ -616,6 +616,12 @@ def _match_turn_emg(turn: Turn, cube: CubeState, mover: Side, plies: int) -> flo
     win, wg, wbg, lg, lbg = after_turn_probs(after, plies)
     theirs = (1 - win, lg, lbg, wg, wbg)
     opponent = mover.opponent
+    if cube.owner is mover and cube.may_double(mover):
+        # the mover keeps its cube: its "no double" as if it were to
+        # double next (the value of redoubling later, as gnubg's cubeful
+        # evaluation counts it)
+        no_double, _, _ = cube_mwc((win, wg, wbg, lg, lbg), mine)
+        return to_emg(no_double, mine)
     mwc = 1 - cubeful_mwc(theirs, score_of(cube, opponent), cube.may_double(opponent))
     return to_emg(mwc, mine)
 

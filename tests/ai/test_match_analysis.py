@@ -141,3 +141,19 @@ def test_the_strong_levels_match_cube_agrees_with_the_default_analysis(strong) -
         assert game.result is not None
         score[game.result.winner] += game.result.points
     assert judged >= 1
+
+
+def test_a_turn_of_the_cubes_owner_counts_the_cube_it_keeps() -> None:
+    """The mover holds the cube (2, at 0-0 of 7): a turn is worth its
+    "no double" (the redouble kept for later), more than the outcomes alone;
+    with the cube dead (the mover 2-away) the outcomes alone."""
+    position = position_from_id("4HPwATDgc/ABMA", W)
+    turn = legal_turns(position, Dice(3, 1))[0]
+    probs = after_turn_probs(turn.position, 0)
+    live = CubeState(2, W, 7, (0, 0))
+    mine = score_of(live, W)
+    kept = _match_turn_emg(turn, live, W, 0)
+    assert kept > to_emg(outcome_mwc(probs, mine), mine)
+    dead = CubeState(2, W, 7, (5, 0))
+    assert _match_turn_emg(turn, dead, W, 0) == pytest.approx(
+        to_emg(outcome_mwc(probs, score_of(dead, W)), score_of(dead, W)))

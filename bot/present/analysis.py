@@ -303,13 +303,23 @@ def _mistake(tr: Translator, record: GameRecord, decision: Decision, n: int) -> 
 
 
 def _panel(tr: Translator, record: GameRecord, report: PlayerReport) -> PlayerPanel:
-    cube = cube_errors_text(tr, report)
+    cube: tuple[str, ...] = ()
+    if report.cube_decisions:  # the cube errors by kind, two to a line
+        cube = (capital(tr.gettext("missed doubles {missed} · wrong doubles {wrong}",
+                                   missed=report.missed_doubles.count,
+                                   wrong=report.wrong_doubles.count)),
+                capital(tr.gettext("wrong takes {takes} · wrong passes {passes}",
+                                   takes=report.wrong_takes.count,
+                                   passes=report.wrong_passes.count)))
     lines = (tr.gettext("Error rate: {rating}", rating=rating_text(tr, report)),
              tr.ngettext("{n} decision", "{n} decisions", report.decisions, n=report.decisions)
              + " · " + ratings_text(tr, report),
              capital(counts_text(tr, report)),
-             capital(luck_text(tr, report)) + " · " + luck_figures_text(tr, report),
-             *((capital(cube),) if cube else ()))
+             capital(luck_text(tr, report)) + " · " + tr.gettext(
+                 "luck rate {rate} per roll", rate=number(tr, report.luck_rate, "+0.0;-0.0")),
+             capital(tr.gettext("luck-adjusted result {value}",
+                                value=number(tr, report.luck_adjusted, "+0.00;-0.00"))),
+             *cube)
     return PlayerPanel(report.side, _name(record, report.side, 32), lines)
 
 

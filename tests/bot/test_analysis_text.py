@@ -258,7 +258,7 @@ def test_the_figures_players_of_gnubg_and_xg_expect_are_shown() -> None:
             in text)
     panel = analysis_picture(translator("en"), record, analysis).panels[0]
     assert any("PR 125.0" in line for line in panel.lines)
-    assert any("wrong takes" in line for line in panel.lines)
+    assert "Wrong takes 2 · wrong passes 0" in panel.lines
     for lang in LANGUAGES:
         tr = translator(lang)
         shown = analysis_text(tr, record, analysis)

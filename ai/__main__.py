@@ -80,7 +80,7 @@ def run_choose(
 def run_analyse(text: str, level: Level, annotate: bool) -> str:
     """What ``analyse`` prints for the ``.mat`` ``text``."""
     from ai.analysis import analyse
-    from ai.annotate import comment_lines, export_with_analysis
+    from ai.annotate import comment_lines, export_with_analysis, totals_lines
     from ai.matgames import read_games
 
     replays = read_games(text)
@@ -92,6 +92,7 @@ def run_analyse(text: str, level: Level, annotate: bool) -> str:
     for index, (number, game, analysis) in enumerate(analysed):
         lines += [line[2:] for line in comment_lines(
             game, analysis, number=number, names=replays[index].names, header=index == 0)]
+    lines += [line[2:] for line in totals_lines(analysed, names)]  # a match's totals
     return "\n".join(lines) + "\n"
 
 

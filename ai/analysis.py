@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ai.cube import CubeState, janowski
+from ai.matchequity import cube_mwc, cubeful_mwc, match_equity, score_of, to_emg
 from ai.player import ROLLS, Level, Player
 from engine import (
     Action,
@@ -52,6 +53,7 @@ from engine import (
     text_order,
 )
 from engine.match import starter_of
+from engine.scoring import classify
 
 DEFAULT_LEVEL = Level.STRONG
 """The depth analysis judges at: the strong player's (docs/ai.md)."""
@@ -184,6 +186,17 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
+class Tally:
+    """How many decisions of a kind went wrong and the points they lost."""
+
+    count: int = 0
+    loss: float = 0.0
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.count + other.count, self.loss + other.loss)
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerReport:
     """One player's figures.
 
@@ -207,6 +220,58 @@ class PlayerReport:
     worst: tuple[Decision, ...]
     error_total: float = 0.0
     """Points lost over all decisions."""
+    moves_error: float = 0.0
+    """Of :attr:`error_total`, what the moves lost (the rest: the cube)."""
+    cube_decisions: int = 0
+    """Of :attr:`decisions`, the cube's."""
+    rolls: int = 0
+    """The player's turns (rolls played, forced ones and those that could
+    not be played included)."""
+    both_rolls: int = 0
+    """Both players' turns: Snowie's denominator."""
+    result: float = 0.0
+    """Points the player won (+) or lost (-) in the game(s)."""
+    luck_cubed: float = 0.0
+    """The luck with each roll's value times the cube then in play."""
+    missed_doubles: Tally = field(default_factory=Tally)
+    """Rolls without doubling where doubling was better (count, points)."""
+    wrong_doubles: Tally = field(default_factory=Tally)
+    """Doubles where not doubling was better (too early or too good)."""
+    wrong_takes: Tally = field(default_factory=Tally)
+    wrong_passes: Tally = field(default_factory=Tally)
+    games: int = 1
+    """Games the figures are of (:func:`totals` adds a match's up)."""
+    opponent_luck_cubed: float = 0.0
+
+    @property
+    def performance_rating(self) -> float:
+        """XG's performance rating (PR): 500 times the average loss per
+        decision in points, i.e. half the error rate (docs/analysis.md)."""
+        return self.error_rate / 2
+
+    @property
+    def snowie_error_rate(self) -> float:
+        """Snowie's error rate: millipoints lost per move of *both*
+        players (forced moves counted), as GNU Backgammon prints it."""
+        return 1000 * self.error_total / self.both_rolls if self.both_rolls else 0.0
+
+    @property
+    def luck_rate(self) -> float:
+        """Millipoints of luck per roll."""
+        return 1000 * self.luck / self.rolls if self.rolls else 0.0
+
+    @property
+    def luck_adjusted(self) -> float:
+        """The result with the luck taken out: points won minus the luck
+        of one's own rolls plus the opponent's (each roll's luck times the
+        cube then in play)."""
+        return self.result - self.luck_cubed + self.opponent_luck_cubed
+
+    @property
+    def cube_errors(self) -> int:
+        """How many cube decisions were wrong (any loss)."""
+        return (self.missed_doubles.count + self.wrong_doubles.count + self.wrong_takes.count
+                + self.wrong_passes.count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +294,9 @@ class Analysis:
     equity: tuple[float, ...]
     win_chance: tuple[float, ...]
     luck: tuple[float, ...]
+    match_score: bool = False
+    """Judged by match winning chances at the score (a backgammon match
+    game); else by money equity."""
 
 
 def grade(variant: Variant, loss: float) -> Grade | None:
@@ -273,6 +341,8 @@ class _Ply:
     steps: tuple[Step, ...]
     opening: bool
     """The game's first roll in backgammon: the opening roll (no doubles)."""
+    cube: CubeState = field(default_factory=CubeState)
+    """The cube (and the match score) while the turn was played."""
 
 
 @dataclass
@@ -285,6 +355,7 @@ class _Cube:
     position: Position
     value: int
     owner: Side | None
+    state: CubeState = field(default_factory=CubeState)
 
 
 @dataclass
@@ -296,6 +367,7 @@ class _Chance:
     position: Position
     value: int
     owner: Side | None
+    state: CubeState = field(default_factory=CubeState)
 
 
 def _walk(game: Game, score: tuple[int, int]) -> tuple[list[_Ply], list[_Cube], list[_Chance]]:
@@ -314,24 +386,30 @@ def _walk(game: Game, score: tuple[int, int]) -> tuple[list[_Ply], list[_Cube], 
     dice: Dice | None = None
     opening_roll = game.variant is Variant.BACKGAMMON and not options.opening_reroll
     doubled = beavered = False
+
+    def state(value: int, owner: Side | None) -> CubeState:
+        return CubeState(value, owner, options.match_length, score, game.crawford,
+                         options.jacoby, options.max_cube)
+
     for event in game.events:
         side, action = event.side, event.action
         if action is Action.ROLL:
             assert event.dice is not None
             dice = event.dice
-            cube = CubeState(value, owner, options.match_length, score, game.crawford,
-                             options.jacoby, options.max_cube)
+            cube = state(value, owner)
             if options.cube and plies and not doubled and cube.may_double(side):
-                chances.append(_Chance(len(plies), side, position, value, owner))
+                chances.append(_Chance(len(plies), side, position, value, owner, cube))
             doubled = False
         elif action is Action.MOVE:
             assert dice is not None
-            plies.append(_Ply(side, position, dice, event.steps, opening_roll and not plies))
+            plies.append(_Ply(side, position, dice, event.steps, opening_roll and not plies,
+                              state(value, owner)))
             position = _after(position, event.steps)
             if position.winner is None:
                 position = end_turn(position)
         elif action in (Action.DOUBLE, Action.TAKE, Action.PASS, Action.BEAVER):
-            cubes.append(_Cube(len(plies), side, action, position, value, owner))
+            cubes.append(_Cube(len(plies), side, action, position, value, owner,
+                               state(value, owner)))
             doubled = True
             if action is Action.BEAVER:
                 value, owner, beavered = value * 2, side, True
@@ -383,6 +461,36 @@ def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
             high, low = max(ply.dice.first, ply.dice.second), min(ply.dice.first, ply.dice.second)
             average = 0.0 if ply.opening else float(row @ _CHANCES)
             lucks.append(float(row[_INDEX[Dice(low, high)]]) - average)
+    return lucks
+
+
+_LUCK_TURNS = 3
+"""A match roll's value: the best of its best turns by money at 0-ply,
+valued at the score."""
+
+
+def _match_lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
+    """:func:`_lucks` at the match score, in EMG: each roll's value is its
+    best turn's (of the :data:`_LUCK_TURNS` best by money at 0-ply) at the
+    score at 0-ply, cubeful as :func:`_match_turn_emg`; the opening roll's
+    average is what the game was worth before it, the match equity table's
+    chance at the score."""
+    lucks: list[float] = []
+    for ply in plies:
+        side, cube = ply.side, ply.cube
+        values = np.empty(len(ROLLS))
+        for column, (dice, _) in enumerate(ROLLS):
+            turns = legal_turns(ply.position, dice)
+            shallow = player.shallow(ply.position, turns)
+            best = [int(i) for i in np.argsort(-shallow, kind="stable")[:_LUCK_TURNS]]
+            values[column] = max(_match_turn_emg(turns[i], cube, side, 0) for i in best)
+        high, low = max(ply.dice.first, ply.dice.second), min(ply.dice.first, ply.dice.second)
+        if ply.opening:
+            mine = score_of(cube, side)
+            average = to_emg(match_equity(mine.me, mine.them, mine.later), mine)
+        else:
+            average = float(values @ _CHANCES)
+        lucks.append(float(values[_INDEX[Dice(low, high)]]) - average)
     return lucks
 
 
@@ -476,6 +584,124 @@ def _cube_decisions(player: Player, game: Game, cubes: Sequence[_Cube],
     return decisions
 
 
+# -- matches: match winning chances at the score (ai/matchequity.py) ----------
+
+
+def _in_match(player: Player, game: Game) -> bool:
+    """Whether ``game`` is judged by match winning chances: backgammon in a
+    match, by GNU Backgammon's nets."""
+    from ai.backgammon import GnubgPlayer
+
+    return bool(game.options.match_length) and isinstance(player, GnubgPlayer)
+
+
+def _plies(player: Player) -> int:
+    return 1 if player.depth.candidates else 0
+
+
+def _match_turn_emg(turn: Turn, cube: CubeState, mover: Side, plies: int) -> float:
+    """The mover's normalised equity (EMG) after ``turn`` at the match
+    score: the opponent on roll with its best cube action when it may
+    double (cubeful), the outcomes valued at the score when it may not."""
+    from ai.backgammon import after_turn_probs
+
+    mine = score_of(cube, mover)
+    after = turn.position
+    if after.winner is not None:
+        points = classify(after).multiplier * cube.value
+        won = after.winner is mover
+        mwc = match_equity(mine.me - (points if won else 0), mine.them - (0 if won else points),
+                           mine.later or mine.crawford)
+        return to_emg(mwc, mine)
+    win, wg, wbg, lg, lbg = after_turn_probs(after, plies)
+    theirs = (1 - win, lg, lbg, wg, wbg)
+    opponent = mover.opponent
+    if cube.owner is mover and cube.may_double(mover):
+        # the mover keeps its cube: its "no double" as if it were to
+        # double next (the value of redoubling later, as gnubg's cubeful
+        # evaluation counts it)
+        no_double, _, _ = cube_mwc((win, wg, wbg, lg, lbg), mine)
+        return to_emg(no_double, mine)
+    mwc = 1 - cubeful_mwc(theirs, score_of(cube, opponent), cube.may_double(opponent))
+    return to_emg(mwc, mine)
+
+
+def _match_move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | None, float]:
+    """:func:`_move_decision` at the match score, in EMG: every turn by
+    gnubg's 0-ply valued by match winning chances; at the strong level the
+    best 8 within 0.16 (and the turn played) again at 1-ply, as
+    :meth:`Player.rank` does for money."""
+    turns = legal_turns(ply.position, ply.dice)
+    after = _after(ply.position, ply.steps)
+    played = _played_index(turns, after)
+    cube, side = ply.cube, ply.side
+    if len(turns) == 1:
+        return None, _match_turn_emg(turns[0], cube, side, _plies(player))
+    values = {i: _match_turn_emg(turn, cube, side, 0) for i, turn in enumerate(turns)}
+    depth = player.depth
+    if depth.candidates:
+        order = sorted(values, key=lambda i: -values[i])
+        top = values[order[0]]
+        chosen = [i for i in order[: depth.candidates] if values[i] >= top - depth.margin]
+        chosen += [] if played in chosen else [played]
+        values = {i: _match_turn_emg(turns[i], cube, side, 1) for i in chosen}
+    mine = values[played]
+    best = max(values, key=lambda i: (values[i], i == played))
+    loss = values[best] - mine
+    loss = loss if loss > EPSILON else 0.0
+    best_turn = turns[best] if loss > 0 else turns[played]
+    decision = Decision(
+        ply=index, side=side, kind=DecisionKind.MOVE, dice=ply.dice,
+        played=_notation(ply.position, ply.steps),
+        best=_notation(ply.position, best_turn.steps),
+        equity_played=mine, equity_best=mine + loss, loss=loss,
+        grade=grade(ply.position.variant, loss), position=ply.position, played_position=after,
+        best_position=best_turn.position, played_steps=ply.steps,
+        best_steps=best_turn.steps, cube=cube.value,
+    )
+    return decision, mine
+
+
+def _match_cube_decisions(player: Player, cubes: Sequence[_Cube], chances: Sequence[_Chance]
+                          ) -> list[Decision]:
+    """Doubles, takes and passes judged by gnubg's cubeful match equities
+    at the score (:func:`ai.matchequity.cube_mwc`), the rule the computer
+    doubles and takes by in a match, in EMG of the cube decided on."""
+    decisions: list[Decision] = []
+
+    def doubling(position: Position, state: CubeState) -> dict[CubeAction, float]:
+        probs = player.probabilities(position)
+        assert probs is not None
+        mine = score_of(state, position.turn)
+        no_double, take, drop = cube_mwc(probs, mine)
+        return {CubeAction.NO_DOUBLE: to_emg(no_double, mine),
+                CubeAction.DOUBLE: to_emg(min(take, drop), mine)}
+
+    for chance in chances:
+        values = doubling(chance.position, chance.state)
+        if values[CubeAction.DOUBLE] - values[CubeAction.NO_DOUBLE] > -CLOSE_CUBE:
+            decisions.append(_cube_decision(chance.ply, chance.side, chance.position,
+                                            chance.value, DecisionKind.DOUBLE,
+                                            CubeAction.NO_DOUBLE, values))
+    for cube in cubes:
+        if cube.action is Action.DOUBLE:
+            values = doubling(cube.position, cube.state)
+            decisions.append(_cube_decision(cube.ply, cube.side, cube.position, cube.value,
+                                            DecisionKind.DOUBLE, CubeAction.DOUBLE, values))
+        elif cube.action in (Action.TAKE, Action.PASS):
+            probs = player.probabilities(cube.position)
+            assert probs is not None
+            doubler = cube.position.turn
+            _, take, drop = cube_mwc(probs, score_of(cube.state, doubler))
+            taker = score_of(cube.state, cube.side)
+            values = {CubeAction.TAKE: to_emg(1 - take, taker),
+                      CubeAction.PASS: to_emg(1 - drop, taker)}
+            played = CubeAction.PASS if cube.action is Action.PASS else CubeAction.TAKE
+            decisions.append(_cube_decision(cube.ply, cube.side, cube.position, cube.value,
+                                            DecisionKind.TAKE, played, values))
+    return decisions
+
+
 def _win_chance(player: Player, after: Position) -> float:
     """The mover's chance to win after its turn (``after``: the mover still
     to move)."""
@@ -486,7 +712,14 @@ def _win_chance(player: Player, after: Position) -> float:
     return 1.0 - probs[0]
 
 
-def _report(side: Side, decisions: Sequence[Decision], luck: float) -> PlayerReport:
+def _cube_tally(mine: Sequence[Decision], kind: DecisionKind, played: CubeAction) -> Tally:
+    wrong = [d for d in mine if d.kind is kind and d.played == played.value and d.loss > 0]
+    return Tally(len(wrong), sum(d.loss for d in wrong))
+
+
+def _report(side: Side, decisions: Sequence[Decision], luck: float, *, rolls: int = 0,
+            both_rolls: int = 0, result: float = 0.0, luck_cubed: float = 0.0,
+            opponent_luck_cubed: float = 0.0) -> PlayerReport:
     mine = [d for d in decisions if d.side is side]
     total = sum(d.loss for d in mine)
     rate = 1000 * total / len(mine) if mine else 0.0
@@ -502,6 +735,56 @@ def _report(side: Side, decisions: Sequence[Decision], luck: float) -> PlayerRep
         luck=luck,
         worst=tuple(graded[:WORST]),
         error_total=total,
+        moves_error=sum(d.loss for d in mine if d.kind is DecisionKind.MOVE),
+        cube_decisions=sum(d.kind is not DecisionKind.MOVE for d in mine),
+        rolls=rolls,
+        both_rolls=both_rolls,
+        result=result,
+        luck_cubed=luck_cubed,
+        missed_doubles=_cube_tally(mine, DecisionKind.DOUBLE, CubeAction.NO_DOUBLE),
+        wrong_doubles=_cube_tally(mine, DecisionKind.DOUBLE, CubeAction.DOUBLE),
+        wrong_takes=_cube_tally(mine, DecisionKind.TAKE, CubeAction.TAKE),
+        wrong_passes=_cube_tally(mine, DecisionKind.TAKE, CubeAction.PASS),
+        opponent_luck_cubed=opponent_luck_cubed,
+    )
+
+
+def totals(reports: Sequence[PlayerReport]) -> PlayerReport:
+    """One player's figures over several games (a match): sums, and the
+    rates of the sums (not the average of the games' rates).
+
+    >>> one = PlayerReport(Side.WHITE, 10, 5.0, Rating.WORLD_CLASS, 0, 0, 0, 0.5, (),
+    ...                    error_total=0.05, rolls=20, both_rolls=40)
+    >>> two = PlayerReport(Side.WHITE, 30, 15.0, Rating.INTERMEDIATE, 1, 0, 0, -0.25, (),
+    ...                    error_total=0.45, rolls=30, both_rolls=60)
+    >>> both = totals([one, two])
+    >>> both.decisions, both.error_rate, both.performance_rating, both.snowie_error_rate, both.games
+    (40, 12.5, 6.25, 5.0, 2)
+    """
+    if not reports:
+        raise ValueError("totals of no games")
+    first = reports[0]
+    decisions = sum(r.decisions for r in reports)
+    total = sum(r.error_total for r in reports)
+    rate = 1000 * total / decisions if decisions else 0.0
+    worst = sorted((d for r in reports for d in r.worst), key=lambda d: -d.loss)[:WORST]
+
+    def tally(name: str) -> Tally:
+        return sum((getattr(r, name) for r in reports), Tally())
+
+    return replace(
+        first, decisions=decisions, error_rate=rate,
+        rating=rating(rate) if decisions else None,
+        doubtful=sum(r.doubtful for r in reports), bad=sum(r.bad for r in reports),
+        very_bad=sum(r.very_bad for r in reports), luck=sum(r.luck for r in reports),
+        worst=tuple(worst), error_total=total, moves_error=sum(r.moves_error for r in reports),
+        cube_decisions=sum(r.cube_decisions for r in reports),
+        rolls=sum(r.rolls for r in reports), both_rolls=sum(r.both_rolls for r in reports),
+        result=sum(r.result for r in reports), luck_cubed=sum(r.luck_cubed for r in reports),
+        opponent_luck_cubed=sum(r.opponent_luck_cubed for r in reports),
+        missed_doubles=tally("missed_doubles"), wrong_doubles=tally("wrong_doubles"),
+        wrong_takes=tally("wrong_takes"), wrong_passes=tally("wrong_passes"),
+        games=sum(r.games for r in reports),
     )
 
 
@@ -511,11 +794,13 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     played is left out) at ``level``'s depth.
 
     ``score``: in a match, the points (White, Black) before this game
-    (``MatchState.score`` minus this game's result once it is counted); it
-    only tells when the cube is dead.  Cube decisions (backgammon with the
-    cube) are judged by the money rules of :mod:`ai.cube` (also in
-    matches).  ``player``: an evaluating
-    player of the game's variant to use instead of a new one (tests).
+    (``MatchState.score`` minus this game's result once it is counted).  A
+    backgammon match game is judged by match winning chances at that score
+    (:mod:`ai.matchequity`: gammons worth what they bring, Crawford and dead
+    cubes, cube decisions by gnubg's cubeful match equities, losses in
+    normalised EMG); money games by cubeless equity and the money cube of
+    :mod:`ai.cube`.  ``player``: an evaluating player of the game's variant
+    to use instead of a new one (tests).
     """
     from ai import make_player
 
@@ -526,12 +811,14 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     if player.variant is not variant:
         raise AnalysisError(f"a {player.variant.value} player cannot analyse {variant.value}")
     plies, cubes, chances = _walk(game, score)
+    in_match = _in_match(player, game)
+    decide = _match_move_decision if in_match else _move_decision
     decisions: list[Decision] = []
     equity: list[float] = []
     chance: list[float] = []
-    luck = _lucks(player, plies)
+    luck = _match_lucks(player, plies) if in_match else _lucks(player, plies)
     for index, ply in enumerate(plies):
-        decision, mine = _move_decision(player, index, ply)
+        decision, mine = decide(player, index, ply)
         if decision is not None:
             decisions.append(decision)
         white = ply.side is Side.WHITE
@@ -539,14 +826,24 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
         win = _win_chance(player, _after(ply.position, ply.steps))
         chance.append(win if white else 1.0 - win)
     if game.options.cube:
-        decisions.extend(_cube_decisions(player, game, cubes, chances))
+        decisions.extend(_match_cube_decisions(player, cubes, chances) if in_match
+                         else _cube_decisions(player, game, cubes, chances))
         decisions.sort(key=lambda d: (d.ply, d.kind is DecisionKind.MOVE))
     lucks = {side: float(np.sum([v for v, p in zip(luck, plies, strict=True) if p.side is side]))
              for side in Side}
-    reports = (_report(Side.WHITE, decisions, lucks[Side.WHITE]),
-               _report(Side.BLACK, decisions, lucks[Side.BLACK]))
+    cubed = {side: float(np.sum([v * p.cube.value for v, p in zip(luck, plies, strict=True)
+                                 if p.side is side])) for side in Side}
+    result = game.result
+    reports = tuple(
+        _report(side, decisions, lucks[side], rolls=sum(p.side is side for p in plies),
+                both_rolls=len(plies),
+                result=0.0 if result is None else
+                float(result.points if result.winner is side else -result.points),
+                luck_cubed=cubed[side], opponent_luck_cubed=cubed[side.opponent])
+        for side in (Side.WHITE, Side.BLACK))
     return Analysis(
         variant=variant, level=player.level if hasattr(player, "level") else level,
-        players=reports, decisions=tuple(decisions), movers=tuple(p.side for p in plies),
-        equity=tuple(equity), win_chance=tuple(chance), luck=tuple(luck),
+        players=(reports[0], reports[1]), decisions=tuple(decisions),
+        movers=tuple(p.side for p in plies), equity=tuple(equity), win_chance=tuple(chance),
+        luck=tuple(luck), match_score=in_match,
     )

@@ -8,8 +8,11 @@ figure, each naming its game and the row of the file it is about::
 
     ; Analysis by nardy (strong level: GNU Backgammon's nets, ...)
     ; Game 1, Ann: 12.3 millipoints per decision (intermediate), 25 decisions, ...
+    ; Game 1, Ann: PR 6.2, Snowie error rate 3.1, luck rate +12.0 millipoints per roll, ...
     ; Game 1, row 7, Ann 52: 13/8 13/11, best 13/11 6/1* (-0.123, bad)
 
+A file of several analysed games (``python -m ai analyse`` of a match)
+ends with each player's totals over them (:func:`ai.analysis.totals`).
 Lines never start with a tag gnubg reads (``[Game``, ``[Variation`` ...) and
 stay short (gnubg reads lines of up to 1,023 characters).
 
@@ -23,7 +26,7 @@ stay short (gnubg reads lines of up to 1,023 characters).
 >>> names = ("Ann", "Bob")
 >>> text = format_game(game, names=names)
 >>> text = export_with_analysis(text, [(1, game, analyse(game))], names=names)
->>> for line in text.splitlines()[:8]:  # doctest: +NORMALIZE_WHITESPACE
+>>> for line in text.splitlines()[:12]:  # doctest: +NORMALIZE_WHITESPACE
 ...     print(line)
 ; [Jacoby "Off"]
 ; [Beaver "Off"]
@@ -31,8 +34,14 @@ stay short (gnubg reads lines of up to 1,023 characters).
 cube by money rules (Janowski); losses in points per game at cube 1
 ; Game 1, Ann: 14.8 millipoints per decision (intermediate), 5 decisions:
 1 doubtful, 0 bad, 0 very bad; luck -1.89
+; Game 1, Ann: PR 7.4, Snowie error rate 1.1, luck rate -57.4 millipoints per roll,
+result -4, luck-adjusted -0.04
+; Game 1, Ann: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong passes
 ; Game 1, Bob: 2.9 millipoints per decision (world class), 32 decisions:
 0 doubtful, 0 bad, 0 very bad; luck +0.33
+; Game 1, Bob: PR 1.4, Snowie error rate 1.4, luck rate +9.6 millipoints per roll,
+result +4, luck-adjusted +0.04
+; Game 1, Bob: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong passes
 ; Game 1, row 3, Ann 21: 24/23 24/22, best 7/5 6/5 (-0.074, doubtful)
 <BLANKLINE>
  0 point match
@@ -43,7 +52,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ai.analysis import Analysis, Decision, DecisionKind
+from ai.analysis import Analysis, Decision, DecisionKind, PlayerReport, totals
 from ai.player import Level
 from engine import Game, Side, Variant
 from engine.matfile import turn_rows
@@ -84,6 +93,58 @@ def _decision_text(decision: Decision, rows: Sequence[int], names: tuple[str, st
     return f"{where}, {who} cube: {decision.played}, best {decision.best} {loss}"
 
 
+def header_line(analysis: Analysis) -> str:
+    """Which evaluation judged, and in which units."""
+    depth = _DEPTHS.get((analysis.variant, analysis.level), analysis.level.value)
+    if analysis.match_score:
+        judged = ("; at the match score (GNU Backgammon's match equity table and cubeful "
+                  "match cube, gnubg-nn); losses in normalised points (EMG)")
+    elif analysis.variant is Variant.BACKGAMMON:
+        judged = "; cube by money rules (Janowski); losses in points per game at cube 1"
+    else:
+        judged = "; losses in points per game at cube 1"
+    return _line(f"Analysis by nardy, {analysis.level.value} level ({depth}){judged}")
+
+
+def report_lines(who: str, report: PlayerReport, variant: Variant) -> list[str]:
+    """One player's figures (of a game or, from :func:`ai.analysis.totals`,
+    a match): the error rate with its rating word, the counts, the luck,
+    then XG's performance rating, Snowie's error rate, the luck per roll
+    and the luck-adjusted result; in backgammon with cube decisions the
+    cube errors split by kind (docs/analysis.md)."""
+    rating = report.rating.value.replace("_", " ") if report.rating else "n/a"
+    lines = [_line(
+        f"{who}: {report.error_rate:.1f} millipoints per decision ({rating}), "
+        f"{report.decisions} decisions: {report.doubtful} doubtful, {report.bad} bad, "
+        f"{report.very_bad} very bad; luck {report.luck:+.2f}"),
+        _line(f"{who}: PR {report.performance_rating:.1f}, Snowie error rate "
+              f"{report.snowie_error_rate:.1f}, luck rate {report.luck_rate:+.1f} "
+              f"millipoints per roll, result {report.result:+.0f}, luck-adjusted "
+              f"{report.luck_adjusted:+.2f}")]
+    if variant is Variant.BACKGAMMON and report.cube_decisions:
+        tallies = ((report.missed_doubles, "missed doubles"), (report.wrong_doubles,
+                   "wrong doubles"), (report.wrong_takes, "wrong takes"),
+                   (report.wrong_passes, "wrong passes"))
+        lines.append(_line(f"{who}: cube errors " + ", ".join(
+            f"{tally.count} {word}" + (f" (-{tally.loss:.3f})" if tally.count else "")
+            for tally, word in tallies)))
+    return lines
+
+
+def totals_lines(analysed: Sequence[tuple[int, Game, Analysis]], names: tuple[str, str]
+                 ) -> list[str]:
+    """Each player's figures over all the analysed games (a match), when
+    there are two or more."""
+    if len(analysed) < 2:
+        return []
+    lines = []
+    for side in (Side.WHITE, Side.BLACK):
+        report = totals([analysis.players[side] for _, _, analysis in analysed])
+        lines += report_lines(f"{report.games} games, {_name(names, side)}", report,
+                              analysed[0][2].variant)
+    return lines
+
+
 def comment_lines(
     game: Game, analysis: Analysis, *, number: int = 1, names: tuple[str, str] = ("White", "Black"),
     header: bool = True,
@@ -94,16 +155,10 @@ def comment_lines(
     the game's number in the file; ``names``: White's and Black's."""
     lines = []
     if header:
-        depth = _DEPTHS.get((analysis.variant, analysis.level), analysis.level.value)
-        cube = "; cube by money rules (Janowski)" if analysis.variant is Variant.BACKGAMMON else ""
-        lines.append(_line(f"Analysis by nardy, {analysis.level.value} level ({depth}){cube}; "
-                           "losses in points per game at cube 1"))
+        lines.append(header_line(analysis))
     for report in analysis.players:
-        rating = report.rating.value.replace("_", " ") if report.rating else "n/a"
-        lines.append(_line(
-            f"Game {number}, {_name(names, report.side)}: {report.error_rate:.1f} millipoints "
-            f"per decision ({rating}), {report.decisions} decisions: {report.doubtful} doubtful, "
-            f"{report.bad} bad, {report.very_bad} very bad; luck {report.luck:+.2f}"))
+        lines += report_lines(f"Game {number}, {_name(names, report.side)}", report,
+                              analysis.variant)
     rows = turn_rows(game)
     for decision in analysis.decisions:
         if decision.grade is not None:
@@ -127,6 +182,7 @@ def export_with_analysis(
     comments: list[str] = []
     for index, (number, game, analysis) in enumerate(analysed):
         comments += comment_lines(game, analysis, number=number, names=names, header=index == 0)
+    comments += totals_lines(analysed, names)
     if at > 0 and lines[at - 1] == "":
         at -= 1  # the tags' blank line stays right before the match line
     elif comments:

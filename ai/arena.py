@@ -71,14 +71,16 @@ def play_game(
 
 def play_recorded(
     players: Sequence[Player], rng: RandomSource, options: GameOptions | None = None,
-    start: Game | None = None,
+    start: Game | None = None, score: tuple[int, int] = (0, 0),
 ) -> Game:
     """One whole game through the engine's :class:`Game` (what the bot
     stores), ``players[0]`` White: the opening roll, each turn chosen by its
     player and, with the cube (money play), the players' doubles, takes and
     passes.  ``rng`` rolls all dice (a scripted source sets them).
     ``start``: a game already under way to play on to its end (not in the
-    middle of a turn)."""
+    middle of a turn).  ``score``: in a match (``options.match_length``),
+    the points (White, Black) before this game: the cube is then decided at
+    the match score, as the bot's computer does."""
     variant = players[0].variant
     if start is not None:
         game, options = start, start.options
@@ -92,15 +94,16 @@ def play_recorded(
         if game.phase is Phase.ROLL:
             cube = game.cube
             if cube is not None and game.can_double(side):
-                state = CubeState(cube.value, cube.owner, jacoby=options.jacoby,
-                                  max_value=options.max_cube)
+                state = CubeState(cube.value, cube.owner, options.match_length, score,
+                                  game.crawford, options.jacoby, options.max_cube)
                 if player.should_double(game.turn_start, state):
                     game = game.double(side)
                     continue
             game = game.roll(rng)
         elif game.phase is Phase.DOUBLE:
             assert game.cube is not None
-            state = CubeState(game.cube.value, game.cube.owner, jacoby=options.jacoby)
+            state = CubeState(game.cube.value, game.cube.owner, options.match_length, score,
+                              game.crawford, options.jacoby)
             taken = player.should_take(game.turn_start, state)
             game = game.take(side) if taken else game.pass_(side)
         else:

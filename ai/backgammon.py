@@ -12,11 +12,11 @@ opponent, turned round.
 * strong: 1-ply (gnubg's own 21-roll look-ahead) on the best eight turns by
   0-ply within 0.16 equity of the best.
 
-Match cube decisions come from gnubg's ``evaluate_cube_decision`` at the
-match score while the cube is centred; money games (and an owned cube in a
-match, which that function does not take) use :mod:`ai.cube`'s rule.
-gnubg's settings are process-global: use one player per process (or thread
-lock) when deciding cubes for matches.
+Match cube decisions (a centred cube or the doubler's own) are gnubg's
+cubeful match equities at the score on this level's probabilities
+(:mod:`ai.matchequity`, the same figures the analysis judges them by); money
+games use :mod:`ai.cube`'s rule.  gnubg's settings are process-global: use
+one player per process (or thread lock) when deciding cubes for matches.
 """
 
 from __future__ import annotations
@@ -27,13 +27,16 @@ import gnubg_nn
 import numpy as np
 
 from ai.cube import CubeState, cubeless_equity
-from ai.player import Depth, Level, Player
-from engine import Position, Side, Turn, Variant
+from ai.matchequity import match_double, match_take
+from ai.player import Depth, Level, Player, RankedTurn
+from engine import Dice, Game, Position, Side, Turn, Variant
 from engine.scoring import classify
 
 _NOISE = {Level.EASY: (0.05, 0.10)}
 """The easy level's noise and margin (see :meth:`Player.noisy_pick`)."""
 _DEPTH = {Level.STRONG: Depth(candidates=8, margin=0.16)}
+HINT_DEPTH = Depth(candidates=4, margin=0.16)
+"""The strong level's hints: the best 4 within 0.16 again at 2-ply."""
 
 
 def _final_points(position: Position, winner: Side) -> float:
@@ -89,40 +92,32 @@ class GnubgPlayer(Player):
             return self.noisy_pick(turns, self.shallow(position, turns), noise, margin)
         return super().pick(position, turns)
 
+    def hint_ranked(self, state: Position | Game, dice: Dice | None = None) -> list[RankedTurn]:
+        """The strong level's hint: its ranking, then the best
+        :data:`HINT_DEPTH` candidates (within its margin) again at gnubg's
+        2-ply, best first (docs/ai.md: about 0.1-0.3 s of CPU)."""
+        ranked = self.ranked(state, dice)
+        if self.level is not Level.STRONG or len(ranked) < 2:
+            return ranked
+        best = ranked[0].equity
+        top = [entry for entry in ranked[: HINT_DEPTH.candidates]
+               if entry.equity >= best - HINT_DEPTH.margin]
+        deeper = sorted((RankedTurn(entry.turn, turn_equity(entry.turn, 2)) for entry in top),
+                        key=lambda entry: -entry.equity)
+        return deeper + ranked[len(top):]
+
     def probabilities(self, position: Position) -> tuple[float, ...]:
         plies = 1 if self.level is Level.STRONG else 0
         return tuple(gnubg_nn.probabilities(position.to_gnubg(), plies))
 
-    def _match_decision(self, position: Position, cube: CubeState) -> tuple[int, ...] | None:
-        """gnubg's (double, take, too good, ...) at the match score, for a
-        centred cube; ``None`` when it does not apply."""
-        if not cube.match_length or cube.value != 1 or cube.owner is not None:
-            return None
-        me = position.turn
-        away = (cube.match_length - cube.score[me], cube.match_length - cube.score[me.opponent])
-        key = gnubg_nn.key_of_board(position.to_gnubg())
-        plies = 1 if self.level is Level.STRONG else 0
-        # gnubg keeps the match score process-wide, and its money evaluations
-        # (every turn's equity, hints, analysis) shift by up to 0.005 while a
-        # match score is set: set it for this decision only
-        gnubg_nn.set.score(away[0], away[1], int(cube.crawford))
-        gnubg_nn.set.cube(1, b"X")
-        try:
-            return tuple(gnubg_nn.evaluate_cube_decision(key, n=plies, i=1))
-        finally:
-            gnubg_nn.set.score(0, 0, 0)  # money play, gnubg's state at start-up
-            gnubg_nn.set.cube(1, b"X")
-
     def should_double(self, position: Position, cube: CubeState) -> bool:
         if not cube.may_double(position.turn):
             return False
-        decision = self._match_decision(position, cube)
-        if decision is not None:
-            return bool(decision[0])
+        if cube.match_length:
+            return match_double(self.probabilities(position), cube, position.turn)
         return super().should_double(position, cube)
 
     def should_take(self, position: Position, cube: CubeState) -> bool:
-        decision = self._match_decision(position, cube)
-        if decision is not None:
-            return bool(decision[1])
+        if cube.match_length:
+            return match_take(self.probabilities(position), cube, position.turn)
         return super().should_take(position, cube)

@@ -117,6 +117,12 @@ class Player:
         position, dice = self._start(state, dice)
         return self.rank(position, legal_turns(position, dice), full=True)
 
+    def hint_ranked(self, state: Position | Game, dice: Dice | None = None) -> list[RankedTurn]:
+        """:meth:`ranked` as deep as a hint can afford (a player asks and
+        waits a moment): the same by default; backgammon's looks at the
+        best few again at 2-ply (:class:`ai.backgammon.GnubgPlayer`)."""
+        return self.ranked(state, dice)
+
     def rank(
         self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
         full: bool = False,

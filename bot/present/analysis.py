@@ -113,6 +113,31 @@ def luck_text(tr: Translator, report: PlayerReport) -> str:
     return tr.gettext("luck {value}", value=number(tr, report.luck, SIGNED))
 
 
+def ratings_text(tr: Translator, report: PlayerReport) -> str:
+    """``"PR 7.4 · Snowie 3.1"``: XG's performance rating and Snowie's error
+    rate (docs/analysis.md)."""
+    return tr.gettext("PR {pr} · Snowie {snowie}", pr=number(tr, report.performance_rating),
+                      snowie=number(tr, report.snowie_error_rate))
+
+
+def luck_figures_text(tr: Translator, report: PlayerReport) -> str:
+    """``"luck rate +12.3 per roll · luck-adjusted result +0.52"``."""
+    return (tr.gettext("luck rate {rate} per roll",
+                       rate=number(tr, report.luck_rate, "+0.0;-0.0"))
+            + " · " + tr.gettext("luck-adjusted result {value}",
+                                 value=number(tr, report.luck_adjusted, "+0.00;-0.00")))
+
+
+def cube_errors_text(tr: Translator, report: PlayerReport) -> str:
+    """The cube errors split by kind; ``""`` without cube decisions."""
+    if not report.cube_decisions:
+        return ""
+    return tr.gettext("cube errors: {missed} missed doubles, {wrong} wrong doubles, "
+                      "{takes} wrong takes, {passes} wrong passes",
+                      missed=report.missed_doubles.count, wrong=report.wrong_doubles.count,
+                      takes=report.wrong_takes.count, passes=report.wrong_passes.count)
+
+
 def choice_text(tr: Translator, decision: Decision, which: str) -> str:
     """The move ``played`` or ``best`` in the usual notation, the decider's
     numbers and the board's words for bar and off; or the cube action."""
@@ -163,6 +188,7 @@ def _player_line(tr: Translator, record: GameRecord, report: PlayerReport, limit
     name = html_text(_name(record, report.side, limit))
     return (f"{MARKS[report.side]} <b>{name}</b>: "
             + escape(tr.gettext("error rate {rating}", rating=rating_text(tr, report)))
+            + " · " + escape(ratings_text(tr, report))
             + " · " + escape(counts_text(tr, report)) + " · " + escape(luck_text(tr, report)))
 
 
@@ -172,6 +198,9 @@ def _footnote(tr: Translator, analysis: Analysis) -> str:
     return ("<i>" + escape(tr.gettext(
         "Error rate: thousandths of a point lost per decision, as judged by the bot at its "
         "{level} level; luck: points the dice gave against an average roll.", level=level))
+        + " " + escape(tr.gettext(
+            "PR: XG's performance rating, half the error rate; Snowie: thousandths of a point "
+            "lost per move of both players; a match game is judged at the match score."))
         + "</i>")
 
 
@@ -224,6 +253,10 @@ def analysis_text(tr: Translator, record: GameRecord, analysis: Analysis) -> str
                                        rating=rating_text(tr, report), n=report.decisions)))
         lines.append(escape(capital(counts_text(tr, report)) + " · "
                             + luck_text(tr, report)))
+        lines.append(escape(ratings_text(tr, report) + " · " + luck_figures_text(tr, report)))
+        cube = cube_errors_text(tr, report)
+        if cube:
+            lines.append(escape(capital(cube)))
         for n, decision in enumerate(report.worst, start=1):
             drop.append(len(lines))
             lines.append(escape(f"{n}. " + mistake_text(tr, record, decision, names=False)))
@@ -270,10 +303,23 @@ def _mistake(tr: Translator, record: GameRecord, decision: Decision, n: int) -> 
 
 
 def _panel(tr: Translator, record: GameRecord, report: PlayerReport) -> PlayerPanel:
+    cube: tuple[str, ...] = ()
+    if report.cube_decisions:  # the cube errors by kind, two to a line
+        cube = (capital(tr.gettext("missed doubles {missed} · wrong doubles {wrong}",
+                                   missed=report.missed_doubles.count,
+                                   wrong=report.wrong_doubles.count)),
+                capital(tr.gettext("wrong takes {takes} · wrong passes {passes}",
+                                   takes=report.wrong_takes.count,
+                                   passes=report.wrong_passes.count)))
     lines = (tr.gettext("Error rate: {rating}", rating=rating_text(tr, report)),
-             tr.ngettext("{n} decision", "{n} decisions", report.decisions, n=report.decisions),
+             tr.ngettext("{n} decision", "{n} decisions", report.decisions, n=report.decisions)
+             + " · " + ratings_text(tr, report),
              capital(counts_text(tr, report)),
-             capital(luck_text(tr, report)))
+             capital(luck_text(tr, report)) + " · " + tr.gettext(
+                 "luck rate {rate} per roll", rate=number(tr, report.luck_rate, "+0.0;-0.0")),
+             capital(tr.gettext("luck-adjusted result {value}",
+                                value=number(tr, report.luck_adjusted, "+0.00;-0.00"))),
+             *cube)
     return PlayerPanel(report.side, _name(record, report.side, 32), lines)
 
 

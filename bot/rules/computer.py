@@ -299,8 +299,9 @@ def think(question: Question) -> Answer:
 
 def best_turns(question: HintQuestion) -> tuple[Ranked, ...]:
     """A hint's turns: the best :data:`~bot.rules.hints.TOP` of the roll, best
-    first, as the strong level ranks them (slow: up to a few hundred ms; the
-    edge layer runs it in the computer's worker pool)."""
+    first, as the strong level ranks them for a hint (backgammon: its best
+    few again at 2-ply; slow: up to a few hundred ms; the edge layer runs it
+    in the computer's worker pool)."""
     player = brain(question.variant, Level.STRONG, question.koks)
-    ranked = player.ranked(question.position, question.dice)
+    ranked = player.hint_ranked(question.position, question.dice)
     return tuple(Ranked(r.turn.steps, r.equity) for r in ranked[:TOP])

@@ -195,6 +195,10 @@ def test_the_exported_analysis_is_a_comment_gnu_backgammon_reads(tmp_path: Path)
     comments = [line for line in text.splitlines() if line.startswith("; ")]
     assert len(comments) >= 1 + 2 * len(match.games)
     assert comments[1].startswith("; Game 1, Ann Lee: ")
+    assert comments[2].startswith("; Game 1, Ann Lee: PR ")  # XG's and Snowie's figures too
+    if len(match.games) > 1:  # and the match's totals
+        assert any(line.startswith(f"; {len(match.games)} games, Ann Lee: ")
+                   for line in comments)
     imported = gnubg_import(tmp_path, {"annotated": text})["annotated"]
     assert_same(match, imported)
     assert imported["match-info"]["comment"] == "\n".join(line[2:] for line in comments) + "\n"

@@ -237,3 +237,23 @@ def test_ranked_the_opening_31_makes_the_five_point() -> None:
     assert sorted(best.turn.steps, key=lambda s: s.source) == [Step(6, 5, 1), Step(8, 5, 3)]
     assert 0.1 < best.equity < 0.25
     assert len(ranking) == 16
+
+
+def test_the_strong_backgammon_hint_looks_at_its_best_four_again_at_2_ply() -> None:
+    """Issue #28: the strong level's hints at gnubg's 2-ply (its play stays
+    1-ply): the first entries are the best four of the 1-ply ranking, each
+    with its 2-ply equity, best first; the rest as ranked."""
+    from ai.backgammon import HINT_DEPTH, turn_equity
+
+    player = make_player(Variant.BACKGAMMON, Level.STRONG)
+    start = Position.initial(Variant.BACKGAMMON)
+    ranked = player.ranked(start, Dice(6, 4))
+    hint = player.hint_ranked(start, Dice(6, 4))
+    count = HINT_DEPTH.candidates
+    top = {entry.turn.position for entry in ranked[:count]}
+    assert {entry.turn.position for entry in hint[:count]} == top
+    assert [entry.equity for entry in hint[:count]] == sorted(
+        (turn_equity(entry.turn, 2) for entry in ranked[:count]), reverse=True)
+    assert hint[count:] == ranked[count:]
+    medium = make_player(Variant.BACKGAMMON, Level.MEDIUM)
+    assert medium.hint_ranked(start, Dice(6, 4)) == medium.ranked(start, Dice(6, 4))

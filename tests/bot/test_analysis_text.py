@@ -137,8 +137,8 @@ def test_the_caption_names_the_biggest_mistake_and_both_players() -> None:
     text = caption(tr, _record(Variant.BACKGAMMON, ("Ann", "Bob")), analysis)
     lines = text.split("\n")
     assert lines[0] == "<b>📊 Analysis</b> · Backgammon · ○ Ann – ● Bob"
-    assert lines[1] == ("○ <b>Ann</b>: error rate 1234.5 — awful · 888 doubtful, 777 bad, "
-                        "666 very bad · luck -12.345")
+    assert lines[1] == ("○ <b>Ann</b>: error rate 1234.5 — awful · PR 617.2 · Snowie 0.0 · "
+                        "888 doubtful, 777 bad, 666 very bad · luck -12.345")
     # the biggest loss of both players: Bob's missed double (0.7)
     assert lines[3] == ("Biggest mistake: turn 31 · ● Bob · cube 64: no double, best double "
                         "(-0.700)")
@@ -235,3 +235,34 @@ def test_moves_are_written_in_the_numbers_and_words_of_the_board() -> None:
     assert texts["ru"].startswith("ход 5 · ○ Ann · 3-1: бар/"), texts
     assert texts["lt"].startswith("ėjimas 5 · ○ Ann · 3-1: juosta/"), texts
     assert "bar" not in texts["ru"] + texts["lt"]
+
+
+def test_the_figures_players_of_gnubg_and_xg_expect_are_shown() -> None:
+    """PR, Snowie's error rate, the luck per roll, the luck-adjusted result
+    and the cube errors split by kind, in the text, on the picture's panels
+    and in every language (issue #28)."""
+    import dataclasses
+
+    from ai.analysis import Tally
+    from bot.present.analysis import analysis_picture
+
+    analysis = _analysis(Variant.BACKGAMMON)
+    white = dataclasses.replace(
+        analysis.players[0], error_total=10.0, decisions=40, error_rate=250.0, both_rolls=80,
+        rolls=40, luck=0.5, result=2.0, luck_cubed=1.0, opponent_luck_cubed=0.25,
+        cube_decisions=3, missed_doubles=Tally(1, 0.1), wrong_takes=Tally(2, 0.3))
+    analysis = dataclasses.replace(analysis, players=(white, analysis.players[1]))
+    record = _record(Variant.BACKGAMMON, ("Ann", "Bob"))
+    text = analysis_text(translator("en"), record, analysis)
+    assert "PR 125.0 · Snowie 125.0 · luck rate +12.5 per roll · luck-adjusted result +1.25" in text
+    assert ("Cube errors: 1 missed doubles, 0 wrong doubles, 2 wrong takes, 0 wrong passes"
+            in text)
+    panel = analysis_picture(translator("en"), record, analysis).panels[0]
+    assert any("PR 125.0" in line for line in panel.lines)
+    assert "Wrong takes 2 · wrong passes 0" in panel.lines
+    for lang in LANGUAGES:
+        tr = translator(lang)
+        shown = analysis_text(tr, record, analysis)
+        assert "PR 125" in shown and "{" not in shown
+        if lang != "en":
+            assert tr.gettext("luck-adjusted result {value}") != "luck-adjusted result {value}"

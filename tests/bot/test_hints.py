@@ -100,10 +100,11 @@ def test_the_alert_fits_and_keeps_the_best_turn_first() -> None:
     assert equity_text(-0.00049) == "+0.000"
 
 
-def test_the_strong_brains_rank_a_hint_as_ranked_says() -> None:
+def test_the_strong_brains_rank_a_hint_as_hint_ranked_says() -> None:
+    """(backgammon: the best four again at 2-ply, ai/backgammon.py)"""
     start = Position.initial(Variant.BACKGAMMON)
     found = best_turns(HintQuestion(Variant.BACKGAMMON, False, start, Dice(4, 2)))
-    expected = make_player(Variant.BACKGAMMON, Level.STRONG).ranked(start, Dice(4, 2))[:3]
+    expected = make_player(Variant.BACKGAMMON, Level.STRONG).hint_ranked(start, Dice(4, 2))[:3]
     assert found == tuple(Ranked(r.turn.steps, r.equity) for r in expected)
     assert format_turn(start, text_order(found[0].steps)) == "8/4 6/4"  # the book play
 
@@ -170,14 +171,15 @@ def _number(text: str) -> float:
 
 def check_hint(text: str | None, record: GameRecord) -> None:
     """``text`` is the hint of ``record``'s roll: the strong brains' ranking
-    (:meth:`ai.player.Player.ranked`, here in the test's process) - the same
+    (:meth:`ai.player.Player.hint_ranked`, here in the test's process) - the same
     turns in the same order, each equity to the printed three places (the
     worker process's floating point may differ in the last bit: a rounding
     edge may move the third place by one), the differences to the best."""
     game = table_of(record).game
     assert text is not None and game.turn is not None and game.dice is not None
     start, dice = game.turn.start, game.turn.dice
-    ranked = make_player(game.variant, Level.STRONG, koks=game.options.koks).ranked(start, dice)
+    ranked = make_player(game.variant, Level.STRONG, koks=game.options.koks).hint_ranked(
+        start, dice)
     title, *lines = text.split("\n")
     assert title == f"💡 Best turns for {dice.first}-{dice.second}:"
     assert len(lines) == min(3, len(ranked)) >= 2, text

@@ -57,6 +57,13 @@ AHEAD = {Side.WHITE: (236, 214, 170), Side.BLACK: (190, 200, 222)}
 """The graph's area on each side of 50%: whose game it was."""
 GRID_C = (214, 206, 192)
 PANEL_H = 176
+"""A panel's height with four lines of figures; each more adds :data:`PANEL_LINE`."""
+PANEL_LINE = 27
+
+
+def _panel_h(picture: AnalysisPicture) -> int:
+    lines = max((len(panel.lines) for panel in picture.panels), default=4)
+    return PANEL_H + PANEL_LINE * max(0, lines - 4)
 PLOT_H = 240
 BOARD_W = (WIDTH - 2 * MARGIN - 20) // 2
 """A small board's width: 0.68 of the board picture's, so its point numbers
@@ -139,15 +146,16 @@ def _panels(image: Image.Image, d: ImageDraw.ImageDraw, picture: AnalysisPicture
     width = (WIDTH - 2 * MARGIN - 20) // 2
     for column, panel in enumerate(picture.panels):
         left = MARGIN + column * (width + 20)
-        d.rounded_rectangle((left, top, left + width, top + PANEL_H), 12, fill=FIELD_C)
+        d.rounded_rectangle((left, top, left + width, top + _panel_h(picture)), 12,
+                            fill=FIELD_C)
         icon = _checker(panel.side).resize((36, 36), Image.Resampling.LANCZOS)
         image.paste(icon, (left + 14, top + 12), icon)
         _write(d, (left + 60, top + 30), panel.name, 26, width - 74, anchor="lm")
         y = top + 62
         for line in panel.lines:
             _write(d, (left + 16, y), line, 20, width - 32, bold=False)
-            y += 27
-    return top + PANEL_H
+            y += PANEL_LINE
+    return top + _panel_h(picture)
 
 
 def _graph(d: ImageDraw.ImageDraw, picture: AnalysisPicture, top: int) -> int:
@@ -269,4 +277,4 @@ players' bands and footer, scaled."""
 
 def _height(picture: AnalysisPicture) -> int:
     rows = sum(48 + 30 + SMALL_BOARD_H + 20 for _ in picture.mistakes)
-    return 74 + PANEL_H + 24 + 62 + PLOT_H + 28 + 34 + 8 + rows + 10
+    return 74 + _panel_h(picture) + 24 + 62 + PLOT_H + 28 + 34 + 8 + rows + 10

@@ -64,6 +64,14 @@ PANEL_LINE = 27
 def _panel_h(picture: AnalysisPicture) -> int:
     lines = max((len(panel.lines) for panel in picture.panels), default=4)
     return PANEL_H + PANEL_LINE * max(0, lines - 4)
+
+
+def _plot_h(picture: AnalysisPicture) -> int:
+    """The win-chance plot's height: it yields what panels of more than five lines
+    (a backgammon game's cube errors) take, so the whole picture stays within
+    :data:`PHOTO_SIDE` however many lines the panels have."""
+    lines = max((len(panel.lines) for panel in picture.panels), default=4)
+    return PLOT_H - PANEL_LINE * max(0, lines - 5)
 PLOT_H = 240
 BOARD_W = (WIDTH - 2 * MARGIN - 20) // 2
 """A small board's width: 0.68 of the board picture's, so its point numbers
@@ -163,14 +171,15 @@ def _graph(d: ImageDraw.ImageDraw, picture: AnalysisPicture, top: int) -> int:
     _write(d, (MARGIN, top + 36), picture.top, 17, WIDTH - 2 * MARGIN, bold=False, fill=MUTED)
     plot_top = top + 62
     left, right = MARGIN + 10, WIDTH - MARGIN - 10
-    base = plot_top + PLOT_H
-    middle = plot_top + PLOT_H / 2
+    plot_h = _plot_h(picture)
+    base = plot_top + plot_h
+    middle = plot_top + plot_h / 2
     chances = picture.chances or (0.5,)
     count = len(chances)
     step = (right - left) / max(count - 1, 1)
 
     def point(ply: int) -> tuple[float, float]:
-        return left + ply * step, base - PLOT_H * min(max(chances[ply], 0.0), 1.0)
+        return left + ply * step, base - plot_h * min(max(chances[ply], 0.0), 1.0)
 
     d.rectangle((left, plot_top, right, base), outline=GRID_C, width=1)
     line = [point(ply) for ply in range(count)]
@@ -277,4 +286,4 @@ players' bands and footer, scaled."""
 
 def _height(picture: AnalysisPicture) -> int:
     rows = sum(48 + 30 + SMALL_BOARD_H + 20 for _ in picture.mistakes)
-    return 74 + _panel_h(picture) + 24 + 62 + PLOT_H + 28 + 34 + 8 + rows + 10
+    return 74 + _panel_h(picture) + 24 + 62 + _plot_h(picture) + 28 + 34 + 8 + rows + 10

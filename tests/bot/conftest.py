@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.edge import ops
 from bot.edge.app import build_application
 from bot.rules.fairplay import Dealer
 from bot.store import Store
@@ -69,8 +70,10 @@ class World:
     def _busy(self) -> bool:
         # a handler may take longer than one poll interval between two requests
         # (drawing a board picture, a slow save): then the bot is not idle yet
+        # (or one that gave its update slot back while it waits: an analysis)
         processor = self.app.update_processor if self.app is not None else None
-        return processor is not None and processor.current_concurrent_updates > 0
+        return processor is not None and (processor.current_concurrent_updates > 0
+                                          or ops.parked() > 0)
 
     def board(self, chat: Chat | int) -> Message:
         """The newest message of the bot (or via it) with game or lobby buttons."""

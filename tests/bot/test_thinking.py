@@ -1,7 +1,8 @@
 """Expensive computations are made once and never hold up play (issue 21 §3):
 fifteen /export of one game run one analysis (bot/edge/memo.py), the
-computer plays while an analysis runs (its own pool,
-bot/edge/handlers/computer.py), and new analyses are bounded per chat and
+computer plays and hints are answered while an analysis runs (its own pool,
+bot/edge/handlers/computer.py), requests waiting for an analysis hold no
+update slot (bot/edge/handlers/analysis.py), and new analyses are bounded per chat and
 per user (bot/edge/handlers/analysis.py).  The thinking pools are threads
 here, and the analysis waits for the test: order and outcome only."""
 
@@ -14,14 +15,17 @@ from typing import Any
 
 import pytest
 
+from bot.edge import app as app_module
 from bot.edge.handlers import analysis
 from bot.edge.handlers import computer as computer_turns
 from bot.rules import matchstate, seats
+from bot.store import Store
 from bot.store.records import GameRecord, Status
-from tests.bot.conftest import World
+from tests.bot.conftest import World, running_world
 from tests.bot.driver import game_board, start_button
 from tests.bot.test_analysis import _finished
 from tests.bot.test_handlers import _setup
+from tests.botapi.model import Chat, Message, User
 from tests.conftest import chat_game
 
 
@@ -80,9 +84,6 @@ async def test_fifteen_exports_run_one_analysis(world: World, held: HeldAnalysis
     assert held.runs == 1
 
 
-@pytest.mark.skip(reason="after the merge of fair dice (▶ Start) and the flood queues the "
-                  "other chat's /new gets no reply while the analysis is held: under "
-                  "investigation (closing note of 2026-12-01)")
 async def test_the_computer_plays_while_an_analysis_runs(world: World,
                                                          held: HeldAnalysis) -> None:
     t = _setup(world)
@@ -91,41 +92,85 @@ async def test_the_computer_plays_while_an_analysis_runs(world: World,
     world.server.user_sends(t.chat, t.alice, "/export")
     await asyncio.to_thread(held.started.wait, 10)  # the analysis runs, and waits
     # (world.tap and world.reply wait for the bot to be idle: the /export is not)
+    await _play_the_computer(world, world.server.add_group("Other", members=[t.bob]), t.bob)
+    assert held.runs == 1 and not _documents(world, t.chat)
+
+
+async def test_requests_waiting_for_an_analysis_hold_no_update_slot(
+        store: Store, held: HeldAnalysis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More requests waiting for one analysis than the bot has update slots
+    (here three): each gives its slot back while it waits, so another
+    chat's game goes on; then every request gets its file."""
+    monkeypatch.setattr(app_module, "CONCURRENT_UPDATES", 3)
+    async with running_world(store) as world:
+        t = _setup(world)
+        await _finished(world, t, taps=4)
+        analysis._ANALYSES.clear()
+        held.runs = 0
+        asked = [world.server.user_sends(t.chat, who, "/export")
+                 for who in (t.alice, t.bob, t.eve, t.alice, t.bob)]
+        await asyncio.to_thread(held.started.wait, 10)
+        await _play_the_computer(world, world.server.add_group("Other", members=[t.bob]),
+                                 t.bob)
+        assert held.runs == 1 and not _documents(world, t.chat)
+        held.release()
+        for sent in asked:
+            await world.server.wait_message_async(t.chat, since=sent, match=lambda m, s=sent: (
+                m.document is not None and m.reply_to in (None, s.message_id)))
+        assert len(_documents(world, t.chat)) == len(asked) and held.runs == 1
+
+
+def _documents(world: World, chat: Chat) -> list[Message]:
+    return [m for m in world.server.messages(chat) if m.document is not None]
+
+
+async def _play_the_computer(world: World, club: Chat, bob: User) -> None:
+    """Bob starts a game against the computer in ``club``, asks a 💡 hint and
+    plays two turns, each answered by the computer's, without waiting for
+    the bot to be idle (an analysis elsewhere is not)."""
     s = world.server
-    club = s.add_group("Other", members=[t.bob])
-    sent = s.user_sends(club, t.bob, "/new backgammon bot level=easy")
-    await s.wait_message_async(club, since=sent)
-    posted = game_board(s, club)  # waits for ▶ Start: the tap is the dice's entropy
-    start = None if posted is None else start_button(posted)
-    assert posted is not None and start is not None, s.transcript(club)
-    tapped = s.user_taps(club, t.bob, posted, start)
+    sent = s.user_sends(club, bob, "/new backgammon bot level=easy")
+    # the game waits for ▶ Start (the tap is the dice's entropy); the board of
+    # the opening is a new message (a picture), not an edit of the ▶ Start one
+    posted = await s.wait_message_async(club, since=sent,
+                                        match=lambda m: start_button(m) is not None)
+    start = start_button(posted)
+    assert start is not None
+    tapped = s.user_taps(club, bob, posted, start)
     await tapped.wait_answer_async(10)
-    await s.wait_message_async(club, since=tapped,
-                               match=lambda m: m.message_id == posted.message_id)
+    await s.wait_message_async(club, since=tapped, match=lambda m: any(
+        d is not None and d.startswith("g:") for row in m.buttons for _, d in row))
+    hinted = False
     for _ in range(2):  # two of Bob's turns, each answered by the computer's
-        record = await _settled(world, club.id, t.bob.id)
+        record = await _settled(world, club.id, bob.id)
         before = len(matchstate.table_of(record).game.events)
         while True:
             board = game_board(s, club)
             assert board is not None
+            hint = next((d for row in board.buttons for _, d in row
+                         if d.split(":")[3] == "i"), None)
+            if hint is not None and not hinted:  # the hint is worked out meanwhile too
+                answer = await s.user_taps(club, bob, board, hint).wait_answer_async(10)
+                assert answer.show_alert and answer.text, answer
+                hinted = True
             data = next(d for row in board.buttons for _, d in row
                         if d.split(":")[3] in ("c", "m", "r", "t"))
-            tap = s.user_taps(club, t.bob, board, data)
+            tap = s.user_taps(club, bob, board, data)
             await tap.wait_answer_async(10)
             await s.wait_message_async(club, since=tap,
                                        match=lambda m, b=board: m.message_id == b.message_id)
             if data.split(":")[3] == "c":
                 break
-        after = await _settled(world, club.id, t.bob.id)
+        after = await _settled(world, club.id, bob.id)
         if after.status is not Status.ACTIVE:
             break
         assert len(matchstate.table_of(after).game.events) > before + 1  # the computer moved
-    assert held.runs == 1 and not [m for m in s.messages(t.chat) if m.document is not None]
+    assert hinted
 
 
 async def _settled(world: World, chat_id: int, user_id: int) -> GameRecord:
     """The chat's game once it waits for ``user_id`` (or is over)."""
-    for _ in range(200):
+    for _ in range(600):
         record = await chat_game(world.store, chat_id)
         if record is not None and (record.status is not Status.ACTIVE
                                    or seats.waiting_user(record) == user_id):

@@ -197,3 +197,30 @@ async def test_new_analyses_are_bounded_per_user(world: World, held: HeldAnalysi
                           "in a minute."
     assert held.runs == 1
     held.release()
+
+
+async def test_new_analyses_are_bounded_per_chat(world: World, held: HeldAnalysis) -> None:
+    """Three members each ask 📊 for another game: the chat has two analyses
+    in flight at most (MAX_PER_CHAT), the third asker is told to ask later."""
+    t = _setup(world)
+    games = [await _finished(world, t, taps=4) for _ in range(analysis.MAX_PER_CHAT + 1)]
+    analysis._ANALYSES.clear()
+    held.runs = 0
+
+    def button(game: GameRecord) -> tuple[Message, str]:
+        board = next(m for m in world.server.messages(t.chat)
+                     if m.by_bot and any(d.startswith("an:") and game.game_id in d
+                                         for row in m.buttons for _, d in row))
+        return board, next(d for row in board.buttons for _, d in row if d.startswith("an:"))
+
+    answers = []
+    for game, who in zip(games, (t.alice, t.bob, t.eve), strict=True):
+        board, data = button(game)
+        answers.append(await world.server.user_taps(t.chat, who, board, data)
+                       .wait_answer_async(10))
+    assert [a.text for a in answers[:-1]] == ["📊 Analysing the game…"] * analysis.MAX_PER_CHAT
+    assert answers[-1].text == "Games of this chat are being analysed already; please ask " \
+                               "again in a minute."
+    held.release()
+    await world.idle()  # the two analyses are posted
+    assert held.runs == analysis.MAX_PER_CHAT

@@ -47,6 +47,11 @@ class HeldAnalysis:
     def release(self) -> None:
         self._go.set()
 
+    def hold_again(self) -> None:
+        """The next runs wait again (until :meth:`release`)."""
+        self.started.clear()
+        self._go.clear()
+
 
 @pytest.fixture
 def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldAnalysis]:
@@ -224,3 +229,39 @@ async def test_new_analyses_are_bounded_per_chat(world: World, held: HeldAnalysi
     held.release()
     await world.idle()  # the two analyses are posted
     assert held.runs == analysis.MAX_PER_CHAT
+
+
+async def test_an_analysis_picture_is_painted_while_another_analysis_runs(
+        world: World, held: HeldAnalysis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The picture of a game analysed before is painted (the painter's
+    process, not the analysis pool) while another game's analysis is held."""
+    t = _setup(world)
+    first = await _finished(world, t, taps=4)
+    analysis._ANALYSES.clear()
+    held.release()
+    board = next(m for m in world.server.messages(t.chat)
+                 if m.by_bot and any(d.startswith("an:") and first.game_id in d
+                                     for row in m.buttons for _, d in row))
+    data = next(d for row in board.buttons for _, d in row if d.startswith("an:"))
+    await world.tap(t.chat, t.alice, board, data)  # analysed, painted and posted
+    assert held.runs == 1 and str(first.ref) in analysis._ANALYSES
+    second = await _finished(world, t, taps=4)
+    held.hold_again()
+    other = next(m for m in world.server.messages(t.chat)
+                 if m.by_bot and any(d.startswith("an:") and second.game_id in d
+                                     for row in m.buttons for _, d in row))
+    world.server.user_taps(t.chat, t.alice, other, next(
+        d for row in other.buttons for _, d in row if d.startswith("an:")))
+    assert await asyncio.to_thread(held.started.wait, 10)
+    # the first game's picture is to be painted again: nothing posted kept
+    await world.store.redis.delete(f"nardy:{{chat:{t.chat.id}}}:finished:{first.game_id}"
+                                   ":analysis")
+    analysis._PICTURES.clear()
+    monkeypatch.setattr(analysis, "REPOST_AFTER", -1.0)
+    tap = world.server.user_taps(t.chat, t.bob, board, data)
+    await tap.wait_answer_async(10)
+    await world.server.wait_message_async(t.chat, since=tap, match=lambda m: m.photo is not None
+                                          and m.reply_to == board.message_id)
+    assert held.runs == 2 and str(second.ref) not in analysis._ANALYSES  # still held
+    held.release()
+    await world.idle()

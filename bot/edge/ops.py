@@ -302,8 +302,13 @@ def slot() -> Slot | None:
 
 
 def parked() -> int:
-    """Handlers that gave their update slot back and still run."""
-    return len(_PARKED)
+    """Handlers of this event loop that gave their update slot back and still
+    run (a loop closed with some still parked leaves them here for good)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return 0
+    return sum(1 for task in _PARKED if not task.done() and task.get_loop() is loop)
 
 
 def lane_of(update: Update) -> object:

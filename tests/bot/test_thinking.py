@@ -202,6 +202,7 @@ async def test_new_analyses_are_bounded_per_user(world: World, held: HeldAnalysi
                           "in a minute."
     assert held.runs == 1
     held.release()
+    await world.idle()  # the first analysis is posted
 
 
 async def test_new_analyses_are_bounded_per_chat(world: World, held: HeldAnalysis) -> None:

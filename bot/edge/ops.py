@@ -279,7 +279,8 @@ class Slot:
     context variable, :func:`slot`).  :meth:`park` gives it back while the
     handler goes on: the chat outbox (bot/edge/outbox.py) calls it when a
     message must wait for the chat's flood bucket, so a spent bucket in one
-    chat never holds the slots the other chats' updates need."""
+    chat never holds the slots the other chats' updates need; so does a
+    request about to wait for an analysis (bot/edge/handlers/analysis.py)."""
 
     lane: object
     """Whose messages these are (:func:`lane_of`): the chat outbox's round robin."""
@@ -298,6 +299,16 @@ _PARKED: set[asyncio.Task[UpdateOutcome]] = set()
 def slot() -> Slot | None:
     """The update slot this task holds, if any."""
     return _slot.get()
+
+
+def parked() -> int:
+    """Handlers of this event loop that gave their update slot back and still
+    run (a loop closed with some still parked leaves them here for good)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return 0
+    return sum(1 for task in _PARKED if not task.done() and task.get_loop() is loop)
 
 
 def lane_of(update: Update) -> object:

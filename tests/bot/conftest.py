@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.edge import ops
 from bot.edge.app import build_application
 from bot.rules.fairplay import Dealer
 from bot.store import Store
@@ -67,10 +68,17 @@ class World:
             await asyncio.sleep(0.05)
 
     def _busy(self) -> bool:
-        # a handler may take longer than one poll interval between two requests
-        # (drawing a board picture, a slow save): then the bot is not idle yet
-        processor = self.app.update_processor if self.app is not None else None
-        return processor is not None and processor.current_concurrent_updates > 0
+        """Whether an update sent is not handled yet: still at the server (not
+        fetched, or fetched but not confirmed by the next poll, which the bot
+        sends once it queued them), queued or being handled in the
+        application (PTB marks a queued update done when its handler ends), or
+        handled off its update slot (an analysis, :func:`bot.edge.ops.parked`).
+        Not a time: on a loaded machine the bot may take any time to fetch."""
+        if self.app is None:
+            return False
+        queue = self.app.update_queue
+        return (self.server.pending_updates() > 0 or getattr(queue, "_unfinished_tasks", 0) > 0
+                or ops.parked() > 0)
 
     def board(self, chat: Chat | int) -> Message:
         """The newest message of the bot (or via it) with game or lobby buttons."""

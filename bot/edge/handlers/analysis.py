@@ -18,7 +18,10 @@ posted in this chat a moment ago, points at it.
 Each game is analysed once (:data:`_ANALYSES`, a :class:`bot.edge.memo.Memo`:
 ``/export`` and 📊 share it, and a second request while it is computed waits
 for that one), in a pool of its own (:func:`bot.edge.handlers.computer.analysis_pool`),
-so the computer's moves and hints never wait behind an analysis.  A new
+so the computer's moves and hints never wait behind an analysis; and a
+request waiting for one gives its update slot back (:func:`_give_slot_back`),
+so requests waiting for analyses never hold the slots other chats' taps
+need (tests/bot/test_thinking.py).  A new
 analysis is started only within :data:`MAX_PER_CHAT` in flight for the chat
 it is asked in and :data:`MAX_PER_USER` for whoever asks (per worker); beyond
 that the asker is told to ask again later (:func:`refusal`).
@@ -39,6 +42,7 @@ from telegram import CallbackQuery, Chat, Message, Update
 from telegram.error import BadRequest, Forbidden
 
 from ai.analysis import Analysis
+from bot.edge import ops
 from bot.edge.handlers.board import board_translator
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
@@ -394,11 +398,15 @@ async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> An
     def compute() -> Awaitable[Analysis]:
         return in_pool(analyse_job, job(record), analysis=True)
 
-    if key in _ANALYSES or _ANALYSES.in_flight(key):
+    if key in _ANALYSES:
+        return await _ANALYSES.get(key, compute)
+    if _ANALYSES.in_flight(key):
+        _give_slot_back()
         return await _ANALYSES.get(key, compute)
     too_many = refusal(record, chat_id, user_id)
     if too_many is not None:
         raise TooManyAnalyses(too_many)
+    _give_slot_back()
     _RUNNING_IN_CHAT[chat_id] += 1
     _RUNNING_OF_USER[user_id] += 1
     try:
@@ -408,6 +416,15 @@ async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> An
             running[who] -= 1
             if running[who] <= 0:
                 del running[who]
+
+
+def _give_slot_back() -> None:
+    """The update about to wait for an analysis gives its update slot back
+    (:meth:`bot.edge.ops.Slot.park`) and waits off it: however many requests
+    wait for analyses, the other chats' taps find a free slot."""
+    held = ops.slot()
+    if held is not None:
+        held.park()
 
 
 async def _post(context: Context, tr: Translator, record: GameRecord, analysis: Analysis,

@@ -21,7 +21,7 @@ import pytest
 from bot.present.callbacks import Callback
 from bot.present.webapp import game_of
 from bot.rules.play import UI_ONLY
-from tests.bot.driver import game_board, pick
+from tests.bot.driver import game_board, pick, start_button
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, User
 from tests.e2e.miniapp import (
@@ -227,9 +227,6 @@ def redrawn(server: BotApiServer, chat: Chat, board: Any, since: int) -> bool:
                                    or latest.revision > since)
 
 
-@pytest.mark.skip(reason="after the merge of fair dice (▶ Start) and turn pings the private "
-                  "game's board is not posted as this test waits for it: to be reworked "
-                  "(closing note of 2026-12-01)")
 def test_a_private_board_opens_the_app(tmp_path: Path) -> None:
     """A board in a private chat has the app's button too (a ``web_app`` one with an
     HTTPS ``WEBAPP_URL``, tests/bot/test_webapp.py; here, with the test's plain http
@@ -241,10 +238,16 @@ def test_a_private_board_opens_the_app(tmp_path: Path) -> None:
         bot = start_bot(server, tmp_path, port)
         try:
             sent = server.user_sends(chat, alice, "/new long bot")
-            server.wait_message(chat, since=sent, timeout=30,
-                                match=lambda m: m.reply_markup is not None and any(
-                                    "url" in b for row in m.reply_markup["inline_keyboard"]
-                                    for b in row))
+            # the game waits for ▶ Start (the tap is the dice's entropy): no app yet
+            posted = server.wait_message(chat, since=sent, timeout=30,
+                                         match=lambda m: start_button(m) is not None)
+            assert not has_url(posted), posted.reply_markup
+            tap = server.user_taps(chat, alice, posted, start_button(posted))
+            assert tap.wait_answer(30).text is None
+            # the board (a picture in a private chat, posted in the lobby's place) has
+            # the app's button
+            server.wait_for(lambda: has_url(game_board(server, chat)), 30,
+                            description="the board with the app's button", chat=chat)
             payload = app_link(server, chat)
             base = f"http://127.0.0.1:{port}/app"
             api = AppApi(base, server.token or "", alice, payload)
@@ -267,6 +270,13 @@ def test_a_private_board_opens_the_app(tmp_path: Path) -> None:
             assert " ERROR " not in bot.log, bot.log_tail()
         finally:
             bot.stop()
+
+
+def has_url(message: Any) -> bool:
+    """Whether ``message`` has a URL button (the app's Direct Link)."""
+    rows = ((message.reply_markup or {}).get("inline_keyboard", [])
+            if message is not None else [])
+    return any("url" in b for row in rows for b in row)
 
 
 def synced(driver: Any, api: AppApi, timeout: float = 30.0) -> dict[str, Any]:

@@ -237,7 +237,8 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
             raise Refusal(STALE) from None
         if step not in game.legal_steps:
             raise Refusal(STALE)
-        return played(record, table, lambda g: g.play_step(step))
+        new = played(record, table, lambda g: g.play_step(step))
+        return new if confirm else _handed_over(new, user_id)
     if action is ButtonAction.TURN:
         if confirm:
             return played(record, table, lambda g: _whole_turn(g, data.args[0]))
@@ -269,6 +270,27 @@ def offered_turns(game: Game) -> tuple[TurnChoice, ...]:
         return ()
     choices = turn_choices(turn.start, turn.dice)
     return choices if 2 <= len(choices) <= WHOLE_TURNS else ()
+
+
+def _handed_over(record: GameRecord, user_id: int) -> GameRecord:
+    """Without Confirm, a turn completed step by step is handed over at once
+    (the mover takes it back with one tap until the opponent acts, as after a
+    whole-turn button) when the opponent's next roll is a tap of theirs anyway
+    (Roll or Double): the Confirm would be one group message more for nothing
+    (issue 24).  Where the next roll would be made by itself (no cube to
+    offer), the turn still waits at Confirm: handing it over would only move
+    that tap to the opponent's Roll."""
+    table = table_of(record)
+    turn = table.game.turn
+    if record.status is not Status.ACTIVE or turn is None or not turn.is_complete:
+        return record
+    confirmed = played(record, table, lambda g: g.confirm())
+    if confirmed.status is not Status.ACTIVE:
+        return record
+    after = table_of(confirmed)
+    if advanced(after, confirmed) is not after:  # the roll would be made by itself
+        return record
+    return confirmed.model_copy(update={"takeback_by": user_id})
 
 
 def _whole_turn(game: Game, index: int) -> Game:

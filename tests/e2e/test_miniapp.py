@@ -175,12 +175,15 @@ def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: App
                 action = next(a for a in ("roll", "take", "accept") if a in state["actions"])
                 board = game_board(server, chat)
                 assert board is not None
+                if action == "roll":  # its redraw is held for the turn: one edit for both
+                    pending = (board.message_id, board.edits, server.clock())
                 click(driver, f'[data-action="{action}"]')
                 state = state_after(api, state["version"])
                 wait_version(driver, state["version"])
-                # its redraw follows the answer: wait for it (not an app turn's edit)
-                server.wait_for(lambda b=board: server.message(chat, b.message_id).edits
-                                > b.edits, 30, description="the board's redraw", chat=chat)
+                if action != "roll":  # its redraw follows the answer: wait for it
+                    server.wait_for(lambda b=board: server.message(chat, b.message_id)
+                                    .edits > b.edits, 30, description="the board's redraw",
+                                    chat=chat)
                 continue
             if not checked:
                 refusals(api, spectator, state)
@@ -188,7 +191,8 @@ def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: App
                 checked = True
             board = game_board(server, chat)
             assert board is not None
-            pending = (board.message_id, board.edits, server.clock())
+            if pending is None:  # (else: since her roll)
+                pending = (board.message_id, board.edits, server.clock())
             if SCREENSHOTS and result["app_turns"] == 6:
                 first = state["tree"][0]["steps"][0]
                 click(driver, f'[data-cell="{first["from"]}"]')

@@ -180,7 +180,9 @@ def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: App
                 click(driver, f'[data-action="{action}"]')
                 state = state_after(api, state["version"])
                 wait_version(driver, state["version"])
-                if action != "roll":  # its redraw follows the answer: wait for it
+                if action == "roll" and state["to_act"] != alice:  # nothing to play: the
+                    pending = None  # dice passed at once, and the redraw is not held
+                if action != "roll" or pending is None:  # its redraw follows: wait for it
                     server.wait_for(lambda b=board: server.message(chat, b.message_id)
                                     .edits > b.edits, 30, description="the board's redraw",
                                     chat=chat)

@@ -117,10 +117,16 @@ def run(variant: str, turns: int) -> dict[str, Any]:
                     if who == "app":
                         if state["tree"] is None:
                             action = next(a for a in ("roll", "take") if a in state["actions"])
+                            board = game_board(server, chat)
+                            assert board is not None
                             click(driver, f'[data-action="{action}"]')
                             taps["app"] += 1
                             state = state_after(api, state["version"])
                             wait_version(driver, state["version"])
+                            if action != "roll" or state["to_act"] != state["you"]:
+                                # not held (a take; a roll with nothing to play): Bob
+                                # taps once the board shows it
+                                board_edited(server, chat, board.message_id, board.edits)
                             continue
                         board = game_board(server, chat)
                         assert board is not None
@@ -144,7 +150,8 @@ def run(variant: str, turns: int) -> dict[str, Any]:
                         before = time.monotonic()
                         shown = shown_version(driver)
                         tap = server.user_taps(chat, bob, board, data_)
-                        tap.wait_answer(60)
+                        answer = tap.wait_answer(60)
+                        assert not answer.show_alert, answer  # never an unbounded wait below
                         taps["chat"] += 1
                         if Callback.parse(data_).action not in UI_ONLY:
                             # the open app follows (its long poll), whatever the board's pace

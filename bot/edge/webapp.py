@@ -19,6 +19,10 @@ set):
 ``POST /app/api/action``
     ``{initData, game, version, action, level?}``: roll, double, take, pass, beaver,
     resign (``level``), accept, decline: the tap's rule (:func:`bot.rules.play.apply_game`).
+    A roll's redraw of the boards is held for :data:`ROLL_HOLD` seconds: the turn
+    the mover then sends in the app redraws them once for both (the group's budget,
+    issue 24: a Mini App turn costs one group message); a mover who thinks longer
+    gets the roll drawn when the hold ends.
 ``POST /app/api/hint``
     ``{initData, game}``: the hint's text, where a 💡 Hint tap would give one.
 
@@ -36,7 +40,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +64,7 @@ from bot.rules.play import (
     needs_resign_confirmation,
 )
 from bot.rules.refusals import CHANGED, Refusal
+from bot.rules.seats import waiting_user
 from bot.store import Store, VersionConflict
 from bot.store.records import GameRecord
 from bot.store.saving import save_first
@@ -75,6 +80,9 @@ RATE_WINDOW = 60.0
 LONG_POLL = 25.0
 POLL_EVERY = 0.25
 MAX_STEPS = 4
+ROLL_HOLD = 20.0
+"""Seconds a roll made in the app waits before it redraws the boards; a turn sent
+within them makes that redraw needless (the turn's shows the roll too)."""
 
 ACTIONS = {"roll": ButtonAction.ROLL, "double": ButtonAction.DOUBLE,
            "take": ButtonAction.TAKE, "pass": ButtonAction.PASS_SURE,
@@ -118,11 +126,13 @@ class Webapp:
     """What the API handlers share: the application, the token, the clock."""
 
     def __init__(self, app: Any, token: str, *, clock: Callable[[], float] = time.time,
-                 rate: RateLimit | None = None) -> None:
+                 rate: RateLimit | None = None, roll_hold: float = ROLL_HOLD,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.app = app
         self.token = token
         self.clock = clock
         self.rate = rate or RateLimit()
+        self.roll_hold, self.sleep = roll_hold, sleep
         self._redraws: set[asyncio.Future[None]] = set()
 
     @property
@@ -144,6 +154,17 @@ class Webapp:
                           exc_info=finished.exception())
 
         task.add_done_callback(done)
+
+    async def held(self, work: Callable[[], Coroutine[Any, Any, None]],
+                   saved: GameRecord) -> None:
+        """``work`` (the redraw after ``saved``) after :attr:`roll_hold` seconds,
+        unless the game has moved on meanwhile: that change's redraw shows
+        ``saved``'s too (and a tap on the board meanwhile is told the board is
+        catching up, and repairs it, bot/edge/handlers/buttons.py)."""
+        await self.sleep(self.roll_hold)
+        current = await self.store.load_game(saved.chat_id, saved.game_id)
+        if current is not None and current.version == saved.version:
+            await work()
 
     def context(self) -> Any:
         """A handler context of its own for one request (what it reads is cached in it)."""
@@ -230,8 +251,9 @@ class _Api(tornado.web.RequestHandler):
         return game_state(tr, record, user.user_id, orientation=settings.orientation)
 
     async def commit(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
-                     new: GameRecord) -> dict[str, Any]:
-        """Save ``new`` over ``record`` (the tap's compare-and-set), redraw the boards once."""
+                     new: GameRecord, *, hold: bool = False) -> dict[str, Any]:
+        """Save ``new`` over ``record`` (the tap's compare-and-set), redraw the boards once
+        (``hold``: a roll's redraw, :meth:`Webapp.held`)."""
         if new is record:
             return await self.state(context, tr, user, record)
         try:
@@ -242,7 +264,11 @@ class _Api(tornado.web.RequestHandler):
         saved = await computer_turns.play(context, saved)
         # the app has its answer at once; the boards follow at the group's pace (the
         # flood limiter may hold an edit for seconds), as a tap is answered first
-        self.webapp.later(show_change(context, tr, record, saved, user.user_id), saved)
+        if hold and waiting_user(saved) == user.user_id:  # the roll left the move to them
+            self.webapp.later(self.webapp.held(
+                lambda: show_change(context, tr, record, saved, user.user_id), saved), saved)
+        else:
+            self.webapp.later(show_change(context, tr, record, saved, user.user_id), saved)
         return await self.state(context, tr, user, saved)
 
 
@@ -304,7 +330,8 @@ class _Action(_Api):
             action = ButtonAction.RESIGN_SURE  # and "resign?" (confirmFirst)
         data = Callback.game(record.game_id, record.version, action, *args)
         new = apply_game(record, user.user_id, data)
-        return await self.commit(context, tr, user, record, new)
+        return await self.commit(context, tr, user, record, new,
+                                 hold=action is ButtonAction.ROLL)
 
 
 class _Hint(_Api):

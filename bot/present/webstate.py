@@ -45,7 +45,7 @@ TEXTS = {
     "take": N_("Take"), "pass": N_("Pass"), "beaver": N_("Beaver"), "accept": N_("Accept"),
     "decline": N_("Decline"), "hint": N_("Hint"), "resign": N_("Resign"),
     "sure": N_("Are you sure?"), "watching": N_("You are watching: only the players move."),
-    "your_move": N_("Tap a checker, then the point it goes to."),
+    "your_move": N_("Tap a checker, then the point it goes to, or drag it there."),
     "bar": N_("bar"), "off": N_("off"),
 }
 """The app's own words, sent translated with every state."""

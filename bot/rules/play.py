@@ -24,8 +24,9 @@ from bot.rules.seats import seat_of
 from bot.store.records import GameRecord, Status, computer_level
 from engine.choices import TurnChoice, turn_choices
 from engine.game import Game, Phase
-from engine.position import EngineError, Side, Step
+from engine.position import EngineError, Position, Side, Step
 from engine.scoring import ResultKind, resign_kinds
+from engine.turns import Turn
 
 
 def roll_table(record: GameRecord, table: MatchState) -> Game:
@@ -262,7 +263,8 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
             raise Refusal(STALE) from None
         if step not in game.legal_steps:
             raise Refusal(STALE)
-        return played(record, table, lambda g: g.play_step(step))
+        new = played(record, table, lambda g: g.play_step(step))
+        return new if confirm else _handed_over(new, user_id)
     if action is ButtonAction.TURN:
         if confirm:
             return played(record, table, lambda g: _whole_turn(g, data.args[0]))
@@ -285,15 +287,73 @@ WHOLE_TURNS = 8
 
 
 def offered_turns(game: Game) -> tuple[TurnChoice, ...]:
-    """The whole turns offered as one-tap buttons: at the start of a turn
-    (nothing played yet) when the roll has 2..:data:`WHOLE_TURNS` distinct
-    results, in :func:`engine.choices.turn_choices` order (a button carries
-    its index); none otherwise."""
+    """The whole turns offered as one-tap buttons when the turn can end in
+    2..:data:`WHOLE_TURNS` distinct positions: at its start, in
+    :func:`engine.choices.turn_choices` order; after some steps (a double's
+    four steps, or a roll with many results), every distinct way to finish
+    it from there, in the order of their texts (each a whole turn from its
+    start: the steps played, then the rest).  A button carries its index;
+    none otherwise."""
     turn = game.turn
-    if game.phase is not Phase.MOVE or turn is None or turn.played:
+    if game.phase is not Phase.MOVE or turn is None or turn.is_complete:
         return ()
-    choices = turn_choices(turn.start, turn.dice)
+    choices = turn_choices(turn.start, turn.dice) if not turn.played else _finishes(game)
     return choices if 2 <= len(choices) <= WHOLE_TURNS else ()
+
+
+def _finishes(game: Game) -> tuple[TurnChoice, ...]:
+    """The distinct ends of the turn in progress, walked with the engine's own
+    legal steps (the turn's rules hold: the dice to use, the head's limit);
+    ``()`` as soon as there are more than :data:`WHOLE_TURNS`."""
+    turn = game.turn
+    assert turn is not None
+    played = tuple(turn.played)
+    ends: dict[Position, tuple[Step, ...]] = {}
+    seen: set[tuple[Position, int]] = set()
+
+    def walk(at: Game, rest: tuple[Step, ...]) -> bool:
+        now = at.turn
+        assert now is not None
+        if now.is_complete:
+            ends.setdefault(now.position, rest)
+            return len(ends) <= WHOLE_TURNS
+        for step in sorted(at.legal_steps, key=lambda s: (s.source, s.target, s.die)):
+            after = at.play_step(step)
+            assert after.turn is not None
+            key = (after.turn.position, len(after.turn.played))
+            if key in seen and not after.turn.is_complete:
+                continue  # reached already (the same dice in another order)
+            seen.add(key)
+            if not walk(after, (*rest, step)):
+                return False
+        return True
+
+    if not walk(game, ()):
+        return ()
+    choices = [TurnChoice(turn.start, Turn(played + rest, position))
+               for position, rest in ends.items()]
+    return tuple(sorted(choices, key=lambda c: c.notation()))
+
+
+def _handed_over(record: GameRecord, user_id: int) -> GameRecord:
+    """Without Confirm, a turn completed step by step is handed over at once
+    (the mover takes it back with one tap until the opponent acts, as after a
+    whole-turn button) when the opponent's next roll is a tap of theirs anyway
+    (Roll or Double): the Confirm would be one group message more for nothing
+    (issue 24).  Where the next roll would be made by itself (no cube to
+    offer), the turn still waits at Confirm: handing it over would only move
+    that tap to the opponent's Roll."""
+    table = table_of(record)
+    turn = table.game.turn
+    if record.status is not Status.ACTIVE or turn is None or not turn.is_complete:
+        return record
+    confirmed = played(record, table, lambda g: g.confirm())
+    if confirmed.status is not Status.ACTIVE:
+        return record
+    after = table_of(confirmed)
+    if advanced(after, confirmed) is not after:  # the roll would be made by itself
+        return record
+    return confirmed.model_copy(update={"takeback_by": user_id})
 
 
 def _whole_turn(game: Game, index: int) -> Game:
@@ -301,7 +361,8 @@ def _whole_turn(game: Game, index: int) -> Game:
     offered = offered_turns(game)
     if not 0 <= index < len(offered):
         raise Refusal(STALE)
-    for step in offered[index].steps:
+    assert game.turn is not None
+    for step in offered[index].steps[len(game.turn.played):]:  # the steps not played yet
         game = game.play_step(step)
     return game
 

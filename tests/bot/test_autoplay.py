@@ -25,6 +25,7 @@ from bot.store.records import GameRecord, Player, Status, TableOptions
 from engine.choices import forced_turn, turn_choices
 from engine.game import Action, Game, GameOptions, Phase
 from engine.position import Side, Variant
+from tests.bot.test_finishes import _reachable
 
 ANN, BOB = 101, 202
 PLAYERS = (Player(user_id=ANN, name="Ann", side=Side.WHITE),
@@ -75,7 +76,8 @@ def _one_tap(record: GameRecord, rng: random.Random) -> GameRecord:
 def test_a_player_is_only_ever_shown_a_choice(seed: int, variant: Variant) -> None:
     """Whatever the dice, the stored game never waits on a roll that is the
     only choice nor on a forced turn; the keyboard offers one button per
-    distinct step and whole turns only when there are 2..8 of them."""
+    distinct step and whole turns (or, after a step, ways to finish the turn)
+    only when there are 2..8 of them."""
     rng = random.Random(seed)
     record = _started(variant, seed, cube=False)
     for _ in range(60):
@@ -94,8 +96,9 @@ def test_a_player_is_only_ever_shown_a_choice(seed: int, variant: Variant) -> No
             choices = turn_choices(turn.start, turn.dice)
             assert (wholes == [c.notation(numbering=game.to_act) for c in choices]
                     if len(choices) <= 8 else wholes == [])
-        else:
-            assert wholes == []
+        else:  # the ways to finish it from here, by brute force over the engine's steps
+            ends = _reachable(game)
+            assert len(wholes) == (len(ends) if 2 <= len(ends) <= 8 else 0), (wholes, ends)
         record = _one_tap(record, rng)
 
 
@@ -145,10 +148,10 @@ def test_a_whole_turn_is_one_tap_and_waits_at_confirm() -> None:
     for bad in (last + 1, 99):
         with pytest.raises(Refusal):
             _tap(record, ButtonAction.TURN, bad)
-    with pytest.raises(Refusal):  # no whole turn once a step is played
-        first = offered[0].steps[0]
-        _tap(_tap(record, ButtonAction.STEP, first.source, first.target, first.die),
-             ButtonAction.TURN, 0)
+    first = offered[0].steps[0]  # once a step is played, only the ways to finish it
+    stepped = _tap(record, ButtonAction.STEP, first.source, first.target, first.die)
+    with pytest.raises(Refusal):
+        _tap(stepped, ButtonAction.TURN, len(offered_turns(table_of(stepped).game)))
 
 
 def test_a_staked_double_asks_to_confirm() -> None:

@@ -104,3 +104,61 @@ async def test_the_chat_setting_asks_confirm_always(world: World) -> None:
     after = await _whole_turn(world, t, before)
     assert table_of(after).game.phase is Phase.MOVE and after.takeback_by is None
     assert "✓ Confirm" in [text for text, _ in world.buttons(world.board(t.chat))]
+
+
+async def _step_until_complete(world: World, t: Table) -> tuple[GameRecord, GameRecord, User]:
+    """Play on (Confirm, steps, Roll, Take; never a whole-turn button) until a step
+    tap completes a turn; the records before and after that tap, and its mover."""
+    for _ in range(600):
+        record = await _record(world, t)
+        assert record.status is Status.ACTIVE
+        board = world.board(t.chat)
+        actions = {d.split(":")[3]: d for _, d in world.buttons(board)}
+        data = next(actions[a] for a in ("c", "m", "s", "r", "t") if a in actions)
+        mover = _mover(t, record)
+        answer = await world.tap(t.chat, mover, board, data)
+        assert not answer.show_alert, answer
+        after = await _record(world, t)
+        if data.split(":")[3] == "m" and (_moves(after) > _moves(record) or _complete(after)):
+            return record, after, mover
+    raise AssertionError("no turn completed by a step")
+
+
+def _moves(record: GameRecord) -> int:
+    return sum(e.action is Action.MOVE for e in table_of(record).game.events)
+
+
+def _complete(record: GameRecord) -> bool:
+    turn = table_of(record).game.turn
+    return turn is not None and turn.is_complete
+
+
+async def test_a_turn_stepped_to_its_end_is_handed_over_where_the_next_roll_is_a_tap(
+        world: World) -> None:
+    """Backgammon with the cube: the opponent's roll is a tap anyway (Roll or
+    Double), so the step that completes the turn hands it over (no Confirm),
+    and one tap takes the whole turn back."""
+    t = _setup(world)
+    await _start(world, t, "backgammon")
+    before, after, mover = await _step_until_complete(world, t)
+    game = table_of(after).game
+    assert game.phase is Phase.ROLL and _moves(after) == _moves(before) + 1, game.phase
+    assert after.takeback_by == mover.id
+    board = world.board(t.chat)
+    answer = await world.tap(t.chat, mover, board, text=TAKE_BACK)
+    assert not answer.show_alert, answer
+    back = await _record(world, t)
+    assert table_of(back).game.phase is Phase.MOVE and _moves(back) == _moves(before)
+    assert waiting_user(back) == mover.id
+
+
+async def test_a_turn_stepped_to_its_end_waits_at_confirm_where_the_roll_is_made_by_itself(
+        world: World) -> None:
+    """Long nardy (no cube): the opponent's roll is made by itself after
+    Confirm, so handing the turn over would only move that tap to their Roll:
+    the completed turn waits at Confirm, as before."""
+    t = _setup(world)
+    await _start(world, t, "long")
+    _before, after, mover = await _step_until_complete(world, t)
+    assert _complete(after) and after.takeback_by is None
+    assert waiting_user(after) == mover.id

@@ -13,8 +13,9 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 from bot.edge.handlers import menu
 from bot.edge.handlers.board import PING_DELAY
 from bot.present.callbacks import ButtonAction, Callback, Kind
+from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
-from bot.store.records import Status
+from bot.store.records import Status, settings_key
 from engine.game import Action, Phase
 from tests.bot.conftest import World
 from tests.bot.driver import game_board
@@ -217,6 +218,10 @@ async def test_two_taps_at_once_apply_once(world: World) -> None:
 async def test_steps_undo_confirm_and_source_selection(world: World) -> None:
     world.app.bot_data[PING_DELAY] = 0  # the ping at once, and deleted once its player acts
     t = _setup(world)
+    # Confirm asked after every turn (without it, a turn stepped to its end where the
+    # next roll is a tap anyway is handed over at once: tests/bot/test_confirm_optional.py)
+    await world.store.update(settings_key(t.chat.id), lambda s: with_setting(
+        s, t.chat.id, "confirm_turns", "always"))
     board = await _at_roll(world, t)
     mover, other = await _mover(world, t)
     await world.tap(t.chat, mover, board, _data(world, board, "r"))

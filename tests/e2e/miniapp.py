@@ -78,7 +78,12 @@ def open_app(driver: Any, url: str, payload: str, data: str) -> None:
     stub = (f"window.Telegram = {{WebApp: {{initData: {json.dumps(data)}, initDataUnsafe: "
             f"{unsafe}, ready() {{}}, expand() {{}}, HapticFeedback: "
             "{selectionChanged() {}}}};")
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
+    previous = getattr(driver, "nardy_stub", None)  # a browser shared by several tests
+    if previous is not None:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                               {"identifier": previous})
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
+    driver.nardy_stub = added.get("identifier")
     driver.get(f"{url}/?game={payload}")
 
 
@@ -103,15 +108,37 @@ def click(driver: Any, selector: str) -> None:
     driver.find_element("css selector", selector).click()
 
 
-def play_turn(driver: Any, state: dict[str, Any], *, confirm: bool = True) -> list[list[int]]:
-    """Tap a turn through the app: the first legal step of each node of the server's
-    tree, checker then target, until the turn may be confirmed; then Confirm (unless
-    not ``confirm``: the caller taps it)."""
+def cell(driver: Any, name: object) -> Any:
+    return driver.find_element("css selector", f'[data-cell="{name}"]')
+
+
+def drag(driver: Any, source: object, target: object) -> None:
+    """Drag a checker from one cell to another, as a finger would (pointer events)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).click_and_hold(cell(driver, source)).move_by_offset(3, 3) \
+        .move_to_element(cell(driver, target)).release().perform()
+
+
+def used_dice(driver: Any) -> int:
+    """The dice drawn as used (the steps played locally use theirs)."""
+    return len(driver.find_elements("css selector", "rect.die.used"))
+
+
+def play_turn(driver: Any, state: dict[str, Any], *, confirm: bool = True,
+              dragging: bool = False) -> list[list[int]]:
+    """Play a turn through the app: the first legal step of each node of the server's
+    tree, tapping checker then target (``dragging``: dragging the checker there),
+    until the turn may be confirmed; then Confirm (unless not ``confirm``: the caller
+    taps it)."""
     tree, node, steps = state["tree"], 0, []
     while not tree[node]["complete"]:
         step = tree[node]["steps"][0]
-        click(driver, f'[data-cell="{step["from"]}"]')
-        click(driver, f'[data-cell="{step["to"]}"]')
+        if dragging:
+            drag(driver, step["from"], step["to"])
+        else:
+            click(driver, f'[data-cell="{step["from"]}"]')
+            click(driver, f'[data-cell="{step["to"]}"]')
         steps.append(step["step"])
         node = step["next"]
     if confirm:

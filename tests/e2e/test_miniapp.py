@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +22,21 @@ import pytest
 from bot.present.callbacks import Callback
 from bot.present.webapp import game_of
 from bot.rules.play import UI_ONLY
-from tests.bot.driver import game_board, pick
+from tests.bot.driver import game_board, pick, start_button
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, User
 from tests.e2e.miniapp import (
     AppApi,
     browser,
     click,
+    drag,
     free_port,
     have_browser,
     init_data,
     open_app,
     play_turn,
     shown_version,
+    used_dice,
     wait_version,
 )
 
@@ -43,6 +46,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900),
 
 SCREENSHOTS = os.environ.get("NARDY_SCREENSHOTS")
 """A folder to save the app's phone-size screenshots in (docs/miniapp-*.png)."""
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    """One headless chromium for the module's tests (each opens the app afresh)."""
+    with browser() as opened:
+        yield opened
 
 
 def start_bot(server: BotApiServer, data_dir: Path, port: int, **env: str) -> BotProcess:
@@ -111,7 +121,8 @@ def refusals(api: AppApi, eve: AppApi, state: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("variant", ["long", "backgammon"])
-def test_a_whole_game_with_one_player_on_the_mini_app(variant: str, tmp_path: Path) -> None:
+def test_a_whole_game_with_one_player_on_the_mini_app(variant: str, tmp_path: Path,
+                                                      driver: Any) -> None:
     port = free_port()
     with BotApiServer() as server:
         alice, bob = server.add_user("Alice"), server.add_user("Bob")
@@ -125,7 +136,7 @@ def test_a_whole_game_with_one_player_on_the_mini_app(variant: str, tmp_path: Pa
             url = f"http://127.0.0.1:{port}/app"
             api = AppApi(url, server.token or "", alice, payload)
             spectator = AppApi(url, server.token or "", eve, payload)
-            played = play_game(server, chat, bob, api, spectator, variant)
+            played = play_game(driver, server, chat, bob, api, spectator, variant)
             assert played["app_turns"] >= 5 and played["chat_taps"] >= 5, played
             assert played["edits"] == [1] * len(played["edits"]), played
             assert " ERROR " not in bot.log, bot.log_tail()
@@ -133,81 +144,114 @@ def test_a_whole_game_with_one_player_on_the_mini_app(variant: str, tmp_path: Pa
             bot.stop()
 
 
-def play_game(server: BotApiServer, chat: Chat, bob: User, api: AppApi, spectator: AppApi,
-              variant: str) -> dict[str, Any]:
-    """Alice in the app, Bob in the chat, to the end; what it cost."""
+def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: AppApi,
+              spectator: AppApi, variant: str) -> dict[str, Any]:
+    """Alice in the app (tapping her checkers on some turns, dragging them on the
+    others), Bob in the chat, to the end; what it cost."""
     result: dict[str, Any] = {"app_turns": 0, "chat_taps": 0, "edits": [], "live": []}
-    with browser() as driver:
-        state = api.state()
-        alice = state["you"]
-        assert alice is not None
-        open_app(driver, api.url, api.payload, init_data(api.token, api.user,
-                                                         start_param=api.payload))
-        wait_version(driver, state["version"])
-        checked = False
-        pending: tuple[int, int, float] | None = None  # the board and its edits before an app turn
-        for _ in range(3000):
-            if pending is not None:  # the app's last turn edited the group board once
-                board = server.message(chat, pending[0])
-                result["edits"].append(board.edits - pending[1])
-                if board.edits - pending[1] != 1:
-                    print("EDITS", [(r.method, r.time, r.params.get("message_id"))
-                                    for r in server.requests() if r.time >= pending[2]])
-                pending = None
-            if state["status"] != "active":
-                break
-            if state["to_act"] == alice:
-                wait_version(driver, state["version"])
-                if state["tree"] is None:  # roll (beside Double), or take a double
-                    action = next(a for a in ("roll", "take", "accept") if a in state["actions"])
-                    board = game_board(server, chat)
-                    assert board is not None
-                    click(driver, f'[data-action="{action}"]')
-                    state = state_after(api, state["version"])
-                    wait_version(driver, state["version"])
-                    # its redraw follows the answer: wait for it (not an app turn's edit)
-                    server.wait_for(lambda b=board: server.message(chat, b.message_id).edits
-                                    > b.edits, 30, description="the board's redraw", chat=chat)
-                    continue
-                if not checked:
-                    refusals(api, spectator, state)
-                    checked = True
+    state = api.state()
+    alice = state["you"]
+    assert alice is not None
+    open_app(driver, api.url, api.payload, init_data(api.token, api.user,
+                                                     start_param=api.payload))
+    state = synced(driver, api)  # the board's posting may move the version on meanwhile
+    checked = False
+    pending: tuple[int, int, float] | None = None  # the board and its edits before an app turn
+    sent = False  # the turn of ``pending`` has been sent
+    for _ in range(3000):
+        if pending is not None and sent:  # the app's last turn (its roll too) edited the
+            # group board once
+            board = server.message(chat, pending[0])
+            result["edits"].append(board.edits - pending[1])
+            if board.edits - pending[1] != 1:
+                print("EDITS", [(r.method, r.time, r.params.get("message_id"))
+                                for r in server.requests() if r.time >= pending[2]])
+            pending, sent = None, False
+        if state["status"] != "active":
+            break
+        if state["to_act"] == alice:
+            wait_version(driver, state["version"])
+            if state["tree"] is None:  # roll (beside Double), or take a double
+                action = next(a for a in ("roll", "take", "accept") if a in state["actions"])
                 board = game_board(server, chat)
                 assert board is not None
+                if action == "roll":  # its redraw is held for the turn: one edit for both
+                    pending = (board.message_id, board.edits, server.clock())
+                click(driver, f'[data-action="{action}"]')
+                state = state_after(api, state["version"])
+                wait_version(driver, state["version"])
+                if action == "roll" and state["to_act"] != alice:  # nothing to play: the
+                    pending = None  # dice passed at once, and the redraw is not held
+                if action != "roll" or pending is None:  # its redraw follows: wait for it
+                    server.wait_for(lambda b=board: server.message(chat, b.message_id)
+                                    .edits > b.edits, 30, description="the board's redraw",
+                                    chat=chat)
+                continue
+            if not checked:
+                refusals(api, spectator, state)
+                undo_and_drag(driver, state)
+                checked = True
+            board = game_board(server, chat)
+            assert board is not None
+            if pending is None:  # (else: since her roll)
                 pending = (board.message_id, board.edits, server.clock())
-                if SCREENSHOTS and result["app_turns"] == 6:
-                    first = state["tree"][0]["steps"][0]
-                    click(driver, f'[data-cell="{first["from"]}"]')
-                    driver.save_screenshot(str(Path(SCREENSHOTS) / f"miniapp-{variant}.png"))
-                    click(driver, f'[data-cell="{first["from"]}"]')  # untap it
-                play_turn(driver, state)
-                # the app shows the turn's result at once; the group board follows
-                state = state_after(api, state["version"])
-                wait_version(driver, state["version"])
-                server.wait_for(lambda p=pending: server.message(chat, p[0]).edits > p[1], 30,
-                                description="the group board to be edited", chat=chat)
-                result["app_turns"] += 1
-            else:
-                board = game_board(server, chat)
-                assert board is not None
-                data = pick(board)
-                assert data is not None, server.transcript(chat)
-                since = server.revision
-                tap = server.user_taps(chat, bob, board, data)
-                answer = tap.wait_answer(30)
-                assert not answer.show_alert, answer
-                result["chat_taps"] += 1
-                server.wait_for(lambda b=board, s=since: redrawn(server, chat, b, s), 30,
-                                description="the board to change after a tap", chat=chat)
-                if Callback.parse(data).action in UI_ONLY:
-                    continue  # a source point: only the keyboard changed
-                state = state_after(api, state["version"])
-                # the open app follows Bob's tap by itself (its long poll)
-                result["live"].append(wait_version(driver, state["version"]))
+            if SCREENSHOTS and result["app_turns"] == 6:
+                first = state["tree"][0]["steps"][0]
+                click(driver, f'[data-cell="{first["from"]}"]')
+                driver.save_screenshot(str(Path(SCREENSHOTS) / f"miniapp-{variant}.png"))
+                click(driver, f'[data-cell="{first["from"]}"]')  # untap it
+            play_turn(driver, state, dragging=result["app_turns"] % 2 == 1)
+            # the app shows the turn's result at once; the group board follows
+            state = state_after(api, state["version"])
+            wait_version(driver, state["version"])
+            server.wait_for(lambda p=pending: server.message(chat, p[0]).edits > p[1], 30,
+                            description="the group board to be edited", chat=chat)
+            sent = True
+            result["app_turns"] += 1
         else:
-            raise AssertionError("the game did not end")
-        assert "🏁" in driver.find_element("id", "caption").text
+            board = game_board(server, chat)
+            assert board is not None
+            data = pick(board)
+            assert data is not None, server.transcript(chat)
+            since = server.revision
+            tap = server.user_taps(chat, bob, board, data)
+            answer = tap.wait_answer(30)
+            assert not answer.show_alert, answer
+            result["chat_taps"] += 1
+            server.wait_for(lambda b=board, s=since: redrawn(server, chat, b, s), 30,
+                            description="the board to change after a tap", chat=chat)
+            if Callback.parse(data).action in UI_ONLY:
+                continue  # a source point: only the keyboard changed
+            state = state_after(api, state["version"])
+            # the open app follows Bob's tap by itself (its long poll)
+            result["live"].append(wait_version(driver, state["version"]))
+    else:
+        raise AssertionError("the game did not end")
+    assert "🏁" in driver.find_element("id", "caption").text
     return result
+
+
+def undo_and_drag(driver: Any, state: dict[str, Any]) -> None:
+    """In the app, before Alice's first turn is played: a checker dragged where no
+    step of the server's tree goes plays nothing; dragged where one goes, it plays
+    that step (its die drawn used); Undo takes it back; so does a tapped step."""
+    step = state["tree"][0]["steps"][0]
+    targets = {s["to"] for s in state["tree"][0]["steps"] if s["from"] == step["from"]}
+    wrong = next(c for c in range(1, 25) if c not in targets and c != step["from"])
+    assert used_dice(driver) == 0
+    drag(driver, step["from"], wrong)
+    assert used_dice(driver) == 0  # nothing played: the checker went back
+    assert not driver.find_element("css selector", '[data-action="undo"]').is_enabled()
+    drag(driver, step["from"], step["to"])
+    assert used_dice(driver) == 1
+    click(driver, '[data-action="undo"]')
+    assert used_dice(driver) == 0
+    click(driver, f'[data-cell="{step["from"]}"]')
+    click(driver, f'[data-cell="{step["to"]}"]')
+    assert used_dice(driver) == 1
+    click(driver, '[data-action="undo"]')
+    assert used_dice(driver) == 0
+    assert not driver.find_element("css selector", '[data-action="confirm"]').is_enabled()
 
 
 def state_after(api: AppApi, version: int) -> dict[str, Any]:
@@ -227,10 +271,7 @@ def redrawn(server: BotApiServer, chat: Chat, board: Any, since: int) -> bool:
                                    or latest.revision > since)
 
 
-@pytest.mark.skip(reason="after the merge of fair dice (▶ Start) and turn pings the private "
-                  "game's board is not posted as this test waits for it: to be reworked "
-                  "(closing note of 2026-12-01)")
-def test_a_private_board_opens_the_app(tmp_path: Path) -> None:
+def test_a_private_board_opens_the_app(tmp_path: Path, driver: Any) -> None:
     """A board in a private chat has the app's button too (a ``web_app`` one with an
     HTTPS ``WEBAPP_URL``, tests/bot/test_webapp.py; here, with the test's plain http
     address, the Direct Link); the app plays against the computer, which answers."""
@@ -241,32 +282,44 @@ def test_a_private_board_opens_the_app(tmp_path: Path) -> None:
         bot = start_bot(server, tmp_path, port)
         try:
             sent = server.user_sends(chat, alice, "/new long bot")
-            server.wait_message(chat, since=sent, timeout=30,
-                                match=lambda m: m.reply_markup is not None and any(
-                                    "url" in b for row in m.reply_markup["inline_keyboard"]
-                                    for b in row))
+            # the game waits for ▶ Start (the tap is the dice's entropy): no app yet
+            posted = server.wait_message(chat, since=sent, timeout=30,
+                                         match=lambda m: start_button(m) is not None)
+            assert not has_url(posted), posted.reply_markup
+            tap = server.user_taps(chat, alice, posted, start_button(posted))
+            assert tap.wait_answer(30).text is None
+            # the board (a picture in a private chat, posted in the lobby's place) has
+            # the app's button
+            server.wait_for(lambda: has_url(game_board(server, chat)), 30,
+                            description="the board with the app's button", chat=chat)
             payload = app_link(server, chat)
             base = f"http://127.0.0.1:{port}/app"
             api = AppApi(base, server.token or "", alice, payload)
             state = api.state()
-            with browser() as driver:
-                open_app(driver, base, payload, init_data(api.token, alice,
-                                                          start_param=payload))
-                for turn in range(3):
+            open_app(driver, base, payload, init_data(api.token, alice,
+                                                      start_param=payload))
+            for turn in range(3):
+                state = synced(driver, api)
+                while state["to_act"] != state["you"] or state["tree"] is None:
+                    state_after(api, state["version"])
                     state = synced(driver, api)
-                    while state["to_act"] != state["you"] or state["tree"] is None:
-                        state_after(api, state["version"])
-                        state = synced(driver, api)
-                    if turn == 0:  # 💡 Hint: against the computer, hints are given
-                        assert "hint" in state["actions"], state["actions"]
-                        click(driver, '[data-action="hint"]')
-                        server.wait_for(lambda: "💡" in driver.find_element(
-                            "id", "message").text, 60, description="the hint")
-                    play_turn(driver, state)
-                    state_after(api, state["version"])  # the turn, then the computer's
+                if turn == 0:  # 💡 Hint: against the computer, hints are given
+                    assert "hint" in state["actions"], state["actions"]
+                    click(driver, '[data-action="hint"]')
+                    server.wait_for(lambda: "💡" in driver.find_element(
+                        "id", "message").text, 60, description="the hint")
+                play_turn(driver, state)
+                state_after(api, state["version"])  # the turn, then the computer's
             assert " ERROR " not in bot.log, bot.log_tail()
         finally:
             bot.stop()
+
+
+def has_url(message: Any) -> bool:
+    """Whether ``message`` has a URL button (the app's Direct Link)."""
+    rows = ((message.reply_markup or {}).get("inline_keyboard", [])
+            if message is not None else [])
+    return any("url" in b for row in rows for b in row)
 
 
 def synced(driver: Any, api: AppApi, timeout: float = 30.0) -> dict[str, Any]:

@@ -15,9 +15,11 @@ import pytest
 import bot.edge.app
 from bot.edge.limits import SharedRateLimiter
 from bot.edge.outbox import ChatOutbox, StaleMessage
+from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.records import ChatSettings, settings_key
 from tests.bot.conftest import World, running_world
+from tests.bot.driver import game_board, pick
 
 
 class Clock:
@@ -140,3 +142,67 @@ async def test_messages_without_a_spent_bucket_do_not_park(store: Store) -> None
         assert await limiter.process_request(send, (f"m{n}",), {}, "sendMessage",
                                              {"chat_id": -7}, None) is True
     assert calls == ["m0", "m1", "m2"] and limiter.outbox.waiting(-7) == 0
+
+
+async def test_two_games_in_one_group_share_its_budget_neither_starves(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24: with the group's bucket spent, a member's burst of commands and the
+    redraws of two games' taps wait together; the tokens then go round robin over
+    the games' boards and the member's replies, so neither game's redraw waits
+    behind the burst or behind the other game (order, not time: the clock stands
+    still and the limiter's sleep is a gate)."""
+    monkeypatch.setattr(bot.edge.app, "CONCURRENT_UPDATES", 1)
+    gate = Gate()
+    gate.opened.set()  # open while the games start (the clock stands still: every
+    limiter = SharedRateLimiter(clock=Clock(), sleep=gate, group_rate=0.01,  # token waits)
+                                group_burst=5, bot_rate=1000)
+    limiter.attach(store.flood)
+    async with running_world(store, limiter=limiter) as world:
+        s = world.server
+        alice, bob, carol, dave, mallory = (s.add_user(n) for n in
+                                            ("Alice", "Bob", "Carol", "Dave", "Mallory"))
+        chat = s.add_group("Club", members=[alice, bob, carol, dave, mallory])
+        await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+            chat_id=chat.id, board_style="text"))
+        boards = {}
+        for first, second in ((alice, bob), (carol, dave)):
+            sent = await world.send(chat, first, "/new long")
+            lobby = await world.reply(chat, sent, "New game")
+            await world.tap(chat, first, lobby, text="✋ Join")
+            await world.tap(chat, second, s.message(chat.id, lobby.message_id), text="✋ Join")
+            await world.idle()
+            board = game_board(s, chat)
+            assert board is not None and board.message_id not in boards
+            boards[board.message_id] = (first, second)
+        await world.idle()
+        gate.opened.clear()  # from here every message waits at the gate
+        asked = len(gate.slept)
+        for _ in range(4):  # Mallory's burst first
+            s.user_sends(chat, mallory, "/rules")
+        await s.wait_for_async(lambda: limiter.outbox.waiting(chat.id) >= 1 or None)
+        taps = []
+        for message_id, players in boards.items():
+            board = s.message(chat.id, message_id)
+            record = next(g for g in await world.store.chat_games(chat.id)
+                          if g.board_message_id == message_id)
+            mover = next(p for p in players if p.id == waiting_user(record))
+            data = pick(board)
+            assert data is not None
+            tap = s.user_taps(chat, mover, board, data)
+            await tap.wait_answer_async(10)
+            taps.append(tap)
+        await s.wait_for_async(lambda: limiter.outbox.waiting(chat.id) == 6 or None,
+                               description="the burst and both redraws waiting")
+        assert len(gate.slept) > asked
+        mark = len(s.requests())
+        gate.opened.set()
+        await s.wait_for_async(lambda: limiter.outbox.waiting(chat.id) == 0 or None)
+        await world.idle()
+        sent = [(r.method, r.params.get("message_id")) for r in s.requests()[mark:]
+                if str(r.params.get("chat_id")) == str(chat.id)
+                and r.method.lower().startswith(("send", "edit"))]
+        edited = [i for i, (method, _m) in enumerate(sent) if method.lower().startswith("edit")]
+        assert sorted(sent[i][1] for i in edited) == sorted(boards), sent  # both redrawn
+        assert len(sent) == 6, sent  # and each of Mallory's replies
+        # round robin: Mallory's first reply, then both games, then the rest of her burst
+        assert edited == [1, 2], sent

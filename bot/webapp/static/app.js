@@ -1,6 +1,7 @@
 // The Mini App: draws the game the server sends, lets the mover walk the server's tree of
-// legal steps locally (with undo) and sends the whole turn once.  It decides nothing: every
-// request carries Telegram's initData, and the server checks each turn with the engine.
+// legal steps locally, by tapping or by dragging checkers (with undo), and sends the whole
+// turn once.  It decides nothing: every request carries Telegram's initData, and the
+// server checks each turn with the engine.
 import { drawBoard } from "./board.js";
 
 const tg = window.Telegram && window.Telegram.WebApp;
@@ -56,7 +57,8 @@ function render() {
     if (face) face[1] = true;
   }
   drawBoard($("board"), { ...here, numbers: state.numbers, dice, cube: state.cube,
-                          viewer: state.viewer, sources, targets }, tap);
+                          viewer: state.viewer, mover: state.to_act, sources, targets },
+            tap, drag);
   const marks = ["○", "●"];
   $("names").replaceChildren(...[0, 1].map((side) => {
     const span = document.createElement("span");
@@ -126,6 +128,23 @@ function tap(cell) {
     }
   }
   source = steps.some((s) => s.from === cell) && source !== cell ? cell : null;
+  render();
+}
+
+// a checker dragged from one cell to another: the step, if the server's tree has it here;
+// else the checker goes back (and its targets are shown, if it may move at all)
+function drag(from, to) {
+  if (!state.tree || busy) return;
+  note = null;
+  const steps = node().steps;
+  const chosen = steps.find((s) => s.from === from && s.to === to);
+  if (chosen) {
+    path.push({ step: chosen.step, node: chosen.next });
+    source = null;
+    if (tg && tg.HapticFeedback) tg.HapticFeedback.selectionChanged();
+  } else {
+    source = steps.some((s) => s.from === from) ? from : null;
+  }
   render();
 }
 

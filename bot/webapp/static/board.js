@@ -45,8 +45,9 @@ function die(svg, x, y, value, used) {
   for (const [dx, dy] of spots) el("circle", { cx: x + dx, cy: y + dy, r: 2.2, class: "pip" }, g);
 }
 
-// view: {cells, bar, off, numbers, dice, cube, viewer, sources: Set, targets: Set}
-export function drawBoard(container, view, onTap) {
+// view: {cells, bar, off, numbers, dice, cube, viewer, mover, sources: Set, targets: Set};
+// onTap(cell) for a tap, onDrag(from, to) for a checker dragged from one cell to another
+export function drawBoard(container, view, onTap, onDrag) {
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, id: "board-svg" });
   el("rect", { x: 0, y: 0, width: W, height: H, class: "frame" }, svg);
   el("rect", { x: 6, y: M, width: FIELD, height: H - 2 * M, class: "field" }, svg);
@@ -92,15 +93,78 @@ export function drawBoard(container, view, onTap) {
   const mark = (cell) => (view.targets.has(cell) ? "hit target" : view.sources.has(cell) ? "hit source" : "hit");
   for (let label = 1; label <= 24; label++) {
     const [row, column] = cellOf(label);
-    const hit = el("rect", { x: columnX(column), y: row === 0 ? M : H / 2, width: CW,
-                             height: H / 2 - M, class: mark(label), "data-cell": label }, svg);
-    hit.addEventListener("click", () => onTap(label));
+    el("rect", { x: columnX(column), y: row === 0 ? M : H / 2, width: CW,
+                 height: H / 2 - M, class: mark(label), "data-cell": label }, svg);
   }
-  const barHit = el("rect", { x: 6 + 6 * CW, y: M, width: BAR, height: H - 2 * M,
-                              class: mark("bar"), "data-cell": "bar" }, svg);
-  barHit.addEventListener("click", () => onTap("bar"));
-  const offHit = el("rect", { x: trayX, y: M, width: TRAY, height: H - 2 * M,
-                              class: mark("off"), "data-cell": "off" }, svg);
-  offHit.addEventListener("click", () => onTap("off"));
+  el("rect", { x: 6 + 6 * CW, y: M, width: BAR, height: H - 2 * M,
+               class: mark("bar"), "data-cell": "bar" }, svg);
+  el("rect", { x: trayX, y: M, width: TRAY, height: H - 2 * M,
+               class: mark("off"), "data-cell": "off" }, svg);
+  handlers.tap = onTap;
+  handlers.drag = onDrag || (() => {});
+  listen(svg, view);
   container.replaceChildren(svg);
 }
+
+// Taps and drags, by pointer events (a mouse, a finger, a pen alike): a press and a
+// release on one cell is a tap (onTap(cell)); a press on a cell where a step may start
+// and a release on another cell is a drag (onDrag(from, to)).  The app decides what
+// either does with the server's steps; here only the finger is followed.
+let pressed = null;   // {cell, ghost, svg, moved} while a pointer is down on the board
+
+function cellAt(x, y) {
+  const hit = document.elementFromPoint(x, y);
+  const value = hit && hit.dataset ? hit.dataset.cell : undefined;
+  if (value === undefined) return null;
+  return value === "bar" || value === "off" ? value : Number(value);
+}
+
+function svgPoint(svg, event) {
+  const matrix = svg.getScreenCTM();
+  if (!matrix) return null;
+  const point = svg.createSVGPoint();
+  point.x = event.clientX; point.y = event.clientY;
+  return point.matrixTransform(matrix.inverse());
+}
+
+function listen(svg, view) {
+  svg.addEventListener("pointerdown", (event) => {
+    const cell = cellAt(event.clientX, event.clientY);
+    if (cell === null) return;
+    event.preventDefault();
+    pressed = { cell, svg, ghost: null, moved: false };
+    if (view.sources.has(cell)) {  // a checker that may move: it follows the finger
+      pressed.ghost = { side: view.mover === undefined ? view.viewer : view.mover };
+    }
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (!pressed || pressed.svg !== svg || !pressed.ghost) return;
+    const point = svgPoint(svg, event);
+    if (!point) return;
+    if (!pressed.ghost.node) {
+      pressed.ghost.node = el("circle", { r: R, class: `checker-${pressed.ghost.side} ghost`,
+                                          "pointer-events": "none", id: "drag-ghost" }, svg);
+    }
+    pressed.moved = true;
+    pressed.ghost.node.setAttribute("cx", point.x);
+    pressed.ghost.node.setAttribute("cy", point.y);
+  });
+}
+
+function release(event) {
+  if (!pressed) return;
+  const { cell, ghost } = pressed;
+  pressed = null;
+  if (ghost && ghost.node) ghost.node.remove();
+  const target = cellAt(event.clientX, event.clientY);
+  if (target === null) return;
+  if (target === cell) handlers.tap(cell);
+  else handlers.drag(cell, target);
+}
+
+const handlers = { tap: () => {}, drag: () => {} };
+document.addEventListener("pointerup", release);
+document.addEventListener("pointercancel", () => {
+  if (pressed && pressed.ghost && pressed.ghost.node) pressed.ghost.node.remove();
+  pressed = null;
+});

@@ -65,6 +65,20 @@ def _hang_once(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> async
     return reached
 
 
+def _die_before_settling(worker: Worker) -> asyncio.Event:
+    """Make ``worker`` hang when it settles its next update (all its effects are
+    out, the update is not marked done); the event is set when it got there."""
+    reached, real = asyncio.Event(), worker.store.settle_update
+
+    async def settle(*args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()
+        await real(*args, **kwargs)
+
+    worker.store.settle_update = settle  # type: ignore[method-assign]
+    return reached
+
+
 async def _die_at(worker: Worker, payload: dict[str, Any], reached: asyncio.Event) -> None:
     """Handle the update on ``worker`` until it reaches the hanging point, then kill it."""
     task = asyncio.create_task(handle_once(worker.app, Update.de_json(payload, worker.app.bot)))
@@ -194,15 +208,7 @@ async def test_a_new_whose_worker_died_before_settling_makes_one_lobby(
     if dies == "before posting the lobby":
         reached = _hang_once(monkeypatch, commands, "repost")
     else:  # the lobby is out; the worker dies before it settles the update
-        reached = asyncio.Event()
-        real = first.store.settle_update
-
-        async def settle(*args: Any, **kwargs: Any) -> None:
-            reached.set()
-            await asyncio.Event().wait()
-            await real(*args, **kwargs)
-
-        first.store.settle_update = settle  # type: ignore[method-assign]
+        reached = _die_before_settling(first)
     api.user_sends(chat, alice, "/new long")
     payload = api.updates()[-1]
     await _die_at(first, payload, reached)
@@ -235,15 +241,7 @@ async def test_an_invite_whose_worker_died_hands_out_one_link(
     if dies == "before answering":
         reached = _hang_once(monkeypatch, invite, "reply")
     else:
-        reached = asyncio.Event()
-        real = first.store.settle_update
-
-        async def settle(*args: Any, **kwargs: Any) -> None:
-            reached.set()
-            await asyncio.Event().wait()
-            await real(*args, **kwargs)
-
-        first.store.settle_update = settle  # type: ignore[method-assign]
+        reached = _die_before_settling(first)
     api.user_sends(chat, alice, "/invite long")
     payload = api.updates()[-1]
     await _die_at(first, payload, reached)

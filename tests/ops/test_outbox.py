@@ -204,5 +204,7 @@ async def test_two_games_in_one_group_share_its_budget_neither_starves(
         edited = [i for i, (method, _m) in enumerate(sent) if method.lower().startswith("edit")]
         assert sorted(sent[i][1] for i in edited) == sorted(boards), sent  # both redrawn
         assert len(sent) == 6, sent  # and each of Mallory's replies
-        # round robin: Mallory's first reply, then both games, then the rest of her burst
-        assert edited == [1, 2], sent
+        # round robin: each game's redraw within the first two rounds, ahead of the rest
+        # of her burst (which lane a round starts with depends on when each joined the
+        # rotation); first come, first served would put both after all four replies
+        assert edited[0] <= 1 and edited[-1] <= 3, sent

@@ -22,11 +22,11 @@ from bot.edge.ops import UpdateOutcome, handle_once
 from bot.rules.fairplay import seed_of
 from bot.rules.seats import waiting_user
 from bot.store import invites
-from bot.store.records import Status
+from bot.store.records import GameRecord, Status
 from bot.store.updates import UPDATE_LEASE
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
-from tests.botapi.model import Chat, User
+from tests.botapi.model import Chat, Message, User
 from tests.conftest import chat_game
 from tests.ops.conftest import PATH, SECRET, Worker
 
@@ -112,15 +112,35 @@ async def _lobby(api: BotApiServer, worker: Worker) -> tuple[Chat, User, User]:
     return chat, alice, bob
 
 
-async def test_a_tap_whose_worker_died_after_answering_is_finished_once(
-        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
-    first, second, clock = await _two_workers(workers)
-    chat, alice, bob = await _lobby(api, first)
-    record = await chat_game(first.store, chat.id)
+async def _first_step(api: BotApiServer, worker: Worker
+                      ) -> tuple[Chat, User, User, GameRecord, Message, str]:
+    """A started game (:func:`_lobby`): its chat, players, record, board and the
+    button the driver taps first."""
+    chat, alice, bob = await _lobby(api, worker)
+    record = await chat_game(worker.store, chat.id)
     assert record is not None and record.board_message_id is not None
     board = api.message(chat.id, record.board_message_id)
     data = pick(board)
     assert data is not None
+    return chat, alice, bob, record, board, data
+
+
+def _answers(api: BotApiServer, query_id: str) -> list[Any]:
+    """The answers the API took for one callback query."""
+    return [r for r in api.requests("answerCallbackQuery")
+            if str(r.params.get("callback_query_id")) == query_id]
+
+
+def _drawn_for(api: BotApiServer, record: GameRecord) -> set[int]:
+    """The versions the game buttons on the record's board are drawn for."""
+    board = api.message(record.chat_id, record.board_message_id or 0)
+    return {int(d.split(":")[2]) for row in board.buttons for _, d in row if d.startswith("g:")}
+
+
+async def test_a_tap_whose_worker_died_after_answering_is_finished_once(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second, clock = await _two_workers(workers)
+    chat, alice, bob, record, board, data = await _first_step(api, first)
     reached = _hang_once(monkeypatch, buttons, "_show")  # answered, step saved, not redrawn
     mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
     tap = api.user_taps(chat, mover, board, data)
@@ -130,12 +150,9 @@ async def test_a_tap_whose_worker_died_after_answering_is_finished_once(
     await _retry(second, clock, payload)
     after = await chat_game(second.store, chat.id)
     assert after is not None and after.version == record.version + 1
-    answers = [r for r in api.requests("answerCallbackQuery")
-               if str(r.params.get("callback_query_id")) == tap.query_id]
+    answers = _answers(api, tap.query_id)
     assert len(answers) == 1 and not answers[0].params.get("show_alert")  # not "out of date"
-    redrawn = api.message(chat.id, after.board_message_id or 0)
-    assert {int(d.split(":")[2]) for row in redrawn.buttons for _, d in row
-            if d.startswith("g:")} == {after.version}
+    assert _drawn_for(api, after) == {after.version}
 
 
 async def test_a_tap_whose_worker_died_right_after_its_save_is_answered_as_applied(
@@ -145,12 +162,7 @@ async def test_a_tap_whose_worker_died_right_after_its_save_is_answered_as_appli
     must not call the player's own step "catching up" or "out of date" (issue 22
     item 4): the record's write token is this update's."""
     first, second, clock = await _two_workers(workers)
-    chat, alice, bob = await _lobby(api, first)
-    record = await chat_game(first.store, chat.id)
-    assert record is not None and record.board_message_id is not None
-    board = api.message(chat.id, record.board_message_id)
-    data = pick(board)
-    assert data is not None
+    chat, alice, bob, record, board, data = await _first_step(api, first)
     reached, real = asyncio.Event(), buttons.save_first
 
     async def save_then_die(*args: Any, **kwargs: Any) -> Any:
@@ -164,18 +176,14 @@ async def test_a_tap_whose_worker_died_right_after_its_save_is_answered_as_appli
     tap = api.user_taps(chat, mover, board, data)
     payload = api.updates()[-1]
     await _die_at(first, payload, reached)
-    assert [r for r in api.requests("answerCallbackQuery")
-            if str(r.params.get("callback_query_id")) == tap.query_id] == []
+    assert _answers(api, tap.query_id) == []
     monkeypatch.setattr(buttons, "save_first", real)
     await _retry(second, clock, payload)
     after = await chat_game(second.store, chat.id)
     assert after is not None and after.version == record.version + 1  # applied once
-    [answer] = [r for r in api.requests("answerCallbackQuery")
-                if str(r.params.get("callback_query_id")) == tap.query_id]
+    [answer] = _answers(api, tap.query_id)
     assert not answer.params.get("show_alert"), answer.params  # not "catching up"
-    redrawn = api.message(chat.id, after.board_message_id or 0)
-    assert {int(d.split(":")[2]) for row in redrawn.buttons for _, d in row
-            if d.startswith("g:")} == {after.version}
+    assert _drawn_for(api, after) == {after.version}
 
 
 async def test_a_tap_refused_on_a_board_somebody_else_moved_is_still_refused(
@@ -183,12 +191,7 @@ async def test_a_tap_refused_on_a_board_somebody_else_moved_is_still_refused(
     """The other side of it: a record written by another update is not taken for
     this tap's own step."""
     first, _second, _clock = await _two_workers(workers)
-    chat, alice, bob = await _lobby(api, first)
-    record = await chat_game(first.store, chat.id)
-    assert record is not None and record.board_message_id is not None
-    board = api.message(chat.id, record.board_message_id)
-    data = pick(board)
-    assert data is not None
+    chat, alice, bob, record, board, data = await _first_step(api, first)
     waiting = {alice.id: bob, bob.id: alice}[waiting_user(record) or 0]  # not the mover
     api.user_taps(chat, waiting, board, data)
     assert await handle_once(first.app, Update.de_json(api.updates()[-1], first.app.bot)) \

@@ -201,6 +201,15 @@ class Load:
             self.wait_board(game, board, since)
         self.resign(game, mover)
 
+    def press(self, game: Played, who: int, board: Message, data: str) -> Message | str:
+        """``who`` taps ``data`` on ``board``: the board redrawn after it, or the
+        refusal's text."""
+        since = self.server.revision
+        answer = self.tap(game, game.players[who], board, data).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
+        if answer.show_alert:
+            return str(answer.text)
+        return self.wait_board(game, board, since)
+
     def resign(self, game: Played, mover: int) -> None:
         server, refused = self.server, []
         # each player in turn, each up to three times: a board read behind a
@@ -209,44 +218,35 @@ class Load:
             if refused:
                 time.sleep(0.3)
             # the board, not the lobby's edit or the dice's commitment beside it
-            board = server.wait_for(lambda: game_board(server, game.chat), TIMEOUT,
-                                    description="the game's board")
-            offer = next((d for row in board.buttons for _, d in row if ":R:" in d), None)
-            menu = next((d for row in board.buttons for _, d in row if d.endswith(":o")), None)
+            board: Message | str = server.wait_for(lambda: game_board(server, game.chat),
+                                                   TIMEOUT, description="the game's board")
+            assert isinstance(board, Message)
+            offer, menu = _button(board, ":R:"), _button(board, ":o", end=True)
             if offer is None and menu is None:  # read behind a redraw (or an offer): again
                 refused.append("no menu button")
                 continue
-            if offer is None:  # the menu is not open yet (an earlier try may have opened it)
-                since = server.revision
-                answer = self.tap(game, game.players[who], board, menu).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
-                if answer.show_alert:
-                    refused.append(answer.text)
+            if offer is None and menu is not None:  # not open yet (an earlier try may have)
+                board = self.press(game, who, board, menu)
+                if isinstance(board, str):
+                    refused.append(board)
                     continue
-                board = self.wait_board(game, board, since)
-                offer = next((d for row in board.buttons for _, d in row if ":R:" in d), None)
+                offer = _button(board, ":R:")
             if offer is None:  # read before the menu's redraw: read the board again
                 refused.append("no resign button yet")
                 continue
-            since = server.revision
-            answer = self.tap(game, game.players[who], board, offer).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
-            if answer.show_alert:
-                refused.append(answer.text)
+            board = self.press(game, who, board, offer)
+            sure = None if isinstance(board, str) else _button(board, ":G:")
+            if sure is not None and not isinstance(board, str):
+                board = self.press(game, who, board, sure)  # a staked game asks once more
+            if isinstance(board, str):
+                refused.append(board)
                 continue
-            board = self.wait_board(game, board, since)
-            sure = next((d for row in board.buttons for _, d in row if ":G:" in d), None)
-            if sure is not None:  # a staked game asks once more (only a keyboard before)
-                since = server.revision
-                answer = self.tap(game, game.players[who], board, sure).wait_answer(TIMEOUT)  # type: ignore[attr-defined]
-                if answer.show_alert:
-                    refused.append(answer.text)
-                    continue
-                board = self.wait_board(game, board, since)
             game.saves += 1
-            accept = next((d for row in board.buttons for _, d in row if d.endswith(":a")), None)
+            since = server.revision
+            accept = _button(board, ":a", end=True)
             if accept is None:  # read before the offer's redraw: the offer stands, read again
                 board = self.wait_board(game, board, since)
-                accept = next((d for row in board.buttons for _, d in row
-                               if d.endswith(":a")), None)
+                accept = _button(board, ":a", end=True)
             if accept is None:
                 game.problems.append("the resignation offer shows no accept button")
                 return
@@ -261,6 +261,12 @@ class Load:
             game.resigner = who
             return
         game.problems.append(f"neither player could resign: {refused}")
+
+
+def _button(board: Message, part: str, *, end: bool = False) -> str | None:
+    """The data of the first button on ``board`` that holds ``part`` (ends with it)."""
+    return next((d for row in board.buttons for _, d in row
+                 if (d.endswith(part) if end else part in d)), None)
 
 
 @dataclass

@@ -15,10 +15,10 @@ test instead of hanging it."""
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,6 +89,21 @@ async def _one_step(store: Store, game: GameRecord, update: str) -> None:
     await store.settle_update(update, claim.attempt, ok=True)
 
 
+HANG_BOUND = 120.0
+"""Seconds a failover may take before the test calls it a hang (a loaded machine's bound)."""
+
+
+async def _until(ready: Callable[[], Any]) -> None:
+    """Poll ``ready`` (a plain or async predicate) until it holds."""
+    while True:
+        answer = ready()
+        if asyncio.iscoroutine(answer):
+            answer = await answer
+        if answer:
+            return
+        await asyncio.sleep(0.2)
+
+
 async def test_a_master_killed_mid_work_stops_nothing_for_good(cluster: LocalCluster) -> None:
     client = client_for_url(cluster.url, cluster=True)
     store = Store(client)
@@ -101,14 +116,12 @@ async def test_a_master_killed_mid_work_stops_nothing_for_good(cluster: LocalClu
         await asyncio.sleep(1.0)
         killed = cluster.kill_master()
         probes = [await store.ping()]  # its slots are unserved now
-        deadline = time.monotonic() + 60
-        while len(cluster.masters()) < 3 or not cluster.healthy():
-            assert time.monotonic() < deadline, "the replica did not take over"
-            await asyncio.sleep(0.2)
+        # the failover takes Redis's own time (cluster-node-timeout): the bound only
+        # guards against a hang, it is no speed limit
+        await asyncio.wait_for(_until(lambda: len(cluster.masters()) == 3
+                                      and cluster.healthy()), HANG_BOUND)
         failed_over.set()
-        while not await store.ping():  # the client learns the new map
-            assert time.monotonic() < deadline, "healthz never recovered"
-            await asyncio.sleep(0.2)
+        await asyncio.wait_for(_until(store.ping), HANG_BOUND)  # the client learns the map
         await asyncio.sleep(2.0)
         stop.set()
         await asyncio.wait_for(asyncio.gather(*tasks), STEP_BOUND + 5)  # every task ends

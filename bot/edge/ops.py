@@ -186,7 +186,7 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
         # written through as the attempt goes: one try each (what fails is written next time)
         journal, journal_token = effects.begin(
             earlier, functools.partial(store.save_effects, key, budget=0))
-        ids_token = ids_from(key)
+        ids_token = ids_from(key, attempt)
         heartbeat = asyncio.create_task(_heartbeat(store, claim, journal))
         metrics.IN_FLIGHT.inc()
         try:

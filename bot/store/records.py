@@ -70,6 +70,7 @@ class VersionConflict(StoreError):
 @dataclasses.dataclass
 class _IdSource:
     seed: str
+    attempt: int = 1
     made: int = 0
     written: int = 0
 
@@ -78,13 +79,21 @@ _ids: contextvars.ContextVar[_IdSource | None] = contextvars.ContextVar(
     "nardy_ids", default=None)
 
 
-def ids_from(seed: str) -> contextvars.Token[_IdSource | None]:
+def ids_from(seed: str, attempt: int = 1) -> contextvars.Token[_IdSource | None]:
     """Make the ids :func:`new_game_id` hands out in this task follow from ``seed``
     (the update being handled, bot/edge/ops.py) until :func:`ids_done`: a retry
     of the update (after a failure, or after its worker died between saving and
     settling) makes the same lobby, game or request again, which its
-    compare-and-set on "no record yet" then refuses instead of storing twice."""
-    return _ids.set(_IdSource(seed))
+    compare-and-set on "no record yet" then refuses instead of storing twice.
+    ``attempt``: which attempt at the update this is (:func:`retrying`)."""
+    return _ids.set(_IdSource(seed, attempt))
+
+
+def retrying() -> bool:
+    """Whether the update being handled was tried before (a record it finds may
+    be its own earlier attempt's: :func:`written_here`)."""
+    source = _ids.get()
+    return source is not None and source.attempt > 1
 
 
 def ids_done(token: contextvars.Token[_IdSource | None]) -> None:

@@ -67,7 +67,7 @@ from bot.rules.taps import caught_up, tap, tapped_view
 from bot.store import VersionConflict, finished, private_boards
 from bot.store.inline_games import inline_chat_id
 from bot.store.layout import GameLimit
-from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode
+from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode, retrying
 from bot.store.saving import load_current, save_first
 
 log = logging.getLogger(__name__)
@@ -252,6 +252,8 @@ async def _applied_before(context: Context, tr: Translator, query: CallbackQuery
     noting it (bot/edge/effects.py: the note goes out with the answer): the
     record's write token is this update's, so the tap is answered as applied
     and its boards finished, never "out of date" for a step that was taken."""
+    if not retrying():  # a first attempt wrote nothing before its refusal
+        return False
     store = get_store(context)
     record = await store.load_game(chat_id, game_id)
     if record is None or not await store.written_here(record):

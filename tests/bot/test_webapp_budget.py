@@ -27,7 +27,7 @@ from bot.store import Store
 from bot.store.records import ChatSettings, settings_key
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import game_board, game_id_of, pick
-from tests.botapi.model import Chat, User
+from tests.botapi.model import Chat, Message, User
 
 
 class Hold:
@@ -112,9 +112,10 @@ async def _call(client: httpx.AsyncClient, url: str, name: str, **body: Any) -> 
     return response.json()
 
 
-async def test_a_roll_and_the_turn_after_it_edit_the_group_board_once(
-        served: tuple[World, Hold, str]) -> None:
-    world, hold, url = served
+async def _rolled_in_the_app(world: World, url: str
+                             ) -> tuple[Chat, Message, int, dict[str, Any], Any]:
+    """A game at the mover's roll, rolled from the app: its chat, its group board and
+    that board's edits before the roll, the app's request base and the roll's answer."""
     chat, mover, game = await _at_a_roll(world)
     board = game_board(world.server, chat)
     assert board is not None
@@ -124,7 +125,15 @@ async def test_a_roll_and_the_turn_after_it_edit_the_group_board_once(
         state = await _call(client, url, "state", **base)
         rolled = await _call(client, url, "action", **base, version=state["version"],
                              action="roll")
-        assert rolled["tree"] is not None  # the app shows the dice at once
+    return chat, board, edits, base, rolled
+
+
+async def test_a_roll_and_the_turn_after_it_edit_the_group_board_once(
+        served: tuple[World, Hold, str]) -> None:
+    world, hold, url = served
+    chat, board, edits, base, rolled = await _rolled_in_the_app(world, url)
+    assert rolled["tree"] is not None  # the app shows the dice at once
+    async with httpx.AsyncClient(timeout=30) as client:
         await world.idle()
         await _held(hold)  # the roll's redraw waits for the hold
         assert world.server.message(chat, board.message_id).edits == edits
@@ -149,14 +158,7 @@ async def test_a_roll_and_the_turn_after_it_edit_the_group_board_once(
 async def test_a_roll_left_without_a_turn_is_drawn_when_the_hold_ends(
         served: tuple[World, Hold, str]) -> None:
     world, hold, url = served
-    chat, mover, game = await _at_a_roll(world)
-    board = game_board(world.server, chat)
-    assert board is not None
-    edits = board.edits
-    async with httpx.AsyncClient(timeout=30) as client:
-        base = {"initData": _init(world, mover), "game": game}
-        state = await _call(client, url, "state", **base)
-        await _call(client, url, "action", **base, version=state["version"], action="roll")
+    chat, board, edits, _base, _rolled = await _rolled_in_the_app(world, url)
     await _held(hold)
     assert world.server.message(chat, board.message_id).edits == edits
     hold.released.set()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from bot.present.callbacks import ButtonAction, Callback
@@ -282,23 +283,39 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
     raise Refusal(STALE)
 
 
-WHOLE_TURNS = 8
+WHOLE_TURNS = 12
 """Up to this many distinct results of a roll are offered as whole-turn buttons."""
+RUNS = 4
+"""When a roll has more results, up to this many of its runs (one checker
+moved by the whole roll) are offered as whole-turn buttons."""
 
 
 def offered_turns(game: Game) -> tuple[TurnChoice, ...]:
-    """The whole turns offered as one-tap buttons when the turn can end in
-    2..:data:`WHOLE_TURNS` distinct positions: at its start, in
-    :func:`engine.choices.turn_choices` order; after some steps (a double's
-    four steps, or a roll with many results), every distinct way to finish
-    it from there, in the order of their texts (each a whole turn from its
+    """The whole turns offered as one-tap buttons.  At a turn's start, in
+    :func:`engine.choices.turn_choices` order: every result when the roll
+    has 2..:data:`WHOLE_TURNS`, else its first :data:`RUNS` runs (one
+    checker carried by every die: ``24/13``, the shortcut of a board app's
+    double tap; a long nardy turn is most often a step and its finish, two
+    group messages, where a run is one).  After some steps (a double's four
+    steps, or a roll with many results), every distinct way to finish it
+    from there, in the order of their texts (each a whole turn from its
     start: the steps played, then the rest).  A button carries its index;
     none otherwise."""
     turn = game.turn
     if game.phase is not Phase.MOVE or turn is None or turn.is_complete:
         return ()
-    choices = turn_choices(turn.start, turn.dice) if not turn.played else _finishes(game)
-    return choices if 2 <= len(choices) <= WHOLE_TURNS else ()
+    if turn.played:
+        choices = _finishes(game)
+        return choices if 2 <= len(choices) <= WHOLE_TURNS else ()
+    choices = turn_choices(turn.start, turn.dice)
+    if len(choices) <= WHOLE_TURNS:
+        return choices if len(choices) >= 2 else ()
+    return tuple(c for c in choices if _is_run(c.steps))[:RUNS]
+
+
+def _is_run(steps: Sequence[Step]) -> bool:
+    """One checker carried by every step of the turn."""
+    return len(steps) >= 2 and all(b.source == a.target for a, b in pairwise(steps))
 
 
 def _finishes(game: Game) -> tuple[TurnChoice, ...]:

@@ -289,7 +289,7 @@ async def test_turns_at_the_other_levels(world: World, variant: str, level: str)
     club = s.add_group("Club", members=[alice])
     await _start(world, club, alice, f"/new {variant} bot level={level}")
     driver = Driver(s, club, (alice, alice))
-    await asyncio.to_thread(driver.play, 15, stop_early=True)
+    await asyncio.to_thread(driver.play, 6, stop_early=True)  # a few turns: the game still on
     record = await chat_game(world.store, club.id)
     assert record is not None and record.options.computer == level
     assert seats.waiting_user(record) == alice.id and driver.refused == 0

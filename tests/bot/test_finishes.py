@@ -8,10 +8,11 @@ steps played so far still allow), and a finish's tap plays only its rest."""
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import pytest
 
-from bot.rules.play import WHOLE_TURNS, _whole_turn, offered_turns
+from bot.rules.play import RUNS, WHOLE_TURNS, _whole_turn, offered_turns
 from engine.choices import turn_choices
 from engine.game import Game, GameOptions, Phase
 from tests.engine.gameplay import play_random
@@ -59,3 +60,37 @@ def test_the_finishes_offered_after_a_step_are_the_engines(options: GameOptions)
                 assert done.turn is not None and done.turn.is_complete
                 assert done.turn.position == choice.position
     assert offered_somewhere > 10  # the walk above really met such turns
+
+
+def _turn_starts(options: GameOptions, seed: int) -> list[Game]:
+    """Games of random play caught at the start of a roll's turn."""
+    games = play_random(Game.new(options), random.Random(seed))
+    return [g for g in games if g.phase is Phase.MOVE and g.turn is not None
+            and not g.turn.played]
+
+
+@pytest.mark.parametrize("options", [GameOptions.long(), GameOptions.backgammon()],
+                         ids=["long", "backgammon"])
+def test_a_roll_with_many_results_offers_its_runs(options: GameOptions) -> None:
+    """At a turn's start: every result when there are 2..WHOLE_TURNS, else the
+    first RUNS turns (in turn_choices order) that carry one checker by every
+    die; each button's tap plays exactly its turn."""
+    runs_offered = 0
+    for seed in range(6):
+        for game in _turn_starts(options, seed)[:40]:
+            turn = game.turn
+            assert turn is not None
+            choices = turn_choices(turn.start, turn.dice)
+            offered = offered_turns(game)
+            if len(choices) <= WHOLE_TURNS:
+                assert offered == (choices if len(choices) >= 2 else ())
+                continue
+            runs = [c for c in choices if len(c.steps) >= 2 and all(
+                b.source == a.target for a, b in pairwise(c.steps))]
+            assert offered == tuple(runs[:RUNS])
+            runs_offered += bool(offered)
+            for index, choice in enumerate(offered):
+                done = _whole_turn(game, index)
+                assert done.turn is not None and done.turn.is_complete
+                assert done.turn.position == choice.position
+    assert runs_offered > 10  # the walk above really met such rolls

@@ -31,6 +31,7 @@ import asyncio
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,16 +39,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import fakeredis
 
+from ai import Level, Player, make_player
 from bot.edge.limits import SharedRateLimiter
+from bot.present.callbacks import ButtonAction, Callback
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
+from bot.rules.play import offered_turns
 from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.records import ChatSettings, Status, settings_key
-from engine.game import Action
+from engine.game import Action, Game, Phase
+from engine.position import Position, Step
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
+from tests.botapi.model import Message
 
 GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 THINK = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
@@ -66,6 +72,8 @@ class Tally:
     refused: int = 0
     latencies: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    by_action: Counter[str] = field(default_factory=Counter)
+    """Applied taps by the button's action (where a turn's messages go)."""
 
 
 def _group_requests(server: BotApiServer, chat_id: int) -> list[str]:
@@ -104,6 +112,8 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
     await world.tap(chat, alice, lobby, text="✋ Join")
     await world.tap(chat, bob, lobby, text="✋ Join")
     users = {alice.id: alice, bob.id: bob}
+    [record] = await store.chat_games(chat.id)
+    intent = Intent(make_player(table_of(record).game.variant, Level.MEDIUM, seed=number))
     before, pings = len(_group_requests(server, chat.id)), _pings(server, chat.id)
     started = time.perf_counter()
     for _ in range(MAX_TAPS):
@@ -111,7 +121,7 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
         if record.status is not Status.ACTIVE:
             break
         board = world.board(chat)
-        data = pick(board)
+        data = intent.pick(board, table_of(record).game)
         assert data is not None, server.transcript(chat)
         await asyncio.sleep(THINK)  # a present player looks at the board and decides
         since = server.revision
@@ -124,6 +134,7 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
             continue
         await _shown(world, chat.id, board.message_id, since)
         tally.latencies.append(time.perf_counter() - tapped)
+        tally.by_action[Callback.parse(data).action.name.lower()] += 1
         if len(tally.latencies) % 25 == 0:  # progress: a game at the budget takes minutes
             print(f"  {variant}: {len(tally.latencies)} taps, "
                   f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
@@ -135,6 +146,50 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
     tally.turns += sum(e.action is Action.MOVE for e in final.events)
     tally.messages += len(_group_requests(server, chat.id)) - before
     tally.pings += _pings(server, chat.id) - pings
+
+
+class Intent:
+    """A sensible player: knows the turn it wants (the medium computer's
+    choice for the roll) and taps the shortest way the keyboard offers to it
+    (its whole-turn button, else a step that keeps it reachable, or that
+    step's point); any other button as :func:`tests.bot.driver.pick` picks."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.wanted: dict[tuple[object, object], Position] = {}
+
+    def pick(self, board: Message, game: Game) -> str | None:
+        turn = game.turn
+        if game.phase is not Phase.MOVE or turn is None:
+            return pick(board)
+        key = (turn.start, turn.dice)
+        if key not in self.wanted:
+            self.wanted[key] = self.player.choose(turn.start, turn.dice).position
+        wanted = self.wanted[key]
+        offered = offered_turns(game)
+        buttons = [(Callback.parse(d), d) for row in board.buttons for _, d in row
+                   if d is not None and d.startswith("g:")]
+        for tap, data in buttons:
+            if tap.action is ButtonAction.TURN and offered[tap.args[0]].position == wanted:
+                return data
+        for tap, data in buttons:
+            if tap.action is ButtonAction.STEP and wanted in _ends(game.play_step(Step(*tap.args))):
+                return data
+        for tap, data in buttons:
+            if tap.action is ButtonAction.SOURCE and any(
+                    s.source == tap.args[0] and wanted in _ends(game.play_step(s))
+                    for s in game.legal_steps):
+                return data
+        return pick(board)  # Confirm (or Back, when a point's targets miss it)
+
+
+def _ends(game: Game) -> set[Position]:
+    """Every result of the turn in progress."""
+    turn = game.turn
+    assert turn is not None
+    if turn.is_complete:
+        return {turn.position}
+    return set().union(*(_ends(game.play_step(s)) for s in game.legal_steps))
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -163,6 +218,8 @@ async def main() -> None:
                   f"{tally.messages / tally.turns:>9.2f} {tally.pings:>5} {tally.refused:>6} "
                   f"{statistics.median(lat):>6.2f} {_quantile(lat, 0.95):>6.2f} "
                   f"{max(lat):>6.2f} {tally.seconds / GAMES:>7.0f}", flush=True)
+            print("  taps a turn by button: " + ", ".join(
+                f"{action} {n / tally.turns:.2f}" for action, n in tally.by_action.most_common()))
 
 
 if __name__ == "__main__":

@@ -179,8 +179,8 @@ def test_the_table_has_a_row_for_every_field_of_the_table_options() -> None:
 def test_the_bits_of_joins_already_posted_never_move() -> None:
     """Join buttons out there carry these bits: a moved bit would turn their
     cube off or their hints on."""
-    assert {o.word: o.bit for o in OPTIONS if o.bit is not None} == {
-        "cube": 0, "koks": 1, "jacoby": 2, "beavers": 3, "autoplay": 4, "hints": 5}
+    posted = {"cube": 0, "koks": 1, "jacoby": 2, "beavers": 3, "autoplay": 4, "hints": 5}
+    assert {o.word: o.bit for o in OPTIONS if o.word in posted} == posted
     join = InlineJoin.parse("ij:b:1:45:0:en")  # cube, jacoby, beavers, hints; autoplay off
     assert join.options == TableOptions(cube=True, koks=False, jacoby=True, beavers=True,
                                         autoplay=False, hints=True)
@@ -198,46 +198,48 @@ def test_playing_md_lists_every_option() -> None:
 
 
 class _Wider(TableOptions):
-    opening_reroll: bool = False
+    synthetic: bool = False
 
 
-REROLL = Option("reroll", "opening_reroll", Kind.ON_OFF, variant=Variant.BACKGAMMON,
-                engine="opening_reroll", bit=6, on="opening doubles rolled again",
-                help="reroll=on|off")
-WIDER = (*OPTIONS, REROLL)
+NEXT_BIT = max(o.bit for o in OPTIONS if o.bit is not None) + 1
+SYNTHETIC = Option("synthetic", "synthetic", Kind.ON_OFF, variant=Variant.BACKGAMMON,
+                   engine="opening_reroll", bit=NEXT_BIT, on="opening doubles rolled again",
+                   help="synthetic=on|off")
+"""A made-up option that switches the engine's opening re-roll (the model
+stands for the ``TableOptions`` field that goes with a real row)."""
+WIDER = (*OPTIONS, SYNTHETIC)
+NEW_FLAG = 1 << NEXT_BIT
 
 
 def test_a_new_on_off_option_needs_only_its_row() -> None:
-    """The engine has an opening re-roll the bot does not offer: one row makes
-    it an option of the parser, the inline Join, the captions, /help and the
-    engine's rules, and the computer plays it (the model stands for the
-    ``TableOptions`` field that goes with the row)."""
+    """One row makes an option of the parser, the inline Join, the captions,
+    /help and the engine's rules, and the computer plays it."""
     check_table(WIDER)
-    variant, values = parse_words(["bg", "reroll=on"], WIDER)
+    variant, values = parse_words(["bg", "synthetic=on"], WIDER)
     options = _Wider(**values)
-    assert variant is Variant.BACKGAMMON and options.opening_reroll
+    assert variant is Variant.BACKGAMMON and options.synthetic
     with pytest.raises(OptionError) as unknown:
         parse_words(["speed=9"], WIDER)
-    assert "reroll=…" in str(unknown.value.values["valid"])
+    assert "synthetic=…" in str(unknown.value.values["valid"])
     with pytest.raises(OptionError, match="is on or off"):
-        parse_words(["reroll=maybe"], WIDER)
+        parse_words(["synthetic=maybe"], WIDER)
 
     flags = inline_flags(options, WIDER)
-    assert flags == 1 | 16 | 64  # the cube and autoplay (on unless asked), then the new bit
-    assert from_inline_flags(str(flags), WIDER) == {
-        "cube": True, "koks": False, "jacoby": False, "beavers": False, "autoplay": True,
-        "hints": None, "opening_reroll": True}
+    assert flags == inline_flags(options) | NEW_FLAG
+    decoded = from_inline_flags(str(flags), WIDER)
+    assert decoded is not None and decoded.pop("synthetic") is True
+    assert decoded == from_inline_flags(str(inline_flags(options)))
     assert from_inline_flags(str(flags)) is None  # refused where the row is not, never lost
-    for old in range(64):  # Joins posted before it read as before, the new option off
+    for old in range(NEW_FLAG):  # Joins posted before it read as before, the new option off
         before = from_inline_flags(str(old))
-        assert before is not None
-        assert from_inline_flags(str(old), WIDER) == {**before, "opening_reroll": False}
+        if before is not None:
+            assert from_inline_flags(str(old), WIDER) == {**before, "synthetic": False}
 
     tr = translator("en")
     assert "opening doubles rolled again" in option_captions(tr, Variant.BACKGAMMON, options,
                                                              WIDER)
     assert "opening doubles rolled again" not in option_captions(tr, Variant.LONG, options, WIDER)
-    assert "reroll=on|off" in options_help(tr, WIDER)[0].split(", ")[-1]
+    assert "synthetic=on|off" in options_help(tr, WIDER)[0]
     rules = engine_rules(Variant.BACKGAMMON, options, WIDER)
     assert GameOptions(Variant.BACKGAMMON, **rules).opening_reroll
     assert "opening_reroll" not in engine_rules(Variant.LONG, options, WIDER)
@@ -246,8 +248,8 @@ def test_a_new_on_off_option_needs_only_its_row() -> None:
 
 def test_a_row_without_its_way_into_a_join_or_with_a_taken_bit_is_refused() -> None:
     with pytest.raises(ValueError, match="inline bit"):
-        Option("reroll", "opening_reroll", Kind.ON_OFF)
+        Option("synthetic", "synthetic", Kind.ON_OFF)
     with pytest.raises(ValueError, match="same bit"):
-        check_table((*OPTIONS, dataclasses.replace(REROLL, bit=5)))
+        check_table((*OPTIONS, dataclasses.replace(SYNTHETIC, bit=5)))
     with pytest.raises(ValueError, match="same word"):
-        check_table((*OPTIONS, dataclasses.replace(REROLL, word="cube", help=None)))
+        check_table((*OPTIONS, dataclasses.replace(SYNTHETIC, word="cube", help=None)))

@@ -5,26 +5,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.present.i18n import Translator
+from bot.rules.options import OPTIONS, Option
 
 
 def help_text(tr: Translator, command_lines: Sequence[str]) -> str:
     """/help: what the bot is, a line per command (from the command table,
-    :data:`bot.edge.handlers.menu.COMMANDS`), then the options and stakes."""
+    :data:`bot.edge.handlers.menu.COMMANDS`), then the options (:func:`options_help`) and
+    stakes."""
     return "\n".join([
         tr.gettext("<b>Nardy</b>: long nardy and backgammon for two players in a chat."),
         "",
         *command_lines,
         "",
-        tr.gettext("Options: stake=N (per point), match=N (points), cube=on|off, "
-                   "koks=on|off (long nardy), jacoby=on|off, beavers=on|off (backgammon)."),
-        tr.gettext("💡 hints=on: the player to move may ask for the best turns (joining such "
-                   "a game is agreeing to it; never with a stake). Games against the bot have "
-                   "hints unless hints=off."),
+        *options_help(tr),
         tr.gettext("Stakes are whole numbers in the chat's own unit. A game books points × "
                    "stake (mars 2, koks 3, gammon 2, backgammon 3, times the cube); a match "
                    "to N books N × stake once, when it ends. Ratings: the FIBS formula, per "
                    "chat and variant."),
     ])
+
+
+def options_help(tr: Translator, table: Sequence[Option] = OPTIONS) -> list[str]:
+    """``/help``'s lines about the options of ``table``: the list of those with
+    a :attr:`~bot.rules.options.Option.help`, then each one's line of its own."""
+    listed = ", ".join(tr.gettext(option.help) for option in table if option.help is not None)
+    return [tr.gettext("Options: {options}.", options=listed),
+            *(tr.gettext(option.help_line) for option in table if option.help_line is not None)]
 
 
 def rules_text(tr: Translator) -> str:

@@ -33,6 +33,7 @@ from bot.present.keyboards import join_keyboard
 from bot.present.messages import options_line, variant_name
 from bot.present.usertext import clean
 from bot.rules.inline import inline_offers
+from bot.rules.options import OPTIONS, from_inline_flags, inline_flags
 from bot.rules.refusals import Refusal
 from bot.store.records import INLINE_CHAT_BASE, GameRecord, TableOptions
 from engine.position import Variant
@@ -41,15 +42,18 @@ LOBBY_HINT = N_("Tap Join: the first two to join play each other.")
 USAGE = N_("After the bot's name you may type the game and its options, as for /new: long, "
            "backgammon, match=5, cube=off, time=1d.")
 _VARIANT_LETTERS = {Variant.LONG: "l", Variant.BACKGAMMON: "b"}
-_FLAGS = ("cube", "koks", "jacoby", "beavers", "autoplay", "hints")
-_DATA = re.compile(r"ij:([lb]):([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,3}):([a-z]{2})")  # fullmatch
+_DATA = re.compile(r"ij:([lb]):([0-9]{1,2}):([0-9]+):([0-9]{1,3}):([a-z]{2})")  # fullmatch
+# (the flags' width is the table's: bot/rules/options.py from_inline_flags)
 HOUR = 3600
+_OWN_PARTS = frozenset({"match_length", "time_control"})
+"""The options a Join carries in parts of their own (the rest: bits, or refused)."""
 
 
 @dataclass(frozen=True, slots=True)
 class InlineJoin:
     """The Join button of an inline lobby not stored yet (see the module doc):
-    the variant, the match length, the on/off options as bits (cube 1, koks 2,
+    the variant, the match length, the on/off options as bits (each option's
+    :attr:`~bot.rules.options.Option.bit` in the table: cube 1, koks 2,
     Jacoby 4, beavers 8, autoplay 16, hints 32: off unless asked for, as
     between people), the time per move in hours (0: none)
     and the language of the boards."""
@@ -61,7 +65,7 @@ class InlineJoin:
 
     def format(self) -> str:
         options = self.options
-        flags = sum(1 << i for i, name in enumerate(_FLAGS) if getattr(options, name))
+        flags = inline_flags(options)
         hours = (options.time_control or 0) // HOUR
         text = (f"{self.KIND.value}:{_VARIANT_LETTERS[self.variant]}:{options.match_length}:"
                 f"{flags}:{hours}:{self.language}")
@@ -76,16 +80,18 @@ class InlineJoin:
             raise CallbackDataError(f"not inline Join data: {text!r}")
         letter, match, flags, hours, language = found.groups()
         variant = next(v for v, code in _VARIANT_LETTERS.items() if code == letter)
-        bits = int(flags)
-        if bits >= 1 << len(_FLAGS) or not 1 <= int(match) <= 25 or int(hours) > 14 * 24 \
+        on_off = from_inline_flags(flags)
+        if on_off is None or not 1 <= int(match) <= 25 or int(hours) > 14 * 24 \
                 or language not in LANGUAGES:
             raise CallbackDataError(f"not inline Join data: {text!r}")
-        cube, koks, jacoby, beavers, autoplay, hints = (bool(bits >> i & 1)
-                                                         for i in range(len(_FLAGS)))
-        return cls(variant, TableOptions(match_length=int(match), cube=cube, koks=koks,
-                                         jacoby=jacoby, beavers=beavers, autoplay=autoplay,
-                                         hints=hints or None,
+        return cls(variant, TableOptions(match_length=int(match), **on_off,
                                          time_control=int(hours) * HOUR or None), language)
+
+
+_LOST = [o.word for o in OPTIONS
+         if o.bit is None and o.inline_refusal is None and o.field not in _OWN_PARTS]
+if _LOST:  # pragma: no cover - an option no Join carries would be lost on its Join
+    raise RuntimeError(f"options with no way into an inline Join: {_LOST}")
 
 
 def _lobby_result(tr: Translator, variant: Variant, options: TableOptions

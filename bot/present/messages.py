@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -52,9 +53,10 @@ from bot.rules.booking import outcome
 from bot.rules.hints import can_hint, hints_allowed
 from bot.rules.lobby import VARIANTS, awaits_start
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
+from bot.rules.options import OPTIONS, Kind, Option
 from bot.rules.play import may_double, offered_turns, resign_cost, resign_options
 from bot.rules.seats import player_on, seat_of, waiting_side
-from bot.store.records import GameRecord, Status
+from bot.store.records import GameRecord, Status, TableOptions
 from engine.choices import forced_turn
 from engine.game import Action, Game, Phase
 from engine.notation import format_turn
@@ -90,30 +92,33 @@ def _name(record: GameRecord, side: Side) -> str:
 
 
 def options_line(tr: Translator, record: GameRecord) -> str:
-    options = record.options
+    """A game's options in words, as its lobby and board show them: "match to
+    5 · cube off" (each option's captions in :data:`bot.rules.options.OPTIONS`)."""
+    return " · ".join(option_captions(tr, record.variant, record.options))
+
+
+def option_captions(tr: Translator, variant: Variant, options: TableOptions,
+                    table: Sequence[Option] = OPTIONS) -> list[str]:
+    """The captions of ``options`` in ``variant``, in the table's order (the
+    match length first): a number or a time when not its default, an on/off
+    option's caption for its value (none for the value it has unless asked
+    otherwise, when the table says which)."""
     parts = []
-    if options.match_length > 1:
-        parts.append(tr.gettext("match to {n}", n=options.match_length))
-    if options.stake_per_point:
-        parts.append(tr.gettext("stake {n} per point", n=options.stake_per_point))
-    if record.variant is Variant.BACKGAMMON:
-        parts.append(tr.gettext("cube on") if options.cube else tr.gettext("cube off"))
-        if options.jacoby:
-            parts.append(tr.gettext("Jacoby rule"))
-        if options.beavers:
-            parts.append(tr.gettext("beavers"))
-    elif options.koks:
-        parts.append(tr.gettext("koks counts triple"))
-    if options.time_control is not None:
-        parts.append(tr.gettext("{time} per move", time=duration(tr, options.time_control)))
-    if not options.autoplay:
-        parts.append(tr.gettext("forced turns by hand"))
-    # hints only when they differ from the default (on against the bot, off between people)
-    if options.hints and options.computer is None:
-        parts.append("💡 " + tr.gettext("hints on"))
-    elif options.hints is False and options.computer is not None:
-        parts.append(tr.gettext("no hints"))
-    return " · ".join(parts)
+    for option in sorted(table, key=lambda o: not o.leads_caption):
+        value = getattr(options, option.field)
+        if option.variant not in (None, variant) or value is None:
+            continue
+        if option.kind is Kind.NUMBER and option.on is not None and value != option.default:
+            parts.append(tr.gettext(option.on, n=value))
+        elif option.kind is Kind.TIME and option.on is not None:
+            parts.append(tr.gettext(option.on, time=duration(tr, value)))
+        elif option.kind is Kind.ON_OFF and (option.usual is None
+                                             or value != option.usual(options)):
+            if value and option.on is not None:
+                parts.append(option.mark + tr.gettext(option.on))
+            elif not value and option.off is not None:
+                parts.append(tr.gettext(option.off))
+    return parts
 
 
 def _dice_lines(tr: Translator, record: GameRecord) -> list[str]:

@@ -39,6 +39,7 @@ from bot.rules.fairplay import Dealer
 from bot.rules.hints import TOP, HintQuestion, Ranked
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
+from bot.rules.options import computer_fields
 from bot.rules.play import apply_game, may_double
 from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
@@ -86,9 +87,14 @@ def computer_seat(record: GameRecord) -> Player | None:
 def computer_options(options: TableOptions, level: Level) -> TableOptions:
     """A game against the computer: never staked, no clock (it never runs
     out of time, and nobody waits for a person against a machine), no
-    beavers (it never beavers, and answers no beaver)."""
-    return options.model_copy(update={"stake_per_point": 0, "time_control": None,
-                                      "beavers": False, "computer": level.value})
+    beavers (it never beavers, and answers no beaver): each option's
+    :attr:`~bot.rules.options.Option.computer` in the table.
+
+    >>> computer_options(TableOptions(stake_per_point=5, beavers=True, jacoby=True),
+    ...                  Level.EASY).model_dump(include={"stake_per_point", "beavers", "jacoby"})
+    {'stake_per_point': 0, 'jacoby': True, 'beavers': False}
+    """
+    return options.model_copy(update={**computer_fields(), "computer": level.value})
 
 
 def seat_computer(lobby: GameRecord, level: Level, name: str, person: Player,

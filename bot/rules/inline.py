@@ -19,17 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import N_
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import VARIANTS, apply_lobby, new_lobby
-from bot.rules.options import OptionError, engine_options, parse_new_args
+from bot.rules.options import OptionError, engine_options, inline_refusal, parse_new_args
 from bot.rules.refusals import STALE, Refusal
 from bot.store.records import GameRecord, Status, TableOptions
 from engine.position import Variant
-
-NO_STAKE = N_("Inline games have no chat ledger, so they are never staked. Play for stakes "
-              "with /new in a group with the bot.")
-NO_COMPUTER = N_("To play the bot, send /new bot in our private chat.")
 
 
 def inline_offers(words: Sequence[str]) -> list[tuple[Variant, TableOptions]]:
@@ -50,10 +45,9 @@ def inline_offers(words: Sequence[str]) -> list[tuple[Variant, TableOptions]]:
 Play for stakes with /new in a group with the bot.
     """
     variant, options = parse_new_args(words)
-    if any(word.strip().lower().startswith("stake=") for word in words):
-        raise Refusal(NO_STAKE)
-    if options.computer is not None:
-        raise Refusal(NO_COMPUTER)
+    why = inline_refusal(words, options)  # stake=, the computer (bot/rules/options.py)
+    if why is not None:
+        raise Refusal(why)
     offers: list[tuple[Variant, TableOptions]] = []
     refused: OptionError | None = None
     for each in [variant] if variant is not None else VARIANTS:
@@ -75,8 +69,9 @@ def inline_lobby(inline_message_id: str, chat_id: int, variant: Variant, options
     ``pictures``: its game's boards are pictures (a media chat is configured),
     decided now for the game's whole life (``board_photo``); ``game_id``: the
     message's lobby id (bot/store/inline_games.py), the same however it is made."""
-    if options.stake_per_point or options.computer is not None:
-        raise Refusal(NO_STAKE if options.stake_per_point else NO_COMPUTER)
+    why = inline_refusal((), options)
+    if why is not None:
+        raise Refusal(why)
     lobby = new_lobby(chat_id, None, variant, options, creator, dealer)
     return lobby.model_copy(update={"inline_message_id": inline_message_id,
                                     "board_photo": pictures, "game_id": game_id})

@@ -1,11 +1,23 @@
 """The options of a game table: ``/new`` arguments parsed, the chat's clock
 added, and the engine's rules they ask for (or :class:`OptionError`).
+
+Every option is one row of :data:`OPTIONS`: its word, the ``TableOptions``
+field it sets, how its value is written, the engine's rule it becomes, its
+bit in an inline Join, its captions and its part of ``/help``, and what a
+game against the computer does with it.  The parser, the inline codec
+(:class:`bot.present.inline.InlineJoin`), the captions
+(:func:`bot.present.messages.options_line`), ``/help``
+(:func:`bot.present.help.help_text`) and the computer
+(:func:`bot.rules.computer.computer_options`) read that table and list no
+option of their own (docs/architecture.md, "Adding a game option").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from bot.present.i18n import N_
@@ -21,31 +33,175 @@ class OptionError(Refusal):
     """A /new option that does not parse."""
 
 
+class Kind(Enum):
+    """How an option's value is written after its ``word=``."""
+
+    ON_OFF = "on|off"  # also yes/no, 1/0
+    NUMBER = "N"  # a whole number from Option.low to Option.high
+    TIME = "time"  # a time per move: 12h, 1d, none (bot/rules/deadlines.py)
+    LEVEL = "level"  # the computer's level: easy, medium, strong
+
+
+class VsComputer(Enum):
+    """What a game against the computer does with an option."""
+
+    KEPT = "kept"  # as asked
+    REFUSED = "refused"  # asking for it is refused (COMPUTER_UNSTAKED); the game has the default
+    DROPPED = "dropped"  # the computer does not play it: the game has the default whatever asked
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One ``/new`` option, as everything that reads options sees it."""
+
+    word: str
+    """What ``/new`` calls it: ``cube`` in ``cube=off``."""
+    field: str
+    """The :class:`TableOptions` field it sets."""
+    kind: Kind
+    low: int = 0
+    high: int = 0
+    """A number's range."""
+    example: str = ""
+    """A number's example in its error message."""
+    invalid: str = ""
+    """The msgid for a value that does not parse (a time, a level; on/off and
+    numbers have their kind's)."""
+    unasked: bool | None = None
+    """The value ``/new`` gives when the option is not asked for, when that is
+    not the field's default (koks: off in new games, on in records saved
+    before it was an option); None: the field's default."""
+    variant: Variant | None = None
+    """The only variant it belongs to: its engine rule and captions are that
+    variant's alone (None: both)."""
+    elsewhere: str | None = None
+    """The msgid refusing it when on in the other variant (None: ignored there)."""
+    engine: str | None = None
+    """The :class:`GameOptions` keyword it becomes (None: not an engine rule)."""
+    bit: int | None = None
+    """An on/off option's bit in an inline Join's flags (``ij:…``).  Joins
+    already posted carry these bits: never move or reuse one; a new option
+    takes the next free bit."""
+    inline_off: bool | None = False
+    """What a Join's cleared bit decodes to (hints: None, the default, which
+    between people is off)."""
+    inline_refusal: str | None = None
+    """The msgid refusing it in an inline game (asked for, or not its
+    default); None: it travels in the Join (a bit, or its own part)."""
+    on: str | None = None
+    """The msgid of its caption when on (an on/off option), or when not its
+    default (a number: ``{n}``, a time: ``{time}``)."""
+    off: str | None = None
+    """The msgid of an on/off option's caption when off."""
+    mark: str = ""
+    """Put before its ``on`` caption."""
+    usual: Callable[[TableOptions], bool] | None = None
+    """The value an on/off option has unless asked otherwise, which its
+    captions leave out (None: it shows either value it has a caption for)."""
+    leads_caption: bool = False
+    """Its caption comes before the others' (the match length)."""
+    help: str | None = None
+    """The msgid of its part of ``/help``'s list of options (``word=values (note)``)."""
+    help_line: str | None = None
+    """The msgid of a ``/help`` line of its own, after the list."""
+    computer: VsComputer = VsComputer.KEPT
+    """What a game against the computer does with it."""
+
+    def __post_init__(self) -> None:
+        if self.kind is Kind.ON_OFF and self.bit is None and self.inline_refusal is None:
+            raise ValueError(f"option {self.word}: an on/off option needs its inline bit "
+                             "(or a reason inline games refuse it)")
+        if self.bit is not None and self.kind is not Kind.ON_OFF:
+            raise ValueError(f"option {self.word}: only on/off options have an inline bit")
+        if self.help is not None and not self.help.startswith(f"{self.word}="):
+            raise ValueError(f"option {self.word}: its help starts {self.word}=")
+
+    @property
+    def default(self) -> Any:
+        """The field's default (what a game has that never asked)."""
+        return TableOptions.model_fields[self.field].default
+
+    def asked(self, args: Sequence[str]) -> bool:
+        """Whether ``args`` (``/new``'s words) give this option a value."""
+        return any(arg.strip().lower().startswith(f"{self.word}=") for arg in args)
+
+
+def check_table(table: Sequence[Option]) -> None:
+    """``ValueError`` unless each option of ``table`` has a word, a field and
+    an inline bit of its own."""
+    for what in ("word", "field", "bit"):
+        taken = [getattr(o, what) for o in table if getattr(o, what) is not None]
+        if len(taken) != len(set(taken)):
+            raise ValueError(f"two options have the same {what}: {taken}")
+
+
+def _hints_usual(options: TableOptions) -> bool:
+    return options.computer is not None  # on against the computer, off between people
+
+
+NO_STAKE = N_("Inline games have no chat ledger, so they are never staked. Play for stakes "
+              "with /new in a group with the bot.")
+NO_COMPUTER = N_("To play the bot, send /new bot in our private chat.")
+MAX_MATCH = 25
+MAX_STAKE = 1_000_000
+BACKGAMMON_CUBE_RULES = N_("Jacoby and beavers are backgammon cube rules.")
+
+OPTIONS: tuple[Option, ...] = (
+    Option("stake", "stake_per_point", Kind.NUMBER, low=0, high=MAX_STAKE, example="stake=10",
+           inline_refusal=NO_STAKE, on=N_("stake {n} per point"),
+           help=N_("stake=N (per point)"), computer=VsComputer.REFUSED),
+    Option("match", "match_length", Kind.NUMBER, low=1, high=MAX_MATCH, example="match=5",
+           on=N_("match to {n}"), leads_caption=True, help=N_("match=N (points)")),
+    Option("cube", "cube", Kind.ON_OFF, variant=Variant.BACKGAMMON, engine="cube", bit=0,
+           on=N_("cube on"), off=N_("cube off"), help=N_("cube=on|off")),
+    Option("koks", "koks", Kind.ON_OFF, unasked=False, variant=Variant.LONG,
+           elsewhere=N_("Koks is a long nardy rule."), engine="koks", bit=1,
+           on=N_("koks counts triple"), help=N_("koks=on|off (long nardy)")),
+    Option("jacoby", "jacoby", Kind.ON_OFF, variant=Variant.BACKGAMMON,
+           elsewhere=BACKGAMMON_CUBE_RULES, engine="jacoby", bit=2, on=N_("Jacoby rule"),
+           help=N_("jacoby=on|off")),
+    Option("beavers", "beavers", Kind.ON_OFF, variant=Variant.BACKGAMMON,
+           elsewhere=BACKGAMMON_CUBE_RULES, engine="beavers", bit=3, on=N_("beavers"),
+           help=N_("beavers=on|off (backgammon)"), computer=VsComputer.DROPPED),
+    Option("time", "time_control", Kind.TIME,
+           invalid=N_("time is the limit per move, 1h to 14d: time=12h, time=1d, time=3d or "
+                      "time=none."),
+           on=N_("{time} per move"), computer=VsComputer.REFUSED),
+    Option("level", "computer", Kind.LEVEL, invalid=N_("level is easy, medium or strong."),
+           inline_refusal=NO_COMPUTER),
+    Option("autoplay", "autoplay", Kind.ON_OFF, bit=4, off=N_("forced turns by hand")),
+    Option("hints", "hints", Kind.ON_OFF, bit=5, inline_off=None, on=N_("hints on"), mark="💡 ",
+           off=N_("no hints"), usual=_hints_usual,
+           help_line=N_("💡 hints=on: the player to move may ask for the best turns (joining "
+                        "such a game is agreeing to it; never with a stake). Games against the "
+                        "bot have hints unless hints=off.")),
+)
+"""Every ``/new`` option, in the order ``/help`` and the list of valid options
+name them.  Adding one: docs/architecture.md, "Adding a game option"."""
+check_table(OPTIONS)
+
+
 _BOOL = {"on": True, "off": False, "yes": True, "no": False, "1": True, "0": False}
 VARIANT_WORDS = {
     "long": Variant.LONG, "nardy": Variant.LONG, "l": Variant.LONG,
     "backgammon": Variant.BACKGAMMON, "bg": Variant.BACKGAMMON, "short": Variant.BACKGAMMON,
     "b": Variant.BACKGAMMON,
 }
-OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time", "level",
-                "autoplay", "hints")
+OPTION_NAMES = tuple(option.word for option in OPTIONS)
 COMPUTER_WORDS = frozenset({"bot", "computer", "ai"})
 LEVEL_WORDS = ("easy", "medium", "strong")
 COMPUTER_UNSTAKED = N_("Games against the bot are never staked and have no clock: leave out "
                        "stake= and time=.")
 HINTS_UNSTAKED = N_("A game with hints is practice and is never staked: leave out stake= or "
                     "hints=on.")
-MAX_MATCH = 25
-MAX_STAKE = 1_000_000
 
 
 def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, TableOptions]:
     """``/new`` arguments: an optional variant word and ``name=value`` options.
 
-    >>> parse_new_args(["backgammon", "match=7", "cube=off"])
-    (<Variant.BACKGAMMON: 'backgammon'>, TableOptions(stake_per_point=0, match_length=7, \
-cube=False, koks=False, jacoby=False, beavers=False, time_control=None, computer=None, \
-autoplay=True, hints=None))
+    >>> variant, options = parse_new_args(["backgammon", "match=7", "cube=off"])
+    >>> variant, options.match_length, options.cube, options.koks, options.stake_per_point
+    (<Variant.BACKGAMMON: 'backgammon'>, 7, False, False, 0)
     >>> parse_new_args(["long", "bot", "level=strong"])[1].computer
     'strong'
     >>> parse_new_args(["speed=9"])
@@ -53,8 +209,17 @@ autoplay=True, hints=None))
     ...
     bot.rules.options.OptionError: Unknown option {option}. Valid options: {valid}.
     """
+    variant, values = parse_words(args)
+    return variant, TableOptions(**values)
+
+
+def parse_words(args: Sequence[str], table: Sequence[Option] = OPTIONS
+                ) -> tuple[Variant | None, dict[str, Any]]:
+    """:func:`parse_new_args` with the options of ``table``: the variant and
+    the fields the words set (the rest keep their defaults)."""
+    by_word = {option.word: option for option in table}
     variant: Variant | None = None
-    values: dict[str, Any] = {"koks": False}
+    values: dict[str, Any] = {o.field: o.unasked for o in table if o.unasked is not None}
     for arg in args:
         word = arg.strip().lower()
         if word in VARIANT_WORDS and "=" not in word:
@@ -64,39 +229,41 @@ autoplay=True, hints=None))
             values.setdefault("computer", "medium")
             continue
         name, sep, value = word.partition("=")
-        if not sep or name not in OPTION_NAMES:
+        if not sep or name not in by_word:
             raise OptionError(N_("Unknown option {option}. Valid options: {valid}."),
                               option=clean(arg, ARGUMENT_LIMIT), valid=", ".join(
-                                  ["long", "backgammon", "bot"] + [f"{n}=…" for n in OPTION_NAMES]))
-        if name in ("stake", "match"):
-            limit = MAX_STAKE if name == "stake" else MAX_MATCH
-            if not re.fullmatch(r"[0-9]{1,7}", value) or not (name == "stake" or int(value) >= 1) \
-                    or int(value) > limit:
-                raise OptionError(N_("{option} needs a whole number from {low} to {high}, "
-                                     "for example {example}."),
-                                  option=name, low=0 if name == "stake" else 1, high=limit,
-                                  example="stake=10" if name == "stake" else "match=5")
-            values["stake_per_point" if name == "stake" else "match_length"] = int(value)
-        elif name == "level":
-            if value not in LEVEL_WORDS:
-                raise OptionError(N_("level is easy, medium or strong."))
-            values["computer"] = value
-        elif name == "time":
-            try:
-                values["time_control"] = deadlines.parse_time_control(value)
-            except deadlines.TimeControlError:
-                raise OptionError(N_("time is the limit per move, 1h to 14d: time=12h, time=1d, "
-                                     "time=3d or time=none.")) from None
-        else:
-            if value not in _BOOL:
-                raise OptionError(N_("{option} is on or off."), option=name)
-            values[name] = _BOOL[value]
-    if "computer" in values and any(a.strip().lower().startswith(("stake=", "time="))
-                                    for a in args):
+                                  ["long", "backgammon", "bot"] + [f"{o.word}=…" for o in table]))
+        option = by_word[name]
+        values[option.field] = _value(option, value)
+    if "computer" in values and any(o.asked(args) for o in table
+                                    if o.computer is VsComputer.REFUSED):
         raise OptionError(COMPUTER_UNSTAKED)
     if values.get("hints") and values.get("stake_per_point"):
         raise OptionError(HINTS_UNSTAKED)
-    return variant, TableOptions(**values)
+    return variant, values
+
+
+def _value(option: Option, value: str) -> object:
+    """The value ``option=value`` sets, or :class:`OptionError`."""
+    if option.kind is Kind.NUMBER:
+        if not re.fullmatch(r"[0-9]{1,7}", value) or not option.low <= int(value) <= option.high:
+            raise OptionError(N_("{option} needs a whole number from {low} to {high}, "
+                                 "for example {example}."),
+                              option=option.word, low=option.low, high=option.high,
+                              example=option.example)
+        return int(value)
+    if option.kind is Kind.LEVEL:
+        if value not in LEVEL_WORDS:
+            raise OptionError(option.invalid)
+        return value
+    if option.kind is Kind.TIME:
+        try:
+            return deadlines.parse_time_control(value)
+        except deadlines.TimeControlError:
+            raise OptionError(option.invalid) from None
+    if value not in _BOOL:
+        raise OptionError(N_("{option} is on or off."), option=option.word)
+    return _BOOL[value]
 
 
 def with_chat_clock(args: Sequence[str], options: TableOptions, default: int | None
@@ -118,18 +285,64 @@ def engine_options(variant: Variant, options: TableOptions) -> GameOptions:
     combinations the rules do not have."""
     match = options.match_length if options.match_length > 1 else 0
     try:
-        if variant is Variant.LONG:
-            if options.jacoby or options.beavers:
-                raise OptionError(N_("Jacoby and beavers are backgammon cube rules."))
-            return GameOptions.long(koks=options.koks, match_length=match)
-        if options.koks:
-            raise OptionError(N_("Koks is a long nardy rule."))
-        if (options.jacoby or options.beavers) and match:
-            raise OptionError(N_("Jacoby and beavers are for single games, not matches."))
-        if (options.jacoby or options.beavers) and not options.cube:
-            raise OptionError(N_("Jacoby and beavers need the cube."))
-        return GameOptions.backgammon(cube=options.cube, jacoby=options.jacoby,
-                                        beavers=options.beavers, match_length=match)
-    except GameError as error:  # pragma: no cover - the checks above come first
+        return GameOptions(variant, match_length=match, **engine_rules(variant, options))
+    except GameError as error:  # pragma: no cover - engine_rules checks first
         raise OptionError(N_("These options do not go together: {reason}"),
                           reason=str(error)) from None
+
+
+def engine_rules(variant: Variant, options: TableOptions, table: Sequence[Option] = OPTIONS
+                 ) -> dict[str, Any]:
+    """The :class:`GameOptions` keywords ``options`` ask for in ``variant``
+    (but the match length); :class:`OptionError` for an option of the other
+    variant, or for rules that do not go together."""
+    for option in table:
+        if option.elsewhere and option.variant is not variant and getattr(options, option.field):
+            raise OptionError(option.elsewhere)
+    rules = {o.engine: getattr(options, o.field) for o in table
+             if o.engine is not None and o.variant in (None, variant)}
+    if rules.get("jacoby") or rules.get("beavers"):
+        if options.match_length > 1:
+            raise OptionError(N_("Jacoby and beavers are for single games, not matches."))
+        if not rules.get("cube"):
+            raise OptionError(N_("Jacoby and beavers need the cube."))
+    return rules
+
+
+def inline_flags(options: TableOptions, table: Sequence[Option] = OPTIONS) -> int:
+    """The on/off options of ``options`` as an inline Join's flags (each its
+    :attr:`Option.bit`)."""
+    return sum(1 << o.bit for o in table if o.bit is not None and getattr(options, o.field))
+
+
+def from_inline_flags(digits: str, table: Sequence[Option] = OPTIONS) -> dict[str, Any] | None:
+    """The fields an inline Join's flags (``digits``, as :func:`inline_flags`
+    wrote them) set: every on/off option of ``table``; None for flags no
+    Join of ``table`` has (a bit no option has, or too many digits).
+
+    >>> {field: on for field, on in from_inline_flags("17").items() if on}
+    {'cube': True, 'autoplay': True}
+    >>> from_inline_flags(str(1 << 40)) is None, from_inline_flags("0" * 40 + "1") is None
+    (True, True)
+    """
+    known = sum(1 << o.bit for o in table if o.bit is not None)
+    if not re.fullmatch(r"[0-9]+", digits) or len(digits) > len(str(known)) or int(digits) & ~known:
+        return None
+    bits = int(digits)
+    return {o.field: True if bits >> o.bit & 1 else o.inline_off for o in table
+            if o.bit is not None}
+
+
+def inline_refusal(args: Sequence[str], options: TableOptions,
+                   table: Sequence[Option] = OPTIONS) -> str | None:
+    """Why an inline game cannot have ``options`` (a msgid), None if it can:
+    an option inline games refuse asked for in ``args``, or not its default."""
+    return next((o.inline_refusal for o in table if o.inline_refusal is not None
+                 and (o.asked(args) or getattr(options, o.field) != o.default)), None)
+
+
+def computer_fields(table: Sequence[Option] = OPTIONS) -> dict[str, Any]:
+    """The fields a game against the computer always has: the default of
+    every option it refuses or does not play."""
+    return {o.field: o.default for o in table if o.computer is not VsComputer.KEPT}
+

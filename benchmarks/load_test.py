@@ -8,7 +8,7 @@ database (bench_redis.py) is FLUSHED first).
 
 ``--faults`` runs on a local Redis Cluster that the test starts itself (3
 masters, 3 replicas, ``cluster-node-timeout`` :data:`NODE_TIMEOUT_MS`:
-tests/store/cluster.py) with ``REDIS_CLUSTER=1`` workers, and while the games
+tests/bot/store/cluster.py) with ``REDIS_CLUSTER=1`` workers, and while the games
 are played kills a worker (SIGKILL, started again a second later) and a
 master (SIGKILL: its replica takes over; the node is started again and rejoins
 as a replica), in turn.  It prints games finished, taps unanswered after 10 s,
@@ -427,7 +427,7 @@ def main() -> None:
     global STARTED
     cluster = None
     if ARGS.faults:
-        from tests.store.cluster import LocalCluster
+        from tests.bot.store.cluster import LocalCluster
 
         cluster = LocalCluster.start(Path(tempfile.mkdtemp(prefix="nardy-load-")), replicas=1,
                                      node_timeout=NODE_TIMEOUT_MS)

@@ -1,7 +1,7 @@
 """Shared fixtures: an async Redis client and a Store on it.
 
 `redis` is an in-process fakeredis (with Lua) by default and the real server
-when REDIS_URL is set (CI: redis://127.0.0.1:6379/15); tests/store/ adds a
+when REDIS_URL is set (CI: redis://127.0.0.1:6379/15); tests/bot/store/ adds a
 local Redis Cluster.  Either way it starts empty and is flushed after the test.
 Never point REDIS_URL at a database that holds anything you want to keep.
 """
@@ -34,14 +34,14 @@ async def open_test_redis(backend: str) -> aioredis.Redis:
 
 @pytest.fixture
 def redis_backend() -> str:
-    """Which Redis the `redis` fixture uses; tests/store/ parametrises it."""
+    """Which Redis the `redis` fixture uses; tests/bot/store/ parametrises it."""
     return "real" if REDIS_URL else "fake"
 
 
 @pytest.fixture
 async def redis(redis_backend: str, request: pytest.FixtureRequest) -> AsyncIterator[RedisClient]:
     client: RedisClient
-    if redis_backend == "cluster":  # a session-wide local cluster: tests/store/conftest.py
+    if redis_backend == "cluster":  # a session-wide local cluster: tests/bot/store/conftest.py
         client = await request.getfixturevalue("redis_cluster").client()
     else:
         client = await open_test_redis(redis_backend)

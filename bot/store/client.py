@@ -57,7 +57,7 @@ async def hset_expiring(redis: RedisClient, key: str, mapping: Mapping[str, Any]
     A Lua script on the key's one slot, not a MULTI/EXEC pipeline: redis-py's
     async cluster client runs a transaction pipeline through ``asyncio.run``
     in a thread it joins on the caller's loop, which deadlocked a worker for
-    good in a master failover (issue 22; tests/store/test_failover.py)."""
+    good in a master failover (issue 22; tests/bot/store/test_failover.py)."""
     if not mapping:
         return
     pairs = [part for name, value in mapping.items() for part in (name, value)]

@@ -128,7 +128,7 @@ class Store:
         records expire while it holds only a lobby, and are kept once its game
         starts (the lobby itself expires by its placement, bot/store/layout.py)."""
         # one round trip; each step stands alone (no transaction: unsafe on an
-        # async cluster client, tests/store/test_unsafe_redis.py)
+        # async cluster client, tests/bot/store/test_unsafe_redis.py)
         pipe = self.redis.pipeline(transaction=False)
         for name in (self.keys.record(settings_key(chat_id)), self.keys.chat(chat_id, "slots")):
             if ttl is None:

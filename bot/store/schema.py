@@ -27,7 +27,7 @@ even after the mark: a worker of the old release (a mixed deploy, a
 rollback) may write schema 1 records again, and they move the next time
 their chat or game is looked at.  A game both touched does not fork: the
 move renames its old key away, so the old worker's compare-and-set finds no
-record there and is refused (tests/store/test_mixed_deploys.py).
+record there and is refused (tests/bot/store/test_mixed_deploys.py).
 """
 
 from __future__ import annotations

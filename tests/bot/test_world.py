@@ -3,7 +3,7 @@ time: ``World.idle`` (tests/bot/conftest.py) waits until every update sent
 was fetched, queued and handled, however late a loaded machine gets to it.
 (It used to return once nothing had changed for 50 ms: under load, a command
 whose update had not reached the bot yet looked answered by nothing, and
-tests/bot/test_user_input.py's hostile-arguments test failed now and then.)"""
+tests/bot/edge/handlers/test_user_input.py's hostile-arguments test failed now and then.)"""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.bot.conftest import World
-from tests.bot.test_handlers import _setup
+from tests.bot.edge.handlers.test_handlers import _setup
 
 
 async def test_idle_waits_for_an_update_the_bot_fetches_late(

@@ -1,6 +1,7 @@
 """Inline mode of the local Bot API: inline queries, chosen results, inline messages.
 
-Mixed into :class:`tests.botapi.server.BotApiServer`.  The flow Telegram has:
+Mixed into :class:`tests.botapi.server.BotApiServer` (beside the other concerns, over
+:class:`tests.botapi.core.ServerCore`).  The flow Telegram has:
 
 1. A user types ``@bot <query>`` in some chat (:meth:`InlineMode.user_inline_query`):
    the bot gets an ``inline_query`` update (the chat's *type* only, never its id)
@@ -39,7 +40,7 @@ from tests.botapi.model import (
 )
 
 if TYPE_CHECKING:
-    from tests.botapi.server import _ChatState
+    from tests.botapi.core import _ChatState
 
 MAX_RESULTS = 50
 MAX_RESULT_ID = 64  # bytes
@@ -91,7 +92,7 @@ class InlineMode:
     def user_chat(self, first: User, second: User) -> Chat:
         """A private chat between two users, which the bot is not in: it cannot post
         there (400 chat not found) and sees nothing of it; inline mode works there."""
-        from tests.botapi.server import _ChatState
+        from tests.botapi.core import _ChatState
 
         with self._cond:
             chat_id = self._next_dialog_id
@@ -220,7 +221,7 @@ class InlineMode:
                 data = response.read()
         except OSError:
             raise bad_request("failed to get HTTP URL content") from None
-        from tests.botapi.server import _with_image_size
+        from tests.botapi.media import _with_image_size
 
         stored = _with_image_size(self._new_file(data, None, "image/png"))  # type: ignore[attr-defined]
         self._files[stored.file_id] = stored  # type: ignore[attr-defined]
@@ -235,7 +236,7 @@ class InlineMode:
         return self._fetch(str(result.get("photo_url")))
 
     def _m_answer_inline_query(self, params: JSON, files: dict[str, StoredFile]) -> bool:
-        from tests.botapi.server import QUERY_TOO_OLD
+        from tests.botapi.callbacks import QUERY_TOO_OLD
 
         with self._cond:
             handle = self._inline_queries.get(str(params.get("inline_query_id")))

@@ -273,7 +273,7 @@ def redrawn(server: BotApiServer, chat: Chat, board: Any, since: int) -> bool:
 
 def test_a_private_board_opens_the_app(tmp_path: Path, driver: Any) -> None:
     """A board in a private chat has the app's button too (a ``web_app`` one with an
-    HTTPS ``WEBAPP_URL``, tests/bot/test_webapp.py; here, with the test's plain http
+    HTTPS ``WEBAPP_URL``, tests/bot/edge/test_webapp.py; here, with the test's plain http
     address, the Direct Link); the app plays against the computer, which answers."""
     port = free_port()
     with BotApiServer() as server:

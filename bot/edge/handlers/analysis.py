@@ -21,7 +21,7 @@ for that one), in a pool of its own (:func:`bot.edge.handlers.computer.analysis_
 so the computer's moves and hints never wait behind an analysis; and a
 request waiting for one gives its update slot back (:func:`_give_slot_back`),
 so requests waiting for analyses never hold the slots other chats' taps
-need (tests/bot/test_thinking.py).  A new
+need (tests/bot/edge/handlers/test_thinking.py).  A new
 analysis is started only within :data:`MAX_PER_CHAT` in flight for the chat
 it is asked in and :data:`MAX_PER_USER` for whoever asks (per worker); beyond
 that the asker is told to ask again later (:func:`refusal`).

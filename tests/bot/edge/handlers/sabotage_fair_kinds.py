@@ -1,0 +1,95 @@
+"""Each fix of issue 25 undone in turn: which tests of test_fair_kinds.py fail.
+
+Run ``python tests/bot/edge/handlers/sabotage_fair_kinds.py [S3 S7 …]`` in a clean work
+tree: each entry of :data:`SABOTAGES` replaces one piece of the bot's code by
+what it was before its fix (or breaks it), runs the tests of each kind of
+game, prints the ones that failed and puts the file back.  Not collected by
+pytest (it edits the source tree).
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[4]
+TESTS = "tests/bot/edge/handlers/test_fair_kinds.py"
+KINDS = ["test_a_group_lobby", "test_a_game_against_the_computer_waits_for_start",
+         "test_a_rematch_against_the_computer_waits_for_start",
+         "test_a_matchs_next_game_keeps_the_first_games_tap",
+         "test_an_invitation_waits_for_a_players_start",
+         "test_an_inline_game_waits_for_start_after_the_second_join",
+         "test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify",
+         "test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap",
+         "test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game"]
+FAIR = "bot/edge/handlers/fair.py"
+SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
+    "S1 no never-edited commitment message": [(
+        FAIR, "    state = fresh_commitment(old, new)\n", "    return\n")],
+    "S2 tap id not mixed in": [(
+        "bot/rules/fairplay.py",
+        "        items = (*items[:MAX_ITEMS - 1], str(EntropyItem(label, tap_id[:256])))\n",
+        "        pass\n")],
+    "S3 computer game rolls at /new (its update id)": [(
+        "bot/edge/handlers/commands.py",
+        "lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person)",
+        "lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person, "
+        "get_dealer(context).tapped(str(update.update_id)))")],
+    "S4 computer rematch starts at once": [(
+        "bot/rules/aftergame.py",
+        "if table.match_over and any(computer_level(p.user_id) is not None for p in "
+        "record.players):", "if False:")],
+    "S5 a match's next game gets new dice": [(
+        "bot/rules/aftergame.py",
+        "        state = record.dice if record.dice is not None else committed(dealer)",
+        "        state = committed(dealer)")],
+    "S6 invitation starts at /start (its update id)": [(
+        "bot/edge/handlers/invite.py", "    language = pick_language(user.language_code)\n",
+        "    from bot.rules.lobby import start_game\n"
+        "    lobby = start_game(lobby, get_dealer(context).tapped(str(update.update_id)))\n"
+        "    language = pick_language(user.language_code)\n")],
+    "S7 inline second Join starts the game": [(
+        "bot/rules/lobby.py", "starts = len(players) == 2 and not record.is_inline",
+        "starts = len(players) == 2")],
+    "S8 inline kept message after the redraw": [(
+        "bot/edge/handlers/buttons.py",
+        "        await fair.keep_inline(context, tr, old, new, user_id)  # before its Start or "
+        "Accept\n        await edit(context, tr, new)\n",
+        "        await edit(context, tr, new)\n"
+        "        await fair.keep_inline(context, tr, old, new, user_id)\n")],
+    "S9 inline rematch offer not kept": [(
+        FAIR, "    elif fresh_commitment(old, new) is not None:", "    elif False:")],
+}
+
+
+def run(name: str, edits: list[tuple[str, str, str]]) -> list[str]:
+    saved = {}
+    for path, old, new in edits:
+        text = (ROOT / path).read_text()
+        assert old in text, (name, path)
+        saved[path] = text
+        (ROOT / path).write_text(text.replace(old, new, 1))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout=240",
+             "-rf", TESTS, "-k", " or ".join(KINDS)],
+            cwd=ROOT, capture_output=True, text=True, check=False)
+    finally:
+        for path, text in saved.items():
+            (ROOT / path).write_text(text)
+    lines = done.stdout.splitlines()
+    print(name, "->", lines[-1] if lines else done.stderr[-300:], flush=True)
+    return sorted({line.split("::")[1].split(" ")[0] for line in lines
+                   if line.startswith("FAILED")})
+
+
+def main(only: list[str]) -> None:
+    failed = {name: run(name, edits) for name, edits in SABOTAGES.items()
+              if not only or any(name.startswith(prefix + " ") for prefix in only)}
+    print(json.dumps(failed, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

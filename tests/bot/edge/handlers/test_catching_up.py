@@ -1,0 +1,126 @@
+"""Taps on an older drawing of the board's own message (issue 24 §2): while a
+board's redraw is on its way (the group's flood budget paces it), the
+players still see, and tap, its previous keyboard.  Such a tap is applied
+when its button means the same now and is still legal, else answered "the
+board is catching up", never "out of date"; a tap on another, older message
+still is.  The older drawing is simulated by tapping the data it was drawn
+with (``strict=False``) after the newer state was saved."""
+
+from __future__ import annotations
+
+from bot.present.callbacks import ButtonAction, Callback
+from bot.rules.matchstate import table_of
+from bot.rules.refusals import CATCHING_UP, STALE
+from bot.rules.seats import waiting_user
+from bot.store.records import GameRecord, Status
+from engine.game import Game, Phase
+from engine.position import Step
+from tests.bot.conftest import World
+from tests.bot.edge.handlers.test_handlers import Table, _record, _setup, _start
+from tests.botapi.model import Message, User
+
+
+def _order(step: Step) -> tuple[int, int, int]:
+    return step.source, step.target, step.die
+
+
+def _step(record: GameRecord, version: int, step: Step) -> str:
+    return Callback.game(record.game_id, version, ButtonAction.STEP, *_order(step)).format()
+
+
+def _pairs(game: Game) -> tuple[Step, Step, Step] | None:
+    """Steps ``a``, ``b``, ``c`` legal now, where after ``a`` the turn goes
+    on, ``b`` is still legal and ``c`` is not."""
+    for a in sorted(game.legal_steps, key=_order):
+        after = game.play_step(a)
+        if after.phase is not Phase.MOVE or after.turn is None or after.turn.is_complete:
+            continue
+        kept = sorted(game.legal_steps & after.legal_steps, key=_order)
+        gone = sorted(game.legal_steps - after.legal_steps, key=_order)
+        if kept and gone:
+            return a, kept[0], gone[0]
+    return None
+
+
+def _mover(t: Table, record: GameRecord) -> User:
+    return t.alice if waiting_user(record) == t.alice.id else t.bob
+
+
+async def _at_a_step_choice(world: World, t: Table) -> tuple[GameRecord, tuple[Step, Step, Step]]:
+    """Play on (Confirm, whole turns, steps, Roll) until the mover has steps
+    :func:`_pairs` finds."""
+    for _ in range(400):
+        record = await _record(world, t)
+        assert record.status is Status.ACTIVE
+        game = table_of(record).game
+        if game.phase is Phase.MOVE and game.turn is not None and not game.turn.played:
+            found = _pairs(game)
+            if found is not None:
+                return record, found
+        board = world.board(t.chat)
+        actions = {d.split(":")[3]: d for _, d in world.buttons(board)}
+        data = next(actions[a] for a in ("c", "h", "m", "s", "r", "t") if a in actions)
+        await world.tap(t.chat, _mover(t, record), board, data)
+    raise AssertionError("no position with such steps")
+
+
+async def _one_step_played(world: World
+                           ) -> tuple[Table, GameRecord, tuple[Step, Step, Step], Message]:
+    """A game at a step choice (its record then, and :func:`_pairs`' steps) in
+    which the mover played ``a``: its board's drawing before that step is
+    what the players may still see."""
+    t = _setup(world)
+    await _start(world, t)
+    record, steps = await _at_a_step_choice(world, t)
+    board = world.board(t.chat)
+    answer = await world.tap(t.chat, _mover(t, record), board,
+                             _step(record, record.version, steps[0]), strict=False)
+    assert not answer.show_alert, answer
+    return t, record, steps, board
+
+
+async def test_a_step_still_legal_on_the_older_drawing_is_played(world: World) -> None:
+    t, record, (a, b, _c), board = await _one_step_played(world)
+    mover = _mover(t, record)
+    answer = await world.tap(t.chat, mover, board, _step(record, record.version, b),
+                             strict=False)
+    assert not answer.show_alert, answer
+    after = await _record(world, t)
+    turn = table_of(after).game.turn
+    assert turn is not None and turn.played[:2] == (a, b), turn
+    assert after.version == record.version + 2
+
+
+async def test_a_tap_no_longer_meant_is_told_the_board_catches_up(world: World) -> None:
+    t, record, (_a, _b, c), board = await _one_step_played(world)
+    mover = _mover(t, record)
+    played = await _record(world, t)
+    for data in (_step(record, record.version, c),  # legal then, not now
+                 Callback.game(record.game_id, record.version, ButtonAction.UNDO).format()):
+        answer = await world.tap(t.chat, mover, board, data, strict=False)
+        assert answer.show_alert and answer.text == CATCHING_UP, (data, answer)
+    assert (await _record(world, t)).version == played.version  # nothing changed
+
+
+async def test_an_older_message_is_still_out_of_date(world: World) -> None:
+    t = _setup(world)
+    await _start(world, t)
+    record, (a, _b, _c) = await _at_a_step_choice(world, t)
+    old = world.board(t.chat)
+    await world.send(t.chat, _mover(t, record), "/board")  # posted anew: the old one retires
+    await world.idle()
+    assert world.board(t.chat).message_id != old.message_id
+    answer = await world.tap(t.chat, _mover(t, record), old,
+                             _step(record, record.version, a), strict=False)
+    assert answer.show_alert and answer.text == STALE, answer
+
+
+async def test_join_on_the_older_drawing_of_the_lobby_joins(world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new long")
+    lobby = await world.reply(t.chat, sent, "New game")
+    [join] = [d for text, d in world.buttons(lobby) if text == "✋ Join"]
+    await world.tap(t.chat, t.alice, lobby, join)
+    answer = await world.tap(t.chat, t.bob, lobby, join, strict=False)  # drawn before Alice's
+    assert not answer.show_alert, answer
+    assert (await _record(world, t)).status is Status.ACTIVE

@@ -42,7 +42,7 @@ from bot.store.records import GameRecord, TableOptions
 from engine.game import GameOptions
 from engine.position import Variant
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 UNKNOWN = "Unknown option {option}. Valid options: {valid}."
 
 

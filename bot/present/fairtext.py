@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.present.callbacks import VerifyDice
-from bot.present.i18n import Translator
 from bot.present.render.dicechart import DiceChart
-from bot.present.usertext import NAME_LIMIT, clean, html_text
 from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
 from bot.rules.matchstate import table_of
-from bot.store.records import DiceState, GameRecord, Status
+from bot.vocab.callbacks import VerifyDice
+from bot.vocab.i18n import Translator
+from bot.vocab.records import DiceState, GameRecord, Status
+from bot.vocab.usertext import NAME_LIMIT, clean, html_text
 from engine.dicestats import FAIR_AVERAGE_PIPS, MIN_ROLLS, ROLLS, DiceStats, Verdict
 from engine.position import Variant
 

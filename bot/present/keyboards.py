@@ -2,7 +2,7 @@
 
 Pure functions from state to :class:`InlineKeyboardMarkup`.  A game or lobby
 message's buttons (:class:`KeyboardBuilder`) carry a
-:class:`bot.present.callbacks.Callback` bound to the record version they were
+:class:`bot.vocab.callbacks.Callback` bound to the record version they were
 drawn for; the clock's, the settle requests', ``/lang``'s, ``/settings``' and
 ``/games``' buttons and an inline lobby's **Join** carry their own kinds of
 data, and links are URL buttons.
@@ -12,7 +12,7 @@ taps per step: a direct ``13→10`` button per step when there are few,
 otherwise one button per source point (direct when that source has a single
 target) and, after tapping a source, its targets.
 
->>> from bot.present.i18n import translator
+>>> from bot.vocab.i18n import translator
 >>> keys = KeyboardBuilder(translator("en"), "g1", 4)
 >>> kb = keys.moves(str, [Step(24, 18, 6), Step(24, 21, 3)], can_undo=False, complete=False)
 >>> [[b.text for b in row] for row in kb.inline_keyboard]
@@ -29,9 +29,9 @@ from itertools import groupby
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.callbacks import ButtonAction, Callback, LanguageChoice, SettingChoice
-from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
-from bot.store.records import ChatSettings
+from bot.vocab.callbacks import ButtonAction, Callback, LanguageChoice, SettingChoice
+from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
+from bot.vocab.records import ChatSettings
 from engine.position import BAR, OFF, Step
 
 DIRECT_LIMIT = 12
@@ -230,7 +230,7 @@ class KeyboardBuilder:
         return InlineKeyboardMarkup([*rows, *([new] if new else []), *([check] if check else [])])
 
     def analysis_row(self, data: str | None) -> Row:
-        """The 📊 Analysis button (its data: :class:`bot.present.callbacks.AnalyseGame`),
+        """The 📊 Analysis button (its data: :class:`bot.vocab.callbacks.AnalyseGame`),
         or nothing without ``data``."""
         if data is None:
             return []

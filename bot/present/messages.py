@@ -22,7 +22,6 @@ from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.callbacks import AnalyseGame, ButtonAction
 from bot.present.fairtext import (
     commitment_lines,
     keep_data,
@@ -30,7 +29,6 @@ from bot.present.fairtext import (
     verify_data,
     words_line,
 )
-from bot.present.i18n import N_, Translator, translator
 from bot.present.keyboards import KeyboardBuilder
 from bot.present.render import (
     BoardLabels,
@@ -40,15 +38,6 @@ from bot.present.render import (
     render_png,
     render_text,
 )
-from bot.present.usertext import (
-    CAPTION_LIMIT,
-    TEXT_LIMIT,
-    clean,
-    fit_lines,
-    html_text,
-    visible_length,
-)
-from bot.rules import deadlines
 from bot.rules.booking import outcome
 from bot.rules.hints import can_hint, hints_allowed
 from bot.rules.lobby import VARIANTS, awaits_start
@@ -56,7 +45,18 @@ from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.options import OPTIONS, Kind, Option
 from bot.rules.play import may_double, offered_turns, resign_cost, resign_options
 from bot.rules.seats import player_on, seat_of, waiting_side
-from bot.store.records import GameRecord, Status, TableOptions
+from bot.vocab import deadlines
+from bot.vocab.callbacks import AnalyseGame, ButtonAction
+from bot.vocab.i18n import N_, Translator, translator
+from bot.vocab.records import GameRecord, Status, TableOptions
+from bot.vocab.usertext import (
+    CAPTION_LIMIT,
+    TEXT_LIMIT,
+    clean,
+    fit_lines,
+    html_text,
+    visible_length,
+)
 from engine.choices import forced_turn
 from engine.game import Action, Game, Phase
 from engine.notation import format_turn

@@ -23,15 +23,15 @@ import html
 import re
 from typing import Any
 
-from bot.present.i18n import N_, Translator
 from bot.present.messages import KIND_NAMES, board_message, board_view, viewer_of
 from bot.present.render.view import BoardView, occupant, viewer_point
 from bot.rules import hints
 from bot.rules.matchstate import table_of
 from bot.rules.play import may_double, resign_options
-from bot.rules.refusals import Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import Refusal
 from engine.game import Game, Phase
 from engine.position import BAR, OFF, POINTS, Position, Side, Step, Variant
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 import pytest
 
 from bot.present.export import export_text
-from bot.present.i18n import LANGUAGES, translator
 from bot.present.messages import (
     CAPTION_LIMIT,
     board_labels,
@@ -26,7 +25,8 @@ from bot.present.render import BoardLabels, point_label, render_text
 from bot.present.render.png import _drawable
 from bot.present.render.text import MARK
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.i18n import LANGUAGES, translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine import BAR, OFF, Game, Phase, Side, Step, Variant
 from engine.game import GameOptions
 from engine.notation import format_turn, hits

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rules.deadlines import first_wake
 from bot.store import Store
-from bot.store.records import CorruptRecordError, GameRecord, Status, game_key
+from bot.vocab.deadlines import first_wake
+from bot.vocab.records import CorruptRecordError, GameRecord, Status, game_key
 from engine.dicestats import DiceStats
 from engine.position import Variant
 from tests.bot.store.cluster import every_key

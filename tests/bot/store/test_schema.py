@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from bot.store import Store, private_boards, schema
-from bot.store.records import CorruptRecordError, GameRecord, Status, decode
 from bot.store.schema import upgrade_chat
+from bot.vocab.records import CorruptRecordError, GameRecord, Status, decode
 from tests.bot.store.cluster import every_key
 
 FIXTURE = json.loads((Path(__file__).parent / "legacy_v1.json").read_text())

@@ -12,7 +12,7 @@ from redis.crc import key_slot
 
 from bot.store import Store, stale_boards
 from bot.store.keys import SHARDS, shard_of
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine.position import Side, Variant
 
 

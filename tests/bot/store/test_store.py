@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from bot.rules.deadlines import first_wake
-from bot.store import Store
+from bot.store import Store, UnbookedEnd
 from bot.store.layout import GameLimit
-from bot.store.records import (
+from bot.vocab.deadlines import first_wake
+from bot.vocab.records import (
     ChatSettings,
     CorruptRecordError,
     GameRecord,
@@ -130,6 +130,26 @@ async def test_finish_books_ledger_and_history_once(store: Store) -> None:
     assert await store.user_games(ALICE) == []
 
 
+@pytest.mark.parametrize("end", [Status.FINISHED, Status.CANCELLED])
+async def test_the_raw_save_refuses_to_end_a_game_being_played(store: Store, end: Status) -> None:
+    """A game's end is written only with its booking (issue 23: saving a final
+    tap through the raw compare-and-set gave a finished game, an empty ledger
+    and no history); once booked, the ended record is saved as any other."""
+    game = await store.save(new_game(), 0)
+    done = game.model_copy(update={"status": end})
+    with pytest.raises(UnbookedEnd):
+        await store.save(done, game.version)
+    assert await store.load_game(CHAT, game.game_id) == game  # nothing written
+    assert await store.history(CHAT) == []
+    _, entry = finished(game)
+    booked = (await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
+    redrawn = await store.save(booked.model_copy(update={"board_message_id": 7}), booked.version)
+    assert redrawn.version == booked.version + 1 and redrawn.status is end
+    lobby = await store.save(new_game(status=Status.LOBBY), 0)  # a lobby closed books nothing
+    closed = await store.save(lobby.model_copy(update={"status": Status.CANCELLED}), lobby.version)
+    assert closed.status is Status.CANCELLED
+
+
 async def test_finish_with_a_stale_version_books_nothing(store: Store) -> None:
     game = await store.save(new_game(), 0)
     await store.save(game.model_copy(update={"engine": {"n": 1}}), game.version)
@@ -198,7 +218,7 @@ async def test_an_update_is_claimed_once_and_a_failed_one_again(store: Store) ->
 async def test_saving_a_deadline_schedules_it(store: Store) -> None:
     game = await store.save(new_game(deadline=100.0), 0)
     # scheduled at the deadline's first wake-up: with one hour per move, the
-    # last call a quarter of an hour before it (bot/rules/deadlines.py)
+    # last call a quarter of an hour before it (bot/vocab/deadlines.py)
     wake = first_wake(100.0, 3600)
     assert wake == 100.0 - 900
     assert await store.claim_due(now=wake - 1) == []
@@ -299,7 +319,7 @@ async def test_a_corrupt_history_entry_names_its_index(store: Store) -> None:
 
 
 async def test_the_version_a_board_shows_is_kept_beside_the_record(store: Store) -> None:
-    from bot.store.records import BoardViewRef
+    from bot.vocab.records import BoardViewRef
 
     view = BoardViewRef(chat_id=ALICE, message_id=7)
     game = await store.save(new_game(board_message_id=5, views=(view,)), 0)

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from bot.edge.handlers.board import PING_DELAY
-from bot.present.i18n import LANGUAGES, translator
-from bot.rules.deadlines import HOUR
 from bot.rules.seats import waiting_user
 from bot.store import prefs
+from bot.vocab.deadlines import HOUR
+from bot.vocab.i18n import LANGUAGES, translator
 from tests.bot.conftest import World
 from tests.bot.edge.handlers import test_clock
 from tests.bot.edge.handlers.test_clock import LIMIT, Clock, play_turn, tick

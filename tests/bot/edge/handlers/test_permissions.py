@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import LANGUAGES, translator
 from bot.rules import (
     aftergame,
     cancelling,
@@ -26,16 +24,18 @@ from bot.rules import (
     lobby,
     options,
     play,
-    refusals,
     settle,
     timeouts,
 )
 from bot.rules.matchstate import table_of
-from bot.rules.refusals import CATCHING_UP, RESIGN_MOVED, STALE
 from bot.rules.seats import waiting_user
 from bot.rules.taps import SAME_MEANING
 from bot.store.inline_games import inline_chat_id
-from bot.store.records import ChatSettings, GameRecord, settings_key
+from bot.vocab import refusals
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import LANGUAGES, translator
+from bot.vocab.records import ChatSettings, GameRecord, settings_key
+from bot.vocab.refusals import CATCHING_UP, RESIGN_MOVED, STALE
 from engine.game import Phase
 from tests.bot.conftest import World
 from tests.botapi.model import Chat, Message, User

@@ -21,7 +21,7 @@ from html import escape
 from babel.numbers import format_decimal
 
 from ai.analysis import Analysis, CubeAction, Decision, DecisionKind, Grade, PlayerReport, Rating
-from bot.present.messages import LABELS, MARKS, board_labels, variant_name
+from bot.present.names import LABELS, MARKS, board_labels, variant_name
 from bot.present.render import BoardView, LastTurn
 from bot.present.render.analysis import (
     GRAPH_MARKS,

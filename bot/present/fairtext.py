@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
+from bot.present.names import variant_name
 from bot.present.render.dicechart import DiceChart
 from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
 from bot.rules.matchstate import table_of
@@ -173,7 +174,6 @@ def dice_summary(tr: Translator, stats: DiceStats) -> list[str]:
 
 def dice_title(tr: Translator, name: str, variant: Variant | None) -> str:
     """"Ann's dice", or "Ann's dice: long nardy" (plain text, no HTML)."""
-    from bot.present.messages import variant_name  # messages imports this module
 
     if variant is None:
         return tr.gettext("Dice of {name}", name=clean(name, NAME_LIMIT))

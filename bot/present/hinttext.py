@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.present.messages import board_labels
+from bot.present.names import board_labels
 from bot.rules.hints import HintQuestion, Ranked
 from bot.vocab.i18n import Translator
 from bot.vocab.usertext import ALERT_LIMIT, utf16_length

@@ -28,7 +28,8 @@ from telegram import InlineQueryResultArticle, InputTextMessageContent
 from telegram.constants import ParseMode
 
 from bot.present.keyboards import join_keyboard
-from bot.present.messages import options_line, variant_name
+from bot.present.lobby import options_line
+from bot.present.names import variant_name
 from bot.rules.inline import inline_offers
 from bot.rules.options import OPTIONS, from_inline_flags, inline_flags
 from bot.vocab.callbacks import MAX_BYTES, CallbackDataError, Kind

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.messages import variant_name
+from bot.present.names import variant_name
 from bot.rules.matchstate import table_of
 from bot.vocab.callbacks import PickGame
 from bot.vocab.i18n import N_, Translator

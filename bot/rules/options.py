@@ -6,7 +6,7 @@ field it sets, how its value is written, the engine's rule it becomes, its
 bit in an inline Join, its captions and its part of ``/help``, and what a
 game against the computer does with it.  The parser, the inline codec
 (:class:`bot.present.inline.InlineJoin`), the captions
-(:func:`bot.present.messages.options_line`), ``/help``
+(:func:`bot.present.lobby.options_line`), ``/help``
 (:func:`bot.present.help.help_text`) and the computer
 (:func:`bot.rules.computer.computer_options`) read that table and list no
 option of their own (docs/architecture.md, "Adding a game option").

@@ -56,7 +56,7 @@ from bot.edge.handlers.common import (
 from bot.edge.handlers.computer import in_pool
 from bot.edge.memo import Memo
 from bot.present.analysis import analysis_picture, analysis_text, caption
-from bot.present.messages import PICTURE, TEXT
+from bot.present.board import PICTURE, TEXT
 from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
 from bot.rules.review import analysable, analyse_job, job

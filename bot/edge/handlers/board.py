@@ -52,15 +52,9 @@ from bot.edge.handlers.common import (
     get_store,
     update_settings,
 )
-from bot.present.messages import (
-    TEXT,
-    BoardMessage,
-    board_message,
-    kept_keyboard,
-    lobby_message,
-    notification,
-    painted,
-)
+from bot.present.board import TEXT, BoardMessage, board_message, notification, painted
+from bot.present.keyboards import kept_keyboard
+from bot.present.lobby import lobby_message
 from bot.present.painter import PAINTER
 from bot.present.webapp import with_app_button
 from bot.rules.chatsettings import with_board_language

@@ -40,7 +40,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
-from bot.present.messages import duration, mention, variant_name
+from bot.present.names import duration, mention, variant_name
 from bot.rules.matchstate import table_of
 from bot.rules.seats import seat_of
 from bot.rules.timeouts import (

@@ -1,7 +1,7 @@
 """What every handler needs: the store, the dice, the language, where it is.
 
 Handlers stay short: they read the update with these helpers, ask
-:mod:`bot.rules` to change a record, and send what :mod:`bot.present.messages`
+:mod:`bot.rules` to change a record, and send what :mod:`bot.present`
 and :mod:`bot.present.keyboards` draw.
 """
 

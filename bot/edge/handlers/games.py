@@ -24,7 +24,7 @@ from telegram.error import BadRequest, Forbidden
 from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import Context, get_store, reply, translator_for
 from bot.present.keyboards import games_keyboard, url_keyboard
-from bot.present.messages import move_by, variant_name
+from bot.present.names import move_by, variant_name
 from bot.rules.seats import seat_of, waiting_user
 from bot.vocab.callbacks import CallbackDataError, ShowGame
 from bot.vocab.i18n import N_, Translator, pick_language

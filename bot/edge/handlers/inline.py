@@ -60,9 +60,9 @@ from bot.edge.handlers.common import (
     translator_for,
     update_settings,
 )
+from bot.present.board import PICTURE, TEXT
 from bot.present.inline import InlineJoin, inline_results
 from bot.present.keyboards import stacked
-from bot.present.messages import PICTURE, TEXT
 from bot.rules.chatsettings import with_board_language
 from bot.rules.inline import inline_lobby, join_inline
 from bot.rules.timeouts import time_is_up

@@ -38,7 +38,8 @@ from bot.edge.handlers.common import (
 )
 from bot.present.fairtext import commitment_lines
 from bot.present.keyboards import url_keyboard
-from bot.present.messages import options_line, variant_name
+from bot.present.lobby import options_line
+from bot.present.names import variant_name
 from bot.rules.fairplay import committed
 from bot.rules.options import OptionError, engine_options, parse_new_args
 from bot.store import invites

@@ -37,7 +37,8 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
-from bot.present.messages import KIND_NAMES, mention, owes_line, pays_line, variant_name
+from bot.present.money import owes_line, pays_line
+from bot.present.names import KIND_NAMES, mention, variant_name
 from bot.rules import computer
 from bot.rules.booking import Debt, debts, ledger_table, summed
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.present.messages import board_message, board_view, viewer_of
+from bot.present.board import board_message, board_view, viewer_of
 from bot.present.render import render_image, render_text
 from bot.present.render.png import ACCENT, FIELD_H, FIELD_TOP, FRAME, INFO_H, LABEL_H, LEFT
 from bot.rules.matchstate import MatchState, table_of, with_table

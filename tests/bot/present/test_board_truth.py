@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.present.messages import board_message
+from bot.present.board import board_message
 from bot.present.render import BoardView, format_last_turn, render_text
 from bot.present.render.png import printed_numbers
 from bot.present.render.view import HALF, label_at, occupant

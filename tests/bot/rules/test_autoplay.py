@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.present.messages import board_message, game_keyboard
+from bot.present.board import board_message
+from bot.present.keyboards import game_keyboard
 from bot.rules.autoplay import advance, clearly_behind
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game

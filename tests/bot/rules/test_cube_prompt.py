@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from bot.present.messages import game_keyboard
+from bot.present.keyboards import game_keyboard
 from bot.rules.autoplay import advance, clearly_behind, double_offered
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game

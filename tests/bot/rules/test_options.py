@@ -15,7 +15,8 @@ import pytest
 from ai import Level
 from bot.present.help import help_text, options_help
 from bot.present.inline import InlineJoin
-from bot.present.messages import duration, option_captions, options_line
+from bot.present.lobby import option_captions, options_line
+from bot.present.names import duration
 from bot.rules.computer import computer_options
 from bot.rules.inline import inline_offers
 from bot.rules.lobby import VARIANTS

@@ -248,12 +248,12 @@ async def _invitation_notice(scene: Scene) -> Seen:
 
 
 KINDS: dict[str, tuple[Scenario, str]] = {
-    "turn ping": (_turn_ping, "bot.present.messages.notification"),
-    "delayed turn ping": (_delayed_turn_ping, "bot.present.messages.notification"),
-    "private turn ping": (_private_turn_ping, "bot.present.messages.notification"),
-    "resignation offer": (_resignation_ping, "bot.present.messages.notification"),
-    "double": (_double_ping, "bot.present.messages.notification"),
-    "rematch offer": (_rematch_ping, "bot.present.messages.notification"),
+    "turn ping": (_turn_ping, "bot.present.board.notification"),
+    "delayed turn ping": (_delayed_turn_ping, "bot.present.board.notification"),
+    "private turn ping": (_private_turn_ping, "bot.present.board.notification"),
+    "resignation offer": (_resignation_ping, "bot.present.board.notification"),
+    "double": (_double_ping, "bot.present.board.notification"),
+    "rematch offer": (_rematch_ping, "bot.present.board.notification"),
     "reminder": (_reminder, "bot.edge.handlers.clock.remind"),
     "private reminder": (_private_reminder, "bot.edge.handlers.clock.remind"),
     "timeout offer": (_timeout_offer, "bot.edge.handlers.clock.offer_timeout"),

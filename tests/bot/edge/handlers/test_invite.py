@@ -9,7 +9,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.present.messages import board_view
+from bot.present.board import board_view
 from bot.present.render import render_text
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.present.messages import board_message
+from bot.present.board import board_message
 from bot.rules.aftergame import after_game
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.rules.fairplay import Dealer

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.present.messages import KIND_NAMES, pays_line, resign_cost_label
+from bot.present.money import pays_line, resign_cost_label
+from bot.present.names import KIND_NAMES
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of

@@ -12,7 +12,7 @@ import pytest
 from telegram.ext import CommandHandler
 
 from bot.edge.handlers.common import UNKNOWN_BUTTON
-from bot.present.messages import board_message, painted
+from bot.present.board import board_message, painted
 from bot.present.painter import PAINTER
 from bot.present.render import BoardView
 from bot.rules.matchstate import MatchState, with_table

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.present.messages import board_labels
+from bot.present.names import board_labels
 from bot.present.render import BoardView, LastTurn
 from bot.present.render.png import (
     BAR_LEFT,

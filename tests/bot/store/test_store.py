@@ -23,6 +23,7 @@ from bot.vocab.records import (
     settings_key,
 )
 from engine.position import Side, Variant
+from tests.bot.store.booked import end
 
 CHAT = -100123
 ALICE, BOB, CAROL = 11, 22, 33
@@ -98,7 +99,7 @@ async def test_user_index_lists_open_games_and_repairs_itself(store: Store) -> N
     two = await store.save(new_game(chat=555, thread=None), 0)
     assert {g.game_id for g in await store.user_games(ALICE)} == {one.game_id, two.game_id}
     # Cancelling removes it from both players' indexes.
-    await store.save(two.model_copy(update={"status": Status.CANCELLED}), two.version)
+    await end(store, two, two.version, Status.CANCELLED)
     assert [g.game_id for g in await store.user_games(BOB)] == [one.game_id]
     # A stale entry (game gone behind the index's back) is dropped on read.
     await store.redis.delete(store.redis_key(one.key))
@@ -394,7 +395,7 @@ async def test_a_chat_keeps_several_games_each_under_its_own_key(store: Store) -
 
 async def test_a_match_between_two_games_stays_live(store: Store) -> None:
     match = new_game(options=TableOptions(match_length=5), engine={"score": [2, 1]})
-    saved = await store.save(match.model_copy(update={"status": Status.FINISHED}), 0)
+    saved = await end(store, match, 0, Status.FINISHED)
     assert saved.is_live and await store.live_count(CHAT) == 1
     over = saved.model_copy(update={"engine": {"score": [5, 1]}})
     await store.save(over, saved.version)
@@ -416,7 +417,7 @@ async def test_new_games_stop_at_the_limit_of_each_chat_or_topic(store: Store) -
     first = next(g for g in games if isinstance(g, GameRecord))
     await store.save(first.model_copy(update={"engine": {"n": 1}}), first.version)
     # an ended one makes room
-    await store.save(first.model_copy(update={"status": Status.CANCELLED}), first.version + 1)
+    await end(store, first, first.version + 1, Status.CANCELLED)
     assert (await store.save(new_game(), 0)).version == 1
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from ai import Level, Player, make_player
 from engine import EngineError, Variant
-from engine.__main__ import _stream_lines, parse_request
+from engine.conformance import parse_request, stream_lines
 
 
 def _with_defaults(line: str | bytes) -> str | bytes:
@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.write(text + "\n")
         out.flush()
 
-    run_choose(_stream_lines(sys.stdin.fileno(), out.flush), write, Level(args.level), args.seed)
+    run_choose(stream_lines(sys.stdin.fileno(), out.flush), write, Level(args.level), args.seed)
     return 0
 
 

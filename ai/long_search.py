@@ -18,8 +18,7 @@ from ai.long_features import Matrix, Rows
 from ai.long_net import LongNet, Vector, equity
 from ai.player import ROLLS
 from engine import Dice, Position, Turn, Variant, legal_turns
-from engine._movegen import _CODE_BYTES, final_states
-from engine.turns import _generator
+from engine.turns import PACKED_BYTES, packed_results
 
 
 def rows(position: Position) -> tuple[Rows, Rows]:
@@ -63,26 +62,14 @@ def turn_equities(
     return turns, afterstate_equities(net, movers, opponent, koks)
 
 
-def _final_rows(position: Position, dice: Dice) -> list[bytes]:
-    """The mover's rows after each legal turn, packed as the move
-    generator's state codes (byte ``p``: checkers on point ``p``), in
-    :func:`engine.legal_turns`' order; the position itself when nothing can
-    be played.  The engine's fast core, without building a
-    :class:`Position` per turn: the 2-ply search meets hundreds of them per
-    candidate."""
-    gen = _generator(position, dice)
-    codes = sorted(final_states(gen, (dice.first, dice.second))) or [gen.code]
-    return [code.to_bytes(_CODE_BYTES, "little") for code in codes]
-
-
 def final_rows(position: Position, dice: Dice) -> Rows:
     """The mover's rows (K, 24) after each of ``legal_turns(position, dice)``."""
-    return _unpack(b"".join(_final_rows(position, dice)))
+    return _unpack(b"".join(packed_results(position, dice)))
 
 
 def _unpack(codes: bytes) -> Rows:
     """Rows (points 1..24) of packed state codes."""
-    packed = np.frombuffer(codes, dtype=np.uint8).reshape(-1, _CODE_BYTES)
+    packed = np.frombuffer(codes, dtype=np.uint8).reshape(-1, PACKED_BYTES)
     return packed[:, 1 : 24 + 1].astype(np.int64)
 
 
@@ -106,7 +93,7 @@ def roll_values(net: LongNet, positions: Sequence[Position], koks: bool) -> Matr
         if other.any():
             for dice, _ in ROLLS:
                 bounds.append(len(replies))
-                replies.extend(_final_rows(position, dice))
+                replies.extend(packed_results(position, dice))
         others.append(other)
         counts.append(len(replies) - first)
     values = np.empty((len(positions), len(ROLLS)))

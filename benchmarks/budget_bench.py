@@ -41,13 +41,13 @@ import fakeredis
 
 from ai import Level, Player, make_player
 from bot.edge.limits import SharedRateLimiter
-from bot.present.callbacks import ButtonAction, Callback
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
 from bot.rules.play import offered_turns
 from bot.rules.seats import waiting_user
 from bot.store import Store
-from bot.store.records import ChatSettings, Status, settings_key
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.records import ChatSettings, Status, settings_key
 from engine.game import Action, Game, Phase
 from engine.position import Position, Step
 from tests.bot.conftest import World, running_world

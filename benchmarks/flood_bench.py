@@ -47,7 +47,7 @@ import fakeredis
 from bot.edge import ops
 from bot.edge.limits import BOT_RATE, GROUP_BURST, GROUP_RATE, SharedRateLimiter
 from bot.store import Store
-from bot.store.records import ChatSettings, settings_key
+from bot.vocab.records import ChatSettings, settings_key
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import Driver
 from tests.botapi import BotApiServer

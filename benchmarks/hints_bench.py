@@ -29,10 +29,10 @@ from benchmarks.computer_bench import pct, positions
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
 from bot.present.hinttext import hint_text
-from bot.present.i18n import LANGUAGES, translator
-from bot.present.usertext import ALERT_LIMIT, utf16_length
 from bot.rules.computer import best_turns
 from bot.rules.hints import HintQuestion
+from bot.vocab.i18n import LANGUAGES, translator
+from bot.vocab.usertext import ALERT_LIMIT, utf16_length
 from engine import Variant
 
 

@@ -282,7 +282,7 @@ class Tally:
 def check(client: Any, games: list[Played], tally: Tally | None = None) -> list[str]:
     """Every game's stored record, history and ledger against what was tapped."""
     from bot.rules.matchstate import MatchState
-    from bot.store.records import GameRecord, Status, decode
+    from bot.vocab.records import GameRecord, Status, decode
 
     tally = tally or Tally()
     problems = []
@@ -335,7 +335,7 @@ def _text(value: Any) -> str:
 
 
 def decode_history(client: Any, chat_id: int) -> list[object]:
-    from bot.store.records import HistoryEntry, decode
+    from bot.vocab.records import HistoryEntry, decode
 
     name = f"nardy:{{chat:{chat_id}}}:history"
     return [decode(HistoryEntry, name, raw) for raw in client.lrange(name, 0, -1)]

@@ -30,12 +30,12 @@ from benchmarks.bench_redis import bench_redis_url
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, with_table
+from bot.service.saving import save
 from bot.store import Store
 from bot.store.layout import ENDED_KEEP
 from bot.store.markers import BUCKET, locate
-from bot.store.records import GameRecord, Player, Status, TableOptions
-from bot.store.saving import save
 from bot.store.updates import UPDATE_TTL
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine.game import Phase
 from engine.position import Side, Variant
 from engine.scoring import resign_kinds

@@ -28,8 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.present.callbacks import Callback
 from bot.rules.play import UI_ONLY
+from bot.vocab.callbacks import Callback
 from tests.bot.driver import game_board, pick
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat

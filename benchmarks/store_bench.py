@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_redis import bench_redis_url
 from bot.store import Store
-from bot.store.records import GameRecord, Player, Status, TableOptions, game_key
+from bot.vocab.records import GameRecord, Player, Status, TableOptions, game_key
 from engine.position import Side, Variant
 
 PREFIX = "nardy-bench"

@@ -41,7 +41,7 @@ from bot.rules.fairplay import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store import Store
-from bot.store.records import ChatSettings, Status, settings_key
+from bot.vocab.records import ChatSettings, Status, settings_key
 from engine.choices import forced_turn
 from engine.game import Action, Phase
 from tests.bot.conftest import World

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from dataclasses import FrozenInstanceError, dataclass, field
 
-from engine._movegen import BAR, OFF, Code, Generator, Path, Row, final_states
+from engine._movegen import _CODE_BYTES, BAR, OFF, Code, Generator, Path, Row, final_states
 from engine.position import (
     Dice,
     IllegalStepError,
@@ -110,6 +110,22 @@ _set_variant, _set_board, _set_turn, _set_first_turn = (
 _set_steps, _set_position, _set_origin = (
     getattr(Turn, name).__set__ for name in ("steps", "_position", "_origin")
 )
+
+
+PACKED_BYTES = _CODE_BYTES
+"""The length of one of :func:`packed_results`' rows."""
+
+
+def packed_results(position: Position, dice: Dice) -> list[bytes]:
+    """The mover's points after each distinct legal turn, packed as the move
+    generator's state codes (:data:`PACKED_BYTES` each; byte ``p`` is the
+    number of the mover's checkers on their point ``p``, 1..24), one per
+    result of :func:`legal_turns`, in the generator's order; the position
+    itself when nothing can be played.  The fast core without a
+    :class:`Position` per turn, for searches that meet hundreds of them."""
+    gen = _generator(position, dice)
+    codes = sorted(final_states(gen, (dice.first, dice.second))) or [gen.code]
+    return [code.to_bytes(_CODE_BYTES, "little") for code in codes]
 
 
 def _generator(position: Position, dice: Dice, strict: bool = True) -> Generator:

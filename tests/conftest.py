@@ -16,7 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.store import RedisClient, Store
-from bot.store.records import GameRecord
+from bot.vocab.records import GameRecord
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
 

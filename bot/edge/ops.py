@@ -59,8 +59,8 @@ from telegram.ext import ApplicationHandlerStop, SimpleUpdateProcessor
 from bot.edge import effects, logs, metrics
 from bot.store import Store
 from bot.store.client import is_transient
-from bot.store.records import ids_done, ids_from
 from bot.store.updates import HEARTBEAT, Claim
+from bot.vocab.records import ids_done, ids_from
 
 log = logging.getLogger(__name__)
 

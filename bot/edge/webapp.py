@@ -52,8 +52,6 @@ from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.buttons import _show as show_change
 from bot.edge.handlers.common import alert_text, chat_settings
 from bot.edge.initdata import InitData, InitDataError, checked
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import Translator, translator
 from bot.present.webapp import PayloadError, game_of
 from bot.present.webstate import game_state, step_of
 from bot.rules import hints
@@ -63,11 +61,13 @@ from bot.rules.play import (
     needs_double_confirmation,
     needs_resign_confirmation,
 )
-from bot.rules.refusals import CHANGED, Refusal
 from bot.rules.seats import waiting_user
+from bot.service.saving import save_first
 from bot.store import Store, VersionConflict
-from bot.store.records import GameRecord
-from bot.store.saving import save_first
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import Translator, translator
+from bot.vocab.records import GameRecord
+from bot.vocab.refusals import CHANGED, Refusal
 from engine.position import EngineError
 
 log = logging.getLogger(__name__)

@@ -21,8 +21,7 @@ from html import escape
 from babel.numbers import format_decimal
 
 from ai.analysis import Analysis, CubeAction, Decision, DecisionKind, Grade, PlayerReport, Rating
-from bot.present.i18n import N_, Translator
-from bot.present.messages import LABELS, MARKS, board_labels, variant_name
+from bot.present.names import LABELS, MARKS, board_labels, variant_name
 from bot.present.render import BoardView, LastTurn
 from bot.present.render.analysis import (
     GRAPH_MARKS,
@@ -31,7 +30,11 @@ from bot.present.render.analysis import (
     Mistake,
     PlayerPanel,
 )
-from bot.present.usertext import (
+from bot.rules.computer import LEVEL_NAMES
+from bot.rules.seats import player_on
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord
+from bot.vocab.usertext import (
     CAPTION_LIMIT,
     TEXT_LIMIT,
     clean,
@@ -39,9 +42,6 @@ from bot.present.usertext import (
     html_text,
     visible_length,
 )
-from bot.rules.computer import LEVEL_NAMES
-from bot.rules.seats import player_on
-from bot.store.records import GameRecord
 from engine.choices import text_order
 from engine.notation import format_turn
 from engine.position import Side, Variant
@@ -71,7 +71,7 @@ SPARK_WIDTH = 36
 def number(tr: Translator, value: float, pattern: str = "0.0") -> str:
     """``value`` written the language's way (decimal comma in ru and lt).
 
-    >>> from bot.present.i18n import translator
+    >>> from bot.vocab.i18n import translator
     >>> number(translator("ru"), 12.34), number(translator("en"), -0.1234, SIGNED)
     ('12,3', '-0.123')
     """
@@ -358,7 +358,7 @@ def sample(variant: Variant, seed: int = 4) -> tuple[GameRecord, Analysis]:
     from ai.analysis import analyse
     from ai.arena import play_recorded
     from bot.rules.matchstate import MatchState
-    from bot.store.records import Player, Status
+    from bot.vocab.records import Player, Status
 
     players = [make_player(variant, level, seed) for level in (Level.EASY, Level.MEDIUM)]
     game = play_recorded(players, random.Random(seed))
@@ -372,8 +372,8 @@ def sample(variant: Variant, seed: int = 4) -> tuple[GameRecord, Analysis]:
 def main(argv: Sequence[str]) -> None:
     """``python -m bot.present.analysis OUT.png [long|backgammon] [en|ru|lt]``:
     the sample's picture; its caption is printed."""
-    from bot.present.i18n import translator
     from bot.present.render.analysis import render_analysis
+    from bot.vocab.i18n import translator
 
     out, *rest = argv
     variant = Variant(rest[0]) if rest else Variant.LONG

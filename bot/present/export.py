@@ -10,11 +10,11 @@ import re
 
 from ai.analysis import Analysis
 from ai.annotate import export_with_analysis
-from bot.present.usertext import clean
 from bot.rules.fairplay import revealed, seed_of
 from bot.rules.matchstate import table_of
 from bot.rules.seats import player_on
-from bot.store.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.usertext import clean
 from engine.dice import Entropy, dice_header_lines
 from engine.match import Match
 from engine.matfile import format_match, game_lines, header_lines
@@ -23,7 +23,7 @@ from engine.position import Side
 
 def _safe(name: str) -> str:
     # .mat names cannot hold a colon or a line break (of any kind: a reader
-    # may split lines at U+2029 or U+0085 too); bot.present.usertext.clean takes those
+    # may split lines at U+2029 or U+0085 too); bot.vocab.usertext.clean takes those
     return clean(re.sub(r":+", " ", name)) or "Player"
 
 

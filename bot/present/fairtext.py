@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.present.callbacks import VerifyDice
-from bot.present.i18n import Translator
+from bot.present.names import variant_name
 from bot.present.render.dicechart import DiceChart
-from bot.present.usertext import NAME_LIMIT, clean, html_text
 from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
 from bot.rules.matchstate import table_of
-from bot.store.records import DiceState, GameRecord, Status
+from bot.vocab.callbacks import VerifyDice
+from bot.vocab.i18n import Translator
+from bot.vocab.records import DiceState, GameRecord, Status
+from bot.vocab.usertext import NAME_LIMIT, clean, html_text
 from engine.dicestats import FAIR_AVERAGE_PIPS, MIN_ROLLS, ROLLS, DiceStats, Verdict
 from engine.position import Variant
 
@@ -173,7 +174,6 @@ def dice_summary(tr: Translator, stats: DiceStats) -> list[str]:
 
 def dice_title(tr: Translator, name: str, variant: Variant | None) -> str:
     """"Ann's dice", or "Ann's dice: long nardy" (plain text, no HTML)."""
-    from bot.present.messages import variant_name  # messages imports this module
 
     if variant is None:
         return tr.gettext("Dice of {name}", name=clean(name, NAME_LIMIT))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.present.i18n import Translator
 from bot.rules.options import OPTIONS, Option
+from bot.vocab.i18n import Translator
 
 
 def help_text(tr: Translator, command_lines: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ equity is the mover's expected points per game, and the turns after the
 first also show what they give away against it.
 
 >>> from engine import Dice, Position, Side, Step, Variant
->>> from bot.present.i18n import translator
+>>> from bot.vocab.i18n import translator
 >>> from bot.rules.hints import HintQuestion, Ranked
 >>> start = Position.initial(Variant.BACKGAMMON)
 >>> question = HintQuestion(Variant.BACKGAMMON, False, start, Dice(6, 3))
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.present.i18n import Translator
-from bot.present.messages import board_labels
-from bot.present.usertext import ALERT_LIMIT, utf16_length
+from bot.present.names import board_labels
 from bot.rules.hints import HintQuestion, Ranked
+from bot.vocab.i18n import Translator
+from bot.vocab.usertext import ALERT_LIMIT, utf16_length
 from engine.choices import text_order
 from engine.notation import format_turn
 

@@ -27,15 +27,16 @@ from typing import ClassVar
 from telegram import InlineQueryResultArticle, InputTextMessageContent
 from telegram.constants import ParseMode
 
-from bot.present.callbacks import MAX_BYTES, CallbackDataError, Kind
-from bot.present.i18n import LANGUAGES, N_, Translator
 from bot.present.keyboards import join_keyboard
-from bot.present.messages import options_line, variant_name
-from bot.present.usertext import clean
+from bot.present.lobby import options_line
+from bot.present.names import variant_name
 from bot.rules.inline import inline_offers
 from bot.rules.options import OPTIONS, from_inline_flags, inline_flags
-from bot.rules.refusals import Refusal
-from bot.store.records import INLINE_CHAT_BASE, GameRecord, TableOptions
+from bot.vocab.callbacks import MAX_BYTES, CallbackDataError, Kind
+from bot.vocab.i18n import LANGUAGES, N_, Translator
+from bot.vocab.records import INLINE_CHAT_BASE, GameRecord, TableOptions
+from bot.vocab.refusals import Refusal
+from bot.vocab.usertext import clean
 from engine.position import Variant
 
 LOBBY_HINT = N_("Tap Join: the first two to join play each other.")

@@ -2,7 +2,7 @@
 
 Pure functions from state to :class:`InlineKeyboardMarkup`.  A game or lobby
 message's buttons (:class:`KeyboardBuilder`) carry a
-:class:`bot.present.callbacks.Callback` bound to the record version they were
+:class:`bot.vocab.callbacks.Callback` bound to the record version they were
 drawn for; the clock's, the settle requests', ``/lang``'s, ``/settings``' and
 ``/games``' buttons and an inline lobby's **Join** carry their own kinds of
 data, and links are URL buttons.
@@ -12,7 +12,7 @@ taps per step: a direct ``13→10`` button per step when there are few,
 otherwise one button per source point (direct when that source has a single
 target) and, after tapping a source, its targets.
 
->>> from bot.present.i18n import translator
+>>> from bot.vocab.i18n import translator
 >>> keys = KeyboardBuilder(translator("en"), "g1", 4)
 >>> kb = keys.moves(str, [Step(24, 18, 6), Step(24, 21, 3)], can_undo=False, complete=False)
 >>> [[b.text for b in row] for row in kb.inline_keyboard]
@@ -29,10 +29,23 @@ from itertools import groupby
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.callbacks import ButtonAction, Callback, LanguageChoice, SettingChoice
-from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
-from bot.store.records import ChatSettings
-from engine.position import BAR, OFF, Step
+from bot.present.fairtext import (
+    verify_data,
+)
+from bot.present.money import resign_cost_label
+from bot.present.names import KIND_NAMES, board_labels
+from bot.present.render import (
+    point_label,
+)
+from bot.rules.hints import can_hint
+from bot.rules.matchstate import MatchState, match_in_progress, table_of
+from bot.rules.play import may_double, offered_turns, resign_options
+from bot.rules.seats import seat_of
+from bot.vocab.callbacks import AnalyseGame, ButtonAction, Callback, LanguageChoice, SettingChoice
+from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
+from bot.vocab.records import ChatSettings, GameRecord, Status
+from engine.game import Phase
+from engine.position import BAR, OFF, Side, Step
 
 DIRECT_LIMIT = 12
 """Up to this many distinct steps are offered as direct buttons (three rows of
@@ -186,7 +199,7 @@ class KeyboardBuilder:
 
     def resign_confirm(self, level: int, cost: str) -> InlineKeyboardMarkup:
         """A staked game's resignation asks once more: ``cost`` says what it
-        books (bot/present/messages.py :func:`resign_cost_label`)."""
+        books (bot/present/money.py :func:`resign_cost_label`)."""
         return InlineKeyboardMarkup([
             [self.button("✔ " + cost, ButtonAction.RESIGN_SURE, level)], [self._back()]])
 
@@ -230,7 +243,7 @@ class KeyboardBuilder:
         return InlineKeyboardMarkup([*rows, *([new] if new else []), *([check] if check else [])])
 
     def analysis_row(self, data: str | None) -> Row:
-        """The 📊 Analysis button (its data: :class:`bot.present.callbacks.AnalyseGame`),
+        """The 📊 Analysis button (its data: :class:`bot.vocab.callbacks.AnalyseGame`),
         or nothing without ``data``."""
         if data is None:
             return []
@@ -390,3 +403,92 @@ def settle_choice_keyboard(tr: Translator, request_id: str, balances: Sequence[s
              for index, text in enumerate(payments)]
     rows.append([_settle(tr.gettext("✖ No"), request_id, ButtonAction.SETTLE_NO)])
     return InlineKeyboardMarkup(rows)
+
+
+def analysis_data(record: GameRecord) -> str | None:
+    """The 📊 Analysis button's data of a finished game (None before its end)."""
+    if record.status is not Status.FINISHED or not record.engine \
+            or table_of(record).game.result is None:
+        return None
+    return AnalyseGame(record.game_id).format()
+
+
+def verify_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
+    """Only 🎲 Verify, once the record's seed is revealed (else nothing)."""
+    check = verify_data(record)
+    return None if check is None else InlineKeyboardMarkup([[InlineKeyboardButton(
+        "🎲 " + tr.gettext("Verify"), callback_data=check)]])
+
+
+def kept_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
+    """What a result board keeps once the next game got a board of its own:
+    the 📊 Analysis button (its other buttons belong to the new board)."""
+    row = KeyboardBuilder(tr, record.game_id, record.version).analysis_row(analysis_data(record))
+    return InlineKeyboardMarkup([row]) if row else None
+
+
+def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: ButtonAction | None,
+                  source: int | None, viewer: Side | None = None,
+                  player: Side | None = None) -> InlineKeyboardMarkup | None:
+    """The game's buttons; move buttons print the points in ``viewer``'s
+    numbering (the side the board is numbered for, :attr:`BoardView.numbered_for`;
+    the mover when not given), as :func:`point_label` does for the board.
+    ``player``: the keyboard of one player's own board (see :func:`board_message`)."""
+    game = table.game
+    keys = KeyboardBuilder(tr, record.game_id, record.version)
+    phase = game.phase
+    if phase is Phase.OVER:
+        if record.next_game is not None:  # continued by a later game: only the dice's check
+            return verify_keyboard(tr, record)
+        if record.cancel_by is not None and match_in_progress(record):
+            return keys.cancel_offer()
+        offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
+        return keys.over(match_over=table.match_over,
+                         new_game=table.match_over and not record.is_private,
+                         answer=offerer is not None and player is not offerer,
+                         withdraw=offerer is not None and player in (None, offerer),
+                         verify=verify_data(record), analysis=analysis_data(record))
+    if record.cancel_by is not None:
+        return keys.cancel_offer()
+    menu = ui in (ButtonAction.MENU, ButtonAction.RESIGN) and phase in (Phase.ROLL, Phase.MOVE)
+    if player is not None and game.to_act is not player and not menu:
+        if phase not in (Phase.ROLL, Phase.MOVE):
+            return None  # the opponent answers an offer
+        if record.takeback_by is not None and seat_of(record, record.takeback_by) is player:
+            return InlineKeyboardMarkup([[keys.take_back()], *keys.more().inline_keyboard])
+        return keys.more()
+    if menu and ui is ButtonAction.RESIGN and source is not None:  # staked: "Yes, resign"
+        resigner = player if player is not None else game.to_act
+        assert resigner is not None
+        return keys.resign_confirm(source, resign_cost_label(tr, record, resigner, source))
+    if menu:
+        return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
+    if phase is Phase.DOUBLE:
+        cube, actor = game.cube, game.to_act
+        assert cube is not None and actor is not None
+        return keys.double(confirm_pass=ui is ButtonAction.PASS,
+                           can_beaver=cube.why_not_beaver(actor) is None)
+    if phase is Phase.RESIGNATION:
+        return keys.resign_offer()
+    actor = game.to_act
+    assert actor is not None
+    if phase is Phase.ROLL:
+        can_double = may_double(record, table)
+        return keys.roll(can_double=can_double,
+                         confirm_double=can_double and ui is ButtonAction.DOUBLE,
+                         take_back=record.takeback_by is not None and player in (
+                             None, seat_of(record, record.takeback_by)))
+    turn = game.turn
+    assert turn is not None
+    seen_by = actor if viewer is None else viewer
+    labels = board_labels(tr)
+
+    def label(point: int) -> str:
+        return point_label(game.variant, actor, seen_by, point, labels)
+
+    turns = [choice.notation(numbering=seen_by, bar=labels.bar, off=labels.off)
+             for choice in offered_turns(game)]
+    return keys.moves(label, turn.distinct_steps, can_undo=bool(turn.played),
+                      complete=turn.is_complete,
+                      source=source if ui is ButtonAction.SOURCE else None, turns=turns,
+                      hint=can_hint(record, table))

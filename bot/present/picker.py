@@ -2,8 +2,8 @@
 which game is meant (bot/edge/handlers/which.py): one button per game,
 for the user who sent the command.
 
->>> from bot.present.i18n import translator
->>> from bot.store.records import GameRecord, Player
+>>> from bot.vocab.i18n import translator
+>>> from bot.vocab.records import GameRecord, Player
 >>> from engine.position import Variant
 >>> ann, bob = Player(user_id=1, name="Ann"), Player(user_id=2, name="Bob")
 >>> game = GameRecord(chat_id=-100, game_id="k3Xa9_zQ", variant=Variant.LONG,
@@ -22,12 +22,12 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.callbacks import PickGame
-from bot.present.i18n import N_, Translator
-from bot.present.messages import variant_name
-from bot.present.usertext import clean
+from bot.present.names import variant_name
 from bot.rules.matchstate import table_of
-from bot.store.records import GameRecord, Status
+from bot.vocab.callbacks import PickGame
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.usertext import clean
 
 LABEL_LIMIT = 60
 """Characters of a button's text (a phone shows about that many on one line)."""
@@ -45,7 +45,7 @@ def ended_text(tr: Translator, record: GameRecord) -> str | None:
     "cancelled · …"), so that two games of the same players differ on a list
     (e.g. /verify's); None while it is open.
 
-    >>> from bot.present.i18n import translator
+    >>> from bot.vocab.i18n import translator
     >>> from engine.position import Variant
     >>> ended_text(translator("en"), GameRecord(chat_id=1, variant=Variant.LONG,
     ...            status=Status.CANCELLED, updated_at=0.0))

@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
-from bot.present.i18n import Translator
+from bot.vocab.i18n import Translator
 
 _PAYLOAD = re.compile(r"(n?)([0-9]{1,20})_([A-Za-z0-9_-]{1,32})")
 

@@ -4,7 +4,7 @@ Pure: :func:`game_state` turns a record (and who asks) into the JSON the app
 renders.  The board is given by screen cell, the viewer's point labels 1..24
 laid out as the picture lays them (:func:`bot.present.render.view.cell_of`:
 13..24 along the top, 12..1 along the bottom), from the same fixed side as the
-chat's picture (:func:`bot.present.messages.viewer_of`).  The client decides
+chat's picture (:func:`bot.present.board.viewer_of`).  The client decides
 nothing: for the mover, :func:`turn_tree` lists every position the roll can
 reach step by step and the legal steps out of each, computed by the engine; the
 app only walks it, and the server checks the turn it sends again.
@@ -23,15 +23,16 @@ import html
 import re
 from typing import Any
 
-from bot.present.i18n import N_, Translator
-from bot.present.messages import KIND_NAMES, board_message, board_view, viewer_of
+from bot.present.board import board_message, board_view, viewer_of
+from bot.present.names import KIND_NAMES
 from bot.present.render.view import BoardView, occupant, viewer_point
 from bot.rules import hints
 from bot.rules.matchstate import table_of
 from bot.rules.play import may_double, resign_options
-from bot.rules.refusals import Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import Refusal
 from engine.game import Game, Phase
 from engine.position import BAR, OFF, POINTS, Position, Side, Step, Variant
 

@@ -4,16 +4,16 @@ rematch, and ending a match between two of its games.
 
 from __future__ import annotations
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import N_
 from bot.rules.cancelling import cancel_vote
 from bot.rules.fairplay import Dealer, committed, with_tap
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import MatchState, engine_dict, match_in_progress, table_of
 from bot.rules.play import advanced
-from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, STALE, Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status, computer_level
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import N_
+from bot.vocab.records import GameRecord, Status, computer_level
+from bot.vocab.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, STALE, Refusal
 from engine.game import Game
 
 
@@ -99,7 +99,7 @@ def _following(record: GameRecord, dealer: Dealer) -> GameRecord:
 def continued(old: GameRecord, new: GameRecord, now: float) -> GameRecord:
     """``old`` once ``new`` continues it (the match's next game, a rematch, a
     new lobby from its board): the two are saved together
-    (:func:`bot.store.saving.save_first`).  ``old`` keeps its result and its
+    (:func:`bot.service.saving.save_first`).  ``old`` keeps its result and its
     board; its offers end, and its boards in private chats are ``new``'s."""
     return old.model_copy(update={
         "next_game": new.game_id, "rematch_by": None, "cancel_by": None, "next_dice": None,

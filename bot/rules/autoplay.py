@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.store.records import TableOptions
+from bot.vocab.records import TableOptions
 from engine.game import Action, Game, Phase
 from engine.position import Position, Variant
 

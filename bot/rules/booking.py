@@ -33,11 +33,10 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
-from bot.present.i18n import Translator
-from bot.present.usertext import clean
 from bot.rules import ratings
 from bot.rules.matchstate import table_of
-from bot.store.records import (
+from bot.vocab.i18n import Translator
+from bot.vocab.records import (
     GameRecord,
     HistoryEntry,
     Player,
@@ -47,6 +46,7 @@ from bot.store.records import (
     computer_level,
     versus_computer,
 )
+from bot.vocab.usertext import clean
 from engine.match import Standing
 from engine.position import Side, Variant
 from engine.scoring import GameResult
@@ -250,7 +250,7 @@ def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str],
                  title: str | None = None) -> str:
     """The /ledger message: a monospace table "debtor → creditor amount".
 
-    >>> from bot.present.i18n import translator
+    >>> from bot.vocab.i18n import translator
     >>> names = {1: "Ann", 2: "Bob <3", 3: "Cy"}
     >>> print(ledger_table(translator("en"), [Debt(2, 1, 30), Debt(1, 3, 5)], names))
     <b>Who owes whom</b>

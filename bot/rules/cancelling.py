@@ -4,10 +4,10 @@ vote cancels), and the rules of ``/cancel`` in a lobby, a game or a match.
 
 from __future__ import annotations
 
-from bot.present.i18n import N_
-from bot.rules.refusals import NOT_PLAYING, PROPOSED, Refusal
 from bot.rules.seats import waiting_user
-from bot.store.records import GameRecord, Status
+from bot.vocab.i18n import N_
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import NOT_PLAYING, PROPOSED, Refusal
 
 
 def cancelled(record: GameRecord) -> GameRecord:

@@ -7,7 +7,7 @@ changed any) and returns the settings to save (one compare-and-set,
 
 from __future__ import annotations
 
-from bot.store.records import ChatSettings
+from bot.vocab.records import ChatSettings
 
 
 def with_language(settings: ChatSettings | None, chat_id: int, language: str | None

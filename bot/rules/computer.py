@@ -32,8 +32,6 @@ from dataclasses import dataclass
 
 from ai import CubeState, Level, make_player
 from ai.player import Player as Brain
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import N_, Translator
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
 from bot.rules.hints import TOP, HintQuestion, Ranked
@@ -41,10 +39,12 @@ from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
 from bot.rules.options import computer_fields
 from bot.rules.play import apply_game, may_double
-from bot.rules.refusals import STALE, Refusal
 from bot.rules.seats import waiting_user
-from bot.store.records import COMPUTER_USER_IDS, GameRecord, Player, Status, TableOptions
-from bot.store.records import computer_level as record_level
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import COMPUTER_USER_IDS, GameRecord, Player, Status, TableOptions
+from bot.vocab.records import computer_level as record_level
+from bot.vocab.refusals import STALE, Refusal
 from engine.game import Phase
 from engine.position import Dice, Position, Side, Step, Variant
 from engine.scoring import ResultKind

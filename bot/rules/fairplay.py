@@ -2,7 +2,7 @@
 mixed in, the one place a game rolls, and when the seed may be revealed.
 
 Pure (the scheme itself is engine/dice.py; the record's part is
-:class:`bot.store.records.DiceState`):
+:class:`bot.vocab.records.DiceState`):
 
 * a lobby (and a rematch offer) commits to a fresh seed before anything
   else happens, so its commitment is on the message the players see;
@@ -26,11 +26,11 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from bot.present.callbacks import ButtonAction
-from bot.present.i18n import N_
 from bot.rules.matchstate import match_in_progress
-from bot.rules.refusals import Refusal
-from bot.store.records import MAX_REFUSED, DiceState, GameRecord, Status
+from bot.vocab.callbacks import ButtonAction
+from bot.vocab.i18n import N_
+from bot.vocab.records import MAX_REFUSED, DiceState, GameRecord, Status
+from bot.vocab.refusals import Refusal
 from engine.dice import (
     MAX_ITEMS,
     DiceError,

@@ -13,7 +13,7 @@ names what the brains must rank (:class:`HintQuestion`: the turn's start and
 dice, so a hint is the same for every step of one turn); the ranking itself
 runs off the event loop (:func:`bot.rules.computer.best_turns`).
 
->>> from bot.store.records import TableOptions
+>>> from bot.vocab.records import TableOptions
 >>> hints_allowed(TableOptions(computer="easy")), hints_allowed(TableOptions())
 (True, False)
 >>> hints_allowed(TableOptions(hints=True))
@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.present.i18n import N_
 from bot.rules.matchstate import MatchState, table_of
-from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status, TableOptions
+from bot.vocab.i18n import N_
+from bot.vocab.records import GameRecord, Status, TableOptions
+from bot.vocab.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
 from engine.choices import forced_turn
 from engine.game import Phase
 from engine.position import Dice, Position, Step, Variant

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.present.callbacks import ButtonAction, Callback
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import VARIANTS, apply_lobby, new_lobby
 from bot.rules.options import OptionError, engine_options, inline_refusal, parse_new_args
-from bot.rules.refusals import STALE, Refusal
-from bot.store.records import GameRecord, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.records import GameRecord, Status, TableOptions
+from bot.vocab.refusals import STALE, Refusal
 from engine.position import Variant
 
 
@@ -41,7 +41,7 @@ def inline_offers(words: Sequence[str]) -> list[tuple[Variant, TableOptions]]:
     >>> inline_offers(["long", "stake=5"])
     Traceback (most recent call last):
     ...
-    bot.rules.refusals.Refusal: Inline games have no chat ledger, so they are never staked. \
+    bot.vocab.refusals.Refusal: Inline games have no chat ledger, so they are never staked. \
 Play for stakes with /new in a group with the bot.
     """
     variant, options = parse_new_args(words)

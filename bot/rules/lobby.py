@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import time
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import N_
 from bot.rules.fairplay import JOIN_LABEL, START_LABEL, Dealer, committed, with_tap
 from bot.rules.matchstate import MatchState, with_table
 from bot.rules.options import OptionError, engine_options
 from bot.rules.play import advanced
-from bot.rules.refusals import NOT_PLAYING, STALE, Refusal
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import N_
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.refusals import NOT_PLAYING, STALE, Refusal
 from engine.game import Game
 from engine.position import Side, Variant
 

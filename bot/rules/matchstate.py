@@ -18,7 +18,7 @@ import zlib
 from collections import OrderedDict
 from typing import Any
 
-from bot.store.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status
 from engine.game import Game
 from engine.match import Standing
 

@@ -6,7 +6,7 @@ field it sets, how its value is written, the engine's rule it becomes, its
 bit in an inline Join, its captions and its part of ``/help``, and what a
 game against the computer does with it.  The parser, the inline codec
 (:class:`bot.present.inline.InlineJoin`), the captions
-(:func:`bot.present.messages.options_line`), ``/help``
+(:func:`bot.present.lobby.options_line`), ``/help``
 (:func:`bot.present.help.help_text`) and the computer
 (:func:`bot.rules.computer.computer_options`) read that table and list no
 option of their own (docs/architecture.md, "Adding a game option").
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from bot.present.i18n import N_
-from bot.present.usertext import ARGUMENT_LIMIT, clean
-from bot.rules import deadlines
-from bot.rules.refusals import Refusal
-from bot.store.records import TableOptions
+from bot.vocab import deadlines
+from bot.vocab.i18n import N_
+from bot.vocab.records import TableOptions
+from bot.vocab.refusals import Refusal
+from bot.vocab.usertext import ARGUMENT_LIMIT, clean
 from engine.game import GameError, GameOptions
 from engine.position import Variant
 
@@ -38,7 +38,7 @@ class Kind(Enum):
 
     ON_OFF = "on|off"  # also yes/no, 1/0
     NUMBER = "N"  # a whole number from Option.low to Option.high
-    TIME = "time"  # a time per move: 12h, 1d, none (bot/rules/deadlines.py)
+    TIME = "time"  # a time per move: 12h, 1d, none (bot/vocab/deadlines.py)
     LEVEL = "level"  # the computer's level: easy, medium, strong
 
 

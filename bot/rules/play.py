@@ -2,7 +2,7 @@
 
 Pure: :func:`apply_game` takes the stored record, the tapping user and the
 button's :class:`Callback` and returns the next record (the record itself
-for a keyboard-only button); nothing is written (bot/store/saving.py saves
+for a keyboard-only button); nothing is written (bot/service/saving.py saves
 it with one compare-and-set on the version the button was drawn for).
 """
 
@@ -13,16 +13,16 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import N_
 from bot.rules.autoplay import advance, double_offered, undo
 from bot.rules.cancelling import cancel_vote
 from bot.rules.fairplay import Dealer, committed
 from bot.rules.fairplay import roll as fair_roll
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, THEIR_BUTTONS, Refusal
 from bot.rules.seats import seat_of
-from bot.store.records import GameRecord, Status, computer_level
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import N_
+from bot.vocab.records import GameRecord, Status, computer_level
+from bot.vocab.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, THEIR_BUTTONS, Refusal
 from engine.choices import TurnChoice, turn_choices
 from engine.game import Game, Phase
 from engine.position import EngineError, Position, Side, Step

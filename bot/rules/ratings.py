@@ -1,7 +1,7 @@
 """Player ratings by the FIBS formula (the First Internet Backgammon Server's ``help formula``).
 
 Pure arithmetic; the store keeps one rating and experience per chat, variant
-and player (see :class:`bot.store.records.PlayerStats`).  For an ``n``-point match
+and player (see :class:`bot.vocab.records.PlayerStats`).  For an ``n``-point match
 between ratings ``r1`` and ``r2`` (a single game counts as ``n = 1``)::
 
     D        = |r1 - r2|

@@ -15,7 +15,7 @@ from typing import Any
 
 from ai.analysis import Analysis, analyse
 from bot.rules.matchstate import MatchState, table_of
-from bot.store.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status
 from engine.game import Game
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.rules.matchstate import table_of
-from bot.store.records import GameRecord, Player, Status
+from bot.vocab.records import GameRecord, Player, Status
 from engine.position import Side
 
 

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.present.i18n import N_
-from bot.present.usertext import clean
 from bot.rules.booking import debts
-from bot.rules.refusals import Refusal
 from bot.rules.settleplan import (
     Ledger,
     direct_change,
@@ -22,7 +19,10 @@ from bot.rules.settleplan import (
     requested_transfer,
     still_planned,
 )
-from bot.store.records import SettleRequest
+from bot.vocab.i18n import N_
+from bot.vocab.records import SettleRequest
+from bot.vocab.refusals import Refusal
+from bot.vocab.usertext import clean
 
 GONE = N_("This settle request is no longer open.")
 NO_BALANCE = N_("You have no open balance in this chat.")

@@ -49,6 +49,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from bot.vocab.records import planned_payment
+
 Ledger = Mapping[tuple[int, int], int]
 
 
@@ -251,9 +253,7 @@ def requested_transfer(requester: int, other: int, change: int) -> Transfer:
     >>> requested_transfer(1, 3, -10), requested_transfer(3, 1, 10)
     (Transfer(debtor=3, creditor=1, amount=10), Transfer(debtor=3, creditor=1, amount=10))
     """
-    if change > 0:
-        return Transfer(requester, other, change)
-    return Transfer(other, requester, -change)
+    return Transfer(*planned_payment(requester, other, change))
 
 
 def direct_adjustments(transfer: Transfer) -> dict[tuple[int, int], int]:

@@ -9,14 +9,14 @@ import dataclasses
 from collections.abc import Callable
 
 from ai import Level
-from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.rules import computer
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import apply_lobby, awaits_start, start_seated
 from bot.rules.play import apply_game, ui_only
-from bot.rules.refusals import CATCHING_UP, RESIGN_MOVED, STALE, Refusal
-from bot.store.records import BoardViewRef, GameRecord, Status
+from bot.vocab.callbacks import ButtonAction, Callback, Kind
+from bot.vocab.records import BoardViewRef, GameRecord, Status
+from bot.vocab.refusals import CATCHING_UP, RESIGN_MOVED, STALE, Refusal
 
 
 def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: bool,

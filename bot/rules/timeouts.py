@@ -1,24 +1,24 @@
 """The clock at the table: the deadline a change sets, winning on time, more
-time, pause and resume (the arithmetic of time controls: bot/rules/deadlines.py).
+time, pause and resume (the arithmetic of time controls: bot/vocab/deadlines.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.present.i18n import N_
-from bot.rules import deadlines
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
-from bot.rules.refusals import NO_CLOCK, NOT_PLAYING, PROPOSED, STALE, Refusal
 from bot.rules.seats import seat_of, waiting_user
-from bot.store.records import GameRecord, Player, Status
+from bot.vocab import deadlines
+from bot.vocab.i18n import N_
+from bot.vocab.records import GameRecord, Player, Status
+from bot.vocab.refusals import NO_CLOCK, NOT_PLAYING, PROPOSED, STALE, Refusal
 from engine.position import Side
 
 
 def with_deadline(old: GameRecord, new: GameRecord, now: float) -> GameRecord:
     """``new`` with its clock's deadline: a fresh period whenever the game
-    starts waiting for someone else, none while paused or over (bot/rules/deadlines.py)."""
+    starts waiting for someone else, none while paused or over (bot/vocab/deadlines.py)."""
     restart = new.game_id != old.game_id or waiting_user(old) != waiting_user(new)
     deadline = deadlines.new_deadline(new.deadline, new.options.time_control, now,
                                   running=new.status is Status.ACTIVE and new.paused_at is None,
@@ -121,7 +121,7 @@ class Notice:
 
 def notice(record: GameRecord, stage: int) -> Notice | None:
     """The notice due at ``stage`` of the record's deadline
-    (:data:`bot.rules.deadlines.TIMED_OUT` or a reminder); None when the record
+    (:data:`bot.vocab.deadlines.TIMED_OUT` or a reminder); None when the record
     waits for nobody, or a reminder has no deadline to name."""
     late_id = waiting_user(record)
     if late_id is None:

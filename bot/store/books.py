@@ -12,12 +12,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.rules.settleplan import requested_transfer
 from bot.store.client import RedisClient, as_text, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
-from bot.store.records import (
+from bot.vocab.records import (
     CorruptRecordError,
     GameRecord,
     HistoryEntry,
@@ -28,6 +27,7 @@ from bot.store.records import (
     VersionConflict,
     decode,
     encode,
+    planned_payment,
     versus_computer,
 )
 from engine.dicestats import DiceStats
@@ -317,8 +317,7 @@ class Books:
         field, sign = ledger_field(request.requester, request.other)
         planned: list[Any] = []
         if request.change:
-            paid = requested_transfer(request.requester, request.other, request.change)
-            planned = [paid.debtor, paid.creditor, paid.amount]
+            planned = list(planned_payment(request.requester, request.other, request.change))
         code, *rest = await self._settle(
             keys=[self.keys.settle(request.chat_id, request.request_id),
                   self.keys.chat(request.chat_id, "ledger")],

@@ -4,7 +4,7 @@ Every change to a stored record is a pure function of the record as loaded;
 the save is one compare-and-set on the version that was loaded, so two
 writers at once never both land.  The loser loads again and applies its
 change to the winner's record.  :meth:`bot.store.Store.update` (chat
-settings and other plain records) and :func:`bot.store.saving.commit_game`
+settings and other plain records) and :func:`bot.service.saving.commit_game`
 (a game: its end booked, its clock kept) are this loop with their own load
 and save; no handler writes a retry loop of its own.
 """
@@ -16,7 +16,7 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from bot.store.records import VersionConflict
+from bot.vocab.records import VersionConflict
 
 T = TypeVar("T")
 

@@ -33,8 +33,8 @@ from bot.store.keys import Keys
 from bot.store.layout import DEFAULT_MAX_LIVE
 from bot.store.migration import Migration
 from bot.store.queue import DeadlineQueue
-from bot.store.records import settings_key
 from bot.store.updates import Updates
+from bot.vocab.records import settings_key
 
 
 class Store:

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 from bot.store import Store
-from bot.store.client import hset_expiring, zadd_capped
-from bot.store.records import GameRecord, GameRef, Status, decode, encode
+from bot.store.client import as_text, hset_expiring, zadd_capped
+from bot.vocab.records import GameRecord, GameRef, Status, decode, encode
 
 KEEP_DAYS = 30
 TTL = KEEP_DAYS * 24 * 3600
@@ -69,10 +68,6 @@ def _user(store: Store, user_id: int) -> str:
     return store.keys.user_finished(user_id)
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def _member(record: GameRecord) -> str:
     return f"{record.thread_id or 0}:{record.game_id}"
 
@@ -95,7 +90,7 @@ async def keep(store: Store, record: GameRecord, now: float | None = None) -> No
     evicted = await store.redis.register_script(_KEEP)(keys=keys, args=[
         record.version, encode(kept_copy(record)), _member(record), now, CAP, TTL])
     if evicted:  # they would expire anyway; a crash before this only delays it
-        games = [_text(member).partition(":")[2] for member in evicted]
+        games = [as_text(member).partition(":")[2] for member in evicted]
         await store.redis.delete(*[_entry(store, chat, game, part) for game in games
                                    for part in ("", ":analysis", ":busy")])
     ref = str(record.ref)
@@ -117,7 +112,7 @@ async def load(store: Store, chat_id: int, game_id: str) -> GameRecord | None:
             return None
         await keep(store, game)
         return kept_copy(game)
-    record: GameRecord = decode(GameRecord, name, raw, int(_text(version or b"0")))
+    record: GameRecord = decode(GameRecord, name, raw, int(as_text(version or b"0")))
     if record.chat_id != chat_id or record.game_id != game_id:
         return None
     return record
@@ -127,10 +122,10 @@ async def repair(store: Store, chat_id: int) -> None:
     """Keep the finished games of the chat's ended index (bot/store/games.py) that
     are not kept here: the booking and this copy are two steps (the index
     upkeep after a tap's answer), and a worker may die between them."""
-    ended = [_text(m) for m in await store.redis.zrevrange(store.keys.ended(chat_id), 0, CAP - 1)]
+    ended = [as_text(m) for m in await store.redis.zrevrange(store.keys.ended(chat_id), 0, CAP - 1)]
     if not ended:
         return
-    kept = {_text(m).partition(":")[2] for m in await store.redis.zrange(
+    kept = {as_text(m).partition(":")[2] for m in await store.redis.zrange(
         _index(store, chat_id), 0, -1)}
     for game_id in ended:
         if game_id not in kept:
@@ -143,7 +138,7 @@ async def _kept(store: Store, chat_id: int, thread_id: int | None, any_topic: bo
                 ) -> AsyncIterator[GameRecord]:
     await repair(store, chat_id)
     members = await store.redis.zrevrange(_index(store, chat_id), 0, -1)
-    for member in map(_text, members):
+    for member in map(as_text, members):
         thread, _, game_id = member.partition(":")
         if any_topic or int(thread or 0) == (thread_id or 0):
             record = await load(store, chat_id, game_id)
@@ -168,7 +163,7 @@ async def last_of_user(store: Store, user_id: int) -> GameRecord | None:
     """The newest kept game the user played, in any chat (for a private
     chat: a private game's boards live in the players' chats)."""
     user = _user(store, user_id)
-    for member in map(_text, await store.redis.zrevrange(user, 0, -1)):
+    for member in map(as_text, await store.redis.zrevrange(user, 0, -1)):
         ref = GameRef.parse(member)
         record = await load(store, ref.chat_id, ref.game_id)
         if record is not None and any(p.user_id == user_id for p in record.players):
@@ -195,7 +190,7 @@ async def posted(store: Store, chat_id: int, game_id: str, form: str) -> str | N
     """The analysis of the game as posted before in ``form`` (a language and
     a style, e.g. ``"ru:png"``): the caller's opaque JSON, None if none."""
     raw = await store.redis.hget(_entry(store, chat_id, game_id, ":analysis"), form)
-    return None if raw is None else _text(raw)
+    return None if raw is None else as_text(raw)
 
 
 async def note_posted(store: Store, chat_id: int, game_id: str, form: str, value: str,
@@ -209,4 +204,4 @@ async def note_posted(store: Store, chat_id: int, game_id: str, form: str, value
 async def posted_at(store: Store, chat_id: int, game_id: str, where: int) -> float | None:
     """When the game's analysis was last posted in chat ``where``, if ever."""
     raw = await store.redis.hget(_entry(store, chat_id, game_id, ":analysis"), f"at:{where}")
-    return None if raw is None else float(_text(raw))
+    return None if raw is None else float(as_text(raw))

@@ -4,7 +4,7 @@ by every worker: taking a token is one Lua call that *reserves* it.
 
 from __future__ import annotations
 
-from bot.store.client import RedisClient
+from bot.store.client import RedisClient, as_text
 from bot.store.keys import Keys
 
 # KEYS: bucket.  ARGV: rate per second, burst, now (seconds), penalty seconds
@@ -65,4 +65,4 @@ class FloodBuckets:
         (at most once per ``warn_every`` seconds) or ``quiet``.  Unlike
         :meth:`take` nothing is reserved: refused input costs nothing later."""
         verdict = await self._admit(keys=[key], args=[rate, burst, now, warn_every])
-        return verdict.decode() if isinstance(verdict, bytes) else str(verdict)
+        return as_text(verdict)

@@ -40,7 +40,6 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from bot.rules.deadlines import first_wake
 from bot.store import schema
 from bot.store.client import RedisClient, as_text, idempotent, no_upkeep
 from bot.store.commit import commit
@@ -55,7 +54,9 @@ from bot.store.layout import (
     placement,
     topic_of,
 )
-from bot.store.records import (
+from bot.store.shards import drain_open
+from bot.vocab.deadlines import first_wake
+from bot.vocab.records import (
     MAX_REFUSED,
     ChatSettings,
     CorruptRecordError,
@@ -65,6 +66,7 @@ from bot.store.records import (
     Record,
     RecordKey,
     Status,
+    UnbookedEnd,
     VersionConflict,
     decode,
     encode,
@@ -73,7 +75,6 @@ from bot.store.records import (
     write_token,
     written_here,
 )
-from bot.store.shards import drain_open
 
 # KEYS: record.  ARGV: version, the board's field, then the fields of every board
 # of the record (others are dropped).  Raises the board's shown version to
@@ -214,13 +215,16 @@ class Games:
                 raise ValueError("a game continues one of its own chat")
             keys.append(self.keys.record(closes.key))
             args += [closes.version, encode(closes), closes.game_id, *placement(closes)]
-        args.append(write_token())
+        ending = record.status in (Status.FINISHED, Status.CANCELLED)
+        args += ["1" if ending else "0", write_token()]
         try:
             code, value = await idempotent(lambda: self._save_game(keys=keys, args=args))
         except ResponseError as error:
             raise CorruptRecordError(name, f"not a hash ({error})") from None
         if code == 2:
             raise GameLimit(name, int(value))
+        if code == 4:
+            raise UnbookedEnd(name)
         if code == 3:
             raise VersionConflict(keys[3], closes.version if closes else 0, as_text(value))
         if code != 1:
@@ -279,7 +283,7 @@ class Games:
 
     async def written_here(self, record: Record) -> bool:
         """Whether the stored record's last write was made by the update being
-        handled, in an earlier attempt (:func:`bot.store.records.written_here`):
+        handled, in an earlier attempt (:func:`bot.vocab.records.written_here`):
         its worker died after the compare-and-set, before it noted the step."""
         token = await idempotent(lambda: self.redis.hget(self.keys.record(record.key), "w"))
         return written_here(None if token is None else as_text(token))
@@ -364,7 +368,7 @@ class Games:
         open_games = self.keys.open_shard(game.ref)
         pipe.sadd(open_games, ref) if listed else pipe.srem(open_games, ref)
         due, _ = self.keys.deadline_shard(game.ref)
-        # the first wake-up of the deadline: its first reminder (bot/rules/deadlines.py)
+        # the first wake-up of the deadline: its first reminder (bot/vocab/deadlines.py)
         wake = first_wake(game.deadline, game.options.time_control)
         if listed and wake is not None:
             pipe.zadd(due, {ref: wake})

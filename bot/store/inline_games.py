@@ -3,7 +3,7 @@
 A game played on a message sent "via @bot" (inline mode) has no chat the bot
 knows: a tap on it brings only the ``inline_message_id``.  The game lives
 under a synthetic chat id made from that id (48 bits of its SHA-256 below
-:data:`bot.store.records.INLINE_CHAT_BASE`), so each inline message's game has
+:data:`bot.vocab.records.INLINE_CHAT_BASE`), so each inline message's game has
 its own hash tag, ``nardy:{chat:<synthetic id>}:…``: record, history, stats and
 booked ids in one slot, booked by the same atomic finish as every game.  The
 record keeps the ``inline_message_id`` itself, and a record found under the
@@ -13,7 +13,7 @@ This is the only place that knows how an inline game is keyed.
 
 >>> inline_chat_id("AgAAAxyz") == inline_chat_id("AgAAAxyz") != inline_chat_id("AgAAAxyw")
 True
->>> from bot.store.records import INLINE_CHAT_BASE, is_private_game_chat
+>>> from bot.vocab.records import INLINE_CHAT_BASE, is_private_game_chat
 >>> INLINE_CHAT_BASE - 2**48 < inline_chat_id("AgAAAxyz") <= INLINE_CHAT_BASE
 True
 >>> is_private_game_chat(inline_chat_id("AgAAAxyz"))
@@ -26,7 +26,7 @@ import base64
 import hashlib
 
 from bot.store import Store
-from bot.store.records import INLINE_CHAT_BASE, GameRecord
+from bot.vocab.records import INLINE_CHAT_BASE, GameRecord
 
 
 def inline_chat_id(inline_message_id: str) -> int:

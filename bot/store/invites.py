@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.store import Store
 from bot.store.client import as_text, hset_expiring
-from bot.store.records import (
+from bot.vocab.records import (
     PRIVATE_CHAT_BASE,
     SCHEMA_VERSION,
     DiceState,
@@ -175,7 +175,7 @@ def game_chat_id(token: str) -> int:
     bits of the token's SHA-256, so every attempt to start it names the same
     game (see the module doc).
 
-    >>> from bot.store.records import is_private_game_chat
+    >>> from bot.vocab.records import is_private_game_chat
     >>> game_chat_id("A" * 22) == game_chat_id("A" * 22) != game_chat_id("B" * 22)
     True
     >>> is_private_game_chat(game_chat_id("A" * 22))

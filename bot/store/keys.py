@@ -42,7 +42,7 @@ chat live in one slot and a Lua script may touch several of them:
                                           taps (bot/edge/handlers/pace.py), expiring
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
     nardy:{deadlines:<shard>}:due / :processing  zsets of GameRefs by wake-up time (the
-                                          deadline's first reminder, bot/rules/deadlines.py) /
+                                          deadline's first reminder, bot/vocab/deadlines.py) /
                                           lease end, in SHARDS shards by chat
     nardy:{deadlines}:due / :processing   the same, unsharded (before 2026-12): moved into
                                           the shards by the claimer (bot/store/shards.py)
@@ -81,7 +81,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from bot.store.records import GameRef, RecordKey
+from bot.vocab.records import GameRef, RecordKey
 
 SHARDS = 16
 """Shards of the keys every save writes (the open games, the deadline queue): each

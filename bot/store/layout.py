@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.store.records import GameRecord, Status, StoreError
+from bot.vocab.records import GameRecord, Status, StoreError
 
 ENDED_TTL = 30 * 24 * 3600
 """An ended game's record (finished, cancelled, or continued by a rematch, the
@@ -111,6 +111,14 @@ end
 # is saved in the same step.  A hash
 # without `v` (not written by us) is never overwritten: it reports version '?'.
 SAVE_GAME = PLACE + CURRENT + """
+-- ARGV[#ARGV - 1] '1': the record saved is finished or cancelled.  Over a game
+-- still being played that is its end, which only the books' script writes,
+-- with the booking (bot/store/books.py): {4, cur}, nothing written.  (JSON
+-- escapes a quote inside a string, so only the record's own field matches.)
+if ARGV[#ARGV - 1] == '1' and cur ~= '0' then
+  local stored = redis.call('HGET', KEYS[1], 'd')
+  if stored and string.find(stored, '"status":"active"', 1, true) then return {4, cur} end
+end
 if KEYS[4] then
   local before = redis.call('HGET', KEYS[4], 'v') or '0'
   if before ~= ARGV[9] then return {3, before} end

@@ -12,7 +12,7 @@ from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
 from bot.store.queue import DeadlineQueue
-from bot.store.records import (
+from bot.vocab.records import (
     GameRecord,
     Record,
     encode,

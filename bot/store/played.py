@@ -11,13 +11,9 @@ every save); :func:`played_stats` reads the player's stats in each.
 from __future__ import annotations
 
 from bot.store import Store, stats_field
-from bot.store.records import GameRecord, PlayerStats, decode
+from bot.store.client import as_text
+from bot.vocab.records import GameRecord, PlayerStats, decode
 from engine.position import Variant
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
 
 ENDED_LOOKED_AT = 20
 """Private and inline games whose ended records a command in the private chat
@@ -29,9 +25,9 @@ async def ended_games(store: Store, user_id: int) -> list[GameRecord]:
     so that /export or /verify in the private chat finds a finished game
     without a reply to its board."""
     found = []
-    members = sorted(await store.redis.smembers(store.keys.played(user_id)), key=_text)
+    members = sorted(await store.redis.smembers(store.keys.played(user_id)), key=as_text)
     for member in members[-ENDED_LOOKED_AT:]:
-        games = await store.chat_games(int(_text(member)), None)
+        games = await store.chat_games(int(as_text(member)), None)
         found += [g for g in games if not g.is_live][:1]
     return found
 
@@ -41,8 +37,8 @@ async def played_stats(store: Store, user_id: int) -> list[PlayerStats]:
     people; those games are never against the computer)."""
     found = []
     fields = [stats_field(variant, user_id) for variant in Variant]
-    for member in sorted(await store.redis.smembers(store.keys.played(user_id)), key=_text):
-        name = store.chat_key(int(_text(member)), "stats")
+    for member in sorted(await store.redis.smembers(store.keys.played(user_id)), key=as_text):
+        name = store.chat_key(int(as_text(member)), "stats")
         for field, raw in zip(fields, await store.redis.hmget(name, fields), strict=True):
             if raw is not None:
                 found.append(decode(PlayerStats, f"{name}[{field}]", raw))

@@ -14,6 +14,7 @@ only then may the bot message them privately.
 from __future__ import annotations
 
 from bot.store import Store
+from bot.store.client import as_text
 
 STARTED = "started"
 MUTED = "muted"
@@ -56,4 +57,4 @@ async def set_language(store: Store, user_id: int, code: str | None) -> None:
 
 async def language(store: Store, user_id: int) -> str | None:
     raw = await store.redis.hget(store.keys.prefs(user_id), LANGUAGE)
-    return raw.decode() if isinstance(raw, bytes) else raw
+    return None if raw is None else as_text(raw)

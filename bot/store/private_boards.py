@@ -2,7 +2,7 @@
 boards (a command sent as a reply to one acts on its game,
 bot/edge/handlers/which.py).
 
-A game's boards in private chats (:class:`bot.store.records.BoardViewRef`) carry
+A game's boards in private chats (:class:`bot.vocab.records.BoardViewRef`) carry
 the same ``g:<game id>:<version>:...`` buttons as its chat's board, but a
 tap there arrives from the private chat, not from the game's chat.  The
 bot remembers, per private chat, board message id -> :class:`GameRef`
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from bot.store import Store
 from bot.store.client import hset_expiring
-from bot.store.records import GameRef
+from bot.vocab.records import GameRef
 
 VIEWS_TTL = 180 * 24 * 3600
 """A private chat's map expires half a year after its last new board."""

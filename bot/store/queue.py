@@ -12,12 +12,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from bot.store.client import RedisClient
+from bot.store.client import RedisClient, as_text
 from bot.store.keys import SHARDS, Keys
-from bot.store.records import (
+from bot.store.shards import drain_deadlines
+from bot.vocab.records import (
     GameRef,
 )
-from bot.store.shards import drain_deadlines
 
 # KEYS: due, processing.  ARGV: now, lease end, limit.  Expired leases go back
 # to `due` first (a claimer died), then up to `limit` due items move to
@@ -109,8 +109,7 @@ class DeadlineQueue:
         for pair in [*pairs, self.keys.pings]:
             flat = await self._claim(keys=pair, args=[now, now + lease, limit - len(pings)])
             for member in flat[::2]:
-                version, _, ref = (member.decode() if isinstance(member, bytes)
-                                   else str(member)).partition("@")
+                version, _, ref = as_text(member).partition("@")
                 pings.append((GameRef.parse(ref), int(version)))
             if len(pings) >= limit:
                 break

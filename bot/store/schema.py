@@ -5,7 +5,7 @@ Schema 1 (before issue 18) kept one game per chat or forum topic, at
 Schema 2 keeps each game under its own id, ``nardy:{chat:<id>}:g:<game id>``,
 in the chat's ``live`` or ``ended`` index (bot/store/layout.py).  A record's
 JSON needs no change (``next_game`` is new and unset, see
-``MIGRATIONS`` in bot/store/records.py); its key, its index entry, its
+``MIGRATIONS`` in bot/vocab/records.py); its key, its index entry, its
 expiry if it ended, and its "your turn" ping (``notify:<topic>`` →
 ``ping:<game id>``) do.  The game id, the CAS version and the versions its
 board messages show (the ``s:`` fields) stay, so the buttons of boards
@@ -39,7 +39,7 @@ import time
 from bot.store.client import RedisClient, as_text
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
-from bot.store.records import GAME_SCHEMA, CorruptRecordError, GameRecord, decode, encode, game_key
+from bot.vocab.records import GAME_SCHEMA, CorruptRecordError, GameRecord, decode, encode, game_key
 
 log = logging.getLogger(__name__)
 

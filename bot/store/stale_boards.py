@@ -17,15 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from bot.store import Store
-from bot.store.records import GameRecord, GameRef, game_key
+from bot.store.client import as_text
 from bot.store.shards import drain_open
+from bot.vocab.records import GameRecord, GameRef, game_key
 
 BATCH = 200
 """Open games looked at per pipelined round trip."""
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _looks_behind(version: Any, shown: dict[Any, Any]) -> bool:
@@ -33,7 +30,7 @@ def _looks_behind(version: Any, shown: dict[Any, Any]) -> bool:
     a board behind it: none noted, or one noted below the version."""
     if version is None:
         return False  # gone
-    return not shown or min(int(_text(v)) for v in shown.values()) < int(_text(version))
+    return not shown or min(int(as_text(v)) for v in shown.values()) < int(as_text(version))
 
 
 async def behind(store: Store, limit: int) -> list[GameRecord]:
@@ -41,7 +38,7 @@ async def behind(store: Store, limit: int) -> list[GameRecord]:
     version (or no chat board at all), the most recently changed first."""
     redis = store.redis
     await drain_open(redis, store.keys)
-    refs = sorted({_text(m) for shard in store.keys.open_shards
+    refs = sorted({as_text(m) for shard in store.keys.open_shards
                    async for m in redis.sscan_iter(shard, count=1000)})
     candidates: list[GameRef] = []
     for start in range(0, len(refs), BATCH):

@@ -2,7 +2,7 @@
 
 Every game with a running clock has one entry in the store's wake-up set
 (``nardy:{deadlines:<shard>}:due``, sorted sets by time): each save puts it at the
-deadline's first event (:func:`bot.rules.deadlines.first_wake`).  Every process runs
+deadline's first event (:func:`bot.vocab.deadlines.first_wake`).  Every process runs
 :func:`tick` every few seconds (a PTB repeating job; nothing lives in
 process memory between ticks):
 
@@ -10,7 +10,7 @@ process memory between ticks):
    lease, so each is handed to one process; if that process dies, the lease
    runs out and the entry is handed out again.
 2. For each, :func:`wake` reads the game record (the truth: the entry is a
-   hint), works out the stage that is due (:func:`bot.rules.deadlines.due_stage`) and
+   hint), works out the stage that is due (:func:`bot.vocab.deadlines.due_stage`) and
    advances the deadline's *stage marker* (``nardy:{deadlines}:stage:<ref>``,
    ``<game id>:<deadline>:<stage>``) by compare-and-set.  Only the process
    whose compare-and-set wins acts (sends the reminder or the timeout
@@ -38,9 +38,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from bot.rules import deadlines
 from bot.store import Store
-from bot.store.records import GameRecord, GameRef, Status
+from bot.store.client import as_text
+from bot.vocab import deadlines
+from bot.vocab.records import GameRecord, GameRef, Status
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ async def wake(store: Store, ref: GameRef, now: float, act: Act) -> int | None:
         return None  # over, paused, replaced: the next save schedules again
     key = stage_key(store, ref)
     raw = await store.redis.get(key)
-    before = raw.decode() if isinstance(raw, bytes) else (raw or "")
+    before = "" if raw is None else as_text(raw)
     done = done_stage(before, record)
     stage = deadlines.due_stage(record.deadline, limit, done, now)
     acted = None

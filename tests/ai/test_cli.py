@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.__main__ import answer as legal_answer
+from engine.conformance import answer as legal_answer
 
 LONG_START = {
     "variant": "long",

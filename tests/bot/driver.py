@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from bot.present.callbacks import ButtonAction, Callback, CallbackDataError, Kind
+from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
 

@@ -6,7 +6,7 @@ and waited for a move that never came.)"""
 
 from __future__ import annotations
 
-from bot.present.callbacks import ButtonAction, Callback, VerifyDice
+from bot.vocab.callbacks import ButtonAction, Callback, VerifyDice
 from tests.bot.driver import pick
 from tests.botapi.model import Chat, Message, User
 

@@ -1,4 +1,4 @@
-"""bot/ uses the engine through its public names only: a private ``_name``
+"""bot/ and ai/ use the engine through its public names only: a private ``_name``
 imported from engine/ (as /export once did with ``matfile._header``) ties the
 bot to the engine's insides; the engine makes such a helper public instead."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-BOT = Path(__file__).resolve().parents[2] / "bot"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _private_engine_imports(path: Path) -> list[str]:
@@ -24,10 +24,11 @@ def _private_engine_imports(path: Path) -> list[str]:
     return found
 
 
-def test_the_bot_imports_no_private_engine_name() -> None:
+def test_the_bot_and_the_computer_import_no_private_engine_name() -> None:
     offenders = {}
-    for path in sorted(BOT.rglob("*.py")):
-        found = _private_engine_imports(path)
-        if found:
-            offenders[path.relative_to(BOT).as_posix()] = found
+    for top in ("bot", "ai"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            found = _private_engine_imports(path)
+            if found:
+                offenders[path.relative_to(ROOT).as_posix()] = found
     assert offenders == {}

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from bot.present.callbacks import Callback
 from bot.present.webapp import game_of
 from bot.rules.play import UI_ONLY
+from bot.vocab.callbacks import Callback
 from tests.bot.driver import game_board, pick, start_button
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, User

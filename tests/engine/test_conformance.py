@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-import engine.__main__
+import engine.conformance
 from engine import Dice, Position, Variant, legal_turns
 
 START = Position.initial(Variant.BACKGAMMON).to_gnubg()
@@ -131,4 +131,4 @@ def test_usage_errors_exit_2() -> None:
 
 def test_module_examples() -> None:
     # pytest's doctest collection skips __main__.py; run its examples here
-    assert doctest.testmod(engine.__main__).failed == 0
+    assert doctest.testmod(engine.conformance).failed == 0

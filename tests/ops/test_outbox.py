@@ -17,7 +17,7 @@ from bot.edge.limits import SharedRateLimiter
 from bot.edge.outbox import ChatOutbox, StaleMessage
 from bot.rules.seats import waiting_user
 from bot.store import Store
-from bot.store.records import ChatSettings, settings_key
+from bot.vocab.records import ChatSettings, settings_key
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import game_board, pick
 

@@ -19,7 +19,7 @@ from bot.edge.handlers import board as board_handlers
 from bot.edge.handlers import buttons
 from bot.rules.seats import waiting_user
 from bot.store import stale_boards
-from bot.store.records import ChatSettings, GameRecord, settings_key
+from bot.vocab.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User

@@ -12,10 +12,10 @@ import httpx
 from telegram import Update
 from telegram.ext import TypeHandler
 
-from bot.rules.refusals import CATCHING_UP, NOT_PLAYING
 from bot.rules.seats import waiting_user
 from bot.store.client import as_text
 from bot.store.markers import locate
+from bot.vocab.refusals import CATCHING_UP, NOT_PLAYING
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 from tests.conftest import chat_game

@@ -22,8 +22,8 @@ from bot.edge.ops import UpdateOutcome, handle_once
 from bot.rules.fairplay import seed_of
 from bot.rules.seats import waiting_user
 from bot.store import invites
-from bot.store.records import GameRecord, Status
 from bot.store.updates import UPDATE_LEASE
+from bot.vocab.records import GameRecord, Status
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User

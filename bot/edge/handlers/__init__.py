@@ -37,8 +37,8 @@ from bot.edge.handlers import (
     which,
 )
 from bot.edge.handlers.common import note_language
-from bot.present.callbacks import OTHER, Kind, pattern
 from bot.present.painter import PAINTER
+from bot.vocab.callbacks import OTHER, Kind, pattern
 
 STARTUP_JOB: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True}
 """APScheduler options of a job due at start-up: run it when the scheduler

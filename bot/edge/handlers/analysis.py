@@ -56,17 +56,17 @@ from bot.edge.handlers.common import (
 from bot.edge.handlers.computer import in_pool
 from bot.edge.memo import Memo
 from bot.present.analysis import analysis_picture, analysis_text, caption
-from bot.present.callbacks import AnalyseGame, CallbackDataError
-from bot.present.i18n import N_, Translator
-from bot.present.messages import PICTURE, TEXT
+from bot.present.board import PICTURE, TEXT
 from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
-from bot.present.usertext import ALERT_LIMIT, clean
 from bot.rules.review import analysable, analyse_job, job
 from bot.rules.seats import seat_of
 from bot.store import Store, finished, prefs, private_boards
 from bot.store.inline_games import inline_chat_id
-from bot.store.records import GameRecord
+from bot.vocab.callbacks import AnalyseGame, CallbackDataError
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord
+from bot.vocab.usertext import ALERT_LIMIT, clean
 
 log = logging.getLogger(__name__)
 
@@ -295,7 +295,7 @@ def start_payload(record: GameRecord) -> str:
     """The ``/start`` payload asking for ``record``'s analysis (at most 64
     characters of ``A-Za-z0-9_-``, as a deep link allows).
 
-    >>> from bot.store.records import GameRecord, Variant
+    >>> from bot.vocab.records import GameRecord, Variant
     >>> start_payload(GameRecord(chat_id=-4503599627370497, variant=Variant.LONG,
     ...                          game_id="k3Xa9_zQ"))
     'an4503599627370497gk3Xa9_zQ'

@@ -52,24 +52,18 @@ from bot.edge.handlers.common import (
     get_store,
     update_settings,
 )
-from bot.present.i18n import Translator, translator
-from bot.present.messages import (
-    TEXT,
-    BoardMessage,
-    board_message,
-    kept_keyboard,
-    lobby_message,
-    notification,
-    painted,
-)
+from bot.present.board import TEXT, BoardMessage, board_message, notification, painted
+from bot.present.keyboards import kept_keyboard
+from bot.present.lobby import lobby_message
 from bot.present.painter import PAINTER
 from bot.present.webapp import with_app_button
-from bot.rules import deadlines
 from bot.rules.chatsettings import with_board_language
 from bot.rules.seats import waiting_side, waiting_user
 from bot.store import VersionConflict, prefs, private_boards, stale_boards
 from bot.store.prefs import forget_started
-from bot.store.records import (
+from bot.vocab import deadlines
+from bot.vocab.i18n import Translator, translator
+from bot.vocab.records import (
     BoardViewRef,
     ChatSettings,
     GameRecord,

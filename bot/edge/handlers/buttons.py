@@ -49,12 +49,19 @@ from bot.edge.handlers.common import (
     parse_tap,
     translator_for,
 )
-from bot.present.callbacks import ButtonAction, Callback, Kind
-from bot.present.i18n import Translator
 from bot.rules import computer, hints
 from bot.rules.fairplay import entropy_tap
 from bot.rules.play import confirms_turns
-from bot.rules.refusals import (
+from bot.rules.seats import waiting_user
+from bot.rules.taps import caught_up, tap, tapped_view
+from bot.service.saving import load_current, save_first
+from bot.store import VersionConflict, finished, private_boards
+from bot.store.inline_games import inline_chat_id
+from bot.store.layout import GameLimit
+from bot.vocab.callbacks import ButtonAction, Callback, Kind
+from bot.vocab.i18n import Translator
+from bot.vocab.records import BoardViewRef, GameRecord, Status, decode, encode, retrying
+from bot.vocab.refusals import (
     CATCHING_UP,
     GAME_LIMIT,
     LOBBY_WAITS,
@@ -62,13 +69,6 @@ from bot.rules.refusals import (
     STALE,
     Refusal,
 )
-from bot.rules.seats import waiting_user
-from bot.rules.taps import caught_up, tap, tapped_view
-from bot.store import VersionConflict, finished, private_boards
-from bot.store.inline_games import inline_chat_id
-from bot.store.layout import GameLimit
-from bot.store.records import BoardViewRef, GameRecord, Status, decode, encode, retrying
-from bot.store.saving import load_current, save_first
 
 log = logging.getLogger(__name__)
 

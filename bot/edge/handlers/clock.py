@@ -39,14 +39,9 @@ from bot.edge.handlers.common import (
     reply,
     translator_for,
 )
-from bot.present.callbacks import ButtonAction
-from bot.present.i18n import N_, Translator
 from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
-from bot.present.messages import duration, mention, variant_name
-from bot.present.usertext import html_text
-from bot.rules import deadlines
+from bot.present.names import duration, mention, variant_name
 from bot.rules.matchstate import table_of
-from bot.rules.refusals import Refusal
 from bot.rules.seats import seat_of
 from bot.rules.timeouts import (
     Notice,
@@ -56,9 +51,14 @@ from bot.rules.timeouts import (
     notice,
     pause_request,
 )
+from bot.service.saving import commit_game
 from bot.store import prefs, wakeups
-from bot.store.records import GameRecord, Status
-from bot.store.saving import commit_game
+from bot.vocab import deadlines
+from bot.vocab.callbacks import ButtonAction
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import Refusal
+from bot.vocab.usertext import html_text
 
 JOB_NAME = "clock"
 INTERVAL_ENV = "NARDY_CLOCK_INTERVAL"

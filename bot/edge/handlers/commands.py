@@ -33,9 +33,7 @@ from bot.edge.handlers.common import (
     update_settings,
 )
 from bot.edge.handlers.games import show_view
-from bot.present.callbacks import CallbackDataError, LanguageChoice
 from bot.present.help import rules_text
-from bot.present.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.present.keyboards import language_keyboard
 from bot.rules import computer
 from bot.rules.autoplay import with_chat_autoplay
@@ -45,9 +43,11 @@ from bot.rules.chatsettings import with_language
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
 from bot.rules.options import OptionError, parse_new_args, with_chat_clock
-from bot.rules.refusals import GAME_LIMIT, Refusal
 from bot.store.layout import GameLimit
-from bot.store.records import GameRecord, Player, Status, VersionConflict, new_game_id
+from bot.vocab.callbacks import CallbackDataError, LanguageChoice
+from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
+from bot.vocab.records import GameRecord, Player, Status, VersionConflict, new_game_id
+from bot.vocab.refusals import GAME_LIMIT, Refusal
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """What every handler needs: the store, the dice, the language, where it is.
 
 Handlers stay short: they read the update with these helpers, ask
-:mod:`bot.rules` to change a record, and send what :mod:`bot.present.messages`
+:mod:`bot.rules` to change a record, and send what :mod:`bot.present`
 and :mod:`bot.present.keyboards` draw.
 """
 
@@ -18,16 +18,16 @@ from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
-from bot.present.callbacks import Callback, CallbackDataError
-from bot.present.i18n import N_, Translator, translator
-from bot.present.usertext import ALERT_LIMIT, clean, fit_text
 from bot.rules.chatsettings import with_default_option
 from bot.rules.fairplay import Dealer
-from bot.rules.refusals import Refusal
+from bot.service.saving import commit_game
 from bot.store import Store, prefs, private_boards
 from bot.store.inline_games import inline_chat_id
-from bot.store.records import ChatSettings, GameRecord, is_private_game_chat, settings_key
-from bot.store.saving import commit_game
+from bot.vocab.callbacks import Callback, CallbackDataError
+from bot.vocab.i18n import N_, Translator, translator
+from bot.vocab.records import ChatSettings, GameRecord, is_private_game_chat, settings_key
+from bot.vocab.refusals import Refusal
+from bot.vocab.usertext import ALERT_LIMIT, clean, fit_text
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ async def addressee_translator(context: Context, user_id: int, chat_id: int | No
 
 
 def display_name(user: User) -> str:
-    """The user's name as the bot keeps and shows it: cleaned and cut (bot/present/usertext.py)."""
+    """The user's name as the bot keeps and shows it: cleaned and cut (bot/vocab/usertext.py)."""
     return clean(user.full_name) or (f"@{user.username}" if user.username else str(user.id))
 
 
@@ -322,3 +322,10 @@ async def reply(update: Update, text: str, *, quote: bool = False, **kwargs: Any
     quoted = quote or message.chat.type != Chat.PRIVATE
     return await message.reply_text(fit_text(text), do_quote=quoted,
                                     allow_sending_without_reply=True, **kwargs)
+
+
+def replied_user(message: Message | None) -> User | None:
+    """The author of the message a command replies to (not a bot)."""
+    target = message.reply_to_message if message is not None else None
+    user = target.from_user if target is not None else None
+    return None if user is None or user.is_bot else user

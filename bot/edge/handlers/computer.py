@@ -38,14 +38,15 @@ from typing import TypeVar
 from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
 from bot.edge.memo import Memo
-from bot.present.i18n import Translator, translator
-from bot.rules import computer, deadlines
+from bot.rules import computer
 from bot.rules.cancelling import cancelled
 from bot.rules.fairplay import Dealer
-from bot.rules.refusals import Refusal
+from bot.service.saving import commit_game, save
 from bot.store import VersionConflict
-from bot.store.records import GameRecord
-from bot.store.saving import commit_game, save
+from bot.vocab import deadlines
+from bot.vocab.i18n import Translator, translator
+from bot.vocab.records import GameRecord
+from bot.vocab.refusals import Refusal
 
 log = logging.getLogger(__name__)
 Q = TypeVar("Q")
@@ -224,7 +225,7 @@ async def sweep_job(context: Context) -> None:
     """The repeating job: resume every game that has waited for the
     computer longer than :data:`IDLE_BEFORE_SWEEP`, and end those that have
     waited :func:`idle_after` for their person (found through the
-    computer's index of open games; the clock is :func:`bot.rules.deadlines.now`)."""
+    computer's index of open games; the clock is :func:`bot.vocab.deadlines.now`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return

@@ -43,7 +43,7 @@ async def on_error(update: object, context: Context) -> None:
     try:
         tr = await translator_for(update, context)
     except Exception:  # the store may be what failed
-        from bot.present.i18n import translator
+        from bot.vocab.i18n import translator
 
         tr = translator(user.language_code if user else None)
     text = tr.gettext("Sorry, something went wrong. Please try again, or use /board.")

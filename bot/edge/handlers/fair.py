@@ -20,12 +20,12 @@ from bot.edge.handlers.common import (
     commit_or_reply,
     display_name,
     get_store,
+    replied_user,
     reply,
     tapped_chat,
     thread_of,
     translator_for,
 )
-from bot.present.callbacks import CallbackDataError, VerifyDice
 from bot.present.fairtext import (
     commitment_notice,
     dice_chart,
@@ -35,15 +35,16 @@ from bot.present.fairtext import (
     fresh_commitment,
     verify_message,
 )
-from bot.present.i18n import N_, Translator, translator
 from bot.present.render.dicechart import render_dice_chart
-from bot.present.usertext import html_text
 from bot.rules.fairplay import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
 from bot.store import prefs
 from bot.store.prefs import has_started
-from bot.store.records import GameRecord, Status, computer_level
+from bot.vocab.callbacks import CallbackDataError, VerifyDice
+from bot.vocab.i18n import N_, Translator, translator
+from bot.vocab.records import GameRecord, Status, computer_level
+from bot.vocab.usertext import html_text
 
 
 def _lobby(record: GameRecord, _user_id: int) -> bool:
@@ -184,11 +185,10 @@ async def dice(update: Update, context: Context) -> None:
     """``/dice [long|backgammon]`` (a reply: that player's): the rolls of the
     player's finished games here against fair dice, as a chart (text when the
     chat uses text boards)."""
-    from bot.edge.handlers.ledger import _replied_user  # the player a reply names
 
     tr = await translator_for(update, context)
     chat, message = update.effective_chat, update.effective_message
-    user = _replied_user(message) or update.effective_user
+    user = replied_user(message) or update.effective_user
     assert chat is not None and message is not None and user is not None
     args = args_of(context)
     variant = VARIANT_WORDS.get(args[0].lower()) if len(args) == 1 else None

@@ -23,14 +23,14 @@ from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers.board import Viewer, post_views
 from bot.edge.handlers.common import Context, get_store, reply, translator_for
-from bot.present.callbacks import CallbackDataError, ShowGame
-from bot.present.i18n import N_, Translator, pick_language
 from bot.present.keyboards import games_keyboard, url_keyboard
-from bot.present.messages import move_by, variant_name
-from bot.present.usertext import clean
-from bot.rules.refusals import NOT_PLAYING
+from bot.present.names import move_by, variant_name
 from bot.rules.seats import seat_of, waiting_user
-from bot.store.records import GameRecord, GameRef, Status
+from bot.vocab.callbacks import CallbackDataError, ShowGame
+from bot.vocab.i18n import N_, Translator, pick_language
+from bot.vocab.records import GameRecord, GameRef, Status
+from bot.vocab.refusals import NOT_PLAYING
+from bot.vocab.usertext import clean
 
 START_PAYLOAD = "games"
 """``/start games``: the deep link of the group's hint opens the list."""

@@ -19,9 +19,9 @@ from bot.edge.handlers.computer import in_pool
 from bot.edge.memo import Memo
 from bot.edge.metrics import HINTS
 from bot.present.hinttext import hint_text
-from bot.present.i18n import N_, Translator
 from bot.rules.computer import best_turns
 from bot.rules.hints import HintQuestion, Ranked
+from bot.vocab.i18n import N_, Translator
 
 log = logging.getLogger(__name__)
 

@@ -60,22 +60,22 @@ from bot.edge.handlers.common import (
     translator_for,
     update_settings,
 )
-from bot.present.callbacks import CallbackDataError
-from bot.present.i18n import Translator
+from bot.present.board import PICTURE, TEXT
 from bot.present.inline import InlineJoin, inline_results
 from bot.present.keyboards import stacked
-from bot.present.messages import PICTURE, TEXT
-from bot.rules import deadlines
 from bot.rules.chatsettings import with_board_language
 from bot.rules.inline import inline_lobby, join_inline
-from bot.rules.refusals import STALE, Refusal
 from bot.rules.timeouts import time_is_up
+from bot.service.saving import save_first
 from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
 from bot.store.layout import ENDED_TTL
-from bot.store.records import ChatSettings, GameRecord, Status
-from bot.store.saving import save_first
+from bot.vocab import deadlines
+from bot.vocab.callbacks import CallbackDataError
+from bot.vocab.i18n import Translator
+from bot.vocab.records import ChatSettings, GameRecord, Status
+from bot.vocab.refusals import STALE, Refusal
 
 log = logging.getLogger(__name__)
 

@@ -37,16 +37,17 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.fairtext import commitment_lines
-from bot.present.i18n import N_, Translator, pick_language
 from bot.present.keyboards import url_keyboard
-from bot.present.messages import options_line, variant_name
-from bot.present.usertext import html_text
+from bot.present.lobby import options_line
+from bot.present.names import variant_name
 from bot.rules.fairplay import committed
 from bot.rules.options import OptionError, engine_options, parse_new_args
 from bot.store import invites
 from bot.store.invites import Invitation, RedeemOutcome
 from bot.store.prefs import has_started, note_started
-from bot.store.records import GameRecord, Player
+from bot.vocab.i18n import N_, Translator, pick_language
+from bot.vocab.records import GameRecord, Player
+from bot.vocab.usertext import html_text
 from engine.position import Side, Variant
 
 HOURS = invites.INVITE_TTL // 3600

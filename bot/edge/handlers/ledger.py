@@ -17,9 +17,7 @@ from telegram import (
     CallbackQuery,
     Chat,
     InlineKeyboardMarkup,
-    Message,
     Update,
-    User,
 )
 
 from ai import Level
@@ -34,18 +32,16 @@ from bot.edge.handlers.common import (
     own_button,
     parse_tap,
     refusal_text,
+    replied_user,
     reply,
     translator_for,
 )
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import N_, Translator
 from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
-from bot.present.messages import KIND_NAMES, mention, owes_line, pays_line, variant_name
-from bot.present.usertext import clean, html_text
+from bot.present.money import owes_line, pays_line
+from bot.present.names import KIND_NAMES, mention, variant_name
 from bot.rules import computer
 from bot.rules.booking import Debt, debts, ledger_table, summed
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
-from bot.rules.refusals import Refusal
 from bot.rules.settle import (
     GONE,
     Outdated,
@@ -60,7 +56,11 @@ from bot.rules.settle import (
 from bot.rules.settleplan import plan
 from bot.store import PlanChanged, Store, StoreError
 from bot.store.played import played_stats
-from bot.store.records import HistoryEntry, PlayerStats, SettleRequest
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import HistoryEntry, PlayerStats, SettleRequest
+from bot.vocab.refusals import Refusal
+from bot.vocab.usertext import clean, html_text
 from engine.position import Side, Variant
 from engine.scoring import ResultKind
 
@@ -83,13 +83,6 @@ async def names_in(store: Store, chat_id: int) -> dict[int, str]:
         names.update((p.user_id, p.name) for p in entry.players)
     names.update((s.user_id, s.name) for s in await store.player_stats(chat_id) if s.name)
     return names
-
-
-def _replied_user(message: Message | None) -> User | None:
-    """The author of the message a command replies to (not a bot)."""
-    target = message.reply_to_message if message is not None else None
-    user = target.from_user if target is not None else None
-    return None if user is None or user.is_bot else user
 
 
 # ---------------------------------------------------------------- /stake
@@ -243,7 +236,7 @@ def stats_block(tr: Translator, stats: PlayerStats, *, elsewhere: bool = False) 
 
 async def stats(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
-    user = _replied_user(update.effective_message) or update.effective_user
+    user = replied_user(update.effective_message) or update.effective_user
     chat = update.effective_chat
     assert user is not None and chat is not None
     store = get_store(context)
@@ -369,7 +362,7 @@ async def settle(update: Update, context: Context) -> None:
     chat_id = _chat_id(update)
     names = await names_in(store, chat_id)
     names[user.id] = display_name(user)
-    other = _replied_user(update.effective_message)
+    other = replied_user(update.effective_message)
     if other is not None and other.id == user.id:
         await reply(update, tr.gettext("Reply to the other player's message to settle "
                                        "with them."))

@@ -4,7 +4,7 @@
 A new command is one :class:`Command` here: the menu, the handler
 registration (:func:`bot.edge.handlers.register`) and ``/help`` follow from
 it, so the three can no longer disagree.  Texts are gettext message ids
-(:func:`bot.present.i18n.N_`), translated when shown.
+(:func:`bot.vocab.i18n.N_`), translated when shown.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from telegram import BotCommand, BotCommandScope, BotCommandScopeDefault, Update
 from bot.edge.handlers import analysis, clock, commands, fair, games, invite, ledger, settings
 from bot.edge.handlers.common import Context, reply, translator_for
 from bot.present.help import help_text
-from bot.present.i18n import N_, Translator
+from bot.vocab.i18n import N_, Translator
 
 Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 

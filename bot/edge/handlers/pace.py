@@ -24,7 +24,7 @@ from telegram.ext import ApplicationHandlerStop, TypeHandler
 
 from bot.edge import metrics
 from bot.edge.handlers.common import Context, get_store, reply, translator_for
-from bot.present.i18n import N_
+from bot.vocab.i18n import N_
 
 log = logging.getLogger(__name__)
 

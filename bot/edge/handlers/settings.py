@@ -25,8 +25,6 @@ from bot.edge.handlers.common import (
     translator_for,
     update_settings,
 )
-from bot.present.callbacks import CallbackDataError, SettingChoice
-from bot.present.i18n import LANGUAGE_NAMES, N_, Translator
 from bot.present.keyboards import (
     SETTING_CHOICES,
     SETTING_FIELDS,
@@ -34,7 +32,9 @@ from bot.present.keyboards import (
     settings_keyboard,
 )
 from bot.rules.chatsettings import with_setting
-from bot.store.records import ChatSettings
+from bot.vocab.callbacks import CallbackDataError, SettingChoice
+from bot.vocab.i18n import LANGUAGE_NAMES, N_, Translator
+from bot.vocab.records import ChatSettings
 
 VIEW_TEXT = {
     "follow": N_("from the side of the player who moves first (the checkers stay put; "

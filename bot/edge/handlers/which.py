@@ -8,7 +8,7 @@
    a lobby they opened), else their one ended game that fits;
 3. the chat's (forum topic's) one game that fits;
 4. otherwise a list of the games that fit (the caller's, when they have
-   several), one button each (:class:`bot.present.callbacks.PickGame`, which
+   several), one button each (:class:`bot.vocab.callbacks.PickGame`, which
    only the caller may tap), and the command runs on the game picked.
 
 In a private chat the user's private games (``/invite``) count as the chat's.
@@ -37,11 +37,11 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.callbacks import Callback, CallbackDataError, PickGame
-from bot.present.i18n import N_, Translator
 from bot.present.picker import GONE, NOT_YOURS, game_label, pick_keyboard, pick_text
 from bot.store import played, private_boards
-from bot.store.records import GameRecord, Status
+from bot.vocab.callbacks import Callback, CallbackDataError, PickGame
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status
 
 NO_GAME = N_("There is no game here. Start one with /new.")
 REPLY_TO_ONE = N_("Several games here fit /{command}: send it as a reply to the board "

@@ -12,16 +12,16 @@ import pytest
 from bot.edge.config import ConfigError, load_settings
 from bot.edge.initdata import MAX_AGE, InitDataError, checked, sign
 from bot.edge.webapp import RateLimit
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import translator
 from bot.present.webapp import PayloadError, WebappLinks, game_of, payload, with_app_button
 from bot.present.webstate import game_state, turn_tree
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
 from bot.rules.play import apply_game, apply_turn
-from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
 from engine.game import Phase
 from engine.position import Side, Step, Variant
 

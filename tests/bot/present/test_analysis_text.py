@@ -34,11 +34,11 @@ from bot.present.analysis import (
     mistake_text,
     sparkline,
 )
-from bot.present.i18n import LANGUAGES, translator
 from bot.present.render.analysis import PHOTO_SIDE, WIDTH, render_analysis
-from bot.present.usertext import CAPTION_LIMIT, TEXT_LIMIT
 from bot.rules.matchstate import MatchState
-from bot.store.records import GameRecord, Player, Status
+from bot.vocab.i18n import LANGUAGES, translator
+from bot.vocab.records import GameRecord, Player, Status
+from bot.vocab.usertext import CAPTION_LIMIT, TEXT_LIMIT
 from engine import Dice, Game, GameOptions, Position, Side, Variant, legal_turns
 from tests.botapi.formatting import parse_html, strip_text, utf16_len
 

@@ -12,12 +12,12 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.present.i18n import translator
-from bot.present.messages import board_message, board_view, viewer_of
+from bot.present.board import board_message, board_view, viewer_of
 from bot.present.render import render_image, render_text
 from bot.present.render.png import ACCENT, FIELD_H, FIELD_TOP, FRAME, INFO_H, LABEL_H, LEFT
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.i18n import translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine import Game, Phase, Side, Variant
 from engine.game import GameOptions
 from engine.scoring import ResultKind

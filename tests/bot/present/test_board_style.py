@@ -1,6 +1,6 @@
 """The board message as the bot builds it: picture or text, orientation,
 button numbers, translated board words, the caption, the status notation
-and the match export (pure: :mod:`bot.present.messages`, :mod:`bot.present.export`)."""
+and the match export (pure: :mod:`bot.present.board`, :mod:`bot.present.export`)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,22 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.present.export import export_text
-from bot.present.i18n import LANGUAGES, translator
-from bot.present.messages import (
-    CAPTION_LIMIT,
-    board_labels,
+from bot.present.board import (
     board_message,
     board_view,
     last_turn,
     painted,
     viewer_of,
 )
+from bot.present.export import export_text
+from bot.present.names import board_labels
 from bot.present.render import BoardLabels, point_label, render_text
 from bot.present.render.png import _drawable
 from bot.present.render.text import MARK
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.i18n import LANGUAGES, translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.usertext import CAPTION_LIMIT
 from engine import BAR, OFF, Game, Phase, Side, Step, Variant
 from engine.game import GameOptions
 from engine.notation import format_turn, hits
@@ -288,7 +288,7 @@ def test_the_worst_case_board_text_fits_telegrams_limit(lang: str, style: str) -
 
 def _board_lines(tr: object, record: GameRecord, style: str) -> list[str]:
     """The board's lines before they are fitted (names uncut)."""
-    from bot.present.messages import _board_message
+    from bot.present.board import _board_message
 
     _, lines, _ = _board_message(tr, record, style=style, orientation="follow",  # type: ignore[arg-type]
                                  ui=None, source=None, player=None, picture=False)

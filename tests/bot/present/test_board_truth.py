@@ -19,11 +19,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.present.i18n import translator
-from bot.present.messages import board_message
+from bot.present.board import board_message
 from bot.present.render import BoardView, format_last_turn, render_text
 from bot.present.render.png import printed_numbers
 from bot.present.render.view import HALF, label_at, occupant
+from bot.vocab.i18n import translator
 from engine import Game, Phase, Side, Variant
 from engine.game import Action, GameOptions
 from engine.position import BAR, Position

@@ -10,11 +10,12 @@ import random
 
 import pytest
 
-from bot.present.i18n import LANGUAGES, translator
-from bot.present.messages import board_labels, board_message, board_view, viewer_of
+from bot.present.board import board_message, board_view, viewer_of
+from bot.present.names import board_labels
 from bot.present.render import render_text
 from bot.present.render.text import MARK, WIDTH
 from bot.rules.matchstate import table_of
+from bot.vocab.i18n import LANGUAGES, translator
 from engine import Game, Phase, Side, Variant
 from engine.game import GameOptions
 from engine.scoring import ResultKind

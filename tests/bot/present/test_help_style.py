@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bot.edge.handlers.menu import COMMANDS
-from bot.present.i18n import LANGUAGES, translator
+from bot.vocab.i18n import LANGUAGES, translator
 
 DASH = re.compile(r"(?:^|; )(/\w+(?: [^\s—]+)?) — (\S)")
 """``/name — x`` at a line's start or after "; " (a line may cover a second command)."""

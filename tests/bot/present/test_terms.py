@@ -16,7 +16,7 @@ import re
 import pytest
 from babel.messages.pofile import read_po
 
-from bot.present.i18n import po_path
+from bot.vocab.i18n import po_path
 
 BEAR_OFF = {"ru": re.compile(r"выбр[ао]с|выброш", re.I),
             "lt": re.compile(r"išme[st]|išmet", re.I)}

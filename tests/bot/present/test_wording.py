@@ -9,7 +9,7 @@ import re
 import pytest
 from babel.messages.pofile import read_po
 
-from bot.present.i18n import po_path, translator
+from bot.vocab.i18n import po_path, translator
 
 NAMES = r"\{(?:name|who|winner|loser|late|opponent|debtor|creditor|requester|other|names)\}"
 """Placeholders that hold a player's name."""

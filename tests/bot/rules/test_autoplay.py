@@ -12,17 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import translator
-from bot.present.messages import board_message, game_keyboard
+from bot.present.board import board_message
+from bot.present.keyboards import game_keyboard
 from bot.rules.autoplay import advance, clearly_behind
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import parse_new_args
 from bot.rules.play import RUNS, WHOLE_TURNS, apply_game, offered_turns
-from bot.rules.refusals import Refusal
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.refusals import Refusal
 from engine.choices import forced_turn, turn_choices
 from engine.game import Action, Game, GameOptions, Phase
 from engine.position import Side, Variant

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from ai import Level
 from bot.edge.handlers.computer import MAX_STEPS
-from bot.present.callbacks import ButtonAction, Callback
 from bot.rules import computer, lobby, matchstate, play, seats
 from bot.rules.fairplay import Dealer
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine import legal_turns
 from engine.game import Phase
 from engine.position import Variant

@@ -11,16 +11,16 @@ import random
 
 import pytest
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import translator
-from bot.present.messages import game_keyboard
+from bot.present.keyboards import game_keyboard
 from bot.rules.autoplay import advance, clearly_behind, double_offered
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, table_of, with_table
 from bot.rules.play import apply_game
-from bot.rules.refusals import Refusal
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.refusals import Refusal
 from engine.game import Game, Phase
 from engine.game import GameOptions as EngineOptions
 from engine.position import Position, Side, Variant

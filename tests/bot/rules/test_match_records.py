@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from bot.present.callbacks import ButtonAction, Callback
 from bot.rules.aftergame import after_game
 from bot.rules.fairplay import Dealer
 from bot.rules.matchstate import MatchState, table_of
 from bot.rules.play import apply_game
+from bot.service.saving import save
 from bot.store import Store
-from bot.store.records import GameRecord, Status, decode, game_key
-from bot.store.saving import save
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.records import GameRecord, Status, decode, game_key
 from engine.game import Phase
 from engine.position import Side
 

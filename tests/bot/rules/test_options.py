@@ -14,9 +14,9 @@ import pytest
 
 from ai import Level
 from bot.present.help import help_text, options_help
-from bot.present.i18n import LANGUAGES, Translator, translator
 from bot.present.inline import InlineJoin
-from bot.present.messages import duration, option_captions, options_line
+from bot.present.lobby import option_captions, options_line
+from bot.present.names import duration
 from bot.rules.computer import computer_options
 from bot.rules.inline import inline_offers
 from bot.rules.lobby import VARIANTS
@@ -37,8 +37,9 @@ from bot.rules.options import (
     parse_new_args,
     parse_words,
 )
-from bot.rules.refusals import Refusal
-from bot.store.records import GameRecord, TableOptions
+from bot.vocab.i18n import LANGUAGES, Translator, translator
+from bot.vocab.records import GameRecord, TableOptions
+from bot.vocab.refusals import Refusal
 from engine.game import GameOptions
 from engine.position import Variant
 

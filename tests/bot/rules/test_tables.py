@@ -8,7 +8,7 @@ import random
 
 from bot.rules import matchstate
 from bot.rules.matchstate import MatchState, engine_dict, remember_table, table_of
-from bot.store.records import GameRecord, Player
+from bot.vocab.records import GameRecord, Player
 from engine.game import Game, GameOptions
 from engine.position import Side, Variant
 from tests.engine.gameplay import play_random

@@ -16,7 +16,7 @@ from redis.exceptions import RedisClusterException, ResponseError
 from bot.edge.limits import SharedRateLimiter
 from bot.store import Store, invites, prefs, private_boards, wakeups
 from bot.store.connection import open_redis
-from bot.store.records import GameRecord, GameRef
+from bot.vocab.records import GameRecord, GameRef
 from tests.bot.store.cluster import LocalCluster
 from tests.bot.store.test_store import ALICE, BOB, CHAT, new_game
 

@@ -1,5 +1,5 @@
 """The one commit loop (bot/store/commit.py) and its game form
-(bot/store/saving.py ``commit_game``): a change lost to another writer is
+(bot/service/saving.py ``commit_game``): a change lost to another writer is
 applied again to the winner's record, never over it; a refusal saves
 nothing; and no other module writes a retry loop of its own."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.rules.refusals import CHANGED, Refusal
+from bot.service.saving import commit_game
 from bot.store import Store
-from bot.store.records import GameRecord, Player, game_key
-from bot.store.saving import commit_game
+from bot.vocab.records import GameRecord, Player, game_key
+from bot.vocab.refusals import CHANGED, Refusal
 from engine.position import Side, Variant
 
 CHAT = -100321

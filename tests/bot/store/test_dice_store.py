@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.store import Store
-from bot.store.records import GameRecord, HistoryEntry, Player, Status
+from bot.vocab.records import GameRecord, HistoryEntry, Player, Status
 from engine.dicestats import DiceStats
 from engine.position import Side, Variant
 

@@ -24,7 +24,7 @@ import pytest
 
 from bot.store import Store, finished
 from bot.store.connection import client_for_url
-from bot.store.records import GameRecord, Status, game_key
+from bot.vocab.records import GameRecord, Status, game_key
 from tests.bot.store.cluster import LocalCluster, available
 from tests.bot.store.test_store import new_game
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.store import Store, finished
-from bot.store.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status
 from tests.bot.store.test_store import ALICE, BOB, CHAT, new_game
 
 

@@ -39,7 +39,7 @@ def test_the_guard_sees_a_raw_use(tmp_path: Path) -> None:
 
 def test_the_rules_import_no_store() -> None:
     """bot/rules/ is pure: of the store it uses the records only; loading and
-    saving (bot/store/saving.py) call the rules, not the other way round."""
+    saving (bot/service/saving.py) call the rules, not the other way round."""
     offenders = {}
     for path in sorted((BOT / "rules").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -48,6 +48,6 @@ def test_the_rules_import_no_store() -> None:
         used |= {f"bot.store.{a.name}" for node in ast.walk(tree)
                  if isinstance(node, ast.ImportFrom) and node.module == "bot.store"
                  for a in node.names}
-        if used - {"bot.store.records"}:
-            offenders[path.name] = sorted(used - {"bot.store.records"})
+        if used - {"bot.vocab.records"}:
+            offenders[path.name] = sorted(used - {"bot.vocab.records"})
     assert offenders == {}

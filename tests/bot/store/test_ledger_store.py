@@ -10,7 +10,7 @@ import pytest
 
 from bot.store import Store, StoreError, VersionConflict, stats_field
 from bot.store.books import Books
-from bot.store.records import (
+from bot.vocab.records import (
     CorruptRecordError,
     GameRecord,
     HistoryEntry,

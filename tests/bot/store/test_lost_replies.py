@@ -15,7 +15,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bot.store import Store, VersionConflict, finished
 from bot.store.client import Unavailable, idempotent
-from bot.store.records import ChatSettings, Status, settings_key
+from bot.vocab.records import ChatSettings, Status, settings_key
 from tests.bot.store.test_store import ALICE, BOB, CHAT, new_game
 from tests.bot.store.test_store import finished as finished_game
 

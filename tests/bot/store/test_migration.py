@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rules.deadlines import first_wake
 from bot.store import Store
-from bot.store.records import CorruptRecordError, GameRecord, Status, game_key
+from bot.vocab.deadlines import first_wake
+from bot.vocab.records import CorruptRecordError, GameRecord, Status, game_key
 from engine.dicestats import DiceStats
 from engine.position import Variant
+from tests.bot.store.booked import end
 from tests.bot.store.cluster import every_key
 from tests.bot.store.test_store import ALICE, BOB, finished, new_game
 
@@ -61,7 +62,7 @@ async def test_migrate_chat_moves_every_record(store: Store) -> None:
     # The moved game goes on with CAS on its old version.
     moved = await store.load_game(NEW, active.game_id)
     assert moved is not None
-    await store.save(moved.model_copy(update={"status": Status.CANCELLED}), active.version)
+    await end(store, moved, active.version, Status.CANCELLED)
 
 
 async def test_migrate_chat_twice_changes_nothing_more(store: Store) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.store import Store, schema
-from bot.store.records import GameRecord, Status, encode
+from bot.vocab.records import GameRecord, Status, encode
 from tests.bot.store.test_schema import FORUM, GROUP, KEYS, OLD, restore
 
 RELEASE = json.loads((Path(__file__).parent / "release_v1.json").read_text())

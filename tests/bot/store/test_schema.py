@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 
 from bot.store import Store, private_boards, schema
-from bot.store.records import CorruptRecordError, GameRecord, Status, decode
 from bot.store.schema import upgrade_chat
+from bot.vocab.records import CorruptRecordError, GameRecord, Status, decode
+from tests.bot.store.booked import end
 from tests.bot.store.cluster import every_key
 
 FIXTURE = json.loads((Path(__file__).parent / "legacy_v1.json").read_text())
@@ -134,7 +135,7 @@ async def test_a_moved_game_goes_on_at_its_version(store: Store) -> None:
     await store.upgrade_schema()
     game = await store.load_game(GROUP, OLD[(GROUP, 0)].game_id)
     assert game is not None and game.version == 4
-    saved = await store.save(game.model_copy(update={"status": Status.CANCELLED}), 4)
+    saved = await end(store, game, 4, Status.CANCELLED)
     assert saved.version == 5 and await store.live_count(GROUP, None) == 0
 
 

@@ -20,12 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.rules.refusals import Refusal
 from bot.rules.settle import Outdated, choice_request, chosen, may_confirm, pick
 from bot.rules.settleplan import applied, direct_adjustments, nets, requested_transfer
 from bot.store import PlanChanged, Store, StoreError
 from bot.store.books import ledger_field
-from bot.store.records import (
+from bot.vocab.records import (
     GameRecord,
     HistoryEntry,
     Player,
@@ -33,6 +32,7 @@ from bot.store.records import (
     Status,
     TableOptions,
 )
+from bot.vocab.refusals import Refusal
 from engine.position import Side, Variant
 
 CHAT = -100921

@@ -12,8 +12,9 @@ from redis.crc import key_slot
 
 from bot.store import Store, stale_boards
 from bot.store.keys import SHARDS, shard_of
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine.position import Side, Variant
+from tests.bot.store.booked import end
 
 
 def one_chat_per_shard() -> list[int]:
@@ -61,7 +62,7 @@ async def test_saves_in_chats_of_different_shards_touch_no_common_slot(
     for chat in one_chat_per_shard():
         written.append(set())
         saved = await store.save(timed_game(chat), 0)
-        await store.save(saved.model_copy(update={"status": Status.FINISHED}), saved.version)
+        await end(store, saved, saved.version, Status.FINISHED)
         shard = {key_slot(store.keys.open_shard(saved.ref).encode()),
                  key_slot(store.keys.deadline_shard(saved.ref)[0].encode())}
         assert shard <= written[-1]  # the spy sees the index upkeep's pipeline

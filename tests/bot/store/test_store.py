@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from bot.rules.deadlines import first_wake
-from bot.store import Store
+from bot.store import Store, UnbookedEnd
 from bot.store.layout import GameLimit
-from bot.store.records import (
+from bot.vocab.deadlines import first_wake
+from bot.vocab.records import (
     ChatSettings,
     CorruptRecordError,
     GameRecord,
@@ -23,6 +23,7 @@ from bot.store.records import (
     settings_key,
 )
 from engine.position import Side, Variant
+from tests.bot.store.booked import end
 
 CHAT = -100123
 ALICE, BOB, CAROL = 11, 22, 33
@@ -98,7 +99,7 @@ async def test_user_index_lists_open_games_and_repairs_itself(store: Store) -> N
     two = await store.save(new_game(chat=555, thread=None), 0)
     assert {g.game_id for g in await store.user_games(ALICE)} == {one.game_id, two.game_id}
     # Cancelling removes it from both players' indexes.
-    await store.save(two.model_copy(update={"status": Status.CANCELLED}), two.version)
+    await end(store, two, two.version, Status.CANCELLED)
     assert [g.game_id for g in await store.user_games(BOB)] == [one.game_id]
     # A stale entry (game gone behind the index's back) is dropped on read.
     await store.redis.delete(store.redis_key(one.key))
@@ -128,6 +129,26 @@ async def test_finish_books_ledger_and_history_once(store: Store) -> None:
     assert await store.ledger(CHAT) == {(ALICE, BOB): 10}
     assert await store.history(CHAT) == [entry]
     assert await store.user_games(ALICE) == []
+
+
+@pytest.mark.parametrize("end", [Status.FINISHED, Status.CANCELLED])
+async def test_the_raw_save_refuses_to_end_a_game_being_played(store: Store, end: Status) -> None:
+    """A game's end is written only with its booking (issue 23: saving a final
+    tap through the raw compare-and-set gave a finished game, an empty ledger
+    and no history); once booked, the ended record is saved as any other."""
+    game = await store.save(new_game(), 0)
+    done = game.model_copy(update={"status": end})
+    with pytest.raises(UnbookedEnd):
+        await store.save(done, game.version)
+    assert await store.load_game(CHAT, game.game_id) == game  # nothing written
+    assert await store.history(CHAT) == []
+    _, entry = finished(game)
+    booked = (await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
+    redrawn = await store.save(booked.model_copy(update={"board_message_id": 7}), booked.version)
+    assert redrawn.version == booked.version + 1 and redrawn.status is end
+    lobby = await store.save(new_game(status=Status.LOBBY), 0)  # a lobby closed books nothing
+    closed = await store.save(lobby.model_copy(update={"status": Status.CANCELLED}), lobby.version)
+    assert closed.status is Status.CANCELLED
 
 
 async def test_finish_with_a_stale_version_books_nothing(store: Store) -> None:
@@ -198,7 +219,7 @@ async def test_an_update_is_claimed_once_and_a_failed_one_again(store: Store) ->
 async def test_saving_a_deadline_schedules_it(store: Store) -> None:
     game = await store.save(new_game(deadline=100.0), 0)
     # scheduled at the deadline's first wake-up: with one hour per move, the
-    # last call a quarter of an hour before it (bot/rules/deadlines.py)
+    # last call a quarter of an hour before it (bot/vocab/deadlines.py)
     wake = first_wake(100.0, 3600)
     assert wake == 100.0 - 900
     assert await store.claim_due(now=wake - 1) == []
@@ -299,7 +320,7 @@ async def test_a_corrupt_history_entry_names_its_index(store: Store) -> None:
 
 
 async def test_the_version_a_board_shows_is_kept_beside_the_record(store: Store) -> None:
-    from bot.store.records import BoardViewRef
+    from bot.vocab.records import BoardViewRef
 
     view = BoardViewRef(chat_id=ALICE, message_id=7)
     game = await store.save(new_game(board_message_id=5, views=(view,)), 0)
@@ -374,7 +395,7 @@ async def test_a_chat_keeps_several_games_each_under_its_own_key(store: Store) -
 
 async def test_a_match_between_two_games_stays_live(store: Store) -> None:
     match = new_game(options=TableOptions(match_length=5), engine={"score": [2, 1]})
-    saved = await store.save(match.model_copy(update={"status": Status.FINISHED}), 0)
+    saved = await end(store, match, 0, Status.FINISHED)
     assert saved.is_live and await store.live_count(CHAT) == 1
     over = saved.model_copy(update={"engine": {"score": [5, 1]}})
     await store.save(over, saved.version)
@@ -396,7 +417,7 @@ async def test_new_games_stop_at_the_limit_of_each_chat_or_topic(store: Store) -
     first = next(g for g in games if isinstance(g, GameRecord))
     await store.save(first.model_copy(update={"engine": {"n": 1}}), first.version)
     # an ended one makes room
-    await store.save(first.model_copy(update={"status": Status.CANCELLED}), first.version + 1)
+    await end(store, first, first.version + 1, Status.CANCELLED)
     assert (await store.save(new_game(), 0)).version == 1
 
 

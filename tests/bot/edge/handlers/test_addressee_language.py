@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from bot.edge.handlers.board import PING_DELAY
-from bot.present.i18n import LANGUAGES, translator
-from bot.rules.deadlines import HOUR
 from bot.rules.seats import waiting_user
 from bot.store import prefs
+from bot.vocab.deadlines import HOUR
+from bot.vocab.i18n import LANGUAGES, translator
 from tests.bot.conftest import World
 from tests.bot.edge.handlers import test_clock
 from tests.bot.edge.handlers.test_clock import LIMIT, Clock, play_turn, tick
@@ -248,12 +248,12 @@ async def _invitation_notice(scene: Scene) -> Seen:
 
 
 KINDS: dict[str, tuple[Scenario, str]] = {
-    "turn ping": (_turn_ping, "bot.present.messages.notification"),
-    "delayed turn ping": (_delayed_turn_ping, "bot.present.messages.notification"),
-    "private turn ping": (_private_turn_ping, "bot.present.messages.notification"),
-    "resignation offer": (_resignation_ping, "bot.present.messages.notification"),
-    "double": (_double_ping, "bot.present.messages.notification"),
-    "rematch offer": (_rematch_ping, "bot.present.messages.notification"),
+    "turn ping": (_turn_ping, "bot.present.board.notification"),
+    "delayed turn ping": (_delayed_turn_ping, "bot.present.board.notification"),
+    "private turn ping": (_private_turn_ping, "bot.present.board.notification"),
+    "resignation offer": (_resignation_ping, "bot.present.board.notification"),
+    "double": (_double_ping, "bot.present.board.notification"),
+    "rematch offer": (_rematch_ping, "bot.present.board.notification"),
     "reminder": (_reminder, "bot.edge.handlers.clock.remind"),
     "private reminder": (_private_reminder, "bot.edge.handlers.clock.remind"),
     "timeout offer": (_timeout_offer, "bot.edge.handlers.clock.offer_timeout"),

@@ -13,7 +13,7 @@ from bot.present.render.analysis import WIDTH
 from bot.rules.seats import waiting_user
 from bot.store import finished
 from bot.store.inline_games import inline_chat_id
-from bot.store.records import ChatSettings, GameRecord, Status, settings_key
+from bot.vocab.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_handlers import Table, _data, _mover, _record, _setup

@@ -3,7 +3,7 @@ whoever taps; /lang redraws the board in the new language."""
 
 from __future__ import annotations
 
-from bot.present.i18n import translator
+from bot.vocab.i18n import translator
 from tests.bot.conftest import World
 
 RU_TO_MOVE = translator("ru").gettext("to move")

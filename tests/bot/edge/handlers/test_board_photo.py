@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bot.present.render import point_label
 from bot.rules.matchstate import table_of
-from bot.store.records import ChatSettings, settings_key
+from bot.vocab.records import ChatSettings, settings_key
 from engine import Side
 from tests.bot.conftest import World
 from tests.bot.edge.handlers.test_handlers import Table as Club

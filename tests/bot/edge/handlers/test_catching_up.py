@@ -8,11 +8,11 @@ with (``strict=False``) after the newer state was saved."""
 
 from __future__ import annotations
 
-from bot.present.callbacks import ButtonAction, Callback
 from bot.rules.matchstate import table_of
-from bot.rules.refusals import CATCHING_UP, STALE
 from bot.rules.seats import waiting_user
-from bot.store.records import GameRecord, Status
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import CATCHING_UP, STALE
 from engine.game import Game, Phase
 from engine.position import Step
 from tests.bot.conftest import World

@@ -15,14 +15,14 @@ from telegram.ext import CallbackContext
 
 from bot.edge.app import build_application
 from bot.edge.handlers.clock import JOB_NAME, tick_job
-from bot.rules import deadlines
-from bot.rules.deadlines import DAY, HOUR
 from bot.rules.fairplay import Dealer
-from bot.rules.refusals import Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.timeouts import claim_timeout
 from bot.store import Store
-from bot.store.records import Status
+from bot.vocab import deadlines
+from bot.vocab.deadlines import DAY, HOUR
+from bot.vocab.records import Status
+from bot.vocab.refusals import Refusal
 from tests.bot.conftest import World
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_handlers import Table, _record, _setup, _start

@@ -11,10 +11,11 @@ import pytest
 from telegram.ext import CallbackContext
 
 from bot.edge.handlers import computer as computer_turns
-from bot.present.callbacks import ButtonAction, Callback
-from bot.rules import computer, deadlines, matchstate, play, seats
-from bot.store import saving
-from bot.store.records import COMPUTER_USER_IDS, Status
+from bot.rules import computer, matchstate, play, seats
+from bot.service import saving
+from bot.vocab import deadlines
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.records import COMPUTER_USER_IDS, Status
 from engine import legal_turns
 from tests.bot.conftest import World
 from tests.bot.driver import Driver, game_board

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
-from bot.rules.refusals import NOT_YOUR_TURN, THEIR_BUTTONS
 from bot.rules.seats import waiting_user
-from bot.store.records import GameRecord, Status, settings_key
+from bot.vocab.records import GameRecord, Status, settings_key
+from bot.vocab.refusals import NOT_YOUR_TURN, THEIR_BUTTONS
 from engine.game import Action, Phase
 from tests.bot.conftest import World
 from tests.bot.edge.handlers.test_handlers import Table, _record, _setup, _start

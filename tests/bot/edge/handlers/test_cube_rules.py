@@ -9,9 +9,9 @@ import pytest
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.rules.refusals import Refusal
 from bot.rules.timeouts import claim_timeout
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.refusals import Refusal
 from engine.game import Action, Game, GameOptions, Phase
 from engine.position import Side, Variant
 from engine.scoring import ResultKind

@@ -17,7 +17,7 @@ import pytest
 
 from bot.rules.fairplay import fair_dice, rolls_by_side, seed_of
 from bot.rules.matchstate import table_of
-from bot.store.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status
 from engine.dice import check_game, verify_text
 from engine.dicestats import ROLLS, DiceStats
 from engine.position import Variant
@@ -251,8 +251,8 @@ def test_the_chart_draws_every_verdict() -> None:
     from PIL import Image
 
     from bot.present.fairtext import dice_chart
-    from bot.present.i18n import translator
     from bot.present.render.dicechart import render_dice_chart
+    from bot.vocab.i18n import translator
 
     fair = DiceStats(tuple(10 * (1 if high == low else 2) for high, low in ROLLS))
     loaded = DiceStats(tuple(90 if (high, low) == (6, 6) else 12 for high, low in ROLLS))

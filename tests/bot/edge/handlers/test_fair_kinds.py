@@ -12,7 +12,7 @@ import pytest
 from bot.present.export import export_text
 from bot.rules.fairplay import seed_of
 from bot.rules.matchstate import table_of
-from bot.store.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status
 from engine.dice import DiceSeed, Entropy, FairDice, verify_text
 from tests.bot.conftest import World
 from tests.bot.driver import game_board, pick, start_button
@@ -406,11 +406,11 @@ async def test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game(
 
 def _match_after_game_one() -> GameRecord:
     """A backgammon match to 3 between two people, its first game resigned."""
-    from bot.present.callbacks import ButtonAction, Callback
     from bot.rules import lobby, play
     from bot.rules.fairplay import Dealer
     from bot.rules.seats import waiting_user
-    from bot.store.records import TableOptions
+    from bot.vocab.callbacks import ButtonAction, Callback
+    from bot.vocab.records import TableOptions
     from engine.position import Variant
 
     dealer = Dealer.for_tests(5).tapped("4390213745981237712")
@@ -448,11 +448,11 @@ def test_a_player_ends_an_abandoned_match_alone_and_sees_its_seed() -> None:
 
 
 def test_a_player_cannot_walk_away_from_their_own_move() -> None:
-    from bot.present.callbacks import ButtonAction, Callback
     from bot.rules import aftergame
     from bot.rules.cancelling import ABANDONED_AFTER, cancel_command
     from bot.rules.fairplay import Dealer
     from bot.rules.seats import waiting_user
+    from bot.vocab.callbacks import ButtonAction, Callback
 
     record = _match_after_game_one()
     offered = aftergame.after_game(record, 1, Callback.game(record.game_id, 0,
@@ -464,8 +464,8 @@ def test_a_player_cannot_walk_away_from_their_own_move() -> None:
 
 
 def test_verifys_choices_of_finished_games_differ_by_date_and_result() -> None:
-    from bot.present.i18n import translator
     from bot.present.picker import game_label
+    from bot.vocab.i18n import translator
 
     first = _match_after_game_one()
     over = first.model_copy(update={"status": Status.CANCELLED, "updated_at": 86400.0})
@@ -482,9 +482,9 @@ def test_verifys_choices_of_finished_games_differ_by_date_and_result() -> None:
 def test_verifys_choices_keep_the_date_whatever_the_names() -> None:
     """Long names give way on the button (60 characters): the result and the
     minute the game ended are never cut, in any language."""
-    from bot.present.i18n import translator
     from bot.present.picker import LABEL_LIMIT, game_label
-    from bot.store.records import Player
+    from bot.vocab.i18n import translator
+    from bot.vocab.records import Player
 
     first = _match_after_game_one()
     names = (Player(user_id=1, name="Alexandrina Konstantinopolskaya", side=first.players[0].side),

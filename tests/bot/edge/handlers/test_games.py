@@ -3,9 +3,9 @@ private chat, through the real handlers and the local Bot API server."""
 
 from __future__ import annotations
 
-from bot.present.callbacks import Kind
 from bot.rules.matchstate import table_of
-from bot.store.records import Status
+from bot.vocab.callbacks import Kind
+from bot.vocab.records import Status
 from tests.bot.conftest import World
 from tests.bot.driver import game_board, start_button
 from tests.bot.edge.handlers.test_handlers import Table, _mover, _record, _setup, _start

@@ -12,10 +12,10 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from bot.edge.handlers import menu
 from bot.edge.handlers.board import PING_DELAY
-from bot.present.callbacks import ButtonAction, Callback, Kind
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
-from bot.store.records import Status, settings_key
+from bot.vocab.callbacks import ButtonAction, Callback, Kind
+from bot.vocab.records import Status, settings_key
 from engine.game import Action, Phase
 from tests.bot.conftest import World
 from tests.bot.driver import game_board

@@ -12,10 +12,7 @@ import pytest
 from ai import Level, make_player
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.metrics import REGISTRY
-from bot.present.callbacks import ButtonAction, Callback
 from bot.present.hinttext import equity_text, hint_text
-from bot.present.i18n import translator
-from bot.present.usertext import utf16_length
 from bot.rules import hints
 from bot.rules.booking import with_chat_stake
 from bot.rules.computer import best_turns
@@ -24,9 +21,12 @@ from bot.rules.hints import HintQuestion, Ranked
 from bot.rules.lobby import new_lobby, start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import HINTS_UNSTAKED, OptionError, parse_new_args
-from bot.rules.refusals import NOT_PLAYING, NOT_YOUR_TURN, Refusal
 from bot.rules.seats import waiting_user
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.refusals import NOT_PLAYING, NOT_YOUR_TURN, Refusal
+from bot.vocab.usertext import utf16_length
 from engine import Dice, Position, Side, Step, Variant
 from engine.choices import text_order, turn_choices
 from engine.game import Phase

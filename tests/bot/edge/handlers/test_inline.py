@@ -13,12 +13,12 @@ import pytest
 from telegram.ext import CallbackContext
 
 from bot.edge.handlers.clock import JOB_NAME, tick_job
-from bot.rules import deadlines
-from bot.rules.deadlines import HOUR
 from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.inline_games import inline_chat_id, inline_game
-from bot.store.records import GameRecord, Status
+from bot.vocab import deadlines
+from bot.vocab.deadlines import HOUR
+from bot.vocab.records import GameRecord, Status
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import Driver, game_board, pick
 from tests.botapi import BotApiServer

@@ -9,13 +9,13 @@ import html
 import re
 from dataclasses import dataclass
 
-from bot.present.i18n import translator
-from bot.present.messages import board_view
+from bot.present.board import board_view
 from bot.present.render import render_text
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
 from bot.store import invites
-from bot.store.records import ChatSettings, GameRecord, Status, is_private_game_chat, settings_key
+from bot.vocab.i18n import translator
+from bot.vocab.records import ChatSettings, GameRecord, Status, is_private_game_chat, settings_key
 from engine.game import Phase
 from engine.position import Side, Variant
 from tests.bot.conftest import World

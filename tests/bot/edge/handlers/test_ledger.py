@@ -10,9 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.present.callbacks import ButtonAction, Callback, Kind
-from bot.present.i18n import translator
-from bot.present.messages import board_message
+from bot.present.board import board_message
 from bot.rules.aftergame import after_game
 from bot.rules.booking import Outcome, booking, updated_stats
 from bot.rules.fairplay import Dealer
@@ -20,13 +18,15 @@ from bot.rules.lobby import apply_lobby, start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import OptionError, parse_new_args
 from bot.rules.play import apply_game
-from bot.rules.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, Refusal
 from bot.rules.seats import waiting_user
 from bot.rules.settleplan import nets
 from bot.rules.timeouts import claim_timeout
+from bot.service.saving import save
 from bot.store import PlanChanged, Store
-from bot.store.records import GameRecord, Player, SettleRequest, Status, TableOptions
-from bot.store.saving import save
+from bot.vocab.callbacks import ButtonAction, Callback, Kind
+from bot.vocab.i18n import translator
+from bot.vocab.records import GameRecord, Player, SettleRequest, Status, TableOptions
+from bot.vocab.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, Refusal
 from engine.game import Game, Phase
 from engine.position import Side, Variant
 from engine.scoring import EndReason, GameResult, ResultKind, resign_kinds

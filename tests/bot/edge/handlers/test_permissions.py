@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import LANGUAGES, translator
 from bot.rules import (
     aftergame,
     cancelling,
@@ -26,16 +24,18 @@ from bot.rules import (
     lobby,
     options,
     play,
-    refusals,
     settle,
     timeouts,
 )
 from bot.rules.matchstate import table_of
-from bot.rules.refusals import CATCHING_UP, RESIGN_MOVED, STALE
 from bot.rules.seats import waiting_user
 from bot.rules.taps import SAME_MEANING
 from bot.store.inline_games import inline_chat_id
-from bot.store.records import ChatSettings, GameRecord, settings_key
+from bot.vocab import refusals
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import LANGUAGES, translator
+from bot.vocab.records import ChatSettings, GameRecord, settings_key
+from bot.vocab.refusals import CATCHING_UP, RESIGN_MOVED, STALE
 from engine.game import Phase
 from tests.bot.conftest import World
 from tests.botapi.model import Chat, Message, User
@@ -366,9 +366,11 @@ def _service_texts() -> list[str]:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_refusal_fits_an_alert(lang: str) -> None:
-    """A refusal is shown as a tap's alert: Telegram takes at most 200 characters."""
+    """A refusal is shown as a tap's alert: Telegram takes at most 200 characters
+    (the options table's /help parts, marked in the same module, are no alerts)."""
     tr = translator(lang)
-    texts = [text for text in _service_texts() if "{" not in text]
+    help_texts = {text for o in options.OPTIONS for text in (o.help, o.help_line) if text}
+    texts = [text for text in _service_texts() if "{" not in text and text not in help_texts]
     assert refusals.THEIR_BUTTONS in texts and len(texts) > 20
     long = {text: size for text in texts
             if (size := len(tr.gettext(text).encode("utf-16-le")) // 2) > 200}

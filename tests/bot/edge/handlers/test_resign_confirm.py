@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from bot.present.callbacks import ButtonAction, Callback
-from bot.present.i18n import LANGUAGES, translator
-from bot.present.messages import KIND_NAMES, pays_line, resign_cost_label
+from bot.present.money import pays_line, resign_cost_label
+from bot.present.names import KIND_NAMES
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
 from bot.rules.play import apply_game, may_double, resign_options
-from bot.rules.refusals import RESIGN_MOVED, THEIR_BUTTONS
-from bot.store.records import GameRecord, Status
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import LANGUAGES, translator
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import RESIGN_MOVED, THEIR_BUTTONS
 from engine.game import Phase
 from engine.position import Variant
 from tests.bot.conftest import World

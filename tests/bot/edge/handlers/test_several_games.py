@@ -11,7 +11,7 @@ import json
 import pytest
 
 from bot.store import Store
-from bot.store.records import ChatSettings, GameRecord, Status, settings_key
+from bot.vocab.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
 from tests.bot.driver import Driver, game_board, game_id_of, pick
 from tests.botapi.model import Chat, Message, User

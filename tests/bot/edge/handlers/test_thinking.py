@@ -20,7 +20,7 @@ from bot.edge.handlers import analysis
 from bot.edge.handlers import computer as computer_turns
 from bot.rules import matchstate, seats
 from bot.store import Store
-from bot.store.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import game_board, start_button
 from tests.bot.edge.handlers.test_analysis import _finished

@@ -14,7 +14,7 @@ from bot.edge.handlers.board import DEFAULT_PING_DELAY, PING_DELAY
 from bot.edge.handlers.clock import JOB_NAME
 from bot.rules.seats import waiting_user
 from bot.store import Store, prefs
-from bot.store.records import GameRecord
+from bot.vocab.records import GameRecord
 from tests.bot.conftest import World, running_world
 from tests.bot.edge.handlers import test_clock
 from tests.bot.edge.handlers.test_clock import Clock, tick

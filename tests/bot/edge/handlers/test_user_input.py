@@ -12,13 +12,13 @@ import pytest
 from telegram.ext import CommandHandler
 
 from bot.edge.handlers.common import UNKNOWN_BUTTON
-from bot.present.callbacks import ButtonAction
-from bot.present.i18n import translator
-from bot.present.messages import board_message, painted
+from bot.present.board import board_message, painted
 from bot.present.painter import PAINTER
 from bot.present.render import BoardView
 from bot.rules.matchstate import MatchState, with_table
-from bot.store.records import GameRecord, Player, Status, TableOptions
+from bot.vocab.callbacks import ButtonAction
+from bot.vocab.i18n import translator
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine import Game, Side
 from engine.game import GameOptions
 from tests.bot.conftest import World
@@ -296,10 +296,10 @@ def test_every_parser_of_user_input_takes_ascii_digits_only(digit: str) -> None:
     """str.isdigit() and int() take more than 0-9: each parser of a button,
     a command argument or a deep link refuses the others."""
     from bot.edge.handlers.ledger import _bounded_count
-    from bot.rules import deadlines
     from bot.rules.options import OptionError, parse_new_args
     from bot.store import invites
-    from bot.store.records import GameRef
+    from bot.vocab import deadlines
+    from bot.vocab.records import GameRef
     from engine.notation import NotationError, parse_point
 
     with pytest.raises(ValueError, match="not a game ref"):

@@ -20,11 +20,11 @@ import tornado.web
 
 from bot.edge.initdata import sign
 from bot.edge.webapp import Webapp, routes
-from bot.present.callbacks import Callback
 from bot.present.webapp import payload
 from bot.rules.seats import waiting_user
 from bot.store import Store
-from bot.store.records import ChatSettings, settings_key
+from bot.vocab.callbacks import Callback
+from bot.vocab.records import ChatSettings, settings_key
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import game_board, game_id_of, pick
 from tests.botapi.model import Chat, Message, User

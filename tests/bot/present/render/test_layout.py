@@ -15,8 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.present.i18n import LANGUAGES, translator
-from bot.present.messages import board_labels
+from bot.present.names import board_labels
 from bot.present.render import BoardView, LastTurn
 from bot.present.render.png import (
     BAR_LEFT,
@@ -28,6 +27,7 @@ from bot.present.render.png import (
     printed_numbers,
 )
 from bot.present.render.samples import SAMPLES, board
+from bot.vocab.i18n import LANGUAGES, translator
 from engine import BAR, OFF, Dice, Side, Step, Variant
 
 BOT = "🤖 Nardų botas (stiprus)"

@@ -57,6 +57,16 @@ class CorruptRecordError(StoreError):
         self.reason = reason
 
 
+class UnbookedEnd(StoreError, ValueError):
+    """The raw compare-and-set was asked to end a game being played: a game's
+    end is written only with its booking, by :func:`bot.service.saving.save`
+    (the store's ``finish_game``); nothing was written."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"{key}: a game's end is saved with its booking (bot.service.saving)")
+        self.key = key
+
+
 class VersionConflict(StoreError):
     """A compare-and-set lost: the stored version is not the expected one."""
 
@@ -369,7 +379,7 @@ class GameRecord(Record):
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     deadline: float | None = Field(default=None, description="when the player to move "
-                                   "runs out of time (bot/rules/deadlines.py); None: no clock "
+                                   "runs out of time (bot/vocab/deadlines.py); None: no clock "
                                    "running")
     paused_at: float | None = Field(default=None, description="clock paused since (both agreed)")
     pause_by: int | None = Field(default=None, description="player proposing to pause (or, "
@@ -490,6 +500,19 @@ class PlayerStats(_Model):
     streak: int = Field(default=0, description="games won (+) or lost (-) in a row")
 
 
+def planned_payment(requester: int, other: int, change: int) -> tuple[int, int, int]:
+    """``(debtor, creditor, amount)`` of a settle request's planned change of
+    the pair's balance (``change`` > 0: the requester pays).  Here, below the
+    settle-up rules, because the store re-checks it inside its atomic write.
+
+    >>> planned_payment(1, 3, -10), planned_payment(3, 1, 10)
+    ((3, 1, 10), (3, 1, 10))
+    """
+    if change > 0:
+        return requester, other, change
+    return other, requester, -change
+
+
 class SettleRequest(_Model):
     """A pending /settle: the requester picks the other player, who confirms."""
 
@@ -566,7 +589,7 @@ def decode(model: type[Any], key: str, raw: str | bytes | None, version: int = 0
     >>> decode(ChatSettings, "nardy:{chat:1}:settings", '{"schema_version": 1, "chat_id": "x"}')
     Traceback (most recent call last):
     ...
-    bot.store.records.CorruptRecordError: corrupt record at nardy:{chat:1}:settings: chat_id: \
+    bot.vocab.records.CorruptRecordError: corrupt record at nardy:{chat:1}:settings: chat_id: \
 Input should be a valid integer, unable to parse string as an integer
     """
     if raw is None:

@@ -26,7 +26,8 @@ from pathlib import Path
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-LOCALES_DIR = Path(__file__).parent / "locales"
+LOCALES_DIR = Path(__file__).resolve().parents[1] / "present" / "locales"
+"""The catalogs are what the user reads, so they stay with the presentation."""
 DOMAIN = "messages"
 LANGUAGES = ("en", "ru", "lt")
 """Languages the bot speaks; the first is the fallback."""

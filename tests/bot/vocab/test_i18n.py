@@ -10,7 +10,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from bot.present.i18n import LANGUAGES, LOCALES_DIR, po_path, translator
+from bot.vocab.i18n import LANGUAGES, LOCALES_DIR, po_path, translator
 
 ROOT = Path(__file__).resolve().parents[3]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}

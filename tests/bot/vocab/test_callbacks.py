@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.present.callbacks import (
+from bot.vocab.callbacks import (
     CLOCK_ACTIONS,
     MAX_BYTES,
     OTHER,

@@ -11,20 +11,18 @@ the one load → change → save loop for a change outside the tap path.
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Awaitable, Callable
 
-from bot.present.callbacks import Callback, Kind
-from bot.rules import deadlines
 from bot.rules.aftergame import continued
-from bot.rules.booking import booking, outcome, updated_stats
-from bot.rules.fairplay import dice_booking
 from bot.rules.matchstate import remember_table, table_of
-from bot.rules.refusals import CHANGED, STALE, Refusal
 from bot.rules.timeouts import with_deadline
-from bot.store import Store, VersionConflict, finished, no_upkeep
+from bot.service.ending import end_game, ends
+from bot.store import Store, VersionConflict
 from bot.store.commit import commit
-from bot.store.records import GameRecord, Status
+from bot.vocab import deadlines
+from bot.vocab.callbacks import Callback, Kind
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import CHANGED, STALE, Refusal
 
 FUTURE_WAITS = 25
 """Times (20 ms apart) a tap on a just-posted message waits for its record."""
@@ -51,18 +49,8 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
     as :func:`bot.rules.aftergame.continued` makes it."""
     now = deadlines.now() if now is None else now
     new = with_deadline(old, new, now)
-    ends = (old.status is Status.ACTIVE and new.game_id == old.game_id
-            and new.status in (Status.FINISHED, Status.CANCELLED))
-    upkeep: Callable[[], Awaitable[None]] = no_upkeep
-    if ends:
-        ended = outcome(new)
-        entry, ledger = booking(ended)
-        stats = functools.partial(updated_stats, ended)
-        dice = dice_booking(new, table_of(new).game) if new.engine else None
-        saved = (await store.finish_game(new, old.version, entry, ledger, stats,
-                                         dice=dice)).record
-        if saved.status is Status.FINISHED:  # kept for its analysis (bot/store/finished.py)
-            upkeep = functools.partial(finished.keep, store, saved)
+    if ends(old, new):
+        saved, upkeep = await end_game(store, old, new)
     elif new.game_id != old.game_id:
         saved, upkeep = await store.save_first(new, 0, closes=continued(old, new, now))
     else:

@@ -1,4 +1,4 @@
-"""bot/present/usertext.py: whatever a user types comes out one clean line, cut, and
+"""bot/vocab/usertext.py: whatever a user types comes out one clean line, cut, and
 valid HTML that fits Telegram's limits (checked by the local Bot API's parser)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.present.usertext import (
+from bot.vocab.usertext import (
     ALERT_LIMIT,
     CAPTION_LIMIT,
     NAME_LIMIT,

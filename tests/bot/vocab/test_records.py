@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.store import Store
-from bot.store.records import (
+from bot.vocab.records import (
     MIGRATIONS,
     ChatSettings,
     CorruptRecordError,

@@ -1,4 +1,4 @@
-"""Deadline arithmetic (bot/rules/deadlines.py): time controls, the stages of a deadline,
+"""Deadline arithmetic (bot/vocab/deadlines.py): time controls, the stages of a deadline,
 restarts."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rules import deadlines
-from bot.rules.deadlines import (
+from bot.vocab import deadlines
+from bot.vocab.deadlines import (
     DAY,
     HOUR,
     LAST_CALL,

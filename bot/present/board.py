@@ -1,5 +1,8 @@
-"""The texts of the bot's messages: the board message with its status lines,
-the lobby, results, and the keyboard each of them carries.
+"""The board message: the board (picture or text), its status lines and the
+result, and the keyboard it carries (:func:`bot.present.keyboards.game_keyboard`);
+the ping that tells a player it is their turn.  The lobby's message is
+:mod:`bot.present.lobby`, the names of things :mod:`bot.present.names`,
+money in words :mod:`bot.present.money`.
 
 The board message is shared by both players.  It is a picture with the
 status as its caption, or (the chat's ``/settings``) a text board.  It is
@@ -14,33 +17,41 @@ so it stays short), the text board shows them itself.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardMarkup
 
-from bot.present.callbacks import AnalyseGame, ButtonAction
 from bot.present.fairtext import (
     commitment_lines,
-    keep_data,
     luck_line,
-    verify_data,
-    words_line,
 )
-from bot.present.i18n import N_, Translator, translator
-from bot.present.keyboards import KeyboardBuilder
+from bot.present.keyboards import game_keyboard, verify_keyboard
+from bot.present.lobby import dice_lines, options_line
+from bot.present.money import booked_line
+from bot.present.names import (
+    KIND_NAMES,
+    MARKS,
+    board_labels,
+    mention,
+    move_by,
+    side_name,
+    variant_name,
+)
 from bot.present.render import (
-    BoardLabels,
     BoardView,
     LastTurn,
-    point_label,
     render_png,
     render_text,
 )
-from bot.present.usertext import (
+from bot.rules.matchstate import MatchState, table_of
+from bot.rules.seats import player_on, seat_of, waiting_side
+from bot.vocab import deadlines
+from bot.vocab.callbacks import ButtonAction
+from bot.vocab.i18n import Translator
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.usertext import (
     CAPTION_LIMIT,
     TEXT_LIMIT,
     clean,
@@ -48,156 +59,19 @@ from bot.present.usertext import (
     html_text,
     visible_length,
 )
-from bot.rules import deadlines
-from bot.rules.booking import outcome
-from bot.rules.hints import can_hint, hints_allowed
-from bot.rules.lobby import VARIANTS, awaits_start
-from bot.rules.matchstate import MatchState, match_in_progress, table_of
-from bot.rules.options import OPTIONS, Kind, Option
-from bot.rules.play import may_double, offered_turns, resign_cost, resign_options
-from bot.rules.seats import player_on, seat_of, waiting_side
-from bot.store.records import GameRecord, Status, TableOptions
 from engine.choices import forced_turn
 from engine.game import Action, Game, Phase
 from engine.notation import format_turn
-from engine.position import Dice, Side, Variant
-from engine.scoring import EndReason, ResultKind
+from engine.position import Dice, Side
+from engine.scoring import EndReason
 
-VARIANT_NAMES = {Variant.LONG: N_("Long nardy"), Variant.BACKGAMMON: N_("Backgammon")}
-KIND_NAMES = {
-    ResultKind.OIN: N_("oin"),
-    ResultKind.MARS: N_("mars"),
-    ResultKind.KOKS: N_("koks"),
-    ResultKind.SINGLE: N_("single game"),
-    ResultKind.GAMMON: N_("gammon"),
-    ResultKind.BACKGAMMON: N_("backgammon"),
-}
-MARKS = {Side.WHITE: "○", Side.BLACK: "●"}
-
-
-def variant_name(tr: Translator, variant: Variant) -> str:
-    return tr.gettext(VARIANT_NAMES[variant])
-
-
-def mention(user_id: int, name: str) -> str:
-    """An HTML mention that notifies the user (works without a username)."""
-    return f'<a href="tg://user?id={user_id}">{html_text(name)}</a>'
-
-
-def _name(record: GameRecord, side: Side) -> str:
-    return html_text(player_on(record, side).name)
-
-
-# ---------------------------------------------------------------- lobby
-
-
-def options_line(tr: Translator, record: GameRecord) -> str:
-    """A game's options in words, as its lobby and board show them: "match to
-    5 · cube off" (each option's captions in :data:`bot.rules.options.OPTIONS`)."""
-    return " · ".join(option_captions(tr, record.variant, record.options))
-
-
-def option_captions(tr: Translator, variant: Variant, options: TableOptions,
-                    table: Sequence[Option] = OPTIONS) -> list[str]:
-    """The captions of ``options`` in ``variant``, in the table's order (the
-    match length first): a number or a time when not its default, an on/off
-    option's caption for its value (none for the value it has unless asked
-    otherwise, when the table says which)."""
-    parts = []
-    for option in sorted(table, key=lambda o: not o.leads_caption):
-        value = getattr(options, option.field)
-        if option.variant not in (None, variant) or value is None:
-            continue
-        if option.kind is Kind.NUMBER and option.on is not None and value != option.default:
-            parts.append(tr.gettext(option.on, n=value))
-        elif option.kind is Kind.TIME and option.on is not None:
-            parts.append(tr.gettext(option.on, time=duration(tr, value)))
-        elif option.kind is Kind.ON_OFF and (option.usual is None
-                                             or value != option.usual(options)):
-            if value and option.on is not None:
-                parts.append(option.mark + tr.gettext(option.on))
-            elif not value and option.off is not None:
-                parts.append(tr.gettext(option.off))
-    return parts
-
-
-def _dice_lines(tr: Translator, record: GameRecord) -> list[str]:
-    """The fair dice's commitment and the /seed words so far (bot/present/fairtext.py)."""
-    words = words_line(tr, record)
-    return commitment_lines(tr, record) + ([words] if words else [])
-
-
-START_TEXT = N_("Tap ▶ Start to roll the opening: Telegram's id of your tap, which nobody knows "
-                "before you tap, is mixed into the dice committed above.")
-INLINE_START_TEXT = N_("Keep the fingerprint above before ▶ Start: this message becomes the "
-                       "board. 🎲 Verify sends it to our private chat in a message the bot "
-                       "never edits. Then either player taps ▶ Start: Telegram's id of that "
-                       "tap, which nobody knows before, is mixed into the dice.")
-
-
-def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboardMarkup | None]:
-    title = variant_name(tr, record.variant)
-    lines = [tr.gettext("<b>New game: {variant}</b>", variant=escape(title))]
-    extra = options_line(tr, record)
-    if extra:
-        lines.append(escape(extra))
-    lines += _dice_lines(tr, record)
-    if hints_allowed(record.options) and record.status is Status.LOBBY:
-        lines.append("💡 " + tr.gettext("Hints are on: the player to move may ask for the best "
-                                       "turns. Join only if you agree."))
-    if record.status is Status.CANCELLED:
-        lines.append(tr.gettext("The lobby is closed."))
-        return "\n".join(lines), None
-    keys = KeyboardBuilder(tr, record.game_id, record.version)
-    if record.players:
-        joined = ", ".join(html_text(p.name) for p in record.players)
-        lines.append(tr.gettext("Joined: {names}", names=joined))
-    if awaits_start(record) and record.is_inline:
-        lines.append(tr.gettext(INLINE_START_TEXT))
-        return "\n".join(lines), keys.start(keep=keep_data(record))
-    if awaits_start(record):
-        lines.append(tr.gettext(START_TEXT))
-        return "\n".join(lines), keys.start(close=not record.is_private)
-    lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
-                            "players have joined."))
-    names = [variant_name(tr, v) for v in VARIANTS]
-    return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant),
-                                        computer=not record.is_inline)
-
-
-# ---------------------------------------------------------------- the game
-
-
-LABELS = {
-    "pips": N_("pips"), "off": N_("off"), "bar": N_("bar"), "dice": N_("Dice"),
-    "played": N_("played"), "cube": N_("Cube"), "centred": N_("centred"), "last": N_("Last:"),
-    "no_move": N_("no move"), "score": N_("Score"), "score_of": N_("score"),
-    "match_to": N_("Match to {n}"), "to_move": N_("to move"),
-}
-"""The board's own words (:class:`bot.present.render.BoardLabels`) as msgids."""
 PICTURE, TEXT = "png", "text"
 """Board styles (``ChatSettings.board_style``)."""
+
+
 FIXED = {"white": Side.WHITE, "black": Side.BLACK}
 """``ChatSettings.orientation`` values that fix the side drawn at the bottom;
 anything else ("follow") draws the game's first mover at the bottom."""
-
-
-@functools.cache
-def board_labels(tr: Translator) -> BoardLabels:
-    """The board's words in ``tr``'s language (``{n}`` is left for the renderer)."""
-    return BoardLabels(**{name: tr.gettext(msgid) for name, msgid in LABELS.items()},
-                       pip_count=PipCount(tr.lang))
-
-
-@dataclass(frozen=True)
-class PipCount:
-    """``"161 пипс"``: a pip count with its plural form in ``lang``.  A plain
-    value, not a closure, so a board view pickles to the painter's processes."""
-
-    lang: str
-
-    def __call__(self, count: int) -> str:
-        return translator(self.lang).ngettext("{n} pip", "{n} pips", count, n=count)
 
 
 def viewer_of(game: Game, orientation: str = "follow") -> Side:
@@ -277,12 +151,13 @@ def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
         return None
     rolls = game.opening.rolls
     white, black = rolls[-1]
-    line = tr.gettext("Opening roll: {white} {w}, {black} {b}.", white=_name(record, Side.WHITE),
-                      w=white, black=_name(record, Side.BLACK), b=black)
+    line = tr.gettext("Opening roll: {white} {w}, {black} {b}.",
+                      white=side_name(record, Side.WHITE), w=white,
+                      black=side_name(record, Side.BLACK), b=black)
     if len(rolls) > 1:
         ties = ", ".join(f"{a}-{b}" for a, b in rolls[:-1])
         line += " " + tr.gettext("(Ties rolled again: {ties}.)", ties=ties)
-    return line + " " + tr.gettext("{name} starts.", name=_name(record, game.opening.starter))
+    return line + " " + tr.gettext("{name} starts.", name=side_name(record, game.opening.starter))
 
 
 def _previous_line(tr: Translator, record: GameRecord, game: Game,
@@ -298,8 +173,8 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
     roll = last.dice
     dice = f"{roll.first}-{roll.second}" if roll is not None else ""
     if not last.steps:
-        return tr.gettext("{name} rolled {dice} and cannot move.", name=_name(record, last.side),
-                          dice=dice)
+        return tr.gettext("{name} rolled {dice} and cannot move.",
+                          name=side_name(record, last.side), dice=dice)
     labels = board_labels(tr)
     if numbering is None:  # (not `numbering or …`: White is side 0)
         numbering = numbering_of(game, viewer_of(game))
@@ -307,66 +182,13 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
                         off=labels.off)
     if numbering is not last.side:  # says so: backgammon books count from the mover
         steps += " " + tr.gettext("({name}'s numbers, as on the board)",
-                                  name=_name(record, numbering))
+                                  name=side_name(record, numbering))
     if roll is not None and forced_turn(last.start, roll) is not None:
         # played by itself (bot/rules/autoplay.py), or by hand without a choice
         return tr.gettext("{name}'s turn with {dice} was forced: {steps}",
-                          name=_name(record, last.side), dice=dice, steps=steps)
-    return tr.gettext("{name} played {dice}: {steps}", name=_name(record, last.side), dice=dice,
+                          name=side_name(record, last.side), dice=dice, steps=steps)
+    return tr.gettext("{name} played {dice}: {steps}", name=side_name(record, last.side), dice=dice,
                       steps=steps)
-
-
-def owes_line(tr: Translator, debtor: str, creditor: str, amount: int) -> str:
-    """``"Bob → Ann 30"``: one debt (a balance), the one phrasing of the
-    ledger, the settle buttons, request and confirmation (names as given:
-    escaped for HTML, or plain for a button)."""
-    return tr.gettext("{debtor} → {creditor} {amount}", debtor=debtor, creditor=creditor,
-                      amount=amount)
-
-
-def pays_line(tr: Translator, debtor: str, creditor: str, amount: int) -> str:
-    """``"Bob pays Ann 30"``: one transfer, the one phrasing of what the end
-    of a staked game books and of the settle-up plan's payments (its list,
-    buttons, request and confirmation); names as for :func:`owes_line`."""
-    return tr.gettext("{debtor} pays {creditor} {amount}", debtor=debtor, creditor=creditor,
-                      amount=amount)
-
-
-def booked_line(tr: Translator, record: GameRecord) -> str | None:
-    """What the end of this game booked in the ledger (``None``: nothing, as
-    for a game without stakes or a match game before the match ends)."""
-    if record.status is not Status.FINISHED:
-        return None
-    done = outcome(record)
-    if done.result is None or not done.amount:
-        return None
-    winner = done.result.winner
-    return tr.gettext("Booked: {pays}.", pays=pays_line(
-        tr, _name(record, winner.opponent), _name(record, winner), done.amount))
-
-
-BUTTON_NAME = 12
-"""Characters of a name on a button (the resignation's cost)."""
-
-
-def resign_cost_label(tr: Translator, record: GameRecord, side: Side, level: int) -> str:
-    """The "Yes, resign" button of a staked game: the kind and what accepting
-    it books, "Yes, resign (gammon): Bob pays Alice 40" (the kind's multiplier
-    times the cube times the stake), or in a match that goes on, the points
-    the opponent gets."""
-    ended, kind = resign_cost(record, side, level)
-    done = outcome(ended)
-    result = done.result
-    assert result is not None
-    name = {p.side: clean(p.name, BUTTON_NAME) for p in record.players}
-    what = tr.gettext(KIND_NAMES[kind])
-    if done.amount:
-        return tr.gettext("Yes, resign ({kind}): {pays}", kind=what, pays=pays_line(
-            tr, name[side], name[side.opponent], done.amount))
-    return tr.gettext("Yes, resign ({kind}): {name} gets {points}", kind=what,
-                      name=name[side.opponent],
-                      points=tr.ngettext("{n} point", "{n} points", result.points,
-                                         n=result.points))
 
 
 def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
@@ -374,7 +196,7 @@ def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
     assert result is not None
     kind = tr.gettext(KIND_NAMES[result.kind])
     points = tr.ngettext("{n} point", "{n} points", result.points, n=result.points)
-    name = _name(record, result.winner)
+    name = side_name(record, result.winner)
     if result.reason is EndReason.RESIGNED:
         return tr.gettext("{name} wins by resignation: {kind}, {points}.", name=name, kind=kind,
                           points=points)
@@ -402,18 +224,18 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: But
         if table.match_length:
             white, black = table.score
             lines.append(tr.gettext("Match to {n}: {white} {w} – {black} {b}.",
-                                    n=table.match_length, white=_name(record, Side.WHITE),
-                                    w=white, black=_name(record, Side.BLACK), b=black))
+                                    n=table.match_length, white=side_name(record, Side.WHITE),
+                                    w=white, black=side_name(record, Side.BLACK), b=black))
             if table.match_over:
                 lines.append(tr.gettext("{name} wins the match!",
-                                        name=_name(record, game.result.winner)))  # type: ignore[union-attr]
+                                        name=side_name(record, game.result.winner)))  # type: ignore[union-attr]
         booked = booked_line(tr, record)
         if booked:
             lines.append("💰 " + booked)
         return lines + _after_lines(tr, record, table)
     actor = game.to_act
     assert actor is not None
-    name = _name(record, actor)
+    name = side_name(record, actor)
     if phase is Phase.ROLL:
         lines.append("➡ " + tr.gettext("{name} to roll.", name=name))
         if ui is ButtonAction.DOUBLE and game.cube is not None:
@@ -425,7 +247,7 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: But
         assert game.cube is not None
         if game.cube.beavered:  # the doubler answers the beaver
             lines.append(tr.gettext("{name} beavers and keeps the cube.",
-                                    name=_name(record, actor.opponent)))
+                                    name=side_name(record, actor.opponent)))
         lines.append("➡ " + tr.gettext("{name}, you are doubled to {value}: take or pass?",
                                        name=name, value=game.cube.value * 2))
         if ui is ButtonAction.PASS:
@@ -435,7 +257,7 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: But
         assert offer is not None
         lines.append("➡ " + tr.gettext(
             "{who} offers to resign ({kind}). {name}: accept or decline?",
-            who=_name(record, offer.side), name=name, kind=tr.gettext(KIND_NAMES[offer.kind])))
+            who=side_name(record, offer.side), name=name, kind=tr.gettext(KIND_NAMES[offer.kind])))
     if record.cancel_by is not None:
         proposer = next(p for p in record.players if p.user_id == record.cancel_by)
         lines.append(tr.gettext("{name} proposes to cancel the game.",
@@ -448,7 +270,7 @@ def _after_lines(tr: Translator, record: GameRecord, table: MatchState) -> list[
     lines = []
     offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
     if offerer is not None:
-        name, other = _name(record, offerer), _name(record, offerer.opponent)
+        name, other = side_name(record, offerer), side_name(record, offerer.opponent)
         lines.append("➡ " + (
             tr.gettext("{name} offers a rematch. {other}: accept or decline?", name=name,
                        other=other) if table.match_over else
@@ -457,7 +279,7 @@ def _after_lines(tr: Translator, record: GameRecord, table: MatchState) -> list[
     proposer = seat_of(record, record.cancel_by) if record.cancel_by is not None else None
     if proposer is not None:
         lines.append(tr.gettext("{name} proposes to end the match; nothing is booked.",
-                                name=_name(record, proposer)))
+                                name=side_name(record, proposer)))
     return lines
 
 
@@ -497,29 +319,11 @@ def _facts_line(tr: Translator, record: GameRecord, table: MatchState) -> str:
     if cube is not None and not game.is_over:
         parts.append(tr.gettext("cube {value}", value=cube.value) if cube.owner is None else
                      tr.gettext("cube {value} ({name})", value=cube.value,
-                                name=_name(record, cube.owner)))
+                                name=side_name(record, cube.owner)))
     if table.match_length and not game.is_over:
         parts.append(tr.gettext("score {white} – {black}, match to {n}", n=table.match_length,
                                 **both(table.score)))
     return " · ".join(parts)
-
-
-def duration(tr: Translator, seconds: float) -> str:
-    """A duration in words, to the minute, at most two units ("1 day 3 hours")."""
-    days, hours, minutes = deadlines.split_duration(seconds)
-    day = tr.ngettext("{n} day", "{n} days", days, n=days)
-    hour = tr.ngettext("{n} hour", "{n} hours", hours, n=hours)
-    minute = tr.ngettext("{n} minute", "{n} minutes", minutes, n=minutes)
-    units = [(days, day), (hours, hour)] if days else [(hours, hour), (minutes, minute)]
-    return " ".join(word for n, word in units if n) or minute  # minutes matter only within a day
-
-
-def move_by(tr: Translator, deadline: float) -> str:
-    """``"Move by 12.09 14:00 UTC (23 hours left)."``: the deadline on the
-    clock and, since nobody converts UTC in their head, the time left."""
-    when = time.strftime("%d.%m %H:%M", time.gmtime(deadline))
-    return tr.gettext("Move by {time} UTC ({left} left).", time=when,
-                      left=duration(tr, deadline - deadlines.now()))
 
 
 def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
@@ -572,6 +376,8 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
 
 NAME_CUTS = (64, 24, 12)
 """Name lengths tried, longest first, until a board message fits Telegram's limit."""
+
+
 LINE_BREAK = "\n"
 
 
@@ -590,7 +396,7 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     game = table.game
     seen_from = player if player is not None else viewer_of(game, orientation)
     view = board_view(tr, record, table, seen_from, own=player is not None)
-    white, black = _name(record, Side.WHITE), _name(record, Side.BLACK)
+    white, black = side_name(record, Side.WHITE), side_name(record, Side.BLACK)
     title = escape(variant_name(tr, record.variant))
     header = f"<b>{title}</b> · {MARKS[Side.WHITE]} {white} – {MARKS[Side.BLACK]} {black}"
     extra = options_line(tr, record)
@@ -614,7 +420,7 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     lines += status
     if game.is_over:
         lines.append(luck_line(tr, record))
-    dice = _dice_lines(tr, record)
+    dice = dice_lines(tr, record)
     drop_order += range(len(lines), len(lines) + len(dice))
     lines += dice
     if photo is not None:
@@ -628,95 +434,6 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.numbered_for,
                            player=player)
     return BoardMessage(LINE_BREAK.join(lines), markup, photo, to_draw), lines, drop_order
-
-
-def analysis_data(record: GameRecord) -> str | None:
-    """The 📊 Analysis button's data of a finished game (None before its end)."""
-    if record.status is not Status.FINISHED or not record.engine \
-            or table_of(record).game.result is None:
-        return None
-    return AnalyseGame(record.game_id).format()
-
-
-def verify_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
-    """Only 🎲 Verify, once the record's seed is revealed (else nothing)."""
-    check = verify_data(record)
-    return None if check is None else InlineKeyboardMarkup([[InlineKeyboardButton(
-        "🎲 " + tr.gettext("Verify"), callback_data=check)]])
-
-
-def kept_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:
-    """What a result board keeps once the next game got a board of its own:
-    the 📊 Analysis button (its other buttons belong to the new board)."""
-    row = KeyboardBuilder(tr, record.game_id, record.version).analysis_row(analysis_data(record))
-    return InlineKeyboardMarkup([row]) if row else None
-
-
-def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: ButtonAction | None,
-                  source: int | None, viewer: Side | None = None,
-                  player: Side | None = None) -> InlineKeyboardMarkup | None:
-    """The game's buttons; move buttons print the points in ``viewer``'s
-    numbering (the side the board is numbered for, :attr:`BoardView.numbered_for`;
-    the mover when not given), as :func:`point_label` does for the board.
-    ``player``: the keyboard of one player's own board (see :func:`board_message`)."""
-    game = table.game
-    keys = KeyboardBuilder(tr, record.game_id, record.version)
-    phase = game.phase
-    if phase is Phase.OVER:
-        if record.next_game is not None:  # continued by a later game: only the dice's check
-            return verify_keyboard(tr, record)
-        if record.cancel_by is not None and match_in_progress(record):
-            return keys.cancel_offer()
-        offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
-        return keys.over(match_over=table.match_over,
-                         new_game=table.match_over and not record.is_private,
-                         answer=offerer is not None and player is not offerer,
-                         withdraw=offerer is not None and player in (None, offerer),
-                         verify=verify_data(record), analysis=analysis_data(record))
-    if record.cancel_by is not None:
-        return keys.cancel_offer()
-    menu = ui in (ButtonAction.MENU, ButtonAction.RESIGN) and phase in (Phase.ROLL, Phase.MOVE)
-    if player is not None and game.to_act is not player and not menu:
-        if phase not in (Phase.ROLL, Phase.MOVE):
-            return None  # the opponent answers an offer
-        if record.takeback_by is not None and seat_of(record, record.takeback_by) is player:
-            return InlineKeyboardMarkup([[keys.take_back()], *keys.more().inline_keyboard])
-        return keys.more()
-    if menu and ui is ButtonAction.RESIGN and source is not None:  # staked: "Yes, resign"
-        resigner = player if player is not None else game.to_act
-        assert resigner is not None
-        return keys.resign_confirm(source, resign_cost_label(tr, record, resigner, source))
-    if menu:
-        return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
-    if phase is Phase.DOUBLE:
-        cube, actor = game.cube, game.to_act
-        assert cube is not None and actor is not None
-        return keys.double(confirm_pass=ui is ButtonAction.PASS,
-                           can_beaver=cube.why_not_beaver(actor) is None)
-    if phase is Phase.RESIGNATION:
-        return keys.resign_offer()
-    actor = game.to_act
-    assert actor is not None
-    if phase is Phase.ROLL:
-        can_double = may_double(record, table)
-        return keys.roll(can_double=can_double,
-                         confirm_double=can_double and ui is ButtonAction.DOUBLE,
-                         take_back=record.takeback_by is not None and player in (
-                             None, seat_of(record, record.takeback_by)))
-    turn = game.turn
-    assert turn is not None
-    seen_by = actor if viewer is None else viewer
-    labels = board_labels(tr)
-
-    def label(point: int) -> str:
-        return point_label(game.variant, actor, seen_by, point, labels)
-
-    turns = [choice.notation(numbering=seen_by, bar=labels.bar, off=labels.off)
-             for choice in offered_turns(game)]
-    return keys.moves(label, turn.distinct_steps, can_undo=bool(turn.played),
-                      complete=turn.is_complete,
-                      source=source if ui is ButtonAction.SOURCE else None, turns=turns,
-                      hint=can_hint(record, table))
 
 
 def notification(tr: Translator, record: GameRecord) -> str | None:
@@ -737,4 +454,3 @@ def notification(tr: Translator, record: GameRecord) -> str | None:
     if game.phase is Phase.RESIGNATION:
         return tr.gettext("{who}, your opponent offers to resign.", who=who)
     return tr.gettext("{who}, your turn.", who=who)
-

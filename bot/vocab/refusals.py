@@ -4,7 +4,7 @@ answer with (shown as an alert or a reply; nothing is written).
 
 from __future__ import annotations
 
-from bot.present.i18n import N_
+from bot.vocab.i18n import N_
 
 
 class Refusal(Exception):

@@ -26,7 +26,7 @@ True
 >>> Callback.parse('g:x:1:zz')
 Traceback (most recent call last):
 ...
-bot.present.callbacks.CallbackDataError: unknown action 'zz'
+bot.vocab.callbacks.CallbackDataError: unknown action 'zz'
 """
 
 from __future__ import annotations
@@ -296,7 +296,7 @@ class SettingChoice:
     >>> SettingChoice.parse("set:style")
     Traceback (most recent call last):
     ...
-    bot.present.callbacks.CallbackDataError: not set data: 'set:style'
+    bot.vocab.callbacks.CallbackDataError: not set data: 'set:style'
     """
 
     setting: str
@@ -374,7 +374,7 @@ class PickGame:
     >>> PickGame.parse("gp:board:x:k3Xa9_zQ")
     Traceback (most recent call last):
     ...
-    bot.present.callbacks.CallbackDataError: non-numeric field in 'gp:board:x:k3Xa9_zQ'
+    bot.vocab.callbacks.CallbackDataError: non-numeric field in 'gp:board:x:k3Xa9_zQ'
     """
 
     command: str
@@ -413,7 +413,7 @@ class AnalyseGame:
     >>> AnalyseGame.parse("an:k3Xa9_zQ:1")
     Traceback (most recent call last):
     ...
-    bot.present.callbacks.CallbackDataError: bad id 'k3Xa9_zQ:1'
+    bot.vocab.callbacks.CallbackDataError: bad id 'k3Xa9_zQ:1'
     """
 
     game_id: str

@@ -22,7 +22,7 @@ from ai.player import Depth, Level, Noise, Player
 from engine import Position, Turn, Variant, end_turn
 
 NOISE = {
-    Level.EASY: Noise(temperature=0.03, cap=0.30, hunch=0.25),
+    Level.EASY: Noise(temperature=0.04, cap=0.30, hunch=0.25),
     Level.MEDIUM: Noise(temperature=0.008, cap=0.20, hunch=0.05),
 }
 """The levels' mistakes (:class:`ai.player.Noise`), tuned by

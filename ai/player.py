@@ -112,7 +112,7 @@ def choice_chances(values: np.ndarray, hunches: np.ndarray | None, noise: Noise)
     loss = best - values
     near = loss <= noise.cap + 1e-12
     weights = np.where(near, np.exp(-np.where(near, loss, 0.0) / noise.temperature), 0.0)
-    chances = (1 - noise.hunch) * weights / weights.sum()
+    chances: np.ndarray = (1 - noise.hunch) * weights / weights.sum()
     if noise.hunch:
         assert hunches is not None
         favourite = int(np.argmax(np.where(near, hunches, -np.inf)))

@@ -28,6 +28,7 @@ over the pairs (a pair scores 0, 1/2 or 1) and its points per game;
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import pickle
@@ -40,15 +41,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from ai import Level, Player, make_player  # noqa: E402
-from ai.arena import play_game  # noqa: E402
-from ai.backgammon import NOISE as BACKGAMMON_NOISE  # noqa: E402
-from ai.backgammon import turn_equity  # noqa: E402
-from ai.long_player import NOISE as LONG_NOISE  # noqa: E402
-from ai.long_player import LongNetPlayer  # noqa: E402
-from engine import Dice, Position, Turn, Variant, legal_turns  # noqa: E402
+from ai import Level, Player, make_player
+from ai.arena import play_game
+from ai.backgammon import NOISE as BACKGAMMON_NOISE
+from ai.backgammon import turn_equity
+from ai.long_player import NOISE as LONG_NOISE
+from ai.long_player import LongNetPlayer
+from engine import Dice, Position, Turn, Variant, legal_turns
 
 LADDER = (Level.EASY, Level.MEDIUM, Level.STRONG, Level.BEST)
 NOISE = {Variant.BACKGAMMON: BACKGAMMON_NOISE, Variant.LONG: LONG_NOISE}
@@ -193,7 +194,7 @@ def pair(variant: Variant, lower: Level, upper: Level, index: int, seed: int
 def ladder(variant: Variant, games: int, seed: int, log: Path | None,
            pairs_of: Sequence[tuple[Level, Level]] | None = None) -> None:
     levels = levels_of(variant)
-    steps = pairs_of or list(zip(levels, levels[1:], strict=False))
+    steps = pairs_of or list(itertools.pairwise(levels))
     for lower, upper in steps:
         start, cpu = time.time(), time.process_time()
         scores: list[float] = []

@@ -30,7 +30,7 @@ VARIANT_WORDS = {
 OPTION_NAMES = ("stake", "match", "cube", "koks", "jacoby", "beavers", "time", "level",
                 "autoplay", "hints")
 COMPUTER_WORDS = frozenset({"bot", "computer", "ai"})
-LEVEL_WORDS = ("easy", "medium", "strong")
+LEVEL_WORDS = ("easy", "medium", "strong", "best")
 COMPUTER_UNSTAKED = N_("Games against the bot are never staked and have no clock: leave out "
                        "stake= and time=.")
 HINTS_UNSTAKED = N_("A game with hints is practice and is never staked: leave out stake= or "
@@ -79,7 +79,7 @@ autoplay=True, hints=None))
             values["stake_per_point" if name == "stake" else "match_length"] = int(value)
         elif name == "level":
             if value not in LEVEL_WORDS:
-                raise OptionError(N_("level is easy, medium or strong."))
+                raise OptionError(N_("level is easy, medium, strong or best."))
             values["computer"] = value
         elif name == "time":
             try:

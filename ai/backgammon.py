@@ -36,7 +36,7 @@ from engine import Dice, Game, Position, Side, Turn, Variant
 from engine.scoring import classify
 
 NOISE = {
-    Level.EASY: Noise(temperature=0.05, cap=0.30, hunch=0.25),
+    Level.EASY: Noise(temperature=0.06, cap=0.30, hunch=0.25),
     Level.MEDIUM: Noise(temperature=0.027, cap=0.20, hunch=0.05),
 }
 """The levels' mistakes (:class:`ai.player.Noise`), tuned by

@@ -22,7 +22,8 @@ mistakes in GNU Backgammon's words.
 pairs: the same dice (one seeded roll sequence per pair, White starting),
 seats swapped.  Prints the upper level's win share with a 95% interval
 over the pairs (a pair scores 0, 1/2 or 1) and its points per game;
-``--log`` appends one JSON line per pair so a stopped run still counts.
+``--log`` appends one JSON line per pair so a stopped run still counts:
+``summary LOG`` prints each pairing's figures from it.
 """
 
 from __future__ import annotations
@@ -216,6 +217,18 @@ def ladder(variant: Variant, games: int, seed: int, log: Path | None,
               flush=True)
 
 
+def summary(log: Path) -> None:
+    """Each pairing's figures from a ``--log`` (of a run stopped or not)."""
+    pairs: dict[tuple[str, str, str], tuple[list[float], list[int]]] = {}
+    for line in log.read_text().splitlines():
+        row = json.loads(line)
+        scores, points = pairs.setdefault((row["variant"], row["upper"], row["lower"]), ([], []))
+        scores.append(row["score"])
+        points.append(row["points"])
+    for (variant, upper, lower), (scores, points) in pairs.items():
+        print(f"{variant} {upper} vs {lower}: {_summary(scores, sum(points))}")
+
+
 def _summary(scores: Sequence[float], points: int) -> str:
     array = np.array(scores)
     mean = float(array.mean())
@@ -240,7 +253,12 @@ def main() -> None:
     two.add_argument("--log", type=Path)
     two.add_argument("--pair", nargs=2, metavar=("LOWER", "UPPER"),
                      help="only this pairing, e.g. medium strong")
+    three = sub.add_parser("summary")
+    three.add_argument("log", type=Path)
     args = parser.parse_args()
+    if args.command == "summary":
+        summary(args.log)
+        return
     variant = Variant(args.variant)
     if args.command == "errors":
         errors(variant, args.positions, args.seed, args.save)

@@ -24,6 +24,10 @@ seats swapped.  Prints the upper level's win share with a 95% interval
 over the pairs (a pair scores 0, 1/2 or 1) and its points per game;
 ``--log`` appends one JSON line per pair so a stopped run still counts:
 ``summary LOG`` prints each pairing's figures from it.
+
+``analysis``: what the bot's 📊 itself says (``ai.analysis.analyse`` at
+its default, strong depth) of each level over ``--games`` games against
+itself.
 """
 
 from __future__ import annotations
@@ -174,6 +178,25 @@ def errors(variant: Variant, count: int, seed: int, save: Path | None = None) ->
               flush=True)
 
 
+def analysed(variant: Variant, games: int, seed: int) -> None:
+    """What the bot's 📊 says: each level's error rate by
+    :func:`ai.analysis.analyse` (at its default, strong depth) over
+    ``games`` cubeless games of the level against itself (both sides
+    counted)."""
+    from ai.analysis import analyse, totals
+    from ai.arena import play_recorded
+
+    for level in levels_of(variant):
+        reports = []
+        for game in range(games):
+            players = [make_player(variant, level, seed + 2 * game + side) for side in (0, 1)]
+            report = analyse(play_recorded(players, random.Random(seed * 7_919 + game)))
+            reports.extend(report.players)
+        both = totals(reports)
+        print(f"{variant.value} {level.value:7}: 📊 {both.error_rate:5.1f} mp per decision "
+              f"({both.decisions} decisions, {games} games), {both.rating}", flush=True)
+
+
 def pair(variant: Variant, lower: Level, upper: Level, index: int, seed: int
          ) -> tuple[float, int]:
     """One pair of games on the same dice, seats swapped: the upper level's
@@ -253,6 +276,10 @@ def main() -> None:
     two.add_argument("--log", type=Path)
     two.add_argument("--pair", nargs=2, metavar=("LOWER", "UPPER"),
                      help="only this pairing, e.g. medium strong")
+    four = sub.add_parser("analysis")
+    four.add_argument("variant", choices=[v.value for v in Variant])
+    four.add_argument("--games", type=int, default=20)
+    four.add_argument("--seed", type=int, default=1)
     three = sub.add_parser("summary")
     three.add_argument("log", type=Path)
     args = parser.parse_args()
@@ -260,7 +287,9 @@ def main() -> None:
         summary(args.log)
         return
     variant = Variant(args.variant)
-    if args.command == "errors":
+    if args.command == "analysis":
+        analysed(variant, args.games, args.seed)
+    elif args.command == "errors":
         errors(variant, args.positions, args.seed, args.save)
     else:
         chosen = [(Level(args.pair[0]), Level(args.pair[1]))] if args.pair else None

@@ -78,7 +78,7 @@ def turn_equity(turn: Turn, plies: int) -> float:
 
 
 class GnubgPlayer(Player):
-    """Backgammon at one of the three levels."""
+    """Backgammon at one of the four levels (:class:`ai.player.Level`)."""
 
     def __init__(self, level: Level = Level.STRONG, seed: int = 0) -> None:
         super().__init__(Variant.BACKGAMMON, seed)

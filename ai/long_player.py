@@ -39,7 +39,7 @@ def shipped_net() -> LongNet:
 
 
 class LongNetPlayer(Player):
-    """Long nardy at one of the three levels."""
+    """Long nardy at one of the four levels (:class:`ai.player.Level`)."""
 
     def __init__(
         self,

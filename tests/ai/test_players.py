@@ -150,6 +150,25 @@ def test_choice_chances_stay_within_the_cap_and_fall_with_the_loss(
                 assert chances[i] >= chances[j] - 1e-12
 
 
+@pytest.mark.parametrize("variant", list(Variant))
+@FAST
+@given(data=st.data(), seed=st.integers(0, 10_000))
+def test_the_noise_only_plays_legal_turns_it_gave_a_chance(
+    variant: Variant, data: st.DataObject, seed: int
+) -> None:
+    position = data.draw(game_positions(variant))
+    roll = data.draw(dice())
+    turns = legal_turns(position, roll)
+    for level in (Level.EASY, Level.MEDIUM):
+        player = make_player(variant, level, seed=seed)
+        chances = player.chances(position, turns)
+        chosen = player.choose(position, roll)
+        assert chosen.position in {turn.position for turn in turns}
+        if len(turns) > 1:
+            index = next(i for i, t in enumerate(turns) if t.position == chosen.position)
+            assert chances[index] > 0
+
+
 def test_a_noise_is_checked() -> None:
     with pytest.raises(ValueError, match="bad noise"):
         Noise(temperature=0.0, cap=0.3)

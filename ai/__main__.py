@@ -1,7 +1,7 @@
 """The computer player's command line: ``python -m ai choose`` and
 ``python -m ai analyse FILE``.
 
-``choose [--level easy|medium|strong] [--seed N]`` reads the same JSON lines
+``choose [--level easy|medium|strong|best] [--seed N]`` reads the same JSON lines
 as ``python -m engine legal`` (RULES.md, "Conformance format"; here
 ``first_turn`` may be left out and means false) and writes, per input line,
 ``{"position": board}`` - the position after the turn it chooses, one of the

@@ -6,11 +6,14 @@ bar (``tests/ai`` checks it against our Position IDs).  A turn is scored by
 the position after it, the opponent on roll: gnubg's estimate for the
 opponent, turned round.
 
-* easy: 0-ply, plus Gaussian noise (sd 0.05 equity) on the turns within
-  0.10 of the best - mistakes a beginner makes, never a blunder;
-* medium: 0-ply;
+* easy: 0-ply with a beginner's mistakes (:data:`NOISE`, the model of
+  :class:`ai.player.Noise`): a softmax over the turns within the cap, and
+  now and then the one-look heuristic's favourite;
+* medium: 0-ply with an intermediate player's smaller mistakes;
 * strong: 1-ply (gnubg's own 21-roll look-ahead) on the best eight turns by
-  0-ply within 0.16 equity of the best.
+  0-ply within 0.16 equity of the best;
+* best: the strong ranking, then gnubg's 2-ply on its best four within 0.16
+  (what the strong level's hint shows).
 
 Match cube decisions (a centred cube or the doubler's own) are gnubg's
 cubeful match equities at the score on this level's probabilities
@@ -28,15 +31,21 @@ import numpy as np
 
 from ai.cube import CubeState, cubeless_equity
 from ai.matchequity import match_double, match_take
-from ai.player import Depth, Level, Player, RankedTurn
+from ai.player import Depth, Level, Noise, Player, RankedTurn
 from engine import Dice, Game, Position, Side, Turn, Variant
 from engine.scoring import classify
 
-_NOISE = {Level.EASY: (0.05, 0.10)}
-"""The easy level's noise and margin (see :meth:`Player.noisy_pick`)."""
-_DEPTH = {Level.STRONG: Depth(candidates=8, margin=0.16)}
+NOISE = {
+    Level.EASY: Noise(temperature=0.06, cap=0.30, hunch=0.25),
+    Level.MEDIUM: Noise(temperature=0.027, cap=0.20, hunch=0.05),
+}
+"""The levels' mistakes (:class:`ai.player.Noise`), tuned by
+``benchmarks/levels_bench.py`` to their error rates (docs/ai.md)."""
+_DEPTH = {Level.STRONG: Depth(candidates=8, margin=0.16),
+          Level.BEST: Depth(candidates=8, margin=0.16)}
 HINT_DEPTH = Depth(candidates=4, margin=0.16)
-"""The strong level's hints: the best 4 within 0.16 again at 2-ply."""
+"""The strong level's hints and the best level's play: the best 4 within
+0.16 again at 2-ply."""
 
 
 def _final_points(position: Position, winner: Side) -> float:
@@ -69,13 +78,14 @@ def turn_equity(turn: Turn, plies: int) -> float:
 
 
 class GnubgPlayer(Player):
-    """Backgammon at one of the three levels."""
+    """Backgammon at one of the four levels (:class:`ai.player.Level`)."""
 
     def __init__(self, level: Level = Level.STRONG, seed: int = 0) -> None:
         super().__init__(Variant.BACKGAMMON, seed)
         self.level = level
         self.name = f"gnubg-{level.value}"
         self.depth = _DEPTH.get(level, Depth())
+        self.noise = NOISE.get(level)
 
     def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
         """gnubg's 0-ply."""
@@ -86,28 +96,30 @@ class GnubgPlayer(Player):
         """gnubg's 1-ply (its own 21-roll look-ahead)."""
         return [turn_equity(turns[i], 1) for i in indices]
 
-    def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
-        if self.level in _NOISE:
-            noise, margin = _NOISE[self.level]
-            return self.noisy_pick(turns, self.shallow(position, turns), noise, margin)
-        return super().pick(position, turns)
+    def rank(
+        self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
+        full: bool = False,
+    ) -> list[RankedTurn]:
+        """The best level looks at the strong ranking's first few again at
+        2-ply (:func:`two_ply`); the others rank as :class:`Player` does."""
+        ranked = super().rank(position, turns, also, full)
+        if self.level is not Level.BEST:
+            return ranked
+        played = [turns[i].position for i in also]
+        return two_ply(ranked, played, full)
 
     def hint_ranked(self, state: Position | Game, dice: Dice | None = None) -> list[RankedTurn]:
         """The strong level's hint: its ranking, then the best
         :data:`HINT_DEPTH` candidates (within its margin) again at gnubg's
-        2-ply, best first (docs/ai.md: about 0.1-0.3 s of CPU)."""
+        2-ply, best first (docs/ai.md: about 0.1-0.3 s of CPU); the best
+        level's own ranking is that already."""
         ranked = self.ranked(state, dice)
-        if self.level is not Level.STRONG or len(ranked) < 2:
+        if self.level is not Level.STRONG:
             return ranked
-        best = ranked[0].equity
-        top = [entry for entry in ranked[: HINT_DEPTH.candidates]
-               if entry.equity >= best - HINT_DEPTH.margin]
-        deeper = sorted((RankedTurn(entry.turn, turn_equity(entry.turn, 2)) for entry in top),
-                        key=lambda entry: -entry.equity)
-        return deeper + ranked[len(top):]
+        return two_ply(ranked, (), True)
 
     def probabilities(self, position: Position) -> tuple[float, ...]:
-        plies = 1 if self.level is Level.STRONG else 0
+        plies = 1 if self.level in (Level.STRONG, Level.BEST) else 0
         return tuple(gnubg_nn.probabilities(position.to_gnubg(), plies))
 
     def should_double(self, position: Position, cube: CubeState) -> bool:
@@ -121,3 +133,21 @@ class GnubgPlayer(Player):
         if cube.match_length:
             return match_take(self.probabilities(position), cube, position.turn)
         return super().should_take(position, cube)
+
+
+def two_ply(ranked: list[RankedTurn], also: Sequence[Position], full: bool) -> list[RankedTurn]:
+    """``ranked`` with its best :data:`HINT_DEPTH` candidates (within its
+    margin) and the turns ending in ``also`` valued again at gnubg's 2-ply,
+    those first, best first; ``full``: even when one candidate is left."""
+    if len(ranked) < 2:
+        return ranked
+    best = ranked[0].equity
+    top = [index for index, entry in enumerate(ranked[: HINT_DEPTH.candidates])
+           if entry.equity >= best - HINT_DEPTH.margin]
+    top += [index for index, entry in enumerate(ranked)
+            if entry.turn.position in also and index not in top]
+    if len(top) < 2 and not full:
+        return ranked
+    deeper = sorted((RankedTurn(ranked[i].turn, turn_equity(ranked[i].turn, 2)) for i in top),
+                    key=lambda entry: -entry.equity)
+    return deeper + [entry for index, entry in enumerate(ranked) if index not in top]

@@ -1,11 +1,12 @@
 """The long nardy brain: the self-taught net (:mod:`ai.long_net`) and a
 search over the legal turns (:mod:`ai.long_search`).
 
-* easy: 1 ply, plus Gaussian noise (sd 0.06 equity) on the turns within
-  0.12 of the best;
-* medium: 1 ply;
+* easy: 1 ply with a beginner's mistakes (:data:`NOISE`, the model of
+  :class:`ai.player.Noise`);
+* medium: 1 ply with an intermediate player's smaller mistakes;
 * strong: 1 ply, then 2 ply (the opponent's 21 rolls and its best reply)
-  for the best three turns within 0.2 equity of the best.
+  for the best three turns within 0.2 equity of the best;
+* best: the same as strong (a deeper search does not fit the move time).
 """
 
 from __future__ import annotations
@@ -17,12 +18,17 @@ import numpy as np
 
 from ai.long_net import LongNet
 from ai.long_search import CHANCES, afterstate_equities, roll_values, rows
-from ai.player import Depth, Level, Player
+from ai.player import Depth, Level, Noise, Player
 from engine import Position, Turn, Variant, end_turn
 
-_NOISE = {Level.EASY: (0.06, 0.12)}
-"""The easy level's noise and margin (see :meth:`Player.noisy_pick`)."""
-_DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2)}
+NOISE = {
+    Level.EASY: Noise(temperature=0.04, cap=0.30, hunch=0.25),
+    Level.MEDIUM: Noise(temperature=0.008, cap=0.20, hunch=0.05),
+}
+"""The levels' mistakes (:class:`ai.player.Noise`), tuned by
+``benchmarks/levels_bench.py`` to their error rates (docs/ai.md)."""
+_DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2),
+          Level.BEST: Depth(candidates=3, margin=0.2)}
 _CACHED_POSITIONS = 4096
 
 
@@ -33,7 +39,7 @@ def shipped_net() -> LongNet:
 
 
 class LongNetPlayer(Player):
-    """Long nardy at one of the three levels."""
+    """Long nardy at one of the four levels (:class:`ai.player.Level`)."""
 
     def __init__(
         self,
@@ -47,6 +53,7 @@ class LongNetPlayer(Player):
         self.name = f"long-{level.value}"
         self.net = net or shipped_net()
         self.depth = _DEPTH.get(level, Depth())
+        self.noise = NOISE.get(level)
         self._rolls: dict[Position, np.ndarray] = {}
 
     def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
@@ -76,12 +83,6 @@ class LongNetPlayer(Player):
             values = roll_values(self.net, missing, self.koks)
             cache.update(zip(missing, values, strict=True))
         return np.array([cache[p] for p in positions])
-
-    def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
-        if self.level in _NOISE:
-            noise, margin = _NOISE[self.level]
-            return self.noisy_pick(turns, self.shallow(position, turns), noise, margin)
-        return super().pick(position, turns)
 
     def probabilities(self, position: Position) -> tuple[float, ...]:
         me, opponent = rows(position)

@@ -30,6 +30,7 @@ class Level(enum.Enum):
     EASY = "easy"
     MEDIUM = "medium"
     STRONG = "strong"
+    BEST = "best"
 
 
 class AIError(ValueError):
@@ -72,17 +73,67 @@ class Depth:
     margin: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Noise:
+    """A level's human mistakes (docs/ai.md, "The mistake model").
+
+    The player looks at every turn with its own shallow eye
+    (:meth:`Player.shallow`) and never plays one more than ``cap`` worse
+    than the best by that eye: no choice that looks broken.  Among the rest
+    it picks at random, a turn's chance falling with its loss ``l`` as
+    ``exp(-l / temperature)`` (a softmax: near-equal turns are a coin toss,
+    a turn 0.1 worse is rarer by ``exp(-0.1 / temperature)``).  ``hunch``: the
+    share of its choices made instead by a beginner's eye - the one-look
+    heuristic of :class:`GreedyPlayer` (hit, make points, come home), its
+    favourite within the cap - the real mistakes of a person who sees the
+    board but not the equities.
+    """
+
+    temperature: float
+    cap: float
+    hunch: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.temperature <= 0 or self.cap < 0 or not 0 <= self.hunch <= 1:
+            raise ValueError(f"bad noise {self}")
+
+
+def choice_chances(values: np.ndarray, hunches: np.ndarray | None, noise: Noise) -> np.ndarray:
+    """The chance of each turn under ``noise``, given the player's own
+    equities ``values`` and the heuristic's scores ``hunches`` (needed only
+    when ``noise.hunch``): what :meth:`Player.pick` draws from, and what a
+    benchmark weighs losses by.
+
+    >>> chances = choice_chances(np.array([0.5, 0.45, 0.1]), None, Noise(0.05, 0.3))
+    >>> [round(float(c), 3) for c in chances]
+    [0.731, 0.269, 0.0]
+    """
+    best = float(values.max())
+    loss = best - values
+    near = loss <= noise.cap + 1e-12
+    weights = np.where(near, np.exp(-np.where(near, loss, 0.0) / noise.temperature), 0.0)
+    chances: np.ndarray = (1 - noise.hunch) * weights / weights.sum()
+    if noise.hunch:
+        assert hunches is not None
+        favourite = int(np.argmax(np.where(near, hunches, -np.inf)))
+        chances[favourite] += noise.hunch
+    return chances
+
+
 class Player:
     """Chooses turns; answers cube and resignation offers.
 
     A brain that estimates equities implements :meth:`shallow` and
     :meth:`deepen` and sets :attr:`depth`; :meth:`rank` (its ranking of the
     turns) is then what :meth:`pick` plays and what :meth:`ranked` shows -
-    one evaluation for playing, hints and analysis.
+    one evaluation for playing, hints and analysis.  A level with
+    :attr:`noise` (a :class:`Noise`, from its brain's per-level table) plays
+    a person's mistakes instead (:meth:`pick`).
     """
 
     name = "player"
     depth = Depth()
+    noise: Noise | None = None
 
     def __init__(self, variant: Variant, seed: int = 0, koks: bool = False) -> None:
         self.variant = variant
@@ -172,18 +223,29 @@ class Player:
 
     def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
         """The choice among two or more legal turns: the best by
-        :meth:`rank`."""
-        return self.rank(position, turns)[0].turn
+        :meth:`rank`; with :attr:`noise`, a draw from :func:`choice_chances`
+        (one number from the seeded generator per choice)."""
+        noise = self.noise
+        if noise is None:
+            return self.rank(position, turns)[0].turn
+        return turns[self.draw(self.chances(position, turns))]
 
-    def noisy_pick(self, turns: Sequence[Turn], values: np.ndarray, noise: float, margin: float
-                   ) -> Turn:
-        """The easy levels: the best of the turns within ``margin`` of the best
-        equity after Gaussian noise of ``noise`` (plausible mistakes, never
-        a turn worse than ``margin``)."""
-        best = float(values.max())
-        near = np.flatnonzero(values >= best - margin)
-        noisy = values[near] + np.array([self.rng.gauss(0, noise) for _ in near])
-        return turns[int(near[int(np.argmax(noisy))])]
+    def chances(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
+        """The chance of each of ``turns`` being played (:attr:`noise`'s
+        model; all on the best by :meth:`rank` without noise)."""
+        noise = self.noise
+        if noise is None:
+            chances = np.zeros(len(turns))
+            chances[turns.index(self.rank(position, turns)[0].turn)] = 1.0
+            return chances
+        hunches = heuristic_scores(position, turns) if noise.hunch else None
+        return choice_chances(self.shallow(position, turns), hunches, noise)
+
+    def draw(self, chances: np.ndarray) -> int:
+        """An index drawn with ``chances`` (one uniform draw of :attr:`rng`)."""
+        cumulative = np.cumsum(chances)
+        index = int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right"))
+        return min(index, len(chances) - 1)
 
     def probabilities(self, position: Position) -> tuple[float, ...] | None:
         """Outcome probabilities for the side on roll (see :mod:`ai.cube`);
@@ -269,15 +331,20 @@ class GreedyPlayer(Player):
     name = "greedy"
 
     def pick(self, position: Position, turns: Sequence[Turn]) -> Turn:
-        side = position.turn
-        if self.variant is Variant.LONG:
-            movers = np.array([t.position.board[side][:24] for t in turns])
-            opponent = np.broadcast_to(np.array(position.board[side.opponent][:24]), movers.shape)
-            scores = features(movers, opponent) @ _LONG_WEIGHTS
-        else:
-            scores = np.array([backgammon_greedy_score(t.position, side) for t in turns])
+        scores = heuristic_scores(position, turns)
         best = np.flatnonzero(scores >= scores.max() - 1e-9)
         return turns[int(best[self.rng.randrange(len(best))])]
+
+
+def heuristic_scores(position: Position, turns: Sequence[Turn]) -> np.ndarray:
+    """The greedy player's one-look score of the position after each turn
+    (higher is better for the mover): what a beginner's eye likes."""
+    side = position.turn
+    if position.variant is Variant.LONG:
+        movers = np.array([t.position.board[side][:24] for t in turns])
+        opponent = np.broadcast_to(np.array(position.board[side.opponent][:24]), movers.shape)
+        return np.asarray(features(movers, opponent) @ _LONG_WEIGHTS, dtype=float)
+    return np.array([backgammon_greedy_score(t.position, side) for t in turns])
 
 
 def backgammon_greedy_score(position: Position, me: Side) -> float:

@@ -17,7 +17,8 @@
 ``timing`` plays games of the strong level against the greedy player,
 keeps the positions the strong level met (positions of real games) and
 times its choice for each, once more, alone: p50 / p95 / max in wall-clock
-and CPU milliseconds, for all turns and for doubles only.
+and CPU milliseconds, for all turns and for doubles only; ``--level best``
+times the best level's choice on those positions instead.
 """
 
 from __future__ import annotations
@@ -88,11 +89,11 @@ def _met(variant: Variant, games: int, seed: int) -> list[tuple[Position, Dice]]
     return seen
 
 
-def timing(variant: Variant, games: int, seed: int) -> None:
+def timing(variant: Variant, games: int, seed: int, level: Level = Level.STRONG) -> None:
     spawn = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
         seen = pool.submit(_met, variant, games, seed).result()
-    strong = make_player(variant, Level.STRONG, seed)
+    strong = make_player(variant, level, seed)
     walls, cpus, doubles = [], [], []
     for position, dice in seen:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -106,7 +107,7 @@ def timing(variant: Variant, games: int, seed: int) -> None:
         p50, p95 = np.percentile(values, [50, 95])
         return f"{label} p50 {p50:.1f} p95 {p95:.1f} max {values.max():.1f} ms"
 
-    print(f"{variant.value}: strong level, {len(walls)} turns of {games} games")
+    print(f"{variant.value}: {level.value} level, {len(walls)} turns of {games} games")
     print("  all turns:    " + line("wall", wall_ms) + "; " + line("cpu", cpu_ms))
     print(
         "  doubles only: "
@@ -123,10 +124,12 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pairs", default="", help="comma-separated, e.g. strong-greedy")
+    parser.add_argument("--level", default="strong", choices=[level.value for level in Level],
+                        help="timing: the level timed (on the strong level's positions)")
     args = parser.parse_args()
     variant = Variant(args.variant)
     if args.what == "timing":
-        timing(variant, args.games, args.seed)
+        timing(variant, args.games, args.seed, Level(args.level))
     else:
         pairs = args.pairs.split(",") if args.pairs else PAIRS[variant]
         strength(variant, args.games, args.seed, pairs)

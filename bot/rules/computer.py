@@ -52,7 +52,8 @@ from engine.scoring import ResultKind
 LEVELS = tuple(Level)
 DEFAULT_LEVEL = Level.MEDIUM
 """``/new long bot`` and the lobby's button: the middle level."""
-LEVEL_NAMES = {Level.EASY: N_("easy"), Level.MEDIUM: N_("medium"), Level.STRONG: N_("strong")}
+LEVEL_NAMES = {Level.EASY: N_("easy"), Level.MEDIUM: N_("medium"), Level.STRONG: N_("strong"),
+               Level.BEST: N_("best")}
 BOT_NAME = N_("🤖 Nardy bot ({level})")
 """The computer's name at the table, in the language of the chat it sat down in."""
 SOMEONE_WAITS = N_("Someone is waiting for a second player here: tap Join to play them.")

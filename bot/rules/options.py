@@ -39,7 +39,7 @@ class Kind(Enum):
     ON_OFF = "on|off"  # also yes/no, 1/0
     NUMBER = "N"  # a whole number from Option.low to Option.high
     TIME = "time"  # a time per move: 12h, 1d, none (bot/vocab/deadlines.py)
-    LEVEL = "level"  # the computer's level: easy, medium, strong
+    LEVEL = "level"  # the computer's level: easy, medium, strong, best
 
 
 class VsComputer(Enum):
@@ -167,7 +167,7 @@ OPTIONS: tuple[Option, ...] = (
            invalid=N_("time is the limit per move, 1h to 14d: time=12h, time=1d, time=3d or "
                       "time=none."),
            on=N_("{time} per move"), computer=VsComputer.REFUSED),
-    Option("level", "computer", Kind.LEVEL, invalid=N_("level is easy, medium or strong."),
+    Option("level", "computer", Kind.LEVEL, invalid=N_("level is easy, medium, strong or best."),
            inline_refusal=NO_COMPUTER),
     Option("autoplay", "autoplay", Kind.ON_OFF, bit=4, off=N_("forced turns by hand")),
     Option("hints", "hints", Kind.ON_OFF, bit=5, inline_off=None, on=N_("hints on"), mark="💡 ",
@@ -189,7 +189,7 @@ VARIANT_WORDS = {
 }
 OPTION_NAMES = tuple(option.word for option in OPTIONS)
 COMPUTER_WORDS = frozenset({"bot", "computer", "ai"})
-LEVEL_WORDS = ("easy", "medium", "strong")
+LEVEL_WORDS = ("easy", "medium", "strong", "best")
 COMPUTER_UNSTAKED = N_("Games against the bot are never staked and have no clock: leave out "
                        "stake= and time=.")
 HINTS_UNSTAKED = N_("A game with hints is practice and is never staked: leave out stake= or "

@@ -218,7 +218,8 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-COMPUTER_USER_IDS: dict[str, int] = {"easy": -1_601, "medium": -1_602, "strong": -1_603}
+COMPUTER_USER_IDS: dict[str, int] = {"easy": -1_601, "medium": -1_602, "strong": -1_603,
+                                     "best": -1_604}
 """The computer opponent's seats, one user id per level (bot/rules/computer.py).
 Telegram user ids are positive, so these never meet a person; a chat id is
 never taken for a user id here (the computer has no private chat).  Its
@@ -262,7 +263,7 @@ class TableOptions(_Model):
     jacoby: bool = False
     beavers: bool = False
     time_control: int | None = Field(default=None, gt=0, description="seconds per move")
-    computer: Literal["easy", "medium", "strong"] | None = Field(
+    computer: Literal["easy", "medium", "strong", "best"] | None = Field(
         default=None, description="the opponent is the computer at this level")
     autoplay: bool = Field(default=True, description="forced turns are played by themselves")
     hints: bool | None = Field(

@@ -71,7 +71,7 @@ async def test_stake_and_clock_are_refused_for_a_bot_game(world: World) -> None:
     assert answer.reply_to == sent.message_id
     assert await chat_game(world.store, club.id) is None
     sent = await world.send(club, alice, "/new long bot level=hard")
-    await world.reply(club, sent, "level is easy, medium or strong")
+    await world.reply(club, sent, "level is easy, medium, strong or best")
     # the chat's own stake and clock do not apply to the bot
     await world.send(club, alice, "/stake 10")
     await world.idle()
@@ -283,7 +283,8 @@ async def test_a_dead_worker_leaves_the_game_waiting_and_the_next_tap_goes_on(
     await _unstuck(world, club.id)
 
 
-@pytest.mark.parametrize(("variant", "level"), [("long", "strong"), ("backgammon", "medium")])
+@pytest.mark.parametrize(("variant", "level"),
+                         [("long", "strong"), ("backgammon", "medium"), ("backgammon", "best")])
 async def test_turns_at_the_other_levels(world: World, variant: str, level: str) -> None:
     s = world.server
     alice = s.add_user("Alice")

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ai.cube import CubeState, janowski
-from ai.long_net import equity as long_equity
 from ai.matchequity import cube_mwc, cubeful_mwc, match_equity, score_of, to_emg
 from ai.player import ROLLS, Level, Player
 from engine import (
@@ -544,11 +543,13 @@ def _on_roll_value(player: Player, position: Position) -> float:
     be worth at the analysis depth (long nardy: at 2 ply the average over
     the rolls of the best turn by 1 ply, :meth:`Player.roll_values`; at
     1 ply the net's estimate of the position)."""
+    from ai.long_player import LongNetPlayer
+
     if player.depth.candidates:
         return float(player.roll_values([position])[0] @ _CHANCES)
+    assert isinstance(player, LongNetPlayer)
     probs = player.probabilities(position)
-    assert probs is not None
-    return float(long_equity(np.array([probs]), player.koks)[0])
+    return float(player.net.value(np.array([probs]), player.koks)[0])
 
 
 def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | None, float]:

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import Level
 from ai.arena import play_game
-from ai.long_net import OUTPUTS, LongNet, equity
+from ai.long_net import OUTPUTS, LongNet
 from ai.long_player import LongNetPlayer
 from ai.long_search import CHANCES, rows
 from engine import Position, Side
@@ -92,24 +92,25 @@ def main() -> None:
     positions, outcomes = collect(player, args.games, args.seed)
     probs = predictions(player.net, positions)
     print(f"{args.games} self-play games (medium level), {len(positions)} positions before "
-          f"a roll; net trained {player.net.info.get('games', 0):.0f} games")
+          f"a roll; net trained {player.net.info.get('games', 0):.0f} games, on roll "
+          f"{player.net.on_roll:+.4f}")
     for column, name in enumerate(OUTPUTS):
         if name.endswith("koks"):
             continue
         table(name, probs[:, column], outcomes[:, column], EDGES)
     points = 2 * outcomes[:, 0] - 1 + outcomes[:, 1] - outcomes[:, 3]
-    table("equity (points, koks off)", equity(probs), points,
+    table("equity (points, koks off)", player.net.value(probs), points,
           (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0))
     print("  output: Brier score, mean predicted - observed")
     for column, name in enumerate(OUTPUTS):
         error = probs[:, column] - outcomes[:, column]
         print(f"    {name:10} {np.mean(error**2):.4f}  {np.mean(error):+.4f}")
-    gap = equity(probs) - points
+    gap = player.net.value(probs) - points
     print(f"  equity: mean predicted - points won {np.mean(gap):+.4f}")
     if args.consistency:
         sample = positions[:: args.consistency]
         ahead = player.roll_values(sample) @ CHANCES
-        now = equity(predictions(player.net, sample))
+        now = player.net.value(predictions(player.net, sample))
         diff = ahead - now
         half = 1.96 * statistics.stdev(diff) / np.sqrt(len(diff))
         print(f"  1-ply look minus the net's own estimate, {len(sample)} positions: mean "

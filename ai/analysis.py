@@ -491,9 +491,10 @@ def _played_index(turns: Sequence[Turn], after: Position) -> int:
 
 
 def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
-    """Each roll's luck for its roller: its equity after the best turn
-    with the roll it got minus the average over all rolls, at the player's
-    shallow depth (as GNU Backgammon, which judges luck at 0 ply).  The
+    """Each roll's luck for its roller (backgammon; long nardy's comes from
+    the decisions' own equities, in :func:`analyse`): its equity after the
+    best turn with the roll it got minus the average over all rolls, at the
+    player's shallow depth (as GNU Backgammon, which judges luck at 0 ply).  The
     backgammon opening roll's average is 0: it also decides who moves, and
     the starting position is the same for both (GNU Backgammon's rule)."""
     lucks: list[float] = []

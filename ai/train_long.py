@@ -13,7 +13,10 @@ dice of game ``i`` come from ``seed + i`` alone, so a run is reproducible.
 
     nice -n 19 python -m ai.train_long --minutes 45
 
-writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).
+writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).  A
+run ends by fitting the value of being on roll (:func:`fit_on_roll`);
+``--calibrate-only`` fits it alone for the weights in ``--out``, and
+``--start-from WEIGHTS`` trains on from other weights (docs/ai.md).
 """
 
 from __future__ import annotations

@@ -33,13 +33,15 @@ def main() -> None:
     parser.add_argument("--old", type=Path, default=WEIGHTS_PATH)
     parser.add_argument("--pairs", type=int, default=500)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--first", type=int, default=0,
+                        help="the first pair's number (to split a match over processes)")
     parser.add_argument("--level", choices=["medium", "strong"], default="strong")
     args = parser.parse_args()
     level = Level(args.level)
     new = LongNetPlayer(level, seed=1, net=LongNet.load(args.new))
     old = LongNetPlayer(level, seed=2, net=LongNet.load(args.old))
     wins = points = both_new = both_old = 0
-    for pair in range(args.pairs):
+    for pair in range(args.first, args.first + args.pairs):
         won = []
         for new_first in (True, False):
             rng = random.Random(args.seed * 1_000_003 + pair)
@@ -51,10 +53,12 @@ def main() -> None:
             points += record.points if new_won else -record.points
         both_new += all(won)
         both_old += not any(won)
-        if (pair + 1) % 100 == 0:
-            print(f"{pair + 1} pairs: {Score(2 * (pair + 1), wins, points)}", flush=True)
+        done = pair + 1 - args.first
+        if done % 50 == 0:
+            print(f"{done} pairs: {Score(2 * done, wins, points)}", flush=True)
     score = Score(2 * args.pairs, wins, points)
-    print(f"new {args.new} against {args.old}, {level.value}, {args.pairs} pairs: {score}; "
+    print(f"new {args.new} against {args.old}, {level.value}, pairs {args.first}.."
+          f"{args.first + args.pairs - 1} (seed {args.seed}): {score}; "
           f"pairs won twice by the new net {both_new}, by the old {both_old}")
 
 

@@ -297,6 +297,49 @@ class Analysis:
     match_score: bool = False
     """Judged by match winning chances at the score (a backgammon match
     game); else by money equity."""
+    start: float = 0.0
+    """What the game was worth to White before its first roll, by the
+    analysis's own evaluation: 0 when an opening roll decided who starts
+    (that roll's luck is the starter's), else the starter's equity on roll
+    in the starting position, turned to White's view (a match game whose
+    starter the rules chose)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    """A game's luck + skill identity, from White's view, in points:
+    ``result = start + luck - error`` up to :attr:`residual`
+    (docs/analysis.md, "Luck and skill add up").
+
+    ``result``: the points White won (signed); ``start``:
+    :attr:`Analysis.start`; ``luck``: White's luck minus Black's (each roll
+    times the cube then in play); ``error``: the points White's decisions
+    lost minus Black's.
+    """
+
+    result: float
+    start: float
+    luck: float
+    error: float
+
+    @property
+    def residual(self) -> float:
+        """``result - start - luck + error``: 0 when luck and errors are
+        measured by one value function and the game ended on the board."""
+        return self.result - self.start - self.luck + self.error
+
+
+def balance(analysis: Analysis) -> Balance:
+    """The luck + skill identity of ``analysis`` (see :class:`Balance`).
+
+    >>> from engine import GameOptions
+    >>> balance(analyse(Game.new(GameOptions.long()))).residual
+    0.0
+    """
+    white, black = analysis.players
+    return Balance(result=white.result, start=analysis.start,
+                   luck=white.luck_cubed - black.luck_cubed,
+                   error=white.error_total - black.error_total)
 
 
 def grade(variant: Variant, loss: float) -> Grade | None:
@@ -448,9 +491,10 @@ def _played_index(turns: Sequence[Turn], after: Position) -> int:
 
 
 def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
-    """Each roll's luck for its roller: its equity after the best turn
-    with the roll it got minus the average over all rolls, at the player's
-    shallow depth (as GNU Backgammon, which judges luck at 0 ply).  The
+    """Each roll's luck for its roller (backgammon; long nardy's comes from
+    the decisions' own equities, in :func:`analyse`): its equity after the
+    best turn with the roll it got minus the average over all rolls, at the
+    player's shallow depth (as GNU Backgammon, which judges luck at 0 ply).  The
     backgammon opening roll's average is 0: it also decides who moves, and
     the starting position is the same for both (GNU Backgammon's rule)."""
     lucks: list[float] = []
@@ -494,6 +538,21 @@ def _match_lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
     return lucks
 
 
+def _on_roll_value(player: Player, position: Position) -> float:
+    """The equity of the side on roll in ``position`` before its roll, by
+    the evaluation a turn is judged by: minus what a turn leading here would
+    be worth at the analysis depth (long nardy: at 2 ply the average over
+    the rolls of the best turn by 1 ply, :meth:`Player.roll_values`; at
+    1 ply the net's estimate of the position)."""
+    from ai.long_player import LongNetPlayer
+
+    if player.depth.candidates:
+        return float(player.roll_values([position])[0] @ _CHANCES)
+    assert isinstance(player, LongNetPlayer)
+    probs = player.probabilities(position)
+    return float(player.net.value(np.array([probs]), player.koks)[0])
+
+
 def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | None, float]:
     """The decision of a turn (``None`` when forced) and the mover's equity
     after the turn played."""
@@ -501,7 +560,9 @@ def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | No
     after = _after(ply.position, ply.steps)
     played = _played_index(turns, after)
     if len(turns) == 1:
-        return None, float(player.shallow(ply.position, turns)[0])
+        # no decision; its equity at the analysis depth all the same (the
+        # next roll's luck starts from it)
+        return None, player.rank(ply.position, turns, full=True)[0].equity
     ranking = player.rank(ply.position, turns, also=(played,), full=True)
     mine = next(entry for entry in ranking if entry.turn.position == after)
     best = ranking[0]
@@ -816,11 +877,25 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     decisions: list[Decision] = []
     equity: list[float] = []
     chance: list[float] = []
-    luck = _match_lucks(player, plies) if in_match else _lucks(player, plies)
+    # long nardy: each roll's luck by the very equities its decision is
+    # judged by (the identity result = start + luck - error holds exactly);
+    # backgammon: GNU Backgammon's luck at 0-ply (_lucks), as it prints it
+    own_luck = variant is Variant.LONG
+    luck = [] if own_luck else _match_lucks(player, plies) if in_match else _lucks(player, plies)
+    start = 0.0
+    if own_luck and plies and game.opening is None:
+        # a starter the rules chose: what the start was worth to it
+        value = _on_roll_value(player, plies[0].position)
+        start = value if plies[0].side is Side.WHITE else -value
+    # the roller's equity before the roll: what the previous turn left
+    before = start if not plies or plies[0].side is Side.WHITE else -start
     for index, ply in enumerate(plies):
         decision, mine = decide(player, index, ply)
         if decision is not None:
             decisions.append(decision)
+        if own_luck:
+            luck.append(mine + (decision.loss if decision is not None else 0.0) - before)
+            before = -mine
         white = ply.side is Side.WHITE
         equity.append(mine if white else -mine)
         win = _win_chance(player, _after(ply.position, ply.steps))
@@ -845,5 +920,5 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
         variant=variant, level=player.level if hasattr(player, "level") else level,
         players=(reports[0], reports[1]), decisions=tuple(decisions),
         movers=tuple(p.side for p in plies), equity=tuple(equity), win_chance=tuple(chance),
-        luck=tuple(luck), match_score=in_match,
+        luck=tuple(luck), match_score=in_match, start=start,
     )

@@ -57,6 +57,16 @@ class LongNet:
     w2: Matrix
     b2: Vector
     info: dict[str, float] = field(default_factory=dict)
+    on_roll: float = 0.0
+    """Points added to the equity of the side to roll: the calibration of
+    the value of being on roll (:func:`ai.train_long.fit_on_roll`), which
+    makes the net's estimate of a position before a roll agree on average
+    with its own look one roll ahead."""
+
+    def value(self, probs: Matrix, koks: bool = False) -> Vector:
+        """The equity of the side to roll for the net's ``probs``:
+        :func:`equity` plus :attr:`on_roll`."""
+        return equity(probs, koks) + self.on_roll
 
     @classmethod
     def fresh(cls, hidden: int, rng: np.random.Generator) -> LongNet:
@@ -76,7 +86,8 @@ class LongNet:
             w1, b1, w2, b2 = (
                 np.asarray(data[name], dtype=np.float64) for name in ("w1", "b1", "w2", "b2")
             )
-            return cls(w1, b1, w2, b2, info)
+            on_roll = float(data["on_roll"]) if "on_roll" in data.files else 0.0
+            return cls(w1, b1, w2, b2, info, on_roll)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,6 +98,7 @@ class LongNet:
             "b2": self.b2.astype(np.float32),
         }
         arrays |= {f"info_{key}": np.array(value) for key, value in self.info.items()}
+        arrays["on_roll"] = np.array(self.on_roll)
         np.savez_compressed(path, allow_pickle=False, **arrays)
 
     def hidden(self, x: Matrix) -> Matrix:

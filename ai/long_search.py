@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ai.long_features import Matrix, Rows
-from ai.long_net import LongNet, Vector, equity
+from ai.long_net import LongNet, Vector
 from ai.player import ROLLS
 from engine import Dice, Position, Turn, Variant, legal_turns
 from engine.turns import PACKED_BYTES, packed_results
@@ -43,7 +43,7 @@ def afterstate_equities(net: LongNet, movers: Rows, opponent: Rows, koks: bool) 
     to roll next."""
     count = len(movers)
     others = np.broadcast_to(opponent, (count, 24))
-    values = -equity(net.probs(others, movers), koks)
+    values = -net.value(net.probs(others, movers), koks)
     finished = movers.sum(axis=1) == 0
     if finished.any():
         values[finished] = exact_win(opponent, koks)
@@ -101,7 +101,7 @@ def roll_values(net: LongNet, positions: Sequence[Position], koks: bool) -> Matr
         theirs = _unpack(b"".join(replies))
         mine = np.repeat(np.array(others), counts, axis=0)
         # each reply seen by the other side, to roll next; turned round
-        reply_values = -equity(net.probs(mine, theirs), koks)
+        reply_values = -net.value(net.probs(mine, theirs), koks)
         finished = theirs.sum(axis=1) == 0
         if finished.any():
             reply_values[finished] = [exact_win(row, koks) for row in mine[finished]]

@@ -13,7 +13,10 @@ dice of game ``i`` come from ``seed + i`` alone, so a run is reproducible.
 
     nice -n 19 python -m ai.train_long --minutes 45
 
-writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).
+writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).  A
+run ends by fitting the value of being on roll (:func:`fit_on_roll`);
+``--calibrate-only`` fits it alone for the weights in ``--out``, and
+``--start-from WEIGHTS`` trains on from other weights (docs/ai.md).
 """
 
 from __future__ import annotations
@@ -84,6 +87,38 @@ def lambda_returns(values: Matrix, final: Matrix, lam: float) -> Matrix:
     return targets
 
 
+def fit_on_roll(net: LongNet, games: int, seed: int) -> float:
+    """The calibration of the value of being on roll (:attr:`LongNet.on_roll`):
+    half the mean, over the positions before a roll of ``games`` self-play
+    games at 1 ply (dice from ``seed``), of the net's own look one roll ahead
+    (the average over the rolls of the best turn's 1-ply value) minus its
+    estimate of the position.  Adding it to every estimate of the side to
+    roll takes it off each 1-ply value (the other side is to roll there),
+    so the two agree on average; moves are compared at one depth, so the
+    same turns are chosen."""
+    from ai.arena import play_game
+    from ai.long_player import LongNetPlayer
+    from ai.long_search import CHANCES, roll_values, rows
+    from ai.player import Level
+
+    plain = LongNet(net.w1, net.b1, net.w2, net.b2)
+    player = LongNetPlayer(Level.MEDIUM, seed=seed, net=plain)
+    gaps: list[float] = []
+    for index in range(games):
+        record = play_game(player, player, random.Random(seed * 1_000_003 + index),
+                           first_starts=index % 2 == 0, keep=True)
+        positions = [position for position, _ in record.positions]
+        me, opponent = zip(*(rows(p) for p in positions), strict=True)
+        now = plain.value(plain.probs(np.array(me), np.array(opponent)))
+        ahead = roll_values(plain, positions, False) @ CHANCES
+        gaps.extend((ahead - now).tolist())
+    return float(np.mean(gaps)) / 2
+
+
+CALIBRATION = {"games": 100, "seed": 20261202}
+"""The self-play games :func:`fit_on_roll` is fitted on."""
+
+
 def checkpoint_path(weights: Path) -> Path:
     return weights.with_name(weights.stem + ".ckpt.npz")
 
@@ -114,12 +149,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=WEIGHTS_PATH)
     parser.add_argument("--checkpoint-every", type=int, default=500)
     parser.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint")
+    parser.add_argument("--start-from", type=Path, metavar="WEIGHTS",
+                        help="without a checkpoint: go on from these weights (a fresh optimiser, "
+                             "the game count theirs, so the dice go on where they stopped)")
+    parser.add_argument("--rate", type=float, default=SETTINGS["rate"], help="Adam's step size")
+    parser.add_argument("--calibrate-only", action="store_true",
+                        help="fit the value of being on roll of the weights in --out, no training")
     args = parser.parse_args(argv)
+    if args.calibrate_only:
+        net = LongNet.load(args.out)
+        net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])
+        net.save(args.out)
+        print(f"on roll {net.on_roll:+.5f} ({CALIBRATION['games']} self-play games, seed "
+              f"{CALIBRATION['seed']})", flush=True)
+        return 0
     ckpt = checkpoint_path(args.out)
-    adam = Adam(SETTINGS["rate"])
+    ckpt.parent.mkdir(parents=True, exist_ok=True)
+    adam = Adam(args.rate)
     if ckpt.exists() and not args.fresh:
         net, games, seconds = load_checkpoint(ckpt, adam)
         print(f"resuming after {games} games, {seconds:.0f} s", flush=True)
+    elif args.start_from:
+        start_net = LongNet.load(args.start_from)
+        net = LongNet(start_net.w1, start_net.b1, start_net.w2, start_net.b2)
+        games, seconds = int(start_net.info.get("games", 0)), start_net.info.get("seconds", 0.0)
+        print(f"going on from {args.start_from} after {games} games", flush=True)
     else:
         net = LongNet.fresh(int(SETTINGS["hidden"]), np.random.default_rng(int(SETTINGS["seed"])))
         games, seconds = 0, 0.0
@@ -145,8 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = seconds + time.monotonic() - start
     save_checkpoint(ckpt, net, adam, games, elapsed)
     net.info = {"games": games, "seconds": elapsed}
+    net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])
     net.save(args.out)
-    print(f"done: {games} games, {elapsed:.0f} s of training", flush=True)
+    print(f"done: {games} games, {elapsed:.0f} s of training, on roll {net.on_roll:+.5f}",
+          flush=True)
     return 0
 
 

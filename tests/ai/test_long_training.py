@@ -7,9 +7,14 @@ import random
 import numpy as np
 import pytest
 
+from ai.arena import play_game
 from ai.long_features import INDEX, SIZE, features
 from ai.long_net import LongNet, flip, outcome
-from ai.train_long import lambda_returns, self_play
+from ai.long_player import LongNetPlayer
+from ai.long_search import CHANCES, roll_values, rows
+from ai.player import Level
+from ai.train_long import fit_on_roll, lambda_returns, self_play
+from engine import legal_turns
 
 
 def _rows(points: dict[int, int]) -> np.ndarray:
@@ -71,3 +76,42 @@ def test_self_play_is_reproducible_and_the_net_learns_from_it() -> None:
     again = self_play(net, random.Random(4), explore=0.0)
     assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
     assert first[0].shape[1] == SIZE and first[1].shape == (len(first[0]), 5)
+
+
+def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> None:
+    """fit_on_roll: with the fitted value added to every estimate of the side
+    to roll, the net's estimate of a position before a roll and its look one
+    roll ahead agree on average over the games it was fitted on (not
+    exactly: a reply that bears off the last checker scores its exact
+    result, which the value does not move)."""
+    shipped = LongNet.load()
+    net = LongNet(shipped.w1, shipped.b1, shipped.w2, shipped.b2)
+    net.on_roll = fit_on_roll(net, 2, 5)
+    assert -0.05 < net.on_roll < 0.05 and net.on_roll != 0
+    player = LongNetPlayer(Level.MEDIUM, seed=5, net=net)
+    gaps = []
+    for index in range(2):
+        record = play_game(player, player, random.Random(5 * 1_000_003 + index),
+                           first_starts=index % 2 == 0, keep=True)
+        positions = [position for position, _ in record.positions]
+        me, opponent = zip(*(rows(p) for p in positions), strict=True)
+        now = net.value(net.probs(np.array(me), np.array(opponent)))
+        gaps.extend(roll_values(net, positions, False) @ CHANCES - now)
+    assert abs(np.mean(gaps)) < 0.002
+
+
+def test_the_value_of_being_on_roll_changes_no_choice() -> None:
+    """The strong level with and without it picks the same turns in a game
+    (every candidate of a ranking moves alike), and a 1-ply value moves by
+    exactly minus it."""
+    shipped = LongNet.load()
+    plain = LongNet(shipped.w1, shipped.b1, shipped.w2, shipped.b2)
+    shifted = LongNet(shipped.w1, shipped.b1, shipped.w2, shipped.b2, on_roll=-0.05)
+    a = LongNetPlayer(Level.STRONG, net=plain)
+    b = LongNetPlayer(Level.STRONG, net=shifted)
+    record = play_game(a, a, random.Random(8), keep=True)
+    for position, dice in record.positions:
+        assert a.choose(position, dice) == b.choose(position, dice)
+    position, dice = record.positions[10]
+    turns = legal_turns(position, dice)
+    assert np.allclose(b.shallow(position, turns), a.shallow(position, turns) + 0.05)

@@ -20,25 +20,18 @@ from telegram.ext import (
 )
 
 from bot.edge.handlers import (
-    analysis,
     board,
     buttons,
     chat,
     clock,
-    commands,
     computer,
     errors,
-    fair,
-    games,
     inline,
-    ledger,
     menu,
-    settings,
-    which,
 )
 from bot.edge.handlers.common import note_language
 from bot.present.painter import PAINTER
-from bot.vocab.callbacks import OTHER, Kind, pattern
+from bot.vocab.callbacks import OTHER, pattern
 
 STARTUP_JOB: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True}
 """APScheduler options of a job due at start-up: run it when the scheduler
@@ -54,18 +47,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(TypeHandler(Update, note_language), group=-2)
     for command in menu.COMMANDS:
         app.add_handler(CommandHandler(command.name, command.handler))
-    # every button's data starts with its Kind, which routes it; the order
-    # of these does not matter
-    for callback, kinds in ((buttons.on_button, (Kind.GAME, Kind.LOBBY)),
-                            (ledger.on_settle_button, (Kind.SETTLE,)),
-                            (clock.on_clock_button, (Kind.CLOCK,)),
-                            (commands.on_lang_button, (Kind.LANGUAGE,)),
-                            (settings.on_settings_button, (Kind.SETTING,)),
-                            (games.on_show, (Kind.SHOW,)),
-                            (fair.on_verify_button, (Kind.VERIFY,)),
-                            (which.on_pick, (Kind.PICK,)),
-                            (analysis.on_analysis_button, (Kind.ANALYSIS,)),
-                            (inline.on_join, (Kind.INLINE,))):
+    # every button's data starts with its Kind, which routes it (menu.BUTTONS)
+    for callback, kinds in menu.BUTTONS:
         app.add_handler(CallbackQueryHandler(callback, pattern=pattern(*kinds)))
     app.add_handler(CallbackQueryHandler(buttons.on_other, pattern=OTHER))
     # inline mode (@BotFather /setinline; /setinlinefeedback for the chosen results)

@@ -1,5 +1,7 @@
-"""The bot's commands in one table: what Telegram's command menu offers
-(``setMyCommands``), which handler each command runs, and what ``/help`` lists.
+"""The bot's commands and buttons in two tables: what Telegram's command menu
+offers (``setMyCommands``), which handler each command runs, and what
+``/help`` lists (:data:`COMMANDS`); which handler each kind of button's data
+is routed to (:data:`BUTTONS`).
 
 A new command is one :class:`Command` here: the menu, the handler
 registration (:func:`bot.edge.handlers.register`) and ``/help`` follow from
@@ -16,9 +18,22 @@ from typing import Any
 
 from telegram import BotCommand, BotCommandScope, BotCommandScopeDefault, Update
 
-from bot.edge.handlers import analysis, clock, commands, fair, games, invite, ledger, settings
+from bot.edge.handlers import (
+    analysis,
+    buttons,
+    clock,
+    commands,
+    fair,
+    games,
+    inline,
+    invite,
+    ledger,
+    settings,
+    which,
+)
 from bot.edge.handlers.common import Context, reply, translator_for
 from bot.present.help import help_text
+from bot.vocab.callbacks import Kind
 from bot.vocab.i18n import N_, Translator
 
 Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
@@ -120,6 +135,22 @@ COMMANDS: tuple[Command, ...] = (
     Command("start", invite.start, None),
 )
 
+
+BUTTONS: tuple[tuple[Handler, tuple[Kind, ...]], ...] = (
+    (buttons.on_button, (Kind.GAME, Kind.LOBBY)),
+    (ledger.on_settle_button, (Kind.SETTLE,)),
+    (clock.on_clock_button, (Kind.CLOCK,)),
+    (commands.on_lang_button, (Kind.LANGUAGE,)),
+    (settings.on_settings_button, (Kind.SETTING,)),
+    (games.on_show, (Kind.SHOW,)),
+    (fair.on_verify_button, (Kind.VERIFY,)),
+    (which.on_pick, (Kind.PICK,)),
+    (analysis.on_analysis_button, (Kind.ANALYSIS,)),
+    (inline.on_join, (Kind.INLINE,)),
+)
+"""Every button's data starts with its :class:`Kind`, which routes it to one
+handler (registered by :func:`bot.edge.handlers.register`; data of no kind
+goes to ``buttons.on_other``).  A new kind of button is one row here."""
 
 def menu(tr: Translator, scope: Scope) -> list[BotCommand]:
     """Telegram's command menu for a scope, in the translator's language."""

@@ -668,6 +668,17 @@ async def test_one_command_table_drives_menu_handlers_and_help(world: World) -> 
     assert registered == {c.name for c in menu.COMMANDS}
 
 
+def test_every_kind_of_button_is_routed_by_one_table_row(world: World) -> None:
+    """menu.BUTTONS routes each Kind to exactly one handler, and those rows are
+    what is registered: a new kind left out of the table would be answered by
+    buttons.on_other only."""
+    routed = [kind for _, kinds in menu.BUTTONS for kind in kinds]
+    assert sorted(routed) == sorted(Kind) and len(routed) == len(set(routed))
+    registered = [h.callback for handlers in world.app.handlers.values() for h in handlers
+                  if isinstance(h, CallbackQueryHandler)]
+    assert registered[:len(menu.BUTTONS)] == [callback for callback, _ in menu.BUTTONS]
+
+
 # ---------------------------------------------------------------- chats
 
 

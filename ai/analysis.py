@@ -6,8 +6,8 @@ player's evaluation, with the luck of the dice (docs/analysis.md).
 >>> from ai.arena import play_recorded
 >>> players = [make_player(Variant.LONG, Level.MEDIUM, seed) for seed in (1, 2)]
 >>> report = analyse(play_recorded(players, random.Random(4)), level=Level.MEDIUM)
->>> report.players[Side.WHITE].error_rate, report.players[Side.BLACK].rating
-(0.0, <Rating.SUPERNATURAL: 'supernatural'>)
+>>> round(report.players[Side.WHITE].error_rate, 1), report.players[Side.BLACK].rating
+(7.6, <Rating.EXPERT: 'expert'>)
 
 :func:`analyse` takes a finished :class:`engine.Game` (what the bot stores:
 ``GameRecord.engine`` decoded, the game of ``bot.rules.matchstate.table_of``)

@@ -30,21 +30,23 @@ stay short (gnubg reads lines of up to 1,023 characters).
 ...     print(line)
 ; [Jacoby "Off"]
 ; [Beaver "Off"]
-; Analysis by nardy, strong level (GNU Backgammon's nets, 0-ply then 1-ply for the best 8);
-cube by money rules (Janowski); losses in points per game at cube 1
-; Game 1, Ann: 14.8 millipoints per decision (intermediate), 5 decisions:
-1 doubtful, 0 bad, 0 very bad; luck -1.89
-; Game 1, Ann: PR 7.4, Snowie error rate 1.1, luck rate -57.4 millipoints per roll,
-result -4, luck-adjusted -0.04
-; Game 1, Ann: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong passes
-; Game 1, Bob: 2.9 millipoints per decision (world class), 32 decisions:
-0 doubtful, 0 bad, 0 very bad; luck +0.33
-; Game 1, Bob: PR 1.4, Snowie error rate 1.4, luck rate +9.6 millipoints per roll,
-result +4, luck-adjusted +0.04
-; Game 1, Bob: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong passes
-; Game 1, row 3, Ann 21: 24/23 24/22, best 7/5 6/5 (-0.074, doubtful)
-<BLANKLINE>
- 0 point match
+; Analysis by nardy, strong level (GNU Backgammon's nets, 0-ply then 1-ply for the best
+8); cube by money rules (Janowski); losses in points per game at cube 1
+; Game 1, Ann: 43.8 millipoints per decision (awful), 26 decisions: 3 doubtful, 2 bad, 3
+very bad; luck +0.16
+; Game 1, Ann: PR 21.9, Snowie error rate 22.3, luck rate +6.5 millipoints per roll,
+result -2, luck-adjusted -2.02
+; Game 1, Ann: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong
+passes
+; Game 1, Bob: 7.6 millipoints per decision (expert), 23 decisions: 2 doubtful, 0 bad, 0
+very bad; luck +0.33
+; Game 1, Bob: PR 3.8, Snowie error rate 3.4, luck rate +12.7 millipoints per roll,
+result +2, luck-adjusted +2.02
+; Game 1, Bob: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong
+passes
+; Game 1, row 2, Ann 16: 24/23 13/7, best 13/7 8/7 (-0.121, bad)
+; Game 1, row 6, Ann 25: bar/18, best bar/20 24/22 (-0.103, bad)
+; Game 1, row 12, Ann 45: 24/15, best 13/4 (-0.163, very bad)
 """
 
 from __future__ import annotations

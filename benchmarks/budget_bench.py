@@ -14,9 +14,12 @@ text boards; but with the bot's own flood limiter (bot/edge/limits.py,
 Telegram's budget: 20 messages a minute in a group, a burst of 10, edits
 count) on the store's shared buckets.  Two sensible players: the one the
 game waits for looks at the newest board, thinks ``think`` seconds (default
-3), taps what tests/bot/driver.py ``pick`` picks (Confirm, a whole turn, a
-step, a point, Roll, Take), and waits until the board shows the tap; nobody
-has started the bot in private, so every ping would be a group message.
+3), taps toward the turn it wants (the medium computer's choice: its
+whole-turn button, else a step or a point that keeps it reachable; any other
+button as tests/bot/driver.py ``pick`` picks: Confirm, Roll, Take), and
+waits until the board shows the tap; nobody has started the bot in private,
+so every ping would be a group message.  Applied taps are also counted by
+the button's action.
 
 Prints per game and variant: turns (the engine's confirmed turns, forced
 ones included), player taps per turn, group messages per turn (sendMessage,
@@ -52,6 +55,7 @@ from engine.game import Action, Game, Phase
 from engine.position import Position, Step
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import pick
+from tests.bot.rules.test_finishes import _reachable
 from tests.botapi import BotApiServer
 from tests.botapi.model import Message
 
@@ -173,23 +177,15 @@ class Intent:
             if tap.action is ButtonAction.TURN and offered[tap.args[0]].position == wanted:
                 return data
         for tap, data in buttons:
-            if tap.action is ButtonAction.STEP and wanted in _ends(game.play_step(Step(*tap.args))):
+            if tap.action is ButtonAction.STEP and wanted in _reachable(
+                    game.play_step(Step(*tap.args))):
                 return data
         for tap, data in buttons:
             if tap.action is ButtonAction.SOURCE and any(
-                    s.source == tap.args[0] and wanted in _ends(game.play_step(s))
+                    s.source == tap.args[0] and wanted in _reachable(game.play_step(s))
                     for s in game.legal_steps):
                 return data
         return pick(board)  # Confirm (or Back, when a point's targets miss it)
-
-
-def _ends(game: Game) -> set[Position]:
-    """Every result of the turn in progress."""
-    turn = game.turn
-    assert turn is not None
-    if turn.is_complete:
-        return {turn.position}
-    return set().union(*(_ends(game.play_step(s)) for s in game.legal_steps))
 
 
 def _quantile(values: list[float], q: float) -> float:

@@ -71,7 +71,7 @@ def test_the_picture_has_no_cycle() -> None:
             seen[layer] = 1 + max((depth(d) for d in BELOW[layer]), default=0)
         return seen[layer]
 
-    assert [depth(layer) for layer in BELOW]
+    assert all(depth(layer) >= 1 for layer in BELOW)  # depth() fails on a cycle
 
 
 def test_the_guard_sees_an_upward_import(tmp_path: Path) -> None:

@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis
 
-from benchmarks.bench_redis import bench_redis_url
+from benchmarks.bench_redis import bench_redis_url, past_upgrade_day
+from benchmarks.cpu import CpuMeter
 from tests.bot.driver import Driver
 from tests.botapi import BotApiServer, BotProcess
 
@@ -90,43 +91,6 @@ def _run(server: BotApiServer, games: int, think: float, taps: int | None, offse
     return drivers, time.perf_counter() - began
 
 
-def _cpu_seconds(pid: int, *, children: bool) -> float:
-    """CPU time (user + system) of process ``pid``, and of its live descendants
-    with ``children``."""
-    tick = os.sysconf("SC_CLK_TCK")
-    stats = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:  # gone meanwhile
-                continue
-            stats[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
-    family, total = {pid}, 0
-    for each in sorted(stats):  # children have larger pids, apart from pid wrap-around
-        parent, ticks = stats[each]
-        if each == pid or (children and parent in family):
-            family.add(each)
-            total += ticks
-    return total / tick
-
-
-class CpuMeter:
-    """CPU seconds used by the bot (with any process it starts), this harness
-    (server and players, without the bot it started) and Redis."""
-
-    def __init__(self, pids: dict[str, int]) -> None:
-        self.pids = pids
-        self.start = {name: self._used(name) for name in pids}
-
-    def _used(self, name: str) -> float:
-        return _cpu_seconds(self.pids[name], children=name == "bot")
-
-    def per_tap(self, taps: int) -> str:
-        used = {name: self._used(name) - self.start[name] for name in self.pids}
-        return ", ".join(f"{name} {seconds * 1000 / taps:.1f}" for name, seconds in used.items())
-
-
 def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: float,
             cpu: CpuMeter, began: float) -> None:
     answered = {r.params.get("callback_query_id"): r.time
@@ -147,7 +111,7 @@ def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: fl
     print(f"    slowest 1%: median {statistics.median(t for t, _ in slowest):.1f} ms, of which "
           f"{statistics.median(w for _, w in slowest):.1f} ms before getUpdates handed the "
           f"tap over")
-    print(f"    CPU ms per tap: {cpu.per_tap(taps)}")
+    print(f"    CPU ms per tap: {cpu.per(taps)}")
     sent = [r.method for r in server.requests() if r.time >= began]
     print("    bot requests per tap: " + ", ".join(
         f"{method} {n / taps:.2f}" for method, n in Counter(sent).most_common()))
@@ -156,6 +120,7 @@ def _report(server: BotApiServer, title: str, drivers: list[Driver], elapsed: fl
 def main() -> None:
     url = bench_redis_url()
     redis.Redis.from_url(url).flushdb()
+    past_upgrade_day(redis.Redis.from_url(url))
     env = {"NARDY_TEST_SEED": "5", "NARDY_RATE_LIMIT": "0"}
     print(f"bot_bench: {GAMES} games at once ({' and '.join(VARIANTS)} alternating), "
           f"Redis at {url}")
@@ -166,9 +131,9 @@ def main() -> None:
             server.watch(bot)
             time.sleep(1.5)  # start-up; the first requests wait on getUpdates anyway
             assert bot.pid is not None
-            pids = {"bot": bot.pid, "harness": os.getpid()}
+            pids = {"bot": [bot.pid], "harness": [os.getpid()]}
             if url:
-                pids["redis"] = int(redis.Redis.from_url(url).info("server")["process_id"])
+                pids["redis"] = [int(redis.Redis.from_url(url).info("server")["process_id"])]
             cpu, began = CpuMeter(pids), time.time()
             drivers, elapsed = _run(server, GAMES, THINK, PACED_TAPS, 0)
             _report(server, f"paced ({THINK * 1000:.0f} ms between a player's taps, "

@@ -25,7 +25,9 @@ delivered again (``redeliver``: Telegram's retry), a quarter of those at once
 (while the first delivery is being handled) and the rest after the answer;
 then the mover resigns and the opponent accepts, which books the stake.
 
-It prints updates per second, tap -> answerCallbackQuery p50/p99, and checks
+It prints updates per second, tap -> answerCallbackQuery p50/p99, the CPU the
+workers (with their painter processes) and Redis spent per handled update
+(without ``--faults``: a killed worker's CPU is lost with it), and checks
 every game afterwards from Redis: the stored game replays (``Game.from_dict``),
 its record's version is the number of taps answered as applied plus
 :data:`UNTAPPED_SAVES` (every applied tap is one compare-and-set, whatever
@@ -58,7 +60,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 import redis
 
-from benchmarks.bench_redis import bench_redis_url
+from benchmarks.bench_redis import bench_redis_url, past_upgrade_day
+from benchmarks.cpu import CpuMeter
 from tests.bot.driver import game_board, pick
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, Message, User
@@ -95,6 +98,9 @@ LATE = 10.0
 """A tap answered later than this counts as unanswered after 10 s."""
 RECOVERY = 30.0
 """Every tap must be answered within this long after the fault it met was over."""
+HANDLED = ("done", "failed", "given_up")
+"""Outcomes of an update whose handlers ran (bot/edge/ops.py): the CPU figure's
+denominator (a duplicate or one in flight elsewhere is only claimed)."""
 
 
 @dataclass
@@ -439,6 +445,7 @@ def main() -> None:
         client = redis.Redis.from_url(url)
         client.flushdb()
         where = f"Redis at {url}"
+    past_upgrade_day(client)
     print(f"load_test: {GAMES} games, {CONCURRENCY} at a time, {TAPS} tap rounds each, "
           f"2 webhook workers, {where}")
     ports = [free_port(), free_port()]
@@ -472,6 +479,9 @@ def main() -> None:
                     games.append(Played(server.add_group(f"G{i}", members=[alice, bob]),
                                         (alice, bob), ("long", "backgammon")[i % 2]))
                 delivered_before = len(server.webhook_deliveries)
+                meter = None if cluster is not None else CpuMeter(  # a killed worker's is lost
+                    {"bot": [b.pid for b in bots if b.pid is not None],
+                     "redis": [int(client.info("server")["process_id"])]})
                 began = time.perf_counter()
                 STARTED = time.time()
                 if cluster is not None:
@@ -489,8 +499,14 @@ def main() -> None:
                 elapsed = time.perf_counter() - began
                 deliveries = server.webhook_deliveries[delivered_before:]
                 stuck = [port for port in ports if not _alive(port)]
-                report(server, games, deliveries, elapsed, [worker_counts(p) for p in ports],
+                counts = [worker_counts(p) for p in ports]
+                report(server, games, deliveries, elapsed, counts,
                        faults.faults if faults else None)
+                if meter is not None:
+                    handled = sum(c.get(k, 0) for c in counts for k in HANDLED)
+                    print(f"  CPU ms per handled update ({handled:.0f}: {', '.join(HANDLED)}; "
+                          f"the workers with their painters): {meter.per(int(handled))}; "
+                          f"per webhook delivery: {meter.per(len(deliveries))}")
             finally:
                 for bot in bots:
                     bot.stop()

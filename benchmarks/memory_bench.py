@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import redis.asyncio as aioredis
 
-from benchmarks.bench_redis import bench_redis_url
+from benchmarks.bench_redis import STEADY_STATE, bench_redis_url
 from bot.rules.fairplay import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, with_table
@@ -71,9 +71,7 @@ async def main() -> None:
     url = bench_redis_url()
     redis = aioredis.Redis.from_url(url)
     await redis.flushdb()
-    # steady state: the upgrade's first day (old-release markers kept beside ours,
-    # bot/store/updates.py) is over
-    await redis.set("nardy:update:legacy-until", 0)
+    await redis.set(STEADY_STATE, 0)  # the upgrade's first day is over
     store = Store(redis)
     rng = random.Random(3)
     base = await used(redis)

@@ -47,7 +47,8 @@ from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
 from bot.edge.handlers import board, inline, menu, pace
 from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
-from bot.edge.http import AiohttpRequest, close_all
+from bot.edge.http import close_all
+from bot.edge.incoming import PollingRequest
 from bot.edge.limits import SharedRateLimiter
 from bot.rules.fairplay import Dealer
 from bot.store import Store
@@ -97,8 +98,9 @@ def build_application(
     builder = ApplicationBuilder().token(token).concurrent_updates(processor)
     builder = builder.defaults(Defaults(parse_mode="HTML"))
     # PTB's sizes: many connections for sending, one for the long poll; the
-    # sending one keeps each update's journal of side effects (bot/edge/effects.py)
-    requests = (JournaledRequest(256), AiohttpRequest(1))
+    # sending one keeps each update's journal of side effects (bot/edge/effects.py),
+    # the polling one notes each update's identity from its JSON (bot/edge/incoming.py)
+    requests = (JournaledRequest(256), PollingRequest(1))
     builder = builder.request(requests[0]).get_updates_request(requests[1])
     if base_url:
         builder = builder.base_url(base_url)

@@ -45,8 +45,6 @@ import dataclasses
 import enum
 import functools
 import gc
-import hashlib
-import json
 import logging
 import time
 from collections.abc import Awaitable
@@ -57,6 +55,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken
 from telegram.ext import ApplicationHandlerStop, SimpleUpdateProcessor
 
 from bot.edge import effects, logs, metrics
+from bot.edge.incoming import identity, polled_identity
 from bot.store import Store
 from bot.store.client import is_transient
 from bot.store.updates import HEARTBEAT, Claim
@@ -126,25 +125,6 @@ def kind_of(update: Update) -> str:
     return "other"
 
 
-def identity(update: Update) -> str:
-    """The update's id and a digest of its content: what its marker and journal
-    are keyed by (bot/store/updates.py), so that another update that comes with
-    the same id is not taken for this one.
-
-    >>> tap = {"update_id": 7, "callback_query": {"id": "1", "chat_instance": "3",
-    ...        "from": {"id": 2, "is_bot": False, "first_name": "A"}, "data": "g:x:1:r"}}
-    >>> identity(Update.de_json(tap, None)) == identity(Update.de_json(tap, None))
-    True
-    >>> other = {**tap, "callback_query": {**tap["callback_query"], "id": "9"}}
-    >>> identity(Update.de_json(tap, None)) == identity(Update.de_json(other, None))
-    False
-    >>> identity(Update.de_json(tap, None)).split(":")[0]
-    '7'
-    """
-    content = json.dumps(update.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
-    return f"{update.update_id}:{hashlib.sha256(content.encode()).hexdigest()[:16]}"
-
-
 def ids_of(update: Update) -> dict[str, Any]:
     """The ids to tag log lines with: update, chat, user, and the game a button names."""
     chat, user = update.effective_chat, update.effective_user
@@ -157,17 +137,20 @@ def ids_of(update: Update) -> dict[str, Any]:
 
 
 async def handle_once(app: Any, update: Update, store: Store | None = None,
-                      process: Awaitable[None] | None = None) -> UpdateOutcome:
+                      process: Awaitable[None] | None = None, key: str | None = None
+                      ) -> UpdateOutcome:
     """Handle ``update`` unless some worker did already; see the module doc.
 
     ``process`` is the coroutine that handles it (default:
     ``app.process_update(update)``); it is closed unawaited when skipped.
+    ``key``: the update's identity made from its JSON (bot/edge/incoming.py),
+    else it is made from ``update``.
     """
     store = store or app.bot_data["store"]
     kind = kind_of(update)
     with logs.bind(**ids_of(update)):
         try:
-            key = identity(update)
+            key = key or identity(update)
             state, claim = await store.claim(key)
             earlier = await store.load_effects(key) \
                 if claim is not None and claim.attempt > 1 else {}
@@ -332,7 +315,8 @@ def lane_of(update: Update) -> object:
 
 
 async def handle_in_slot(app: Any, update: Update, store: Store | None = None,
-                         process: Awaitable[None] | None = None) -> UpdateOutcome:
+                         process: Awaitable[None] | None = None, key: str | None = None
+                         ) -> UpdateOutcome:
     """:func:`handle_once` holding an update slot until it is done, or until
     its handler parks (:meth:`Slot.park`): then the handler finishes off the
     slot and this returns ``DONE`` (the webhook answers Telegram, the
@@ -341,7 +325,7 @@ async def handle_in_slot(app: Any, update: Update, store: Store | None = None,
     current = Slot(lane_of(update), asyncio.get_running_loop().create_future())
     token = _slot.set(current)
     try:
-        task = asyncio.ensure_future(handle_once(app, update, store, process))
+        task = asyncio.ensure_future(handle_once(app, update, store, process, key))
     finally:
         _slot.reset(token)
     await asyncio.wait((task, current.parked), return_when=asyncio.FIRST_COMPLETED)
@@ -375,7 +359,8 @@ class GatedUpdateProcessor(SimpleUpdateProcessor):
                 or "store" not in self.app.bot_data:
             await coroutine
             return
-        await handle_in_slot(self.app, update, process=coroutine)
+        await handle_in_slot(self.app, update, process=coroutine,
+                             key=polled_identity(self.app, update))
 
 
 GC_YOUNG = 10_000

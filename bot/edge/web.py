@@ -46,6 +46,7 @@ from tornado.httputil import HTTPServerRequest
 
 from bot.edge import metrics
 from bot.edge.http import close_all
+from bot.edge.incoming import identity_of, trim
 from bot.edge.ops import UpdateOutcome, handle_in_slot
 from bot.edge.startup import retrying
 from bot.store import Store
@@ -124,11 +125,13 @@ class WebServer:
         await self._http.close_all_connections()
         return done
 
-    async def handle(self, update: Update) -> UpdateOutcome:
+    async def handle(self, update: Update, key: str | None = None) -> UpdateOutcome:
+        """Handle ``update`` once over all workers; ``key``: its identity
+        (bot/edge/incoming.py), else made from ``update``."""
         self.in_flight += 1
         self._idle.clear()
         try:
-            return await handle_in_slot(self.app, update)
+            return await handle_in_slot(self.app, update, key=key)
         finally:
             self.in_flight -= 1
             if not self.in_flight:
@@ -204,13 +207,15 @@ class _Webhook(_Handler):
             data = json.loads(body)
             if not isinstance(data, dict) or type(data.get("update_id")) is not int:
                 raise ValueError("no update_id")
+            key = identity_of(data)  # before the tapped keyboard is cut
+            trim(data)
             update = Update.de_json(data, self.server.app.bot)
         except Exception as error:
             log.warning("webhook request with a malformed update: %r", error)
             self.answer(400, {"error": "malformed update"})
             return
         try:
-            outcome = await self.server.handle(update)
+            outcome = await self.server.handle(update, key)
         except Exception:  # Redis down while claiming: Telegram retries later
             log.exception("update %s: could not be claimed", update.update_id)
             self.answer(500, {"error": "unavailable"})

@@ -2,7 +2,7 @@
 the journal of side effects a failed attempt leaves for its retry.
 
 Markers and journals are keyed by the update's *identity*: its id and a
-fingerprint of its content (:func:`bot.edge.ops.identity`).  An update id
+fingerprint of its content (:func:`bot.edge.incoming.identity_of`).  An update id
 alone can name two updates (Telegram picks ids afresh after a week without
 updates; every test server starts at the same id): a marker or journal of
 another update with the same id must neither skip this one as a duplicate
@@ -64,8 +64,8 @@ class Claim:
 
 
 def old_marker_id(update: int | str) -> str | None:
-    """The update id of an identity ``<id>:<digest>`` (bot/edge/ops.py
-    ``identity``), whose marker the release before schema 2 keyed by the id
+    """The update id of an identity ``<id>:<digest>`` (bot/edge/incoming.py
+    ``identity_of``), whose marker the release before schema 2 keyed by the id
     alone; None for a bare id (the two markers would be one key).
 
     >>> old_marker_id("7:0123abcd"), old_marker_id(7)

@@ -23,15 +23,20 @@ to every handler.  A late answer (Telegram: "query is too old") is not an
 error of the update either: the tapper's spinner has stopped anyway, and the
 tap's work still has to be done.
 
-The journal is written to Redis (``nardy:update:<id>:fx``, with the update
-markers' expiry) as the attempt goes (*write-through*): what a handler noted
-before a Bot API request with a side effect is written before that request
-(:meth:`Journal.flush`), the request's own entry right after it.  So a worker
-that dies mid-update (kill -9, a lost machine) leaves the attempt that takes
-its claim over (bot/edge/ops.py: seconds later, not minutes) everything it
-did but the one request it may have been making when it died.  A done
-update's journal is deleted (nobody will read it); the retry of a failed or
-abandoned one reads it back when it claims the update.
+The journal is written to Redis (``nardy:{update:<id // 100>}:fx``, beside the
+update's marker and with its expiry) as the attempt goes (*write-through*):
+what a handler noted before a Bot API request with a side effect is written
+before that request (:meth:`Journal.flush`), the request's own entry right
+after it; before an answer to a query, the notes wait for the answer's own
+entry and go in the same write (a round trip a tap: a worker that dies
+between the two leaves its retry to answer again, which the Bot API refuses
+as a query has one answer, and a step it saved is known by its write token,
+bot/edge/handlers/buttons.py).  So a worker that dies mid-update (kill -9, a
+lost machine) leaves the attempt that takes its claim over (bot/edge/ops.py:
+seconds later, not minutes) everything it did but the one request it may
+have been making when it died.  A done update's journal is deleted as it is
+settled (nobody will read it); the retry of a failed or abandoned one reads
+it back when it claims the update.
 """
 
 from __future__ import annotations
@@ -195,7 +200,8 @@ class JournaledRequest(AiohttpRequest):
             if before is not None:
                 log.info("%s done by an earlier attempt of this update: not repeated", endpoint)
                 return 200, before.encode()
-            await journal.flush()  # what led to this request, before it happens
+            if not key.startswith("answer:"):  # an answer's go with its own note, below
+                await journal.flush()  # what led to this request, before it happens
         status, body = await super().do_request(
             url, method, request_data, read_timeout=read_timeout, write_timeout=write_timeout,
             connect_timeout=connect_timeout, pool_timeout=pool_timeout)

@@ -39,7 +39,6 @@ keeps replies from being sent twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import dataclasses
 import enum
@@ -195,10 +194,8 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
             await journal.flush()
             if journal.dirty:  # the write-through failed: the journal must reach Redis
                 await store.save_effects(key, journal.written())
+        # done: its journal is deleted in the same step
         await store.settle_update(key, attempt, ok=not outcome.retry)
-        if not outcome.retry and journal.persisted:
-            with contextlib.suppress(Exception):  # it expires anyway
-                await store.drop_effects(key)
         metrics.UPDATES.labels(kind, outcome.value).inc()
         if outcome is UpdateOutcome.GIVEN_UP:
             log.error("update %s failed %s times; giving up on it", update.update_id, attempt)

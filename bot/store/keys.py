@@ -62,8 +62,9 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:update:<update id>              the release before schema 2's marker (p:<n>,
                                           f:<n>, d), kept beside ours while both may run
                                           (p:1:<digest>, f:<n>, 1: bot/store/updates.py)
-    nardy:update:<update id>:<digest>:fx  hash: the side effects of a failed attempt
-                                          of the update, for its retry (bot/edge/effects.py)
+    nardy:{update:<id // 100>}:fx         hash <id % 100>:<digest>|<entry> -> the side effects
+                                          an attempt of the update did, for its retry
+                                          (bot/edge/effects.py); deleted when it is done
     nardy:{stats:<shard>}:open            set of GameRefs of open games, in SHARDS shards by
                                           chat (a hint: metrics, the start-up's redraws)
     nardy:{stats}:open                    the same, one set (before 2026-12): moved into the
@@ -191,9 +192,6 @@ class Keys:
     def update(self, update: int | str) -> str:
         """The marker of an update, by its identity (bot/store/updates.py)."""
         return f"{self.prefix}:update:{update}"
-
-    def effects(self, update: int | str) -> str:
-        return f"{self.prefix}:update:{update}:fx"
 
     def pace(self, user_id: int, kind: str) -> str:
         """A user's input-limit bucket (``cmd`` or ``tap``), in the user's slot."""

@@ -77,14 +77,34 @@ redis.call('HSET', KEYS[1], ARGV[1],
 return 1
 """
 
-# KEYS: the bucket.  ARGV: field, value, TTL (never shortens the bucket's).
+# KEYS: the bucket, its journals.  ARGV: field, value, TTL (never shortens the
+# bucket's).  Done ('d'): the update's journal (its entries in the journals'
+# hash, named '<field>|<entry>') is deleted too: nobody will read it.
 _SETTLE = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if redis.call('TTL', KEYS[1]) < tonumber(ARGV[3]) then
   redis.call('EXPIRE', KEYS[1], ARGV[3])
 end
+if ARGV[2] == 'd' then
+  local prefix = ARGV[1] .. '|'
+  for _, name in ipairs(redis.call('HKEYS', KEYS[2])) do
+    if string.sub(name, 1, #prefix) == prefix then redis.call('HDEL', KEYS[2], name) end
+  end
+end
 return 1
 """
+
+
+def journal_of(keys: Keys, update: int | str) -> tuple[str, str]:
+    """The hash that holds an update's journal of side effects (bot/edge/effects.py)
+    and the prefix of its entries' names: beside the update's marker, in its
+    slot, so that settling the update done deletes its journal in the same step.
+
+    >>> journal_of(Keys(), "123456:0badc0ffee")
+    ('nardy:{update:1234}:fx', '56:0badc0ffee|')
+    """
+    bucket, field = locate(keys, update)
+    return f"{bucket.removesuffix(':m')}:fx", f"{field}|"
 
 
 def locate(keys: Keys, update: int | str) -> tuple[str, str]:
@@ -124,8 +144,9 @@ class Markers:
         return as_text(state), int(attempt)
 
     async def settle(self, update: int | str, value: str, ttl: int) -> None:
+        """Mark the update ``value`` (``d``: done, its journal deleted; ``f:<n>``)."""
         key, field = locate(self.keys, update)
-        await self._settle(keys=[key], args=[field, value, ttl])
+        await self._settle(keys=[key, journal_of(self.keys, update)[0]], args=[field, value, ttl])
 
     async def renew(self, update: int | str, attempt: int, owner: str, now_ms: int,
                     lease_ms: int) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 
 from bot.store.client import RETRY_BUDGET, RedisClient, as_text, hset_expiring, idempotent
 from bot.store.keys import Keys
-from bot.store.markers import Markers
+from bot.store.markers import Markers, journal_of
 
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
 
@@ -129,7 +129,8 @@ class Updates:
 
     async def settle_update(self, update: int | str, attempt: int, *, ok: bool,
                             ttl: int = UPDATE_TTL) -> None:
-        """Mark a claimed update done, or failed (its retry is handled again)."""
+        """Mark a claimed update done (its journal deleted in the same step), or
+        failed (its retry is handled again, with the journal)."""
         value = "d" if ok else f"f:{attempt}"
         await idempotent(lambda: self.markers.settle(update, value, ttl))
         old = await self._old_marker(update)
@@ -144,21 +145,31 @@ class Updates:
         return old if old is not None and await self.markers.legacy_window() else None
 
     async def load_effects(self, update: int | str) -> dict[str, str]:
-        """The side effects earlier attempts of an update noted (bot/edge/effects.py)."""
-        raw = await self.redis.hgetall(self.keys.effects(update))
-        return {as_text(name): as_text(value) for name, value in raw.items()}
+        """The side effects earlier attempts of an update noted (bot/edge/effects.py):
+        its entries in the journals' hash beside its marker (:func:`journal_of`)."""
+        key, prefix = journal_of(self.keys, update)
+        raw = await self.redis.hgetall(key)
+        named = ((as_text(name), as_text(value)) for name, value in raw.items())
+        return {name.removeprefix(prefix): value for name, value in named
+                if name.startswith(prefix)}
 
     async def save_effects(self, update: int | str, effects: Mapping[str, str],
                            ttl: int = UPDATE_TTL, budget: float = RETRY_BUDGET) -> None:
         """Keep side effects of an attempt for the update's retry (as they happen:
         a worker that dies mid-update leaves them to the attempt that takes over);
-        tried again for ``budget`` seconds should Redis not answer."""
-        await idempotent(lambda: hset_expiring(self.redis, self.keys.effects(update), effects,
-                                               ttl), budget)
+        tried again for ``budget`` seconds should Redis not answer.  Settling
+        the update done deletes them (:meth:`settle_update`)."""
+        key, prefix = journal_of(self.keys, update)
+        entries = {prefix + name: value for name, value in effects.items()}
+        await idempotent(lambda: hset_expiring(self.redis, key, entries, ttl), budget)
 
     async def drop_effects(self, update: int | str) -> None:
-        """Forget an update's journal (it is done: no retry will read it)."""
-        await self.redis.delete(self.keys.effects(update))
+        """Forget an update's journal (settling it done does this too)."""
+        key, prefix = journal_of(self.keys, update)
+        names = [name for name in map(as_text, await self.redis.hkeys(key))
+                 if name.startswith(prefix)]
+        if names:
+            await self.redis.hdel(key, *names)
 
 
 def new_owner() -> str:

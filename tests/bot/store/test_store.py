@@ -349,13 +349,30 @@ async def test_the_version_a_board_shows_is_kept_beside_the_record(store: Store)
 
 
 async def test_a_failed_attempts_side_effects_are_kept_for_the_retry(store: Store) -> None:
+    journals = "nardy:{update:0}:fx"  # beside the markers of updates 0-99
     assert await store.load_effects(42) == {}
     await store.save_effects(42, {})
-    assert not await store.redis.exists("nardy:update:42:fx")
+    assert not await store.redis.exists(journals)
     await store.save_effects(42, {"answer:1": '{"ok":true}', "tap": "x"}, ttl=100)
     await store.save_effects(42, {"tap": "y"})
+    await store.save_effects("42:other", {"tap": "z"})  # another update with that id
+    await store.save_effects(4, {"tap": "w"})
     assert await store.load_effects(42) == {"answer:1": '{"ok":true}', "tap": "y"}
-    assert 0 < await store.redis.ttl("nardy:update:42:fx") <= 24 * 3600
+    assert 0 < await store.redis.ttl(journals) <= 24 * 3600
+    # failed: kept for the retry; done: deleted in the same step, and only its own
+    state, claim = await store.claim(42)
+    assert state == "new" and claim is not None
+    await store.settle_update(42, claim.attempt, ok=False)
+    assert await store.load_effects(42) == {"answer:1": '{"ok":true}', "tap": "y"}
+    state, claim = await store.claim(42)
+    assert state == "new" and claim is not None
+    await store.settle_update(42, claim.attempt, ok=True)
+    assert await store.load_effects(42) == {}
+    assert await store.load_effects("42:other") == {"tap": "z"}
+    assert await store.load_effects(4) == {"tap": "w"}
+    await store.drop_effects("42:other")
+    await store.drop_effects(4)
+    assert not await store.redis.exists(journals)
 
 
 async def test_the_turn_ping_is_remembered_beside_the_record_and_taken_once(

@@ -103,16 +103,19 @@ async def load_for(store: Store, chat_id: int, data: Callback) -> GameRecord:
     return record
 
 
-async def load_current(store: Store, chat_id: int, data: Callback) -> GameRecord:
+async def load_current(store: Store, chat_id: int, data: Callback,
+                       loaded: GameRecord | None = None) -> GameRecord:
     """The game a button names (in ``chat_id``) at the version it was drawn for
     or a newer one (an older drawing of a board whose redraw is on its way:
     :func:`bot.rules.taps.caught_up` says what such a tap may still do), else
-    :class:`Refusal`; a tap on a message not saved yet waits for it (:func:`load_for`)."""
-    for _ in range(FUTURE_WAITS):
-        record = await store.load_game(chat_id, data.id)
+    :class:`Refusal`; a tap on a message not saved yet waits for it (:func:`load_for`).
+    ``loaded``: that game as the caller has just read it (the first look)."""
+    record = loaded if loaded is not None else await store.load_game(chat_id, data.id)
+    for _ in range(FUTURE_WAITS - 1):
         if record is None or record.version >= data.version:
             break
         await asyncio.sleep(0.02)
+        record = await store.load_game(chat_id, data.id)
     if record is None or record.version < data.version:
         raise Refusal(STALE)
     expected = Kind.LOBBY if record.status is Status.LOBBY else Kind.GAME

@@ -140,6 +140,37 @@ class Games:
             version, raw = await idempotent(lambda: self.redis.hmget(name, ["v", "d"]))
         except ResponseError as error:
             raise CorruptRecordError(name, f"not a hash ({error})") from None
+        return self._decoded(key, version, raw)
+
+    async def load_with_settings(self, chat_id: int, game_id: str
+                                 ) -> tuple[GameRecord | None, ChatSettings]:
+        """:meth:`load_game` and :meth:`chat_settings` of the game's chat in one round
+        trip (a tap needs both; both keys are in the chat's slot, and the pipeline
+        is not a transaction: safe on a cluster client, tests/bot/store/test_unsafe_redis.py)."""
+        game, chat = game_key(chat_id, game_id), settings_key(chat_id)
+        names = (self.keys.record(game), self.keys.record(chat))
+
+        async def read() -> list[Any]:
+            pipe = self.redis.pipeline(transaction=False)
+            for name in names:
+                pipe.hmget(name, ["v", "d"])
+            return list(await pipe.execute(raise_on_error=False))
+
+        game_read, settings_read = await idempotent(read)
+        for name, value in zip(names, (game_read, settings_read), strict=True):
+            if isinstance(value, ResponseError):
+                raise CorruptRecordError(name, f"not a hash ({value})")
+            if isinstance(value, Exception):
+                raise value
+        record = self._decoded(game, *game_read)
+        settings = self._decoded(chat, *settings_read) or ChatSettings(chat_id=chat_id)
+        if record is None:  # one stored by the release before schema 2?
+            record = await self.load_game(chat_id, game_id)
+        return record, settings
+
+    def _decoded(self, key: RecordKey[R], version: Any, raw: Any) -> R | None:
+        """The record read as ``version`` and ``raw`` (None for neither)."""
+        name = self.keys.record(key)
         if version is None and raw is None:
             return None
         try:

@@ -24,7 +24,7 @@ import json
 import logging
 import time
 
-from telegram import CallbackQuery, Chat, Update
+from telegram import CallbackQuery, Chat, Message, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
@@ -44,6 +44,7 @@ from bot.edge.handlers.common import (
     alert_text,
     chat_settings,
     display_name,
+    game_and_settings,
     get_dealer,
     get_store,
     parse_tap,
@@ -58,7 +59,7 @@ from bot.service.saving import load_current, save_first
 from bot.store import VersionConflict, finished, private_boards
 from bot.store.inline_games import inline_chat_id
 from bot.store.layout import GameLimit
-from bot.vocab.callbacks import ButtonAction, Callback, Kind
+from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from bot.vocab.i18n import Translator
 from bot.vocab.records import BoardViewRef, GameRecord, Status, decode, encode, retrying
 from bot.vocab.refusals import (
@@ -92,11 +93,13 @@ async def on_button(update: Update, context: Context) -> None:
     """A game or lobby button (data of kind ``g`` or ``l``)."""
     query = update.callback_query
     assert query is not None
+    message = query.message
+    # a group's board: the game and the chat's settings (its language) in one read
+    loaded = await _game_and_settings(context, query)
     tr = await translator_for(update, context)
     data = await parse_tap(query, tr)
     if data is None:
         return
-    message = query.message
     ref = None
     if query.inline_message_id is not None:  # an inline game's message: no chat
         chat_id = inline_chat_id(query.inline_message_id)
@@ -116,22 +119,25 @@ async def on_button(update: Update, context: Context) -> None:
     if tapped is not None:  # a retry of this tap, whose step was saved: finish the work
         await _finish(context, tr, query, tapped)
         return
+    if loaded is not None and (loaded.chat_id, loaded.game_id) != (chat_id, data.id):
+        loaded = None
     try:
         if data.action is ButtonAction.HINT:  # an alert for the mover; nothing changes
             record, _view = await _tapped(query, context, data, chat_id,
-                                          in_view=ref is not None)
+                                          in_view=ref is not None, loaded=loaded)
             caught_up(record, data)
             question = hints.ask(record, query.from_user.id)
             await query.answer(await hint_answers.answer_text(tr, question), show_alert=True)
             return
         record, new, view = await _decide(query, context, tr, data, chat_id,
-                                          in_view=ref is not None)
+                                          in_view=ref is not None, loaded=loaded)
     except Refusal as refusal:
         if await _applied_before(context, tr, query, chat_id, data.id):
             return
         await query.answer(alert_text(tr, refusal), show_alert=True)
-        await _log_refused(context, chat_id, data, query.id)
-        await _repair(context, tr, chat_id, data.id)
+        # the game as read a moment ago (its changes since redraw their own boards)
+        await _log_refused(context, chat_id, data, query.id, loaded)
+        await _repair(context, tr, chat_id, data.id, loaded)
         return
     if new is record:
         await query.answer()
@@ -165,13 +171,13 @@ async def on_button(update: Update, context: Context) -> None:
 
 
 async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: Callback,
-                  chat_id: int, *, in_view: bool = False
+                  chat_id: int, *, in_view: bool = False, loaded: GameRecord | None = None
                   ) -> tuple[GameRecord, GameRecord, BoardViewRef | None]:
-    """The record the tap acts on (the game the button names, in ``chat_id``),
-    the record it makes (the same one for keyboard-only taps) and the view
-    tapped (``in_view``: the message is a board in a private chat);
-    :class:`Refusal` when nothing may change."""
-    record, view = await _tapped(query, context, data, chat_id, in_view=in_view)
+    """The record the tap acts on (the game the button names, in ``chat_id``;
+    ``loaded``: as just read), the record it makes (the same one for
+    keyboard-only taps) and the view tapped (``in_view``: the message is a
+    board in a private chat); :class:`Refusal` when nothing may change."""
+    record, view = await _tapped(query, context, data, chat_id, in_view=in_view, loaded=loaded)
     aimed = caught_up(record, data)
     user = query.from_user
     if data.action is ButtonAction.NEW and any(  # a new lobby from a finished board: not a second
@@ -204,25 +210,42 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     return record, new, view
 
 
-async def _log_refused(context: Context, chat_id: int, data: Callback, query_id: str) -> None:
+async def _log_refused(context: Context, chat_id: int, data: Callback, query_id: str,
+                       record: GameRecord | None = None) -> None:
     """A refused (or lost) tap that would have been the dice's entropy is
     logged, so that refusing taps until one gives dice the bot likes shows in
-    /verify and the export (docs/fair-dice.md)."""
+    /verify and the export (docs/fair-dice.md); ``record``: the game as just read."""
     store = get_store(context)
-    record = await store.load_game(chat_id, data.id)
+    record = record or await store.load_game(chat_id, data.id)
     label = None if record is None else entropy_tap(record, data.action)
     if record is not None and label is not None:
         await store.note_refused_tap(record.chat_id, record.game_id, f"{label}={query_id[:200]}")
 
 
+async def _game_and_settings(context: Context, query: CallbackQuery) -> GameRecord | None:
+    """For a tap on a board in a group: the game its button names, read with the
+    chat's settings in one round trip (None elsewhere: a private chat's board
+    may be a view of a game in another chat, an inline message has no chat)."""
+    message = query.message
+    if query.inline_message_id is not None or not isinstance(message, Message) \
+            or message.chat.type == Chat.PRIVATE or not query.data:
+        return None
+    try:
+        named = Callback.parse(query.data)
+    except CallbackDataError:
+        return None  # parse_tap tells the tapper
+    return await game_and_settings(context, message.chat.id, named.id)
+
+
 async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_id: int, *,
-                  in_view: bool) -> tuple[GameRecord, BoardViewRef | None]:
-    """The record a tap acts on (the game its button names, in ``chat_id``), at
-    the version its button was drawn for or, on an older drawing of one of
-    its current boards, the current one (:func:`caught_up` says what such a
-    tap may do), and the view tapped (``in_view``); :class:`Refusal` for an
-    old message."""
-    record = await load_current(get_store(context), chat_id, data)
+                  in_view: bool, loaded: GameRecord | None = None
+                  ) -> tuple[GameRecord, BoardViewRef | None]:
+    """The record a tap acts on (the game its button names, in ``chat_id``;
+    ``loaded``: as just read), at the version its button was drawn for or, on
+    an older drawing of one of its current boards, the current one
+    (:func:`caught_up` says what such a tap may do), and the view tapped
+    (``in_view``); :class:`Refusal` for an old message."""
+    record = await load_current(get_store(context), chat_id, data, loaded)
     message = query.message  # None on an inline game's message: the tap names its id
     where = (0, 0) if message is None else (message.chat.id, message.message_id)
     return record, tapped_view(record, *where, in_view=in_view,
@@ -267,10 +290,12 @@ async def _applied_before(context: Context, tr: Translator, query: CallbackQuery
     return True
 
 
-async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str) -> None:
+async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str,
+                  record: GameRecord | None = None) -> None:
     """After a refused tap: redraw the boards of the tapped game that are behind it
-    (a redraw failed), so that taps on them are not refused for ever."""
-    record = await get_store(context).load_game(chat_id, game_id)
+    (a redraw failed), so that taps on them are not refused for ever; ``record``:
+    the game as just read."""
+    record = record or await get_store(context).load_game(chat_id, game_id)
     if record is not None and computer.waiting_for_computer(record):
         record = await computer_turns.resume(context, tr, record)  # it was stuck: go on
     if record is not None and not 0 <= time.time() - record.updated_at < REPAIR_GRACE:

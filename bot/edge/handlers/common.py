@@ -75,6 +75,15 @@ async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
     return settings
 
 
+async def game_and_settings(context: Context, chat_id: int, game_id: str
+                            ) -> GameRecord | None:
+    """The game ``game_id`` of ``chat_id``, read with the chat's settings in one
+    round trip (kept for the rest of the update: :func:`chat_settings`)."""
+    record, settings = await get_store(context).games.load_with_settings(chat_id, game_id)
+    _read(context).setdefault(chat_id, settings)
+    return record
+
+
 async def update_settings(context: Context, chat_id: int,
                           change: Callable[[ChatSettings | None], ChatSettings]) -> ChatSettings:
     """Change the chat's settings (one compare-and-set); the rest of the update sees them."""

@@ -722,18 +722,24 @@ async def test_removed_bot_keeps_the_game(world: World) -> None:
 async def test_a_tap_reads_the_chat_settings_once(world: World,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The translator, the board's style and its language come from one read
-    of the chat's settings per update (bot/edge/handlers/common.py)."""
+    of the chat's settings per update (bot/edge/handlers/common.py), on its
+    own or with the tapped game's."""
     t = _setup(world)
     board = await _start(world, t)
     mover, _ = await _mover(world, t)
     reads: list[int] = []
-    read = world.store.chat_settings
+    read, read_with = world.store.chat_settings, world.store.games.load_with_settings
 
     async def counted(chat_id: int):  # type: ignore[no-untyped-def]
         reads.append(chat_id)
         return await read(chat_id)
 
+    async def counted_with(chat_id: int, game_id: str):  # type: ignore[no-untyped-def]
+        reads.append(chat_id)
+        return await read_with(chat_id, game_id)
+
     monkeypatch.setattr(world.store, "chat_settings", counted)
+    monkeypatch.setattr(world.store.games, "load_with_settings", counted_with)
     actions = [d.split(":")[3] for _, d in world.buttons(board)]
     action = next(a for a in ("c", "m", "h", "r") if a in actions)
     answer = await world.tap(t.chat, mover, board, _data(world, board, action))

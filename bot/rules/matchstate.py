@@ -42,10 +42,14 @@ class MatchState:
         return {**data, "earlier": list(self.earlier)} if self.earlier else data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MatchState:
+    def from_dict(cls, data: dict[str, Any], *, after: MatchState | None = None) -> MatchState:
+        """``after``: an earlier table of the same match, which the game's replay
+        may go on from (``Game.from_dict``)."""
         score = data["score"]
-        return cls(Game.from_dict(data["game"]), (int(score[0]), int(score[1])),
-                   bool(data["crawford_done"]), int(data.get("number", 1)),
+        number = int(data.get("number", 1))
+        earlier = after.game if after is not None and after.number == number else None
+        return cls(Game.from_dict(data["game"], after=earlier), (int(score[0]), int(score[1])),
+                   bool(data["crawford_done"]), number,
                    tuple(str(packed) for packed in data.get("earlier", ())))
 
     def games(self) -> tuple[Game, ...]:
@@ -135,14 +139,19 @@ def remember_table(record: GameRecord, table: MatchState) -> None:
 
 
 def table_of(record: GameRecord) -> MatchState:
-    """The record's engine state, decoded from JSON once per record version."""
+    """The record's engine state, decoded from JSON once per record version; a
+    version decoded here for the first time (another worker saved it) is
+    replayed on from the newest earlier one kept, not from the first roll."""
     with _CACHE_LOCK:
         fresh = _FRESH.get(id(record.engine))
-        table = _STORED.get(record.game_id, {}).get(record.version)
+        versions = _STORED.get(record.game_id, {})
+        table = versions.get(record.version)
+        earlier = max((v for v in versions if v < record.version), default=None)
+        after = None if earlier is None else versions[earlier]
     if fresh is not None and fresh[0] is record.engine:
         return fresh[1]
     if table is None:  # decoded outside the lock: two threads may both decode, harmlessly
-        table = MatchState.from_dict(record.engine)
+        table = MatchState.from_dict(record.engine, after=after)
         remember_table(record, table)
     return table
 

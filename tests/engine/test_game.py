@@ -147,6 +147,25 @@ def test_random_games_end_with_a_borne_off_result(options: GameOptions, seed: in
         assert round_trip(game) == game
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("options", [LONG, BG, MONEY])
+def test_a_replay_after_an_earlier_state_is_the_whole_replay(options: GameOptions,
+                                                             seed: int) -> None:
+    """``from_dict(data, after=...)`` goes on from an earlier state of the game,
+    mid-turn ones included, and ignores a state that is not one (a later one,
+    another game's): whatever it is given, the game is the one a replay from
+    the first roll makes."""
+    games = play_random(Game.new(options), random.Random(seed))
+    other = play_random(Game.new(options), random.Random(seed + 100))
+    rng = random.Random(seed)
+    for later in [*rng.sample(games, 12), games[-1]]:
+        data = json.loads(json.dumps(later.to_dict()))
+        whole = Game.from_dict(data)
+        assert whole == later
+        for after in [*rng.sample(games, 8), rng.choice(other), games[0], games[-1]]:
+            assert Game.from_dict(data, after=after) == whole
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("options", [LONG, BG])
 def test_last_start_is_where_the_last_confirmed_turn_began(options: GameOptions,
@@ -470,6 +489,9 @@ def corrupt(change: Any) -> dict[str, Any]:
 def test_corrupt_records_are_refused(data: Any, message: str) -> None:
     with pytest.raises(GameDataError, match=message):
         Game.from_dict(data)
+    # so are they when the replay goes on from the sound record's game
+    with pytest.raises(GameDataError, match=message):
+        Game.from_dict(data, after=Game.from_dict(sample_record()))
 
 
 def test_steps_without_a_turn_in_progress_are_refused() -> None:

@@ -46,3 +46,28 @@ def test_a_record_made_here_finds_its_table_until_it_is_forgotten() -> None:
         engine_dict(table)
     assert len(matchstate._FRESH) == matchstate._FRESH_RECORDS
     assert table_of(fresh) is not table and table_of(fresh).to_dict() == fresh.engine
+
+
+def test_a_version_saved_elsewhere_is_replayed_on_from_an_earlier_one(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A record another worker saved is decoded from the newest earlier version
+    kept here: the same table a whole replay gives, and the replay is handed
+    that earlier game (a later or another game's table is never used)."""
+    records = _records(40)
+    remember_table(records[9], MatchState.from_dict(records[9].engine))
+    remember_table(records[30], MatchState.from_dict(records[30].engine))  # later: not used
+    given = []
+    replay = Game.from_dict
+
+    def counted(data, *, after=None):  # type: ignore[no-untyped-def]
+        given.append(after)
+        return replay(data, after=after)
+
+    monkeypatch.setattr(Game, "from_dict", counted)
+    for record in (records[20], records[25], records[39]):
+        table = table_of(record)
+        assert table == MatchState.from_dict(record.engine)
+        assert table.to_dict() == record.engine
+    first, second, third = given[0], given[2], given[4]  # (each checked by a whole replay)
+    assert first == MatchState.from_dict(records[9].engine).game
+    assert second == MatchState.from_dict(records[20].engine).game  # the newest kept below
+    assert third == MatchState.from_dict(records[30].engine).game

@@ -17,6 +17,7 @@ so it stays short), the text board shows them itself.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass
 from html import escape
@@ -62,7 +63,7 @@ from bot.vocab.usertext import (
 from engine.choices import forced_turn
 from engine.game import Action, Game, Phase
 from engine.notation import format_turn
-from engine.position import Dice, Side
+from engine.position import Dice, Position, Side
 from engine.scoring import EndReason
 
 PICTURE, TEXT = "png", "text"
@@ -183,12 +184,20 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
     if numbering is not last.side:  # says so: backgammon books count from the mover
         steps += " " + tr.gettext("({name}'s numbers, as on the board)",
                                   name=side_name(record, numbering))
-    if roll is not None and forced_turn(last.start, roll) is not None:
+    if roll is not None and _was_forced(last.start, roll):
         # played by itself (bot/rules/autoplay.py), or by hand without a choice
         return tr.gettext("{name}'s turn with {dice} was forced: {steps}",
                           name=side_name(record, last.side), dice=dice, steps=steps)
     return tr.gettext("{name} played {dice}: {steps}", name=side_name(record, last.side), dice=dice,
                       steps=steps)
+
+
+@functools.lru_cache(maxsize=1024)
+def _was_forced(start: Position, roll: Dice) -> bool:
+    """Whether ``roll`` left no choice from ``start``: a turn search, and the
+    same answer for every board drawn until the next turn is confirmed (each
+    step, each player's view), so the answers (a flag each) are kept."""
+    return forced_turn(start, roll) is not None
 
 
 def result_line(tr: Translator, record: GameRecord, game: Game) -> str:

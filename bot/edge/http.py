@@ -19,6 +19,7 @@ Timeouts raise :class:`telegram.error.TimedOut`, other failures
 from __future__ import annotations
 
 import json
+import secrets
 import ssl
 from collections.abc import Iterable
 from typing import Any
@@ -96,15 +97,10 @@ class AiohttpRequest(BaseRequest):
         files = bool(request_data and request_data.contains_files)
         timeout = self._timeout(files, read=read_timeout, write=write_timeout,
                                 connect=connect_timeout, pool=pool_timeout)
-        data: aiohttp.FormData | bytes | None = None
+        data: bytes | None = None
         headers = {}
         if request_data is not None and files:
-            form = aiohttp.FormData()
-            for name, value in request_data.json_parameters.items():
-                form.add_field(name, value)
-            for name, (filename, content, mime_type) in request_data.multipart_data.items():
-                form.add_field(name, content, filename=filename, content_type=mime_type)
-            data = form
+            data, headers["Content-Type"] = multipart(request_data)
         elif request_data is not None and request_data.json_parameters:
             data = urlencode(request_data.json_parameters).encode()
             headers["Content-Type"] = FORM
@@ -117,6 +113,36 @@ class AiohttpRequest(BaseRequest):
         except aiohttp.ClientError as error:
             # the class name says what failed when the message is empty
             raise NetworkError(f"aiohttp.{type(error).__name__}: {error}") from error
+
+
+def multipart(request_data: RequestData) -> tuple[bytes, str]:
+    """A request with files as one ``multipart/form-data`` body and its content
+    type.  aiohttp's form writer sent each part's header, value and boundary
+    as a write of its own (about 25 a board picture, each a system call and a
+    packet); this is one body, sent at once.
+
+    >>> body, kind = multipart(RequestData([]))
+    >>> kind == "multipart/form-data; boundary=" + body[2:34].decode()
+    True
+    """
+    boundary = secrets.token_hex(16)
+    parts: list[bytes] = []
+    for name, value in request_data.json_parameters.items():
+        parts += [f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(name)}"'
+                  '\r\n\r\n'.encode(), value.encode(), b"\r\n"]
+    for name, (filename, content, mime) in request_data.multipart_data.items():
+        parts += [f'--{boundary}\r\nContent-Type: {mime}\r\nContent-Disposition: form-data; '
+                  f'name="{_quoted(name)}"; filename="{_quoted(filename or name)}"'
+                  '\r\n\r\n'.encode(), content if isinstance(content, bytes) else content.read(),
+                  b"\r\n"]
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def _quoted(value: str) -> str:
+    """A header parameter's value inside quotes (RFC 7578: quotes and line
+    breaks percent-encoded, as browsers do)."""
+    return value.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
 
 
 OWN_MESSAGE = ("send", "edit", "copy")

@@ -433,10 +433,10 @@ async def test_document_and_photo_bytes_arrive(server: BotApiServer, bot: Bot,
         b"game record")
     photo = await bot.send_photo(private.id, png(4, 3), reply_markup=keyboard([("A", "a")]))
     assert (photo.photo[-1].width, photo.photo[-1].height) == (4, 3)
-    edited = await bot.edit_message_media(InputMediaPhoto(png(8, 6), caption="new"),
+    edited = await bot.edit_message_media(InputMediaPhoto(png(8, 6), caption="new ход ●"),
                                           private.id, photo.message_id,
                                           reply_markup=keyboard([("A", "a")]))
-    assert edited.caption == "new"
+    assert edited.caption == "new ход ●"
     assert server.message(private, photo.message_id).photo_bytes == png(8, 6)
     with pytest.raises(BadRequest, match="Image_process_failed"):
         await bot.send_photo(private.id, b"not an image")

@@ -29,6 +29,7 @@ from bot.vocab.records import (
     encode,
     planned_payment,
     versus_computer,
+    write_token,
 )
 from engine.dicestats import DiceStats
 from engine.position import Variant
@@ -48,7 +49,8 @@ StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]
 
 # KEYS: game, ledger, history, booked, stats, dice, live, ended.  ARGV: expected, JSON,
 # where (bot/store/layout.py PLACE), game id, history JSON, history cap, booked cap,
-# now, #ledger pairs, #stats, #dice, topic, ended TTL, then ledger
+# now, #ledger pairs, #stats, #dice, topic, ended TTL, the write's token (stored as
+# the record's `w`, as every write of it: bot/vocab/records.py write_token), then ledger
 # field/delta pairs, then dice (field, the 21 roll counts to add, comma separated:
 # engine/dicestats.py), then stats (field, JSON read before or '', new JSON).  Returns
 # {1, new version}, {0, stored version}, {2, stored version} (booked before) or
@@ -57,15 +59,15 @@ _FINISH = PLACE + """
 local cur = redis.call('HGET', KEYS[1], 'v') or '0'
 if redis.call('ZSCORE', KEYS[4], ARGV[4]) then return {2, cur} end
 if cur ~= ARGV[1] then return {0, cur} end
-local d = 14 + 2 * tonumber(ARGV[9])
+local d = 15 + 2 * tonumber(ARGV[9])
 local s = d + 2 * tonumber(ARGV[11])
 for i = s, #ARGV, 3 do
   if (redis.call('HGET', KEYS[5], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
 end
 local new = tonumber(cur) + 1
-redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2])
+redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[14])
 place(KEYS[1], KEYS[7], KEYS[8], ARGV[4], ARGV[3], ARGV[12], ARGV[8], ARGV[13])
-for i = 14, d - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 15, d - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
 for i = d, s - 1, 2 do
   local had = {}
   for n in string.gmatch(redis.call('HGET', KEYS[6], ARGV[i]) or '', '%d+') do
@@ -211,12 +213,14 @@ class Books:
         names = ("ledger", "history", "booked", "stats", "dice", "live", "ended")
         keys = [self.keys.record(record.key)] + [self.keys.chat(chat, name) for name in names]
         where, topic = placement(record)
+        # the update's own token: its retry tells the end it booked from another's
+        token = write_token()
         for attempt in range(retries + 1):
             triples = await self._stats_args(record, stats)
             args = [
                 expected_version, encode(record), where, record.game_id,
                 encode(history), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
-                len(triples) // 3, len(rolls) // 2, topic, ENDED_TTL,
+                len(triples) // 3, len(rolls) // 2, topic, ENDED_TTL, token,
                 *pairs, *rolls, *triples,
             ]  # fmt: skip
             # a repeat (its reply lost) finds the game booked

@@ -136,7 +136,7 @@ else
   place(KEYS[1], KEYS[2], KEYS[3], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
 end
 if KEYS[4] then
-  redis.call('HSET', KEYS[4], 'v', tonumber(ARGV[9]) + 1, 'd', ARGV[10], 'w', '')
+  redis.call('HSET', KEYS[4], 'v', tonumber(ARGV[9]) + 1, 'd', ARGV[10], 'w', ARGV[#ARGV])
   place(KEYS[4], KEYS[2], KEYS[3], ARGV[11], ARGV[12], ARGV[13], ARGV[6], ARGV[7])
 end
 return {1, new}

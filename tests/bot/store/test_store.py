@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from bot.store import Store, UnbookedEnd
+from bot.store.client import as_text
 from bot.store.layout import GameLimit
 from bot.vocab.deadlines import first_wake
 from bot.vocab.records import (
@@ -20,7 +22,10 @@ from bot.vocab.records import (
     TableOptions,
     VersionConflict,
     game_key,
+    ids_done,
+    ids_from,
     settings_key,
+    written_here,
 )
 from engine.position import Side, Variant
 from tests.bot.store.booked import end
@@ -508,3 +513,41 @@ async def test_an_expired_open_record_leaves_the_open_games_when_looked_for(
     assert await store.open_game_count() == 2  # the index is a hint
     assert await stale_boards.behind(store, 10) == [kept]  # no board posted yet
     assert await store.open_game_count() == 1
+
+
+async def test_every_write_of_a_game_carries_its_updates_token(store: Store) -> None:
+    """Whichever script writes a game record (a save, a continuation with the
+    game it continues, the booked end), the record's ``w`` names the update
+    that wrote it (bot/vocab/records.py ``write_token``): a retry of that update
+    tells its own first attempt's write from another's (bot/edge/handlers/buttons.py
+    ``_applied_before``).  The booked end once kept the token of the write
+    before it, so a final tap whose attempt failed after booking was told
+    "catching up" on its retry (issue 22's fault mode)."""
+    async def written_by(update: str, record: GameRecord) -> bool:
+        mark = ids_from(update)
+        try:
+            token = await store.redis.hget(store.redis_key(record.key), "w")
+            return written_here(None if token is None else as_text(token))
+        finally:
+            ids_done(mark)
+
+    async def as_update(update: str, write: Any) -> Any:
+        mark = ids_from(update)
+        try:
+            return await write()
+        finally:
+            ids_done(mark)
+
+    game = await as_update("1:a", lambda: store.save(new_game(), 0))
+    assert await written_by("1:a", game)
+    moved = await as_update("2:b", lambda: store.save(
+        game.model_copy(update={"engine": {"n": 1}}), game.version))
+    assert await written_by("2:b", moved) and not await written_by("1:a", moved)
+    done, entry = finished(moved)
+    ended = (await as_update("3:c", lambda: store.finish_game(done, moved.version, entry))).record
+    assert await written_by("3:c", ended) and not await written_by("2:b", ended)
+    first = await as_update("4:d", lambda: store.save(new_game(), 0))
+    closed = first.model_copy(update={"status": Status.CANCELLED})
+    rematch = await as_update("5:e", lambda: store.save(new_game(), 0, closes=closed))
+    assert await written_by("5:e", rematch)
+    assert await written_by("5:e", closed) and not await written_by("4:d", closed)

@@ -143,17 +143,19 @@ class Games:
         return self._decoded(key, version, raw)
 
     async def load_with_settings(self, chat_id: int, game_id: str
-                                 ) -> tuple[GameRecord | None, ChatSettings]:
+                                 ) -> tuple[GameRecord | None, ChatSettings, bool]:
         """:meth:`load_game` and :meth:`chat_settings` of the game's chat in one round
         trip (a tap needs both; both keys are in the chat's slot, and the pipeline
-        is not a transaction: safe on a cluster client, tests/bot/store/test_unsafe_redis.py)."""
+        is not a transaction: safe on a cluster client, tests/bot/store/test_unsafe_redis.py),
+        and whether the game's last write was made by the update being handled
+        (:meth:`written_here`)."""
         game, chat = game_key(chat_id, game_id), settings_key(chat_id)
         names = (self.keys.record(game), self.keys.record(chat))
 
         async def read() -> list[Any]:
             pipe = self.redis.pipeline(transaction=False)
-            for name in names:
-                pipe.hmget(name, ["v", "d"])
+            pipe.hmget(names[0], ["v", "d", "w"])
+            pipe.hmget(names[1], ["v", "d"])
             return list(await pipe.execute(raise_on_error=False))
 
         game_read, settings_read = await idempotent(read)
@@ -162,11 +164,12 @@ class Games:
                 raise CorruptRecordError(name, f"not a hash ({value})")
             if isinstance(value, Exception):
                 raise value
-        record = self._decoded(game, *game_read)
+        record = self._decoded(game, *game_read[:2])
         settings = self._decoded(chat, *settings_read) or ChatSettings(chat_id=chat_id)
+        token = game_read[2]
         if record is None:  # one stored by the release before schema 2?
-            record = await self.load_game(chat_id, game_id)
-        return record, settings
+            return await self.load_game(chat_id, game_id), settings, False
+        return record, settings, written_here(None if token is None else as_text(token))
 
     def _decoded(self, key: RecordKey[R], version: Any, raw: Any) -> R | None:
         """The record read as ``version`` and ``raw`` (None for neither)."""

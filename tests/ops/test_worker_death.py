@@ -18,10 +18,12 @@ import pytest
 from telegram import Update
 
 from bot.edge.handlers import buttons, commands, invite
+from bot.edge.incoming import identity_of
 from bot.edge.ops import UpdateOutcome, handle_once
 from bot.rules.fairplay import seed_of
 from bot.rules.seats import waiting_user
 from bot.store import invites
+from bot.store.markers import locate
 from bot.store.updates import UPDATE_LEASE
 from bot.vocab.records import GameRecord, Status
 from tests.bot.driver import pick
@@ -279,3 +281,31 @@ def test_an_update_failing_while_redis_is_away_is_never_given_up() -> None:
     for error in (Unavailable("down"), caused):
         assert _outcome(error, MAX_ATTEMPTS + 3) is UpdateOutcome.FAILED
     assert _outcome(RuntimeError("a bug"), MAX_ATTEMPTS) is UpdateOutcome.GIVEN_UP
+
+
+async def test_a_tap_delivered_again_after_its_marker_was_lost_is_not_applied_again(
+        api: BotApiServer, workers: Start) -> None:
+    """A master that fails over before it replicated an update's marker forgets
+    that the update was handled (Redis replicates asynchronously), and the
+    redelivery comes as a first attempt.  The game's write token says this
+    very update wrote it last: the tap is answered as applied (not "catching
+    up") and not re-aimed and played a second time (issue 22's fault mode: a
+    game one save ahead of its taps)."""
+    first, second, _clock = await _two_workers(workers)
+    chat, alice, bob, record, board, data = await _first_step(api, first)
+    mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
+    tap = api.user_taps(chat, mover, board, data)
+    payload = api.updates()[-1]
+    assert await handle_once(first.app, Update.de_json(payload, first.app.bot)) \
+        is UpdateOutcome.DONE
+    applied = await chat_game(first.store, chat.id)
+    assert applied is not None and applied.version == record.version + 1
+    bucket, _field = locate(first.store.keys, identity_of(payload))
+    await first.store.redis.delete(bucket)  # the marker, lost with its master
+    assert await handle_once(second.app, Update.de_json(payload, second.app.bot)) \
+        is UpdateOutcome.DONE
+    again = await chat_game(second.store, chat.id)
+    assert again is not None and again.version == applied.version  # applied once
+    answers = _answers(api, tap.query_id)  # the second was refused: a query has one
+    assert answers and not any(a.params.get("show_alert") for a in answers), answers
+    assert _drawn_for(api, again) == {again.version}

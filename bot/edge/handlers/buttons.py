@@ -95,7 +95,7 @@ async def on_button(update: Update, context: Context) -> None:
     assert query is not None
     message = query.message
     # a group's board: the game and the chat's settings (its language) in one read
-    loaded = await _game_and_settings(context, query)
+    loaded, own = await _game_and_settings(context, query)
     tr = await translator_for(update, context)
     data = await parse_tap(query, tr)
     if data is None:
@@ -121,6 +121,13 @@ async def on_button(update: Update, context: Context) -> None:
         return
     if loaded is not None and (loaded.chat_id, loaded.game_id) != (chat_id, data.id):
         loaded = None
+    elif loaded is not None and own:
+        # this very update wrote the game last: an earlier delivery applied it (one whose
+        # marker was lost with a master that failed over before it replicated it, so
+        # this one came as a first attempt); a tap on its older drawing would be
+        # re-aimed and applied a second time
+        await _finish_applied(context, tr, query, loaded)
+        return
     try:
         if data.action is ButtonAction.HINT:  # an alert for the mover; nothing changes
             record, _view = await _tapped(query, context, data, chat_id,
@@ -222,18 +229,20 @@ async def _log_refused(context: Context, chat_id: int, data: Callback, query_id:
         await store.note_refused_tap(record.chat_id, record.game_id, f"{label}={query_id[:200]}")
 
 
-async def _game_and_settings(context: Context, query: CallbackQuery) -> GameRecord | None:
+async def _game_and_settings(context: Context, query: CallbackQuery
+                             ) -> tuple[GameRecord | None, bool]:
     """For a tap on a board in a group: the game its button names, read with the
-    chat's settings in one round trip (None elsewhere: a private chat's board
-    may be a view of a game in another chat, an inline message has no chat)."""
+    chat's settings in one round trip, and whether this update wrote it last
+    (None elsewhere: a private chat's board may be a view of a game in another
+    chat, an inline message has no chat)."""
     message = query.message
     if query.inline_message_id is not None or not isinstance(message, Message) \
             or message.chat.type == Chat.PRIVATE or not query.data:
-        return None
+        return None, False
     try:
         named = Callback.parse(query.data)
     except CallbackDataError:
-        return None  # parse_tap tells the tapper
+        return None, False  # parse_tap tells the tapper
     return await game_and_settings(context, message.chat.id, named.id)
 
 
@@ -281,13 +290,22 @@ async def _applied_before(context: Context, tr: Translator, query: CallbackQuery
     record = await store.load_game(chat_id, game_id)
     if record is None or not await store.written_here(record):
         return False
+    await _finish_applied(context, tr, query, record)
+    return True
+
+
+async def _finish_applied(context: Context, tr: Translator, query: CallbackQuery,
+                          record: GameRecord) -> None:
+    """The tap's step is ``record``, written by an earlier attempt or delivery of
+    this update: answered as applied (a second answer the Bot API refuses), its
+    indexes, kept copy, boards and ping finished."""
+    store = get_store(context)
     await query.answer()
     await store.reindex(record)
     await finished.keep(store, record)  # the first attempt may have died before keeping it
     await redraw_stale(context, tr, record)
     if waiting_user(record) not in (None, query.from_user.id):
         await notify(context, record)
-    return True
 
 
 async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str,

@@ -76,12 +76,13 @@ async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
 
 
 async def game_and_settings(context: Context, chat_id: int, game_id: str
-                            ) -> GameRecord | None:
+                            ) -> tuple[GameRecord | None, bool]:
     """The game ``game_id`` of ``chat_id``, read with the chat's settings in one
-    round trip (kept for the rest of the update: :func:`chat_settings`)."""
-    record, settings = await get_store(context).games.load_with_settings(chat_id, game_id)
+    round trip (kept for the rest of the update: :func:`chat_settings`), and
+    whether its last write was this update's (an earlier delivery's)."""
+    record, settings, own = await get_store(context).games.load_with_settings(chat_id, game_id)
     _read(context).setdefault(chat_id, settings)
-    return record
+    return record, own
 
 
 async def update_settings(context: Context, chat_id: int,

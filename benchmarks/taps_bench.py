@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import fakeredis
 
 from bot.edge.app import build_application
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store import Store

@@ -17,7 +17,7 @@ Environment knobs besides :mod:`bot.edge.config`'s settings (read only here):
 ``NARDY_TEST_CLOCK``
     A file holding a number of seconds: every clock decision (deadlines,
     reminders, timeouts) takes the time as ``time.time()`` plus that offset,
-    re-read on each use (:func:`bot.vocab.deadlines.now`).  Tests only: it lets a test
+    re-read on each use (:func:`bot.vocab.clock.now`).  Tests only: it lets a test
     move a running bot's clock by days.
 ``NARDY_CLOCK_INTERVAL``
     Seconds between two looks for due clocks (default 5).
@@ -49,7 +49,7 @@ from bot.edge.handlers import board, inline, menu, pace
 from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.store import Store
 from bot.vocab.i18n import LANGUAGES, translator
 

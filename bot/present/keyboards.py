@@ -29,7 +29,7 @@ from itertools import groupby
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.fairtext import (
+from bot.present.dice import (
     verify_data,
 )
 from bot.present.money import resign_cost_label

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import VARIANTS, apply_lobby, new_lobby
 from bot.rules.options import OptionError, engine_options, inline_refusal, parse_new_args
 from bot.vocab.callbacks import ButtonAction, Callback

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Awaitable, Callable
 
 from bot.rules.booking import booking, outcome, updated_stats
-from bot.rules.fairplay import dice_booking
+from bot.rules.dice import dice_booking
 from bot.rules.matchstate import table_of
 from bot.store import Store, finished, no_upkeep
 from bot.vocab.records import GameRecord, Status

@@ -92,7 +92,7 @@ class Invitation(BaseModel):
     options: TableOptions = TableOptions()
     created_at: float = Field(default_factory=time.time)
     dice: DiceState | None = Field(default=None, description="the game's dice, committed "
-                                   "with the invitation (bot/rules/fairplay.py)")
+                                   "with the invitation (bot/rules/dice.py)")
 
 
 class RedeemOutcome(enum.StrEnum):

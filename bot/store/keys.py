@@ -42,7 +42,7 @@ chat live in one slot and a Lua script may touch several of them:
                                           taps (bot/edge/handlers/pace.py), expiring
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
     nardy:{deadlines:<shard>}:due / :processing  zsets of GameRefs by wake-up time (the
-                                          deadline's first reminder, bot/vocab/deadlines.py) /
+                                          deadline's first reminder, bot/vocab/clock.py) /
                                           lease end, in SHARDS shards by chat
     nardy:{deadlines}:due / :processing   the same, unsharded (before 2026-12): moved into
                                           the shards by the claimer (bot/store/shards.py)
@@ -147,7 +147,7 @@ class Keys:
         return self.chat(chat_id, f"ping:{game_id}")
 
     def refused_taps(self, chat_id: int, game_id: str) -> str:
-        """A lobby's refused entropy taps (bot/rules/fairplay.py), until its game starts."""
+        """A lobby's refused entropy taps (bot/rules/dice.py), until its game starts."""
         return self.chat(chat_id, f"refused:{game_id}")
 
     def legacy_game(self, chat_id: int, topic: int) -> str:

@@ -2,7 +2,7 @@
 
 Every game with a running clock has one entry in the store's wake-up set
 (``nardy:{deadlines:<shard>}:due``, sorted sets by time): each save puts it at the
-deadline's first event (:func:`bot.vocab.deadlines.first_wake`).  Every process runs
+deadline's first event (:func:`bot.vocab.clock.first_wake`).  Every process runs
 :func:`tick` every few seconds (a PTB repeating job; nothing lives in
 process memory between ticks):
 
@@ -10,7 +10,7 @@ process memory between ticks):
    lease, so each is handed to one process; if that process dies, the lease
    runs out and the entry is handed out again.
 2. For each, :func:`wake` reads the game record (the truth: the entry is a
-   hint), works out the stage that is due (:func:`bot.vocab.deadlines.due_stage`) and
+   hint), works out the stage that is due (:func:`bot.vocab.clock.due_stage`) and
    advances the deadline's *stage marker* (``nardy:{deadlines}:stage:<ref>``,
    ``<game id>:<deadline>:<stage>``) by compare-and-set.  Only the process
    whose compare-and-set wins acts (sends the reminder or the timeout
@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.store import Store
 from bot.store.client import as_text
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.records import GameRecord, GameRef, Status
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ async def wake(store: Store, ref: GameRef, now: float, act: Act) -> int | None:
     raw = await store.redis.get(key)
     before = "" if raw is None else as_text(raw)
     done = done_stage(before, record)
-    stage = deadlines.due_stage(record.deadline, limit, done, now)
+    stage = clock.due_stage(record.deadline, limit, done, now)
     acted = None
     if stage is not None:
         after = marker(record, stage)
@@ -120,7 +120,7 @@ async def wake(store: Store, ref: GameRef, now: float, act: Act) -> int | None:
             await _advance(store, key, after, before)  # let the retry act again
             raise
         done = acted = stage
-    next_at = deadlines.next_wake(record.deadline, limit, done)
+    next_at = clock.next_wake(record.deadline, limit, done)
     if next_at is not None:
         await store.schedule(ref, next_at, lower_only=True)
     return acted

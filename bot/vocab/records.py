@@ -380,7 +380,7 @@ class GameRecord(Record):
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     deadline: float | None = Field(default=None, description="when the player to move "
-                                   "runs out of time (bot/vocab/deadlines.py); None: no clock "
+                                   "runs out of time (bot/vocab/clock.py); None: no clock "
                                    "running")
     paused_at: float | None = Field(default=None, description="clock paused since (both agreed)")
     pause_by: int | None = Field(default=None, description="player proposing to pause (or, "

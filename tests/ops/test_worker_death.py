@@ -19,7 +19,7 @@ from telegram import Update
 
 from bot.edge.handlers import buttons, commands, invite
 from bot.edge.ops import UpdateOutcome, handle_once
-from bot.rules.fairplay import seed_of
+from bot.rules.dice import seed_of
 from bot.rules.seats import waiting_user
 from bot.store import invites
 from bot.store.updates import UPDATE_LEASE

@@ -59,7 +59,7 @@ from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.board import PICTURE, TEXT
 from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
-from bot.rules.review import analysable, analyse_job, job
+from bot.rules.analysis import analysable, analyse_job, job
 from bot.rules.seats import seat_of
 from bot.store import Store, finished, prefs, private_boards
 from bot.store.inline_games import inline_chat_id

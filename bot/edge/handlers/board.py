@@ -61,7 +61,7 @@ from bot.rules.chatsettings import with_board_language
 from bot.rules.seats import waiting_side, waiting_user
 from bot.store import VersionConflict, prefs, private_boards, stale_boards
 from bot.store.prefs import forget_started
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.i18n import Translator, translator
 from bot.vocab.records import (
     BoardViewRef,
@@ -521,7 +521,7 @@ async def notify(context: Context, record: GameRecord) -> None:
     elif user_id is not None and await _ping_started(context, record, user_id):
         pass
     elif delay > 0:
-        await _ping_later(context, record, deadlines.now() + delay)
+        await _ping_later(context, record, clock.now() + delay)
     else:
         await ping_in_chat(context, record)
     effects.note(step)

@@ -50,7 +50,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.rules import computer, hints
-from bot.rules.fairplay import entropy_tap
+from bot.rules.dice import entropy_tap
 from bot.rules.play import confirms_turns
 from bot.rules.seats import waiting_user
 from bot.rules.taps import caught_up, tap, tapped_view

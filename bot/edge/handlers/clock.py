@@ -9,7 +9,7 @@ muting, and the chat's default time control.
   started it there (:mod:`bot.store.prefs`), else they mention the player in the
   game's chat.  ``/mute`` / ``/unmute`` (or the button on a reminder) turn
   them off and on for the user, in every game.
-- ``/pause`` and ``/resume``: see :func:`bot.rules.timeouts.pause_request`.
+- ``/pause`` and ``/resume``: see :func:`bot.rules.clock.pause_request`.
 - ``/clock [time]``: the chat's default time control for ``/new`` without
   ``time=`` (chat admins set it).
 """
@@ -41,9 +41,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
 from bot.present.names import duration, mention, variant_name
-from bot.rules.matchstate import table_of
-from bot.rules.seats import seat_of
-from bot.rules.timeouts import (
+from bot.rules.clock import (
     Notice,
     claim_timeout,
     drop_pause_request,
@@ -51,9 +49,11 @@ from bot.rules.timeouts import (
     notice,
     pause_request,
 )
+from bot.rules.matchstate import table_of
+from bot.rules.seats import seat_of
 from bot.service.saving import commit_game
 from bot.store import prefs, wakeups
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
@@ -86,7 +86,7 @@ turn pings (see :mod:`bot.store.wakeups`)."""
     async def ping_here(record: GameRecord) -> None:
         await ping_in_chat(context, record)
 
-    now = deadlines.now()
+    now = clock.now()
     await wakeups.tick(store, now, act_here)
     await wakeups.ping_tick(store, now, ping_here)  # delayed turn pings (bot/store/wakeups.py)
 
@@ -114,7 +114,7 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
     if await prefs.is_muted(store, user_id):
         return
     assert record.deadline is not None  # a reminder's notice has one
-    left = record.deadline - deadlines.now()
+    left = record.deadline - clock.now()
     if record.is_private or await prefs.has_started(store, user_id):
         tr = await _user_translator(context, user_id)
         text = "⏰ " + tr.gettext(
@@ -225,10 +225,10 @@ def outcome_text(tr: Translator, before: GameRecord, after: GameRecord, user_id:
         return "⏸ " + tr.gettext("The clock is paused. /resume starts it again.")
     if after.paused_at is None and before.paused_at is not None:
         return "▶ " + tr.gettext("The clock runs again: {time} for the next move.",
-                                 time=duration(tr, (after.deadline or 0) - deadlines.now()))
+                                 time=duration(tr, (after.deadline or 0) - clock.now()))
     if after.deadline != before.deadline and after.deadline is not None:
         return "⏳ " + tr.gettext("{name} gave {time} more.", name=name,
-                                  time=duration(tr, after.deadline - deadlines.now()))
+                                  time=duration(tr, after.deadline - clock.now()))
     if after.pause_by is None:
         return tr.gettext("{name} said no.", name=name)
     if after.paused_at is not None:
@@ -339,7 +339,7 @@ async def resume(update: Update, context: Context) -> None:
 
 CLOCK = DefaultOption(
     name="time_control",
-    parse=lambda args: deadlines.parse_time_control(args[0]),
+    parse=lambda args: clock.parse_time_control(args[0]),
     usage=lambda tr: tr.gettext("time is the limit per move, 1h to 14d: time=12h, time=1d, "
                                 "time=3d or time=none."),
     not_admin=N_("Only chat admins can change the settings."),

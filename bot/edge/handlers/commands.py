@@ -176,7 +176,7 @@ async def _export(update: Update, context: Context, tr: Translator, record: Game
     with its analysis as comments (computed off the loop, or the one 📊 made)."""
     from bot.edge.handlers.analysis import analysed, refusal
     from bot.present.export import export_text
-    from bot.rules.review import analysable
+    from bot.rules.analysis import analysable
 
     analysis = None
     chat, user = update.effective_chat, update.effective_user

@@ -19,7 +19,7 @@ from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
 from bot.rules.chatsettings import with_default_option
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.service.saving import commit_game
 from bot.store import Store, prefs, private_boards
 from bot.store.inline_games import inline_chat_id
@@ -40,7 +40,7 @@ def get_store(context: Context) -> Store:
 
 
 def get_dealer(context: Context) -> Dealer:
-    """Where new dice seeds come from (bot/rules/fairplay.py)."""
+    """Where new dice seeds come from (bot/rules/dice.py)."""
     dealer: Dealer = context.bot_data["dealer"]
     return dealer
 

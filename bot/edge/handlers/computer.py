@@ -40,10 +40,10 @@ from bot.edge.handlers.common import Context, chat_language, get_dealer, get_sto
 from bot.edge.memo import Memo
 from bot.rules import computer
 from bot.rules.cancelling import cancelled
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.service.saving import commit_game, save
 from bot.store import VersionConflict
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.i18n import Translator, translator
 from bot.vocab.records import GameRecord
 from bot.vocab.refusals import Refusal
@@ -225,14 +225,14 @@ async def sweep_job(context: Context) -> None:
     """The repeating job: resume every game that has waited for the
     computer longer than :data:`IDLE_BEFORE_SWEEP`, and end those that have
     waited :func:`idle_after` for their person (found through the
-    computer's index of open games; the clock is :func:`bot.vocab.deadlines.now`)."""
+    computer's index of open games; the clock is :func:`bot.vocab.clock.now`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
     now = time.time()
     for level in computer.LEVELS:
         for record in await store.user_games(computer.user_id(level)):
-            if computer.idle(record, deadlines.now(), idle_after(context)):
+            if computer.idle(record, clock.now(), idle_after(context)):
                 work, what = end_idle, "ending the idle game"
             elif computer.waiting_for_computer(record) \
                     and now - record.updated_at >= IDLE_BEFORE_SWEEP:

@@ -1,5 +1,5 @@
 """/seed and /verify: the players' words in the dice, and checking them
-(bot/rules/fairplay.py, bot/present/fairtext.py)."""
+(bot/rules/dice.py, bot/present/dice.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.fairtext import (
+from bot.present.dice import (
     commitment_notice,
     dice_chart,
     dice_summary,
@@ -35,8 +35,8 @@ from bot.present.fairtext import (
     fresh_commitment,
     verify_message,
 )
-from bot.present.render.dicechart import render_dice_chart
-from bot.rules.fairplay import NO_LOBBY, seeded
+from bot.present.render.dice import render_dice_chart
+from bot.rules.dice import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
 from bot.store import prefs

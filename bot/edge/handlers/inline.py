@@ -64,14 +64,14 @@ from bot.present.board import PICTURE, TEXT
 from bot.present.inline import InlineJoin, inline_results
 from bot.present.keyboards import stacked
 from bot.rules.chatsettings import with_board_language
+from bot.rules.clock import time_is_up
 from bot.rules.inline import inline_lobby, join_inline
-from bot.rules.timeouts import time_is_up
 from bot.service.saving import save_first
 from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
 from bot.store.layout import ENDED_TTL
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import CallbackDataError
 from bot.vocab.i18n import Translator
 from bot.vocab.records import ChatSettings, GameRecord, Status
@@ -277,6 +277,6 @@ def _with_clock(tr: Translator, record: GameRecord, markup: InlineKeyboardMarkup
                 ) -> InlineKeyboardMarkup | None:
     """Once the player to move ran out of time, the inline board carries the
     opponent's Claim win / Give more time (there is no chat to offer them in)."""
-    if not time_is_up(record, deadlines.now()):
+    if not time_is_up(record, clock.now()):
         return markup
     return stacked(markup, timeout_offer(tr, record))

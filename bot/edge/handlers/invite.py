@@ -36,11 +36,11 @@ from bot.edge.handlers.common import (
     reply,
     translator_for,
 )
-from bot.present.fairtext import commitment_lines
+from bot.present.dice import commitment_lines
 from bot.present.keyboards import url_keyboard
 from bot.present.lobby import options_line
 from bot.present.names import variant_name
-from bot.rules.fairplay import committed
+from bot.rules.dice import committed
 from bot.rules.options import OptionError, engine_options, parse_new_args
 from bot.store import invites
 from bot.store.invites import Invitation, RedeemOutcome

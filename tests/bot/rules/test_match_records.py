@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.rules.aftergame import after_game
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.matchstate import MatchState, table_of
 from bot.rules.play import apply_game
 from bot.service.saving import save

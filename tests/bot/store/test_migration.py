@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.store import Store
-from bot.vocab.deadlines import first_wake
+from bot.vocab.clock import first_wake
 from bot.vocab.records import CorruptRecordError, GameRecord, Status, game_key
 from engine.dicestats import DiceStats
 from engine.position import Variant

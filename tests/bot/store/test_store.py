@@ -8,7 +8,7 @@ import pytest
 
 from bot.store import Store, UnbookedEnd
 from bot.store.layout import GameLimit
-from bot.vocab.deadlines import first_wake
+from bot.vocab.clock import first_wake
 from bot.vocab.records import (
     ChatSettings,
     CorruptRecordError,
@@ -219,7 +219,7 @@ async def test_an_update_is_claimed_once_and_a_failed_one_again(store: Store) ->
 async def test_saving_a_deadline_schedules_it(store: Store) -> None:
     game = await store.save(new_game(deadline=100.0), 0)
     # scheduled at the deadline's first wake-up: with one hour per move, the
-    # last call a quarter of an hour before it (bot/vocab/deadlines.py)
+    # last call a quarter of an hour before it (bot/vocab/clock.py)
     wake = first_wake(100.0, 3600)
     assert wake == 100.0 - 900
     assert await store.claim_due(now=wake - 1) == []

@@ -29,7 +29,7 @@ SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
     "S1 no never-edited commitment message": [(
         FAIR, "    state = fresh_commitment(old, new)\n", "    return\n")],
     "S2 tap id not mixed in": [(
-        "bot/rules/fairplay.py",
+        "bot/rules/dice.py",
         "        items = (*items[:MAX_ITEMS - 1], str(EntropyItem(label, tap_id[:256])))\n",
         "        pass\n")],
     "S3 computer game rolls at /new (its update id)": [(

@@ -21,7 +21,7 @@ import pytest
 from bot.edge.handlers.board import PING_DELAY
 from bot.rules.seats import waiting_user
 from bot.store import prefs
-from bot.vocab.deadlines import HOUR
+from bot.vocab.clock import HOUR
 from bot.vocab.i18n import LANGUAGES, translator
 from tests.bot.conftest import World
 from tests.bot.edge.handlers import test_clock

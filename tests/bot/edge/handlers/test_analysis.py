@@ -378,7 +378,7 @@ def _slow_analysis(work: object) -> object:
     """The analysis, seconds late (a long game on a busy machine)."""
     import time
 
-    from bot.rules.review import analyse_job
+    from bot.rules.analysis import analyse_job
 
     time.sleep(3)
     return analyse_job(work)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from telegram.ext import CallbackContext
 from bot.edge.handlers import computer as computer_turns
 from bot.rules import computer, matchstate, play, seats
 from bot.service import saving
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import COMPUTER_USER_IDS, Status
 from engine import legal_turns
@@ -350,8 +350,8 @@ async def test_a_bystander_cannot_turn_someone_elses_lobby_into_a_bot_game(
 @pytest.fixture
 def test_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "offset"
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(path))
-    deadlines.set_test_offset(path, 0)
+    monkeypatch.setenv(clock.TEST_CLOCK_ENV, str(path))
+    clock.set_test_offset(path, 0)
     return path
 
 
@@ -366,12 +366,12 @@ async def test_an_idle_game_against_the_bot_ends_unrated_and_unbooked(
     await _start(world, club, alice, "/new long bot level=easy")
     record = await chat_game(world.store, club.id)
     assert record is not None and record.status is Status.ACTIVE
-    deadlines.set_test_offset(test_clock, computer.IDLE_DEFAULT - 3600)
+    clock.set_test_offset(test_clock, computer.IDLE_DEFAULT - 3600)
     await computer_turns.sweep_job(CallbackContext(world.app))  # type: ignore[arg-type]
     await world.idle()
     assert (await world.store.load(record.key)) == await chat_game(world.store, club.id)
     assert (await world.store.load(record.key)).status is Status.ACTIVE  # type: ignore[union-attr]
-    deadlines.set_test_offset(test_clock, computer.IDLE_DEFAULT + 60)
+    clock.set_test_offset(test_clock, computer.IDLE_DEFAULT + 60)
     await computer_turns.sweep_job(CallbackContext(world.app))  # type: ignore[arg-type]
     await world.idle()
     ended = await world.store.load(record.key)

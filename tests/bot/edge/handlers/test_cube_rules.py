@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rules.fairplay import Dealer
+from bot.rules.clock import claim_timeout
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.rules.timeouts import claim_timeout
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import Refusal
 from engine.game import Action, Game, GameOptions, Phase

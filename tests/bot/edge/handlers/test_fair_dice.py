@@ -1,4 +1,4 @@
-"""Provably fair dice through the bot (bot/rules/fairplay.py): the commitment
+"""Provably fair dice through the bot (bot/rules/dice.py): the commitment
 comes first, the join tap and /seed words are mixed in, every roll is the
 derivation, the seed stays secret until the end and then verifies the
 exported file alone."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.rules.fairplay import fair_dice, rolls_by_side, seed_of
+from bot.rules.dice import fair_dice, rolls_by_side, seed_of
 from bot.rules.matchstate import table_of
 from bot.vocab.records import GameRecord, Status
 from engine.dice import check_game, verify_text
@@ -250,8 +250,8 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
 def test_the_chart_draws_every_verdict() -> None:
     from PIL import Image
 
-    from bot.present.fairtext import dice_chart
-    from bot.present.render.dicechart import render_dice_chart
+    from bot.present.dice import dice_chart
+    from bot.present.render.dice import render_dice_chart
     from bot.vocab.i18n import translator
 
     fair = DiceStats(tuple(10 * (1 if high == low else 2) for high, low in ROLLS))

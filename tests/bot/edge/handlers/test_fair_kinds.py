@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from bot.present.export import export_text
-from bot.rules.fairplay import seed_of
+from bot.rules.dice import seed_of
 from bot.rules.matchstate import table_of
 from bot.vocab.records import GameRecord, Status
 from engine.dice import DiceSeed, Entropy, FairDice, verify_text
@@ -407,7 +407,7 @@ async def test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game(
 def _match_after_game_one() -> GameRecord:
     """A backgammon match to 3 between two people, its first game resigned."""
     from bot.rules import lobby, play
-    from bot.rules.fairplay import Dealer
+    from bot.rules.dice import Dealer
     from bot.rules.seats import waiting_user
     from bot.vocab.callbacks import ButtonAction, Callback
     from bot.vocab.records import TableOptions
@@ -432,7 +432,7 @@ def _match_after_game_one() -> GameRecord:
 
 def test_a_player_ends_an_abandoned_match_alone_and_sees_its_seed() -> None:
     from bot.rules.cancelling import ABANDONED_AFTER, cancel_command
-    from bot.rules.fairplay import revealed
+    from bot.rules.dice import revealed
 
     record = _match_after_game_one()
     assert not revealed(record)  # between two games of a match the seed stays secret
@@ -450,7 +450,7 @@ def test_a_player_ends_an_abandoned_match_alone_and_sees_its_seed() -> None:
 def test_a_player_cannot_walk_away_from_their_own_move() -> None:
     from bot.rules import aftergame
     from bot.rules.cancelling import ABANDONED_AFTER, cancel_command
-    from bot.rules.fairplay import Dealer
+    from bot.rules.dice import Dealer
     from bot.rules.seats import waiting_user
     from bot.vocab.callbacks import ButtonAction, Callback
 

@@ -1,6 +1,6 @@
 """Hints (issue 17): the ``hints=`` option, the 💡 Hint button and its answer,
 through the real handlers and the local Bot API server (bot/rules/hints.py,
-bot/edge/handlers/hints.py, bot/present/hinttext.py)."""
+bot/edge/handlers/hints.py, bot/present/hints.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from ai import Level, make_player
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.metrics import REGISTRY
-from bot.present.hinttext import equity_text, hint_text
+from bot.present.hints import equity_text, hint_text
 from bot.rules import hints
 from bot.rules.booking import with_chat_stake
 from bot.rules.computer import best_turns
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.hints import HintQuestion, Ranked
 from bot.rules.lobby import new_lobby, start_game
 from bot.rules.matchstate import table_of

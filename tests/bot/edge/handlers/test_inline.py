@@ -16,8 +16,8 @@ from bot.edge.handlers.clock import JOB_NAME, tick_job
 from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.store.inline_games import inline_chat_id, inline_game
-from bot.vocab import deadlines
-from bot.vocab.deadlines import HOUR
+from bot.vocab import clock
+from bot.vocab.clock import HOUR
 from bot.vocab.records import GameRecord, Status
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import Driver, game_board, pick
@@ -338,8 +338,8 @@ async def clocked(inline_world: World, tmp_path: Path, monkeypatch: pytest.Monke
     """The test clock (NARDY_TEST_CLOCK) for the inline world, its job off:
     the tests tick by hand."""
     path = tmp_path / "offset"
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(path))
-    deadlines.set_test_offset(path, 0)
+    monkeypatch.setenv(clock.TEST_CLOCK_ENV, str(path))
+    clock.set_test_offset(path, 0)
     for job in inline_world.app.job_queue.get_jobs_by_name(JOB_NAME):
         job.enabled = False
     yield path
@@ -356,13 +356,13 @@ async def test_clocks_remind_privately_and_the_board_offers_the_win(
     assert record.options.time_control == 12 * HOUR and record.deadline is not None
     late = p.alice if waiting_user(record) == p.alice.id else p.bob
     other = p.bob if late is p.alice else p.alice
-    deadlines.set_test_offset(clocked, 6 * HOUR + 60)
+    clock.set_test_offset(clocked, 6 * HOUR + 60)
     await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
     await w.idle()
     [reminder] = [m for m in w.server.messages(w.server.private_chat(late))
                   if m.from_bot and m.content.startswith("⏰")]
     assert other.first_name in reminder.content  # in the late player's own language
-    deadlines.set_test_offset(clocked, 12 * HOUR + 120)
+    clock.set_test_offset(clocked, 12 * HOUR + 120)
     await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
     await w.idle()
     [offer] = [m for m in w.server.messages(w.server.private_chat(other))
@@ -402,7 +402,7 @@ async def test_players_who_never_wrote_to_the_bot_get_the_offer_on_the_board(
     w, p = inline_world, _pair(inline_world)
     lobby = await _started(w, p, "backgammon time=1h", "Backgammon")
     for offset in (45 * 60, HOUR + 120):  # the reminder, then the timeout
-        deadlines.set_test_offset(clocked, offset)
+        clock.set_test_offset(clocked, offset)
         await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
         await w.idle()
     # the reminder and the offer were tried; the bot may not write first ("chat not found"),

@@ -13,14 +13,14 @@ import pytest
 from bot.present.board import board_message
 from bot.rules.aftergame import after_game
 from bot.rules.booking import Outcome, booking, updated_stats
-from bot.rules.fairplay import Dealer
+from bot.rules.clock import claim_timeout
+from bot.rules.dice import Dealer
 from bot.rules.lobby import apply_lobby, start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import OptionError, parse_new_args
 from bot.rules.play import apply_game
 from bot.rules.seats import waiting_user
 from bot.rules.settleplan import nets
-from bot.rules.timeouts import claim_timeout
 from bot.service.saving import save
 from bot.store import PlanChanged, Store
 from bot.vocab.callbacks import ButtonAction, Callback, Kind

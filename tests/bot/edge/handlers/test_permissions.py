@@ -20,12 +20,12 @@ import pytest
 from bot.rules import (
     aftergame,
     cancelling,
+    clock,
     computer,
     lobby,
     options,
     play,
     settle,
-    timeouts,
 )
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
@@ -355,7 +355,7 @@ async def test_the_hint_is_the_movers_alone(world: World) -> None:
 def _service_texts() -> list[str]:
     """The msgids the table's rules mark: the refusals its taps and commands answer with."""
     texts = []
-    for module in (refusals, options, lobby, play, aftergame, timeouts, cancelling,
+    for module in (refusals, options, lobby, play, aftergame, clock, cancelling,
                    settle, computer):
         tree = ast.parse(Path(module.__file__).read_text())
         texts += [node.args[0].value for node in ast.walk(tree)

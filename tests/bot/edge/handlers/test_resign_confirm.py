@@ -9,7 +9,7 @@ import pytest
 
 from bot.present.money import pays_line, resign_cost_label
 from bot.present.names import KIND_NAMES
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
 from bot.rules.play import apply_game, may_double, resign_options

@@ -298,14 +298,14 @@ def test_every_parser_of_user_input_takes_ascii_digits_only(digit: str) -> None:
     from bot.edge.handlers.ledger import _bounded_count
     from bot.rules.options import OptionError, parse_new_args
     from bot.store import invites
-    from bot.vocab import deadlines
+    from bot.vocab import clock
     from bot.vocab.records import GameRef
     from engine.notation import NotationError, parse_point
 
     with pytest.raises(ValueError, match="not a game ref"):
         GameRef.parse(f"-100{digit}:0:abcd")
-    with pytest.raises(deadlines.TimeControlError):
-        deadlines.parse_time_control(f"1{digit}h")
+    with pytest.raises(clock.TimeControlError):
+        clock.parse_time_control(f"1{digit}h")
     for option in ("stake", "match"):
         with pytest.raises(OptionError):
             parse_new_args([f"{option}={digit}"])

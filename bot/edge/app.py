@@ -45,7 +45,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
-from bot.edge.handlers import board, inline, menu, pace
+from bot.edge.handlers import board, menu, pace
 from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
@@ -113,7 +113,7 @@ def build_application(
         app.bot_data["store"] = store
     app.bot_data["dealer"] = dealer if dealer is not None else dice_source()
     app.bot_data["http"] = requests
-    app.bot_data[inline.MEDIA_CHAT] = media_chat
+    app.bot_data[board.MEDIA_CHAT] = media_chat
     app.bot_data[board.PING_DELAY] = ping_delay
     if input_limit is None:
         input_limit = os.environ.get("NARDY_RATE_LIMIT") != "0"

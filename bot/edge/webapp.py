@@ -49,7 +49,7 @@ from telegram.ext import CallbackContext
 
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
-from bot.edge.handlers.buttons import _show as show_change
+from bot.edge.handlers.board import show as show_change
 from bot.edge.handlers.common import alert_text, chat_settings
 from bot.edge.initdata import InitData, InitDataError, checked
 from bot.present.webapp import PayloadError, game_of

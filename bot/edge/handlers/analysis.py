@@ -15,16 +15,10 @@ language and board style (bot/store/finished.py): a later tap posts it again
 by Telegram's file id (nothing computed or painted again), or, when it was
 posted in this chat a moment ago, points at it.
 
-Each game is analysed once (:data:`_ANALYSES`, a :class:`bot.edge.memo.Memo`:
-``/export`` and 📊 share it, and a second request while it is computed waits
-for that one), in a pool of its own (:func:`bot.edge.handlers.computer.analysis_pool`),
-so the computer's moves and hints never wait behind an analysis; and a
-request waiting for one gives its update slot back (:func:`_give_slot_back`),
-so requests waiting for analyses never hold the slots other chats' taps
-need (tests/bot/edge/handlers/test_thinking.py).  A new
-analysis is started only within :data:`MAX_PER_CHAT` in flight for the chat
-it is asked in and :data:`MAX_PER_USER` for whoever asks (per worker); beyond
-that the asker is told to ask again later (:func:`refusal`).
+Each game is analysed once, in a pool of its own, within bounds per chat
+and per user (:func:`bot.edge.handlers.computer.analysed`, which ``/export``
+shares; beyond the bounds the asker is told to ask again later:
+:func:`bot.edge.handlers.computer.refusal`).
 """
 
 from __future__ import annotations
@@ -34,15 +28,12 @@ import json
 import logging
 import re
 import time
-from collections import Counter
-from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, Message, Update
 from telegram.error import BadRequest, Forbidden
 
 from ai.analysis import Analysis
-from bot.edge import ops
 from bot.edge.handlers.board import board_translator
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
@@ -53,13 +44,13 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.edge.handlers.computer import in_pool
+from bot.edge.handlers.computer import analysed, refusal
 from bot.edge.memo import Memo
 from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.board import PICTURE, TEXT
 from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
-from bot.rules.analysis import analysable, analyse_job, job
+from bot.rules.analysis import analysable
 from bot.rules.seats import seat_of
 from bot.store import Store, finished, prefs, private_boards
 from bot.store.inline_games import inline_chat_id
@@ -73,15 +64,8 @@ log = logging.getLogger(__name__)
 REPOST_AFTER = 300.0
 """Seconds after posting an analysis in a chat during which a new request
 there is pointed at it instead of posting it again."""
-KEPT_ANALYSES = 32
-"""Analyses this process keeps (the same game asked for in another language
-or style is drawn again, not analysed again)."""
 KEPT_PICTURES = 8
 """Analysis pictures this process keeps (about 100 KB each)."""
-MAX_PER_CHAT = 2
-"""New analyses in flight at once for requests from one chat (per worker)."""
-MAX_PER_USER = 1
-"""New analyses in flight at once for requests by one user (per worker)."""
 
 NO_GAME = N_("There is no finished game here to analyse yet.")
 NOT_OVER = N_("This game is not over yet: it can be analysed after its end.")
@@ -93,27 +77,12 @@ ANALYSING = N_("📊 Analysing the game…")
 FAILED = N_("The game could not be analysed; please try again later.")
 SENT_PRIVATELY = N_("📊 The analysis comes in your private chat with the bot.")
 PRIVATE_ABOVE = N_("The analysis of this game was just sent to your private chat with the bot.")
-TOO_MANY_IN_CHAT = N_("Games of this chat are being analysed already; please ask again in "
-                      "a minute.")
-TOO_MANY_OF_USER = N_("Your earlier request is still being analysed; please ask again in "
-                      "a minute.")
 START_PREFIX = "an"
 """``/start an<chat>g<game id>``: the analysis of an inline game, asked on its
 board by someone who had not started the bot (:func:`start_payload`)."""
 _START = re.compile(r"an([0-9]{1,20})g([A-Za-z0-9_-]{4,32})")
 
-_ANALYSES: Memo[str, Analysis] = Memo(KEPT_ANALYSES)
 _PICTURES: Memo[tuple[str, str], bytes] = Memo(KEPT_PICTURES)
-_RUNNING_IN_CHAT: Counter[int] = Counter()
-_RUNNING_OF_USER: Counter[int] = Counter()
-
-
-class TooManyAnalyses(ValueError):
-    """A new analysis beyond the bound of its chat or user; ``message`` says which."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -373,58 +342,6 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
         if said is not None:
             with contextlib.suppress(BadRequest, Forbidden):
                 await said.delete()
-
-
-def refusal(record: GameRecord, chat_id: int, user_id: int) -> str | None:
-    """Why a request from ``user_id`` in ``chat_id`` may not start the analysis
-    of ``record`` now (the untranslated message), or None: kept or in flight
-    analyses are always shared; a new one must be within the bounds."""
-    key = str(record.ref)
-    if key in _ANALYSES or _ANALYSES.in_flight(key):
-        return None
-    if _RUNNING_IN_CHAT[chat_id] >= MAX_PER_CHAT:
-        return TOO_MANY_IN_CHAT
-    if _RUNNING_OF_USER[user_id] >= MAX_PER_USER:
-        return TOO_MANY_OF_USER
-    return None
-
-
-async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> Analysis:
-    """The game's analysis: kept, shared with the one in flight, or computed
-    in the analysis pool for a request from ``user_id`` in ``chat_id``
-    (:class:`TooManyAnalyses` beyond their bounds)."""
-    key = str(record.ref)
-
-    def compute() -> Awaitable[Analysis]:
-        return in_pool(analyse_job, job(record), analysis=True)
-
-    if key in _ANALYSES:
-        return await _ANALYSES.get(key, compute)
-    if _ANALYSES.in_flight(key):
-        _give_slot_back()
-        return await _ANALYSES.get(key, compute)
-    too_many = refusal(record, chat_id, user_id)
-    if too_many is not None:
-        raise TooManyAnalyses(too_many)
-    _give_slot_back()
-    _RUNNING_IN_CHAT[chat_id] += 1
-    _RUNNING_OF_USER[user_id] += 1
-    try:
-        return await _ANALYSES.get(key, compute)
-    finally:
-        for running, who in ((_RUNNING_IN_CHAT, chat_id), (_RUNNING_OF_USER, user_id)):
-            running[who] -= 1
-            if running[who] <= 0:
-                del running[who]
-
-
-def _give_slot_back() -> None:
-    """The update about to wait for an analysis gives its update slot back
-    (:meth:`bot.edge.ops.Slot.park`) and waits off it: however many requests
-    wait for analyses, the other chats' taps find a free slot."""
-    held = ops.slot()
-    if held is not None:
-        held.park()
 
 
 async def _post(context: Context, tr: Translator, record: GameRecord, analysis: Analysis,

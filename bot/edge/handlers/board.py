@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
@@ -52,17 +52,19 @@ from bot.edge.handlers.common import (
     get_store,
     update_settings,
 )
-from bot.present.board import TEXT, BoardMessage, board_message, notification, painted
-from bot.present.keyboards import kept_keyboard
+from bot.present.board import PICTURE, TEXT, BoardMessage, board_message, notification, painted
+from bot.present.dice import commitment_notice, fresh_commitment
+from bot.present.keyboards import kept_keyboard, stacked, timeout_offer
 from bot.present.lobby import lobby_message
 from bot.present.painter import PAINTER
 from bot.present.webapp import with_app_button
 from bot.rules.chatsettings import with_board_language
-from bot.rules.seats import waiting_side, waiting_user
+from bot.rules.clock import time_is_up
+from bot.rules.seats import seat_of, waiting_side, waiting_user
 from bot.store import VersionConflict, prefs, private_boards, stale_boards
-from bot.store.prefs import forget_started
+from bot.store.prefs import forget_started, has_started
 from bot.vocab import clock
-from bot.vocab.i18n import Translator, translator
+from bot.vocab.i18n import Translator, pick_language, translator
 from bot.vocab.records import (
     BoardViewRef,
     ChatSettings,
@@ -186,9 +188,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     """Redraw the chat's board message (an inline game's: its inline message);
     True if it had to be posted again."""
     if record.is_inline:
-        from bot.edge.handlers import inline  # it draws with this module's helpers
-
-        await inline.edit_board(context, tr, record, ui, keyboard_only=keyboard_only)
+        await edit_board(context, tr, record, ui, keyboard_only=keyboard_only)
         return False
     if record.is_private:
         return False
@@ -604,3 +604,177 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
         return
     await store.remember_notification(record.chat_id, record.game_id,
                                       f"{view.chat_id}:{message.message_id}")
+
+
+async def announce(context: Context, tr: Translator, old: GameRecord | None,
+                   new: GameRecord, *, to: Sequence[tuple[int, Translator]] = ()) -> None:
+    """Post the whole commitment of a seed ``new`` commits to (and ``old`` did
+    not) in a message never edited afterwards: in its chat, or each player's
+    private chat for a private game (``to``: those chats and their languages;
+    else each person's chat in ``tr``); an inline game has no chat of its own
+    (its message shows the whole commitment until the game starts): only the
+    private chats ``to`` (its first player's, if they started the bot)."""
+    state = fresh_commitment(old, new)
+    if state is None or (new.is_inline and not to):
+        return
+    if not new.is_private:
+        await context.bot.send_message(new.chat_id, commitment_notice(tr, state),
+                                       message_thread_id=new.thread_id)
+        return
+    people = to or [(p.user_id, tr) for p in new.players if computer_level(p.user_id) is None]
+    for chat_id, language in people:
+        try:
+            await context.bot.send_message(chat_id, commitment_notice(language, state))
+        except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
+            if not unreachable(error):
+                raise
+
+
+async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
+                      new: GameRecord, user_id: int) -> None:
+    """An inline game has no chat of the bot's: the whole commitment is kept
+    in the private chats of its players who ever started the bot, sent
+    before the message is redrawn, so before the tap it awaits exists
+    (docs/fair-dice.md): ``user_id`` just joined the lobby (its ▶ Start
+    comes next), or the other player's Accept of a rematch offered by
+    ``user_id`` (both are known then)."""
+    if not new.is_inline:
+        return
+    joined = seat_of(new, user_id) is not None and (old is None or seat_of(old, user_id) is None)
+    if new.status is Status.LOBBY and joined:
+        people, since = [user_id], None  # the lobby's seed: shown on it, not kept yet for them
+    elif fresh_commitment(old, new) is not None:
+        people, since = [p.user_id for p in new.players], old  # a rematch offered
+    else:
+        return
+    store = get_store(context)
+    to = [(person, tr if person == user_id else translator(await prefs.language(store, person)))
+          for person in people if await has_started(store, person)]
+    if to:
+        await announce(context, tr, since, new, to=to)
+
+
+async def show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
+                user_id: int, *, repair: bool = False) -> None:
+    """Redraw the board and ping whoever the game waits for now; ``repair``: only
+    the boards that do not show ``new`` yet (a retry)."""
+    if new.is_inline and old.status is Status.LOBBY and new.status is Status.ACTIVE:
+        await get_store(context).keep_chat(new.chat_id, None)  # its game started (issue 21)
+    if repair:
+        await redraw_stale(context, tr, new)
+    elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
+        await start_from_finished(context, tr, old, new)
+    else:
+        await keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
+        await edit(context, tr, new)
+        if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
+            new = await get_store(context).load(new.key) or new  # as pictures: ping under those
+    if not repair:  # a new seed's whole commitment kept (the board shows it already)
+        await announce(context, tr, old, new)
+    before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
+    if after is not None and after != before:
+        await notify(context, new)
+    elif before == user_id or new.status is not Status.ACTIVE:
+        await clear_notification(context, new)
+
+
+MEDIA_CHAT = "media_chat"
+"""``bot_data`` key: the chat board pictures of inline games are uploaded to
+(``MEDIA_CHAT_ID``), or None."""
+
+
+_OTHER_KIND = ("no caption in the message", "no text in the message",
+               "no media in the message")
+"""Telegram's refusals of an edit for a message of the other kind: a text
+board's edit of a picture, a caption's of a text, a picture for a text (a
+Bot API that does not let media be added to a text message)."""
+
+
+def media_chat(context: Context) -> int | str | None:
+    chat: int | str | None = context.bot_data.get(MEDIA_CHAT)
+    return chat
+
+
+async def edit_board(context: Context, tr: Translator, record: GameRecord,
+                     ui: dict[str, object], *, keyboard_only: bool = False) -> None:
+    """Redraw an inline game's message (see the module doc); ``ui`` and
+    ``keyboard_only`` as for a chat's board (the picture stays)."""
+    settings = await chat_settings(context, record.chat_id)
+    tr = await board_translator(context, settings, tr)
+    picture = record.board_photo and not is_lobby(record) and media_chat(context) is not None
+    styles = (PICTURE, TEXT) if picture else (TEXT, PICTURE)
+    for attempt, style in enumerate(styles):
+        try:
+            await _edit_as(context, tr, record, settings, style,
+                           same_picture=bool(ui) or keyboard_only, ui=ui)
+        except BadRequest as error:
+            reason = error.message.lower()
+            if is_not_modified(error):
+                break
+            if attempt == 0 and any(kind in reason for kind in _OTHER_KIND):
+                continue  # the message is of the other kind (the lobby's text, a picture)
+            if "message_id_invalid" in reason:
+                log.info("inline message of game %s is gone", record.game_id)
+                return
+            raise
+        break
+    if not ui:
+        await get_store(context).mark_shown(record, (record.chat_id, 0))
+
+
+async def _edit_as(context: Context, tr: Translator, record: GameRecord,
+                   settings: ChatSettings, style: str, *, same_picture: bool,
+                   ui: dict[str, object]) -> None:
+    """One edit of the message as a text board or (``style``) as a picture board."""
+    inline_id = record.inline_message_id
+    if style == TEXT:
+        board = render(tr, record, settings, style=TEXT, picture=False, **ui)
+        await context.bot.edit_message_text(board.text, inline_message_id=inline_id,
+                                            reply_markup=_with_clock(tr, record, board.markup))
+        return
+    board = await draw(tr, record, settings, style=PICTURE, picture=not same_picture, **ui)
+    if board.photo is None:  # not painted (draw fell back to text): the picture stays
+        board = render(tr, record, settings, style=PICTURE, picture=False, **ui)
+    markup = _with_clock(tr, record, board.markup)
+    file_id = await _upload(context, board.photo) if board.photo else None
+    if file_id is not None:
+        media = InputMediaPhoto(file_id, caption=board.text, parse_mode=ParseMode.HTML)
+        await context.bot.edit_message_media(media, inline_message_id=inline_id,
+                                             reply_markup=markup)
+    else:
+        await context.bot.edit_message_caption(caption=board.text, inline_message_id=inline_id,
+                                               reply_markup=markup)
+
+
+async def _upload(context: Context, photo: bytes) -> str | None:
+    """Send a board picture to the media chat; its file id, None if it cannot."""
+    chat = media_chat(context)
+    if chat is None:
+        return None
+    try:
+        sent = await context.bot.send_photo(chat, photo, disable_notification=True)
+    except (BadRequest, Forbidden) as error:
+        log.warning("cannot send a board picture to the media chat %s: %s", chat, error)
+        return None
+    return sent.photo[-1].file_id if sent.photo else None
+
+
+def _with_clock(tr: Translator, record: GameRecord, markup: InlineKeyboardMarkup | None
+                ) -> InlineKeyboardMarkup | None:
+    """Once the player to move ran out of time, the inline board carries the
+    opponent's Claim win / Give more time (there is no chat to offer them in)."""
+    if not time_is_up(record, clock.now()):
+        return markup
+    return stacked(markup, timeout_offer(tr, record))
+
+
+async def show_view(update: Update, context: Context, tr: Translator,
+                    record: GameRecord) -> None:
+    """Post ``record``'s board in this private chat, from the user's side
+    (they must be playing it)."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    side = seat_of(record, user.id)
+    assert side is not None
+    language = pick_language(user.language_code)
+    await post_views(context, tr, record, [Viewer(chat.id, side, language)])

@@ -28,15 +28,13 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
-from bot.edge.handlers import fair
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import (
     board_translator,
-    clear_notification,
     edit,
     notify,
     redraw_stale,
-    start_from_finished,
+    show,
 )
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
@@ -161,7 +159,7 @@ async def on_button(update: Update, context: Context) -> None:
     # the computer answers before the boards are drawn: its whole turn and the
     # tap that led to it are one board update
     saved = await computer_turns.play(context, saved)
-    await _show(context, tr, record, saved, query.from_user.id)
+    await show(context, tr, record, saved, query.from_user.id)
 
 
 async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: Callback,
@@ -243,7 +241,7 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
         return
     await store.reindex(current)
     await finished.keep(store, current)  # the first attempt may have died before keeping it
-    await _show(context, tr, old, current, query.from_user.id, repair=True)
+    await show(context, tr, old, current, query.from_user.id, repair=True)
 
 
 async def _applied_before(context: Context, tr: Translator, query: CallbackQuery,
@@ -277,25 +275,3 @@ async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str) 
         await redraw_stale(context, tr, record)
 
 
-async def _show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
-                user_id: int, *, repair: bool = False) -> None:
-    """Redraw the board and ping whoever the game waits for now; ``repair``: only
-    the boards that do not show ``new`` yet (a retry)."""
-    if new.is_inline and old.status is Status.LOBBY and new.status is Status.ACTIVE:
-        await get_store(context).keep_chat(new.chat_id, None)  # its game started (issue 21)
-    if repair:
-        await redraw_stale(context, tr, new)
-    elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
-        await start_from_finished(context, tr, old, new)
-    else:
-        await fair.keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
-        await edit(context, tr, new)
-        if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
-            new = await get_store(context).load(new.key) or new  # as pictures: ping under those
-    if not repair:  # a new seed's whole commitment kept (the board shows it already)
-        await fair.announce(context, tr, old, new)
-    before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
-    if after is not None and after != before:
-        await notify(context, new)
-    elif before == user_id or new.status is not Status.ACTIVE:
-        await clear_notification(context, new)

@@ -24,8 +24,7 @@ from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import which
-from bot.edge.handlers.board import edit, game_link, ping_in_chat, send
-from bot.edge.handlers.board import unreachable as unreachable  # fair.py imports it from here
+from bot.edge.handlers.board import edit, game_link, ping_in_chat, send, unreachable
 from bot.edge.handlers.common import (
     Context,
     DefaultOption,
@@ -39,7 +38,7 @@ from bot.edge.handlers.common import (
     reply,
     translator_for,
 )
-from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
+from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_offer
 from bot.present.names import duration, mention, variant_name
 from bot.rules.clock import (
     Notice,
@@ -149,11 +148,6 @@ def _proposal(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None
     if record.pause_by is None:
         return None
     return proposal_keyboard(tr, record.game_id, paused=record.paused_at is not None)
-
-
-def timeout_offer(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
-    """Claim win / Give more time (as long as the time control's period)."""
-    return timeout_keyboard(tr, record.game_id, duration(tr, record.options.time_control or 0))
 
 
 async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> None:

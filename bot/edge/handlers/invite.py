@@ -1,4 +1,4 @@
-"""/invite and /start: private games through one-use invitation links.
+"""/invite: private games through one-use invitation links.
 
 ``/invite [variant] [options]`` (the options of /new, except a stake: a
 private game has no chat ledger) answers with a link; whoever opens it
@@ -8,8 +8,8 @@ and is shown only as two views, one in each player's private chat, each
 drawn from its player's side; the player to move gets a short ping there.
 Links are one-use and expire (:mod:`bot.store.invites`).
 
-``/start`` in a private chat also records that the user started the bot
-(so it may write to them), and ``/start games`` opens the /games list.
+``/start i<token>`` is one of ``/start``'s payloads
+(:data:`bot.edge.handlers.menu.START_PAYLOADS`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge import effects
-from bot.edge.handlers import analysis, fair, games
-from bot.edge.handlers.board import Viewer, post_views
+from bot.edge.handlers.board import Viewer, announce, post_views
 from bot.edge.handlers.common import (
     Context,
     addressee_translator,
@@ -44,7 +43,7 @@ from bot.rules.dice import committed
 from bot.rules.options import OptionError, engine_options, parse_new_args
 from bot.store import invites
 from bot.store.invites import Invitation, RedeemOutcome
-from bot.store.prefs import has_started, note_started
+from bot.store.prefs import has_started
 from bot.vocab.i18n import N_, Translator, pick_language
 from bot.vocab.records import GameRecord, Player
 from bot.vocab.usertext import html_text
@@ -111,24 +110,14 @@ def _sample(offer: Invitation) -> GameRecord:
     return GameRecord(chat_id=0, variant=offer.variant, options=offer.options, dice=offer.dice)
 
 
-async def start(update: Update, context: Context) -> None:
-    """``/start``: an invitation link, the /games link, or the help."""
-    # the command table lists /start itself, so its /help is imported here
-    from bot.edge.handlers.menu import help_command
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    if chat.type != Chat.PRIVATE:
-        await help_command(update, context)
-        return
-    await note_started(get_store(context), user.id)
-    payload = args_of(context)[0] if args_of(context) else ""
+async def start_invitation(update: Update, context: Context, payload: str) -> bool:
+    """``/start i<token>`` in a private chat: redeem the invitation; False if
+    ``payload`` is no invitation."""
     token = invites.token_of(payload)
-    if token is not None:
-        await accept(update, context, token)
-    elif payload == games.START_PAYLOAD:
-        await games.send_list(update, context, await translator_for(update, context))
-    elif not await analysis.start_analysis(update, context, payload):
-        await help_command(update, context)
+    if token is None:
+        return False
+    await accept(update, context, token)
+    return True
 
 
 async def accept(update: Update, context: Context, token: str) -> None:
@@ -179,7 +168,7 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
     inviter = await addressee_translator(context, offer.inviter, offer.inviter, offer.language)
     await _tell(context, offer.inviter, inviter, offer, opponent=name)
     await _tell(context, user.id, tr, offer, opponent=offer.name)
-    await fair.announce(context, tr, None, lobby, to=[(user.id, tr)])  # the inviter's: the link
+    await announce(context, tr, None, lobby, to=[(user.id, tr)])  # the inviter's: the link
     shown = await post_views(context, tr, lobby, [
         Viewer(offer.inviter, Side.WHITE, offer.language), Viewer(user.id, Side.BLACK, language)])
     return shown.version > 0

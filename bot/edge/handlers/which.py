@@ -14,32 +14,28 @@
 In a private chat the user's private games (``/invite``) count as the chat's.
 ``/seed`` carries words a button cannot, so it asks for a reply instead of
 listing.  Each command is one :class:`Need` (what fits, what to do with it),
-registered by its module with :func:`need`; :func:`on_pick` finds it again
-by the command's name in the button.
+registered by its module with :func:`need`; the list's button
+(:func:`bot.edge.handlers.commands.on_pick`) finds it again by the command's
+name in the button.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from html import escape
 
 from telegram import Chat, Message, Update
-from telegram.error import BadRequest
 
 from bot.edge.handlers.common import (
-    UNKNOWN_BUTTON,
     Context,
     get_store,
-    own_button,
     reply,
     thread_of,
     translator_for,
 )
-from bot.present.picker import GONE, NOT_YOURS, game_label, pick_keyboard, pick_text
+from bot.present.picker import pick_keyboard, pick_text
 from bot.store import played, private_boards
-from bot.vocab.callbacks import Callback, CallbackDataError, PickGame
+from bot.vocab.callbacks import Callback, CallbackDataError
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
 
@@ -178,33 +174,3 @@ async def run(update: Update, context: Context, wanted: Need) -> None:
         await wanted.act(update, context, tr, record)
 
 
-async def on_pick(update: Update, context: Context) -> None:
-    """A button of a command's list: the command, on the game picked, for its
-    caller only; a game that no longer fits is refused (send it again)."""
-    query, user = update.callback_query, update.effective_user
-    assert query is not None and user is not None
-    tr = await translator_for(update, context)
-    try:
-        data = PickGame.parse(query.data)
-        wanted = NEEDS[data.command]
-    except (CallbackDataError, KeyError):
-        await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
-        return
-    if not await own_button(query, tr):
-        return
-    if user.id != data.user_id:
-        await query.answer(tr.gettext(NOT_YOURS), show_alert=True)
-        return
-    games = await candidates(update, context, user.id)
-    record = next((g for g in games if g.game_id == data.game_id and wanted.fits(g, user.id)),
-                  None)
-    if record is None:
-        await query.answer(tr.gettext(GONE), show_alert=True)
-        return
-    await query.answer()
-    message = query.message
-    if isinstance(message, Message):  # the list is used up: it says what was picked
-        with contextlib.suppress(BadRequest):
-            await message.edit_text(f"{message.text_html}\n→ {escape(game_label(tr, record))}",
-                                    reply_markup=None)
-    await wanted.act(update, context, tr, record)

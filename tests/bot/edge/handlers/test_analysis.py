@@ -138,6 +138,7 @@ async def test_analyze_alone_and_as_a_reply_to_an_older_result(world: World) -> 
 async def test_a_tap_later_posts_the_same_picture_again_without_analysing(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.edge.handlers import analysis
+    from bot.edge.handlers import computer as computer_turns
 
     t = _setup(world)
     record = await _finished(world, t, taps=4)
@@ -148,7 +149,7 @@ async def test_a_tap_later_posts_the_same_picture_again_without_analysing(
     first = await world.reply(t.chat, since, match=lambda m: m.photo is not None)
     # later (past REPOST_AFTER), and in another worker (nothing kept in this process)
     monkeypatch.setattr(analysis, "REPOST_AFTER", 0.0)
-    analysis._ANALYSES.clear()
+    computer_turns._ANALYSES.clear()
     since = world.server.revision
     answer = await world.tap(t.chat, t.bob, board, data)
     assert not answer.show_alert and not answer.text
@@ -156,7 +157,7 @@ async def test_a_tap_later_posts_the_same_picture_again_without_analysing(
     assert again.message_id != first.message_id and again.caption == first.caption
     assert again.photo is not None and first.photo is not None
     assert again.photo.file_id == first.photo.file_id  # sent by its file id: not drawn again
-    assert str(record.ref) not in analysis._ANALYSES  # and not analysed again
+    assert str(record.ref) not in computer_turns._ANALYSES  # and not analysed again
     uploads = [r for r in world.server.requests("sendPhoto")
                if r.files and "📊" in str(r.params.get("caption"))]
     assert len(uploads) == 1
@@ -386,13 +387,13 @@ def _slow_analysis(work: object) -> object:
 
 async def test_other_games_taps_are_answered_while_a_game_is_analysed(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.edge.handlers import analysis
+    from bot.edge.handlers import computer as computer_turns
 
     t = _setup(world)
     await _finished(world, t, taps=2)
     other = _setup(world)
     await _started(world, other)
-    monkeypatch.setattr(analysis, "analyse_job", _slow_analysis)
+    monkeypatch.setattr(computer_turns, "analyse_job", _slow_analysis)
     board = world.board(t.chat)
     looking = world.server.user_taps(t.chat, t.eve, board, _analysis_button(world, board))
     assert (await looking.wait_answer_async(10)).text == "📊 Analysing the game…"

@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from html import escape
 
 from telegram import Message, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import which
-from bot.edge.handlers.board import edit
-from bot.edge.handlers.clock import unreachable
+from bot.edge.handlers.board import edit, unreachable
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -27,23 +25,19 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.dice import (
-    commitment_notice,
     dice_chart,
     dice_summary,
     dice_text,
     dice_title,
-    fresh_commitment,
     verify_message,
 )
 from bot.present.render.dice import render_dice_chart
 from bot.rules.dice import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
-from bot.store import prefs
-from bot.store.prefs import has_started
 from bot.vocab.callbacks import CallbackDataError, VerifyDice
-from bot.vocab.i18n import N_, Translator, translator
-from bot.vocab.records import GameRecord, Status, computer_level
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status
 from bot.vocab.usertext import html_text
 
 
@@ -126,54 +120,6 @@ async def on_verify_button(update: Update, context: Context) -> None:
     if isinstance(message, Message):
         await context.bot.send_message(message.chat.id, verify_message(tr, record),
                                        message_thread_id=thread_of(message))
-
-
-async def announce(context: Context, tr: Translator, old: GameRecord | None,
-                   new: GameRecord, *, to: Sequence[tuple[int, Translator]] = ()) -> None:
-    """Post the whole commitment of a seed ``new`` commits to (and ``old`` did
-    not) in a message never edited afterwards: in its chat, or each player's
-    private chat for a private game (``to``: those chats and their languages;
-    else each person's chat in ``tr``); an inline game has no chat of its own
-    (its message shows the whole commitment until the game starts): only the
-    private chats ``to`` (its first player's, if they started the bot)."""
-    state = fresh_commitment(old, new)
-    if state is None or (new.is_inline and not to):
-        return
-    if not new.is_private:
-        await context.bot.send_message(new.chat_id, commitment_notice(tr, state),
-                                       message_thread_id=new.thread_id)
-        return
-    people = to or [(p.user_id, tr) for p in new.players if computer_level(p.user_id) is None]
-    for chat_id, language in people:
-        try:
-            await context.bot.send_message(chat_id, commitment_notice(language, state))
-        except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
-            if not unreachable(error):
-                raise
-
-
-async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
-                      new: GameRecord, user_id: int) -> None:
-    """An inline game has no chat of the bot's: the whole commitment is kept
-    in the private chats of its players who ever started the bot, sent
-    before the message is redrawn, so before the tap it awaits exists
-    (docs/fair-dice.md): ``user_id`` just joined the lobby (its ▶ Start
-    comes next), or the other player's Accept of a rematch offered by
-    ``user_id`` (both are known then)."""
-    if not new.is_inline:
-        return
-    joined = seat_of(new, user_id) is not None and (old is None or seat_of(old, user_id) is None)
-    if new.status is Status.LOBBY and joined:
-        people, since = [user_id], None  # the lobby's seed: shown on it, not kept yet for them
-    elif fresh_commitment(old, new) is not None:
-        people, since = [p.user_id for p in new.players], old  # a rematch offered
-    else:
-        return
-    store = get_store(context)
-    to = [(person, tr if person == user_id else translator(await prefs.language(store, person)))
-          for person in people if await has_started(store, person)]
-    if to:
-        await announce(context, tr, since, new, to=to)
 
 
 VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "

@@ -42,7 +42,7 @@ async def save(store: Store, old: GameRecord, new: GameRecord, now: float | None
 async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float | None = None
                      ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
     """:func:`save` up to the CAS; the index upkeep is left to the caller
-    (:meth:`Store.save_first`: a tap is answered before it runs).
+    (:meth:`store.games.save_first`: a tap is answered before it runs).
 
     A ``new`` game of another id continues ``old`` (the match's next game, a
     rematch, a new lobby from its board): both are saved in one step, ``old``
@@ -52,9 +52,9 @@ async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float 
     if ends(old, new):
         saved, upkeep = await end_game(store, old, new)
     elif new.game_id != old.game_id:
-        saved, upkeep = await store.save_first(new, 0, closes=continued(old, new, now))
+        saved, upkeep = await store.games.save_first(new, 0, closes=continued(old, new, now))
     else:
-        saved, upkeep = await store.save_first(new, old.version)
+        saved, upkeep = await store.games.save_first(new, old.version)
     if saved.engine:
         remember_table(saved, table_of(new))
     return saved, upkeep
@@ -109,7 +109,7 @@ async def load_current(store: Store, chat_id: int, data: Callback) -> GameRecord
     :func:`bot.rules.taps.caught_up` says what such a tap may still do), else
     :class:`Refusal`; a tap on a message not saved yet waits for it (:func:`load_for`)."""
     for _ in range(FUTURE_WAITS):
-        record = await store.load_game(chat_id, data.id)
+        record = await store.games.load_game(chat_id, data.id)
         if record is None or record.version >= data.version:
             break
         await asyncio.sleep(0.02)

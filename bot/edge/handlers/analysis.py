@@ -6,12 +6,12 @@ command replies to): the analysis only reads the game.  A private game's
 analysis is its players' only.
 
 One analysis of a game is in flight at a time over all workers
-(:func:`bot.store.finished.claim`); a tap meanwhile is told so.  The
+(:func:`bot.store.analysis.claim`); a tap meanwhile is told so.  The
 analysis runs in the computer's thinking pool (another process:
 :func:`bot.edge.handlers.computer.in_pool`), the picture is painted in the
 painter's process (:data:`bot.present.painter.PAINTER`), so the event loop
 goes on answering every other tap.  What was posted is remembered per
-language and board style (bot/store/finished.py): a later tap posts it again
+language and board style (bot/store/analysis.py): a later tap posts it again
 by Telegram's file id (nothing computed or painted again), or, when it was
 posted in this chat a moment ago, points at it.
 
@@ -52,8 +52,8 @@ from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
 from bot.rules.analysis import analysable
 from bot.rules.seats import seat_of
-from bot.store import Store, finished, prefs, private_boards
-from bot.store.inline_games import inline_chat_id
+from bot.store import Store
+from bot.store.inline import inline_chat_id
 from bot.vocab.callbacks import AnalyseGame, CallbackDataError
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord
@@ -128,16 +128,16 @@ class Asker:
 
 def _shows(store: Store, record: GameRecord, chat_id: int, message_id: int) -> bool:
     """Whether the message is one of the record's boards (its chat's, or a view)."""
-    return (chat_id, message_id) in store.boards_of(record)
+    return (chat_id, message_id) in store.games.boards_of(record)
 
 
 async def game_by_id(store: Store, chat_id: int, thread_id: int | None,
                      game_id: str) -> GameRecord | None:
     """The chat's game ``game_id``: its record, or the one kept after its end."""
-    record = await store.load_game(chat_id, game_id)
+    record = await store.games.load_game(chat_id, game_id)
     if record is not None:
         return record
-    return await finished.load(store, chat_id, game_id)
+    return await store.analysis.load(chat_id, game_id)
 
 
 async def game_of_message(store: Store, chat: Chat, thread_id: int | None,
@@ -145,13 +145,13 @@ async def game_of_message(store: Store, chat: Chat, thread_id: int | None,
     """The game a board message in ``chat`` shows (or showed when it ended)."""
     chat_id = chat.id
     if chat.type == Chat.PRIVATE:
-        ref = await private_boards.game_of(store, chat.id, message_id)
+        ref = await store.board.game_of(chat.id, message_id)
         if ref is not None:  # a view of a game that lives elsewhere
             chat_id, thread_id = ref.chat_id, ref.thread_id
-    for game in await store.chat_games(chat_id, thread_id):
+    for game in await store.games.chat_games(chat_id, thread_id):
         if _shows(store, game, chat.id, message_id):
             return game
-    for kept in await finished.recent(store, chat_id, any_topic=True):
+    for kept in await store.analysis.recent(chat_id, any_topic=True):
         if _shows(store, kept, chat.id, message_id):
             return kept
     return None
@@ -162,14 +162,14 @@ async def last_game(store: Store, chat: Chat, thread_id: int | None,
     """The last finished game of the chat (or topic): the user's, if they
     played one of its games kept, else anyone's; in a private chat, the user's
     last finished game anywhere, or the one played in this chat."""
-    kept = [game for game in await store.chat_games(chat.id, thread_id) if analysable(game)]
+    kept = [game for game in await store.games.chat_games(chat.id, thread_id) if analysable(game)]
     mine = [game for game in kept if seat_of(game, user_id) is not None]
     candidates = (mine or kept)[:1]
     if chat.type == Chat.PRIVATE:
-        last = await finished.last_of_user(store, user_id)
+        last = await store.analysis.last_of_user(user_id)
         candidates += [last] if last is not None else []
     elif not candidates:
-        last = await finished.last(store, chat.id, thread_id)
+        last = await store.analysis.last(chat.id, thread_id)
         candidates += [last] if last is not None else []
     return max(candidates, key=lambda record: record.updated_at, default=None)
 
@@ -252,7 +252,7 @@ async def _on_inline_board(update: Update, context: Context, tr: Translator, inl
             or seat_of(record, user.id) is None:
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
         return
-    if not await prefs.has_started(store, user.id):
+    if not await store.prefs.has_started(user.id):
         await query.answer(url=f"https://t.me/{context.bot.username}?start="
                                f"{start_payload(record)}")
         return
@@ -300,28 +300,28 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
     before, or pointed at when it was posted there a moment ago; else
     analysed (one at a time per game) and posted."""
     store = get_store(context)
-    settings = await store.chat_settings(place.chat_id)
+    settings = await store.games.chat_settings(place.chat_id)
     shown = await board_translator(context, settings, tr) if place.group else tr
     user = asker.update.effective_user
     user_id = user.id if user is not None else 0
-    at = await finished.posted_at(store, record.chat_id, record.game_id, place.chat_id)
+    at = await store.analysis.posted_at(record.chat_id, record.game_id, place.chat_id)
     if at is not None and 0 <= time.time() - at < REPOST_AFTER:
         await asker.tell(tr.gettext(PRIVATE_ABOVE if asker.elsewhere else ABOVE))
         return
     style = settings.board_style
     form = f"{shown.lang}:{style}"
-    before = await finished.posted(store, record.chat_id, record.game_id, form)
+    before = await store.analysis.posted(record.chat_id, record.game_id, form)
     if before is not None:  # posted before in this language and style: again, as it was
         await asker.done(tr.gettext(SENT_PRIVATELY) if asker.elsewhere else None)
         await _send(context, place, json.loads(before))
-        await finished.note_posted(store, record.chat_id, record.game_id, form, before,
-                                   place.chat_id)
+        await store.analysis.note_posted(record.chat_id, record.game_id, form, before,
+                                         place.chat_id)
         return
     too_many = refusal(record, place.chat_id, user_id)
     if too_many is not None:
         await asker.tell(tr.gettext(too_many))
         return
-    if not await finished.claim(store, record.chat_id, record.game_id):
+    if not await store.analysis.claim(record.chat_id, record.game_id):
         await asker.tell(tr.gettext(BUSY))
         return
     said = None
@@ -334,11 +334,11 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
             await _send(context, place, {"text": tr.gettext(FAILED)})
             return
         form, posted = await _post(context, shown, record, analysis, place, style)
-        await finished.note_posted(store, record.chat_id, record.game_id, form, posted,
-                                   place.chat_id)
-        await finished.keep(store, record)  # a game that ended before games were kept
+        await store.analysis.note_posted(record.chat_id, record.game_id, form, posted,
+                                         place.chat_id)
+        await store.analysis.keep(record)  # a game that ended before games were kept
     finally:
-        await finished.release(store, record.chat_id, record.game_id)
+        await store.analysis.release(record.chat_id, record.game_id)
         if said is not None:
             with contextlib.suppress(BadRequest, Forbidden):
                 await said.delete()

@@ -1,5 +1,8 @@
-"""Showing a record in its chat: post, edit, re-post the board or lobby
-message, and the turn notification.
+"""What a change shows: post, edit, re-post the board or lobby message (a
+chat's, the players' private views, an inline game's message), the turn
+notification, the dice's commitment notices (:func:`announce`,
+:func:`keep_inline`); :func:`show` is all of it after a change.  Not a
+handler: every handler may use it (tests/bot/edge/handlers/test_imports.py).
 
 A message's keyboard is drawn for a record version; when the message id
 must be saved into the record, the keyboard is drawn for the version that
@@ -22,7 +25,7 @@ record's version on, so whoever posts one (:func:`repost`,
 :func:`post_views`) then redraws the others' keyboards for the new version.
 
 The version each board message shows is noted beside the record
-(:meth:`bot.store.Store.mark_shown`) once it is posted or redrawn.  A redraw
+(:meth:`bot.store.games.Games.mark_shown`) once it is posted or redrawn.  A redraw
 that failed (the Bot API answered 502) leaves its board behind the record;
 :func:`redraw_stale` redraws exactly the boards that are behind, so repeating
 it (a retried update, a refused tap on the old board) never edits a board
@@ -61,8 +64,7 @@ from bot.present.webapp import with_app_button
 from bot.rules.chatsettings import with_board_language
 from bot.rules.clock import time_is_up
 from bot.rules.seats import seat_of, waiting_side, waiting_user
-from bot.store import VersionConflict, prefs, private_boards, stale_boards
-from bot.store.prefs import forget_started, has_started
+from bot.store import VersionConflict
 from bot.vocab import clock
 from bot.vocab.i18n import Translator, pick_language, translator
 from bot.vocab.records import (
@@ -251,7 +253,7 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
                                  same_picture, ui)
     except Forbidden:  # the player blocked the bot: their board waits for /games
         log.info("view in chat %s unreachable", view.chat_id)
-        await forget_started(get_store(context), view.chat_id)
+        await get_store(context).prefs.forget_started(view.chat_id)
         return False
     if not gone:
         return False
@@ -289,15 +291,15 @@ async def _mark(context: Context, record: GameRecord, board: Board,
     """Note the version ``board`` shows now (a keyboard-only tap's redraw
     leaves it where it was: the version did not move)."""
     if not ui:
-        await get_store(context).mark_shown(record, board)
+        await get_store(context).games.mark_shown(record, board)
 
 
 async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> None:
     """Redraw those boards of the record that do not show its version (their
     redraw failed), or post its chat's board if it has none; the others are
     left alone, so this may run any number of times."""
-    shown = await get_store(context).shown(record)
-    main = 0 if record.is_inline else record.board_message_id  # see Store.boards_of
+    shown = await get_store(context).games.shown(record)
+    main = 0 if record.is_inline else record.board_message_id  # see store.games.boards_of
     behind = main is None or shown.get((record.chat_id, main), -1) < record.version
     has_main = record.is_inline or not record.is_private
     if has_main and behind and await _edit_main(context, tr, record, {}):
@@ -310,7 +312,7 @@ async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> 
 
 async def startup_redraw_job(context: Context) -> None:
     """The start-up job: redraw the boards of open games that were left behind
-    their record before the restart (:func:`bot.store.stale_boards.behind`),
+    their record before the restart (:func:`bot.store.board.behind`),
     one game after another; every edit goes through the flood limiter like
     any other, so a big backlog is spread over its budget, never sent at once.
 
@@ -322,7 +324,7 @@ async def startup_redraw_job(context: Context) -> None:
         return
     started = context.job.data if context.job is not None else time.time()
     assert isinstance(started, float)
-    behind = [record for record in await stale_boards.behind(store, STARTUP_REDRAWS)
+    behind = [record for record in await store.board.behind(STARTUP_REDRAWS)
               if record.updated_at <= started - STARTUP_GRACE]
     log.info("start-up: redrawing the boards of %s games left behind", len(behind))
     for record in behind:
@@ -366,10 +368,10 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
             message = await send_board(context, viewer.chat_id, None, board)
         except Forbidden:
             log.info("cannot post a view in chat %s", viewer.chat_id)
-            await forget_started(store, viewer.chat_id)
+            await store.prefs.forget_started(viewer.chat_id)
             continue
         # before the save: a tap on the new board must find its game at once
-        await private_boards.remember(store, viewer.chat_id, message.message_id, record.ref)
+        await store.board.remember(viewer.chat_id, message.message_id, record.ref)
         posted.append(BoardViewRef(chat_id=viewer.chat_id, message_id=message.message_id,
                                    viewer=viewer.side, photo=board.photo is not None,
                                    language=viewer.language))
@@ -378,19 +380,19 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
     chats = {view.chat_id for view in posted}
     kept = tuple(view for view in record.views if view.chat_id not in chats)
     try:
-        saved = await store.save(drawn.model_copy(update={"views": kept + tuple(posted)}),
-                                 record.version)
+        saved = await store.games.save(drawn.model_copy(update={"views": kept + tuple(posted)}),
+                                       record.version)
     except VersionConflict:
         for view in posted:  # someone acted meanwhile: their edit shows the boards
             await _retire(context, view.chat_id, view.message_id, delete=True)
-            await private_boards.forget(store, view.chat_id, view.message_id)
-        return await store.load(record.key) or record
+            await store.board.forget(view.chat_id, view.message_id)
+        return await store.games.load(record.key) or record
     for view in posted:
-        await store.mark_shown(saved, (view.chat_id, view.message_id))
+        await store.games.mark_shown(saved, (view.chat_id, view.message_id))
     for view in record.views:
         if view.chat_id in chats:
             await _retire(context, view.chat_id, view.message_id, delete=False)
-            await private_boards.forget(store, view.chat_id, view.message_id)
+            await store.board.forget(view.chat_id, view.message_id)
     await _refresh(context, tr, saved, [(view.chat_id, view.message_id) for view in posted])
     return saved
 
@@ -423,15 +425,15 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     message = await send_board(context, record.chat_id, record.thread_id, board)
     posted = {"board_message_id": message.message_id, "board_photo": board.photo is not None}
     try:
-        saved = await store.save(drawn.model_copy(update=posted), record.version)
+        saved = await store.games.save(drawn.model_copy(update=posted), record.version)
     except VersionConflict:
         # someone acted meanwhile: their edit shows the board; this copy is dead
         await _retire(context, record.chat_id, message.message_id, delete=True)
-        current = await store.load(record.key)
+        current = await store.games.load(record.key)
         return current or record
-    await store.mark_shown(saved, (record.chat_id, message.message_id))
+    await store.games.mark_shown(saved, (record.chat_id, message.message_id))
     # a reply to this board names its game, also once a newer board replaced it
-    await private_boards.remember(store, record.chat_id, message.message_id, record.ref)
+    await store.board.remember(record.chat_id, message.message_id, record.ref)
     old = record.board_message_id
     if (strip_old or delete_old) and old and old != message.message_id:
         await _retire(context, record.chat_id, old, delete=delete_old)
@@ -477,7 +479,7 @@ async def clear_notification(context: Context, record: GameRecord) -> None:
     would bump the version and make the board's buttons stale.  A private
     game's ping is in a player's chat: kept as ``<chat id>:<message id>``.
     """
-    old = await get_store(context).take_notification(record.chat_id, record.game_id)
+    old = await get_store(context).games.take_notification(record.chat_id, record.game_id)
     if old is not None:
         chat, _, message = old.rpartition(":")
         with contextlib.suppress(BadRequest, Forbidden):  # deleted by someone already
@@ -509,7 +511,7 @@ async def notify(context: Context, record: GameRecord) -> None:
     a group ping is not sent at once: a player who started the bot gets it
     in the private chat now, anyone else in the group only after the
     ``TURN_PING_DELAY`` (:data:`PING_DELAY`) if they have not acted by then
-    (queued in the store, :func:`bot.store.wakeups.ping_tick` sends it)."""
+    (queued in the store, :func:`bot.store.clock.ping_tick` sends it)."""
     step = f"notify:{record.ref}:{record.version}"
     user_id = waiting_user(record)
     if effects.done(step) or computer_level(user_id or 0) is not None:
@@ -532,11 +534,11 @@ async def _ping_later(context: Context, record: GameRecord, at: float) -> None:
     posted (posting a board saves its message id, a version of its own that
     is no action of the player's)."""
     store = get_store(context)
-    current = await store.load_game(record.chat_id, record.game_id)
+    current = await store.games.load_game(record.chat_id, record.game_id)
     if current is None or current.version < record.version \
             or waiting_user(current) != waiting_user(record):
         current = record
-    await store.ping_later(record.ref, current.version, at)
+    await store.clock.ping_later(record.ref, current.version, at)
 
 
 async def ping_in_chat(context: Context, record: GameRecord) -> None:
@@ -548,8 +550,8 @@ async def ping_in_chat(context: Context, record: GameRecord) -> None:
     text = notification(await addressee_translator(context, user_id, record.chat_id), record)
     if text is not None:
         message = await send(context, record, text)
-        await get_store(context).remember_notification(record.chat_id, record.game_id,
-                                                       str(message.message_id))
+        await get_store(context).games.remember_notification(record.chat_id, record.game_id,
+                                                             str(message.message_id))
 
 
 def unreachable(error: Exception) -> bool:
@@ -564,7 +566,7 @@ async def _ping_started(context: Context, record: GameRecord, user_id: int) -> b
     """Ping ``user_id`` in their private chat with the bot if they started it
     there (it costs the group nothing); False when they have not, or it failed."""
     store = get_store(context)
-    if not await prefs.has_started(store, user_id):
+    if not await store.prefs.has_started(user_id):
         return False
     tr = await addressee_translator(context, user_id, user_id)  # their private chat's
     text = notification(tr, record)
@@ -578,10 +580,10 @@ async def _ping_started(context: Context, record: GameRecord, user_id: int) -> b
     except (Forbidden, BadRequest) as error:  # blocked the bot since: the group, later
         if not unreachable(error):
             raise
-        await forget_started(store, user_id)
+        await store.prefs.forget_started(user_id)
         return False
-    await store.remember_notification(record.chat_id, record.game_id,
-                                      f"{user_id}:{message.message_id}")
+    await store.games.remember_notification(record.chat_id, record.game_id,
+                                            f"{user_id}:{message.message_id}")
     return True
 
 
@@ -600,10 +602,10 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
                                                  reply_to_message_id=view.message_id,
                                                  allow_sending_without_reply=True)
     except Forbidden:
-        await forget_started(store, view.chat_id)
+        await store.prefs.forget_started(view.chat_id)
         return
-    await store.remember_notification(record.chat_id, record.game_id,
-                                      f"{view.chat_id}:{message.message_id}")
+    await store.games.remember_notification(record.chat_id, record.game_id,
+                                            f"{view.chat_id}:{message.message_id}")
 
 
 async def announce(context: Context, tr: Translator, old: GameRecord | None,
@@ -648,8 +650,8 @@ async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
     else:
         return
     store = get_store(context)
-    to = [(person, tr if person == user_id else translator(await prefs.language(store, person)))
-          for person in people if await has_started(store, person)]
+    to = [(person, tr if person == user_id else translator(await store.prefs.language(person)))
+          for person in people if await store.prefs.has_started(person)]
     if to:
         await announce(context, tr, since, new, to=to)
 
@@ -668,7 +670,8 @@ async def show(context: Context, tr: Translator, old: GameRecord, new: GameRecor
         await keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
         await edit(context, tr, new)
         if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
-            new = await get_store(context).load(new.key) or new  # as pictures: ping under those
+            # posted again as pictures: ping under those
+            new = await get_store(context).games.load(new.key) or new
     if not repair:  # a new seed's whole commitment kept (the board shows it already)
         await announce(context, tr, old, new)
     before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
@@ -719,7 +722,7 @@ async def edit_board(context: Context, tr: Translator, record: GameRecord,
             raise
         break
     if not ui:
-        await get_store(context).mark_shown(record, (record.chat_id, 0))
+        await get_store(context).games.mark_shown(record, (record.chat_id, 0))
 
 
 async def _edit_as(context: Context, tr: Translator, record: GameRecord,

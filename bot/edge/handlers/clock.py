@@ -2,7 +2,7 @@
 muting, and the chat's default time control.
 
 - :func:`tick_job` runs every few seconds in every bot process
-  (:mod:`bot.store.wakeups` hands each due game to one of them) and :func:`act`
+  (:mod:`bot.store.clock` hands each due game to one of them) and :func:`act`
   does what is due: remind the player to move, or offer the opponent
   **Claim win** / **Give more time** once the deadline has passed.
 - Reminders go to the player's private chat with the bot when they have
@@ -51,7 +51,6 @@ from bot.rules.clock import (
 from bot.rules.matchstate import table_of
 from bot.rules.seats import seat_of
 from bot.service.saving import commit_game
-from bot.store import prefs, wakeups
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import N_, Translator
@@ -74,7 +73,7 @@ def interval() -> float:
 
 async def tick_job(context: Context) -> None:
     """The repeating job: wake up the games that are due and send the delayed
-turn pings (see :mod:`bot.store.wakeups`)."""
+turn pings (see :mod:`bot.store.clock`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
@@ -86,8 +85,8 @@ turn pings (see :mod:`bot.store.wakeups`)."""
         await ping_in_chat(context, record)
 
     now = clock.now()
-    await wakeups.tick(store, now, act_here)
-    await wakeups.ping_tick(store, now, ping_here)  # delayed turn pings (bot/store/wakeups.py)
+    await store.clock.tick(now, act_here)
+    await store.clock.ping_tick(now, ping_here)  # delayed turn pings (bot/store/clock.py)
 
 
 async def act(context: Context, record: GameRecord, stage: int) -> None:
@@ -110,11 +109,11 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
     """Remind the player the game waits for (unless they muted reminders)."""
     store = get_store(context)
     user_id, opponent = due.late.user_id, due.opponent
-    if await prefs.is_muted(store, user_id):
+    if await store.prefs.is_muted(user_id):
         return
     assert record.deadline is not None  # a reminder's notice has one
     left = record.deadline - clock.now()
-    if record.is_private or await prefs.has_started(store, user_id):
+    if record.is_private or await store.prefs.has_started(user_id):
         tr = await _user_translator(context, user_id)
         text = "⏰ " + tr.gettext(
             "Your move against {opponent} ({variant}) is waiting: {left} left.",
@@ -127,7 +126,7 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
         except (Forbidden, BadRequest) as error:  # blocked the bot since, or never started
             if not unreachable(error):  # it (an inline game's player): the chat instead
                 raise
-            await prefs.forget_started(store, user_id)
+            await store.prefs.forget_started(user_id)
             if record.is_private:
                 return
     tr = await addressee_translator(context, user_id, record.chat_id)
@@ -180,7 +179,7 @@ async def _find_game(context: Context, user_id: int, game_id: str,
                      inline_id: str | None = None) -> GameRecord | None:
     """One of the user's open games by id (clock buttons may be in a private
     chat); tapped on an inline message (``inline_id``): only that message's game."""
-    for record in await get_store(context).user_games(user_id):
+    for record in await get_store(context).games.user_games(user_id):
         if record.game_id == game_id and (inline_id is None
                                           or record.inline_message_id == inline_id):
             return record
@@ -241,7 +240,7 @@ async def on_clock_button(update: Update, context: Context) -> None:
         return
     if data.action in (ButtonAction.MUTE, ButtonAction.UNMUTE):
         muted = data.action is ButtonAction.MUTE
-        await prefs.set_muted(get_store(context), user.id, muted)
+        await get_store(context).prefs.set_muted(user.id, muted)
         await query.answer(tr.gettext(MUTED if muted else UNMUTED), show_alert=True)
         return
     try:
@@ -283,7 +282,7 @@ async def _set_muted(update: Update, context: Context, muted: bool) -> None:
     tr = await translator_for(update, context)
     user = update.effective_user
     assert user is not None
-    await prefs.set_muted(get_store(context), user.id, muted)
+    await get_store(context).prefs.set_muted(user.id, muted)
     await reply(update, tr.gettext(MUTED if muted else UNMUTED))
 
 
@@ -360,5 +359,5 @@ async def note_private(update: Update, context: Context) -> None:
     if user is None:
         return
     store = get_store(context)
-    await prefs.note_started(store, user.id)  # its language: common.note_language
+    await store.prefs.note_started(user.id)  # its language: common.note_language
 

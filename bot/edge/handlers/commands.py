@@ -76,7 +76,7 @@ async def new(update: Update, context: Context) -> None:
     thread = thread_of(update.effective_message)
     game_id = new_game_id()  # follows from the update: a retry of it makes this lobby again
     if options.computer is None:  # one open lobby per person here (but this /new's own)
-        waiting = [g for g in await store.chat_games(chat.id, thread, ended=False)
+        waiting = [g for g in await store.games.chat_games(chat.id, thread, ended=False)
                    if g.status is Status.LOBBY and g.created_by == user.id
                    and g.game_id != game_id]
         if waiting:
@@ -85,7 +85,7 @@ async def new(update: Update, context: Context) -> None:
             return
     else:  # and a bounded number of games against the computer
         try:
-            computer.playing_the_bot(await store.chat_games(chat.id, thread, ended=False),
+            computer.playing_the_bot(await store.games.chat_games(chat.id, thread, ended=False),
                                      user.id, computer_turns.per_person(context))
         except Refusal as refusal:
             await reply(update, refusal_text(tr, refusal))
@@ -100,7 +100,7 @@ async def new(update: Update, context: Context) -> None:
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
-    if await store.live_count(chat.id, thread) >= store.max_live > 0:  # (before it thinks)
+    if await store.games.live_count(chat.id, thread) >= store.max_live > 0:  # (before it thinks)
         await reply(update, tr.gettext(GAME_LIMIT, count=store.max_live))
         return
     if options.computer is not None:  # the computer sits down at once: no lobby
@@ -110,12 +110,12 @@ async def new(update: Update, context: Context) -> None:
         named = await board_translator(context, await chat_settings(context, chat.id), tr)
         lobby = computer.seat_computer(lobby, level, computer.bot_name(named, level), person)
     try:
-        saved = await store.save(lobby, 0)
+        saved = await store.games.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
         return
     except VersionConflict:  # a retry of this /new: its lobby's id follows from the update
-        made = await store.load_game(chat.id, lobby.game_id)
+        made = await store.games.load_game(chat.id, lobby.game_id)
         if made is None or made.version != 1:
             return  # posted by the first attempt (and maybe joined since): nothing to do
         saved = made  # saved, then the worker died before posting it
@@ -153,7 +153,7 @@ async def _cancel(update: Update, context: Context, tr: Translator, record: Game
     store = get_store(context)
 
     async def load() -> GameRecord | None:
-        current = await store.load_game(record.chat_id, record.game_id)
+        current = await store.games.load_game(record.chat_id, record.game_id)
         return current if current is not None and _cancellable(current, user.id) else None
 
     saved = await commit_or_reply(update, tr, store, load,
@@ -255,7 +255,7 @@ async def on_lang_button(update: Update, context: Context) -> None:
 async def _redraw_board(context: Context, tr: Translator, chat_id: int,
                         thread_id: int | None) -> None:
     """Redraw the boards of this chat's (or topic's) games in its new language."""
-    for record in await get_store(context).chat_games(chat_id, thread_id, ended=False):
+    for record in await get_store(context).games.chat_games(chat_id, thread_id, ended=False):
         if record.board_message_id is not None:
             await edit(context, tr, record)
 

@@ -186,7 +186,7 @@ async def play(context: Context, record: GameRecord) -> GameRecord:
     except (VersionConflict, Refusal) as lost:
         # a tap or another process moved the game on: the stored record is the truth
         log.info("the computer's move in %s was not saved: %s", key, lost)
-        current = await store.load(record.key)
+        current = await store.games.load(record.key)
         return current if current is not None else record
     except Exception:
         # the thinking failed: the record still waits for the computer, and the
@@ -229,7 +229,7 @@ async def end_idle(context: Context, tr: Translator, record: GameRecord) -> Game
         return cancelled(current) if computer.idle(current, now, limit) else current
 
     store = get_store(context)
-    changed = await commit_game(store, lambda: store.load(record.key), change)
+    changed = await commit_game(store, lambda: store.games.load(record.key), change)
     if changed is None or changed[0] is changed[1]:
         return None
     await edit(context, tr, changed[1])
@@ -246,7 +246,7 @@ async def sweep_job(context: Context) -> None:
         return
     now = time.time()
     for level in computer.LEVELS:
-        for record in await store.user_games(computer.user_id(level)):
+        for record in await store.games.user_games(computer.user_id(level)):
             if computer.idle(record, clock.now(), idle_after(context)):
                 work, what = end_idle, "ending the idle game"
             elif computer.waiting_for_computer(record) \

@@ -51,7 +51,7 @@ async def _seed(update: Update, context: Context, tr: Translator, record: GameRe
     words = (message.text or "").partition(" ")[2]
     store = get_store(context)
     saved = await commit_or_reply(update, tr, store,
-                                  lambda: store.load_game(record.chat_id, record.game_id),
+                                  lambda: store.games.load_game(record.chat_id, record.game_id),
                                   lambda current, _now: seeded(current, user.id, words),
                                   missing=NO_LOBBY)
     if saved is None:
@@ -72,7 +72,7 @@ async def seed(update: Update, context: Context) -> None:
 async def _verify(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     state = record.dice
     if state is not None and not state.fixed:  # the refused taps so far are kept beside it
-        logged = await get_store(context).refused_taps(record.chat_id, record.game_id)
+        logged = await get_store(context).games.refused_taps(record.chat_id, record.game_id)
         record = record.model_copy(update={"dice": state.model_copy(update={"refused": logged})})
     await reply(update, verify_message(tr, record))
 
@@ -99,7 +99,7 @@ async def on_verify_button(update: Update, context: Context) -> None:
         data = None
     # the game of the tapped message's chat, whatever chat the data names
     where = await tapped_chat(get_store(context), query)
-    record = (await get_store(context).load_game(where[0], data.game_id)
+    record = (await get_store(context).games.load_game(where[0], data.game_id)
               if data is not None and where is not None else None)
     if data is None or record is None or (
             record.is_private and seat_of(record, user.id) is None):
@@ -142,7 +142,7 @@ async def dice(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(DICE_USAGE))
         return
     store = get_store(context)
-    stats = await store.dice_stats(chat.id, variant, user.id)
+    stats = await store.books.dice_stats(chat.id, variant, user.id)
     name = display_name(user)
     if not stats.rolls:
         await reply(update, tr.gettext("{name} has no rolls in finished games here yet.",

@@ -120,7 +120,7 @@ async def send_list(update: Update, context: Context, tr: Translator) -> None:
     """The user's open games, with a button per game being played."""
     user = update.effective_user
     assert user is not None
-    records = await get_store(context).user_games(user.id)
+    records = await get_store(context).games.user_games(user.id)
     if not records:
         await reply(update, tr.gettext("You have no games in progress. Start one with /new in a "
                                        "group, or /invite someone to a private game."))
@@ -147,7 +147,7 @@ async def on_show(update: Update, context: Context) -> None:
     except CallbackDataError:
         ref = None
     store = get_store(context)
-    record = await store.load_game(ref.chat_id, ref.game_id) if ref is not None else None
+    record = await store.games.load_game(ref.chat_id, ref.game_id) if ref is not None else None
     if chat.type != Chat.PRIVATE or record is None or record.status is not Status.ACTIVE:
         await query.answer(tr.gettext(NOT_PLAYED), show_alert=True)
         return

@@ -4,7 +4,7 @@
   asks for, or a result saying why there is none (:mod:`bot.present.inline`).
 - The chosen result's message carries **Join** (an ``ij:`` button, the game
   in its data).  :func:`on_join` stores the lobby under the message's
-  ``inline_message_id`` (:mod:`bot.store.inline_games`) at the first tap and
+  ``inline_message_id`` (:mod:`bot.store.inline`) at the first tap and
   seats the tapper; once the second tapper is seated the game waits for a
   player's ▶ Start, whose Telegram id is the dice's entropy (docs/fair-dice.md:
   the commitment reaches the second player, in their private chat or by
@@ -58,7 +58,7 @@ from bot.rules.inline import inline_lobby, join_inline
 from bot.service.saving import save_first
 from bot.store import VersionConflict
 from bot.store.commit import commit
-from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
+from bot.store.inline import inline_chat_id, lobby_id
 from bot.store.layout import ENDED_TTL
 from bot.vocab.callbacks import CallbackDataError
 from bot.vocab.i18n import Translator
@@ -97,7 +97,7 @@ async def on_chosen(update: Update, context: Context) -> None:
                          chosen.from_user.id, get_dealer(context),
                          pictures=media_chat(context) is not None, game_id=lobby_id(inline_id))
     try:
-        saved = await get_store(context).save(lobby, 0)
+        saved = await get_store(context).games.save(lobby, 0)
     except VersionConflict:
         return  # someone tapped Join first: that lobby stands
     await _board_language(context, saved, join.language)
@@ -143,7 +143,7 @@ async def _join(context: Context, query: CallbackQuery, inline_id: str, join: In
     upkeep = []
 
     async def load() -> GameRecord:
-        found = await inline_game(store, inline_id)
+        found = await store.inline.game(inline_id)
         return found if found is not None else inline_lobby(
             inline_id, inline_chat_id(inline_id), join.variant, join.options, user.id, dealer,
             pictures=media_chat(context) is not None, game_id=lobby_id(inline_id))
@@ -163,7 +163,7 @@ async def _refused(context: Context, tr: Translator, query: CallbackQuery, inlin
                    refusal: Refusal) -> None:
     """A refused Join: the alert, and the message redrawn if it is behind its game."""
     await query.answer(alert_text(tr, refusal), show_alert=True)
-    current = await inline_game(get_store(context), inline_id)
+    current = await get_store(context).inline.game(inline_id)
     if current is not None and not 0 <= time.time() - current.updated_at < REPAIR_GRACE:
         await redraw_stale(context, tr, current)
 

@@ -3,10 +3,10 @@
 ``/invite [variant] [options]`` (the options of /new, except a stake: a
 private game has no chat ledger) answers with a link; whoever opens it
 (``/start i<token>`` in their private chat with the bot) plays the inviter.
-The game lives under a synthetic chat id (:func:`bot.store.invites.game_chat_id`)
+The game lives under a synthetic chat id (:func:`bot.store.invite.game_chat_id`)
 and is shown only as two views, one in each player's private chat, each
 drawn from its player's side; the player to move gets a short ping there.
-Links are one-use and expire (:mod:`bot.store.invites`).
+Links are one-use and expire (:mod:`bot.store.invite`).
 
 ``/start i<token>`` is one of ``/start``'s payloads
 (:data:`bot.edge.handlers.menu.START_PAYLOADS`).
@@ -41,9 +41,8 @@ from bot.present.lobby import options_line
 from bot.present.names import variant_name
 from bot.rules.dice import committed
 from bot.rules.options import OptionError, engine_options, parse_new_args
-from bot.store import invites
-from bot.store.invites import Invitation, RedeemOutcome
-from bot.store.prefs import has_started
+from bot.store import invite as invites
+from bot.store.invite import Invitation, RedeemOutcome
 from bot.vocab.i18n import N_, Translator, pick_language
 from bot.vocab.records import GameRecord, Player
 from bot.vocab.usertext import html_text
@@ -76,7 +75,7 @@ async def invite(update: Update, context: Context) -> None:
     except OptionError as error:
         await reply(update, refusal_text(tr, error))
         return
-    if chat.type != Chat.PRIVATE and not await has_started(store, user.id):
+    if chat.type != Chat.PRIVATE and not await store.prefs.has_started(user.id):
         # the game's board goes to the inviter's private chat: the bot must be allowed there
         start = f"https://t.me/{context.bot.username}?start"
         await reply(update, tr.gettext("Open a private chat with me first ({link}, tap Start), "
@@ -85,7 +84,7 @@ async def invite(update: Update, context: Context) -> None:
     # a retry of this /invite (its worker died, or a failover) hands out the same link
     # and commitment: the token is written to the update's journal before it is offered
     made = effects.recall(INVITED)
-    offer = await invites.load(store, made) if made else None
+    offer = await store.invite.load(made) if made else None
     if offer is None:
         offer = Invitation(token=invites.new_token(), inviter=user.id,
                            name=display_name(user)[:64],
@@ -93,7 +92,7 @@ async def invite(update: Update, context: Context) -> None:
                            options=options, dice=committed(get_dealer(context)))
         effects.note(INVITED, offer.token)
         await effects.flush()
-        await invites.offer(store, offer)
+        await store.invite.offer(offer)
     link = invites.link(context.bot.username, offer.token)
     what = game_title(tr, variant, options_line(tr, _sample(offer)))
     share = url_keyboard(tr.gettext("Share the link"),
@@ -121,12 +120,12 @@ async def start_invitation(update: Update, context: Context, payload: str) -> bo
 
 
 async def accept(update: Update, context: Context, token: str) -> None:
-    """Redeem an invitation and start the private game (once: see bot/store/invites.py)."""
+    """Redeem an invitation and start the private game (once: see bot/store/invite.py)."""
     tr = await translator_for(update, context)
     user = update.effective_user
     assert user is not None
     store = get_store(context)
-    redemption = await invites.redeem(store, token, user.id)
+    redemption = await store.invite.redeem(token, user.id)
     if redemption.outcome is RedeemOutcome.OWN:
         await reply(update, tr.gettext("This is your own invitation: send the link to your "
                                        "opponent."))
@@ -154,7 +153,8 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
     assert user is not None
     store = get_store(context)
     chat_id, game_id = invites.game_chat_id(token), invites.game_id_of(token)
-    if await store.chat_games(chat_id, None):  # (a game started before schema 2 has another id)
+    if await store.games.chat_games(chat_id,
+                                    None):  # (a game started before schema 2 has another id)
         return False
     name = display_name(user)[:64]
     # both seated, not started: the game's views show the whole commitment with ▶ Start,

@@ -32,7 +32,6 @@ from bot.edge.handlers import (
 )
 from bot.edge.handlers.common import Context, args_of, get_store, reply, translator_for
 from bot.present.help import help_text
-from bot.store.prefs import note_started
 from bot.vocab.callbacks import Kind
 from bot.vocab.i18n import N_, Translator
 
@@ -88,7 +87,7 @@ async def start(update: Update, context: Context) -> None:
     if chat.type != Chat.PRIVATE:
         await help_command(update, context)
         return
-    await note_started(get_store(context), user.id)
+    await get_store(context).prefs.note_started(user.id)
     payload = args_of(context)[0] if args_of(context) else ""
     for takes in START_PAYLOADS:
         if await takes(update, context, payload):

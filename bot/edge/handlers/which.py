@@ -34,7 +34,6 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.picker import pick_keyboard, pick_text
-from bot.store import played, private_boards
 from bot.vocab.callbacks import Callback, CallbackDataError
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
@@ -86,13 +85,13 @@ async def candidates(update: Update, context: Context, user_id: int) -> list[Gam
     chat = update.effective_chat
     assert chat is not None
     store = get_store(context)
-    games = await store.chat_games(chat.id, thread_of(update.effective_message))
+    games = await store.games.chat_games(chat.id, thread_of(update.effective_message))
     if chat.type == Chat.PRIVATE:
         seen = {g.game_id for g in games}
-        games += [g for g in await store.user_games(user_id)
+        games += [g for g in await store.games.user_games(user_id)
                   if g.is_private and g.game_id not in seen]
         seen = {g.game_id for g in games}  # and the ended ones (/export, /verify after the end)
-        games += [g for g in await played.ended_games(store, user_id) if g.game_id not in seen]
+        games += [g for g in await store.played.ended_games(user_id) if g.game_id not in seen]
     return games
 
 
@@ -115,9 +114,9 @@ async def _board_game(update: Update, context: Context, replied: Message,
     if found is not None:
         return found
     # a view in a private chat, or a group's older board of a game
-    ref = await private_boards.game_of(store, chat.id, replied.message_id)
+    ref = await store.board.game_of(chat.id, replied.message_id)
     if ref is not None:
-        return await store.load_game(ref.chat_id, ref.game_id)
+        return await store.games.load_game(ref.chat_id, ref.game_id)
     markup = replied.reply_markup
     for row in markup.inline_keyboard if markup is not None else ():
         for button in row:
@@ -125,7 +124,7 @@ async def _board_game(update: Update, context: Context, replied: Message,
                 data = Callback.parse(button.callback_data)
             except CallbackDataError:
                 continue
-            record = await store.load_game(chat.id, data.id)
+            record = await store.games.load_game(chat.id, data.id)
             if record is not None:
                 return record
     return None

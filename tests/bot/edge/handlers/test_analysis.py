@@ -11,8 +11,7 @@ from PIL import Image
 
 from bot.present.render.analysis import WIDTH
 from bot.rules.seats import waiting_user
-from bot.store import finished
-from bot.store.inline_games import inline_chat_id
+from bot.store.inline import inline_chat_id
 from bot.vocab.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
 from tests.bot.driver import pick
@@ -99,7 +98,7 @@ async def _rematch(world: World, t: Table) -> None:
 
 
 async def _posted_for(world: World, t: Table, game_id: str) -> str | None:
-    return await finished.posted(world.store, t.chat.id, game_id, "en:png")
+    return await world.store.analysis.posted(t.chat.id, game_id, "en:png")
 
 
 async def test_analyze_alone_and_as_a_reply_to_an_older_result(world: World) -> None:
@@ -169,11 +168,11 @@ async def test_a_second_tap_while_analysing_is_told_to_wait(world: World) -> Non
     board = world.board(t.chat)
     data = _analysis_button(world, board)
     # another worker analyses it
-    assert await finished.claim(world.store, t.chat.id, record.game_id)
+    assert await world.store.analysis.claim(t.chat.id, record.game_id)
     answer = await world.tap(t.chat, t.bob, board, data)
     assert answer.text == "This game is being analysed; the analysis comes in a moment."
     assert _analyses(world, t) == []
-    await finished.release(world.store, t.chat.id, record.game_id)
+    await world.store.analysis.release(t.chat.id, record.game_id)
     # two taps at once: one analyses, the other waits
     taps = [world.server.user_taps(t.chat, user, board, data) for user in (t.alice, t.eve)]
     answers = sorted([(await tap.wait_answer_async(30)).text or "" for tap in taps])
@@ -188,7 +187,7 @@ async def test_text_boards_get_the_text_and_a_broken_painter_too(
     from bot.edge.handlers import analysis
 
     t = _setup(world)
-    await world.store.update(settings_key(t.chat.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(t.chat.id), lambda _s: ChatSettings(
         chat_id=t.chat.id, board_style="text"))
     await _finished(world, t, taps=6)
     text = await _text_analysis(world, t)

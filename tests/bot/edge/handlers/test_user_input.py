@@ -16,6 +16,7 @@ from bot.present.board import board_message, painted
 from bot.present.painter import PAINTER
 from bot.present.render import BoardView
 from bot.rules.matchstate import MatchState, with_table
+from bot.store import invite as invites
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
@@ -297,7 +298,6 @@ def test_every_parser_of_user_input_takes_ascii_digits_only(digit: str) -> None:
     a command argument or a deep link refuses the others."""
     from bot.edge.handlers.ledger import _bounded_count
     from bot.rules.options import OptionError, parse_new_args
-    from bot.store import invites
     from bot.vocab import clock
     from bot.vocab.records import GameRef
     from engine.notation import NotationError, parse_point

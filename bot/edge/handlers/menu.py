@@ -1,7 +1,10 @@
-"""The bot's commands and buttons in two tables: what Telegram's command menu
+"""The bot's commands and buttons in tables: what Telegram's command menu
 offers (``setMyCommands``), which handler each command runs, and what
 ``/help`` lists (:data:`COMMANDS`); which handler each kind of button's data
-is routed to (:data:`BUTTONS`).
+is routed to (:data:`BUTTONS`); what ``/start``'s payloads ask
+(:data:`START_PAYLOADS`).  It names every handler, so it is the one module
+beside ``register`` that imports handler modules
+(tests/bot/edge/handlers/test_imports.py).
 
 A new command is one :class:`Command` here: the menu, the handler
 registration (:func:`bot.edge.handlers.register`) and ``/help`` follow from

@@ -141,7 +141,7 @@ async def test_a_tap_whose_worker_died_after_answering_is_finished_once(
         api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
     first, second, clock = await _two_workers(workers)
     chat, alice, bob, record, board, data = await _first_step(api, first)
-    reached = _hang_once(monkeypatch, buttons, "_show")  # answered, step saved, not redrawn
+    reached = _hang_once(monkeypatch, buttons, "show")  # answered, step saved, not redrawn
     mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
     tap = api.user_taps(chat, mover, board, data)
     payload = api.updates()[-1]

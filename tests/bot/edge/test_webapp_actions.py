@@ -6,6 +6,7 @@ test_webapp_budget)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from tests.bot.edge.handlers.test_webapp_budget import (
     Hold,
     _at_a_roll,
     _call,
+    _drawn_version,
     _init,
     served,  # noqa: F401 (the fixture)
 )
@@ -36,9 +38,25 @@ def _data(world: World, chat: Chat, action: ButtonAction) -> str | None:
     return None
 
 
+async def _drawn(world: World, chat: Chat) -> None:
+    """Wait until the group board is drawn for the stored game: an app request's
+    redraw follows its answer in the background (no update the world can wait for)."""
+    async def current() -> bool:
+        [record] = await world.store.games.chat_games(chat.id)
+        return await _drawn_version(world, chat, world.board(chat)) == "current" \
+            or record.status.value != "active"
+
+    for _ in range(500):
+        if await current():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(world.server.transcript(chat))
+
+
 async def _tap(world: World, chat: Chat, user: User, *actions: ButtonAction) -> None:
     """``user`` taps the first of ``actions`` the group board offers (a second tap
     where the first asks again, as Pass does), refused by nothing."""
+    await _drawn(world, chat)
     data = next((d for d in (_data(world, chat, a) for a in actions) if d), None)
     assert data is not None, (actions, world.server.transcript(chat))
     answer = await world.tap(chat, user, world.board(chat), data)
@@ -76,6 +94,7 @@ async def _play_until(world: World, chat: Chat, chat_user: User, client: httpx.A
     Double is offered only where the bot does not judge the roller clearly behind."""
     for _ in range(300):
         await world.idle()
+        await _drawn(world, chat)
         state = await _call(client, url, "state", **base)
         if done(state):
             return state
@@ -98,7 +117,7 @@ async def test_doubles_takes_and_a_declined_then_accepted_resignation_in_the_app
     world, hold, url = served
     hold.released.set()  # a roll left without a turn is drawn at once here
     chat, app_user, game = await _at_a_roll(world)
-    [record] = await world.store.chat_games(chat.id)
+    [record] = await world.store.games.chat_games(chat.id)
     ids = {p.user_id for p in record.players}
     chat_user = next(u for u in world.server.users() if u.id in ids
                      and u.id != app_user.id)
@@ -138,7 +157,7 @@ async def test_doubles_takes_and_a_declined_then_accepted_resignation_in_the_app
     assert ended["status"] == "finished" and ended["to_act"] is None, ended
     assert ended["actions"] == [] and ended["tree"] is None
     assert "by resignation: single game, 4 points" in ended["caption"], ended["caption"]
-    [record] = await world.store.chat_games(chat.id)
+    [record] = await world.store.games.chat_games(chat.id)
     assert record.status.value == "finished"
 
 
@@ -148,7 +167,7 @@ async def test_a_pass_and_an_accepted_resignation_from_the_app_end_the_game(
     world, hold, url = served
     hold.released.set()
     chat, chat_user, game = await _at_a_roll(world)
-    [record] = await world.store.chat_games(chat.id)
+    [record] = await world.store.games.chat_games(chat.id)
     ids = {p.user_id for p in record.players}
     app_user = next(u for u in world.server.users() if u.id in ids
                     and u.id != chat_user.id)

@@ -14,3 +14,42 @@ go in, the next record (or a ``Refusal``) comes out, as for a game.
 * :mod:`.setup`: ``/tournament``'s arguments;
 * :mod:`.league`: a season table of a chat's rated games.
 """
+
+from bot.rules.tournament.actions import (
+    Setup,
+    TournamentError,
+    adjudicate,
+    attach_game,
+    board_of,
+    cancel,
+    create,
+    join,
+    leave,
+    record_result,
+    start,
+    start_due,
+    withdraw,
+)
+from bot.rules.tournament.prizes import ledger
+from bot.rules.tournament.setup import SetupError, parse_setup
+from bot.rules.tournament.standings import standings
+
+__all__ = [
+    "Setup",
+    "SetupError",
+    "TournamentError",
+    "adjudicate",
+    "attach_game",
+    "board_of",
+    "cancel",
+    "create",
+    "join",
+    "leave",
+    "ledger",
+    "parse_setup",
+    "record_result",
+    "standings",
+    "start",
+    "start_due",
+    "withdraw",
+]

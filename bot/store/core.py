@@ -33,6 +33,7 @@ from bot.store.keys import Keys
 from bot.store.layout import DEFAULT_MAX_LIVE
 from bot.store.migration import Migration
 from bot.store.queue import DeadlineQueue
+from bot.store.tournament import Tournaments
 from bot.store.updates import Updates
 from bot.vocab.records import settings_key
 
@@ -54,6 +55,7 @@ class Store:
         self.updates = updates = Updates(redis, keys)
         self.migration = migration = Migration(redis, keys, games, queue, history_cap)
         self.flood = FloodBuckets(redis, keys)
+        self.tournaments = Tournaments(redis, keys)
         # key names
         self.chat_key = keys.chat
         self.redis_key = keys.record

@@ -155,4 +155,14 @@ class TournamentRecord(Record):
     entrants: tuple[Entrant, ...] = ()
     rounds: tuple[Round, ...] = ()
     final: tuple[Place, ...] = Field(default=(), description="the standings at the end")
-    message_id: int | None = Field(default=None, description="the lobby / standings message")
+    message_id: int | None = Field(default=None, description="the lobby message (edited as "
+                                   "players join, and when it starts or is cancelled)")
+    announced: int = Field(default=0, ge=0, description="the last round whose pairings the "
+                           "chat was told")
+    closed: bool = Field(default=False, description="the end (the final standings, or the "
+                         "cancel) was posted")
+
+    @property
+    def ref(self) -> str:
+        """``<chat>:<topic>:<id>``: the tournament's entry in the wake-up queue."""
+        return f"{self.chat_id}:{self.thread_id or 0}:{self.tournament_id}"

@@ -43,9 +43,10 @@ MAX_PLACES = 8
 DEFAULT_SPLITS: tuple[tuple[int, tuple[int, ...]], ...] = (
     (10, (60, 30, 10)),
     (4, (70, 30)),
-    (2, (100,)),
+    (0, (100,)),
 )
-"""(at least this many entrants, the split), the biggest first."""
+"""(at least this many entrants, the split), the biggest first (a lobby still
+filling shows the split of the entrants it has so far)."""
 
 
 class SplitError(ValueError):
@@ -75,8 +76,8 @@ def check_split(split: Sequence[int]) -> tuple[int, ...]:
 def default_split(entrants: int) -> tuple[int, ...]:
     """The split of :data:`DEFAULT_SPLITS` for ``entrants``.
 
-    >>> default_split(3), default_split(9), default_split(10)
-    ((100,), (70, 30), (60, 30, 10))
+    >>> default_split(0), default_split(3), default_split(9), default_split(10)
+    ((100,), (100,), (70, 30), (60, 30, 10))
     """
     return next(split for least, split in DEFAULT_SPLITS if entrants >= least)
 

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from bot.rules.booking import booking, outcome, updated_stats
 from bot.rules.fairplay import dice_booking
 from bot.rules.matchstate import table_of
+from bot.service import tournament
 from bot.store import Store, finished, no_upkeep
 from bot.vocab.records import GameRecord, Status
 
@@ -38,6 +39,7 @@ async def end_game(store: Store, old: GameRecord, new: GameRecord
     stats = functools.partial(updated_stats, ended)
     dice = dice_booking(new, table_of(new).game) if new.engine else None
     saved = (await store.finish_game(new, old.version, entry, ledger, stats, dice=dice)).record
+    await tournament.game_ended(store, saved)  # a tournament's pairing: its result
     upkeep: Callable[[], Awaitable[None]] = no_upkeep
     if saved.status is Status.FINISHED:  # kept for its analysis (bot/store/finished.py)
         upkeep = functools.partial(finished.keep, store, saved)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.rules import tournament as rules
-from bot.rules.deviation import from_experience
+from bot.rules.booking import deviation_of
 from bot.rules.fairplay import Dealer, committed
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
@@ -120,9 +120,10 @@ async def create(store: Store, record: TournamentRecord) -> TournamentRecord:
 
 async def ratings(store: Store, record: TournamentRecord) -> rules.actions.Ratings:
     """The entrants' FIBS ratings in the tournament's variant in this chat,
-    with the deviation their experience implies (bot/rules/deviation.py)."""
+    with their deviations now (bot/rules/booking.py ``deviation_of``)."""
     entrants = {e.user_id for e in record.entrants}
-    return {s.user_id: (s.rating, from_experience(s.experience))
+    now = deadlines.now()
+    return {s.user_id: (s.rating, deviation_of(s, now))
             for s in await store.player_stats(record.chat_id)
             if s.variant is record.variant and not s.versus and s.user_id in entrants}
 

@@ -499,6 +499,10 @@ class PlayerStats(_Model):
     matches: int = Field(default=0, ge=0, description="matches (or single games) rated")
     match_wins: int = Field(default=0, ge=0)
     streak: int = Field(default=0, description="games won (+) or lost (-) in a row")
+    deviation: float | None = Field(default=None, ge=0, description="the rating's deviation "
+                                    "(bot/rules/deviation.py); None: kept before deviations, "
+                                    "read as its experience implies")
+    rated_at: float | None = Field(default=None, description="when its last rated match ended")
 
 
 def planned_payment(requester: int, other: int, change: int) -> tuple[int, int, int]:

@@ -66,3 +66,35 @@ def test_seeding_rating_and_bad_arguments() -> None:
                  lambda: aged(100, -1), lambda: from_experience(-1)):
         with pytest.raises(DeviationError):
             call()
+
+
+def test_rated_results_keep_a_deviation_beside_the_rating() -> None:
+    """A rated game moves both deviations by Glicko's formula; a player
+    stored before deviations starts from the one their experience implies;
+    time away between rated games widens it again."""
+    from bot.rules.booking import Outcome, deviation_of, updated_stats
+    from bot.vocab.records import Player, PlayerStats
+    from engine.position import Side, Variant
+    from engine.scoring import EndReason, GameResult, ResultKind
+
+    players = (Player(user_id=1, name="Ann", side=Side.WHITE),
+               Player(user_id=2, name="Bob", side=Side.BLACK))
+    won = GameResult(Side.WHITE, ResultKind.OIN, EndReason.BORNE_OFF)
+    veteran = PlayerStats(user_id=2, variant=Variant.LONG, rating=1600.0, experience=900)
+    assert veteran.deviation is None
+    assert deviation_of(veteran) == pytest.approx(from_experience(900))
+    ann, bob = updated_stats(Outcome("g", Variant.LONG, players, won), {2: veteran}, now=1000.0)
+    assert ann.deviation == pytest.approx(after_match(INITIAL, 1500.0, 1600.0,
+                                                      from_experience(900), 1))
+    assert bob.deviation == pytest.approx(after_match(from_experience(900), 1600.0, 1500.0,
+                                                      INITIAL, 1))
+    assert ann.rated_at == bob.rated_at == 1000.0
+    assert shown(ann.rating, ann.deviation) == f"{ann.rating:.0f}?"
+    assert not is_provisional(bob.deviation)
+    later = 1000.0 + 400 * 86400
+    assert deviation_of(bob, later) == pytest.approx(aged(bob.deviation, 400))
+    assert is_provisional(deviation_of(bob, later))   # a year and more away
+    again, _ = updated_stats(Outcome("h", Variant.LONG, players, won), {1: ann, 2: bob},
+                             now=later)
+    assert again.deviation == pytest.approx(after_match(
+        aged(ann.deviation, 400), ann.rating, bob.rating, aged(bob.deviation, 400), 1))

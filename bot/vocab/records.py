@@ -454,6 +454,8 @@ class ChatSettings(Record):
         default="staked", description="whether a whole-turn button waits for Confirm: in staked "
         "games only, always, never (else it hands the dice over, and the mover may take it back "
         "until the opponent acts)")
+    tournaments: Literal["anyone", "admins"] = Field(
+        default="anyone", description="who may create a tournament here (/tournament)")
 
     @property
     def key(self) -> RecordKey[ChatSettings]:

@@ -64,6 +64,7 @@ INTERVAL_ENV = "NARDY_TOURNAMENT_INTERVAL"
 GROUPS_ONLY = N_("Tournaments are played in groups: add the bot to a group and send "
                  "/tournament there.")
 NO_COMPUTER = N_("Tournaments are between people: leave out bot and level=.")
+ADMINS_ONLY = N_("Only chat admins create tournaments here (/settings).")
 NO_TOURNAMENT = N_("There is no tournament in this chat yet: /tournament starts one.")
 BAD_MONTH = N_("/league shows this month; /league 2026-11 another one.")
 
@@ -84,12 +85,15 @@ async def tournament_command(update: Update, context: Context) -> None:
     if chat.type == ChatType.PRIVATE:
         await reply(update, tr.gettext(GROUPS_ONLY))
         return
+    settings = await chat_settings(context, chat.id)
+    if settings.tournaments == "admins" and not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext(ADMINS_ONLY))
+        return
     try:
         setup, rest = rules.parse_setup(args_of(context))
         variant, options = parse_new_args(rest)
         if options.computer is not None:
             raise Refusal(NO_COMPUTER)
-        settings = await chat_settings(context, chat.id)
         variant = variant or settings.variant
         options = with_chat_stake(rest, options, settings.options.stake_per_point)
         options = with_chat_clock(rest, options, settings.options.time_control)

@@ -346,3 +346,30 @@ async def test_a_restart_mid_round_loses_nothing(store: Store, tmp_path: Path,
             assert len(texts(second, c, "Round 2")) == len(texts(second, c, "Round 3")) == 1
     finally:
         server.stop()
+
+
+async def test_a_chat_may_leave_tournaments_to_its_admins(world: World) -> None:
+    admin, member = world.server.add_user("Admin"), world.server.add_user("Member")
+    chat = world.server.add_group("Club", members=[admin, member], admins=[admin])
+    sent = await world.send(chat, admin, "/settings")
+    settings = await world.reply(chat, sent, "Settings")
+    await world.tap(chat, admin, settings, text="Tournaments: admins")
+    sent = await world.send(chat, member, "/tournament")
+    assert "Only chat admins" in (await world.reply(chat, sent)).text
+    sent = await world.send(chat, admin, "/tournament swiss")
+    assert "Tournament" in (await world.reply(chat, sent, "Tournament")).text
+    sent = await world.send(chat, member, "/tournament ko swiss")
+    assert "Only chat admins" in (await world.reply(chat, sent, "admins")).text
+    mine = world.server.private_chat(admin)
+    private = await world.send(mine, admin, "/tournament")
+    assert "groups" in (await world.reply(mine, private)).text
+
+
+async def test_a_bad_tournament_word_is_answered_and_changes_nothing(world: World) -> None:
+    c = club(world, 2)
+    for words, says in [("swiss ko", "Pick one format"), ("rounds=3", "Swiss"),
+                        ("split=10/90", "split"), ("long bot", "between people"),
+                        ("long jacoby=on", "backgammon cube rules")]:
+        sent = await world.send(c.chat, c.players[0], f"/tournament {words}")
+        assert says in (await world.reply(c.chat, sent)).text, words
+    assert await _all(world.store, c.chat.id) == []

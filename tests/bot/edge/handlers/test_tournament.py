@@ -373,3 +373,40 @@ async def test_a_bad_tournament_word_is_answered_and_changes_nothing(world: Worl
         sent = await world.send(c.chat, c.players[0], f"/tournament {words}")
         assert says in (await world.reply(c.chat, sent)).text, words
     assert await _all(world.store, c.chat.id) == []
+
+
+async def test_a_start_time_starts_it_and_players_hear_in_private(world: World,
+                                                                  clock: Clock) -> None:
+    c = club(world, 3)
+    fan = c.players[1]
+    mine = world.server.private_chat(fan)
+    await world.reply(mine, await world.send(mine, fan, "/start"))   # the bot may write to them
+    sent = await world.send(c.chat, c.players[0], "/tournament swiss start=1h")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    assert "starts by itself" in lobby.text
+    for player in c.players:
+        await world.tap(c.chat, player, lobby, text="✋ Join")
+    await tick(world)
+    assert (await current(world, c)).status is Status.LOBBY   # not yet
+    clock.advance(3600 + 60)
+    await tick(world)
+    record = await current(world, c)
+    assert record.status is Status.ACTIVE and record.announced == 1
+    assert "It has started" in world.server.message(c.chat.id, lobby.message_id).text
+    told = [m.text or "" for m in world.server.messages(mine) if m.by_bot]
+    assert any("Round 1" in text for text in told), told
+
+
+async def test_a_start_time_with_too_few_players_cancels_it(world: World, clock: Clock) -> None:
+    c = club(world, 3)
+    sent = await world.send(c.chat, c.players[0], "/tournament rr start=2h entry=50")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    await world.tap(c.chat, c.players[1], lobby, text="✋ Join")
+    clock.advance(2 * 3600 + 60)
+    await tick(world)
+    record = await current(world, c)
+    assert record.status is Status.CANCELLED and record.closed
+    assert "cancelled" in world.server.message(c.chat.id, lobby.message_id).text
+    assert await world.store.ledger(c.chat.id) == {}
+    await tick(world)   # nothing is left to do
+    assert await world.store.tournaments.claim(deadlines.now() + 10**6) == []

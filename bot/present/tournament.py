@@ -14,6 +14,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.present.lobby import option_captions
 from bot.present.names import duration, variant_name
+from bot.present.render.standings import StandingsPicture
 from bot.rules.tournament.league import LeagueRow, Season
 from bot.rules.tournament.prizes import split_of
 from bot.rules.tournament.standings import standings
@@ -30,6 +31,8 @@ FORMATS = {Format.ROUND_ROBIN: N_("Round robin"), Format.SWISS: N_("Swiss"),
 TIEBREAKS = {Format.ROUND_ROBIN: (N_("H2H"), N_("SB")), Format.SWISS: (N_("Buch"), N_("SB")),
              Format.KNOCKOUT: (N_("Rounds"), N_("Cons"))}
 """Column heads of the tie-breaks (bot/rules/tournament/standings.py), short for a table."""
+PLAYER, POINTS, GAMES, WON, LOST = N_("Player"), N_("Pts"), N_("G"), N_("W"), N_("L")
+"""The other column heads: player, points, games, won, lost."""
 
 
 def title(tr: Translator, record: TournamentRecord) -> str:
@@ -94,12 +97,13 @@ def _keyboard(tr: Translator, record: TournamentRecord,
     return InlineKeyboardMarkup([row[i:i + 2] for i in range(0, len(row), 2)])
 
 
-def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
+def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
+    """``3. Ann 1–0 Bob (forfeit)``, plain text (names cleaned, not escaped)."""
     who = names(record)
-    first = html_text(who[pairing.first])
+    first = clean(who[pairing.first])
     if pairing.second is None:
         return tr.gettext("{name}: bye", name=first)
-    second = html_text(who[pairing.second])
+    second = clean(who[pairing.second])
     result = pairing.result
     if result is None:
         score = "–"
@@ -113,6 +117,10 @@ def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) ->
     if pairing.stage is Stage.CONSOLATION:
         mark += " " + tr.gettext("(consolation)")
     return f"{pairing.board}. {first} {score} {second}{mark}"
+
+
+def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
+    return escape(_pairing_text(tr, record, pairing), quote=False)
 
 
 def round_message(tr: Translator, record: TournamentRecord) -> str:
@@ -141,8 +149,8 @@ def table(tr: Translator, record: TournamentRecord, places: Sequence[Place]) -> 
     first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
     gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
     who = names(record)
-    rows = [f"{'#':>2} {_cell(tr.gettext('Player'))} {tr.gettext('Pts'):>3} "
-            f"{tr.gettext('G'):>2} {escape(first):>6} {escape(second):>4}"]
+    rows = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>3} "
+            f"{tr.gettext(GAMES):>2} {escape(first):>6} {escape(second):>4}"]
     for place in places:
         breaks = (*place.tiebreaks, 0, 0)
         mark = "×" if place.user_id in gone else " "
@@ -151,10 +159,23 @@ def table(tr: Translator, record: TournamentRecord, places: Sequence[Place]) -> 
     return "<pre>" + "\n".join(rows) + "</pre>"
 
 
+def standings_keyboard(tr: Translator, record: TournamentRecord) -> InlineKeyboardMarkup | None:
+    """Under the standings of a running tournament: look again, or withdraw."""
+    if record.status is not Status.ACTIVE:
+        return None
+    return _keyboard(tr, record, [(ButtonAction.STANDINGS, "🔄 ", N_("Standings")),
+                                  (ButtonAction.QUIT, "🏳 ", N_("Withdraw"))])
+
+
+def standings_caption(tr: Translator, record: TournamentRecord) -> str:
+    """The caption of the standings' picture: what it is, and its stakes."""
+    return "\n".join(_head(tr, record))
+
+
 def standings_message(tr: Translator, record: TournamentRecord
                       ) -> tuple[str, InlineKeyboardMarkup | None]:
-    """``/standings``: the table now, the round being played, and buttons to
-    look again or withdraw."""
+    """``/standings`` as text (a chat whose boards are text): the table now,
+    the round being played, and buttons to look again or withdraw."""
     lines = _head(tr, record)
     places = record.final if record.status is Status.FINISHED else standings(record)
     lines.append(table(tr, record, places))
@@ -164,12 +185,28 @@ def standings_message(tr: Translator, record: TournamentRecord
         lines.append("<b>" + escape(tr.gettext("Round {n}", n=record.rounds[-1].number))
                      + "</b>")
         lines += [_pairing_line(tr, record, p) for p in record.rounds[-1].pairings]
-        return "\n".join(lines), _keyboard(tr, record, [
-            (ButtonAction.STANDINGS, "🔄 ", N_("Standings")),
-            (ButtonAction.QUIT, "🏳 ", N_("Withdraw"))])
+        return "\n".join(lines), standings_keyboard(tr, record)
     if record.status is Status.CANCELLED:
         lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
     return "\n".join(lines), None
+
+
+def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPicture:
+    """``/standings`` as a picture's content (drawn by bot/present/render/standings.py)."""
+    places = record.final if record.status is Status.FINISHED else standings(record)
+    who = names(record)
+    gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
+    first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
+    head = ("#", tr.gettext(PLAYER), tr.gettext(POINTS), tr.gettext(GAMES), first, second)
+    rows = tuple((str(p.rank), clean(who[p.user_id]) + (" ×" if p.user_id in gone else ""),
+                  str(p.points), str(p.games), *(str(b) for b in (*p.tiebreaks, 0, 0)[:2]))
+                 for p in places)
+    lines: list[str] = []
+    if record.status is Status.ACTIVE and record.rounds:
+        lines.append(tr.gettext("Round {n}", n=record.rounds[-1].number))
+        lines += [_pairing_text(tr, record, p) for p in record.rounds[-1].pairings]
+    return StandingsPicture(tr.gettext("Tournament: {title}", title=title(tr, record)), head,
+                            rows, tuple(lines))
 
 
 def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, int]) -> str:
@@ -212,8 +249,8 @@ def league_message(tr: Translator, season: Season, rows: Sequence[LeagueRow],
     head = "🏅 <b>" + escape(tr.gettext("League: {season}", season=season.name)) + "</b>"
     if not rows:
         return head + "\n" + escape(tr.gettext("No rated results this season yet."))
-    lines = [f"{'#':>2} {_cell(tr.gettext('Player'))} {tr.gettext('Pts'):>4} "
-             f"{tr.gettext('G'):>3} {tr.gettext('W'):>3} {tr.gettext('L'):>3}"]
+    lines = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>4} "
+             f"{tr.gettext(GAMES):>3} {tr.gettext(WON):>3} {tr.gettext(LOST):>3}"]
     for row in rows:
         lines.append(f"{row.rank:>2} {_cell(who.get(row.user_id, str(row.user_id)))} "
                      f"{row.points:>4} {row.games:>3} {row.wins:>3} {row.losses:>3}")

@@ -13,6 +13,7 @@ second run finds the work done in the record and does nothing twice).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import logging
@@ -40,6 +41,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present import tournament as present
+from bot.present.render.standings import render_standings
 from bot.rules import tournament as rules
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
@@ -140,8 +142,23 @@ async def standings_command(update: Update, context: Context) -> None:
     if record is None:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return
+    await _post_standings(context, tr, record)
+
+
+async def _post_standings(context: Context, tr: Translator, record: TournamentRecord) -> None:
+    """The standings in the chat: a picture where the chat's boards are pictures
+    (its caption says what it is), else the text table."""
+    settings = await chat_settings(context, record.chat_id)
+    if settings.board_style == "png":
+        picture = await asyncio.to_thread(render_standings, present.standings_picture(tr, record))
+        await context.bot.send_photo(record.chat_id, picture,
+                                     caption=present.standings_caption(tr, record),
+                                     reply_markup=present.standings_keyboard(tr, record),
+                                     message_thread_id=record.thread_id)
+        return
     text, markup = present.standings_message(tr, record)
-    await reply(update, text, reply_markup=markup)
+    await context.bot.send_message(record.chat_id, text, reply_markup=markup,
+                                   message_thread_id=record.thread_id)
 
 
 async def league_command(update: Update, context: Context) -> None:
@@ -202,9 +219,7 @@ async def on_tournament_button(update: Update, context: Context) -> None:
             raise Refusal(STALE)
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
-            text, markup = present.standings_message(tr, record)
-            await context.bot.send_message(chat.id, text, reply_markup=markup,
-                                           message_thread_id=record.thread_id)
+            await _post_standings(context, tr, record)
             return
         change = await _change(context, data, record, user.id, display_name(user), chat)
         changed = await service.commit_tournament(store, chat.id, data.id, change)

@@ -196,6 +196,7 @@ async def test_a_six_player_swiss_with_a_withdrawal_and_a_bye(world: World, cloc
     # the sixth player withdraws during round 1 from the standings' button
     sent = await world.send(c.chat, c.players[5], "/standings")
     standings = await world.reply(c.chat, sent, "Tournament")
+    assert standings.photo is not None   # a picture, as the chat's boards are
     data = button(world, standings, ButtonAction.QUIT)
     assert data is not None
     answer = await world.tap(c.chat, c.players[5], standings, data)
@@ -410,3 +411,17 @@ async def test_a_start_time_with_too_few_players_cancels_it(world: World, clock:
     assert await world.store.ledger(c.chat.id) == {}
     await tick(world)   # nothing is left to do
     assert await world.store.tournaments.claim(deadlines.now() + 10**6) == []
+
+
+async def test_standings_are_text_where_the_boards_are_text(world: World) -> None:
+    c = club(world, 3)
+    admin = world.server.add_user("Admin")
+    chat = world.server.add_group("Texts", members=[*c.players, admin], admins=[admin])
+    sent = await world.send(chat, admin, "/settings")
+    await world.tap(chat, admin, await world.reply(chat, sent, "Settings"), text="🔤 Text")
+    other = Club(chat, c.players)
+    await tournament(world, other, "rr")
+    sent = await world.send(chat, c.players[1], "/standings")
+    table = await world.reply(chat, sent, "Tournament")
+    assert table.photo is None and "<pre>" not in (table.text or "") and "Pts" in (table.text or "")
+    assert button(world, table, ButtonAction.STANDINGS) is not None

@@ -32,7 +32,8 @@ TIEBREAKS = {Format.ROUND_ROBIN: (N_("H2H"), N_("SB")), Format.SWISS: (N_("Buch"
              Format.KNOCKOUT: (N_("Rounds"), N_("Cons"))}
 """Column heads of the tie-breaks (bot/rules/tournament/standings.py), short for a table."""
 PLAYER, POINTS, GAMES, WON, LOST = N_("Player"), N_("Pts"), N_("G"), N_("W"), N_("L")
-"""The other column heads: player, points, games, won, lost."""
+RATING_CHANGE = N_("±Rtg")
+"""The other column heads: player, points, games, won, lost, rating change."""
 
 
 def title(tr: Translator, record: TournamentRecord) -> str:
@@ -250,10 +251,12 @@ def league_message(tr: Translator, season: Season, rows: Sequence[LeagueRow],
     if not rows:
         return head + "\n" + escape(tr.gettext("No rated results this season yet."))
     lines = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>4} "
-             f"{tr.gettext(GAMES):>3} {tr.gettext(WON):>3} {tr.gettext(LOST):>3}"]
+             f"{tr.gettext(GAMES):>3} {tr.gettext(WON):>3} {tr.gettext(LOST):>3} "
+             f"{tr.gettext(RATING_CHANGE):>5}"]
     for row in rows:
         lines.append(f"{row.rank:>2} {_cell(who.get(row.user_id, str(row.user_id)))} "
-                     f"{row.points:>4} {row.games:>3} {row.wins:>3} {row.losses:>3}")
+                     f"{row.points:>4} {row.games:>3} {row.wins:>3} {row.losses:>3} "
+                     f"{round(row.rating_change):>+5d}")
     return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(tr.gettext(
-        "Points: points won minus points lost (a match counts its length). /league YYYY-MM "
-        "shows another month."))
+        "Points: points won minus points lost (a match counts its length); ±Rtg: the rating "
+        "change. /league YYYY-MM shows another month."))

@@ -478,6 +478,9 @@ class HistoryEntry(_Model):
     reason: str | None = Field(default=None, description="borne_off, resigned, double_passed")
     match_length: int = Field(default=1, ge=1)
     score: tuple[int, int] | None = Field(default=None, description="match score after it")
+    rating_changes: tuple[float, float] | None = Field(
+        default=None, description="what the result changed the players' ratings by, in the "
+        "order of `players` (a rated result; None: unrated, or booked before this was kept)")
 
 
 class PlayerStats(_Model):

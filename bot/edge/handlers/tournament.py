@@ -184,7 +184,10 @@ async def league_command(update: Update, context: Context) -> None:
         winner = next(p.user_id for p in entry.players if p.side is entry.winner)
         loser = next(p.user_id for p in entry.players if p.side is not entry.winner)
         points = entry.match_length if entry.match_length > 1 else entry.points
-        games.append(LeagueGame(entry.finished_at, winner, loser, points))
+        moved = None if entry.rating_changes is None else dict(
+            zip((p.user_id for p in entry.players), entry.rating_changes, strict=True))
+        changes = None if moved is None else (moved[winner], -moved[loser])
+        games.append(LeagueGame(entry.finished_at, winner, loser, points, changes))
     await reply(update, present.league_message(tr, season, table(games, season), who))
 
 

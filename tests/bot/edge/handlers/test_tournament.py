@@ -187,6 +187,20 @@ async def test_a_four_player_round_robin_played_to_the_end(world: World, clock: 
     games = [p for r in record.rounds for p in r.pairings]
     assert len(games) == 6 and all(p.result and p.result.decision is Decision.PLAYED
                                    for p in games)
+    # the month's league: the six rated games, each player's three, rating changes kept
+    history = await world.store.history(c.chat.id)
+    assert len(history) == 6 and all(h.rating_changes for h in history)
+    moved = {p.id: 0.0 for p in c.players}
+    for entry in history:
+        assert entry.rating_changes is not None
+        for player, change in zip(entry.players, entry.rating_changes, strict=True):
+            moved[player.user_id] += change
+    sent = await world.send(c.chat, c.players[2], "/league")
+    league = (await world.reply(c.chat, sent, "League")).text or ""
+    rows = [line.split() for line in league.splitlines() if line[:2].strip().isdigit()]
+    assert len(rows) == 4 and all(int(row[3]) == 3 for row in rows), league
+    by_name = {row[1]: int(row[-1]) for row in rows}
+    assert by_name == {p.first_name: round(moved[p.id]) for p in c.players}, league
 
 
 async def test_a_six_player_swiss_with_a_withdrawal_and_a_bye(world: World, clock: Clock) -> None:

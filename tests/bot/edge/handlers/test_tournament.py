@@ -29,8 +29,9 @@ from bot.vocab import deadlines
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
 from bot.vocab.records import Status
 from bot.vocab.tournament import Decision, TournamentRecord
-from tests.bot.conftest import World
+from tests.bot.conftest import World, running_world
 from tests.bot.driver import pick
+from tests.bot.edge.handlers.test_clock import Clock
 from tests.botapi import BotApiServer
 from tests.botapi.model import Chat, Message, User
 
@@ -44,16 +45,6 @@ class Club:
 
     def user(self, user_id: int) -> User:
         return next(u for u in self.players if u.id == user_id)
-
-
-@dataclass
-class Clock:
-    path: Path
-    offset: float = 0.0
-
-    def advance(self, seconds: float) -> None:
-        self.offset += seconds
-        deadlines.set_test_offset(self.path, self.offset)
 
 
 @pytest.fixture
@@ -320,22 +311,12 @@ async def second_app(world: World) -> AsyncIterator[Any]:
 @contextlib.asynccontextmanager
 async def bot_process(server: BotApiServer, store: Store, seed: int) -> AsyncIterator[World]:
     """The bot polling ``server`` until the block ends (a process that stops;
-    the server and Redis stay)."""
-    app = build_application(server.token or "", store, dealer=Dealer.for_tests(seed),
-                            base_url=server.base_url, base_file_url=server.base_file_url,
-                            limiter=None, input_limit=False)
-    await app.initialize()
-    await app.start()
-    assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0, timeout=1)
-    for job in app.job_queue.get_jobs_by_name(handler.JOB_NAME):
-        job.enabled = False
-    try:
-        yield World(server, store, app)
-    finally:
-        await app.updater.stop()
-        await app.stop()
-        await app.shutdown()
+    the server and Redis stay), its tournament job off (the test runs it)."""
+    async with running_world(store, server=server, keep_server=True,
+                             dealer=Dealer.for_tests(seed)) as bot:
+        for job in bot.app.job_queue.get_jobs_by_name(handler.JOB_NAME):
+            job.enabled = False
+        yield bot
 
 
 async def test_a_restart_mid_round_loses_nothing(store: Store, tmp_path: Path,

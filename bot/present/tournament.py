@@ -7,13 +7,13 @@ notice, and a league's season table.  Pure functions of records.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.present.lobby import option_captions
-from bot.present.names import duration, variant_name
+from bot.present.names import duration, mention, variant_name
 from bot.present.render.standings import StandingsPicture
 from bot.rules.tournament.league import LeagueRow, Season
 from bot.rules.tournament.prizes import split_of
@@ -98,13 +98,15 @@ def _keyboard(tr: Translator, record: TournamentRecord,
     return InlineKeyboardMarkup([row[i:i + 2] for i in range(0, len(row), 2)])
 
 
-def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
-    """``3. Ann 1–0 Bob (forfeit)``, plain text (names cleaned, not escaped)."""
+def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
+                  name: Callable[[int], str] | None = None) -> str:
+    """``3. Ann 1–0 Bob (forfeit)``: plain text with names cleaned, or, given
+    ``name`` (an HTML name of a user id), HTML."""
     who = names(record)
-    first = clean(who[pairing.first])
+    text: Callable[[str], str] = str if name is None else (lambda t: escape(t, quote=False))
+    shown = name or (lambda user_id: clean(who[user_id]))
     if pairing.second is None:
-        return tr.gettext("{name}: bye", name=first)
-    second = clean(who[pairing.second])
+        return text(tr.gettext("{name}: bye", name="\0")).replace("\0", shown(pairing.first))
     result = pairing.result
     if result is None:
         score = "–"
@@ -117,11 +119,17 @@ def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing) ->
         mark = " " + tr.gettext("(forfeit)")
     if pairing.stage is Stage.CONSOLATION:
         mark += " " + tr.gettext("(consolation)")
-    return f"{pairing.board}. {first} {score} {second}{mark}"
+    return (f"{pairing.board}. {shown(pairing.first)} {score} {shown(pairing.second)}"
+            + text(mark))
 
 
-def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
-    return escape(_pairing_text(tr, record, pairing), quote=False)
+def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing, *,
+                  mentions: bool = False) -> str:
+    """A pairing in an HTML message; ``mentions``: its players' names notify them."""
+    who = names(record)
+    if mentions:
+        return _pairing_text(tr, record, pairing, lambda user_id: mention(user_id, who[user_id]))
+    return _pairing_text(tr, record, pairing, lambda user_id: html_text(who[user_id]))
 
 
 def round_message(tr: Translator, record: TournamentRecord) -> str:
@@ -131,7 +139,7 @@ def round_message(tr: Translator, record: TournamentRecord) -> str:
     head = (tr.gettext("Play-off for first place, round {n}", n=current.number) if playoff
             else tr.gettext("Round {n}", n=current.number))
     lines = ["🏆 <b>" + escape(head) + "</b> · " + escape(title(tr, record))]
-    lines += [_pairing_line(tr, record, p) for p in current.pairings]
+    lines += [_pairing_line(tr, record, p, mentions=True) for p in current.pairings]
     if current.deadline is not None:
         when = time.strftime("%d.%m %H:%M", time.gmtime(current.deadline))
         lines.append(escape(tr.gettext(

@@ -32,8 +32,8 @@ from bot.edge.handlers.computer import in_pool
 from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.painter import Painter
 from bot.present.render.analysis import render_analysis
+from bot.rules.analysis import analyse_job, job
 from bot.rules.matchstate import MatchState
-from bot.rules.review import analyse_job, job
 from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Player, Status
 from engine import Side, Variant

@@ -110,18 +110,18 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
     settings = ChatSettings(chat_id=chat.id, board_style="text")
     if MODE == "old":
         settings = with_setting(settings, chat.id, "confirm_turns", "always")
-    await store.update(settings_key(chat.id), lambda _s: settings)
+    await store.games.update(settings_key(chat.id), lambda _s: settings)
     sent = await world.send(chat, alice, f"/new {variant}")
     lobby = await world.reply(chat, sent, "New game")
     await world.tap(chat, alice, lobby, text="✋ Join")
     await world.tap(chat, bob, lobby, text="✋ Join")
     users = {alice.id: alice, bob.id: bob}
-    [record] = await store.chat_games(chat.id)
+    [record] = await store.games.chat_games(chat.id)
     intent = Intent(make_player(table_of(record).game.variant, Level.MEDIUM, seed=number))
     before, pings = len(_group_requests(server, chat.id)), _pings(server, chat.id)
     started = time.perf_counter()
     for _ in range(MAX_TAPS):
-        [record] = await store.chat_games(chat.id)
+        [record] = await store.games.chat_games(chat.id)
         if record.status is not Status.ACTIVE:
             break
         board = world.board(chat)

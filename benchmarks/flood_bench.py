@@ -73,7 +73,7 @@ def _limiter(store: Store) -> SharedRateLimiter:
 
 async def _group(world: World, name: str, *users: object) -> object:
     chat = world.server.add_group(name, members=list(users))  # type: ignore[arg-type]
-    await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
     return chat
 

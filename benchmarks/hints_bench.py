@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.computer_bench import pct, positions
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
-from bot.present.hinttext import hint_text
+from bot.present.hints import hint_text
 from bot.rules.computer import best_turns
 from bot.rules.hints import HintQuestion
 from bot.vocab.i18n import LANGUAGES, translator

@@ -59,6 +59,7 @@ import httpx
 import redis
 
 from benchmarks.bench_redis import bench_redis_url
+from bot.store.client import as_text
 from tests.bot.driver import game_board, pick
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, Message, User
@@ -291,7 +292,7 @@ def check(client: Any, games: list[Played], tally: Tally | None = None) -> list[
         where = f"chat {game.chat.id}"
         problems += [f"{where}: {p}" for p in game.problems]
         # the chat's one game, ended (or still live), under its own id (bot/store/games.py)
-        ids = [_text(g) for g in client.zrange(f"{name}:ended", 0, -1)
+        ids = [as_text(g) for g in client.zrange(f"{name}:ended", 0, -1)
                + client.zrange(f"{name}:live", 0, -1)]
         if len(ids) != 1:
             tally.lobbies_twice += len(ids) > 1
@@ -329,9 +330,6 @@ def check(client: Any, games: list[Played], tally: Tally | None = None) -> list[
                             f"({entry.points} points at {STAKE})")
     return problems
 
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def decode_history(client: Any, chat_id: int) -> list[object]:

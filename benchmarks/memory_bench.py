@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import redis.asyncio as aioredis
 
 from benchmarks.bench_redis import bench_redis_url
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, with_table
 from bot.service.saving import save
@@ -90,7 +90,7 @@ async def main() -> None:
                                     Player(user_id=bob, name=f"Bob {i}", side=Side.BLACK)))
         turns = rng.randint(*TURNS)
         record = played(start_game(lobby, Dealer.for_tests(3)), rng, turns)
-        games.append(await store.save(record, 0))
+        games.append(await store.games.save(record, 0))
         pipe = redis.pipeline(transaction=False)
         for _ in range(turns * TAPS_PER_TURN):
             markers += 1
@@ -100,20 +100,20 @@ async def main() -> None:
         await pipe.execute()
     active = await used(redis)
     sample = games[0]
-    keys = [store.redis_key(sample.key), store.chat_key(sample.chat_id, "live"),
-            store.chat_key(sample.chat_id, "flood"),
-            store.chat_key(sample.chat_id, f"ping:{sample.game_id}"),
-            store.user_key(sample.players[0].user_id), locate(store.keys, identity(1))[0]]
+    keys = [store.keys.record(sample.key), store.keys.chat(sample.chat_id, "live"),
+            store.keys.chat(sample.chat_id, "flood"),
+            store.keys.chat(sample.chat_id, f"ping:{sample.game_id}"),
+            store.keys.user_games(sample.players[0].user_id), locate(store.keys, identity(1))[0]]
     sizes = {key: await redis.memory_usage(key) for key in keys}
-    record_bytes = sum([len(await redis.hget(store.redis_key(g.key), "d") or b"")
+    record_bytes = sum([len(await redis.hget(store.keys.record(g.key), "d") or b"")
                         for g in games]) / GAMES
     markers_only, legacy_markers = await _markers_bytes(store, markers)
     # every game ends (a resignation: the stake is booked) and the chat opens a lobby
     for game in games:
         await save(store, game, resigned(game))  # the bot's own end: ledger, history, stats
     finished = await used(redis)
-    history_key = store.chat_key(sample.chat_id, "history")
-    finished_sizes = {name: await redis.memory_usage(store.chat_key(sample.chat_id, name))
+    history_key = store.keys.chat(sample.chat_id, "history")
+    finished_sizes = {name: await redis.memory_usage(store.keys.chat(sample.chat_id, name))
                       for name in ("history", "ledger", "booked", "stats")}
     print(f"memory_bench: {GAMES} games on {url} (Redis {(await redis.info())['redis_version']})")
     print(f"  active game, all its keys: {(active - base) / GAMES:,.0f} bytes "
@@ -132,7 +132,7 @@ async def main() -> None:
           f"chat's ended index; the finished record stays: a chat keeps its 20 newest ended "
           f"games, 30 days at most)")
     for name, size in finished_sizes.items():
-        print(f"    MEMORY USAGE {store.chat_key(sample.chat_id, name)}: {size} bytes")
+        print(f"    MEMORY USAGE {store.keys.chat(sample.chat_id, name)}: {size} bytes")
     print(f"  history entry JSON: {len(await redis.lindex(history_key, 0) or b''):,} bytes")
     per_game = await finished_in_one_chat(store, rng)
     print(f"  each further finished game of one chat, past its 20 kept records (its history "
@@ -154,7 +154,7 @@ async def finished_in_one_chat(store: Store, rng: random.Random, games: int = 17
         lobby = GameRecord(chat_id=chat, variant=Variant.LONG, players=players,
                            options=TableOptions(stake_per_point=5, koks=True))
         record = played(start_game(lobby, Dealer.for_tests(3)), rng, 8)
-        saved = await store.save(record, 0)
+        saved = await store.games.save(record, 0)
         await save(store, saved, resigned(saved))
         if n == KEPT:  # the chat's keys and its kept ended games exist: count what each adds
             before = await chat_bytes(store, chat)
@@ -165,7 +165,7 @@ async def chat_bytes(store: Store, chat: int) -> int:
     """``MEMORY USAGE`` of every key of a chat (``INFO memory`` moves by more than a
     game's bytes when the allocator reuses what deleted records freed)."""
     total = 0
-    async for key in store.redis.scan_iter(match=store.chat_key(chat, "*")):
+    async for key in store.redis.scan_iter(match=store.keys.chat(chat, "*")):
         total += await store.redis.memory_usage(key) or 0
     return total
 

@@ -4,7 +4,7 @@
 
 Uses BENCH_REDIS_URL (see bench_redis.py), a key prefix of its own, and
 deletes its keys afterwards.  Prints median and p99 latency of one
-`Store.update()` cycle (load, pure change, CAS save, index upkeep) and cycles per
+`store.games.update()` cycle (load, pure change, CAS save, index upkeep) and cycles per
 second, with 1 game and with 50 games updated concurrently.
 """
 
@@ -45,14 +45,14 @@ async def run(store: Store, games: int, cycles: int) -> tuple[list[float], float
             engine={"n": 0, "position": "x" * 400},  # about the size of a real game
             game_id=f"bench{chat:04d}",
         )  # fmt: skip
-        await store.save(game, 0)
+        await store.games.save(game, 0)
     latencies: list[float] = []
 
     async def player(chat: int) -> None:
         key = game_key(-1000 - chat, f"bench{chat:04d}")
         for _ in range(cycles):
             start = time.perf_counter()
-            await store.update(key, bump)
+            await store.games.update(key, bump)
             latencies.append(time.perf_counter() - start)
 
     start = time.perf_counter()

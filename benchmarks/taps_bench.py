@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import fakeredis
 
 from bot.edge.app import build_application
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.store import Store
@@ -94,7 +94,7 @@ async def play(world: World, variant: str, number: int, rng: random.Random, tall
     server, store = world.server, world.store
     alice, bob = server.add_user(f"A{number}"), server.add_user(f"B{number}")
     chat = server.add_group(f"G{number}", members=[alice, bob])
-    await store.update(settings_key(chat.id), lambda _s: ChatSettings(
+    await store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
     sent = await world.send(chat, alice, f"/new {variant}")
     lobby = await world.reply(chat, sent, "New game")
@@ -104,7 +104,7 @@ async def play(world: World, variant: str, number: int, rng: random.Random, tall
     edits_before = _edits(server, chat.id)
     taps, seen = 0, set()
     for _ in range(MAX_TAPS):
-        [record] = await store.chat_games(chat.id)
+        [record] = await store.games.chat_games(chat.id)
         if record.status is not Status.ACTIVE:
             break
         game = table_of(record).game

@@ -62,5 +62,5 @@ async def chat_game(store: Store, chat_id: int, thread_id: int | None = None
     """The game of a chat (or forum topic) that plays one game at a time: its
     live game, else its newest ended one (a chat may have several: then the
     oldest live one)."""
-    games = await store.chat_games(chat_id, thread_id)
+    games = await store.games.chat_games(chat_id, thread_id)
     return games[0] if games else None

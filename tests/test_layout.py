@@ -1,6 +1,6 @@
 """tests/ mirrors the source packages (issue 23 §8).
 
-The tests of ``bot/vocab/deadlines.py`` are in ``tests/bot/rules/``, of
+The tests of ``bot/vocab/clock.py`` are in ``tests/bot/rules/``, of
 ``engine/`` in ``tests/engine/``: a reader finds a module's tests by its path.
 Every directory of tests/ that holds tests (a ``test_*.py`` or a
 ``conftest.py``) is a source package's (``tests/bot/edge/handlers`` for

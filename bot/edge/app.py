@@ -17,7 +17,7 @@ Environment knobs besides :mod:`bot.edge.config`'s settings (read only here):
 ``NARDY_TEST_CLOCK``
     A file holding a number of seconds: every clock decision (deadlines,
     reminders, timeouts) takes the time as ``time.time()`` plus that offset,
-    re-read on each use (:func:`bot.vocab.deadlines.now`).  Tests only: it lets a test
+    re-read on each use (:func:`bot.vocab.clock.now`).  Tests only: it lets a test
     move a running bot's clock by days.
 ``NARDY_CLOCK_INTERVAL``
     Seconds between two looks for due clocks (default 5).
@@ -45,11 +45,11 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Defau
 from bot.edge import handlers, logs, ops, startup
 from bot.edge.config import ConfigError, Settings, load_settings
 from bot.edge.effects import JournaledRequest
-from bot.edge.handlers import board, inline, menu, pace
+from bot.edge.handlers import board, menu, pace
 from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
 from bot.edge.http import AiohttpRequest, close_all
 from bot.edge.limits import SharedRateLimiter
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.store import Store
 from bot.vocab.i18n import LANGUAGES, translator
 
@@ -113,7 +113,7 @@ def build_application(
         app.bot_data["store"] = store
     app.bot_data["dealer"] = dealer if dealer is not None else dice_source()
     app.bot_data["http"] = requests
-    app.bot_data[inline.MEDIA_CHAT] = media_chat
+    app.bot_data[board.MEDIA_CHAT] = media_chat
     app.bot_data[board.PING_DELAY] = ping_delay
     if input_limit is None:
         input_limit = os.environ.get("NARDY_RATE_LIMIT") != "0"

@@ -4,7 +4,7 @@ Every update goes through :func:`handle_once` (polling: via
 :class:`GatedUpdateProcessor`; webhook: called by :mod:`bot.edge.web`, which answers
 Telegram only after it returns):
 
-1. :meth:`Store.claim_update` marks the update (:func:`identity`) in Redis, shared by all
+1. :meth:`store.updates.claim_update` marks the update (:func:`identity`) in Redis, shared by all
    workers: a redelivered update that was handled already is skipped
    (``done``); one another worker is handling right now is ``in_flight``
    (the webhook answers 503 so Telegram tries again later, by which time it
@@ -168,8 +168,8 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
     with logs.bind(**ids_of(update)):
         try:
             key = identity(update)
-            state, claim = await store.claim(key)
-            earlier = await store.load_effects(key) \
+            state, claim = await store.updates.claim(key)
+            earlier = await store.updates.load_effects(key) \
                 if claim is not None and claim.attempt > 1 else {}
         except BaseException:
             _close(process)
@@ -185,7 +185,7 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
         token = _handling.set(current)
         # written through as the attempt goes: one try each (what fails is written next time)
         journal, journal_token = effects.begin(
-            earlier, functools.partial(store.save_effects, key, budget=0))
+            earlier, functools.partial(store.updates.save_effects, key, budget=0))
         ids_token = ids_from(key, attempt)
         heartbeat = asyncio.create_task(_heartbeat(store, claim, journal))
         metrics.IN_FLIGHT.inc()
@@ -211,11 +211,11 @@ async def handle_once(app: Any, update: Update, store: Store | None = None,
         if outcome.retry:  # before the marker: the retry must find it
             await journal.flush()
             if journal.dirty:  # the write-through failed: the journal must reach Redis
-                await store.save_effects(key, journal.written())
-        await store.settle_update(key, attempt, ok=not outcome.retry)
+                await store.updates.save_effects(key, journal.written())
+        await store.updates.settle_update(key, attempt, ok=not outcome.retry)
         if not outcome.retry and journal.persisted:
             with contextlib.suppress(Exception):  # it expires anyway
-                await store.drop_effects(key)
+                await store.updates.drop_effects(key)
         metrics.UPDATES.labels(kind, outcome.value).inc()
         if outcome is UpdateOutcome.GIVEN_UP:
             log.error("update %s failed %s times; giving up on it", update.update_id, attempt)
@@ -234,7 +234,7 @@ async def _heartbeat(store: Store, claim: Claim, journal: effects.Journal,
         await asyncio.sleep(every)
         try:
             await journal.flush()
-            if not await store.renew_update(claim):
+            if not await store.updates.renew_update(claim):
                 log.warning("update %s: its claim ran out and was taken over", claim.update)
                 return
         except Exception as error:

@@ -233,7 +233,8 @@ class _Live(_Handler):
 class _Metrics(_Handler):
     async def get(self) -> None:
         try:
-            metrics.OPEN_GAMES.set(await asyncio.wait_for(self.server.store.open_game_count(), 1))
+            games = self.server.store.games
+            metrics.OPEN_GAMES.set(await asyncio.wait_for(games.open_game_count(), 1))
         except Exception as error:  # the metrics page still shows the rest
             log.warning("open game count unavailable: %r", error)
         body, content_type = metrics.exposition()

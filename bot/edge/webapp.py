@@ -49,7 +49,7 @@ from telegram.ext import CallbackContext
 
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
-from bot.edge.handlers.buttons import _show as show_change
+from bot.edge.handlers.board import show as show_change
 from bot.edge.handlers.common import alert_text, chat_settings
 from bot.edge.initdata import InitData, InitDataError, checked
 from bot.present.webapp import PayloadError, game_of
@@ -162,7 +162,7 @@ class Webapp:
         ``saved``'s too (and a tap on the board meanwhile is told the board is
         catching up, and repairs it, bot/edge/handlers/buttons.py)."""
         await self.sleep(self.roll_hold)
-        current = await self.store.load_game(saved.chat_id, saved.game_id)
+        current = await self.store.games.load_game(saved.chat_id, saved.game_id)
         if current is not None and current.version == saved.version:
             await work()
 
@@ -231,7 +231,7 @@ class _Api(tornado.web.RequestHandler):
             context = self.webapp.context()
             settings = await chat_settings(context, chat_id)
             tr = translator(settings.language or user.language)
-            record = await self.webapp.store.load_game(chat_id, game_id)
+            record = await self.webapp.store.games.load_game(chat_id, game_id)
             if record is None or not record.engine:
                 raise ApiError(404, tr.gettext("There is no such game."))
             result = await self.act(context, tr, user, record, body)
@@ -289,7 +289,7 @@ class _State(_Api):
                 if self.request.connection is None or self._finished:
                     break
                 await asyncio.sleep(POLL_EVERY)
-                found = await self.webapp.store.load_game(record.chat_id, record.game_id)
+                found = await self.webapp.store.games.load_game(record.chat_id, record.game_id)
                 if found is None:
                     break
                 record = found

@@ -23,7 +23,7 @@ from html import escape
 
 from telegram import InlineKeyboardMarkup
 
-from bot.present.fairtext import (
+from bot.present.dice import (
     commitment_lines,
     luck_line,
 )
@@ -47,7 +47,7 @@ from bot.present.render import (
 )
 from bot.rules.matchstate import MatchState, table_of
 from bot.rules.seats import player_on, seat_of, waiting_side
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import Translator
 from bot.vocab.records import GameRecord, Status
@@ -335,7 +335,7 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
         lines.append("⏸ " + tr.gettext("The clock is paused."))
     elif record.deadline is not None:
         when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
-        if record.deadline <= deadlines.now():
+        if record.deadline <= clock.now():
             lines.append("⌛ " + tr.gettext("Time ran out at {time} UTC.", time=when))
         else:
             lines.append("⏰ " + move_by(tr, record.deadline))

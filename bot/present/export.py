@@ -10,7 +10,7 @@ import re
 
 from ai.analysis import Analysis
 from ai.annotate import export_with_analysis
-from bot.rules.fairplay import revealed, seed_of
+from bot.rules.dice import revealed, seed_of
 from bot.rules.matchstate import table_of
 from bot.rules.seats import player_on
 from bot.vocab.records import GameRecord, Status

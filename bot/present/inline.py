@@ -5,7 +5,7 @@ exists yet (the bot learns the message's ``inline_message_id`` only from the
 first tap on it), so the button carries the game itself: an
 :class:`InlineJoin`, ``ij:<variant>:<match>:<flags>:<hours>:<language>`` (the
 language the result was shown in stays the board's).  The first tap
-stores the lobby under that message (:mod:`bot.store.inline_games`) and from
+stores the lobby under that message (:mod:`bot.store.inline`) and from
 then on the message shows the usual lobby and board buttons.
 
 >>> join = InlineJoin(Variant.BACKGAMMON, TableOptions(match_length=5, koks=False,

@@ -29,11 +29,11 @@ from itertools import groupby
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.present.fairtext import (
+from bot.present.dice import (
     verify_data,
 )
 from bot.present.money import resign_cost_label
-from bot.present.names import KIND_NAMES, board_labels
+from bot.present.names import KIND_NAMES, board_labels, duration
 from bot.present.render import (
     point_label,
 )
@@ -493,3 +493,8 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
                       complete=turn.is_complete,
                       source=source if ui is ButtonAction.SOURCE else None, turns=turns,
                       hint=can_hint(record, table))
+
+
+def timeout_offer(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
+    """Claim win / Give more time (as long as the time control's period)."""
+    return timeout_keyboard(tr, record.game_id, duration(tr, record.options.time_control or 0))

@@ -7,7 +7,7 @@ from html import escape
 
 from telegram import InlineKeyboardMarkup
 
-from bot.present.fairtext import (
+from bot.present.dice import (
     commitment_lines,
     keep_data,
     words_line,
@@ -56,7 +56,7 @@ def option_captions(tr: Translator, variant: Variant, options: TableOptions,
 
 
 def dice_lines(tr: Translator, record: GameRecord) -> list[str]:
-    """The fair dice's commitment and the /seed words so far (bot/present/fairtext.py)."""
+    """The fair dice's commitment and the /seed words so far (bot/present/dice.py)."""
     words = words_line(tr, record)
     return commitment_lines(tr, record) + ([words] if words else [])
 

@@ -11,7 +11,7 @@ from bot.present.render import (
     BoardLabels,
 )
 from bot.rules.seats import player_on
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.i18n import N_, Translator, translator
 from bot.vocab.records import GameRecord
 from bot.vocab.usertext import (
@@ -78,7 +78,7 @@ class PipCount:
 
 def duration(tr: Translator, seconds: float) -> str:
     """A duration in words, to the minute, at most two units ("1 day 3 hours")."""
-    days, hours, minutes = deadlines.split_duration(seconds)
+    days, hours, minutes = clock.split_duration(seconds)
     day = tr.ngettext("{n} day", "{n} days", days, n=days)
     hour = tr.ngettext("{n} hour", "{n} hours", hours, n=hours)
     minute = tr.ngettext("{n} minute", "{n} minutes", minutes, n=minutes)
@@ -91,4 +91,4 @@ def move_by(tr: Translator, deadline: float) -> str:
     clock and, since nobody converts UTC in their head, the time left."""
     when = time.strftime("%d.%m %H:%M", time.gmtime(deadline))
     return tr.gettext("Move by {time} UTC ({left} left).", time=when,
-                      left=duration(tr, deadline - deadlines.now()))
+                      left=duration(tr, deadline - clock.now()))

@@ -14,11 +14,11 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.present.lobby import option_captions
 from bot.present.names import duration, mention, variant_name
-from bot.present.render.standings import StandingsPicture
+from bot.present.render.tournament import StandingsPicture
 from bot.rules.tournament.league import LeagueRow, Season
 from bot.rules.tournament.prizes import split_of
 from bot.rules.tournament.standings import standings
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import Status
@@ -145,7 +145,7 @@ def round_message(tr: Translator, record: TournamentRecord) -> str:
         lines.append(escape(tr.gettext(
             "Play by {time} UTC ({left} left): each game has its board below, where either "
             "player taps ▶ Start. A game nobody started by then is lost by both.",
-            time=when, left=duration(tr, current.deadline - deadlines.now()))))
+            time=when, left=duration(tr, current.deadline - clock.now()))))
     return "\n".join(lines)
 
 
@@ -201,7 +201,7 @@ def standings_message(tr: Translator, record: TournamentRecord
 
 
 def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPicture:
-    """``/standings`` as a picture's content (drawn by bot/present/render/standings.py)."""
+    """``/standings`` as a picture's content (drawn by bot/present/render/tournament.py)."""
     places = record.final if record.status is Status.FINISHED else standings(record)
     who = names(record)
     gone = {e.user_id for e in record.entrants if e.withdrawn is not None}

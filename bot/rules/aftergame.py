@@ -5,7 +5,7 @@ rematch, and ending a match between two of its games.
 from __future__ import annotations
 
 from bot.rules.cancelling import cancel_vote
-from bot.rules.fairplay import Dealer, committed, with_tap
+from bot.rules.dice import Dealer, committed, with_tap
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import MatchState, engine_dict, match_in_progress, table_of
 from bot.rules.play import advanced

@@ -2,7 +2,7 @@
 
 Pure: :func:`booking` and :func:`updated_stats` turn an :class:`Outcome` (read
 from the finished record by :func:`outcome`) into what
-:meth:`bot.store.Store.finish_game` writes in one atomic step, keyed by the
+:meth:`bot.store.books.Books.finish_game` writes in one atomic step, keyed by the
 game id so that nothing is ever booked twice.  The rules:
 
 * A single game: the loser pays ``points × stake`` - points are the kind of
@@ -35,7 +35,7 @@ from html import escape
 
 from bot.rules import deviation, ratings
 from bot.rules.matchstate import table_of
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.i18n import Translator
 from bot.vocab.records import (
     GameRecord,
@@ -168,7 +168,7 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None],
     length = outcome.rated_length
     if length:
         winner, loser = rated(new[result.winner], new[result.winner.opponent], length,
-                              deadlines.now() if now is None else now)
+                              clock.now() if now is None else now)
         new[result.winner], new[result.winner.opponent] = winner, loser
     return [new[side] for side in sorted(new)]
 

@@ -2,7 +2,7 @@
 
 Each function takes the stored :class:`ChatSettings` (None: the chat never
 changed any) and returns the settings to save (one compare-and-set,
-:meth:`bot.store.Store.update`).
+:meth:`bot.store.games.Games.update`).
 """
 
 from __future__ import annotations

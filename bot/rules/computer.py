@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from ai import CubeState, Level, make_player
 from ai.player import Player as Brain
 from bot.rules.aftergame import after_game
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.hints import TOP, HintQuestion, Ranked
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, match_in_progress, table_of

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import VARIANTS, apply_lobby, new_lobby
 from bot.rules.options import OptionError, engine_options, inline_refusal, parse_new_args
 from bot.vocab.callbacks import ButtonAction, Callback
@@ -68,7 +68,7 @@ def inline_lobby(inline_message_id: str, chat_id: int, variant: Variant, options
     """The lobby of an inline message, committed to its dice like any lobby;
     ``pictures``: its game's boards are pictures (a media chat is configured),
     decided now for the game's whole life (``board_photo``); ``game_id``: the
-    message's lobby id (bot/store/inline_games.py), the same however it is made."""
+    message's lobby id (bot/store/inline.py), the same however it is made."""
     why = inline_refusal((), options)
     if why is not None:
         raise Refusal(why)

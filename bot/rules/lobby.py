@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from bot.rules.fairplay import JOIN_LABEL, START_LABEL, Dealer, committed, with_tap
+from bot.rules.dice import JOIN_LABEL, START_LABEL, Dealer, committed, with_tap
 from bot.rules.matchstate import MatchState, with_table
 from bot.rules.options import OptionError, engine_options
 from bot.rules.play import advanced
@@ -23,7 +23,7 @@ VARIANTS = (Variant.LONG, Variant.BACKGAMMON)
 
 def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: TableOptions,
               creator: int, dealer: Dealer) -> GameRecord:
-    """A lobby, committed to its dice seed before anyone sees it (bot/rules/fairplay.py)."""
+    """A lobby, committed to its dice seed before anyone sees it (bot/rules/dice.py)."""
     engine_options(variant, options)  # refuse bad combinations before posting anything
     return GameRecord(chat_id=chat_id, thread_id=thread_id, variant=variant, options=options,
                       created_by=creator, dice=committed(dealer))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.i18n import N_
 from bot.vocab.records import TableOptions
 from bot.vocab.refusals import Refusal
@@ -38,7 +38,7 @@ class Kind(Enum):
 
     ON_OFF = "on|off"  # also yes/no, 1/0
     NUMBER = "N"  # a whole number from Option.low to Option.high
-    TIME = "time"  # a time per move: 12h, 1d, none (bot/vocab/deadlines.py)
+    TIME = "time"  # a time per move: 12h, 1d, none (bot/vocab/clock.py)
     LEVEL = "level"  # the computer's level: easy, medium, strong, best
 
 
@@ -258,8 +258,8 @@ def _value(option: Option, value: str) -> object:
         return value
     if option.kind is Kind.TIME:
         try:
-            return deadlines.parse_time_control(value)
-        except deadlines.TimeControlError:
+            return clock.parse_time_control(value)
+        except clock.TimeControlError:
             raise OptionError(option.invalid) from None
     if value not in _BOOL:
         raise OptionError(N_("{option} is on or off."), option=option.word)

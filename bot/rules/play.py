@@ -15,8 +15,8 @@ from typing import Any
 
 from bot.rules.autoplay import advance, double_offered, undo
 from bot.rules.cancelling import cancel_vote
-from bot.rules.fairplay import Dealer, committed
-from bot.rules.fairplay import roll as fair_roll
+from bot.rules.dice import Dealer, committed
+from bot.rules.dice import roll as fair_roll
 from bot.rules.matchstate import MatchState, table_of, with_table
 from bot.rules.seats import seat_of
 from bot.vocab.callbacks import ButtonAction, Callback

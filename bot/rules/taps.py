@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ai import Level
 from bot.rules import computer
 from bot.rules.aftergame import after_game
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import apply_lobby, awaits_start, start_seated
 from bot.rules.play import apply_game, ui_only
 from bot.vocab.callbacks import ButtonAction, Callback, Kind

@@ -5,9 +5,9 @@ off, a pass, a resignation, a timeout; or cancelled by agreement) is saved
 here and only here (the raw compare-and-set refuses it:
 :class:`bot.store.UnbookedEnd`): in one atomic write, the record, the
 ledger's stake, the history line, both players' stats and ratings and their
-dice statistics (``Store.finish_game``); after it, the finished game kept for
-its analysis.  A feature that follows a game's end (a tournament's pairing,
-a league table) adds its call to :func:`end_game`.
+dice statistics (``store.books.finish_game``).  After it, once the tap is
+answered, what follows a game's end: :data:`AFTER_END`, the one hook (a
+tournament's pairing, a league table: one more line there).
 """
 
 from __future__ import annotations
@@ -16,11 +16,28 @@ import functools
 from collections.abc import Awaitable, Callable
 
 from bot.rules.booking import booking, outcome, updated_stats
-from bot.rules.fairplay import dice_booking
+from bot.rules.dice import dice_booking
 from bot.rules.matchstate import table_of
 from bot.service import tournament
-from bot.store import Store, finished, no_upkeep
+from bot.store import Store
 from bot.vocab.records import GameRecord, Status
+
+FollowUp = Callable[[Store, GameRecord], Awaitable[None]]
+"""Something that follows a game's end, given the record as its end was saved."""
+
+
+async def keep_for_analysis(store: Store, record: GameRecord) -> None:
+    """📊 and /analyze find the game (bot/store/analysis.py)."""
+    await store.analysis.keep(record)
+
+
+AFTER_END: tuple[FollowUp, ...] = (
+    keep_for_analysis,
+    tournament.game_ended,  # a tournament's pairing: its result (bot/service/tournament.py)
+)
+"""What follows a game's end (finished or cancelled), in order, after the
+tap's answer.  Each must be idempotent: a retried update (its first attempt
+died after the save) calls them again (:func:`after_end`)."""
 
 
 def ends(old: GameRecord, new: GameRecord) -> bool:
@@ -33,14 +50,18 @@ async def end_game(store: Store, old: GameRecord, new: GameRecord
                    ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
     """Save the game's end ``new`` over ``old`` with its booking (once: a
     retried final tap finds it booked and books nothing); returns the saved
-    record and what is left to do after the tap's answer."""
+    record and what is left to do after the tap's answer (:func:`after_end`)."""
     ended = outcome(new)
     entry, ledger = booking(ended)
     stats = functools.partial(updated_stats, ended)
     dice = dice_booking(new, table_of(new).game) if new.engine else None
-    saved = (await store.finish_game(new, old.version, entry, ledger, stats, dice=dice)).record
-    await tournament.game_ended(store, saved)  # a tournament's pairing: its result
-    upkeep: Callable[[], Awaitable[None]] = no_upkeep
-    if saved.status is Status.FINISHED:  # kept for its analysis (bot/store/finished.py)
-        upkeep = functools.partial(finished.keep, store, saved)
-    return saved, upkeep
+    booked = await store.books.finish_game(new, old.version, entry, ledger, stats, dice=dice)
+    return booked.record, functools.partial(after_end, store, booked.record)
+
+
+async def after_end(store: Store, record: GameRecord) -> None:
+    """What follows the end of ``record``'s game (:data:`AFTER_END`); nothing
+    while it is not over.  Also called again by a retried update."""
+    if record.status in (Status.FINISHED, Status.CANCELLED):
+        for follow in AFTER_END:
+            await follow(store, record)

@@ -14,12 +14,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from bot.rules.aftergame import continued
+from bot.rules.clock import with_deadline
 from bot.rules.matchstate import remember_table, table_of
-from bot.rules.timeouts import with_deadline
 from bot.service.ending import end_game, ends
 from bot.store import Store, VersionConflict
 from bot.store.commit import commit
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import Callback, Kind
 from bot.vocab.records import GameRecord, Status
 from bot.vocab.refusals import CHANGED, STALE, Refusal
@@ -42,19 +42,19 @@ async def save(store: Store, old: GameRecord, new: GameRecord, now: float | None
 async def save_first(store: Store, old: GameRecord, new: GameRecord, now: float | None = None
                      ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
     """:func:`save` up to the CAS; the index upkeep is left to the caller
-    (:meth:`Store.save_first`: a tap is answered before it runs).
+    (:meth:`store.games.save_first`: a tap is answered before it runs).
 
     A ``new`` game of another id continues ``old`` (the match's next game, a
     rematch, a new lobby from its board): both are saved in one step, ``old``
     as :func:`bot.rules.aftergame.continued` makes it."""
-    now = deadlines.now() if now is None else now
+    now = clock.now() if now is None else now
     new = with_deadline(old, new, now)
     if ends(old, new):
         saved, upkeep = await end_game(store, old, new)
     elif new.game_id != old.game_id:
-        saved, upkeep = await store.save_first(new, 0, closes=continued(old, new, now))
+        saved, upkeep = await store.games.save_first(new, 0, closes=continued(old, new, now))
     else:
-        saved, upkeep = await store.save_first(new, old.version)
+        saved, upkeep = await store.games.save_first(new, old.version)
     if saved.engine:
         remember_table(saved, table_of(new))
     return saved, upkeep
@@ -69,13 +69,13 @@ async def commit_game(store: Store, load: Callable[[], Awaitable[GameRecord | No
     same record twice when ``change`` returned it unchanged, or None when
     ``load`` found no game.  ``change`` may raise :class:`Refusal`; after
     ``retries`` lost races: :class:`Refusal` (:data:`CHANGED`)."""
-    now = deadlines.now()
+    now = clock.now()
 
     def step(record: GameRecord | None) -> GameRecord | None:
         nonlocal now
         if record is None:
             return None
-        now = deadlines.now()  # the same moment for the change and its deadline
+        now = clock.now()  # the same moment for the change and its deadline
         return change(record, now)
 
     async def write(old: GameRecord | None, new: GameRecord | None) -> GameRecord:
@@ -109,7 +109,7 @@ async def load_current(store: Store, chat_id: int, data: Callback) -> GameRecord
     :func:`bot.rules.taps.caught_up` says what such a tap may still do), else
     :class:`Refusal`; a tap on a message not saved yet waits for it (:func:`load_for`)."""
     for _ in range(FUTURE_WAITS):
-        record = await store.load_game(chat_id, data.id)
+        record = await store.games.load_game(chat_id, data.id)
         if record is None or record.version >= data.version:
             break
         await asyncio.sleep(0.02)

@@ -26,13 +26,13 @@ from collections.abc import Callable
 
 from bot.rules import tournament as rules
 from bot.rules.booking import deviation_of
-from bot.rules.fairplay import Dealer, committed
+from bot.rules.dice import Dealer, committed
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
 from bot.rules.seats import player_on
 from bot.store import Store, VersionConflict
 from bot.store.commit import commit
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.records import GameRecord, Player, Status
 from bot.vocab.refusals import CHANGED, Refusal
 from bot.vocab.tournament import Decision, Pairing, Result, TournamentRecord
@@ -77,15 +77,15 @@ async def commit_tournament(store: Store, chat_id: int, tournament_id: str, chan
     ``matches`` its new games play); on a lost race all again.  (before,
     after), or None if there is no such tournament.  ``change`` may raise a
     ``Refusal``; after repeated lost races: ``Refusal(CHANGED)``."""
-    tournaments = store.tournaments
-    now = deadlines.now()
+    tournaments = store.tournament
+    now = clock.now()
 
     async def load() -> TournamentRecord | None:
         return await tournaments.load(chat_id, tournament_id)
 
     def step(record: TournamentRecord | None) -> TournamentRecord | None:
         nonlocal now
-        now = deadlines.now()
+        now = clock.now()
         return None if record is None else change(record, now)
 
     async def write(old: TournamentRecord | None, new: TournamentRecord | None
@@ -109,12 +109,12 @@ async def commit_tournament(store: Store, chat_id: int, tournament_id: str, chan
 async def create(store: Store, record: TournamentRecord) -> TournamentRecord:
     """Save a new tournament (its id follows from the update: a retry finds it)."""
     try:
-        saved = await store.tournaments.save(record, 0)
+        saved = await store.tournament.save(record, 0)
     except VersionConflict:
-        found = await store.tournaments.load(record.chat_id, record.tournament_id)
+        found = await store.tournament.load(record.chat_id, record.tournament_id)
         assert found is not None
         return found
-    await store.tournaments.wake(saved, next_wake(saved, deadlines.now()))
+    await store.tournament.wake(saved, next_wake(saved, clock.now()))
     return saved
 
 
@@ -122,9 +122,9 @@ async def ratings(store: Store, record: TournamentRecord) -> rules.actions.Ratin
     """The entrants' FIBS ratings in the tournament's variant in this chat,
     with their deviations now (bot/rules/booking.py ``deviation_of``)."""
     entrants = {e.user_id for e in record.entrants}
-    now = deadlines.now()
+    now = clock.now()
     return {s.user_id: (s.rating, deviation_of(s, now))
-            for s in await store.player_stats(record.chat_id)
+            for s in await store.books.player_stats(record.chat_id)
             if s.variant is record.variant and not s.versus and s.user_id in entrants}
 
 
@@ -147,7 +147,7 @@ def new_game(record: TournamentRecord, pairing: Pairing, dealer: Dealer) -> Game
     assert pairing.second is not None
     players = (Player(user_id=pairing.first, name=who[pairing.first], side=Side.WHITE),
                Player(user_id=pairing.second, name=who[pairing.second], side=Side.BLACK))
-    now = deadlines.now()
+    now = clock.now()
     return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id,
                       game_id=game_id_of(record, record.rounds[-1].number, pairing.board),
                       variant=record.variant, options=record.options, players=players,
@@ -191,7 +191,7 @@ async def game_ended(store: Store, game: GameRecord) -> None:
     match = match_of(game)
     if match is None or game.is_private or len(game.players) != 2:
         return
-    tournament_id = await store.tournaments.of_match(game.chat_id, match)
+    tournament_id = await store.tournament.of_match(game.chat_id, match)
     result = result_of(game)
     if tournament_id is None or result is None:
         return
@@ -207,11 +207,11 @@ async def game_ended(store: Store, game: GameRecord) -> None:
 async def latest_game(store: Store, chat_id: int, game_id: str | None) -> GameRecord | None:
     """A pairing's game as it is now: the game it began with, or the last game
     of its match (each game names the one that continued it)."""
-    game = None if game_id is None else await store.load_game(chat_id, game_id)
+    game = None if game_id is None else await store.games.load_game(chat_id, game_id)
     for _ in range(64):
         if game is None or game.next_game is None:
             return game
-        following = await store.load_game(chat_id, game.next_game)
+        following = await store.games.load_game(chat_id, game.next_game)
         if following is None:
             return game
         game = following

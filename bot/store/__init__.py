@@ -1,14 +1,12 @@
-"""Everything the bot keeps in Redis, behind one facade: :class:`Store`.
+"""Everything the bot keeps in Redis: :class:`Store`, made of parts.
 
-``from bot.store import Store`` is the way in; the modules of this package
-are the parts: the key layout (``keys``), game records and their indexes
-(``games``), the books (``books``), the deadline queue (``queue``), update
-markers (``updates``), supergroup migration (``migration``), flood buckets
-(``flood``), composed by ``core``; beside them the connection, user
-preferences, the private board index, invitations and deadline wake-ups.
-The records it keeps are :mod:`bot.vocab.records`; a game saved as the
-rules see it is :mod:`bot.service.saving`.  No module outside this package
-touches Redis directly.
+``from bot.store import Store`` is the way in; each part is the object of
+one module of this package and named after it (``store.games``,
+``store.books``, ``store.clock``, ``store.analysis``, ...: :mod:`bot.store.core`
+lists them); beside them the connection, the client's helpers and the one
+retry loop (``commit``).  The records it keeps are :mod:`bot.vocab.records`;
+a game saved as the rules see it is :mod:`bot.service.saving`.  No module
+outside this package touches Redis directly.
 """
 
 from bot.store.books import PlanChanged, stats_field

@@ -33,7 +33,7 @@ def as_text(value: Any) -> str:
 
 
 async def no_upkeep() -> None:
-    """The upkeep of a save that has none (see `Store.save_first`)."""
+    """The upkeep of a save that has none (see `store.games.save_first`)."""
 
 
 # KEYS: a hash.  ARGV: seconds to expire, then field, value pairs.

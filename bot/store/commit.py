@@ -3,7 +3,7 @@
 Every change to a stored record is a pure function of the record as loaded;
 the save is one compare-and-set on the version that was loaded, so two
 writers at once never both land.  The loser loads again and applies its
-change to the winner's record.  :meth:`bot.store.Store.update` (chat
+change to the winner's record.  :meth:`bot.store.games.Games.update` (chat
 settings and other plain records) and :func:`bot.service.saving.commit_game`
 (a game: its end booked, its clock kept) are this loop with their own load
 and save; no handler writes a retry loop of its own.

@@ -1,20 +1,30 @@
 """The bot's one async store API over Redis (redis.asyncio, fakeredis in tests):
-:class:`Store`, a facade over the parts that do the work.
+:class:`Store`, made of parts, each an object of one module of this package
+and named after it: ``store.games.load_game(...)``, ``store.analysis.keep(record)``.
 
-- :mod:`bot.store.keys`: where everything lives (the key layout);
-- :mod:`bot.store.games`: records, one compare-and-set per change, a chat's
-  several games and the indexes, the versions the board messages show, the
-  "your turn" ping (the shared Lua and limits: :mod:`bot.store.layout`);
-- :mod:`bot.store.schema`: stored games of an older schema moved to the current one;
-- :mod:`bot.store.books`: a game's end booked in one script (ledger, history,
-  stats, dice counts), their reading, settle requests;
-- :mod:`bot.store.queue`: the deadline queue (wake-ups claimed by one process);
-- :mod:`bot.store.updates`: each update once (markers, the effects journal);
-- :mod:`bot.store.migration`: a chat that became a supergroup;
-- :mod:`bot.store.flood`: the flood limiter's token buckets.
+- ``keys`` (:mod:`bot.store.keys`): where everything lives (the key layout);
+- ``games`` (:mod:`bot.store.games`): records, one compare-and-set per change, a
+  chat's several games and the indexes, the versions the board messages show,
+  the "your turn" ping (the shared Lua and limits: :mod:`bot.store.layout`;
+  stored games of an older schema: :mod:`bot.store.schema`);
+- ``books`` (:mod:`bot.store.books`): a game's end booked in one script (ledger,
+  history, stats, dice counts), their reading, settle requests;
+- ``clock`` (:mod:`bot.store.clock`): the deadline queue, its wake-ups claimed
+  by one process, the stage markers, the delayed turn pings;
+- ``updates`` (:mod:`bot.store.updates`): each update once (markers, the effects journal);
+- ``migration`` (:mod:`bot.store.migration`): a chat that became a supergroup;
+- ``flood`` (:mod:`bot.store.flood`): the flood limiter's token buckets;
+- ``prefs`` (:mod:`bot.store.prefs`): a user's preferences (started, muted, language);
+- ``board`` (:mod:`bot.store.board`): which game a board message is, boards behind;
+- ``invite`` (:mod:`bot.store.invite`): invitation links;
+- ``analysis`` (:mod:`bot.store.analysis`): finished games for their analysis;
+- ``inline`` (:mod:`bot.store.inline`): an inline message's game;
+- ``played`` (:mod:`bot.store.played`): a player's private and inline games;
+- ``tournament`` (:mod:`bot.store.tournament`): tournaments, their prizes and wake-ups.
 
-Callers use the facade's methods (``store.load_game``, ``store.finish_game``,
-...); each is the method of the part named beside it below.
+One style for every part (docs/architecture.md, "The store"):
+``tests/bot/store/test_layers.py`` checks that every part is its module's
+object and that no module outside this package touches Redis.
 """
 
 from __future__ import annotations
@@ -25,21 +35,27 @@ from typing import Any
 from redis.asyncio.cluster import RedisCluster
 
 from bot.store import schema
+from bot.store.analysis import Analysis
+from bot.store.board import Board
 from bot.store.books import HISTORY_CAP, Books
 from bot.store.client import RedisClient
+from bot.store.clock import Clock
 from bot.store.flood import FloodBuckets
 from bot.store.games import Games
+from bot.store.inline import Inline
+from bot.store.invite import Invites
 from bot.store.keys import Keys
 from bot.store.layout import DEFAULT_MAX_LIVE
 from bot.store.migration import Migration
-from bot.store.queue import DeadlineQueue
+from bot.store.played import Played
+from bot.store.prefs import Prefs
 from bot.store.tournament import Tournaments
 from bot.store.updates import Updates
 from bot.vocab.records import settings_key
 
 
 class Store:
-    """Load, compare-and-set, book and index the bot's records.  See the module doc."""
+    """Everything the bot keeps in Redis, part by part.  See the module doc."""
 
     def __init__(
         self, redis: RedisClient, prefix: str = "nardy", history_cap: int = HISTORY_CAP,
@@ -50,68 +66,18 @@ class Store:
         self.history_cap = history_cap
         self.keys = keys = Keys(prefix)
         self.games = games = Games(redis, keys, max_live)
-        self.books = books = Books(redis, keys, games, history_cap)
-        self.queue = queue = DeadlineQueue(redis, keys)
-        self.updates = updates = Updates(redis, keys)
-        self.migration = migration = Migration(redis, keys, games, queue, history_cap)
+        self.books = Books(redis, keys, games, history_cap)
+        self.clock = clock = Clock(redis, keys, games)
+        self.updates = Updates(redis, keys)
+        self.migration = migration = Migration(redis, keys, games, clock, history_cap)
         self.flood = FloodBuckets(redis, keys)
-        self.tournaments = Tournaments(redis, keys)
-        # key names
-        self.chat_key = keys.chat
-        self.redis_key = keys.record
-        self.user_key = keys.user_games
-        # records and games
-        self.load = games.load
-        self.save = games.save
-        self.save_first = games.save_first
-        self.delete = games.delete
-        self.update = games.update
-        self.load_game = games.load_game
-        self.written_here = games.written_here
-        self.chat_games = games.chat_games
-        self.live_count = games.live_count
-        self.lobbies = games.lobbies
-        self.user_games = games.user_games
-        self.reindex = games.reindex
-        self.boards_of = games.boards_of
-        self.mark_shown = games.mark_shown
-        self.shown = games.shown
-        self.chat_settings = games.chat_settings
-        self.remember_notification = games.remember_notification
-        self.take_notification = games.take_notification
-        self.note_refused_tap = games.note_refused_tap
-        self.refused_taps = games.refused_taps
-        self.open_game_count = games.open_game_count
-        # the books
-        self.finish_game = books.finish_game
-        self.ledger = books.ledger
-        self.balance = books.balance
-        self.history = books.history
-        self.player_stats = books.player_stats
-        self.dice_stats = books.dice_stats
-        self.put_settle = books.put_settle
-        self.load_settle = books.load_settle
-        self.change_settle = books.change_settle
-        self.settle = books.settle
-        # deadlines
-        self.schedule = queue.schedule
-        self.unschedule = queue.unschedule
-        self.claim_due = queue.claim_due
-        self.ack = queue.ack
-        self.ping_later = queue.ping_later
-        self.claim_pings = queue.claim_pings
-        self.ack_ping = queue.ack_ping
-        # updates
-        self.claim_update = updates.claim_update
-        self.settle_update = updates.settle_update
-        self.load_effects = updates.load_effects
-        self.save_effects = updates.save_effects
-        self.claim = updates.claim
-        self.renew_update = updates.renew_update
-        self.drop_effects = updates.drop_effects
-        # supergroup migration
-        self.moved_to = migration.moved_to
-        self.migrate_chat = migration.migrate_chat
+        self.prefs = Prefs(redis, keys)
+        self.board = Board(redis, keys, games, migration)
+        self.invite = Invites(redis, keys)
+        self.analysis = Analysis(redis, keys, games)
+        self.inline = Inline(games)
+        self.played = Played(redis, keys, games)
+        self.tournament = Tournaments(redis, keys)
 
     @property
     def max_live(self) -> int:

@@ -55,7 +55,7 @@ from bot.store.layout import (
     topic_of,
 )
 from bot.store.shards import drain_open
-from bot.vocab.deadlines import first_wake
+from bot.vocab.clock import first_wake
 from bot.vocab.records import (
     MAX_REFUSED,
     ChatSettings,
@@ -373,7 +373,7 @@ class Games:
         open_games = self.keys.open_shard(game.ref)
         pipe.sadd(open_games, ref) if listed else pipe.srem(open_games, ref)
         due, _ = self.keys.deadline_shard(game.ref)
-        # the first wake-up of the deadline: its first reminder (bot/vocab/deadlines.py)
+        # the first wake-up of the deadline: its first reminder (bot/vocab/clock.py)
         wake = first_wake(game.deadline, game.options.time_control)
         if listed and wake is not None:
             pipe.zadd(due, {ref: wake})

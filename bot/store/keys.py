@@ -26,11 +26,11 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{chat:<id>}:moved_to            new chat id after a supergroup migration
     nardy:{chat:<id>}:ping:<game id>      where the game's "your turn" ping is
     nardy:{chat:<id>}:views               hash: board message id in this private chat
-                                          -> game ref (bot/store/private_boards.py)
-    nardy:{chat:<id>}:finished            zset: the chat's last finished games, kept for
-                                          their analysis (bot/store/finished.py), and
-      :finished:<game>[:analysis|:busy]   each one's record, its analysis as posted, an
-                                          analysis in flight (all expiring)
+                                          -> game ref (bot/store/board.py)
+    nardy:{chat:<id>}:finished:<game>:analysis|:busy   a finished game's analysis as
+                                          posted, an analysis in flight (expiring;
+                                          bot/store/analysis.py; ``finished`` and
+                                          ``finished:<game>``: releases before issue 23)
     nardy:{chat:<id>}:t:<tournament id>   hash {v, d: TournamentRecord JSON, w}
                                           (bot/store/tournament.py)
     nardy:{chat:<id>}:tournaments         zset: the chat's tournaments -> created
@@ -50,11 +50,11 @@ chat live in one slot and a Lua script may touch several of them:
                                           taps (bot/edge/handlers/pace.py), expiring
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
     nardy:{deadlines:<shard>}:due / :processing  zsets of GameRefs by wake-up time (the
-                                          deadline's first reminder, bot/vocab/deadlines.py) /
+                                          deadline's first reminder, bot/vocab/clock.py) /
                                           lease end, in SHARDS shards by chat
     nardy:{deadlines}:due / :processing   the same, unsharded (before 2026-12): moved into
                                           the shards by the claimer (bot/store/shards.py)
-    nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/wakeups.py)
+    nardy:{deadlines}:stage:<ref>         the stage a deadline reached (bot/store/clock.py)
     nardy:{deadlines:<shard>}:pings / :pings:processing
                                           zsets of delayed "your turn" pings,
                                           ``<version>@<GameRef>`` by due time / lease end,
@@ -122,7 +122,7 @@ class Keys:
         """The deadline queue's shards, each due and processing (one slot)."""
         self.ping_shards = [[f"{prefix}:{{deadlines:{n}}}:{name}"
                              for name in ("pings", "pings:processing")] for n in range(SHARDS)]
-        """The delayed turn pings' shards (bot/store/wakeups.py), each due and processing,
+        """The delayed turn pings' shards (bot/store/clock.py), each due and processing,
         beside the same shard's deadlines: every turn queues one, so one key would pin
         every turn to one cluster node."""
         self.open_shards = [f"{prefix}:{{stats:{n}}}:open" for n in range(SHARDS)]
@@ -156,7 +156,7 @@ class Keys:
         return self.chat(chat_id, f"ping:{game_id}")
 
     def refused_taps(self, chat_id: int, game_id: str) -> str:
-        """A lobby's refused entropy taps (bot/rules/fairplay.py), until its game starts."""
+        """A lobby's refused entropy taps (bot/rules/dice.py), until its game starts."""
         return self.chat(chat_id, f"refused:{game_id}")
 
     def legacy_game(self, chat_id: int, topic: int) -> str:
@@ -185,7 +185,7 @@ class Keys:
 
     def finished(self, chat_id: int, game_id: str | None = None, part: str = "") -> str:
         """The chat's kept finished games (``game_id`` None), one of them, or a
-        ``part`` of it (``:analysis``, ``:busy``): bot/store/finished.py."""
+        ``part`` of it (``:analysis``, ``:busy``): bot/store/analysis.py."""
         return self.chat(chat_id, "finished" if game_id is None else f"finished:{game_id}{part}")
 
     def user_finished(self, user_id: int) -> str:

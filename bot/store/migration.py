@@ -8,10 +8,10 @@ from typing import Any
 
 from bot.store import schema
 from bot.store.client import RedisClient, as_text
+from bot.store.clock import Clock
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
-from bot.store.queue import DeadlineQueue
 from bot.vocab.records import (
     GameRecord,
     Record,
@@ -57,12 +57,12 @@ return 1
 class Migration:
     """Move a chat's records to its new id (a part of :class:`bot.store.Store`)."""
 
-    def __init__(self, redis: RedisClient, keys: Keys, games: Games, queue: DeadlineQueue,
+    def __init__(self, redis: RedisClient, keys: Keys, games: Games, clock: Clock,
                  history_cap: int) -> None:
         self.redis = redis
         self.keys = keys
         self.games = games
-        self.queue = queue
+        self.clock = clock
         self.history_cap = history_cap
         self._import = redis.register_script(_IMPORT)
 
@@ -146,4 +146,4 @@ class Migration:
             if await self.redis.sismember(user, old_ref):
                 await self.redis.sadd(user, new_ref)
                 await self.redis.srem(user, old_ref)
-        await self.queue.rename(old_ref, new_ref)
+        await self.clock.rename(old_ref, new_ref)

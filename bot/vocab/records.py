@@ -295,13 +295,13 @@ down to -(2**52 + 2**48) they stay exact as doubles (Lua, JSON)."""
 INLINE_CHAT_BASE = PRIVATE_CHAT_BASE - 2**48
 """Inline games (played on a message sent "via @bot") live under a synthetic
 chat id at or below this, made from their ``inline_message_id``
-(:func:`bot.store.inline_games.inline_chat_id`): below the private games'
+(:func:`bot.store.inline.inline_chat_id`): below the private games'
 range and, down to -(2**52 + 2**49), still exact as doubles."""
 
 
 def is_private_game_chat(chat_id: int) -> bool:
     """Whether ``chat_id`` is a synthetic one of a game without a group chat: a
-    private game's (made from its invitation: :func:`bot.store.invites.game_chat_id`)
+    private game's (made from its invitation: :func:`bot.store.invite.game_chat_id`)
     or an inline game's (:data:`INLINE_CHAT_BASE`).
 
     >>> is_private_game_chat(PRIVATE_CHAT_BASE - 2**47), is_private_game_chat(-1001234567890)
@@ -352,7 +352,7 @@ class GameRecord(Record):
     """One game of a chat or forum topic (a chat may have several), from lobby to its end.
 
     `engine` is the engine's `Game.to_dict()`: opaque to the store.  A
-    private game has a synthetic `chat_id` (see `bot.store.invites.game_chat_id`), no
+    private game has a synthetic `chat_id` (see `bot.store.invite.game_chat_id`), no
     board message of its own and one view per player.
     """
 
@@ -380,7 +380,7 @@ class GameRecord(Record):
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     deadline: float | None = Field(default=None, description="when the player to move "
-                                   "runs out of time (bot/vocab/deadlines.py); None: no clock "
+                                   "runs out of time (bot/vocab/clock.py); None: no clock "
                                    "running")
     paused_at: float | None = Field(default=None, description="clock paused since (both agreed)")
     pause_by: int | None = Field(default=None, description="player proposing to pause (or, "

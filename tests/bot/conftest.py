@@ -15,7 +15,7 @@ import pytest
 
 from bot.edge import ops
 from bot.edge.app import build_application
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.store import Store
 from tests.botapi import BotApiServer
 from tests.botapi.model import Answer, Chat, Message, User

@@ -79,3 +79,26 @@ def test_the_guard_sees_an_upward_import(tmp_path: Path) -> None:
     (tmp_path / "bot" / "store" / "x.py").write_text(
         "def f():\n    from bot.rules.play import apply_game\n")
     assert imports_between_packages(tmp_path, ("bot",)) == {"bot.store": {"bot.rules"}}
+
+
+def private_imports(root: Path, tops: tuple[str, ...]) -> list[str]:
+    """``from module import _name`` across modules: a private name used elsewhere
+    (then it is not private: give it a public name, or move it)."""
+    found = []
+    for top in tops:
+        for path in sorted((root / top).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in tops:
+                    found += [f"{path.relative_to(root)}: {node.module}.{alias.name}"
+                              for alias in node.names if alias.name.startswith("_")]
+    return found
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    assert private_imports(ROOT, ("bot",)) == []
+
+
+def test_the_guard_sees_a_private_import(tmp_path: Path) -> None:
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "x.py").write_text("def f():\n    from bot.y import _z, w\n")
+    assert private_imports(tmp_path, ("bot",)) == ["bot/x.py: bot.y._z"]

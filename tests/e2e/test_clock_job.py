@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.vocab.deadlines import HOUR, TEST_CLOCK_ENV, set_test_offset
+from bot.vocab.clock import HOUR, TEST_CLOCK_ENV, set_test_offset
 from tests.bot.driver import game_board
 from tests.botapi import BotApiServer, BotProcess
 from tests.e2e.test_games import REDIS_URL, server  # noqa: F401 - the fixture

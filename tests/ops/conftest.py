@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from bot.edge.app import build_application
 from bot.edge.web import WebServer
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.store import Store
 from tests.botapi import BotApiServer
 from tests.conftest import REDIS_URL

@@ -62,7 +62,7 @@ async def test_a_tap_elsewhere_is_answered_while_a_chats_reply_waits_for_its_buc
     s = world.server
     spammer, alice, bob = s.add_user("Mallory"), s.add_user("Alice"), s.add_user("Bob")
     flooded, other = s.add_group("A", members=[spammer]), s.add_group("B", members=[alice, bob])
-    await world.store.update(settings_key(other.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(other.id), lambda _s: ChatSettings(
         chat_id=other.id, board_style="text"))
     for _ in range(5):  # chat A's bucket is spent (the clock stands still)
         assert await limiter.acquire(flooded.id) == 0
@@ -162,7 +162,7 @@ async def test_two_games_in_one_group_share_its_budget_neither_starves(
         alice, bob, carol, dave, mallory = (s.add_user(n) for n in
                                             ("Alice", "Bob", "Carol", "Dave", "Mallory"))
         chat = s.add_group("Club", members=[alice, bob, carol, dave, mallory])
-        await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+        await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
             chat_id=chat.id, board_style="text"))
         boards = {}
         for first, second in ((alice, bob), (carol, dave)):
@@ -183,7 +183,7 @@ async def test_two_games_in_one_group_share_its_budget_neither_starves(
         taps = []
         for message_id, players in boards.items():
             board = s.message(chat.id, message_id)
-            record = next(g for g in await world.store.chat_games(chat.id)
+            record = next(g for g in await world.store.games.chat_games(chat.id)
                           if g.board_message_id == message_id)
             mover = next(p for p in players if p.id == waiting_user(record))
             data = pick(board)

@@ -18,7 +18,6 @@ from telegram.ext import TypeHandler
 from bot.edge.handlers import board as board_handlers
 from bot.edge.handlers import buttons
 from bot.rules.seats import waiting_user
-from bot.store import stale_boards
 from bot.vocab.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
@@ -35,7 +34,7 @@ async def _game(api: BotApiServer, worker: Worker, style: str
     """A group where Alice and Bob play long nardy on a ``style`` board, by webhook."""
     alice, bob = api.add_user("Alice"), api.add_user("Bob")
     chat = api.add_group("G", members=[alice, bob])
-    await worker.store.update(settings_key(chat.id), lambda s: (
+    await worker.store.games.update(settings_key(chat.id), lambda s: (
         s or ChatSettings(chat_id=chat.id)).model_copy(update={"board_style": style}))
     await worker.app.bot.set_webhook(worker.url + PATH, secret_token=SECRET)
     sent = api.user_sends(chat, alice, "/new long")
@@ -191,7 +190,7 @@ async def test_a_board_left_behind_is_redrawn_when_the_bot_starts(
     chat, users = await _game(api, worker, "png")
     other, _ = await _game(api, worker, "png")  # a game whose board is up to date
     _, after, _, _ = await _left_behind(api, worker, chat, users)
-    assert [r.game_id for r in await stale_boards.behind(worker.store, 10)] == [after.game_id]
+    assert [r.game_id for r in await worker.store.board.behind(10)] == [after.game_id]
     edits = api.request_count("editMessageMedia")
     monkeypatch.setattr(board_handlers, "STARTUP_GRACE", 0.0)  # the failed update is over
     await workers()  # the bot (re)started: another process on the same Redis

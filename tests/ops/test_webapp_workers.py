@@ -19,7 +19,7 @@ from bot.edge.initdata import sign
 from bot.edge.web import WebServer
 from bot.edge.webapp import Webapp, routes
 from bot.present.webapp import payload
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.store import Store
 from tests.bot.driver import game_board, game_id_of, pick
 from tests.botapi import BotApiServer

@@ -19,9 +19,9 @@ from telegram import Update
 
 from bot.edge.handlers import buttons, commands, invite
 from bot.edge.ops import UpdateOutcome, handle_once
-from bot.rules.fairplay import seed_of
+from bot.rules.dice import seed_of
 from bot.rules.seats import waiting_user
-from bot.store import invites
+from bot.store import invite as invites
 from bot.store.updates import UPDATE_LEASE
 from bot.vocab.records import GameRecord, Status
 from tests.bot.driver import pick
@@ -68,14 +68,14 @@ def _hang_once(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> async
 def _die_before_settling(worker: Worker) -> asyncio.Event:
     """Make ``worker`` hang when it settles its next update (all its effects are
     out, the update is not marked done); the event is set when it got there."""
-    reached, real = asyncio.Event(), worker.store.settle_update
+    reached, real = asyncio.Event(), worker.store.updates.settle_update
 
     async def settle(*args: Any, **kwargs: Any) -> None:
         reached.set()
         await asyncio.Event().wait()
         await real(*args, **kwargs)
 
-    worker.store.settle_update = settle  # type: ignore[method-assign]
+    worker.store.updates.settle_update = settle  # type: ignore[method-assign]
     return reached
 
 
@@ -141,7 +141,7 @@ async def test_a_tap_whose_worker_died_after_answering_is_finished_once(
         api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
     first, second, clock = await _two_workers(workers)
     chat, alice, bob, record, board, data = await _first_step(api, first)
-    reached = _hang_once(monkeypatch, buttons, "_show")  # answered, step saved, not redrawn
+    reached = _hang_once(monkeypatch, buttons, "show")  # answered, step saved, not redrawn
     mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
     tap = api.user_taps(chat, mover, board, data)
     payload = api.updates()[-1]
@@ -221,7 +221,7 @@ async def test_a_new_whose_worker_died_before_settling_makes_one_lobby(
         join = Update.de_json(api.updates()[-1], second.app.bot)
         assert await handle_once(second.app, join) is UpdateOutcome.DONE
     await _retry(second, clock, payload)
-    games = await second.store.chat_games(chat.id)
+    games = await second.store.games.chat_games(chat.id)
     assert len(games) == 1, [(g.game_id, g.status) for g in games]
     lobbies = [m for m in api.messages(chat, include_deleted=True)
                if m.from_bot and "New game" in (m.text or "")]
@@ -256,7 +256,7 @@ async def test_an_invite_whose_worker_died_hands_out_one_link(
     assert len(answers) == 1
     token = invites.token_of(links.pop().rpartition("?start=")[2])
     assert token is not None
-    offered = await invites.load(second.store, token)
+    offered = await second.store.invite.load(token)
     assert offered is not None and offered.dice is not None
     assert seed_of(offered.dice).commitment.digest in (answers[0].text or "")  # the one shown
 

@@ -6,25 +6,19 @@ command replies to): the analysis only reads the game.  A private game's
 analysis is its players' only.
 
 One analysis of a game is in flight at a time over all workers
-(:func:`bot.store.finished.claim`); a tap meanwhile is told so.  The
+(:func:`bot.store.analysis.claim`); a tap meanwhile is told so.  The
 analysis runs in the computer's thinking pool (another process:
 :func:`bot.edge.handlers.computer.in_pool`), the picture is painted in the
 painter's process (:data:`bot.present.painter.PAINTER`), so the event loop
 goes on answering every other tap.  What was posted is remembered per
-language and board style (bot/store/finished.py): a later tap posts it again
+language and board style (bot/store/analysis.py): a later tap posts it again
 by Telegram's file id (nothing computed or painted again), or, when it was
 posted in this chat a moment ago, points at it.
 
-Each game is analysed once (:data:`_ANALYSES`, a :class:`bot.edge.memo.Memo`:
-``/export`` and 📊 share it, and a second request while it is computed waits
-for that one), in a pool of its own (:func:`bot.edge.handlers.computer.analysis_pool`),
-so the computer's moves and hints never wait behind an analysis; and a
-request waiting for one gives its update slot back (:func:`_give_slot_back`),
-so requests waiting for analyses never hold the slots other chats' taps
-need (tests/bot/edge/handlers/test_thinking.py).  A new
-analysis is started only within :data:`MAX_PER_CHAT` in flight for the chat
-it is asked in and :data:`MAX_PER_USER` for whoever asks (per worker); beyond
-that the asker is told to ask again later (:func:`refusal`).
+Each game is analysed once, in a pool of its own, within bounds per chat
+and per user (:func:`bot.edge.handlers.computer.analysed`, which ``/export``
+shares; beyond the bounds the asker is told to ask again later:
+:func:`bot.edge.handlers.computer.refusal`).
 """
 
 from __future__ import annotations
@@ -34,15 +28,12 @@ import json
 import logging
 import re
 import time
-from collections import Counter
-from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, Message, Update
 from telegram.error import BadRequest, Forbidden
 
 from ai.analysis import Analysis
-from bot.edge import ops
 from bot.edge.handlers.board import board_translator
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
@@ -53,16 +44,16 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.edge.handlers.computer import in_pool
+from bot.edge.handlers.computer import analysed, refusal
 from bot.edge.memo import Memo
 from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.board import PICTURE, TEXT
 from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
-from bot.rules.review import analysable, analyse_job, job
+from bot.rules.analysis import analysable
 from bot.rules.seats import seat_of
-from bot.store import Store, finished, prefs, private_boards
-from bot.store.inline_games import inline_chat_id
+from bot.store import Store
+from bot.store.inline import inline_chat_id
 from bot.vocab.callbacks import AnalyseGame, CallbackDataError
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord
@@ -73,15 +64,8 @@ log = logging.getLogger(__name__)
 REPOST_AFTER = 300.0
 """Seconds after posting an analysis in a chat during which a new request
 there is pointed at it instead of posting it again."""
-KEPT_ANALYSES = 32
-"""Analyses this process keeps (the same game asked for in another language
-or style is drawn again, not analysed again)."""
 KEPT_PICTURES = 8
 """Analysis pictures this process keeps (about 100 KB each)."""
-MAX_PER_CHAT = 2
-"""New analyses in flight at once for requests from one chat (per worker)."""
-MAX_PER_USER = 1
-"""New analyses in flight at once for requests by one user (per worker)."""
 
 NO_GAME = N_("There is no finished game here to analyse yet.")
 NOT_OVER = N_("This game is not over yet: it can be analysed after its end.")
@@ -93,27 +77,12 @@ ANALYSING = N_("📊 Analysing the game…")
 FAILED = N_("The game could not be analysed; please try again later.")
 SENT_PRIVATELY = N_("📊 The analysis comes in your private chat with the bot.")
 PRIVATE_ABOVE = N_("The analysis of this game was just sent to your private chat with the bot.")
-TOO_MANY_IN_CHAT = N_("Games of this chat are being analysed already; please ask again in "
-                      "a minute.")
-TOO_MANY_OF_USER = N_("Your earlier request is still being analysed; please ask again in "
-                      "a minute.")
 START_PREFIX = "an"
 """``/start an<chat>g<game id>``: the analysis of an inline game, asked on its
 board by someone who had not started the bot (:func:`start_payload`)."""
 _START = re.compile(r"an([0-9]{1,20})g([A-Za-z0-9_-]{4,32})")
 
-_ANALYSES: Memo[str, Analysis] = Memo(KEPT_ANALYSES)
 _PICTURES: Memo[tuple[str, str], bytes] = Memo(KEPT_PICTURES)
-_RUNNING_IN_CHAT: Counter[int] = Counter()
-_RUNNING_OF_USER: Counter[int] = Counter()
-
-
-class TooManyAnalyses(ValueError):
-    """A new analysis beyond the bound of its chat or user; ``message`` says which."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -159,16 +128,16 @@ class Asker:
 
 def _shows(store: Store, record: GameRecord, chat_id: int, message_id: int) -> bool:
     """Whether the message is one of the record's boards (its chat's, or a view)."""
-    return (chat_id, message_id) in store.boards_of(record)
+    return (chat_id, message_id) in store.games.boards_of(record)
 
 
 async def game_by_id(store: Store, chat_id: int, thread_id: int | None,
                      game_id: str) -> GameRecord | None:
     """The chat's game ``game_id``: its record, or the one kept after its end."""
-    record = await store.load_game(chat_id, game_id)
+    record = await store.games.load_game(chat_id, game_id)
     if record is not None:
         return record
-    return await finished.load(store, chat_id, game_id)
+    return await store.analysis.load(chat_id, game_id)
 
 
 async def game_of_message(store: Store, chat: Chat, thread_id: int | None,
@@ -176,13 +145,13 @@ async def game_of_message(store: Store, chat: Chat, thread_id: int | None,
     """The game a board message in ``chat`` shows (or showed when it ended)."""
     chat_id = chat.id
     if chat.type == Chat.PRIVATE:
-        ref = await private_boards.game_of(store, chat.id, message_id)
+        ref = await store.board.game_of(chat.id, message_id)
         if ref is not None:  # a view of a game that lives elsewhere
             chat_id, thread_id = ref.chat_id, ref.thread_id
-    for game in await store.chat_games(chat_id, thread_id):
+    for game in await store.games.chat_games(chat_id, thread_id):
         if _shows(store, game, chat.id, message_id):
             return game
-    for kept in await finished.recent(store, chat_id, any_topic=True):
+    for kept in await store.analysis.recent(chat_id, any_topic=True):
         if _shows(store, kept, chat.id, message_id):
             return kept
     return None
@@ -193,14 +162,14 @@ async def last_game(store: Store, chat: Chat, thread_id: int | None,
     """The last finished game of the chat (or topic): the user's, if they
     played one of its games kept, else anyone's; in a private chat, the user's
     last finished game anywhere, or the one played in this chat."""
-    kept = [game for game in await store.chat_games(chat.id, thread_id) if analysable(game)]
+    kept = [game for game in await store.games.chat_games(chat.id, thread_id) if analysable(game)]
     mine = [game for game in kept if seat_of(game, user_id) is not None]
     candidates = (mine or kept)[:1]
     if chat.type == Chat.PRIVATE:
-        last = await finished.last_of_user(store, user_id)
+        last = await store.analysis.last_of_user(user_id)
         candidates += [last] if last is not None else []
     elif not candidates:
-        last = await finished.last(store, chat.id, thread_id)
+        last = await store.analysis.last(chat.id, thread_id)
         candidates += [last] if last is not None else []
     return max(candidates, key=lambda record: record.updated_at, default=None)
 
@@ -283,7 +252,7 @@ async def _on_inline_board(update: Update, context: Context, tr: Translator, inl
             or seat_of(record, user.id) is None:
         await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
         return
-    if not await prefs.has_started(store, user.id):
+    if not await store.prefs.has_started(user.id):
         await query.answer(url=f"https://t.me/{context.bot.username}?start="
                                f"{start_payload(record)}")
         return
@@ -331,28 +300,28 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
     before, or pointed at when it was posted there a moment ago; else
     analysed (one at a time per game) and posted."""
     store = get_store(context)
-    settings = await store.chat_settings(place.chat_id)
+    settings = await store.games.chat_settings(place.chat_id)
     shown = await board_translator(context, settings, tr) if place.group else tr
     user = asker.update.effective_user
     user_id = user.id if user is not None else 0
-    at = await finished.posted_at(store, record.chat_id, record.game_id, place.chat_id)
+    at = await store.analysis.posted_at(record.chat_id, record.game_id, place.chat_id)
     if at is not None and 0 <= time.time() - at < REPOST_AFTER:
         await asker.tell(tr.gettext(PRIVATE_ABOVE if asker.elsewhere else ABOVE))
         return
     style = settings.board_style
     form = f"{shown.lang}:{style}"
-    before = await finished.posted(store, record.chat_id, record.game_id, form)
+    before = await store.analysis.posted(record.chat_id, record.game_id, form)
     if before is not None:  # posted before in this language and style: again, as it was
         await asker.done(tr.gettext(SENT_PRIVATELY) if asker.elsewhere else None)
         await _send(context, place, json.loads(before))
-        await finished.note_posted(store, record.chat_id, record.game_id, form, before,
-                                   place.chat_id)
+        await store.analysis.note_posted(record.chat_id, record.game_id, form, before,
+                                         place.chat_id)
         return
     too_many = refusal(record, place.chat_id, user_id)
     if too_many is not None:
         await asker.tell(tr.gettext(too_many))
         return
-    if not await finished.claim(store, record.chat_id, record.game_id):
+    if not await store.analysis.claim(record.chat_id, record.game_id):
         await asker.tell(tr.gettext(BUSY))
         return
     said = None
@@ -365,66 +334,14 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
             await _send(context, place, {"text": tr.gettext(FAILED)})
             return
         form, posted = await _post(context, shown, record, analysis, place, style)
-        await finished.note_posted(store, record.chat_id, record.game_id, form, posted,
-                                   place.chat_id)
-        await finished.keep(store, record)  # a game that ended before games were kept
+        await store.analysis.note_posted(record.chat_id, record.game_id, form, posted,
+                                         place.chat_id)
+        await store.analysis.keep(record)  # a game that ended before games were kept
     finally:
-        await finished.release(store, record.chat_id, record.game_id)
+        await store.analysis.release(record.chat_id, record.game_id)
         if said is not None:
             with contextlib.suppress(BadRequest, Forbidden):
                 await said.delete()
-
-
-def refusal(record: GameRecord, chat_id: int, user_id: int) -> str | None:
-    """Why a request from ``user_id`` in ``chat_id`` may not start the analysis
-    of ``record`` now (the untranslated message), or None: kept or in flight
-    analyses are always shared; a new one must be within the bounds."""
-    key = str(record.ref)
-    if key in _ANALYSES or _ANALYSES.in_flight(key):
-        return None
-    if _RUNNING_IN_CHAT[chat_id] >= MAX_PER_CHAT:
-        return TOO_MANY_IN_CHAT
-    if _RUNNING_OF_USER[user_id] >= MAX_PER_USER:
-        return TOO_MANY_OF_USER
-    return None
-
-
-async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> Analysis:
-    """The game's analysis: kept, shared with the one in flight, or computed
-    in the analysis pool for a request from ``user_id`` in ``chat_id``
-    (:class:`TooManyAnalyses` beyond their bounds)."""
-    key = str(record.ref)
-
-    def compute() -> Awaitable[Analysis]:
-        return in_pool(analyse_job, job(record), analysis=True)
-
-    if key in _ANALYSES:
-        return await _ANALYSES.get(key, compute)
-    if _ANALYSES.in_flight(key):
-        _give_slot_back()
-        return await _ANALYSES.get(key, compute)
-    too_many = refusal(record, chat_id, user_id)
-    if too_many is not None:
-        raise TooManyAnalyses(too_many)
-    _give_slot_back()
-    _RUNNING_IN_CHAT[chat_id] += 1
-    _RUNNING_OF_USER[user_id] += 1
-    try:
-        return await _ANALYSES.get(key, compute)
-    finally:
-        for running, who in ((_RUNNING_IN_CHAT, chat_id), (_RUNNING_OF_USER, user_id)):
-            running[who] -= 1
-            if running[who] <= 0:
-                del running[who]
-
-
-def _give_slot_back() -> None:
-    """The update about to wait for an analysis gives its update slot back
-    (:meth:`bot.edge.ops.Slot.park`) and waits off it: however many requests
-    wait for analyses, the other chats' taps find a free slot."""
-    held = ops.slot()
-    if held is not None:
-        held.park()
 
 
 async def _post(context: Context, tr: Translator, record: GameRecord, analysis: Analysis,

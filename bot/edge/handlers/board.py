@@ -1,5 +1,8 @@
-"""Showing a record in its chat: post, edit, re-post the board or lobby
-message, and the turn notification.
+"""What a change shows: post, edit, re-post the board or lobby message (a
+chat's, the players' private views, an inline game's message), the turn
+notification, the dice's commitment notices (:func:`announce`,
+:func:`keep_inline`); :func:`show` is all of it after a change.  Not a
+handler: every handler may use it (tests/bot/edge/handlers/test_imports.py).
 
 A message's keyboard is drawn for a record version; when the message id
 must be saved into the record, the keyboard is drawn for the version that
@@ -22,7 +25,7 @@ record's version on, so whoever posts one (:func:`repost`,
 :func:`post_views`) then redraws the others' keyboards for the new version.
 
 The version each board message shows is noted beside the record
-(:meth:`bot.store.Store.mark_shown`) once it is posted or redrawn.  A redraw
+(:meth:`bot.store.games.Games.mark_shown`) once it is posted or redrawn.  A redraw
 that failed (the Bot API answered 502) leaves its board behind the record;
 :func:`redraw_stale` redraws exactly the boards that are behind, so repeating
 it (a retried update, a refused tap on the old board) never edits a board
@@ -39,7 +42,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
@@ -52,17 +55,18 @@ from bot.edge.handlers.common import (
     get_store,
     update_settings,
 )
-from bot.present.board import TEXT, BoardMessage, board_message, notification, painted
-from bot.present.keyboards import kept_keyboard
+from bot.present.board import PICTURE, TEXT, BoardMessage, board_message, notification, painted
+from bot.present.dice import commitment_notice, fresh_commitment
+from bot.present.keyboards import kept_keyboard, stacked, timeout_offer
 from bot.present.lobby import lobby_message
 from bot.present.painter import PAINTER
 from bot.present.webapp import with_app_button
 from bot.rules.chatsettings import with_board_language
-from bot.rules.seats import waiting_side, waiting_user
-from bot.store import VersionConflict, prefs, private_boards, stale_boards
-from bot.store.prefs import forget_started
-from bot.vocab import deadlines
-from bot.vocab.i18n import Translator, translator
+from bot.rules.clock import time_is_up
+from bot.rules.seats import seat_of, waiting_side, waiting_user
+from bot.store import VersionConflict
+from bot.vocab import clock
+from bot.vocab.i18n import Translator, pick_language, translator
 from bot.vocab.records import (
     BoardViewRef,
     ChatSettings,
@@ -186,9 +190,7 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     """Redraw the chat's board message (an inline game's: its inline message);
     True if it had to be posted again."""
     if record.is_inline:
-        from bot.edge.handlers import inline  # it draws with this module's helpers
-
-        await inline.edit_board(context, tr, record, ui, keyboard_only=keyboard_only)
+        await edit_board(context, tr, record, ui, keyboard_only=keyboard_only)
         return False
     if record.is_private:
         return False
@@ -251,7 +253,7 @@ async def _edit_view(context: Context, tr: Translator, record: GameRecord, view:
                                  same_picture, ui)
     except Forbidden:  # the player blocked the bot: their board waits for /games
         log.info("view in chat %s unreachable", view.chat_id)
-        await forget_started(get_store(context), view.chat_id)
+        await get_store(context).prefs.forget_started(view.chat_id)
         return False
     if not gone:
         return False
@@ -289,15 +291,15 @@ async def _mark(context: Context, record: GameRecord, board: Board,
     """Note the version ``board`` shows now (a keyboard-only tap's redraw
     leaves it where it was: the version did not move)."""
     if not ui:
-        await get_store(context).mark_shown(record, board)
+        await get_store(context).games.mark_shown(record, board)
 
 
 async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> None:
     """Redraw those boards of the record that do not show its version (their
     redraw failed), or post its chat's board if it has none; the others are
     left alone, so this may run any number of times."""
-    shown = await get_store(context).shown(record)
-    main = 0 if record.is_inline else record.board_message_id  # see Store.boards_of
+    shown = await get_store(context).games.shown(record)
+    main = 0 if record.is_inline else record.board_message_id  # see store.games.boards_of
     behind = main is None or shown.get((record.chat_id, main), -1) < record.version
     has_main = record.is_inline or not record.is_private
     if has_main and behind and await _edit_main(context, tr, record, {}):
@@ -310,7 +312,7 @@ async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> 
 
 async def startup_redraw_job(context: Context) -> None:
     """The start-up job: redraw the boards of open games that were left behind
-    their record before the restart (:func:`bot.store.stale_boards.behind`),
+    their record before the restart (:func:`bot.store.board.behind`),
     one game after another; every edit goes through the flood limiter like
     any other, so a big backlog is spread over its budget, never sent at once.
 
@@ -322,7 +324,7 @@ async def startup_redraw_job(context: Context) -> None:
         return
     started = context.job.data if context.job is not None else time.time()
     assert isinstance(started, float)
-    behind = [record for record in await stale_boards.behind(store, STARTUP_REDRAWS)
+    behind = [record for record in await store.board.behind(STARTUP_REDRAWS)
               if record.updated_at <= started - STARTUP_GRACE]
     log.info("start-up: redrawing the boards of %s games left behind", len(behind))
     for record in behind:
@@ -366,10 +368,10 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
             message = await send_board(context, viewer.chat_id, None, board)
         except Forbidden:
             log.info("cannot post a view in chat %s", viewer.chat_id)
-            await forget_started(store, viewer.chat_id)
+            await store.prefs.forget_started(viewer.chat_id)
             continue
         # before the save: a tap on the new board must find its game at once
-        await private_boards.remember(store, viewer.chat_id, message.message_id, record.ref)
+        await store.board.remember(viewer.chat_id, message.message_id, record.ref)
         posted.append(BoardViewRef(chat_id=viewer.chat_id, message_id=message.message_id,
                                    viewer=viewer.side, photo=board.photo is not None,
                                    language=viewer.language))
@@ -378,19 +380,19 @@ async def post_views(context: Context, tr: Translator, record: GameRecord,
     chats = {view.chat_id for view in posted}
     kept = tuple(view for view in record.views if view.chat_id not in chats)
     try:
-        saved = await store.save(drawn.model_copy(update={"views": kept + tuple(posted)}),
-                                 record.version)
+        saved = await store.games.save(drawn.model_copy(update={"views": kept + tuple(posted)}),
+                                       record.version)
     except VersionConflict:
         for view in posted:  # someone acted meanwhile: their edit shows the boards
             await _retire(context, view.chat_id, view.message_id, delete=True)
-            await private_boards.forget(store, view.chat_id, view.message_id)
-        return await store.load(record.key) or record
+            await store.board.forget(view.chat_id, view.message_id)
+        return await store.games.load(record.key) or record
     for view in posted:
-        await store.mark_shown(saved, (view.chat_id, view.message_id))
+        await store.games.mark_shown(saved, (view.chat_id, view.message_id))
     for view in record.views:
         if view.chat_id in chats:
             await _retire(context, view.chat_id, view.message_id, delete=False)
-            await private_boards.forget(store, view.chat_id, view.message_id)
+            await store.board.forget(view.chat_id, view.message_id)
     await _refresh(context, tr, saved, [(view.chat_id, view.message_id) for view in posted])
     return saved
 
@@ -423,15 +425,15 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     message = await send_board(context, record.chat_id, record.thread_id, board)
     posted = {"board_message_id": message.message_id, "board_photo": board.photo is not None}
     try:
-        saved = await store.save(drawn.model_copy(update=posted), record.version)
+        saved = await store.games.save(drawn.model_copy(update=posted), record.version)
     except VersionConflict:
         # someone acted meanwhile: their edit shows the board; this copy is dead
         await _retire(context, record.chat_id, message.message_id, delete=True)
-        current = await store.load(record.key)
+        current = await store.games.load(record.key)
         return current or record
-    await store.mark_shown(saved, (record.chat_id, message.message_id))
+    await store.games.mark_shown(saved, (record.chat_id, message.message_id))
     # a reply to this board names its game, also once a newer board replaced it
-    await private_boards.remember(store, record.chat_id, message.message_id, record.ref)
+    await store.board.remember(record.chat_id, message.message_id, record.ref)
     old = record.board_message_id
     if (strip_old or delete_old) and old and old != message.message_id:
         await _retire(context, record.chat_id, old, delete=delete_old)
@@ -477,7 +479,7 @@ async def clear_notification(context: Context, record: GameRecord) -> None:
     would bump the version and make the board's buttons stale.  A private
     game's ping is in a player's chat: kept as ``<chat id>:<message id>``.
     """
-    old = await get_store(context).take_notification(record.chat_id, record.game_id)
+    old = await get_store(context).games.take_notification(record.chat_id, record.game_id)
     if old is not None:
         chat, _, message = old.rpartition(":")
         with contextlib.suppress(BadRequest, Forbidden):  # deleted by someone already
@@ -509,7 +511,7 @@ async def notify(context: Context, record: GameRecord) -> None:
     a group ping is not sent at once: a player who started the bot gets it
     in the private chat now, anyone else in the group only after the
     ``TURN_PING_DELAY`` (:data:`PING_DELAY`) if they have not acted by then
-    (queued in the store, :func:`bot.store.wakeups.ping_tick` sends it)."""
+    (queued in the store, :func:`bot.store.clock.ping_tick` sends it)."""
     step = f"notify:{record.ref}:{record.version}"
     user_id = waiting_user(record)
     if effects.done(step) or computer_level(user_id or 0) is not None:
@@ -521,7 +523,7 @@ async def notify(context: Context, record: GameRecord) -> None:
     elif user_id is not None and await _ping_started(context, record, user_id):
         pass
     elif delay > 0:
-        await _ping_later(context, record, deadlines.now() + delay)
+        await _ping_later(context, record, clock.now() + delay)
     else:
         await ping_in_chat(context, record)
     effects.note(step)
@@ -532,11 +534,11 @@ async def _ping_later(context: Context, record: GameRecord, at: float) -> None:
     posted (posting a board saves its message id, a version of its own that
     is no action of the player's)."""
     store = get_store(context)
-    current = await store.load_game(record.chat_id, record.game_id)
+    current = await store.games.load_game(record.chat_id, record.game_id)
     if current is None or current.version < record.version \
             or waiting_user(current) != waiting_user(record):
         current = record
-    await store.ping_later(record.ref, current.version, at)
+    await store.clock.ping_later(record.ref, current.version, at)
 
 
 async def ping_in_chat(context: Context, record: GameRecord) -> None:
@@ -548,8 +550,8 @@ async def ping_in_chat(context: Context, record: GameRecord) -> None:
     text = notification(await addressee_translator(context, user_id, record.chat_id), record)
     if text is not None:
         message = await send(context, record, text)
-        await get_store(context).remember_notification(record.chat_id, record.game_id,
-                                                       str(message.message_id))
+        await get_store(context).games.remember_notification(record.chat_id, record.game_id,
+                                                             str(message.message_id))
 
 
 def unreachable(error: Exception) -> bool:
@@ -564,7 +566,7 @@ async def _ping_started(context: Context, record: GameRecord, user_id: int) -> b
     """Ping ``user_id`` in their private chat with the bot if they started it
     there (it costs the group nothing); False when they have not, or it failed."""
     store = get_store(context)
-    if not await prefs.has_started(store, user_id):
+    if not await store.prefs.has_started(user_id):
         return False
     tr = await addressee_translator(context, user_id, user_id)  # their private chat's
     text = notification(tr, record)
@@ -578,10 +580,10 @@ async def _ping_started(context: Context, record: GameRecord, user_id: int) -> b
     except (Forbidden, BadRequest) as error:  # blocked the bot since: the group, later
         if not unreachable(error):
             raise
-        await forget_started(store, user_id)
+        await store.prefs.forget_started(user_id)
         return False
-    await store.remember_notification(record.chat_id, record.game_id,
-                                      f"{user_id}:{message.message_id}")
+    await store.games.remember_notification(record.chat_id, record.game_id,
+                                            f"{user_id}:{message.message_id}")
     return True
 
 
@@ -600,7 +602,182 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
                                                  reply_to_message_id=view.message_id,
                                                  allow_sending_without_reply=True)
     except Forbidden:
-        await forget_started(store, view.chat_id)
+        await store.prefs.forget_started(view.chat_id)
         return
-    await store.remember_notification(record.chat_id, record.game_id,
-                                      f"{view.chat_id}:{message.message_id}")
+    await store.games.remember_notification(record.chat_id, record.game_id,
+                                            f"{view.chat_id}:{message.message_id}")
+
+
+async def announce(context: Context, tr: Translator, old: GameRecord | None,
+                   new: GameRecord, *, to: Sequence[tuple[int, Translator]] = ()) -> None:
+    """Post the whole commitment of a seed ``new`` commits to (and ``old`` did
+    not) in a message never edited afterwards: in its chat, or each player's
+    private chat for a private game (``to``: those chats and their languages;
+    else each person's chat in ``tr``); an inline game has no chat of its own
+    (its message shows the whole commitment until the game starts): only the
+    private chats ``to`` (its first player's, if they started the bot)."""
+    state = fresh_commitment(old, new)
+    if state is None or (new.is_inline and not to):
+        return
+    if not new.is_private:
+        await context.bot.send_message(new.chat_id, commitment_notice(tr, state),
+                                       message_thread_id=new.thread_id)
+        return
+    people = to or [(p.user_id, tr) for p in new.players if computer_level(p.user_id) is None]
+    for chat_id, language in people:
+        try:
+            await context.bot.send_message(chat_id, commitment_notice(language, state))
+        except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
+            if not unreachable(error):
+                raise
+
+
+async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
+                      new: GameRecord, user_id: int) -> None:
+    """An inline game has no chat of the bot's: the whole commitment is kept
+    in the private chats of its players who ever started the bot, sent
+    before the message is redrawn, so before the tap it awaits exists
+    (docs/fair-dice.md): ``user_id`` just joined the lobby (its ▶ Start
+    comes next), or the other player's Accept of a rematch offered by
+    ``user_id`` (both are known then)."""
+    if not new.is_inline:
+        return
+    joined = seat_of(new, user_id) is not None and (old is None or seat_of(old, user_id) is None)
+    if new.status is Status.LOBBY and joined:
+        people, since = [user_id], None  # the lobby's seed: shown on it, not kept yet for them
+    elif fresh_commitment(old, new) is not None:
+        people, since = [p.user_id for p in new.players], old  # a rematch offered
+    else:
+        return
+    store = get_store(context)
+    to = [(person, tr if person == user_id else translator(await store.prefs.language(person)))
+          for person in people if await store.prefs.has_started(person)]
+    if to:
+        await announce(context, tr, since, new, to=to)
+
+
+async def show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
+                user_id: int, *, repair: bool = False) -> None:
+    """Redraw the board and ping whoever the game waits for now; ``repair``: only
+    the boards that do not show ``new`` yet (a retry)."""
+    if new.is_inline and old.status is Status.LOBBY and new.status is Status.ACTIVE:
+        await get_store(context).keep_chat(new.chat_id, None)  # its game started (issue 21)
+    if repair:
+        await redraw_stale(context, tr, new)
+    elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
+        await start_from_finished(context, tr, old, new)
+    else:
+        await keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
+        await edit(context, tr, new)
+        if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
+            # posted again as pictures: ping under those
+            new = await get_store(context).games.load(new.key) or new
+    if not repair:  # a new seed's whole commitment kept (the board shows it already)
+        await announce(context, tr, old, new)
+    before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
+    if after is not None and after != before:
+        await notify(context, new)
+    elif before == user_id or new.status is not Status.ACTIVE:
+        await clear_notification(context, new)
+
+
+MEDIA_CHAT = "media_chat"
+"""``bot_data`` key: the chat board pictures of inline games are uploaded to
+(``MEDIA_CHAT_ID``), or None."""
+
+
+_OTHER_KIND = ("no caption in the message", "no text in the message",
+               "no media in the message")
+"""Telegram's refusals of an edit for a message of the other kind: a text
+board's edit of a picture, a caption's of a text, a picture for a text (a
+Bot API that does not let media be added to a text message)."""
+
+
+def media_chat(context: Context) -> int | str | None:
+    chat: int | str | None = context.bot_data.get(MEDIA_CHAT)
+    return chat
+
+
+async def edit_board(context: Context, tr: Translator, record: GameRecord,
+                     ui: dict[str, object], *, keyboard_only: bool = False) -> None:
+    """Redraw an inline game's message (see the module doc); ``ui`` and
+    ``keyboard_only`` as for a chat's board (the picture stays)."""
+    settings = await chat_settings(context, record.chat_id)
+    tr = await board_translator(context, settings, tr)
+    picture = record.board_photo and not is_lobby(record) and media_chat(context) is not None
+    styles = (PICTURE, TEXT) if picture else (TEXT, PICTURE)
+    for attempt, style in enumerate(styles):
+        try:
+            await _edit_as(context, tr, record, settings, style,
+                           same_picture=bool(ui) or keyboard_only, ui=ui)
+        except BadRequest as error:
+            reason = error.message.lower()
+            if is_not_modified(error):
+                break
+            if attempt == 0 and any(kind in reason for kind in _OTHER_KIND):
+                continue  # the message is of the other kind (the lobby's text, a picture)
+            if "message_id_invalid" in reason:
+                log.info("inline message of game %s is gone", record.game_id)
+                return
+            raise
+        break
+    if not ui:
+        await get_store(context).games.mark_shown(record, (record.chat_id, 0))
+
+
+async def _edit_as(context: Context, tr: Translator, record: GameRecord,
+                   settings: ChatSettings, style: str, *, same_picture: bool,
+                   ui: dict[str, object]) -> None:
+    """One edit of the message as a text board or (``style``) as a picture board."""
+    inline_id = record.inline_message_id
+    if style == TEXT:
+        board = render(tr, record, settings, style=TEXT, picture=False, **ui)
+        await context.bot.edit_message_text(board.text, inline_message_id=inline_id,
+                                            reply_markup=_with_clock(tr, record, board.markup))
+        return
+    board = await draw(tr, record, settings, style=PICTURE, picture=not same_picture, **ui)
+    if board.photo is None:  # not painted (draw fell back to text): the picture stays
+        board = render(tr, record, settings, style=PICTURE, picture=False, **ui)
+    markup = _with_clock(tr, record, board.markup)
+    file_id = await _upload(context, board.photo) if board.photo else None
+    if file_id is not None:
+        media = InputMediaPhoto(file_id, caption=board.text, parse_mode=ParseMode.HTML)
+        await context.bot.edit_message_media(media, inline_message_id=inline_id,
+                                             reply_markup=markup)
+    else:
+        await context.bot.edit_message_caption(caption=board.text, inline_message_id=inline_id,
+                                               reply_markup=markup)
+
+
+async def _upload(context: Context, photo: bytes) -> str | None:
+    """Send a board picture to the media chat; its file id, None if it cannot."""
+    chat = media_chat(context)
+    if chat is None:
+        return None
+    try:
+        sent = await context.bot.send_photo(chat, photo, disable_notification=True)
+    except (BadRequest, Forbidden) as error:
+        log.warning("cannot send a board picture to the media chat %s: %s", chat, error)
+        return None
+    return sent.photo[-1].file_id if sent.photo else None
+
+
+def _with_clock(tr: Translator, record: GameRecord, markup: InlineKeyboardMarkup | None
+                ) -> InlineKeyboardMarkup | None:
+    """Once the player to move ran out of time, the inline board carries the
+    opponent's Claim win / Give more time (there is no chat to offer them in)."""
+    if not time_is_up(record, clock.now()):
+        return markup
+    return stacked(markup, timeout_offer(tr, record))
+
+
+async def show_view(update: Update, context: Context, tr: Translator,
+                    record: GameRecord) -> None:
+    """Post ``record``'s board in this private chat, from the user's side
+    (they must be playing it)."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    side = seat_of(record, user.id)
+    assert side is not None
+    language = pick_language(user.language_code)
+    await post_views(context, tr, record, [Viewer(chat.id, side, language)])

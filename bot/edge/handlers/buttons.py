@@ -28,15 +28,13 @@ from telegram import CallbackQuery, Chat, Update
 
 from bot.edge import effects
 from bot.edge.handlers import computer as computer_turns
-from bot.edge.handlers import fair
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import (
     board_translator,
-    clear_notification,
     edit,
     notify,
     redraw_stale,
-    start_from_finished,
+    show,
 )
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
@@ -50,13 +48,14 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.rules import computer, hints
-from bot.rules.fairplay import entropy_tap
+from bot.rules.dice import entropy_tap
 from bot.rules.play import confirms_turns
 from bot.rules.seats import waiting_user
 from bot.rules.taps import caught_up, tap, tapped_view
+from bot.service.ending import after_end
 from bot.service.saving import load_current, save_first
-from bot.store import VersionConflict, finished, private_boards
-from bot.store.inline_games import inline_chat_id
+from bot.store import VersionConflict
+from bot.store.inline import inline_chat_id
 from bot.store.layout import GameLimit
 from bot.vocab.callbacks import ButtonAction, Callback, Kind
 from bot.vocab.i18n import Translator
@@ -106,7 +105,7 @@ async def on_button(update: Update, context: Context) -> None:
     else:
         chat_id = message.chat.id
         # a board in a private chat may be a view of a game that lives elsewhere
-        ref = (await private_boards.game_of(get_store(context), chat_id, message.message_id)
+        ref = (await get_store(context).board.game_of(chat_id, message.message_id)
                if message.chat.type == Chat.PRIVATE else None)
         if ref is not None and ref.chat_id == chat_id:
             ref = None  # the chat's own board (a game against the computer here)
@@ -161,7 +160,7 @@ async def on_button(update: Update, context: Context) -> None:
     # the computer answers before the boards are drawn: its whole turn and the
     # tap that led to it are one board update
     saved = await computer_turns.play(context, saved)
-    await _show(context, tr, record, saved, query.from_user.id)
+    await show(context, tr, record, saved, query.from_user.id)
 
 
 async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: Callback,
@@ -176,15 +175,16 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     user = query.from_user
     if data.action is ButtonAction.NEW and any(  # a new lobby from a finished board: not a second
             g.status is Status.LOBBY and g.created_by == user.id
-            for g in await get_store(context).chat_games(record.chat_id, record.thread_id,
-                                                         ended=False)):
+            for g in await get_store(context).games.chat_games(record.chat_id, record.thread_id,
+                                                               ended=False)):
         raise Refusal(LOBBY_WAITS)
     if data.kind is Kind.LOBBY and data.action is ButtonAction.COMPUTER:  # as /new bot
         computer.playing_the_bot(
-            await get_store(context).chat_games(record.chat_id, record.thread_id, ended=False),
+            await get_store(context).games.chat_games(record.chat_id, record.thread_id,
+                                                      ended=False),
             user.id, computer_turns.per_person(context))
     # the entropy taps refused before this one go into the dice's log if it starts the game
-    refused = (await get_store(context).refused_taps(record.chat_id, record.game_id)
+    refused = (await get_store(context).games.refused_taps(record.chat_id, record.game_id)
                if entropy_tap(record, data.action) else ())
     settings = await chat_settings(context, record.chat_id)
     setting = settings.confirm_turns
@@ -209,10 +209,11 @@ async def _log_refused(context: Context, chat_id: int, data: Callback, query_id:
     logged, so that refusing taps until one gives dice the bot likes shows in
     /verify and the export (docs/fair-dice.md)."""
     store = get_store(context)
-    record = await store.load_game(chat_id, data.id)
+    record = await store.games.load_game(chat_id, data.id)
     label = None if record is None else entropy_tap(record, data.action)
     if record is not None and label is not None:
-        await store.note_refused_tap(record.chat_id, record.game_id, f"{label}={query_id[:200]}")
+        await store.games.note_refused_tap(record.chat_id, record.game_id,
+                                           f"{label}={query_id[:200]}")
 
 
 async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_id: int, *,
@@ -235,15 +236,15 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
     old = decode(GameRecord, "the update's journal", note["old"], note["version"])
     await query.answer()  # unless the first attempt did (bot/edge/effects.py)
     store = get_store(context)
-    current = await store.load_game(old.chat_id, note.get("game", old.game_id))
+    current = await store.games.load_game(old.chat_id, note.get("game", old.game_id))
     if current is None:
         return
     if current.version != note["saved"]:  # moved on since: that change's handler shows it
         await redraw_stale(context, tr, current)
         return
-    await store.reindex(current)
-    await finished.keep(store, current)  # the first attempt may have died before keeping it
-    await _show(context, tr, old, current, query.from_user.id, repair=True)
+    await store.games.reindex(current)
+    await after_end(store, current)  # the first attempt may have died before it
+    await show(context, tr, old, current, query.from_user.id, repair=True)
 
 
 async def _applied_before(context: Context, tr: Translator, query: CallbackQuery,
@@ -255,12 +256,12 @@ async def _applied_before(context: Context, tr: Translator, query: CallbackQuery
     if not retrying():  # a first attempt wrote nothing before its refusal
         return False
     store = get_store(context)
-    record = await store.load_game(chat_id, game_id)
-    if record is None or not await store.written_here(record):
+    record = await store.games.load_game(chat_id, game_id)
+    if record is None or not await store.games.written_here(record):
         return False
     await query.answer()
-    await store.reindex(record)
-    await finished.keep(store, record)  # the first attempt may have died before keeping it
+    await store.games.reindex(record)
+    await after_end(store, record)  # the first attempt may have died before it
     await redraw_stale(context, tr, record)
     if waiting_user(record) not in (None, query.from_user.id):
         await notify(context, record)
@@ -270,32 +271,10 @@ async def _applied_before(context: Context, tr: Translator, query: CallbackQuery
 async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str) -> None:
     """After a refused tap: redraw the boards of the tapped game that are behind it
     (a redraw failed), so that taps on them are not refused for ever."""
-    record = await get_store(context).load_game(chat_id, game_id)
+    record = await get_store(context).games.load_game(chat_id, game_id)
     if record is not None and computer.waiting_for_computer(record):
         record = await computer_turns.resume(context, tr, record)  # it was stuck: go on
     if record is not None and not 0 <= time.time() - record.updated_at < REPAIR_GRACE:
         await redraw_stale(context, tr, record)
 
 
-async def _show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
-                user_id: int, *, repair: bool = False) -> None:
-    """Redraw the board and ping whoever the game waits for now; ``repair``: only
-    the boards that do not show ``new`` yet (a retry)."""
-    if new.is_inline and old.status is Status.LOBBY and new.status is Status.ACTIVE:
-        await get_store(context).keep_chat(new.chat_id, None)  # its game started (issue 21)
-    if repair:
-        await redraw_stale(context, tr, new)
-    elif old.game_id != new.game_id and old.status is not Status.ACTIVE:
-        await start_from_finished(context, tr, old, new)
-    else:
-        await fair.keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
-        await edit(context, tr, new)
-        if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
-            new = await get_store(context).load(new.key) or new  # as pictures: ping under those
-    if not repair:  # a new seed's whole commitment kept (the board shows it already)
-        await fair.announce(context, tr, old, new)
-    before, after = waiting_user(old) if old.game_id == new.game_id else None, waiting_user(new)
-    if after is not None and after != before:
-        await notify(context, new)
-    elif before == user_id or new.status is not Status.ACTIVE:
-        await clear_notification(context, new)

@@ -21,7 +21,7 @@ async def migrated(update: Update, context: Context) -> None:
         old, new = message.migrate_from_chat_id, message.chat.id
     else:
         return
-    dropped = await get_store(context).migrate_chat(old, new)
+    dropped = await get_store(context).migration.migrate_chat(old, new)
     log.info("chat %s migrated to %s (dropped %s)", old, new, dropped)
 
 

@@ -2,14 +2,14 @@
 muting, and the chat's default time control.
 
 - :func:`tick_job` runs every few seconds in every bot process
-  (:mod:`bot.store.wakeups` hands each due game to one of them) and :func:`act`
+  (:mod:`bot.store.clock` hands each due game to one of them) and :func:`act`
   does what is due: remind the player to move, or offer the opponent
   **Claim win** / **Give more time** once the deadline has passed.
 - Reminders go to the player's private chat with the bot when they have
   started it there (:mod:`bot.store.prefs`), else they mention the player in the
   game's chat.  ``/mute`` / ``/unmute`` (or the button on a reminder) turn
   them off and on for the user, in every game.
-- ``/pause`` and ``/resume``: see :func:`bot.rules.timeouts.pause_request`.
+- ``/pause`` and ``/resume``: see :func:`bot.rules.clock.pause_request`.
 - ``/clock [time]``: the chat's default time control for ``/new`` without
   ``time=`` (chat admins set it).
 """
@@ -24,8 +24,7 @@ from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import which
-from bot.edge.handlers.board import edit, game_link, ping_in_chat, send
-from bot.edge.handlers.board import unreachable as unreachable  # fair.py imports it from here
+from bot.edge.handlers.board import edit, game_link, ping_in_chat, send, unreachable
 from bot.edge.handlers.common import (
     Context,
     DefaultOption,
@@ -39,11 +38,9 @@ from bot.edge.handlers.common import (
     reply,
     translator_for,
 )
-from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_keyboard
+from bot.present.keyboards import mute_keyboard, proposal_keyboard, timeout_offer
 from bot.present.names import duration, mention, variant_name
-from bot.rules.matchstate import table_of
-from bot.rules.seats import seat_of
-from bot.rules.timeouts import (
+from bot.rules.clock import (
     Notice,
     claim_timeout,
     drop_pause_request,
@@ -51,9 +48,10 @@ from bot.rules.timeouts import (
     notice,
     pause_request,
 )
+from bot.rules.matchstate import table_of
+from bot.rules.seats import seat_of
 from bot.service.saving import commit_game
-from bot.store import prefs, wakeups
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
@@ -75,7 +73,7 @@ def interval() -> float:
 
 async def tick_job(context: Context) -> None:
     """The repeating job: wake up the games that are due and send the delayed
-turn pings (see :mod:`bot.store.wakeups`)."""
+turn pings (see :mod:`bot.store.clock`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
@@ -86,9 +84,9 @@ turn pings (see :mod:`bot.store.wakeups`)."""
     async def ping_here(record: GameRecord) -> None:
         await ping_in_chat(context, record)
 
-    now = deadlines.now()
-    await wakeups.tick(store, now, act_here)
-    await wakeups.ping_tick(store, now, ping_here)  # delayed turn pings (bot/store/wakeups.py)
+    now = clock.now()
+    await store.clock.tick(now, act_here)
+    await store.clock.ping_tick(now, ping_here)  # delayed turn pings (bot/store/clock.py)
 
 
 async def act(context: Context, record: GameRecord, stage: int) -> None:
@@ -111,11 +109,11 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
     """Remind the player the game waits for (unless they muted reminders)."""
     store = get_store(context)
     user_id, opponent = due.late.user_id, due.opponent
-    if await prefs.is_muted(store, user_id):
+    if await store.prefs.is_muted(user_id):
         return
     assert record.deadline is not None  # a reminder's notice has one
-    left = record.deadline - deadlines.now()
-    if record.is_private or await prefs.has_started(store, user_id):
+    left = record.deadline - clock.now()
+    if record.is_private or await store.prefs.has_started(user_id):
         tr = await _user_translator(context, user_id)
         text = "⏰ " + tr.gettext(
             "Your move against {opponent} ({variant}) is waiting: {left} left.",
@@ -128,7 +126,7 @@ async def remind(context: Context, record: GameRecord, due: Notice) -> None:
         except (Forbidden, BadRequest) as error:  # blocked the bot since, or never started
             if not unreachable(error):  # it (an inline game's player): the chat instead
                 raise
-            await prefs.forget_started(store, user_id)
+            await store.prefs.forget_started(user_id)
             if record.is_private:
                 return
     tr = await addressee_translator(context, user_id, record.chat_id)
@@ -149,11 +147,6 @@ def _proposal(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None
     if record.pause_by is None:
         return None
     return proposal_keyboard(tr, record.game_id, paused=record.paused_at is not None)
-
-
-def timeout_offer(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup:
-    """Claim win / Give more time (as long as the time control's period)."""
-    return timeout_keyboard(tr, record.game_id, duration(tr, record.options.time_control or 0))
 
 
 async def offer_timeout(context: Context, record: GameRecord, due: Notice) -> None:
@@ -186,7 +179,7 @@ async def _find_game(context: Context, user_id: int, game_id: str,
                      inline_id: str | None = None) -> GameRecord | None:
     """One of the user's open games by id (clock buttons may be in a private
     chat); tapped on an inline message (``inline_id``): only that message's game."""
-    for record in await get_store(context).user_games(user_id):
+    for record in await get_store(context).games.user_games(user_id):
         if record.game_id == game_id and (inline_id is None
                                           or record.inline_message_id == inline_id):
             return record
@@ -225,10 +218,10 @@ def outcome_text(tr: Translator, before: GameRecord, after: GameRecord, user_id:
         return "⏸ " + tr.gettext("The clock is paused. /resume starts it again.")
     if after.paused_at is None and before.paused_at is not None:
         return "▶ " + tr.gettext("The clock runs again: {time} for the next move.",
-                                 time=duration(tr, (after.deadline or 0) - deadlines.now()))
+                                 time=duration(tr, (after.deadline or 0) - clock.now()))
     if after.deadline != before.deadline and after.deadline is not None:
         return "⏳ " + tr.gettext("{name} gave {time} more.", name=name,
-                                  time=duration(tr, after.deadline - deadlines.now()))
+                                  time=duration(tr, after.deadline - clock.now()))
     if after.pause_by is None:
         return tr.gettext("{name} said no.", name=name)
     if after.paused_at is not None:
@@ -247,7 +240,7 @@ async def on_clock_button(update: Update, context: Context) -> None:
         return
     if data.action in (ButtonAction.MUTE, ButtonAction.UNMUTE):
         muted = data.action is ButtonAction.MUTE
-        await prefs.set_muted(get_store(context), user.id, muted)
+        await get_store(context).prefs.set_muted(user.id, muted)
         await query.answer(tr.gettext(MUTED if muted else UNMUTED), show_alert=True)
         return
     try:
@@ -289,7 +282,7 @@ async def _set_muted(update: Update, context: Context, muted: bool) -> None:
     tr = await translator_for(update, context)
     user = update.effective_user
     assert user is not None
-    await prefs.set_muted(get_store(context), user.id, muted)
+    await get_store(context).prefs.set_muted(user.id, muted)
     await reply(update, tr.gettext(MUTED if muted else UNMUTED))
 
 
@@ -339,7 +332,7 @@ async def resume(update: Update, context: Context) -> None:
 
 CLOCK = DefaultOption(
     name="time_control",
-    parse=lambda args: deadlines.parse_time_control(args[0]),
+    parse=lambda args: clock.parse_time_control(args[0]),
     usage=lambda tr: tr.gettext("time is the limit per move, 1h to 14d: time=12h, time=1d, "
                                 "time=3d or time=none."),
     not_admin=N_("Only chat admins can change the settings."),
@@ -366,5 +359,5 @@ async def note_private(update: Update, context: Context) -> None:
     if user is None:
         return
     store = get_store(context)
-    await prefs.note_started(store, user.id)  # its language: common.note_language
+    await store.prefs.note_started(user.id)  # its language: common.note_language
 

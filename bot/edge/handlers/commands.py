@@ -1,4 +1,5 @@
-"""Commands: /new, /board, /cancel, /export, /rules, /lang.
+"""Commands: /new, /board, /cancel, /export, /rules, /lang, and the button of a
+command's list of games (:func:`on_pick`).
 
 /board, /cancel and /export act on one of the chat's games: which one,
 :mod:`bot.edge.handlers.which` finds (a reply to its board, the caller's
@@ -6,17 +7,20 @@ game, or a list to pick from)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 from html import escape
 
-from telegram import Update
+from telegram import Message, Update
+from telegram.error import BadRequest
 
 from ai import Level
 from bot.edge.handlers import computer as computer_turns
-from bot.edge.handlers import fair, which
-from bot.edge.handlers.board import board_translator, edit, repost
+from bot.edge.handlers import which
+from bot.edge.handlers.board import announce, board_translator, edit, repost, show_view
 from bot.edge.handlers.common import (
+    UNKNOWN_BUTTON,
     Context,
     args_of,
     chat_settings,
@@ -32,9 +36,10 @@ from bot.edge.handlers.common import (
     translator_for,
     update_settings,
 )
-from bot.edge.handlers.games import show_view
+from bot.edge.handlers.computer import analysed, refusal
 from bot.present.help import rules_text
 from bot.present.keyboards import language_keyboard
+from bot.present.picker import GONE, NOT_YOURS, game_label
 from bot.rules import computer
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
@@ -44,7 +49,7 @@ from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
 from bot.rules.options import OptionError, parse_new_args, with_chat_clock
 from bot.store.layout import GameLimit
-from bot.vocab.callbacks import CallbackDataError, LanguageChoice
+from bot.vocab.callbacks import CallbackDataError, LanguageChoice, PickGame
 from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.vocab.records import GameRecord, Player, Status, VersionConflict, new_game_id
 from bot.vocab.refusals import GAME_LIMIT, Refusal
@@ -71,7 +76,7 @@ async def new(update: Update, context: Context) -> None:
     thread = thread_of(update.effective_message)
     game_id = new_game_id()  # follows from the update: a retry of it makes this lobby again
     if options.computer is None:  # one open lobby per person here (but this /new's own)
-        waiting = [g for g in await store.chat_games(chat.id, thread, ended=False)
+        waiting = [g for g in await store.games.chat_games(chat.id, thread, ended=False)
                    if g.status is Status.LOBBY and g.created_by == user.id
                    and g.game_id != game_id]
         if waiting:
@@ -80,7 +85,7 @@ async def new(update: Update, context: Context) -> None:
             return
     else:  # and a bounded number of games against the computer
         try:
-            computer.playing_the_bot(await store.chat_games(chat.id, thread, ended=False),
+            computer.playing_the_bot(await store.games.chat_games(chat.id, thread, ended=False),
                                      user.id, computer_turns.per_person(context))
         except Refusal as refusal:
             await reply(update, refusal_text(tr, refusal))
@@ -95,7 +100,7 @@ async def new(update: Update, context: Context) -> None:
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
-    if await store.live_count(chat.id, thread) >= store.max_live > 0:  # (before it thinks)
+    if await store.games.live_count(chat.id, thread) >= store.max_live > 0:  # (before it thinks)
         await reply(update, tr.gettext(GAME_LIMIT, count=store.max_live))
         return
     if options.computer is not None:  # the computer sits down at once: no lobby
@@ -105,17 +110,17 @@ async def new(update: Update, context: Context) -> None:
         named = await board_translator(context, await chat_settings(context, chat.id), tr)
         lobby = computer.seat_computer(lobby, level, computer.bot_name(named, level), person)
     try:
-        saved = await store.save(lobby, 0)
+        saved = await store.games.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
         return
     except VersionConflict:  # a retry of this /new: its lobby's id follows from the update
-        made = await store.load_game(chat.id, lobby.game_id)
+        made = await store.games.load_game(chat.id, lobby.game_id)
         if made is None or made.version != 1:
             return  # posted by the first attempt (and maybe joined since): nothing to do
         saved = made  # saved, then the worker died before posting it
     await repost(context, tr, saved, strip_old=False)  # with the whole commitment on it
-    await fair.announce(context, tr, None, saved)  # and kept in a message never edited
+    await announce(context, tr, None, saved)  # and kept in a message never edited
 
 
 def _shown(record: GameRecord, _user_id: int) -> bool:
@@ -148,7 +153,7 @@ async def _cancel(update: Update, context: Context, tr: Translator, record: Game
     store = get_store(context)
 
     async def load() -> GameRecord | None:
-        current = await store.load_game(record.chat_id, record.game_id)
+        current = await store.games.load_game(record.chat_id, record.game_id)
         return current if current is not None and _cancellable(current, user.id) else None
 
     saved = await commit_or_reply(update, tr, store, load,
@@ -174,9 +179,8 @@ async def cancel(update: Update, context: Context) -> None:
 async def _export(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     """``/export``: the game (or match) as a ``.mat`` file; a finished game
     with its analysis as comments (computed off the loop, or the one 📊 made)."""
-    from bot.edge.handlers.analysis import analysed, refusal
     from bot.present.export import export_text
-    from bot.rules.review import analysable
+    from bot.rules.analysis import analysable
 
     analysis = None
     chat, user = update.effective_chat, update.effective_user
@@ -251,6 +255,38 @@ async def on_lang_button(update: Update, context: Context) -> None:
 async def _redraw_board(context: Context, tr: Translator, chat_id: int,
                         thread_id: int | None) -> None:
     """Redraw the boards of this chat's (or topic's) games in its new language."""
-    for record in await get_store(context).chat_games(chat_id, thread_id, ended=False):
+    for record in await get_store(context).games.chat_games(chat_id, thread_id, ended=False):
         if record.board_message_id is not None:
             await edit(context, tr, record)
+
+
+async def on_pick(update: Update, context: Context) -> None:
+    """A button of a command's list: the command, on the game picked, for its
+    caller only; a game that no longer fits is refused (send it again)."""
+    query, user = update.callback_query, update.effective_user
+    assert query is not None and user is not None
+    tr = await translator_for(update, context)
+    try:
+        data = PickGame.parse(query.data)
+        wanted = which.NEEDS[data.command]
+    except (CallbackDataError, KeyError):
+        await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
+        return
+    if not await own_button(query, tr):
+        return
+    if user.id != data.user_id:
+        await query.answer(tr.gettext(NOT_YOURS), show_alert=True)
+        return
+    games = await which.candidates(update, context, user.id)
+    record = next((g for g in games if g.game_id == data.game_id and wanted.fits(g, user.id)),
+                  None)
+    if record is None:
+        await query.answer(tr.gettext(GONE), show_alert=True)
+        return
+    await query.answer()
+    message = query.message
+    if isinstance(message, Message):  # the list is used up: it says what was picked
+        with contextlib.suppress(BadRequest):
+            await message.edit_text(f"{message.text_html}\n→ {escape(game_label(tr, record))}",
+                                    reply_markup=None)
+    await wanted.act(update, context, tr, record)

@@ -19,10 +19,10 @@ from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
 from bot.rules.chatsettings import with_default_option
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.service.saving import commit_game
-from bot.store import Store, prefs, private_boards
-from bot.store.inline_games import inline_chat_id
+from bot.store import Store
+from bot.store.inline import inline_chat_id
 from bot.vocab.callbacks import Callback, CallbackDataError
 from bot.vocab.i18n import N_, Translator, translator
 from bot.vocab.records import ChatSettings, GameRecord, is_private_game_chat, settings_key
@@ -40,7 +40,7 @@ def get_store(context: Context) -> Store:
 
 
 def get_dealer(context: Context) -> Dealer:
-    """Where new dice seeds come from (bot/rules/fairplay.py)."""
+    """Where new dice seeds come from (bot/rules/dice.py)."""
     dealer: Dealer = context.bot_data["dealer"]
     return dealer
 
@@ -71,14 +71,14 @@ async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
     read = _read(context)
     settings: ChatSettings | None = read.get(chat_id)
     if settings is None:
-        settings = read[chat_id] = await get_store(context).chat_settings(chat_id)
+        settings = read[chat_id] = await get_store(context).games.chat_settings(chat_id)
     return settings
 
 
 async def update_settings(context: Context, chat_id: int,
                           change: Callable[[ChatSettings | None], ChatSettings]) -> ChatSettings:
     """Change the chat's settings (one compare-and-set); the rest of the update sees them."""
-    settings = await get_store(context).update(settings_key(chat_id), change)
+    settings = await get_store(context).games.update(settings_key(chat_id), change)
     _read(context)[chat_id] = settings
     return settings
 
@@ -119,7 +119,7 @@ async def note_language(update: Update, context: Context) -> None:
     noted: dict[int, str] = context.bot_data.setdefault(NOTED_LANGUAGES, {})
     if noted.get(user.id) == code:
         return
-    await prefs.set_language(get_store(context), user.id, code)
+    await get_store(context).prefs.set_language(user.id, code)
     if len(noted) >= NOTED_MAX:
         noted.clear()
     noted[user.id] = code
@@ -141,7 +141,7 @@ async def addressee_translator(context: Context, user_id: int, chat_id: int | No
         if settings.language:
             return translator(settings.language)
         board = settings.board_language
-    own = await prefs.language(get_store(context), user_id)
+    own = await get_store(context).prefs.language(user_id)
     return translator(own or fallback or board)
 
 
@@ -290,7 +290,7 @@ async def tapped_chat(store: Store, query: CallbackQuery) -> tuple[int, int | No
     if not isinstance(message, Message):
         return None
     if message.chat.type == Chat.PRIVATE:
-        ref = await private_boards.game_of(store, message.chat.id, message.message_id)
+        ref = await store.board.game_of(message.chat.id, message.message_id)
         if ref is not None:  # a player's board of a game that lives elsewhere
             return ref.chat_id, ref.thread_id
     return message.chat.id, thread_of(message)

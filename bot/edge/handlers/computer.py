@@ -15,6 +15,17 @@ analyses (📊, ``/analyze``, ``/export``), so a move is never queued behind an
 analysis.  The computer's answer to each question (a position, its dice) is
 computed once and kept (:data:`MOVES`, :class:`bot.edge.memo.Memo`).
 
+A game's analysis (📊, ``/analyze``, ``/export``) is computed once too
+(:func:`analysed`: :data:`_ANALYSES` shares it, and a second request while it
+is computed waits for that one); a request waiting for one gives its update
+slot back (:func:`_give_slot_back`), so requests waiting for analyses never
+hold the slots other chats' taps need (tests/bot/edge/handlers/test_thinking.py).
+A new analysis is started only within :data:`MAX_PER_CHAT` in flight for
+the chat it is asked in and :data:`MAX_PER_USER` for whoever asks (per
+worker); beyond that the asker is told to ask again later (:func:`refusal`).
+
+Not a handler: the handlers share it (tests/bot/edge/handlers/test_imports.py).
+
 Nothing is kept in memory between two steps: a crash (or a lost
 compare-and-set) mid-think leaves the record waiting for the computer, and
 the next tap on it, ``/board``, or the :func:`sweep_job` (at start-up and
@@ -31,20 +42,24 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, Executor
 from typing import TypeVar
 
+from ai.analysis import Analysis
+from bot.edge import ops
 from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
 from bot.edge.memo import Memo
 from bot.rules import computer
+from bot.rules.analysis import analyse_job, job
 from bot.rules.cancelling import cancelled
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.service.saving import commit_game, save
 from bot.store import VersionConflict
-from bot.vocab import deadlines
-from bot.vocab.i18n import Translator, translator
+from bot.vocab import clock
+from bot.vocab.i18n import N_, Translator, translator
 from bot.vocab.records import GameRecord
 from bot.vocab.refusals import Refusal
 
@@ -171,7 +186,7 @@ async def play(context: Context, record: GameRecord) -> GameRecord:
     except (VersionConflict, Refusal) as lost:
         # a tap or another process moved the game on: the stored record is the truth
         log.info("the computer's move in %s was not saved: %s", key, lost)
-        current = await store.load(record.key)
+        current = await store.games.load(record.key)
         return current if current is not None else record
     except Exception:
         # the thinking failed: the record still waits for the computer, and the
@@ -214,7 +229,7 @@ async def end_idle(context: Context, tr: Translator, record: GameRecord) -> Game
         return cancelled(current) if computer.idle(current, now, limit) else current
 
     store = get_store(context)
-    changed = await commit_game(store, lambda: store.load(record.key), change)
+    changed = await commit_game(store, lambda: store.games.load(record.key), change)
     if changed is None or changed[0] is changed[1]:
         return None
     await edit(context, tr, changed[1])
@@ -225,14 +240,14 @@ async def sweep_job(context: Context) -> None:
     """The repeating job: resume every game that has waited for the
     computer longer than :data:`IDLE_BEFORE_SWEEP`, and end those that have
     waited :func:`idle_after` for their person (found through the
-    computer's index of open games; the clock is :func:`bot.vocab.deadlines.now`)."""
+    computer's index of open games; the clock is :func:`bot.vocab.clock.now`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
     now = time.time()
     for level in computer.LEVELS:
-        for record in await store.user_games(computer.user_id(level)):
-            if computer.idle(record, deadlines.now(), idle_after(context)):
+        for record in await store.games.user_games(computer.user_id(level)):
+            if computer.idle(record, clock.now(), idle_after(context)):
                 work, what = end_idle, "ending the idle game"
             elif computer.waiting_for_computer(record) \
                     and now - record.updated_at >= IDLE_BEFORE_SWEEP:
@@ -245,3 +260,93 @@ async def sweep_job(context: Context) -> None:
                 await work(context, tr, record)
             except Exception:  # one broken game must not stop the others
                 log.exception("%s %s failed", what, record.ref)
+
+
+KEPT_ANALYSES = 32
+"""Analyses this process keeps (the same game asked for in another language
+or style is drawn again, not analysed again)."""
+
+
+MAX_PER_CHAT = 2
+"""New analyses in flight at once for requests from one chat (per worker)."""
+
+
+MAX_PER_USER = 1
+"""New analyses in flight at once for requests by one user (per worker)."""
+
+
+TOO_MANY_IN_CHAT = N_("Games of this chat are being analysed already; please ask again in "
+                      "a minute.")
+
+
+TOO_MANY_OF_USER = N_("Your earlier request is still being analysed; please ask again in "
+                      "a minute.")
+
+
+_ANALYSES: Memo[str, Analysis] = Memo(KEPT_ANALYSES)
+
+
+_RUNNING_IN_CHAT: Counter[int] = Counter()
+
+
+_RUNNING_OF_USER: Counter[int] = Counter()
+
+
+class TooManyAnalyses(ValueError):
+    """A new analysis beyond the bound of its chat or user; ``message`` says which."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def refusal(record: GameRecord, chat_id: int, user_id: int) -> str | None:
+    """Why a request from ``user_id`` in ``chat_id`` may not start the analysis
+    of ``record`` now (the untranslated message), or None: kept or in flight
+    analyses are always shared; a new one must be within the bounds."""
+    key = str(record.ref)
+    if key in _ANALYSES or _ANALYSES.in_flight(key):
+        return None
+    if _RUNNING_IN_CHAT[chat_id] >= MAX_PER_CHAT:
+        return TOO_MANY_IN_CHAT
+    if _RUNNING_OF_USER[user_id] >= MAX_PER_USER:
+        return TOO_MANY_OF_USER
+    return None
+
+
+async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> Analysis:
+    """The game's analysis: kept, shared with the one in flight, or computed
+    in the analysis pool for a request from ``user_id`` in ``chat_id``
+    (:class:`TooManyAnalyses` beyond their bounds)."""
+    key = str(record.ref)
+
+    def compute() -> Awaitable[Analysis]:
+        return in_pool(analyse_job, job(record), analysis=True)
+
+    if key in _ANALYSES:
+        return await _ANALYSES.get(key, compute)
+    if _ANALYSES.in_flight(key):
+        _give_slot_back()
+        return await _ANALYSES.get(key, compute)
+    too_many = refusal(record, chat_id, user_id)
+    if too_many is not None:
+        raise TooManyAnalyses(too_many)
+    _give_slot_back()
+    _RUNNING_IN_CHAT[chat_id] += 1
+    _RUNNING_OF_USER[user_id] += 1
+    try:
+        return await _ANALYSES.get(key, compute)
+    finally:
+        for running, who in ((_RUNNING_IN_CHAT, chat_id), (_RUNNING_OF_USER, user_id)):
+            running[who] -= 1
+            if running[who] <= 0:
+                del running[who]
+
+
+def _give_slot_back() -> None:
+    """The update about to wait for an analysis gives its update slot back
+    (:meth:`bot.edge.ops.Slot.park`) and waits off it: however many requests
+    wait for analyses, the other chats' taps find a free slot."""
+    held = ops.slot()
+    if held is not None:
+        held.park()

@@ -25,7 +25,7 @@ async def on_error(update: object, context: Context) -> None:
             f"user {user.id if user else None}"
     if isinstance(error, ChatMigrated) and chat is not None:
         # The group became a supergroup before we saw the service message.
-        await get_store(context).migrate_chat(chat.id, error.new_chat_id)
+        await get_store(context).migration.migrate_chat(chat.id, error.new_chat_id)
         log.info("%s: chat migrated to %s; games moved", where, error.new_chat_id)
         return
     if isinstance(error, StaleMessage):  # a late answer dropped on purpose: nothing to tell

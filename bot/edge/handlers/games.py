@@ -21,13 +21,13 @@ from html import escape
 from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
-from bot.edge.handlers.board import Viewer, post_views
+from bot.edge.handlers.board import show_view
 from bot.edge.handlers.common import Context, get_store, reply, translator_for
 from bot.present.keyboards import games_keyboard, url_keyboard
 from bot.present.names import move_by, variant_name
 from bot.rules.seats import seat_of, waiting_user
 from bot.vocab.callbacks import CallbackDataError, ShowGame
-from bot.vocab.i18n import N_, Translator, pick_language
+from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, GameRef, Status
 from bot.vocab.refusals import NOT_PLAYING
 from bot.vocab.usertext import clean
@@ -108,11 +108,19 @@ async def games(update: Update, context: Context) -> None:
     await send_list(update, context, tr)
 
 
+async def start_list(update: Update, context: Context, payload: str) -> bool:
+    """``/start games`` in a private chat: the /games list; False for another payload."""
+    if payload != START_PAYLOAD:
+        return False
+    await send_list(update, context, await translator_for(update, context))
+    return True
+
+
 async def send_list(update: Update, context: Context, tr: Translator) -> None:
     """The user's open games, with a button per game being played."""
     user = update.effective_user
     assert user is not None
-    records = await get_store(context).user_games(user.id)
+    records = await get_store(context).games.user_games(user.id)
     if not records:
         await reply(update, tr.gettext("You have no games in progress. Start one with /new in a "
                                        "group, or /invite someone to a private game."))
@@ -139,7 +147,7 @@ async def on_show(update: Update, context: Context) -> None:
     except CallbackDataError:
         ref = None
     store = get_store(context)
-    record = await store.load_game(ref.chat_id, ref.game_id) if ref is not None else None
+    record = await store.games.load_game(ref.chat_id, ref.game_id) if ref is not None else None
     if chat.type != Chat.PRIVATE or record is None or record.status is not Status.ACTIVE:
         await query.answer(tr.gettext(NOT_PLAYED), show_alert=True)
         return
@@ -150,13 +158,3 @@ async def on_show(update: Update, context: Context) -> None:
     await show_view(update, context, tr, record)
 
 
-async def show_view(update: Update, context: Context, tr: Translator,
-                    record: GameRecord) -> None:
-    """Post ``record``'s board in this private chat, from the user's side
-    (they must be playing it)."""
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    side = seat_of(record, user.id)
-    assert side is not None
-    language = pick_language(user.language_code)
-    await post_views(context, tr, record, [Viewer(chat.id, side, language)])

@@ -2,7 +2,7 @@
 
 A tap on 💡 Hint (routed by :func:`bot.edge.handlers.buttons.on_button`,
 checked by :func:`bot.rules.hints.ask`) is answered with an alert listing
-the best turns of the roll (:func:`bot.present.hinttext.hint_text`).  They
+the best turns of the roll (:func:`bot.present.hints.hint_text`).  They
 are ranked by the strong level's brains in the computer opponent's worker
 pool (:func:`bot.edge.handlers.computer.in_pool`), so the event loop goes on
 answering other games' taps meanwhile, and kept per roll (the turn's start
@@ -18,7 +18,7 @@ import logging
 from bot.edge.handlers.computer import in_pool
 from bot.edge.memo import Memo
 from bot.edge.metrics import HINTS
-from bot.present.hinttext import hint_text
+from bot.present.hints import hint_text
 from bot.rules.computer import best_turns
 from bot.rules.hints import HintQuestion, Ranked
 from bot.vocab.i18n import N_, Translator

@@ -4,7 +4,7 @@
   asks for, or a result saying why there is none (:mod:`bot.present.inline`).
 - The chosen result's message carries **Join** (an ``ij:`` button, the game
   in its data).  :func:`on_join` stores the lobby under the message's
-  ``inline_message_id`` (:mod:`bot.store.inline_games`) at the first tap and
+  ``inline_message_id`` (:mod:`bot.store.inline`) at the first tap and
   seats the tapper; once the second tapper is seated the game waits for a
   player's ▶ Start, whose Telegram id is the dice's entropy (docs/fair-dice.md:
   the commitment reaches the second player, in their private chat or by
@@ -14,7 +14,7 @@
 - From then on the message's buttons are the usual ``l:``/``g:`` ones, handled
   by :mod:`bot.edge.handlers.buttons` with the same rules, refusals and
   compare-and-set as a group's board; every redraw is an edit of that one
-  message by its ``inline_message_id`` (:func:`edit_board`).
+  message by its ``inline_message_id`` (:func:`bot.edge.handlers.board.edit_board`).
 - Boards are text unless ``MEDIA_CHAT_ID`` names a chat the bot may post in:
   Telegram does not let a bot upload a file when it edits an inline message,
   so each picture is sent there first and the message is edited with the
@@ -34,69 +34,44 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from telegram import CallbackQuery, InlineKeyboardMarkup, InputMediaPhoto, Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden
+from telegram import CallbackQuery, Update
 
-from bot.edge.handlers import fair
 from bot.edge.handlers.board import (
-    board_translator,
-    draw,
     edit,
-    is_lobby,
-    is_not_modified,
+    keep_inline,
+    media_chat,
     redraw_stale,
-    render,
 )
-from bot.edge.handlers.clock import timeout_offer
 from bot.edge.handlers.common import (
     UNKNOWN_BUTTON,
     Context,
     alert_text,
-    chat_settings,
     display_name,
     get_dealer,
     get_store,
     translator_for,
     update_settings,
 )
-from bot.present.board import PICTURE, TEXT
 from bot.present.inline import InlineJoin, inline_results
-from bot.present.keyboards import stacked
 from bot.rules.chatsettings import with_board_language
 from bot.rules.inline import inline_lobby, join_inline
-from bot.rules.timeouts import time_is_up
 from bot.service.saving import save_first
 from bot.store import VersionConflict
 from bot.store.commit import commit
-from bot.store.inline_games import inline_chat_id, inline_game, lobby_id
+from bot.store.inline import inline_chat_id, lobby_id
 from bot.store.layout import ENDED_TTL
-from bot.vocab import deadlines
 from bot.vocab.callbacks import CallbackDataError
 from bot.vocab.i18n import Translator
-from bot.vocab.records import ChatSettings, GameRecord, Status
+from bot.vocab.records import GameRecord, Status
 from bot.vocab.refusals import STALE, Refusal
 
 log = logging.getLogger(__name__)
 
-MEDIA_CHAT = "media_chat"
-"""``bot_data`` key: the chat board pictures of inline games are uploaded to
-(``MEDIA_CHAT_ID``), or None."""
 CACHE_SECONDS = 60
 """How long Telegram may show the same answer to the same query of a user."""
-_OTHER_KIND = ("no caption in the message", "no text in the message",
-               "no media in the message")
-"""Telegram's refusals of an edit for a message of the other kind: a text
-board's edit of a picture, a caption's of a text, a picture for a text (a
-Bot API that does not let media be added to a text message)."""
 REPAIR_GRACE = 1.0
 """As in bot/edge/handlers/buttons.py: a refused tap this soon after a change
 leaves the redraw to that change's handler."""
-
-
-def media_chat(context: Context) -> int | str | None:
-    chat: int | str | None = context.bot_data.get(MEDIA_CHAT)
-    return chat
 
 
 async def on_inline_query(update: Update, context: Context) -> None:
@@ -122,7 +97,7 @@ async def on_chosen(update: Update, context: Context) -> None:
                          chosen.from_user.id, get_dealer(context),
                          pictures=media_chat(context) is not None, game_id=lobby_id(inline_id))
     try:
-        saved = await get_store(context).save(lobby, 0)
+        saved = await get_store(context).games.save(lobby, 0)
     except VersionConflict:
         return  # someone tapped Join first: that lobby stands
     await _board_language(context, saved, join.language)
@@ -155,7 +130,7 @@ async def on_join(update: Update, context: Context) -> None:
         await upkeep()  # the indexes after the answer, as for a lobby's Join
     # the whole commitment kept in the joiner's private chat, if the bot may write,
     # before the message shows it changed (and, for the second player, ▶ Start)
-    await fair.keep_inline(context, tr, None, saved, query.from_user.id)
+    await keep_inline(context, tr, None, saved, query.from_user.id)
     await edit(context, tr, saved)
 
 
@@ -168,7 +143,7 @@ async def _join(context: Context, query: CallbackQuery, inline_id: str, join: In
     upkeep = []
 
     async def load() -> GameRecord:
-        found = await inline_game(store, inline_id)
+        found = await store.inline.game(inline_id)
         return found if found is not None else inline_lobby(
             inline_id, inline_chat_id(inline_id), join.variant, join.options, user.id, dealer,
             pictures=media_chat(context) is not None, game_id=lobby_id(inline_id))
@@ -188,7 +163,7 @@ async def _refused(context: Context, tr: Translator, query: CallbackQuery, inlin
                    refusal: Refusal) -> None:
     """A refused Join: the alert, and the message redrawn if it is behind its game."""
     await query.answer(alert_text(tr, refusal), show_alert=True)
-    current = await inline_game(get_store(context), inline_id)
+    current = await get_store(context).inline.game(inline_id)
     if current is not None and not 0 <= time.time() - current.updated_at < REPAIR_GRACE:
         await redraw_stale(context, tr, current)
 
@@ -209,74 +184,3 @@ async def _board_language(context: Context, saved: GameRecord, language: str) ->
 # ---------------------------------------------------------------- the inline message
 
 
-async def edit_board(context: Context, tr: Translator, record: GameRecord,
-                     ui: dict[str, object], *, keyboard_only: bool = False) -> None:
-    """Redraw an inline game's message (see the module doc); ``ui`` and
-    ``keyboard_only`` as for a chat's board (the picture stays)."""
-    settings = await chat_settings(context, record.chat_id)
-    tr = await board_translator(context, settings, tr)
-    picture = record.board_photo and not is_lobby(record) and media_chat(context) is not None
-    styles = (PICTURE, TEXT) if picture else (TEXT, PICTURE)
-    for attempt, style in enumerate(styles):
-        try:
-            await _edit_as(context, tr, record, settings, style,
-                           same_picture=bool(ui) or keyboard_only, ui=ui)
-        except BadRequest as error:
-            reason = error.message.lower()
-            if is_not_modified(error):
-                break
-            if attempt == 0 and any(kind in reason for kind in _OTHER_KIND):
-                continue  # the message is of the other kind (the lobby's text, a picture)
-            if "message_id_invalid" in reason:
-                log.info("inline message of game %s is gone", record.game_id)
-                return
-            raise
-        break
-    if not ui:
-        await get_store(context).mark_shown(record, (record.chat_id, 0))
-
-
-async def _edit_as(context: Context, tr: Translator, record: GameRecord,
-                   settings: ChatSettings, style: str, *, same_picture: bool,
-                   ui: dict[str, object]) -> None:
-    """One edit of the message as a text board or (``style``) as a picture board."""
-    inline_id = record.inline_message_id
-    if style == TEXT:
-        board = render(tr, record, settings, style=TEXT, picture=False, **ui)
-        await context.bot.edit_message_text(board.text, inline_message_id=inline_id,
-                                            reply_markup=_with_clock(tr, record, board.markup))
-        return
-    board = await draw(tr, record, settings, style=PICTURE, picture=not same_picture, **ui)
-    if board.photo is None:  # not painted (draw fell back to text): the picture stays
-        board = render(tr, record, settings, style=PICTURE, picture=False, **ui)
-    markup = _with_clock(tr, record, board.markup)
-    file_id = await _upload(context, board.photo) if board.photo else None
-    if file_id is not None:
-        media = InputMediaPhoto(file_id, caption=board.text, parse_mode=ParseMode.HTML)
-        await context.bot.edit_message_media(media, inline_message_id=inline_id,
-                                             reply_markup=markup)
-    else:
-        await context.bot.edit_message_caption(caption=board.text, inline_message_id=inline_id,
-                                               reply_markup=markup)
-
-
-async def _upload(context: Context, photo: bytes) -> str | None:
-    """Send a board picture to the media chat; its file id, None if it cannot."""
-    chat = media_chat(context)
-    if chat is None:
-        return None
-    try:
-        sent = await context.bot.send_photo(chat, photo, disable_notification=True)
-    except (BadRequest, Forbidden) as error:
-        log.warning("cannot send a board picture to the media chat %s: %s", chat, error)
-        return None
-    return sent.photo[-1].file_id if sent.photo else None
-
-
-def _with_clock(tr: Translator, record: GameRecord, markup: InlineKeyboardMarkup | None
-                ) -> InlineKeyboardMarkup | None:
-    """Once the player to move ran out of time, the inline board carries the
-    opponent's Claim win / Give more time (there is no chat to offer them in)."""
-    if not time_is_up(record, deadlines.now()):
-        return markup
-    return stacked(markup, timeout_offer(tr, record))

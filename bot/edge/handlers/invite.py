@@ -1,15 +1,15 @@
-"""/invite and /start: private games through one-use invitation links.
+"""/invite: private games through one-use invitation links.
 
 ``/invite [variant] [options]`` (the options of /new, except a stake: a
 private game has no chat ledger) answers with a link; whoever opens it
 (``/start i<token>`` in their private chat with the bot) plays the inviter.
-The game lives under a synthetic chat id (:func:`bot.store.invites.game_chat_id`)
+The game lives under a synthetic chat id (:func:`bot.store.invite.game_chat_id`)
 and is shown only as two views, one in each player's private chat, each
 drawn from its player's side; the player to move gets a short ping there.
-Links are one-use and expire (:mod:`bot.store.invites`).
+Links are one-use and expire (:mod:`bot.store.invite`).
 
-``/start`` in a private chat also records that the user started the bot
-(so it may write to them), and ``/start games`` opens the /games list.
+``/start i<token>`` is one of ``/start``'s payloads
+(:data:`bot.edge.handlers.menu.START_PAYLOADS`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from telegram import Chat, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge import effects
-from bot.edge.handlers import analysis, fair, games
-from bot.edge.handlers.board import Viewer, post_views
+from bot.edge.handlers.board import Viewer, announce, post_views
 from bot.edge.handlers.common import (
     Context,
     addressee_translator,
@@ -36,15 +35,14 @@ from bot.edge.handlers.common import (
     reply,
     translator_for,
 )
-from bot.present.fairtext import commitment_lines
+from bot.present.dice import commitment_lines
 from bot.present.keyboards import url_keyboard
 from bot.present.lobby import options_line
 from bot.present.names import variant_name
-from bot.rules.fairplay import committed
+from bot.rules.dice import committed
 from bot.rules.options import OptionError, engine_options, parse_new_args
-from bot.store import invites
-from bot.store.invites import Invitation, RedeemOutcome
-from bot.store.prefs import has_started, note_started
+from bot.store import invite as invites
+from bot.store.invite import Invitation, RedeemOutcome
 from bot.vocab.i18n import N_, Translator, pick_language
 from bot.vocab.records import GameRecord, Player
 from bot.vocab.usertext import html_text
@@ -77,7 +75,7 @@ async def invite(update: Update, context: Context) -> None:
     except OptionError as error:
         await reply(update, refusal_text(tr, error))
         return
-    if chat.type != Chat.PRIVATE and not await has_started(store, user.id):
+    if chat.type != Chat.PRIVATE and not await store.prefs.has_started(user.id):
         # the game's board goes to the inviter's private chat: the bot must be allowed there
         start = f"https://t.me/{context.bot.username}?start"
         await reply(update, tr.gettext("Open a private chat with me first ({link}, tap Start), "
@@ -86,7 +84,7 @@ async def invite(update: Update, context: Context) -> None:
     # a retry of this /invite (its worker died, or a failover) hands out the same link
     # and commitment: the token is written to the update's journal before it is offered
     made = effects.recall(INVITED)
-    offer = await invites.load(store, made) if made else None
+    offer = await store.invite.load(made) if made else None
     if offer is None:
         offer = Invitation(token=invites.new_token(), inviter=user.id,
                            name=display_name(user)[:64],
@@ -94,7 +92,7 @@ async def invite(update: Update, context: Context) -> None:
                            options=options, dice=committed(get_dealer(context)))
         effects.note(INVITED, offer.token)
         await effects.flush()
-        await invites.offer(store, offer)
+        await store.invite.offer(offer)
     link = invites.link(context.bot.username, offer.token)
     what = game_title(tr, variant, options_line(tr, _sample(offer)))
     share = url_keyboard(tr.gettext("Share the link"),
@@ -111,33 +109,23 @@ def _sample(offer: Invitation) -> GameRecord:
     return GameRecord(chat_id=0, variant=offer.variant, options=offer.options, dice=offer.dice)
 
 
-async def start(update: Update, context: Context) -> None:
-    """``/start``: an invitation link, the /games link, or the help."""
-    # the command table lists /start itself, so its /help is imported here
-    from bot.edge.handlers.menu import help_command
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    if chat.type != Chat.PRIVATE:
-        await help_command(update, context)
-        return
-    await note_started(get_store(context), user.id)
-    payload = args_of(context)[0] if args_of(context) else ""
+async def start_invitation(update: Update, context: Context, payload: str) -> bool:
+    """``/start i<token>`` in a private chat: redeem the invitation; False if
+    ``payload`` is no invitation."""
     token = invites.token_of(payload)
-    if token is not None:
-        await accept(update, context, token)
-    elif payload == games.START_PAYLOAD:
-        await games.send_list(update, context, await translator_for(update, context))
-    elif not await analysis.start_analysis(update, context, payload):
-        await help_command(update, context)
+    if token is None:
+        return False
+    await accept(update, context, token)
+    return True
 
 
 async def accept(update: Update, context: Context, token: str) -> None:
-    """Redeem an invitation and start the private game (once: see bot/store/invites.py)."""
+    """Redeem an invitation and start the private game (once: see bot/store/invite.py)."""
     tr = await translator_for(update, context)
     user = update.effective_user
     assert user is not None
     store = get_store(context)
-    redemption = await invites.redeem(store, token, user.id)
+    redemption = await store.invite.redeem(token, user.id)
     if redemption.outcome is RedeemOutcome.OWN:
         await reply(update, tr.gettext("This is your own invitation: send the link to your "
                                        "opponent."))
@@ -165,7 +153,8 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
     assert user is not None
     store = get_store(context)
     chat_id, game_id = invites.game_chat_id(token), invites.game_id_of(token)
-    if await store.chat_games(chat_id, None):  # (a game started before schema 2 has another id)
+    if await store.games.chat_games(chat_id,
+                                    None):  # (a game started before schema 2 has another id)
         return False
     name = display_name(user)[:64]
     # both seated, not started: the game's views show the whole commitment with ▶ Start,
@@ -179,7 +168,7 @@ async def _start(update: Update, context: Context, tr: Translator, token: str,
     inviter = await addressee_translator(context, offer.inviter, offer.inviter, offer.language)
     await _tell(context, offer.inviter, inviter, offer, opponent=name)
     await _tell(context, user.id, tr, offer, opponent=offer.name)
-    await fair.announce(context, tr, None, lobby, to=[(user.id, tr)])  # the inviter's: the link
+    await announce(context, tr, None, lobby, to=[(user.id, tr)])  # the inviter's: the link
     shown = await post_views(context, tr, lobby, [
         Viewer(offer.inviter, Side.WHITE, offer.language), Viewer(user.id, Side.BLACK, language)])
     return shown.version > 0

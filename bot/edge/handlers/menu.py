@@ -1,7 +1,10 @@
-"""The bot's commands and buttons in two tables: what Telegram's command menu
+"""The bot's commands and buttons in tables: what Telegram's command menu
 offers (``setMyCommands``), which handler each command runs, and what
 ``/help`` lists (:data:`COMMANDS`); which handler each kind of button's data
-is routed to (:data:`BUTTONS`).
+is routed to (:data:`BUTTONS`); what ``/start``'s payloads ask
+(:data:`START_PAYLOADS`).  It names every handler, so it is the one module
+beside ``register`` that imports handler modules
+(tests/bot/edge/handlers/test_imports.py).
 
 A new command is one :class:`Command` here: the menu, the handler
 registration (:func:`bot.edge.handlers.register`) and ``/help`` follow from
@@ -12,27 +15,26 @@ it, so the three can no longer disagree.  Texts are gettext message ids
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from telegram import BotCommand, BotCommandScope, BotCommandScopeDefault, Update
+from telegram import BotCommand, BotCommandScope, BotCommandScopeDefault, Chat, Update
 
 from bot.edge.handlers import (
     analysis,
     buttons,
     clock,
     commands,
-    fair,
+    dice,
     games,
     inline,
     invite,
     ledger,
     settings,
     tournament,
-    which,
 )
-from bot.edge.handlers.common import Context, reply, translator_for
+from bot.edge.handlers.common import Context, args_of, get_store, reply, translator_for
 from bot.present.help import help_text
 from bot.vocab.callbacks import Kind
 from bot.vocab.i18n import N_, Translator
@@ -80,6 +82,32 @@ async def help_command(update: Update, context: Context) -> None:
                                        if c.in_help and (c.help or c.menu)]))
 
 
+async def start(update: Update, context: Context) -> None:
+    """``/start``: in a private chat (the user started the bot: it may write
+    to them now) what its payload asks, the first of :data:`START_PAYLOADS`
+    that takes it; else, or with none, the help."""
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    if chat.type != Chat.PRIVATE:
+        await help_command(update, context)
+        return
+    await get_store(context).prefs.note_started(user.id)
+    payload = args_of(context)[0] if args_of(context) else ""
+    for takes in START_PAYLOADS:
+        if await takes(update, context, payload):
+            return
+    await help_command(update, context)
+
+
+START_PAYLOADS: tuple[Callable[[Update, Context, str], Awaitable[bool]], ...] = (
+    invite.start_invitation,  # i<token>: an invitation link
+    games.start_list,  # games: the /games list (the deep link of a group's hint)
+    analysis.start_analysis,  # an<chat>g<game>: an inline game's analysis
+)
+"""What ``/start <payload>`` may ask, each a handler that says whether the
+payload was its own (deep links: ``t.me/<bot>?start=<payload>``)."""
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("new", commands.new, N_("Start a game: /new long or /new backgammon"),
             help=N_("/new — open a game; add <code>long</code> or <code>backgammon</code> and "
@@ -97,12 +125,12 @@ COMMANDS: tuple[Command, ...] = (
             help=N_("/analyze — the last finished game's analysis: each player's error rate, "
                     "mistakes and luck, as a picture (reply to a board: that game's); the 📊 "
                     "button on a result does the same")),
-    Command("seed", fair.seed, N_("Mix your own words into the dice of the next game"),
+    Command("seed", dice.seed, N_("Mix your own words into the dice of the next game"),
             help=N_("/seed words — mix your words into the dice while the lobby is open; "
                     "/verify — the dice's commitment, and after the game its seed, to check "
                     "every roll")),
-    Command("verify", fair.verify, N_("Check that the dice were fair"), in_help=False),
-    Command("dice", fair.dice, N_("Your dice against fair dice (reply: someone else's)"),
+    Command("verify", dice.verify, N_("Check that the dice were fair"), in_help=False),
+    Command("dice", dice.dice, N_("Your dice against fair dice (reply: someone else's)"),
             help=N_("/dice — a player's rolls here against fair dice, as a chart: "
                     "/dice long, /dice backgammon, or reply to someone")),
     Command("games", games.games, N_("Your games in every chat, each board a tap away")),
@@ -143,7 +171,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("league", tournament.league_command, N_("This month's table of rated games"),
             in_help=False),
     Command("help", help_command, N_("What this bot does")),
-    Command("start", invite.start, None),
+    Command("start", start, None),
 )
 
 
@@ -154,8 +182,8 @@ BUTTONS: tuple[tuple[Handler, tuple[Kind, ...]], ...] = (
     (commands.on_lang_button, (Kind.LANGUAGE,)),
     (settings.on_settings_button, (Kind.SETTING,)),
     (games.on_show, (Kind.SHOW,)),
-    (fair.on_verify_button, (Kind.VERIFY,)),
-    (which.on_pick, (Kind.PICK,)),
+    (dice.on_verify_button, (Kind.VERIFY,)),
+    (commands.on_pick, (Kind.PICK,)),
     (analysis.on_analysis_button, (Kind.ANALYSIS,)),
     (inline.on_join, (Kind.INLINE,)),
     (tournament.on_tournament_button, (Kind.TOURNAMENT,)),

@@ -135,8 +135,8 @@ async def on_settings_button(update: Update, context: Context) -> None:
                                             reply_markup=settings_keyboard(tr, after))
     if field in ("autoplay", "confirm_turns", "tournaments"):
         return  # new games take autoplay, the next whole turn Confirm: no board changes
-    for record in await store.chat_games(chat.id, thread_of(message),  # type: ignore[arg-type]
-                                         ended=False):
+    for record in await store.games.chat_games(chat.id, thread_of(message),  # type: ignore[arg-type]
+                                               ended=False):
         if is_lobby(record) or record.board_message_id is None:
             continue
         if field == "board_style":

@@ -41,7 +41,7 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present import tournament as present
-from bot.present.render.standings import render_standings
+from bot.present.render.tournament import render_standings
 from bot.rules import tournament as rules
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
@@ -50,8 +50,8 @@ from bot.rules.tournament.league import LeagueGame, Season, SeasonError, month, 
 from bot.rules.tournament.prizes import nets
 from bot.service import saving
 from bot.service import tournament as service
-from bot.store import Store, VersionConflict, prefs
-from bot.vocab import deadlines
+from bot.store import Store, VersionConflict
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status, new_game_id
@@ -105,7 +105,7 @@ async def tournament_command(update: Update, context: Context) -> None:
         await reply(update, refusal_text(tr, refusal), quote=True)
         return
     record = rules.create(chat.id, thread_of(update.effective_message), user.id, variant,
-                          options, setup, deadlines.now())
+                          options, setup, clock.now())
     # the id follows from the update: a retry finds this tournament, not a second one
     record = record.model_copy(update={"tournament_id": new_game_id()})
     saved = await service.create(get_store(context), record)
@@ -121,13 +121,13 @@ async def _post_lobby(context: Context, tr: Translator, record: TournamentRecord
     message = await context.bot.send_message(record.chat_id, text, reply_markup=markup,
                                              message_thread_id=record.thread_id)
     with contextlib.suppress(VersionConflict):  # someone joined first: their edit shows it
-        await store.tournaments.save(drawn.model_copy(update={"message_id": message.message_id}),
+        await store.tournament.save(drawn.model_copy(update={"message_id": message.message_id}),
                                      record.version)
 
 
 async def _newest(store: Store, chat_id: int) -> TournamentRecord | None:
     """The chat's newest tournament: a running one first, else its newest lobby."""
-    open_ones = await store.tournaments.open_ones(chat_id)
+    open_ones = await store.tournament.open_ones(chat_id)
     running = [t for t in open_ones if t.status is Status.ACTIVE]
     candidates = running or open_ones
     return candidates[-1] if candidates else None
@@ -167,11 +167,11 @@ async def league_command(update: Update, context: Context) -> None:
     chat = update.effective_chat
     assert chat is not None
     try:
-        season = _season(args_of(context), deadlines.now())
+        season = _season(args_of(context), clock.now())
     except SeasonError:
         await reply(update, tr.gettext(BAD_MONTH))
         return
-    entries = await get_store(context).history(chat.id)
+    entries = await get_store(context).books.history(chat.id)
     games: list[LeagueGame] = []
     who: dict[int, str] = {}
     for entry in entries:
@@ -217,7 +217,7 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     store = get_store(context)
     user = query.from_user
     try:
-        record = await store.tournaments.load(chat.id, data.id)
+        record = await store.tournament.load(chat.id, data.id)
         if record is None:
             raise Refusal(STALE)
         if data.action is ButtonAction.STANDINGS:
@@ -262,7 +262,7 @@ async def tick_job(context: Context) -> None:
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
-    for chat_id, tournament_id in await store.tournaments.claim(deadlines.now()):
+    for chat_id, tournament_id in await store.tournament.claim(clock.now()):
         try:
             await process(context, chat_id, tournament_id)
         except Exception:  # one tournament's failure (Telegram down) holds up no other
@@ -274,11 +274,11 @@ async def process(context: Context, chat_id: int, tournament_id: str) -> None:
     round whose deadline passed, tell the chat a new round and post its
     games' boards, post the end; then set its next wake-up."""
     store = get_store(context)
-    record = await store.tournaments.load(chat_id, tournament_id)
+    record = await store.tournament.load(chat_id, tournament_id)
     if record is None:
         return
     tr = await _chat_translator(context, record)
-    now = deadlines.now()
+    now = clock.now()
     if record.status is Status.LOBBY and record.start_at is not None and now >= record.start_at:
         ratings = await service.ratings(store, record)
         record = await _commit(store, record, lambda r, at: r if r.status is not Status.LOBBY
@@ -293,7 +293,7 @@ async def process(context: Context, chat_id: int, tournament_id: str) -> None:
     await _close_forfeited(context, tr, record)
     if not record.status.is_open and not record.closed:
         record = await _post_end(context, tr, record)
-    await store.tournaments.reschedule(record, service.next_wake(record, deadlines.now()))
+    await store.tournament.reschedule(record, service.next_wake(record, clock.now()))
 
 
 async def _commit(store: Store, record: TournamentRecord, change: service.Change, *,
@@ -342,9 +342,9 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
     number = record.rounds[-1].number
     game = service.new_game(record, pairing, get_dealer(context))
     try:
-        game = await store.save(game, 0, limited=False)
+        game = await store.games.save(game, 0, limited=False)
     except VersionConflict:  # made before (a retry): post it if it was not
-        game = await store.load_game(record.chat_id, game.game_id) or game
+        game = await store.games.load_game(record.chat_id, game.game_id) or game
     if game.board_message_id is None:
         game = await repost(context, tr, game, strip_old=False)
     match = service.match_of(game)
@@ -366,7 +366,7 @@ async def _tell_privately(context: Context, record: TournamentRecord,
     store = get_store(context)
     link = game_link(game)
     for user_id in players:
-        if not await prefs.has_started(store, user_id):
+        if not await store.prefs.has_started(user_id):
             continue
         tr = await addressee_translator(context, user_id, user_id)
         text = present.pairing_notice(tr, record, user_id)
@@ -379,7 +379,7 @@ async def _tell_privately(context: Context, record: TournamentRecord,
         except (Forbidden, BadRequest) as error:
             if not unreachable(error):
                 raise
-            await prefs.forget_started(store, user_id)
+            await store.prefs.forget_started(user_id)
 
 
 async def _deadline(context: Context, tr: Translator, record: TournamentRecord
@@ -399,7 +399,7 @@ async def _deadline(context: Context, tr: Translator, record: TournamentRecord
             await _end_on_time(context, tr, game)
         elif game.status is Status.LOBBY:  # nobody tapped ▶ Start: it closes
             await _close(context, tr, game)
-    record = await store.tournaments.load(record.chat_id, record.tournament_id) or record
+    record = await store.tournament.load(record.chat_id, record.tournament_id) or record
     if record.status is not Status.ACTIVE or record.rounds[-1].number != number:
         return record
     verdicts = await service.verdicts(store, record)
@@ -430,7 +430,7 @@ async def _close_forfeited(context: Context, tr: Translator, record: TournamentR
             if pairing.game_id is None or pairing.result is None \
                     or pairing.result.decision is Decision.PLAYED:
                 continue
-            game = await store.load_game(record.chat_id, pairing.game_id)
+            game = await store.games.load_game(record.chat_id, pairing.game_id)
             if game is not None and game.status is Status.LOBBY:
                 await _close(context, tr, game)
 
@@ -441,7 +441,7 @@ async def _end_on_time(context: Context, tr: Translator, game: GameRecord) -> No
     store = get_store(context)
 
     async def load() -> GameRecord | None:
-        return await store.load_game(game.chat_id, game.game_id)
+        return await store.games.load_game(game.chat_id, game.game_id)
 
     try:
         changed = await saving.commit_game(store, load, service.timed_out)

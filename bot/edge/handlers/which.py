@@ -14,32 +14,27 @@
 In a private chat the user's private games (``/invite``) count as the chat's.
 ``/seed`` carries words a button cannot, so it asks for a reply instead of
 listing.  Each command is one :class:`Need` (what fits, what to do with it),
-registered by its module with :func:`need`; :func:`on_pick` finds it again
-by the command's name in the button.
+registered by its module with :func:`need`; the list's button
+(:func:`bot.edge.handlers.commands.on_pick`) finds it again by the command's
+name in the button.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from html import escape
 
 from telegram import Chat, Message, Update
-from telegram.error import BadRequest
 
 from bot.edge.handlers.common import (
-    UNKNOWN_BUTTON,
     Context,
     get_store,
-    own_button,
     reply,
     thread_of,
     translator_for,
 )
-from bot.present.picker import GONE, NOT_YOURS, game_label, pick_keyboard, pick_text
-from bot.store import played, private_boards
-from bot.vocab.callbacks import Callback, CallbackDataError, PickGame
+from bot.present.picker import pick_keyboard, pick_text
+from bot.vocab.callbacks import Callback, CallbackDataError
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
 
@@ -90,13 +85,13 @@ async def candidates(update: Update, context: Context, user_id: int) -> list[Gam
     chat = update.effective_chat
     assert chat is not None
     store = get_store(context)
-    games = await store.chat_games(chat.id, thread_of(update.effective_message))
+    games = await store.games.chat_games(chat.id, thread_of(update.effective_message))
     if chat.type == Chat.PRIVATE:
         seen = {g.game_id for g in games}
-        games += [g for g in await store.user_games(user_id)
+        games += [g for g in await store.games.user_games(user_id)
                   if g.is_private and g.game_id not in seen]
         seen = {g.game_id for g in games}  # and the ended ones (/export, /verify after the end)
-        games += [g for g in await played.ended_games(store, user_id) if g.game_id not in seen]
+        games += [g for g in await store.played.ended_games(user_id) if g.game_id not in seen]
     return games
 
 
@@ -119,9 +114,9 @@ async def _board_game(update: Update, context: Context, replied: Message,
     if found is not None:
         return found
     # a view in a private chat, or a group's older board of a game
-    ref = await private_boards.game_of(store, chat.id, replied.message_id)
+    ref = await store.board.game_of(chat.id, replied.message_id)
     if ref is not None:
-        return await store.load_game(ref.chat_id, ref.game_id)
+        return await store.games.load_game(ref.chat_id, ref.game_id)
     markup = replied.reply_markup
     for row in markup.inline_keyboard if markup is not None else ():
         for button in row:
@@ -129,7 +124,7 @@ async def _board_game(update: Update, context: Context, replied: Message,
                 data = Callback.parse(button.callback_data)
             except CallbackDataError:
                 continue
-            record = await store.load_game(chat.id, data.id)
+            record = await store.games.load_game(chat.id, data.id)
             if record is not None:
                 return record
     return None
@@ -178,33 +173,3 @@ async def run(update: Update, context: Context, wanted: Need) -> None:
         await wanted.act(update, context, tr, record)
 
 
-async def on_pick(update: Update, context: Context) -> None:
-    """A button of a command's list: the command, on the game picked, for its
-    caller only; a game that no longer fits is refused (send it again)."""
-    query, user = update.callback_query, update.effective_user
-    assert query is not None and user is not None
-    tr = await translator_for(update, context)
-    try:
-        data = PickGame.parse(query.data)
-        wanted = NEEDS[data.command]
-    except (CallbackDataError, KeyError):
-        await query.answer(tr.gettext(UNKNOWN_BUTTON), show_alert=True)
-        return
-    if not await own_button(query, tr):
-        return
-    if user.id != data.user_id:
-        await query.answer(tr.gettext(NOT_YOURS), show_alert=True)
-        return
-    games = await candidates(update, context, user.id)
-    record = next((g for g in games if g.game_id == data.game_id and wanted.fits(g, user.id)),
-                  None)
-    if record is None:
-        await query.answer(tr.gettext(GONE), show_alert=True)
-        return
-    await query.answer()
-    message = query.message
-    if isinstance(message, Message):  # the list is used up: it says what was picked
-        with contextlib.suppress(BadRequest):
-            await message.edit_text(f"{message.text_html}\n→ {escape(game_label(tr, record))}",
-                                    reply_markup=None)
-    await wanted.act(update, context, tr, record)

@@ -36,9 +36,9 @@ from bot.present.render.png import (
     INK,
     MUTED,
     PAGE,
-    _checker,
-    _font,
-    _printable,
+    checker_image,
+    load_font,
+    printable,
     render_image,
 )
 from bot.present.render.png import WIDTH as PNG_WIDTH
@@ -135,10 +135,10 @@ class AnalysisPicture:
 def _fit(text: str, size: int, width: int, bold: bool = True) -> tuple[str, int]:
     """``text`` (only what the font draws) and a font size from ``size``
     down to 14 that fits ``width``; cut with an ellipsis if even that does not."""
-    text = _printable(text)
-    while size > 14 and _font(size, bold).getlength(text) > width:
+    text = printable(text)
+    while size > 14 and load_font(size, bold).getlength(text) > width:
         size -= 1
-    while len(text) > 1 and _font(size, bold).getlength(text) > width:
+    while len(text) > 1 and load_font(size, bold).getlength(text) > width:
         text = text[:-2] + "…"
     return text, size
 
@@ -146,7 +146,7 @@ def _fit(text: str, size: int, width: int, bold: bool = True) -> tuple[str, int]
 def _write(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int, width: int,
            *, bold: bool = True, fill: tuple[int, int, int] = INK, anchor: str = "la") -> None:
     shown, size = _fit(text, size, width, bold)
-    d.text(xy, shown, font=_font(size, bold), fill=fill, anchor=anchor)
+    d.text(xy, shown, font=load_font(size, bold), fill=fill, anchor=anchor)
 
 
 def _panels(image: Image.Image, d: ImageDraw.ImageDraw, picture: AnalysisPicture,
@@ -156,7 +156,7 @@ def _panels(image: Image.Image, d: ImageDraw.ImageDraw, picture: AnalysisPicture
         left = MARGIN + column * (width + 20)
         d.rounded_rectangle((left, top, left + width, top + _panel_h(picture)), 12,
                             fill=FIELD_C)
-        icon = _checker(panel.side).resize((36, 36), Image.Resampling.LANCZOS)
+        icon = checker_image(panel.side).resize((36, 36), Image.Resampling.LANCZOS)
         image.paste(icon, (left + 14, top + 12), icon)
         _write(d, (left + 60, top + 30), panel.name, 26, width - 74, anchor="lm")
         y = top + 62
@@ -187,16 +187,16 @@ def _graph(d: ImageDraw.ImageDraw, picture: AnalysisPicture, top: int) -> int:
         clipped = [(x, min(y, middle) if side is Side.WHITE else max(y, middle)) for x, y in line]
         d.polygon([(left, middle), *clipped, (line[-1][0], middle)], fill=AHEAD[side])
     turn_word, size = _fit(picture.turn_word + " →", 15, 200, bold=False)
-    words_at = right - _font(size, bold=False).getlength(turn_word) - 16
-    d.text((right, base + 6), turn_word, font=_font(size, bold=False), fill=MUTED, anchor="ra")
+    words_at = right - load_font(size, bold=False).getlength(turn_word) - 16
+    d.text((right, base + 6), turn_word, font=load_font(size, bold=False), fill=MUTED, anchor="ra")
     for tick in range(10, count + 1, 10 if count <= 120 else 20):
         x = left + (tick - 1) * step
         d.line((x, plot_top, x, base), fill=GRID_C, width=1)
         if x + 14 < words_at:  # the turn word keeps its place at the right end
-            d.text((x, base + 6), str(tick), font=_font(14, bold=False), fill=MUTED,
+            d.text((x, base + 6), str(tick), font=load_font(14, bold=False), fill=MUTED,
                    anchor="ma")
     d.line((left, middle, right, middle), fill=MUTED, width=1)
-    d.text((right - 4, middle + 3), "50%", font=_font(14, bold=False), fill=MUTED, anchor="rt")
+    d.text((right - 4, middle + 3), "50%", font=load_font(14, bold=False), fill=MUTED, anchor="rt")
     if count > 1:
         d.line(line, fill=INK, width=3, joint="curve")
     for mark in sorted(picture.marks, key=lambda m: (m.number > 0, GRAPH_MARKS.index(m.grade))):
@@ -208,15 +208,15 @@ def _graph(d: ImageDraw.ImageDraw, picture: AnalysisPicture, top: int) -> int:
                   width=2)
         if mark.number:
             label_y = y - r - 4 if y > plot_top + 30 else y + r + 4
-            d.text((x, label_y), str(mark.number), font=_font(18), fill=INK,
+            d.text((x, label_y), str(mark.number), font=load_font(18), fill=INK,
                    anchor="mb" if y > plot_top + 30 else "mt", stroke_width=3, stroke_fill=PAGE)
     y = base + 28
     _write(d, (MARGIN, y), picture.bottom, 17, WIDTH // 2, bold=False, fill=MUTED)
     x = WIDTH - MARGIN
     for grade, word in reversed(list(zip(GRAPH_MARKS, picture.legend, strict=True))):
         shown, size = _fit(word, 17, 180, bold=False)
-        x -= int(_font(size, bold=False).getlength(shown))
-        d.text((x, y), shown, font=_font(size, bold=False), fill=INK)
+        x -= int(load_font(size, bold=False).getlength(shown))
+        d.text((x, y), shown, font=load_font(size, bold=False), fill=INK)
         r = MARK_SIZE[grade]
         x -= 10 + r
         d.ellipse((x - r, y + 10 - r, x + r, y + 10 + r), fill=GRADE_COLOURS[grade], outline=INK,

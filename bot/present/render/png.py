@@ -97,7 +97,7 @@ CHECKER_TEXT = {Side.WHITE: INK, Side.BLACK: (255, 255, 255)}
 
 
 @lru_cache(maxsize=16)
-def _font(size: int, bold: bool = True) -> ImageFont.FreeTypeFont:
+def load_font(size: int, bold: bool = True) -> ImageFont.FreeTypeFont:
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     with resources.as_file(resources.files("bot.present.render") / "assets" / name) as path:
         return ImageFont.truetype(str(path), size)
@@ -113,16 +113,16 @@ def _drawable(char: str) -> bool:
     selectors count as not drawable: DejaVu shows them as boxes)."""
     if "\ufe00" <= char <= "\ufe0f":
         return False
-    font = _font(24)
+    font = load_font(24)
     mask, missing = font.getmask(char), font.getmask(NOTDEF)
     return (mask.size, bytes(mask)) != (missing.size, bytes(missing))
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """``text`` without the characters the font cannot draw (emoji it lacks
     would show as boxes), so any name renders.
 
-    >>> _printable("Борис 🎲 Ąž")
+    >>> printable("Борис 🎲 Ąž")
     'Борис  Ąž'
     """
     return "".join(char for char in text if _drawable(char))
@@ -163,9 +163,9 @@ def _write(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str,
 def _fitted(d: ImageDraw.ImageDraw, centre: tuple[int, int], text: str, width: int,
             size: int, what: str, slot: Box, scale: int = 1) -> None:
     """``text`` centred at ``centre`` in bold, made smaller until it fits ``width``."""
-    while size > 6 and _font(size).getlength(text) > width:
+    while size > 6 and load_font(size).getlength(text) > width:
         size -= 1
-    _write(d, centre, text, _font(size), what, slot, scale, fill=PAGE, anchor="mm")
+    _write(d, centre, text, load_font(size), what, slot, scale, fill=PAGE, anchor="mm")
 
 
 def _cut(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
@@ -186,7 +186,7 @@ def _smooth(size: tuple[int, int], draw: object) -> Image.Image:
 
 
 @cache
-def _checker(side: Side) -> Image.Image:
+def checker_image(side: Side) -> Image.Image:
     def draw(d: ImageDraw.ImageDraw, s: int) -> None:
         size = CHECKER * s
         d.ellipse((s, s, size - s, size - s), fill=CHECKER_RIM[side])
@@ -251,7 +251,7 @@ def _cube(value: int) -> Image.Image:
         d.rounded_rectangle(
             (s, s, size - s, size - s), 7 * s, fill=(250, 250, 246), outline=INK, width=2 * s
         )
-        font = _font((22 if len(text) < 3 else 16) * s)
+        font = load_font((22 if len(text) < 3 else 16) * s)
         d.text((size // 2, size // 2), text, font=font, fill=INK, anchor="mm")
 
     return _smooth((CUBE, CUBE), draw)
@@ -319,7 +319,7 @@ def _background(variant: Variant, off: str = "OFF", bar: str = "BAR",
         fill=TRAY_C,
     )
     tip = HALF_H - 14
-    number_font = _font(18 * s)
+    number_font = load_font(18 * s)
     for row in (0, 1):
         for column in range(2 * HALF):
             x, edge = _point_box(row, column)
@@ -356,7 +356,7 @@ def _count_label(side: Side, count: int) -> Image.Image:
         lambda d, s: d.text(
             (CHECKER * s // 2, CHECKER * s // 2),
             str(count),
-            font=_font(24 * s),
+            font=load_font(24 * s),
             fill=CHECKER_TEXT[side],
             anchor="mm",
         ),
@@ -364,7 +364,7 @@ def _count_label(side: Side, count: int) -> Image.Image:
 
 
 def _stack(img: Image.Image, side: Side, count: int, row: int, x: int, edge: int) -> None:
-    sprite = _checker(side)
+    sprite = checker_image(side)
     for depth in range(min(count, STACK)):
         img.paste(sprite, _slot(row, x, edge, depth), sprite)
     if count > STACK:
@@ -429,7 +429,7 @@ def _draw_trays(d: ImageDraw.ImageDraw, view: BoardView, arrived_off: int) -> No
             )
         if count:
             y = top + (bottom - top) // 2
-            _write(d, (TRAY_LEFT + TRAY_W // 2, y), str(count), _font(24), "tray count",
+            _write(d, (TRAY_LEFT + TRAY_W // 2, y), str(count), load_font(24), "tray count",
                    (TRAY_LEFT, top, TRAY_LEFT + TRAY_W, bottom), fill=ACCENT, anchor="mm",
                    stroke_width=3, stroke_fill=INK)
 
@@ -484,7 +484,7 @@ def _draw_dice_and_cube(img: Image.Image, view: BoardView) -> None:
 @cache
 def _icon(side: Side) -> Image.Image:
     """The checker beside a player's name (made once, not on every board)."""
-    return _checker(side).resize((34, 34), Image.Resampling.LANCZOS)
+    return checker_image(side).resize((34, 34), Image.Resampling.LANCZOS)
 
 
 def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side: Side) -> None:
@@ -503,18 +503,19 @@ def _draw_player(img: Image.Image, d: ImageDraw.ImageDraw, view: BoardView, side
         facts = f"{labels.to_move}   " + facts
     # the facts end at the right edge (smaller type if they would leave the
     # name less than NAME_ROOM); the name gets what is left of the line
-    facts = _printable(facts)
+    facts = printable(facts)
     right = LEFT + BOARD_W - 14
     size = 20
-    while size > 12 and _font(size, bold=False).getlength(facts) > right - (LEFT + 56 + NAME_ROOM):
+    room = right - (LEFT + 56 + NAME_ROOM)
+    while size > 12 and load_font(size, bold=False).getlength(facts) > room:
         size -= 1
-    font = _font(size, bold=False)
+    font = load_font(size, bold=False)
     band = (LEFT, y, LEFT + BOARD_W, y + INFO_H)
     _write(d, (right, middle), facts, font, "player facts",
            (LEFT + 56 + NAME_ROOM, y, right, y + INFO_H), fill=INK, anchor="rm")
     name_right = right - int(font.getlength(facts)) - 24
-    name = _cut(_printable(view.names[side]).strip(), _font(24), name_right - (LEFT + 56))
-    _write(d, (LEFT + 56, middle), name, _font(24), "player name",
+    name = _cut(printable(view.names[side]).strip(), load_font(24), name_right - (LEFT + 56))
+    _write(d, (LEFT + 56, middle), name, load_font(24), "player name",
            (LEFT + 48, band[1], name_right, band[3]), fill=INK, anchor="lm")  # past the icon
 
 
@@ -535,21 +536,21 @@ def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
     slot_top, slot_bottom = HEIGHT - FOOT_H - 4, HEIGHT
     left_edge, right_edge = LEFT + 10, LEFT + BOARD_W - 10
     room = right_edge - left_edge
-    right = _printable(view.status or score_line(view, 48)).strip()
-    right_font = _font(19)
+    right = printable(view.status or score_line(view, 48)).strip()
+    right_font = load_font(19)
     head = tail = name = ""
     if view.last_turn is not None:
-        head = _printable(view.labels.last).strip()
-        name = _printable(view.names[view.last_turn.side]).strip()
-        tail = _printable(format_last_turn(view))
+        head = printable(view.labels.last).strip()
+        name = printable(view.names[view.last_turn.side]).strip()
+        tail = printable(format_last_turn(view))
     size = 19
-    font = _font(size, bold=False)
+    font = load_font(size, bold=False)
     whole = f"{head} {name} {tail}" if view.last_turn is not None else ""
     # the right side yields first, down to a third of the line
     keep = max(room - font.getlength(whole) - FOOT_GAP, room / 3) if whole else room
     if not view.status:  # the score: its names are shortened before the line is cut
         drawable = dataclasses.replace(view, names=tuple(  # type: ignore[arg-type]
-            _printable(name).strip() for name in view.names))
+            printable(name).strip() for name in view.names))
         for width in range(48, 16, -1):
             right = score_line(drawable, width)
             if right_font.getlength(right) <= keep:
@@ -560,7 +561,7 @@ def _draw_footer(d: ImageDraw.ImageDraw, view: BoardView) -> None:
         fixed = f"{head}  {tail}"
         while size > FOOT_MIN and font.getlength(whole) > left_room:  # the whole name, smaller
             size -= 1
-            font = _font(size, bold=False)
+            font = load_font(size, bold=False)
         name = _cut(name, font, left_room - font.getlength(fixed))
         text = f"{head} {name} {tail}" if name else f"{head} {tail}"
         _write(d, (left_edge, y), _cut(text, font, left_room), font, "footer last turn",
@@ -593,7 +594,7 @@ def render_image(view: BoardView) -> Image.Image:
         raise RenderError(f"render_png needs a BoardView, got {view!r}")
     labels = view.labels
     img = _background(
-        view.variant, _printable(labels.off.upper()), _printable(labels.bar.upper()),
+        view.variant, printable(labels.off.upper()), printable(labels.bar.upper()),
         printed_numbers(view),
     ).copy()
     d = ImageDraw.Draw(img)

@@ -29,7 +29,7 @@ from typing import Any
 
 from bot.rules.tournament.actions import MAX_ENTRANTS, MAX_SWISS_ROUNDS, MIN_ENTRANTS, Setup
 from bot.rules.tournament.prizes import SplitError, check_split
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.i18n import N_
 from bot.vocab.refusals import Refusal
 from bot.vocab.tournament import Format
@@ -107,8 +107,8 @@ def _split(value: str) -> tuple[int, ...]:
 
 def _duration(value: str, refusal: str) -> int:
     try:
-        seconds = deadlines.parse_time_control(value)
-    except deadlines.TimeControlError:
+        seconds = clock.parse_time_control(value)
+    except clock.TimeControlError:
         raise SetupError(refusal) from None
     if seconds is None:
         raise SetupError(refusal)

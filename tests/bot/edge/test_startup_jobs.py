@@ -29,14 +29,14 @@ async def test_start_up_jobs_run_after_a_slow_start(store: Store,
     await restore(store)  # schema 1 games, as the release before schema 2 left them
     ran: list[str] = []
 
-    async def behind(_store: Store, _limit: int) -> list[Any]:
+    async def behind(_limit: int) -> list[Any]:
         ran.append(board.STARTUP_REDRAW_JOB)
         return []
 
     async def sweep(_context: Any) -> None:
         ran.append(computer.SWEEP_JOB)
 
-    monkeypatch.setattr(board.stale_boards, "behind", behind)
+    monkeypatch.setattr(store.board, "behind", behind)
     monkeypatch.setattr(computer, "sweep_job", sweep)
     app = build_application("123:abc", store)
     assert app.job_queue is not None

@@ -14,7 +14,7 @@ from bot.edge.initdata import MAX_AGE, InitDataError, checked, sign
 from bot.edge.webapp import RateLimit
 from bot.present.webapp import PayloadError, WebappLinks, game_of, payload, with_app_button
 from bot.present.webstate import game_state, turn_tree
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
 from bot.rules.play import apply_game, apply_turn

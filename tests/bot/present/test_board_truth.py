@@ -190,7 +190,7 @@ def test_the_analysis_moves_match_the_numbers_on_its_small_boards(variant: Varia
 
 @pytest.mark.parametrize("variant", list(Variant))
 def test_a_hint_is_in_the_numbers_of_the_board_it_is_asked_from(variant: Variant) -> None:
-    """A hint writes turns in the mover's numbers (bot/present/hinttext.py):
+    """A hint writes turns in the mover's numbers (bot/present/hints.py):
     every board that offers the mover its buttons is numbered for the mover."""
     for game in _games(variant, seed=8, count=15):
         if game.phase is not Phase.MOVE:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bot.present.board import board_message
 from bot.present.keyboards import game_keyboard
 from bot.rules.autoplay import advance, clearly_behind
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import parse_new_args

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ai import Level
 from bot.edge.handlers.computer import MAX_STEPS
 from bot.rules import computer, lobby, matchstate, play, seats
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from engine import legal_turns

@@ -13,7 +13,7 @@ import pytest
 
 from bot.present.keyboards import game_keyboard
 from bot.rules.autoplay import advance, clearly_behind, double_offered
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, table_of, with_table
 from bot.rules.play import apply_game

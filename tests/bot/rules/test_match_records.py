@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.rules.aftergame import after_game
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.matchstate import MatchState, table_of
 from bot.rules.play import apply_game
 from bot.service.saving import save
@@ -38,8 +38,8 @@ async def test_an_old_match_record_loads_and_plays_on(store: Store, case: dict[s
     stored_engine = json.loads(case["stored"])["engine"]
     # the stored dict format is unchanged: decoding and encoding gives the same bytes
     assert MatchState.from_dict(stored_engine).to_dict() == stored_engine
-    record = await store.save(old, 0)
-    loaded = await store.load(game_key(record.chat_id, record.game_id))
+    record = await store.games.save(old, 0)
+    loaded = await store.games.load(game_key(record.chat_id, record.game_id))
     assert loaded is not None and loaded.engine == stored_engine
     dealer = Dealer.for_tests(case["seed"])
     offer = Callback.game(loaded.game_id, loaded.version, ButtonAction.REMATCH)

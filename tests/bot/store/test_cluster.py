@@ -14,7 +14,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, ResponseError
 
 from bot.edge.limits import SharedRateLimiter
-from bot.store import Store, invites, prefs, private_boards, wakeups
+from bot.store import Store
+from bot.store import invite as invites
 from bot.store.connection import open_redis
 from bot.vocab.records import GameRecord, GameRef
 from tests.bot.store.cluster import LocalCluster
@@ -28,14 +29,14 @@ async def test_open_redis_with_cluster_speaks_the_cluster_protocol(
         assert isinstance(client, RedisCluster) and len(client.get_primaries()) == 3
         await client.flushall(target_nodes=RedisCluster.PRIMARIES)
         store = Store(client)
-        saved = await store.save(new_game(), 0)
+        saved = await store.games.save(new_game(), 0)
         # the chat's keys and the per-user index live on different masters
         nodes = {client.get_node_from_key(key).name
-                 for key in (store.redis_key(saved.key), store.user_key(ALICE),
-                             store.user_key(BOB), store.chat_key(CHAT + 1, "slots"))}
+                 for key in (store.keys.record(saved.key), store.keys.user_games(ALICE),
+                             store.keys.user_games(BOB), store.keys.chat(CHAT + 1, "slots"))}
         assert len(nodes) > 1
-        assert await store.load_game(CHAT, saved.game_id) == saved
-        assert [game.game_id for game in await store.user_games(BOB)] == [saved.game_id]
+        assert await store.games.load_game(CHAT, saved.game_id) == saved
+        assert [game.game_id for game in await store.games.user_games(BOB)] == [saved.game_id]
         await client.flushall(target_nodes=RedisCluster.PRIMARIES)
     assert not list(tmp_path.iterdir())  # no embedded Redis was started
 
@@ -55,25 +56,25 @@ async def test_the_cluster_refuses_a_script_across_slots(redis_cluster: LocalClu
 async def test_invitations_offer_and_redeem_once(store: Store) -> None:
     token = invites.new_token()
     invitation = invites.Invitation(token=token, inviter=ALICE, name="Alice", variant="long")
-    await invites.offer(store, invitation)
-    first = await invites.redeem(store, token, BOB)
+    await store.invite.offer(invitation)
+    first = await store.invite.redeem(token, BOB)
     assert (first.outcome, first.invitation) == (invites.RedeemOutcome.OK, invitation)
-    again = await invites.redeem(store, token, 99)
+    again = await store.invite.redeem(token, 99)
     assert (again.outcome, again.used_by) == (invites.RedeemOutcome.USED, BOB)
 
 
 async def test_views_user_prefs_and_update_claims(store: Store) -> None:
     ref = GameRef(CHAT, None, "abcd")
-    await private_boards.remember(store, ALICE, 7, ref)
-    assert await private_boards.game_of(store, ALICE, 7) == ref
-    await prefs.note_started(store, ALICE)
-    await prefs.set_language(store, ALICE, "lt")
-    assert (await prefs.has_started(store, ALICE), await prefs.language(store, ALICE)) == (
+    await store.board.remember(ALICE, 7, ref)
+    assert await store.board.game_of(ALICE, 7) == ref
+    await store.prefs.note_started(ALICE)
+    await store.prefs.set_language(ALICE, "lt")
+    assert (await store.prefs.has_started(ALICE), await store.prefs.language(ALICE)) == (
         True, "lt")
-    assert await store.claim_update(500) == ("new", 1)
-    assert await store.claim_update(500) == ("in_flight", 0)
-    await store.settle_update(500, 1, ok=True)
-    assert await store.claim_update(500) == ("done", 0)
+    assert await store.updates.claim_update(500) == ("new", 1)
+    assert await store.updates.claim_update(500) == ("in_flight", 0)
+    await store.updates.settle_update(500, 1, ok=True)
+    assert await store.updates.claim_update(500) == ("done", 0)
     assert await store.ping()
 
 
@@ -89,14 +90,15 @@ async def test_flood_buckets_of_a_chat_and_of_the_bot(store: Store) -> None:
 
 async def test_scheduler_claims_and_marks_a_due_stage_once(store: Store) -> None:
     deadline = 10_000.0
-    game = await store.save(new_game(deadline=deadline), 0)
+    game = await store.games.save(new_game(deadline=deadline), 0)
     acted: list[tuple[str, int]] = []
 
     async def act(record: GameRecord, stage: int) -> None:
         acted.append((record.game_id, stage))
 
-    stages = await wakeups.tick(store, deadline + 1, act)
+    stages = await store.clock.tick(deadline + 1, act)
     assert len(stages) == 1 and acted == [(game.game_id, stages[0])]
-    await store.schedule(game.ref, deadline)  # delivered again: the stage marker stops a repeat
-    assert await wakeups.tick(store, deadline + 2, act) == []
+    await store.clock.schedule(game.ref,
+                               deadline)  # delivered again: the stage marker stops a repeat
+    assert await store.clock.tick(deadline + 2, act) == []
     assert len(acted) == 1

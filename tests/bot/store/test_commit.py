@@ -24,8 +24,8 @@ BOT = Path(__file__).resolve().parents[3] / "bot"
 
 async def _lobby(store: Store) -> GameRecord:
     players = (Player(user_id=1, name="Ann", side=Side.WHITE),)
-    return await store.save(GameRecord(chat_id=CHAT, game_id=GAME, variant=Variant.LONG,
-                                       players=players, created_by=1), 0)
+    return await store.games.save(GameRecord(chat_id=CHAT, game_id=GAME, variant=Variant.LONG,
+                                             players=players, created_by=1), 0)
 
 
 def _racing(store: Store, races: int
@@ -34,12 +34,12 @@ def _racing(store: Store, races: int
     loads: list[int] = []
 
     async def load() -> GameRecord | None:
-        current = await store.load(game_key(CHAT, GAME))
+        current = await store.games.load(game_key(CHAT, GAME))
         assert current is not None
         loads.append(current.version)
         if len(loads) <= races:  # someone else's save between this load and ours
-            await store.save(current.model_copy(update={"rematch_by": len(loads)}),
-                             current.version)
+            await store.games.save(current.model_copy(update={"rematch_by": len(loads)}),
+                                   current.version)
         return current
     return loads, load
 
@@ -58,7 +58,7 @@ async def test_a_lost_race_applies_the_change_to_the_winners_record(store: Store
     before, after = changed
     assert loads == seen == [1, 2, 3]  # each attempt changed what it had just loaded
     assert (before.version, after.version, after.cancel_by, after.rematch_by) == (3, 4, 7, 2)
-    stored = await store.load(game_key(CHAT, GAME))
+    stored = await store.games.load(game_key(CHAT, GAME))
     assert stored == after  # the other writers' change kept, ours on top
 
 
@@ -69,7 +69,7 @@ async def test_too_many_lost_races_refuse_and_save_nothing(store: Store) -> None
         await commit_game(store, load, lambda r, now: r.model_copy(update={"cancel_by": 7}),
                           retries=2)
     assert refused.value.message == CHANGED and len(loads) == 3
-    stored = await store.load(game_key(CHAT, GAME))
+    stored = await store.games.load(game_key(CHAT, GAME))
     assert stored is not None and stored.cancel_by is None
 
 
@@ -77,7 +77,7 @@ async def test_a_refusal_or_no_change_saves_nothing_and_no_game_is_none(store: S
     saved = await _lobby(store)
 
     async def load() -> GameRecord | None:
-        return await store.load(game_key(CHAT, GAME))
+        return await store.games.load(game_key(CHAT, GAME))
 
     def refuse(record: GameRecord, now: float) -> GameRecord:
         raise Refusal("no")
@@ -85,7 +85,7 @@ async def test_a_refusal_or_no_change_saves_nothing_and_no_game_is_none(store: S
     with pytest.raises(Refusal, match="no"):
         await commit_game(store, load, refuse)
     assert await commit_game(store, load, lambda r, now: r) == (saved, saved)
-    assert (await store.load(game_key(CHAT, GAME))) == saved
+    assert (await store.games.load(game_key(CHAT, GAME))) == saved
 
     async def nothing() -> GameRecord | None:
         return None

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from bot.store import Store, finished
+from bot.store import Store
 from bot.store.connection import client_for_url
 from bot.vocab.records import GameRecord, Status, game_key
 from tests.bot.store.cluster import LocalCluster, available
@@ -77,16 +77,16 @@ async def _work(store: Store, games: list[GameRecord], tally: Tally, stop: async
 
 
 async def _one_step(store: Store, game: GameRecord, update: str) -> None:
-    state, claim = await store.claim(update)
+    state, claim = await store.updates.claim(update)
     assert state == "new" and claim is not None
-    await store.save_effects(update, {"answer:1": "{}"})
-    current = await store.load_game(game.chat_id, game.game_id)
+    await store.updates.save_effects(update, {"answer:1": "{}"})
+    current = await store.games.load_game(game.chat_id, game.game_id)
     assert current is not None
     moved = current.model_copy(update={"engine": {"n": current.engine.get("n", 0) + 1}})
-    saved = await store.save(moved, current.version)  # compare-and-set, then the index upkeep
+    saved = await store.games.save(moved, current.version)  # compare-and-set, then the index upkeep
     kept = saved.model_copy(update={"status": Status.FINISHED})
-    await finished.keep(store, kept)
-    await store.settle_update(update, claim.attempt, ok=True)
+    await store.analysis.keep(kept)
+    await store.updates.settle_update(update, claim.attempt, ok=True)
 
 
 HANG_BOUND = 120.0
@@ -108,7 +108,7 @@ async def test_a_master_killed_mid_work_stops_nothing_for_good(cluster: LocalClu
     client = client_for_url(cluster.url, cluster=True)
     store = Store(client)
     try:
-        games = [[await store.save(new_game(chat=-1000 - 10 * task - i, engine={"n": 0}), 0)
+        games = [[await store.games.save(new_game(chat=-1000 - 10 * task - i, engine={"n": 0}), 0)
                   for i in range(GAMES_PER_TASK)] for task in range(TASKS)]
         tally, stop, failed_over = Tally(), asyncio.Event(), asyncio.Event()
         tasks = [asyncio.create_task(_work(store, mine, tally, stop, failed_over, n))

@@ -7,6 +7,8 @@ import ast
 from pathlib import Path
 
 BOT = Path(__file__).resolve().parents[3] / "bot"
+
+
 def _raw_redis_uses(path: Path) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -51,3 +53,45 @@ def test_the_rules_import_no_store() -> None:
         if used - {"bot.vocab.records"}:
             offenders[path.name] = sorted(used - {"bot.vocab.records"})
     assert offenders == {}
+
+
+PLAIN = {"redis", "prefix", "history_cap"}
+"""The Store's attributes that are not parts (its client and settings)."""
+
+
+def test_every_part_is_an_object_of_its_module_named_after_it() -> None:
+    """One style (issue 23 §6): ``store.<module>.<method>``, every part the
+    object of the module it is named after, and no aliases beside them."""
+    import fakeredis.aioredis
+
+    from bot.store import Store
+
+    store = Store(fakeredis.aioredis.FakeRedis())
+    parts = {name: value for name, value in vars(store).items() if name not in PLAIN}
+    wrong = {name: type(value).__module__ for name, value in parts.items()
+             if type(value).__module__ != f"bot.store.{name}"}
+    assert wrong == {}
+    assert {"games", "books", "clock", "analysis", "inline", "prefs"} <= set(parts)
+
+
+def takes_a_store(path: Path) -> list[str]:
+    """The functions of a store module that take the whole :class:`Store`
+    (a module of free functions reaching into ``store.redis``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found += [f"{node.name}({arg.arg})" for arg in node.args.args
+                      if isinstance(arg.annotation, ast.Name) and arg.annotation.id == "Store"]
+    return found
+
+
+def test_no_part_takes_the_whole_store() -> None:
+    offenders = {path.name: takes_a_store(path) for path in sorted((BOT / "store").glob("*.py"))
+                 if path.name != "core.py"}
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_part_guard_sees_a_free_function(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("async def keep(store: Store, record: object) -> None: ...\n")
+    assert takes_a_store(sample) == ["keep(store)"]

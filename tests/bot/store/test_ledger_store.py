@@ -42,16 +42,16 @@ def _count_game(current: Mapping[int, PlayerStats | None]) -> list[PlayerStats]:
 
 async def _finish(store: Store, thread: int | None = None, amount: int = 10,
                   stats=_count_game):  # type: ignore[no-untyped-def]
-    game = await store.save(_game(thread), 0)
+    game = await store.games.save(_game(thread), 0)
     done = game.model_copy(update={"status": Status.FINISHED})
     entry = HistoryEntry(game_id=done.game_id, variant=Variant.LONG, players=done.players,
                          winner=Side.WHITE, result="oin", points=1, stake=amount)
-    return game, done, entry, await store.finish_game(done, game.version, entry,
-                                                      {(ALICE, BOB): amount}, stats)
+    return game, done, entry, await store.books.finish_game(done, game.version, entry,
+                                                            {(ALICE, BOB): amount}, stats)
 
 
 async def _games(store: Store) -> dict[int, int]:
-    return {s.user_id: s.games for s in await store.player_stats(CHAT)}
+    return {s.user_id: s.games for s in await store.books.player_stats(CHAT)}
 
 
 async def test_stats_are_booked_once_with_the_game(store: Store) -> None:
@@ -59,30 +59,31 @@ async def test_stats_are_booked_once_with_the_game(store: Store) -> None:
     assert result.booked
     assert await _games(store) == {ALICE: 1, BOB: 1}
     # a retried final tap: the same game again books nothing, stats included
-    again = await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10}, _count_game)
+    again = await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10},
+                                          _count_game)
     assert not again.booked
     assert await _games(store) == {ALICE: 1, BOB: 1}
-    assert await store.balance(CHAT, ALICE, BOB) == 10
+    assert await store.books.balance(CHAT, ALICE, BOB) == 10
 
 
 async def test_concurrent_final_taps_book_once(store: Store) -> None:
-    game = await store.save(_game(), 0)
+    game = await store.games.save(_game(), 0)
     done = game.model_copy(update={"status": Status.FINISHED})
     entry = HistoryEntry(game_id=done.game_id, variant=Variant.LONG, players=done.players,
                          winner=Side.WHITE, result="mars", points=2, stake=20)
     results = await asyncio.gather(*[
-        store.finish_game(done, game.version, entry, {(ALICE, BOB): 20}, _count_game)
+        store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 20}, _count_game)
         for _ in range(8)])
     assert sum(r.booked for r in results) == 1
-    assert await store.balance(CHAT, ALICE, BOB) == 20
+    assert await store.books.balance(CHAT, ALICE, BOB) == 20
     assert await _games(store) == {ALICE: 1, BOB: 1}
-    assert len(await store.history(CHAT)) == 1
+    assert len(await store.books.history(CHAT)) == 1
 
 
 async def test_games_ending_at_once_in_two_topics_both_count(store: Store) -> None:
     await asyncio.gather(*[_finish(store, thread) for thread in (None, 5, 6, 7)])
     assert await _games(store) == {ALICE: 4, BOB: 4}
-    assert await store.balance(CHAT, ALICE, BOB) == 40
+    assert await store.books.balance(CHAT, ALICE, BOB) == 40
 
 
 class RacedBooks(Books):
@@ -108,7 +109,7 @@ def _raced(store: Store, races: int) -> Store:
     raced = Store(store.redis)
     books = RacedBooks(store.redis, raced.keys, raced.games)
     books.races = races
-    raced.books, raced.finish_game = books, books.finish_game
+    raced.books = books
     return raced
 
 
@@ -124,21 +125,21 @@ async def test_stats_changed_between_read_and_write_are_read_again(store: Store)
     await _finish(raced, stats=counting)
     assert seen == [0, 5]  # the first write lost and changed nothing; the second built on 5
     assert await _games(store) == {ALICE: 6, BOB: 1}
-    assert await store.balance(CHAT, ALICE, BOB) == 10
+    assert await store.books.balance(CHAT, ALICE, BOB) == 10
 
 
 async def test_stats_that_keep_changing_give_up_without_writing(store: Store) -> None:
     raced = _raced(store, 3)
-    game = await raced.save(_game(), 0)
+    game = await raced.games.save(_game(), 0)
     done = game.model_copy(update={"status": Status.FINISHED})
     entry = HistoryEntry(game_id=done.game_id, variant=Variant.LONG, players=done.players,
                          winner=Side.WHITE, result="oin", points=1, stake=10)
     with pytest.raises(VersionConflict):
-        await raced.finish_game(done, game.version, entry, {(ALICE, BOB): 10}, _count_game,
-                                retries=2)
-    assert await store.balance(CHAT, ALICE, BOB) == 0
-    assert await store.history(CHAT) == []
-    assert (await store.load_game(CHAT, game.game_id)).status is Status.ACTIVE  # type: ignore[union-attr]
+        await raced.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10}, _count_game,
+                                      retries=2)
+    assert await store.books.balance(CHAT, ALICE, BOB) == 0
+    assert await store.books.history(CHAT) == []
+    assert (await store.games.load_game(CHAT, game.game_id)).status is Status.ACTIVE  # type: ignore[union-attr]
 
 
 async def test_stats_of_someone_else_are_refused(store: Store) -> None:
@@ -147,13 +148,13 @@ async def test_stats_of_someone_else_are_refused(store: Store) -> None:
 
     with pytest.raises(ValueError, match="not this game's players"):
         await _finish(store, stats=stranger)
-    assert await store.balance(CHAT, ALICE, BOB) == 0
+    assert await store.books.balance(CHAT, ALICE, BOB) == 0
 
 
 async def test_corrupt_stats_name_their_field(store: Store) -> None:
-    await store.redis.hset(store.chat_key(CHAT, "stats"), "long:11", "{nope")
+    await store.redis.hset(store.keys.chat(CHAT, "stats"), "long:11", "{nope")
     with pytest.raises(CorruptRecordError, match=r"stats\[long:11\]"):
-        await store.player_stats(CHAT)
+        await store.books.player_stats(CHAT)
 
 
 # ---------------------------------------------------------------- settle
@@ -162,65 +163,65 @@ async def test_corrupt_stats_name_their_field(store: Store) -> None:
 async def _request(store: Store, amount: int) -> SettleRequest:
     request = SettleRequest(chat_id=CHAT, requester=ALICE, other=BOB, amount=amount,
                             names={ALICE: "Alice", BOB: "Bob"})
-    await store.put_settle(request)
+    await store.books.put_settle(request)
     return request
 
 
 async def test_settle_zeroes_exactly_the_confirmed_balance(store: Store) -> None:
     await _finish(store, amount=30)  # Bob owes Alice 30
     request = await _request(store, 30)
-    assert await store.load_settle(CHAT, request.request_id) == request
-    assert await store.settle(request) is None
-    assert await store.balance(CHAT, ALICE, BOB) == 0
-    assert await store.ledger(CHAT) == {}
-    assert await store.load_settle(CHAT, request.request_id) is None
+    assert await store.books.load_settle(CHAT, request.request_id) == request
+    assert await store.books.settle(request) is None
+    assert await store.books.balance(CHAT, ALICE, BOB) == 0
+    assert await store.books.ledger(CHAT) == {}
+    assert await store.books.load_settle(CHAT, request.request_id) is None
     with pytest.raises(StoreError):  # a second confirm tap
-        await store.settle(request)
+        await store.books.settle(request)
 
 
 async def test_settle_from_the_debtors_side(store: Store) -> None:
     await _finish(store, amount=30)
     request = SettleRequest(chat_id=CHAT, requester=BOB, other=ALICE, amount=-30)
-    await store.put_settle(request)
-    assert await store.settle(request) is None
-    assert await store.balance(CHAT, ALICE, BOB) == 0
+    await store.books.put_settle(request)
+    assert await store.books.settle(request) is None
+    assert await store.books.balance(CHAT, ALICE, BOB) == 0
 
 
 async def test_settle_refuses_a_balance_that_changed(store: Store) -> None:
     await _finish(store, amount=30)
     request = await _request(store, 30)
     await _finish(store, thread=3, amount=5)  # another game ends before Bob confirms
-    assert await store.settle(request) == 35
-    assert await store.balance(CHAT, ALICE, BOB) == 35
-    assert await store.load_settle(CHAT, request.request_id) == request  # still open
+    assert await store.books.settle(request) == 35
+    assert await store.books.balance(CHAT, ALICE, BOB) == 35
+    assert await store.books.load_settle(CHAT, request.request_id) == request  # still open
 
 
 async def test_a_request_changes_only_from_what_was_read(store: Store) -> None:
     request = SettleRequest(chat_id=CHAT, requester=ALICE, candidates=(BOB,))
-    await store.put_settle(request)
+    await store.books.put_settle(request)
     chosen = request.model_copy(update={"other": BOB, "amount": 7})
-    assert await store.change_settle(request, chosen)
-    assert not await store.change_settle(request, None)  # read before the change
-    assert await store.change_settle(chosen, None)
-    assert await store.load_settle(CHAT, request.request_id) is None
-    assert await store.redis.ttl(store.chat_key(CHAT, f"settle:{request.request_id}")) == -2
+    assert await store.books.change_settle(request, chosen)
+    assert not await store.books.change_settle(request, None)  # read before the change
+    assert await store.books.change_settle(chosen, None)
+    assert await store.books.load_settle(CHAT, request.request_id) is None
+    assert await store.redis.ttl(store.keys.chat(CHAT, f"settle:{request.request_id}")) == -2
 
 
 async def test_a_request_expires(store: Store) -> None:
     request = SettleRequest(chat_id=CHAT, requester=ALICE, candidates=(BOB,))
-    await store.put_settle(request, ttl=100)
-    ttl = await store.redis.ttl(store.chat_key(CHAT, f"settle:{request.request_id}"))
+    await store.books.put_settle(request, ttl=100)
+    ttl = await store.redis.ttl(store.keys.chat(CHAT, f"settle:{request.request_id}"))
     assert 0 < ttl <= 100
     chosen = request.model_copy(update={"other": BOB, "amount": 7})
-    await store.change_settle(request, chosen)  # keeps the expiry
-    assert await store.redis.ttl(store.chat_key(CHAT, f"settle:{request.request_id}")) > 0
+    await store.books.change_settle(request, chosen)  # keeps the expiry
+    assert await store.redis.ttl(store.keys.chat(CHAT, f"settle:{request.request_id}")) > 0
 
 
 async def test_stats_move_with_a_migrated_chat(store: Store) -> None:
     await _finish(store)
-    await store.migrate_chat(CHAT, CHAT - 1)
-    assert await store.player_stats(CHAT) == []
-    moved = await store.player_stats(CHAT - 1)
+    await store.migration.migrate_chat(CHAT, CHAT - 1)
+    assert await store.books.player_stats(CHAT) == []
+    moved = await store.books.player_stats(CHAT - 1)
     assert {s.user_id: s.games for s in moved} == {ALICE: 1, BOB: 1}
-    await store.migrate_chat(CHAT, CHAT - 1)  # idempotent
-    assert len(await store.player_stats(CHAT - 1)) == 2
+    await store.migration.migrate_chat(CHAT, CHAT - 1)  # idempotent
+    assert len(await store.books.player_stats(CHAT - 1)) == 2

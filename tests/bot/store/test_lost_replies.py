@@ -13,7 +13,8 @@ import pytest
 from redis.exceptions import ClusterDownError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from bot.store import Store, VersionConflict, finished
+from bot.store import Store, VersionConflict
+from bot.store.analysis import kept_copy
 from bot.store.client import Unavailable, idempotent
 from bot.vocab.records import ChatSettings, Status, settings_key
 from tests.bot.store.test_store import ALICE, BOB, CHAT, new_game
@@ -38,34 +39,35 @@ def _lose_first_reply(script: Any, error: Exception) -> Any:
                                    ClusterDownError("CLUSTERDOWN The cluster is down")])
 async def test_a_save_whose_reply_was_lost_reports_its_version(store: Store,
                                                                error: Exception) -> None:
-    game = await store.save(new_game(), 0)
+    game = await store.games.save(new_game(), 0)
     moved = game.model_copy(update={"engine": {"n": 1}})
     store.games._save_game = _lose_first_reply(store.games._save_game, error)  # type: ignore[method-assign]
-    saved = await store.save(moved, game.version)
+    saved = await store.games.save(moved, game.version)
     assert saved.version == game.version + 1
-    assert await store.load_game(CHAT, game.game_id) == saved
+    assert await store.games.load_game(CHAT, game.game_id) == saved
 
 
 async def test_another_write_of_the_same_record_still_loses_the_race(store: Store) -> None:
     # two writers that made the very same record from one version: one of them lands
-    game = await store.save(new_game(), 0)
+    game = await store.games.save(new_game(), 0)
     moved = game.model_copy(update={"engine": {"n": 1}})
-    assert (await store.save(moved, game.version)).version == game.version + 1
+    assert (await store.games.save(moved, game.version)).version == game.version + 1
     with pytest.raises(VersionConflict):
-        await store.save(moved, game.version)
-    settings = await store.update(settings_key(CHAT), lambda s: ChatSettings(chat_id=CHAT))
+        await store.games.save(moved, game.version)
+    settings = await store.games.update(settings_key(CHAT), lambda s: ChatSettings(chat_id=CHAT))
     with pytest.raises(VersionConflict):
-        await store.save(settings, 0)
+        await store.games.save(settings, 0)
 
 
 async def test_a_booking_whose_reply_was_lost_is_booked_once(store: Store) -> None:
-    game = await store.save(new_game(), 0)
+    game = await store.games.save(new_game(), 0)
     done, entry = finished_game(game)
     store.books._finish = _lose_first_reply(  # type: ignore[method-assign]
         store.books._finish, RedisConnectionError("reset by peer"))
-    result = await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    result = await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
     assert result.record.version == game.version + 1 and result.record.status is Status.FINISHED
-    assert await store.balance(CHAT, ALICE, BOB) == 10 and await store.history(CHAT) == [entry]
+    assert await store.books.balance(CHAT, ALICE,
+                                     BOB) == 10 and await store.books.history(CHAT) == [entry]
 
 
 async def test_a_step_that_never_gets_through_is_unavailable() -> None:
@@ -77,17 +79,17 @@ async def test_a_step_that_never_gets_through_is_unavailable() -> None:
 
 
 async def test_a_finished_game_never_kept_is_kept_when_asked_for(store: Store) -> None:
-    game = await store.save(new_game(engine={"game": {"x": 1}}), 0)
+    game = await store.games.save(new_game(engine={"game": {"x": 1}}), 0)
     done, entry = finished_game(game)
-    booked = (await store.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
-    # the worker died after the booking, before finished.keep (its upkeep)
-    assert await store.redis.exists(store.chat_key(CHAT, f"finished:{game.game_id}")) == 0
-    kept = await finished.recent(store, CHAT, any_topic=True)
+    booked = (await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
+    # the worker died after the booking, before its upkeep (bot/service/ending.py after_end)
+    assert await store.redis.exists(store.keys.chat(CHAT, f"finished:{game.game_id}")) == 0
+    kept = await store.analysis.recent(CHAT, any_topic=True)
     assert [record.game_id for record in kept] == [game.game_id]
-    assert kept[0] == finished.kept_copy(booked)
-    await store.redis.delete(store.chat_key(CHAT, "finished"),
-                             store.chat_key(CHAT, f"finished:{game.game_id}"))
-    assert await finished.load(store, CHAT, game.game_id) == finished.kept_copy(booked)
+    assert kept[0] == kept_copy(booked)
+    await store.redis.delete(store.keys.chat(CHAT, "finished"),
+                             store.keys.chat(CHAT, f"finished:{game.game_id}"))
+    assert await store.analysis.load(CHAT, game.game_id) == kept_copy(booked)
 
 
 async def test_a_connection_dropped_under_the_client_is_tried_again() -> None:

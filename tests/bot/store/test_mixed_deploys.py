@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.store import Store, schema
+from bot.store.client import as_text
 from bot.vocab.records import GameRecord, Status, encode
 from tests.bot.store.test_schema import FORUM, GROUP, KEYS, OLD, restore
 
@@ -29,19 +30,19 @@ async def test_games_an_old_worker_wrote_after_the_upgrade_are_found(store: Stor
     await restore(store, {k: v for k, v in KEYS.items() if k not in forum_keys(FORUM)})
     await store.upgrade_schema()
     assert await schema.is_current(store.redis, store.keys)
-    assert await store.chat_games(FORUM, 9) == []  # ... and looked at this chat
+    assert await store.games.chat_games(FORUM, 9) == []  # ... and looked at this chat
     # ... then a worker of the old release wrote the forum's games (rolled back, or
     # beside it), exactly as that release writes them
     await restore(store, forum_keys(FORUM))
     lobby, match = OLD[(FORUM, 9)], OLD[(FORUM, 12)]
     # a command lists the chat's games: the old worker's are among them
-    assert [g.game_id for g in await store.chat_games(FORUM, 9)] == [lobby.game_id]
+    assert [g.game_id for g in await store.games.chat_games(FORUM, 9)] == [lobby.game_id]
     # a tap names a game that is only under its old key: it is found, at its version
-    found = await store.load_game(FORUM, match.game_id)
+    found = await store.games.load_game(FORUM, match.game_id)
     assert found == match.model_copy(update={"schema_version": 2})
     assert await store.redis.exists(f"nardy:{{chat:{FORUM}}}:game:12") == 0
     assert await store.upgrade_schema() == 0  # the start-up pass finds nothing left
-    assert await store.load_game(FORUM, OLD[(FORUM, 5)].game_id) is not None
+    assert await store.games.load_game(FORUM, OLD[(FORUM, 5)].game_id) is not None
 
 
 async def test_an_old_worker_cannot_save_a_game_the_new_release_moved(store: Store) -> None:
@@ -64,7 +65,7 @@ async def test_an_old_worker_cannot_save_a_game_the_new_release_moved(store: Sto
     assert code == 0
     assert await store.redis.exists(name) == 0
     assert not await store.redis.sismember(slots, "game:0")
-    after = await store.load_game(GROUP, before.game_id)
+    after = await store.games.load_game(GROUP, before.game_id)
     assert isinstance(after, GameRecord) and after.status is before.status
     assert after.version == before.version
 
@@ -73,35 +74,35 @@ async def old_claim(store: Store, update_id: int) -> str:
     """The old release's claim of an update (its script, on its key)."""
     script = store.redis.register_script(SCRIPTS["claim_update"])
     state, _ = await script(keys=[f"nardy:update:{update_id}"], args=[120])
-    return state.decode() if isinstance(state, bytes) else str(state)
+    return as_text(state)
 
 
 async def test_an_update_an_old_worker_has_is_not_handled_again(store: Store) -> None:
     assert await old_claim(store, 7) == "new"
-    assert await store.claim_update("7:0a1b") == ("in_flight", 0)
+    assert await store.updates.claim_update("7:0a1b") == ("in_flight", 0)
     await store.redis.set("nardy:update:7", MARKERS["done"], ex=60)  # its settle: done
-    assert await store.claim_update("7:0a1b") == ("done", 0)
+    assert await store.updates.claim_update("7:0a1b") == ("done", 0)
 
 
 async def test_an_update_this_release_has_is_not_handled_by_an_old_worker(store: Store) -> None:
-    assert await store.claim_update("8:0a1b") == ("new", 1)
+    assert await store.updates.claim_update("8:0a1b") == ("new", 1)
     assert await old_claim(store, 8) == "in_flight"
-    await store.settle_update("8:0a1b", 1, ok=True)
+    await store.updates.settle_update("8:0a1b", 1, ok=True)
     assert await old_claim(store, 8) == "done"
-    assert await store.claim_update("8:0a1b") == ("done", 0)
+    assert await store.updates.claim_update("8:0a1b") == ("done", 0)
 
 
 async def test_failed_attempts_are_retried_by_either_release(store: Store) -> None:
     await store.redis.set("nardy:update:9", MARKERS["failed"], ex=60)  # the old one failed
-    assert await store.claim_update("9:0a1b") == ("new", 1)
+    assert await store.updates.claim_update("9:0a1b") == ("new", 1)
     assert await old_claim(store, 9) == "in_flight"
-    await store.settle_update("9:0a1b", 1, ok=False)
+    await store.updates.settle_update("9:0a1b", 1, ok=False)
     assert await old_claim(store, 9) == "new"  # the old release retries it (attempt 2)
-    assert await store.claim_update("9:0a1b") == ("in_flight", 0)
+    assert await store.updates.claim_update("9:0a1b") == ("in_flight", 0)
 
 
 async def test_two_updates_with_one_id_stay_two_for_this_release(store: Store) -> None:
     """The old marker has no digest; this release's markers still tell them apart."""
-    assert await store.claim_update("10:aaaa") == ("new", 1)
-    await store.settle_update("10:aaaa", 1, ok=True)
-    assert await store.claim_update("10:bbbb") == ("new", 1)
+    assert await store.updates.claim_update("10:aaaa") == ("new", 1)
+    await store.updates.settle_update("10:aaaa", 1, ok=True)
+    assert await store.updates.claim_update("10:bbbb") == ("new", 1)

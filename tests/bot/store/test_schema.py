@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from bot.store import Store, private_boards, schema
+from bot.store import Store, schema
 from bot.store.schema import upgrade_chat
 from bot.vocab.records import CorruptRecordError, GameRecord, Status, decode
 from tests.bot.store.booked import end
@@ -73,29 +73,31 @@ async def assert_moved(store: Store) -> None:
     assert await every_key(store.redis, "*:game:*") == []
     assert await every_key(store.redis, "*:notify:*") == []
     for (chat, _topic), before in OLD.items():
-        after = await store.load_game(chat, before.game_id)
+        after = await store.games.load_game(chat, before.game_id)
         assert after == before.model_copy(update={"schema_version": 2}), (chat, _topic)
-        assert store.redis_key(after.key) == f"nardy:{{chat:{chat}}}:g:{before.game_id}"
+        assert store.keys.record(after.key) == f"nardy:{{chat:{chat}}}:g:{before.game_id}"
     group = OLD[(GROUP, 0)]
-    assert await store.shown(group) == {(GROUP, 41): 4}
-    assert await store.shown(OLD[(PRIVATE, 0)]) == {(ALICE, 5): 1, (BOB, 6): 1}
-    assert await store.take_notification(GROUP, group.game_id) == "42"
-    assert await store.take_notification(PRIVATE, OLD[(PRIVATE, 0)].game_id) == f"{BOB}:7"
+    assert await store.games.shown(group) == {(GROUP, 41): 4}
+    assert await store.games.shown(OLD[(PRIVATE, 0)]) == {(ALICE, 5): 1, (BOB, 6): 1}
+    assert await store.games.take_notification(GROUP, group.game_id) == "42"
+    assert await store.games.take_notification(PRIVATE, OLD[(PRIVATE, 0)].game_id) == f"{BOB}:7"
     # live: the lobby and the match between games; ended: the finished single game
-    assert [g.game_id for g in await store.chat_games(FORUM, 9)] == [OLD[(FORUM, 9)].game_id]
-    assert [g.game_id for g in await store.chat_games(FORUM, 12)] == [OLD[(FORUM, 12)].game_id]
-    assert [g.game_id for g in await store.chat_games(FORUM, 5)] == [OLD[(FORUM, 5)].game_id]
-    assert await store.live_count(FORUM, 9) == 1 and await store.live_count(FORUM, 5) == 0
-    ended = store.redis_key(OLD[(FORUM, 5)].key)
+    assert [g.game_id for g in await store.games.chat_games(FORUM, 9)] == [OLD[(FORUM, 9)].game_id]
+    assert [g.game_id for g in await store.games.chat_games(FORUM, 12)] == [OLD[(FORUM,
+                                                                                 12)].game_id]
+    assert [g.game_id for g in await store.games.chat_games(FORUM, 5)] == [OLD[(FORUM, 5)].game_id]
+    assert await store.games.live_count(FORUM, 9) == 1 and await store.games.live_count(FORUM,
+                                                                                        5) == 0
+    ended = store.keys.record(OLD[(FORUM, 5)].key)
     assert 0 < await store.redis.ttl(ended) <= 30 * 24 * 3600
-    assert await store.redis.ttl(store.redis_key(group.key)) == -1
+    assert await store.redis.ttl(store.keys.record(group.key)) == -1
     # indexes across slots still find the games
-    assert {g.game_id for g in await store.user_games(ALICE)} == {
+    assert {g.game_id for g in await store.games.user_games(ALICE)} == {
         group.game_id, OLD[(PRIVATE, 0)].game_id}
-    [claim] = await store.claim_due(now=group.deadline + 1e9)
+    [claim] = await store.clock.claim_due(now=group.deadline + 1e9)
     assert claim.ref == group.ref
-    ref = await private_boards.game_of(store, BOB, 6)
-    assert ref is not None and await store.load_game(ref.chat_id, ref.game_id) is not None
+    ref = await store.board.game_of(BOB, 6)
+    assert ref is not None and await store.games.load_game(ref.chat_id, ref.game_id) is not None
 
 
 async def test_upgrade_all_moves_every_game_once(store: Store) -> None:
@@ -122,9 +124,9 @@ async def test_a_chat_is_upgraded_when_it_is_first_looked_at(store: Store) -> No
     await restore(store)
     # no start-up pass: a tap names its game by id, a command lists the chat's games
     group = OLD[(GROUP, 0)]
-    assert await store.load_game(GROUP, group.game_id) is not None
-    assert [g.game_id for g in await store.chat_games(FORUM, 9)] == [OLD[(FORUM, 9)].game_id]
-    assert {g.game_id for g in await store.user_games(BOB)} == {
+    assert await store.games.load_game(GROUP, group.game_id) is not None
+    assert [g.game_id for g in await store.games.chat_games(FORUM, 9)] == [OLD[(FORUM, 9)].game_id]
+    assert {g.game_id for g in await store.games.user_games(BOB)} == {
         group.game_id, OLD[(PRIVATE, 0)].game_id, OLD[(SOLO, 0)].game_id}
     assert await store.upgrade_schema() == 0  # everything was moved on the way
     await assert_moved(store)
@@ -133,10 +135,10 @@ async def test_a_chat_is_upgraded_when_it_is_first_looked_at(store: Store) -> No
 async def test_a_moved_game_goes_on_at_its_version(store: Store) -> None:
     await restore(store)
     await store.upgrade_schema()
-    game = await store.load_game(GROUP, OLD[(GROUP, 0)].game_id)
+    game = await store.games.load_game(GROUP, OLD[(GROUP, 0)].game_id)
     assert game is not None and game.version == 4
     saved = await end(store, game, 4, Status.CANCELLED)
-    assert saved.version == 5 and await store.live_count(GROUP, None) == 0
+    assert saved.version == 5 and await store.games.live_count(GROUP, None) == 0
 
 
 async def test_a_record_that_does_not_read_is_left_and_reported(store: Store) -> None:
@@ -149,6 +151,6 @@ async def test_a_record_that_does_not_read_is_left_and_reported(store: Store) ->
     assert caught.value.key == name
     assert await store.redis.hget(name, "d") == b'{"schema_version": 1}'
     # the chat's other games moved; the scan goes on and leaves the mark unset
-    assert await store.load_game(FORUM, OLD[(FORUM, 12)].game_id) is not None
+    assert await store.games.load_game(FORUM, OLD[(FORUM, 12)].game_id) is not None
     assert await store.upgrade_schema() == 3
     assert not await schema.is_current(store.redis, store.keys)

@@ -78,14 +78,14 @@ class Model:
 async def _game(store: Store, model: Model, winner: int, loser: int, amount: int) -> None:
     players = (Player(user_id=winner, name=f"p{winner}", side=Side.WHITE),
                Player(user_id=loser, name=f"p{loser}", side=Side.BLACK))
-    record = await store.save(GameRecord(
+    record = await store.games.save(GameRecord(
         chat_id=CHAT, variant=Variant.LONG, players=players, status=Status.ACTIVE,
         options=TableOptions(stake_per_point=amount)), 0)
     entry = HistoryEntry(game_id=record.game_id, variant=Variant.LONG, players=players,
                          finished_at=0, winner=Side.WHITE, result="oin", points=1,
                          stake=amount)
-    await store.finish_game(record.model_copy(update={"status": Status.FINISHED}),
-                            record.version, entry, {(winner, loser): amount})
+    await store.books.finish_game(record.model_copy(update={"status": Status.FINISHED}),
+                                  record.version, entry, {(winner, loser): amount})
     field_, sign = ledger_field(winner, loser)
     low_high = tuple(map(int, field_.split(":")))
     model.book({(low_high[0], low_high[1]): sign * amount})
@@ -97,14 +97,14 @@ async def _pick(store: Store, request: SettleRequest, index: int, planned: bool)
     try:
         other, change = pick(request, request.requester, index % max(1, len(offered)),
                              planned=planned)
-        amount = await store.balance(CHAT, request.requester, other)
-        asked = chosen(request, other, amount, change, await store.ledger(CHAT))
+        amount = await store.books.balance(CHAT, request.requester, other)
+        asked = chosen(request, other, amount, change, await store.books.ledger(CHAT))
     except Outdated:
-        await store.change_settle(request, None)
+        await store.books.change_settle(request, None)
         return
     except Refusal:
         return
-    await store.change_settle(request, asked)
+    await store.books.change_settle(request, asked)
 
 
 async def _confirm(store: Store, model: Model, request: SettleRequest) -> None:
@@ -112,7 +112,7 @@ async def _confirm(store: Store, model: Model, request: SettleRequest) -> None:
     try:
         assert request.other is not None
         may_confirm(request, request.other)
-        now = await store.settle(request)
+        now = await store.books.settle(request)
     except (Refusal, PlanChanged, StoreError):
         return
     if now is not None:
@@ -143,16 +143,17 @@ async def _run(players: int, ops: list[Op]) -> None:
                 await _game(store, model, winner, loser, c)
         elif kind == "open":
             try:
-                request, _ = choice_request(CHAT, users[a % players], await store.ledger(CHAT),
+                request, _ = choice_request(CHAT, users[a % players],
+                                            await store.books.ledger(CHAT),
                                             {})
             except Refusal:
                 requests.append(None)
                 continue
-            await store.put_settle(request)
+            await store.books.put_settle(request)
             requests.append(request.request_id)
         else:
             request_id = requests[a] if a < len(requests) else None
-            stored = None if request_id is None else await store.load_settle(CHAT, request_id)
+            stored = None if request_id is None else await store.books.load_settle(CHAT, request_id)
             if stored is None:
                 continue
             if kind == "pick":
@@ -160,8 +161,8 @@ async def _run(players: int, ops: list[Op]) -> None:
             elif kind == "confirm" and stored.other is not None:
                 await _confirm(store, model, stored)
             elif kind == "refuse":
-                await store.change_settle(stored, None)
-        ledger = await store.ledger(CHAT)
+                await store.books.change_settle(stored, None)
+        ledger = await store.books.ledger(CHAT)
         assert ledger == model.ledger, (kind, ledger, model.ledger)
         assert sum(nets(ledger).values()) == 0
 

@@ -11,7 +11,7 @@ import pytest
 from bot.rules import tournament as rules
 from bot.service.tournament import commit_tournament
 from bot.store import Store, VersionConflict
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.records import Status, TableOptions
 from bot.vocab.tournament import Decision, Format, Result, TournamentRecord
 from engine.position import Variant
@@ -29,7 +29,7 @@ def lobby(players: int, stake: int = 10) -> TournamentRecord:
 
 async def ledger_nets(store: Store) -> dict[int, int]:
     nets: dict[int, int] = {}
-    for (low, high), balance in (await store.ledger(CHAT)).items():
+    for (low, high), balance in (await store.books.ledger(CHAT)).items():
         nets[low] = nets.get(low, 0) + balance
         nets[high] = nets.get(high, 0) - balance
     return {user: net for user, net in nets.items() if net}
@@ -37,25 +37,25 @@ async def ledger_nets(store: Store) -> dict[int, int]:
 
 async def test_a_record_is_saved_by_compare_and_set(store: Store) -> None:
     record = lobby(2)
-    saved = await store.tournaments.save(record, 0)
+    saved = await store.tournament.save(record, 0)
     assert saved.version == 1
-    assert await store.tournaments.load(CHAT, record.tournament_id) == saved
+    assert await store.tournament.load(CHAT, record.tournament_id) == saved
     with pytest.raises(VersionConflict):
-        await store.tournaments.save(record, 0)
-    again = await store.tournaments.save(saved.model_copy(update={"updated_at": 1001.0}), 1)
+        await store.tournament.save(record, 0)
+    again = await store.tournament.save(saved.model_copy(update={"updated_at": 1001.0}), 1)
     assert again.version == 2
     with pytest.raises(VersionConflict):   # a writer that loaded version 1 loses
-        await store.tournaments.save(saved, 1)
-    assert [t.tournament_id for t in await store.tournaments.open_ones(CHAT)] == [
+        await store.tournament.save(saved, 1)
+    assert [t.tournament_id for t in await store.tournament.open_ones(CHAT)] == [
         record.tournament_id]
-    assert await store.tournaments.load(CHAT, "nothing1") is None
+    assert await store.tournament.load(CHAT, "nothing1") is None
 
 
 async def test_the_prizes_are_booked_with_the_end_and_only_once(store: Store) -> None:
     """A 2-player knockout with an entry of 10: the winner's +10 and the
     loser's -10 land in the ledger in the write that ends it; racing writers
     of the same end book it once."""
-    record = await store.tournaments.save(lobby(2), 0)
+    record = await store.tournament.save(lobby(2), 0)
     started = await commit_tournament(store, CHAT, record.tournament_id,
                                       lambda r, now: rules.start(r, 1, {}, now))
     assert started is not None and started[1].status is Status.ACTIVE
@@ -68,43 +68,43 @@ async def test_the_prizes_are_booked_with_the_end_and_only_once(store: Store) ->
 
     results = await asyncio.gather(*(commit_tournament(store, CHAT, record.tournament_id, finish)
                                      for _ in range(4)))
-    final = await store.tournaments.load(CHAT, record.tournament_id)
+    final = await store.tournament.load(CHAT, record.tournament_id)
     assert final is not None and final.status is Status.FINISHED
     assert [r[1].status for r in results if r] == [Status.FINISHED] * 4
     assert await ledger_nets(store) == {2: 10, 1: -10}
 
 
 async def test_a_cancelled_tournament_books_nothing(store: Store) -> None:
-    record = await store.tournaments.save(lobby(4), 0)
+    record = await store.tournament.save(lobby(4), 0)
     await commit_tournament(store, CHAT, record.tournament_id,
                             lambda r, now: rules.start(r, 1, {}, now))
     await commit_tournament(store, CHAT, record.tournament_id,
                             lambda r, now: rules.cancel(r, 9, True, now))
-    final = await store.tournaments.load(CHAT, record.tournament_id)
+    final = await store.tournament.load(CHAT, record.tournament_id)
     assert final is not None and final.status is Status.CANCELLED
     assert await ledger_nets(store) == {}
-    assert await store.tournaments.open_ones(CHAT) == []
+    assert await store.tournament.open_ones(CHAT) == []
 
 
 async def test_a_match_finds_its_tournament(store: Store) -> None:
     record = lobby(2)
-    await store.tournaments.save(record, 0, matches=("ab" * 32,))
-    assert await store.tournaments.of_match(CHAT, "ab" * 32) == record.tournament_id
-    assert await store.tournaments.of_match(CHAT, "cd" * 32) is None
+    await store.tournament.save(record, 0, matches=("ab" * 32,))
+    assert await store.tournament.of_match(CHAT, "ab" * 32) == record.tournament_id
+    assert await store.tournament.of_match(CHAT, "cd" * 32) is None
 
 
 async def test_wake_ups_are_leased_to_one_claimer(store: Store) -> None:
     record = lobby(2)
-    now = deadlines.now()
-    await store.tournaments.wake(record, now + 50)
-    await store.tournaments.wake(record, now + 100)   # never later than one set
-    assert await store.tournaments.claim(now + 60, lease=30) == [(CHAT, record.tournament_id)]
-    assert await store.tournaments.claim(now + 61, lease=30) == []   # leased
-    assert await store.tournaments.claim(now + 91, lease=30) == [   # its claimer died
+    now = clock.now()
+    await store.tournament.wake(record, now + 50)
+    await store.tournament.wake(record, now + 100)   # never later than one set
+    assert await store.tournament.claim(now + 60, lease=30) == [(CHAT, record.tournament_id)]
+    assert await store.tournament.claim(now + 61, lease=30) == []   # leased
+    assert await store.tournament.claim(now + 91, lease=30) == [   # its claimer died
         (CHAT, record.tournament_id)]
-    await store.tournaments.reschedule(record, now + 500)
-    assert await store.tournaments.claim(now + 200) == []
-    await store.tournaments.wake(record, now + 300)   # a change wants it sooner
-    assert await store.tournaments.claim(now + 300) == [(CHAT, record.tournament_id)]
-    await store.tournaments.reschedule(record, None)
-    assert await store.tournaments.claim(now + 10**6) == []
+    await store.tournament.reschedule(record, now + 500)
+    assert await store.tournament.claim(now + 200) == []
+    await store.tournament.wake(record, now + 300)   # a change wants it sooner
+    assert await store.tournament.claim(now + 300) == [(CHAT, record.tournament_id)]
+    await store.tournament.reschedule(record, None)
+    assert await store.tournament.claim(now + 10**6) == []

@@ -97,12 +97,12 @@ async def test_an_old_schema_is_migrated_on_read_and_left_as_stored(
         return data
 
     monkeypatch.setitem(MIGRATIONS, ("settings", 0), rename_lang)
-    name = store.redis_key(settings_key(7))
+    name = store.keys.record(settings_key(7))
     stored = {"v": "4", "d": '{"schema_version": 0, "chat_id": 7, "lang": "ru"}'}
     await store.redis.hset(name, mapping=stored)
-    settings = await store.chat_settings(7)
+    settings = await store.games.chat_settings(7)
     assert (settings.language, settings.schema_version, settings.version) == ("ru", 1, 4)
     assert await store.redis.hgetall(name) == {k.encode(): v.encode() for k, v in stored.items()}
     # The next save writes the current schema.
-    await store.save(settings.model_copy(update={"board_style": "text"}), settings.version)
-    assert (await store.chat_settings(7)).language == "ru"
+    await store.games.save(settings.model_copy(update={"board_style": "text"}), settings.version)
+    assert (await store.games.chat_settings(7)).language == "ru"

@@ -24,12 +24,12 @@ KINDS = ["test_a_group_lobby", "test_a_game_against_the_computer_waits_for_start
          "test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify",
          "test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap",
          "test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game"]
-FAIR = "bot/edge/handlers/fair.py"
+FAIR = "bot/edge/handlers/board.py"  # the commitment's messages
 SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
     "S1 no never-edited commitment message": [(
         FAIR, "    state = fresh_commitment(old, new)\n", "    return\n")],
     "S2 tap id not mixed in": [(
-        "bot/rules/fairplay.py",
+        "bot/rules/dice.py",
         "        items = (*items[:MAX_ITEMS - 1], str(EntropyItem(label, tap_id[:256])))\n",
         "        pass\n")],
     "S3 computer game rolls at /new (its update id)": [(
@@ -54,11 +54,11 @@ SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
         "bot/rules/lobby.py", "starts = len(players) == 2 and not record.is_inline",
         "starts = len(players) == 2")],
     "S8 inline kept message after the redraw": [(
-        "bot/edge/handlers/buttons.py",
-        "        await fair.keep_inline(context, tr, old, new, user_id)  # before its Start or "
+        FAIR,
+        "        await keep_inline(context, tr, old, new, user_id)  # before its Start or "
         "Accept\n        await edit(context, tr, new)\n",
         "        await edit(context, tr, new)\n"
-        "        await fair.keep_inline(context, tr, old, new, user_id)\n")],
+        "        await keep_inline(context, tr, old, new, user_id)\n")],
     "S9 inline rematch offer not kept": [(
         FAIR, "    elif fresh_commitment(old, new) is not None:", "    elif False:")],
 }

@@ -20,8 +20,7 @@ import pytest
 
 from bot.edge.handlers.board import PING_DELAY
 from bot.rules.seats import waiting_user
-from bot.store import prefs
-from bot.vocab.deadlines import HOUR
+from bot.vocab.clock import HOUR
 from bot.vocab.i18n import LANGUAGES, translator
 from tests.bot.conftest import World
 from tests.bot.edge.handlers import test_clock
@@ -132,7 +131,7 @@ async def _private_turn_ping(scene: Scene) -> Seen:
     """The ping in the private chat of a player who started the bot."""
     for user in (scene.table.alice, scene.table.bob):
         scene.world.server.private_chat(user)
-        await prefs.note_started(scene.world.store, user.id)
+        await scene.world.store.prefs.note_started(user.id)
     await scene.start()
     mover = await scene.waiting()
     addressee = scene.other(mover)
@@ -201,7 +200,7 @@ async def _reminder(scene: Scene) -> Seen:
 async def _private_reminder(scene: Scene) -> Seen:
     late = await _late(scene)
     scene.world.server.private_chat(late)
-    await prefs.note_started(scene.world.store, late.id)
+    await scene.world.store.prefs.note_started(late.id)
     since = scene.newest_id(late.id)
     scene.timed.advance(6 * HOUR + 60)
     await tick(scene.world)
@@ -317,14 +316,14 @@ async def test_the_computer_is_named_in_the_boards_language(world: World, how: s
     boris, alice = s.add_user("Борис", language_code="ru"), s.add_user("Alice")
     club = s.add_group("Club", members=[boris, alice])
     await world.reply(club, await world.send(club, boris, "/new long"))
-    assert (await world.store.chat_settings(club.id)).board_language == "ru"
+    assert (await world.store.games.chat_settings(club.id)).board_language == "ru"
     if how == "command":
         await world.start_computer(club, alice, "/new long bot level=strong")
     else:
         lobby = await world.reply(club, await world.send(club, alice, "/new long"))
         await world.tap(club, alice, lobby, world.find(
             lobby, lambda _text, data: data.startswith("l:") and data.split(":")[3] == "H")[1])
-    games = await world.store.chat_games(club.id, None, ended=False)
+    games = await world.store.games.chat_games(club.id, None, ended=False)
     [name] = [p.name for g in games for p in g.players if p.user_id != alice.id
               and g.created_by != boris.id]
     ru = translator("ru")

@@ -11,8 +11,7 @@ from PIL import Image
 
 from bot.present.render.analysis import WIDTH
 from bot.rules.seats import waiting_user
-from bot.store import finished
-from bot.store.inline_games import inline_chat_id
+from bot.store.inline import inline_chat_id
 from bot.vocab.records import ChatSettings, GameRecord, Status, settings_key
 from tests.bot.conftest import World
 from tests.bot.driver import pick
@@ -99,7 +98,7 @@ async def _rematch(world: World, t: Table) -> None:
 
 
 async def _posted_for(world: World, t: Table, game_id: str) -> str | None:
-    return await finished.posted(world.store, t.chat.id, game_id, "en:png")
+    return await world.store.analysis.posted(t.chat.id, game_id, "en:png")
 
 
 async def test_analyze_alone_and_as_a_reply_to_an_older_result(world: World) -> None:
@@ -138,6 +137,7 @@ async def test_analyze_alone_and_as_a_reply_to_an_older_result(world: World) -> 
 async def test_a_tap_later_posts_the_same_picture_again_without_analysing(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.edge.handlers import analysis
+    from bot.edge.handlers import computer as computer_turns
 
     t = _setup(world)
     record = await _finished(world, t, taps=4)
@@ -148,7 +148,7 @@ async def test_a_tap_later_posts_the_same_picture_again_without_analysing(
     first = await world.reply(t.chat, since, match=lambda m: m.photo is not None)
     # later (past REPOST_AFTER), and in another worker (nothing kept in this process)
     monkeypatch.setattr(analysis, "REPOST_AFTER", 0.0)
-    analysis._ANALYSES.clear()
+    computer_turns._ANALYSES.clear()
     since = world.server.revision
     answer = await world.tap(t.chat, t.bob, board, data)
     assert not answer.show_alert and not answer.text
@@ -156,7 +156,7 @@ async def test_a_tap_later_posts_the_same_picture_again_without_analysing(
     assert again.message_id != first.message_id and again.caption == first.caption
     assert again.photo is not None and first.photo is not None
     assert again.photo.file_id == first.photo.file_id  # sent by its file id: not drawn again
-    assert str(record.ref) not in analysis._ANALYSES  # and not analysed again
+    assert str(record.ref) not in computer_turns._ANALYSES  # and not analysed again
     uploads = [r for r in world.server.requests("sendPhoto")
                if r.files and "📊" in str(r.params.get("caption"))]
     assert len(uploads) == 1
@@ -168,11 +168,11 @@ async def test_a_second_tap_while_analysing_is_told_to_wait(world: World) -> Non
     board = world.board(t.chat)
     data = _analysis_button(world, board)
     # another worker analyses it
-    assert await finished.claim(world.store, t.chat.id, record.game_id)
+    assert await world.store.analysis.claim(t.chat.id, record.game_id)
     answer = await world.tap(t.chat, t.bob, board, data)
     assert answer.text == "This game is being analysed; the analysis comes in a moment."
     assert _analyses(world, t) == []
-    await finished.release(world.store, t.chat.id, record.game_id)
+    await world.store.analysis.release(t.chat.id, record.game_id)
     # two taps at once: one analyses, the other waits
     taps = [world.server.user_taps(t.chat, user, board, data) for user in (t.alice, t.eve)]
     answers = sorted([(await tap.wait_answer_async(30)).text or "" for tap in taps])
@@ -187,7 +187,7 @@ async def test_text_boards_get_the_text_and_a_broken_painter_too(
     from bot.edge.handlers import analysis
 
     t = _setup(world)
-    await world.store.update(settings_key(t.chat.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(t.chat.id), lambda _s: ChatSettings(
         chat_id=t.chat.id, board_style="text"))
     await _finished(world, t, taps=6)
     text = await _text_analysis(world, t)
@@ -378,7 +378,7 @@ def _slow_analysis(work: object) -> object:
     """The analysis, seconds late (a long game on a busy machine)."""
     import time
 
-    from bot.rules.review import analyse_job
+    from bot.rules.analysis import analyse_job
 
     time.sleep(3)
     return analyse_job(work)  # type: ignore[arg-type]
@@ -386,13 +386,13 @@ def _slow_analysis(work: object) -> object:
 
 async def test_other_games_taps_are_answered_while_a_game_is_analysed(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.edge.handlers import analysis
+    from bot.edge.handlers import computer as computer_turns
 
     t = _setup(world)
     await _finished(world, t, taps=2)
     other = _setup(world)
     await _started(world, other)
-    monkeypatch.setattr(analysis, "analyse_job", _slow_analysis)
+    monkeypatch.setattr(computer_turns, "analyse_job", _slow_analysis)
     board = world.board(t.chat)
     looking = world.server.user_taps(t.chat, t.eve, board, _analysis_button(world, board))
     assert (await looking.wait_answer_async(10)).text == "📊 Analysing the game…"

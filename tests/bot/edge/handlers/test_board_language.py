@@ -29,7 +29,7 @@ async def test_a_group_board_keeps_its_language_and_lang_redraws_it(world: World
     await world.tap(club, alice, lobby, _lobby_button(world, lobby, "j"))
     board = world.board(club)
     assert "Длинные нарды" in _text(board), _text(board)  # the first game's language: Ivan's
-    assert (await world.store.chat_settings(club.id)).board_language == "ru"
+    assert (await world.store.games.chat_settings(club.id)).board_language == "ru"
     # Alice (English) acts: the board stays Russian
     for _ in range(3):
         board = world.board(club)

@@ -115,7 +115,7 @@ async def test_settings_switch_the_style_and_repost_the_board(world: World) -> N
     panel = await _settings(world, c.chat, c.alice)
     assert "a picture" in panel.content and "Language:" in panel.content
     await world.tap(c.chat, c.alice, panel, text="🔤 Text")
-    assert (await world.store.chat_settings(c.chat.id)).board_style == "text"
+    assert (await world.store.games.chat_settings(c.chat.id)).board_style == "text"
     text_board = world.board(c.chat)
     assert text_board.message_id != photo.message_id and text_board.photo is None
     assert "pips" in text_board.content and "Pips:" not in text_board.content
@@ -136,11 +136,11 @@ async def test_only_admins_change_group_settings(world: World) -> None:
     panel = await _settings(world, c.chat, c.eve)
     refused = await world.tap(c.chat, c.eve, panel, text="🔤 Text")
     assert refused.show_alert and "Only chat admins" in (refused.text or "")
-    assert (await world.store.chat_settings(c.chat.id)).board_style == "png"
+    assert (await world.store.games.chat_settings(c.chat.id)).board_style == "png"
     for data in ("set:style:gif", "set:view", "set:colour:red"):
         bad = await world.tap(c.chat, c.alice, panel, data, strict=False)
         assert bad.show_alert and "does not work" in (bad.text or "")
-    assert await world.store.load(settings_key(c.chat.id)) is None
+    assert await world.store.games.load(settings_key(c.chat.id)) is None
 
 
 async def test_in_a_private_chat_the_user_changes_settings(world: World) -> None:
@@ -149,7 +149,7 @@ async def test_in_a_private_chat_the_user_changes_settings(world: World) -> None
     panel = await _settings(world, dm, user)
     answer = await world.tap(dm, user, panel, text="● Black")
     assert not answer.show_alert
-    assert (await world.store.chat_settings(dm.id)).orientation == "black"
+    assert (await world.store.games.chat_settings(dm.id)).orientation == "black"
 
 
 def _bottom_mark(content: str) -> str:
@@ -162,8 +162,8 @@ def _bottom_mark(content: str) -> str:
 async def test_fixed_side_stays_at_the_bottom_and_buttons_follow_the_mover(world: World
                                                                           ) -> None:
     c = _club(world)
-    await world.store.save(ChatSettings(chat_id=c.chat.id, board_style="text",
-                                        orientation="white"), 0)
+    await world.store.games.save(ChatSettings(chat_id=c.chat.id, board_style="text",
+                                              orientation="white"), 0)
     await _start(world, c)
     movers_seen = set()
     for _ in range(6):  # both players' turns: White stays at the bottom, the numbers follow
@@ -201,14 +201,16 @@ async def test_boards_speak_the_chat_language(world: World) -> None:
                                           ("lt", "Liko eiti:", " liko ")):
         c = _club(world)
         await _start(world, c)
-        settings = await world.store.chat_settings(c.chat.id)  # the first game noted its language
-        await world.store.save(settings.model_copy(update={"language": lang}), settings.version)
+        # the first game noted its language
+        settings = await world.store.games.chat_settings(c.chat.id)
+        await world.store.games.save(settings.model_copy(update={"language": lang}),
+                                     settings.version)
         sent = await world.send(c.chat, c.alice, "/board")
         photo = await world.reply(c.chat, sent, caption_word)
         assert photo.photo is not None and "Pips" not in photo.content
-        settings = await world.store.chat_settings(c.chat.id)
-        await world.store.save(settings.model_copy(update={"board_style": "text"}),
-                               settings.version)
+        settings = await world.store.games.chat_settings(c.chat.id)
+        await world.store.games.save(settings.model_copy(update={"board_style": "text"}),
+                                     settings.version)
         sent = await world.send(c.chat, c.alice, "/board")
         text_board = await world.reply(c.chat, sent, text_word)
         assert "pips" not in text_board.content and "Dice" not in text_board.content
@@ -223,7 +225,7 @@ async def test_autoplay_is_a_chat_setting_for_new_games(world: World) -> None:
     refused = await world.tap(c.chat, c.bob, menu, "set:autoplay:off")
     assert refused.show_alert
     await world.tap(c.chat, c.alice, menu, "set:autoplay:off")
-    assert (await world.store.chat_settings(c.chat.id)).autoplay is False
+    assert (await world.store.games.chat_settings(c.chat.id)).autoplay is False
     menu = world.server.message(c.chat.id, menu.message_id)
     assert "New games leave forced turns to the players." in menu.content
     assert "✓ Forced turns: by hand" in [text for text, _ in world.buttons(menu)]

@@ -15,12 +15,12 @@ from telegram.ext import CallbackContext
 
 from bot.edge.app import build_application
 from bot.edge.handlers.clock import JOB_NAME, tick_job
-from bot.rules.fairplay import Dealer
+from bot.rules.clock import claim_timeout
+from bot.rules.dice import Dealer
 from bot.rules.seats import waiting_user
-from bot.rules.timeouts import claim_timeout
 from bot.store import Store
-from bot.vocab import deadlines
-from bot.vocab.deadlines import DAY, HOUR
+from bot.vocab import clock
+from bot.vocab.clock import DAY, HOUR
 from bot.vocab.records import Status
 from bot.vocab.refusals import Refusal
 from tests.bot.conftest import World
@@ -39,7 +39,7 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.offset += seconds
-        deadlines.set_test_offset(self.path, self.offset)
+        clock.set_test_offset(self.path, self.offset)
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ async def timed(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """A test clock for the in-process bot; its repeating clock job is off, so
     the tests tick by hand (what the job does every few seconds)."""
     fake = Clock(tmp_path / "offset")
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(fake.path))
+    monkeypatch.setenv(clock.TEST_CLOCK_ENV, str(fake.path))
     fake.advance(0)
     for job in world.app.job_queue.get_jobs_by_name(JOB_NAME):
         job.enabled = False
@@ -103,7 +103,7 @@ async def test_new_with_a_time_control_shows_it_and_the_deadline(world: World,
     board = await start(world, t)
     record = await _record(world, t)
     assert record.options.time_control == LIMIT
-    assert record.deadline is not None and abs(record.deadline - deadlines.now() - LIMIT) < 30
+    assert record.deadline is not None and abs(record.deadline - clock.now() - LIMIT) < 30
     assert "12 hours per move" in board.content and "Move by" in board.content
     sent = await world.send(t.chat, t.alice, "/new long time=30m")
     # the game is on: /new shows it; a bad value is refused before that
@@ -159,7 +159,7 @@ async def test_reminders_at_half_time_and_before_the_deadline_then_stop_after_th
     # the move resets the clock: a fresh period for the other player, no more reminders for `late`
     await play_turn(world, t)
     record = await _record(world, t)
-    assert record.deadline is not None and abs(record.deadline - deadlines.now() - LIMIT) < 30
+    assert record.deadline is not None and abs(record.deadline - clock.now() - LIMIT) < 30
     timed.advance(3 * HOUR)
     await tick(world)
     assert len(bot_texts(world, t.chat, "your move is waiting")) == 2
@@ -242,13 +242,13 @@ async def test_timeout_offer_claim_win_is_booked_once(world: World, timed: Clock
     assert record.status is Status.FINISHED and record.deadline is None
     assert "wins on time" in world.board(t.chat).content
     assert "claimed the win on time" in world.server.message(t.chat.id, offer.message_id).content
-    [entry] = await world.store.history(t.chat.id)
+    [entry] = await world.store.books.history(t.chat.id)
     assert (entry.reason, entry.points, entry.stake) == ("timeout", 1, 5)
-    assert await world.store.balance(t.chat.id, winner.id, late.id) == 5
+    assert await world.store.books.balance(t.chat.id, winner.id, late.id) == 5
     again = await world.tap(t.chat, winner, offer, claim, strict=False)
     assert again.show_alert
-    assert await world.store.balance(t.chat.id, winner.id, late.id) == 5
-    assert len(await world.store.history(t.chat.id)) == 1
+    assert await world.store.books.balance(t.chat.id, winner.id, late.id) == 5
+    assert len(await world.store.books.history(t.chat.id)) == 1
 
 
 async def test_every_clock_button_refuses_who_may_not_press_it(world: World,
@@ -277,7 +277,7 @@ async def test_every_clock_button_refuses_who_may_not_press_it(world: World,
             answer = await world.tap(t.chat, user, message, action, strict=False)
             assert answer.show_alert, (action, user.first_name, answer)
     assert await _record(world, t) == finished
-    assert len(await world.store.history(t.chat.id)) == 1
+    assert len(await world.store.books.history(t.chat.id)) == 1
 
 
 async def test_a_pending_resignation_does_not_let_its_offerer_claim_on_time(
@@ -298,13 +298,13 @@ async def test_a_pending_resignation_does_not_let_its_offerer_claim_on_time(
     answer = await world.tap(t.chat, resigner, offer, clock_button(world, offer, "W"))
     assert answer.show_alert and "You offered to resign" in (answer.text or "")
     assert await _record(world, t) == before
-    assert await world.store.history(t.chat.id) == []
+    assert await world.store.books.history(t.chat.id) == []
     # more time is still theirs to give
     answer = await world.tap(t.chat, resigner, offer, clock_button(world, offer, "T"))
     assert not answer.show_alert, answer
     record = await _record(world, t)
     assert record.status is Status.ACTIVE and record.deadline is not None
-    assert record.deadline > deadlines.now()
+    assert record.deadline > clock.now()
 
 
 async def test_give_more_time_then_the_late_move_counts(world: World, timed: Clock) -> None:
@@ -315,7 +315,7 @@ async def test_give_more_time_then_the_late_move_counts(world: World, timed: Clo
     assert not answer.show_alert
     record = await _record(world, t)
     assert record.status is Status.ACTIVE and record.deadline is not None
-    assert abs(record.deadline - deadlines.now() - LIMIT) < 30
+    assert abs(record.deadline - clock.now() - LIMIT) < 30
     assert "gave 12 hours more" in world.server.message(t.chat.id, offer.message_id).content
     assert "Move by" in world.board(t.chat).content
     answer = await world.tap(t.chat, winner, offer, claim, strict=False)
@@ -324,7 +324,7 @@ async def test_give_more_time_then_the_late_move_counts(world: World, timed: Clo
     record = await _record(world, t)
     assert record.status is Status.ACTIVE
     with pytest.raises(Refusal, match="not up"):  # and the rule refuses it anyway
-        claim_timeout(record, winner.id, deadlines.now())
+        claim_timeout(record, winner.id, clock.now())
     # the new period has its reminders again, then its own timeout offer
     timed.advance(6 * HOUR + 60)
     await tick(world)
@@ -364,7 +364,7 @@ async def test_pause_by_agreement_stops_the_clock_and_resume_restarts_it(
     await world.tap(t.chat, mover, proposal, clock_button(world, proposal, "Y"))
     record = await _record(world, t)
     assert record.paused_at is None and record.deadline is not None
-    assert abs(record.deadline - deadlines.now() - LIMIT) < 30
+    assert abs(record.deadline - clock.now() - LIMIT) < 30
     # the player to move may also resume alone; a proposal may be refused
     sent = await world.send(t.chat, other, "/pause")
     proposal = await world.reply(t.chat, sent, "proposes to pause")
@@ -425,7 +425,7 @@ async def test_a_scheduler_that_died_mid_claim_leaves_it_to_another(world: World
     await start(world, t)
     timed.advance(6 * HOUR + 60)
     # a process claims the due game and dies before handling it
-    [claim] = await world.store.claim_due(now=deadlines.now(), lease=60)
+    [claim] = await world.store.clock.claim_due(now=clock.now(), lease=60)
     await tick(world, second_app)
     assert bot_texts(world, t.chat, "move is waiting") == []  # still leased to the dead one
     timed.advance(61)

@@ -13,7 +13,7 @@ from telegram.ext import CallbackContext
 from bot.edge.handlers import computer as computer_turns
 from bot.rules import computer, matchstate, play, seats
 from bot.service import saving
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import COMPUTER_USER_IDS, Status
 from engine import legal_turns
@@ -58,7 +58,7 @@ async def test_stats_against_the_bot_are_apart_per_level_and_unrated(world: Worl
     text = await _stats_text(world, club, alice)
     assert "Long nardy against the bot (easy)" in text, text
     assert "Rating" not in text, text  # no rating against a machine
-    stats = await world.store.player_stats(club.id)
+    stats = await world.store.books.player_stats(club.id)
     assert [(st.user_id, st.versus) for st in stats] == [(alice.id, "bot-easy")]  # none for it
 
 
@@ -311,14 +311,15 @@ async def test_one_person_cannot_fill_the_chat_with_games_against_the_bot(world:
     for command in ("/new long bot", "/new backgammon bot level=strong"):
         sent = await world.send(club, alice, command)
         await world.reply(club, sent, "playing the bot here already")
-    assert await world.store.live_count(club.id) == 1
+    assert await world.store.games.live_count(club.id) == 1
     sent = await world.send(club, alice, "/new backgammon")  # her own lobby: the same limit
     lobby = await world.reply(club, sent, "New game")
     answer = await world.tap(club, alice, lobby, text="🤖 Play the bot")
     assert answer.show_alert and "playing the bot here already" in (answer.text or "")
-    assert (await world.store.load_game(club.id, lobby_of(world, lobby))).status is Status.LOBBY
+    assert (await world.store.games.load_game(club.id, lobby_of(world,
+                                                                lobby))).status is Status.LOBBY
     await _start(world, club, bob, "/new long bot level=easy")  # everyone has their own
-    assert await world.store.live_count(club.id) == 3
+    assert await world.store.games.live_count(club.id) == 3
 
 
 def lobby_of(world: World, message: object) -> str:
@@ -337,10 +338,10 @@ async def test_a_bystander_cannot_turn_someone_elses_lobby_into_a_bot_game(
     club = s.add_group("Club", members=[alice, eve])
     sent = await world.send(club, alice, "/new long stake=10")
     lobby = await world.reply(club, sent, "New game")
-    before = await world.store.load_game(club.id, lobby_of(world, lobby))
+    before = await world.store.games.load_game(club.id, lobby_of(world, lobby))
     answer = await world.tap(club, eve, lobby, text="🤖 Play the bot")
     assert answer.show_alert and "not yours" in (answer.text or "")
-    assert await world.store.load_game(club.id, lobby_of(world, lobby)) == before
+    assert await world.store.games.load_game(club.id, lobby_of(world, lobby)) == before
     assert before is not None and before.options.stake_per_point == 10
     assert not (await world.tap(club, alice, lobby, text="🤖 Play the bot")).show_alert
     record = await chat_game(world.store, club.id)
@@ -350,8 +351,8 @@ async def test_a_bystander_cannot_turn_someone_elses_lobby_into_a_bot_game(
 @pytest.fixture
 def test_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "offset"
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(path))
-    deadlines.set_test_offset(path, 0)
+    monkeypatch.setenv(clock.TEST_CLOCK_ENV, str(path))
+    clock.set_test_offset(path, 0)
     return path
 
 
@@ -366,17 +367,17 @@ async def test_an_idle_game_against_the_bot_ends_unrated_and_unbooked(
     await _start(world, club, alice, "/new long bot level=easy")
     record = await chat_game(world.store, club.id)
     assert record is not None and record.status is Status.ACTIVE
-    deadlines.set_test_offset(test_clock, computer.IDLE_DEFAULT - 3600)
+    clock.set_test_offset(test_clock, computer.IDLE_DEFAULT - 3600)
     await computer_turns.sweep_job(CallbackContext(world.app))  # type: ignore[arg-type]
     await world.idle()
-    assert (await world.store.load(record.key)) == await chat_game(world.store, club.id)
-    assert (await world.store.load(record.key)).status is Status.ACTIVE  # type: ignore[union-attr]
-    deadlines.set_test_offset(test_clock, computer.IDLE_DEFAULT + 60)
+    assert (await world.store.games.load(record.key)) == await chat_game(world.store, club.id)
+    assert (await world.store.games.load(record.key)).status is Status.ACTIVE  # type: ignore[union-attr]
+    clock.set_test_offset(test_clock, computer.IDLE_DEFAULT + 60)
     await computer_turns.sweep_job(CallbackContext(world.app))  # type: ignore[arg-type]
     await world.idle()
-    ended = await world.store.load(record.key)
+    ended = await world.store.games.load(record.key)
     assert ended is not None and ended.status is Status.CANCELLED
-    assert await world.store.live_count(club.id) == 0
-    assert await world.store.player_stats(club.id) == []  # unrated: no stats booked
-    assert await world.store.ledger(club.id) == {}
+    assert await world.store.games.live_count(club.id) == 0
+    assert await world.store.books.player_stats(club.id) == []  # unrated: no stats booked
+    assert await world.store.books.ledger(club.id) == {}
     await _start(world, club, alice, "/new long bot level=easy")  # her place is free again

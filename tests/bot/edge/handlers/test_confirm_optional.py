@@ -97,7 +97,7 @@ async def test_a_staked_game_waits_for_confirm_by_default(world: World) -> None:
 
 async def test_the_chat_setting_asks_confirm_always(world: World) -> None:
     t = _setup(world)
-    await world.store.update(settings_key(t.chat.id), lambda s: with_setting(
+    await world.store.games.update(settings_key(t.chat.id), lambda s: with_setting(
         s, t.chat.id, "confirm_turns", "always"))
     await _start(world, t)
     before = await _at_whole_turns(world, t)

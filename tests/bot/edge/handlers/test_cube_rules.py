@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rules.fairplay import Dealer
+from bot.rules.clock import claim_timeout
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, table_of, with_table
-from bot.rules.timeouts import claim_timeout
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import Refusal
 from engine.game import Action, Game, GameOptions, Phase
@@ -70,7 +70,7 @@ async def test_the_doubler_takes_or_passes_a_beaver(world: World, answer: str) -
     assert record.status is Status.FINISHED
     result = table_of(record).game.result
     assert result is not None and result.points == 2  # twice the cube before the double
-    assert (await world.store.history(t.chat.id))[0].points == 2
+    assert (await world.store.books.history(t.chat.id))[0].points == 2
 
 
 @pytest.mark.parametrize(("length", "score", "crawford"), [

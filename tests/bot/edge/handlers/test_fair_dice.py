@@ -1,4 +1,4 @@
-"""Provably fair dice through the bot (bot/rules/fairplay.py): the commitment
+"""Provably fair dice through the bot (bot/rules/dice.py): the commitment
 comes first, the join tap and /seed words are mixed in, every roll is the
 derivation, the seed stays secret until the end and then verifies the
 exported file alone."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.rules.fairplay import fair_dice, rolls_by_side, seed_of
+from bot.rules.dice import fair_dice, rolls_by_side, seed_of
 from bot.rules.matchstate import table_of
 from bot.vocab.records import GameRecord, Status
 from engine.dice import check_game, verify_text
@@ -147,7 +147,7 @@ async def test_a_cancelled_game_reveals_its_seed(world: World) -> None:
     result = verify_text(body)
     assert result.ok
     # the starter's first roll was thrown and not played: /dice counts it, so the file has it
-    counted = sum([(await world.store.dice_stats(t.chat.id, Variant.LONG, user.id)).rolls
+    counted = sum([(await world.store.books.dice_stats(t.chat.id, Variant.LONG, user.id)).rolls
                    for user in (t.alice, t.bob)])
     checked = [c for c in result.checks if c.found is not None and "starts" not in c.found]
     assert counted == len(checked) >= 1, (counted, result.report())
@@ -218,8 +218,8 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
     alice = next(p for p in record.players if p.user_id == t.alice.id)
     mine = rolled[alice.side]
     assert mine.rolls >= 3
-    assert await world.store.dice_stats(t.chat.id, Variant.BACKGAMMON, t.alice.id) == mine
-    assert await world.store.dice_stats(t.chat.id, Variant.LONG, t.alice.id) == DiceStats()
+    assert await world.store.books.dice_stats(t.chat.id, Variant.BACKGAMMON, t.alice.id) == mine
+    assert await world.store.books.dice_stats(t.chat.id, Variant.LONG, t.alice.id) == DiceStats()
     # the result says what each player rolled
     final = world.board(t.chat).content
     pips = rolls_by_side(table_of(record).game)[alice.side].pips  # the opening roll's too
@@ -240,8 +240,9 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
     chart = await world.reply(t.chat, sent, match=lambda m: m.photo is not None)
     assert "Bob" in chart.content and f"Rolls: {bob.rolls};" in chart.content
     # a chat with text boards gets the table as text
-    settings = await world.store.chat_settings(t.chat.id)
-    await world.store.save(settings.model_copy(update={"board_style": "text"}), settings.version)
+    settings = await world.store.games.chat_settings(t.chat.id)
+    await world.store.games.save(settings.model_copy(update={"board_style": "text"}),
+                                 settings.version)
     sent = await world.send(t.chat, t.alice, "/dice")
     text = await world.reply(t.chat, sent)
     assert text.photo is None and "\n   66 " in text.text and "Alice" in text.text
@@ -250,8 +251,8 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
 def test_the_chart_draws_every_verdict() -> None:
     from PIL import Image
 
-    from bot.present.fairtext import dice_chart
-    from bot.present.render.dicechart import render_dice_chart
+    from bot.present.dice import dice_chart
+    from bot.present.render.dice import render_dice_chart
     from bot.vocab.i18n import translator
 
     fair = DiceStats(tuple(10 * (1 if high == low else 2) for high, low in ROLLS))

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from bot.present.export import export_text
-from bot.rules.fairplay import seed_of
+from bot.rules.dice import seed_of
 from bot.rules.matchstate import table_of
 from bot.vocab.records import GameRecord, Status
 from engine.dice import DiceSeed, Entropy, FairDice, verify_text
@@ -208,7 +208,6 @@ async def test_an_inline_game_waits_for_start_after_the_second_join(store: objec
     (a message never edited) before the message shows ▶ Start, and that tap's
     id is the entropy.  The lobby is stored at the first Join, or (inline
     feedback on) when the result is chosen."""
-    from bot.store.inline_games import inline_game
     from tests.bot.conftest import running_world
     from tests.bot.edge.handlers.test_inline import _pair, _post
 
@@ -224,11 +223,11 @@ async def test_an_inline_game_waits_for_start_after_the_second_join(store: objec
         if feedback:  # stored and drawn as a lobby (l: buttons) when chosen
             await w.server.wait_message_async(p.chat, "Dice committed", since=lobby, timeout=5)
         await w.tap(p.chat, p.alice, w.server.inline_message(inline_id), text="✋ Join")
-        committed_lobby = await inline_game(w.store, inline_id)
+        committed_lobby = await w.store.inline.game(inline_id)
         assert committed_lobby is not None and committed_lobby.dice is not None
         alices = _kept(w, dms[p.alice.id], committed_lobby.dice.seed)
         await w.tap(p.chat, p.bob, w.server.inline_message(inline_id), text="✋ Join")
-        waiting = await inline_game(w.store, inline_id)
+        waiting = await w.store.inline.game(inline_id)
         assert waiting is not None and waiting.status is Status.LOBBY  # seated, nothing rolled
         assert waiting.dice is not None and not waiting.dice.fixed and not waiting.engine
         assert waiting.dice.entropy == () and waiting.dice.seed == committed_lobby.dice.seed
@@ -242,7 +241,7 @@ async def test_an_inline_game_waits_for_start_after_the_second_join(store: objec
         assert sent < start_shown  # ...before there was a ▶ Start to tap
         await w.tap(p.chat, p.bob, shown, start_button(shown))
         query = _last_query(w)
-        started = await inline_game(w.store, inline_id)
+        started = await w.store.inline.game(inline_id)
         assert started is not None and started.status is Status.ACTIVE
         assert started.dice is not None and started.dice.entropy == (f"tg.start={query}",)
         _in_export(started, "tg.start", query)
@@ -256,7 +255,6 @@ async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
     waiting message's 🎲 Verify tells him how, and once he started the bot it
     sends the whole commitment to his private chat (never edited) before his
     ▶ Start; Carol's refused Start is logged."""
-    from bot.store.inline_games import inline_game
     from tests.bot.conftest import running_world
     from tests.bot.edge.handlers.test_inline import _pair, _post
 
@@ -268,7 +266,7 @@ async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
         inline_id = lobby.inline_message_id or ""
         await w.tap(p.chat, p.alice, lobby, text="✋ Join")
         await w.tap(p.chat, p.bob, w.server.inline_message(inline_id), text="✋ Join")
-        waiting = await inline_game(w.store, inline_id)
+        waiting = await w.store.inline.game(inline_id)
         assert waiting is not None and waiting.dice is not None and not waiting.dice.fixed
         shown = w.server.inline_message(inline_id)
         told = await w.tap(p.chat, p.bob, shown, text="🎲 Verify")
@@ -284,7 +282,7 @@ async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
         carols = _last_query(w)
         await w.tap(p.chat, p.bob, shown, start_button(shown))
         query = _last_query(w)
-        started = await inline_game(w.store, inline_id)
+        started = await w.store.inline.game(inline_id)
         assert started is not None and started.status is Status.ACTIVE
         assert started.dice is not None and started.dice.entropy == (f"tg.start={query}",)
         body = _in_export(started, "tg.start", query)
@@ -296,10 +294,9 @@ async def _resign_inline(world: World, chat: Chat, people: dict[int, User], inli
                          ) -> GameRecord:
     """The player an inline game waits for resigns; the other accepts."""
     from bot.rules.seats import waiting_user
-    from bot.store.inline_games import inline_game
 
     for _ in range(20):
-        record = await inline_game(world.store, inline_id)
+        record = await world.store.inline.game(inline_id)
         assert record is not None
         mover = waiting_user(record)
         assert mover is not None
@@ -314,7 +311,7 @@ async def _resign_inline(world: World, chat: Chat, people: dict[int, User], inli
     for user, action in ((people[mover], "o"), (people[mover], "R"), (other, "a")):
         board = world.board(chat)
         assert not (await world.tap(chat, user, board, _data(world, board, action))).show_alert
-    done = await inline_game(world.store, inline_id)
+    done = await world.store.inline.game(inline_id)
     assert done is not None and done.status is Status.FINISHED
     return done
 
@@ -324,7 +321,6 @@ async def test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap(
     """A rematch on an inline message: both players are known, so the offer's
     whole commitment goes to their private chats (never edited) before the
     message shows Accept; the accepting tap's id is the rematch's entropy."""
-    from bot.store.inline_games import inline_game
     from tests.bot.conftest import running_world
     from tests.bot.edge.handlers.test_inline import _pair, _started
 
@@ -339,7 +335,7 @@ async def test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap(
         first = await _resign_inline(w, p.chat, {p.alice.id: p.alice, p.bob.id: p.bob},
                                      inline_id)
         await w.tap(p.chat, p.alice, w.board(p.chat), text="Rematch")
-        offered = await inline_game(w.store, inline_id)
+        offered = await w.store.inline.game(inline_id)
         assert offered is not None and offered.game_id == first.game_id
         assert offered.next_dice is not None and not offered.next_dice.fixed
         commitment = str(seed_of(offered.next_dice).commitment)
@@ -352,7 +348,7 @@ async def test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap(
         board = w.board(p.chat)
         await w.tap(p.chat, p.bob, board, text="Accept")
         query = _last_query(w)
-        rematch = await inline_game(w.store, inline_id)
+        rematch = await w.store.inline.game(inline_id)
         assert rematch is not None and rematch.game_id != first.game_id
         assert rematch.status is Status.ACTIVE and rematch.dice is not None
         assert rematch.dice.seed == offered.next_dice.seed
@@ -407,7 +403,7 @@ async def test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game(
 def _match_after_game_one() -> GameRecord:
     """A backgammon match to 3 between two people, its first game resigned."""
     from bot.rules import lobby, play
-    from bot.rules.fairplay import Dealer
+    from bot.rules.dice import Dealer
     from bot.rules.seats import waiting_user
     from bot.vocab.callbacks import ButtonAction, Callback
     from bot.vocab.records import TableOptions
@@ -432,7 +428,7 @@ def _match_after_game_one() -> GameRecord:
 
 def test_a_player_ends_an_abandoned_match_alone_and_sees_its_seed() -> None:
     from bot.rules.cancelling import ABANDONED_AFTER, cancel_command
-    from bot.rules.fairplay import revealed
+    from bot.rules.dice import revealed
 
     record = _match_after_game_one()
     assert not revealed(record)  # between two games of a match the seed stays secret
@@ -450,7 +446,7 @@ def test_a_player_ends_an_abandoned_match_alone_and_sees_its_seed() -> None:
 def test_a_player_cannot_walk_away_from_their_own_move() -> None:
     from bot.rules import aftergame
     from bot.rules.cancelling import ABANDONED_AFTER, cancel_command
-    from bot.rules.fairplay import Dealer
+    from bot.rules.dice import Dealer
     from bot.rules.seats import waiting_user
     from bot.vocab.callbacks import ButtonAction, Callback
 
@@ -508,9 +504,9 @@ async def test_export_of_a_finished_private_game_needs_no_reply(world: World) ->
     await _open(world, p.bob, await _invite(world, p, "backgammon"))
     record = await _private_game(world, p)
     await _resign_privately(world, record, {Side.WHITE: p.alice, Side.BLACK: p.bob})
-    done = await world.store.load(record.key)
+    done = await world.store.games.load(record.key)
     assert done is not None and done.status is Status.FINISHED
-    assert not [g for g in await world.store.user_games(p.alice.id) if g.is_private]
+    assert not [g for g in await world.store.games.user_games(p.alice.id) if g.is_private]
     mine = p.chat(world, p.alice)
     sent = await world.send(mine, p.alice, "/export")  # no reply to the board
     document = await world.reply(mine, sent, match=lambda m: m.document is not None,

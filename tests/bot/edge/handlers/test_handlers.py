@@ -133,7 +133,7 @@ async def test_new_while_a_game_runs_opens_another_lobby(world: World) -> None:
     assert lobby.message_id != board.message_id
     kept = world.server.message(t.chat.id, board.message_id)
     assert kept.buttons and kept.content == board.content  # the game goes on, untouched
-    assert await world.store.live_count(t.chat.id) == 2
+    assert await world.store.games.live_count(t.chat.id) == 2
 
 
 async def test_lobby_close_by_creator_and_not_by_others(world: World) -> None:
@@ -220,7 +220,7 @@ async def test_steps_undo_confirm_and_source_selection(world: World) -> None:
     t = _setup(world)
     # Confirm asked after every turn (without it, a turn stepped to its end where the
     # next roll is a tap anyway is handed over at once: test_confirm_optional.py)
-    await world.store.update(settings_key(t.chat.id), lambda s: with_setting(
+    await world.store.games.update(settings_key(t.chat.id), lambda s: with_setting(
         s, t.chat.id, "confirm_turns", "always"))
     board = await _at_roll(world, t)
     mover, other = await _mover(world, t)
@@ -313,7 +313,7 @@ async def test_double_take_and_pass(world: World) -> None:
         "Rematch", "New game", "🎲 Verify", "📊 Analysis"]
     record = await _record(world, t)
     assert record.status is Status.FINISHED
-    history = await world.store.history(t.chat.id)
+    history = await world.store.books.history(t.chat.id)
     assert history[0].points == 2
 
 
@@ -419,7 +419,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     # no New game while the match is not over: nobody wipes it, not even a player
     assert [text for text, _ in world.buttons(board)] == ["Next game", "📊 Analysis"]
     # a match books its stake once, when it ends (bot/rules/booking.py)
-    assert await world.store.balance(t.chat.id, other.id, mover.id) == 0
+    assert await world.store.books.balance(t.chat.id, other.id, mover.id) == 0
     between = await _record(world, t)
     forged = Callback.game(between.game_id, between.version, ButtonAction.NEW).format()
     for user in (t.eve, mover, other):
@@ -430,7 +430,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     # /new opens another lobby beside the match, which stays as it was
     sent = await world.send(t.chat, t.eve, "/new backgammon")
     await world.reply(t.chat, sent, "New game")
-    record = await world.store.load_game(t.chat.id, between.game_id)
+    record = await world.store.games.load_game(t.chat.id, between.game_id)
     assert record == between and record.is_live
     assert table_of(record).score in ((2, 0), (0, 2))
     # the next game: one player offers, the other accepts
@@ -440,9 +440,9 @@ async def test_match_score_and_next_game(world: World) -> None:
     assert "offers the next game" in world.server.message(t.chat.id, board.message_id).content
     assert (await _record(world, t)).status is Status.FINISHED
     await world.tap(t.chat, other, board, _data(world, board, "a"))
-    ended = await world.store.load_game(t.chat.id, between.game_id)
+    ended = await world.store.games.load_game(t.chat.id, between.game_id)
     assert ended is not None and ended.next_game is not None and not ended.is_live
-    record = await world.store.load_game(t.chat.id, ended.next_game)  # type: ignore[assignment]
+    record = await world.store.games.load_game(t.chat.id, ended.next_game)  # type: ignore[assignment]
     assert record is not None and record.status is Status.ACTIVE
     game = table_of(record).game
     # long nardy: the player who was second starts the next game, without an opening roll
@@ -485,8 +485,8 @@ async def test_a_match_between_games_ends_by_both_players_and_books_nothing(
     await world.tap(t.chat, mover, board, _data(world, board, "C"))
     ended = await _record(world, t)
     assert ended.game_id == match.game_id and ended.status is Status.CANCELLED
-    assert await world.store.ledger(t.chat.id) == {}
-    assert [(h.game_id, h.stake) for h in await world.store.history(t.chat.id)] == [
+    assert await world.store.books.ledger(t.chat.id) == {}
+    assert [(h.game_id, h.stake) for h in await world.store.books.history(t.chat.id)] == [
         (match.game_id, 0)]
     sent = await world.send(t.chat, t.eve, "/new backgammon")
     await world.reply(t.chat, sent, "New game: Backgammon")
@@ -500,7 +500,7 @@ async def test_an_admin_ends_a_match_between_games_alone(world: World) -> None:
     sent = await world.send(t.chat, t.eve, "/cancel")
     await world.reply(t.chat, sent, "The game was cancelled.")
     assert (await _record(world, t)).status is Status.CANCELLED
-    assert await world.store.ledger(t.chat.id) == {}
+    assert await world.store.books.ledger(t.chat.id) == {}
 
 
 async def test_the_waiting_player_cannot_change_the_movers_keyboard(world: World) -> None:
@@ -584,7 +584,7 @@ async def test_cancel_needs_both_players_or_an_admin(world: World) -> None:
     sent = await world.send(t.chat, t.bob, "/cancel")
     await world.reply(t.chat, sent, "The game was cancelled.")
     assert (await _record(world, t)).status is Status.CANCELLED
-    assert (await world.store.history(t.chat.id))[0].result == "cancelled"
+    assert (await world.store.books.history(t.chat.id))[0].result == "cancelled"
 
 
 async def test_admin_cancels_alone(world: World) -> None:
@@ -629,7 +629,7 @@ async def test_language_follows_the_user_and_lang_fixes_it(world: World) -> None
     sent = await world.send(club, ivan, "/help")
     assert "Nardai" in (await world.reply(club, sent)).text or "nard" in (
         await world.reply(club, sent)).text.lower()
-    assert (await world.store.chat_settings(club.id)).language == "lt"
+    assert (await world.store.games.chat_settings(club.id)).language == "lt"
 
 
 async def test_commands_are_registered_per_language(world: World) -> None:
@@ -727,13 +727,13 @@ async def test_a_tap_reads_the_chat_settings_once(world: World,
     board = await _start(world, t)
     mover, _ = await _mover(world, t)
     reads: list[int] = []
-    read = world.store.chat_settings
+    read = world.store.games.chat_settings
 
     async def counted(chat_id: int):  # type: ignore[no-untyped-def]
         reads.append(chat_id)
         return await read(chat_id)
 
-    monkeypatch.setattr(world.store, "chat_settings", counted)
+    monkeypatch.setattr(world.store.games, "chat_settings", counted)
     actions = [d.split(":")[3] for _, d in world.buttons(board)]
     action = next(a for a in ("c", "m", "h", "r") if a in actions)
     answer = await world.tap(t.chat, mover, board, _data(world, board, action))

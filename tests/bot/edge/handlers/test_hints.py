@@ -1,6 +1,6 @@
 """Hints (issue 17): the ``hints=`` option, the 💡 Hint button and its answer,
 through the real handlers and the local Bot API server (bot/rules/hints.py,
-bot/edge/handlers/hints.py, bot/present/hinttext.py)."""
+bot/edge/handlers/hints.py, bot/present/hints.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from ai import Level, make_player
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.metrics import REGISTRY
-from bot.present.hinttext import equity_text, hint_text
+from bot.present.hints import equity_text, hint_text
 from bot.rules import hints
 from bot.rules.booking import with_chat_stake
 from bot.rules.computer import best_turns
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.hints import HintQuestion, Ranked
 from bot.rules.lobby import new_lobby, start_game
 from bot.rules.matchstate import table_of
@@ -290,7 +290,7 @@ async def test_a_lobby_says_hints_on_and_the_chat_stake_stays_out(world: World) 
     club = s.add_group("Club", members=[alice, bob], admins=[alice])
     await world.send(club, alice, "/stake 10")
     await world.idle()
-    assert (await world.store.chat_settings(club.id)).options.stake_per_point == 10
+    assert (await world.store.games.chat_settings(club.id)).options.stake_per_point == 10
     sent = await world.send(club, alice, "/new long hints=on stake=10")
     answer = await world.reply(club, sent, "never staked")
     assert answer.reply_to == sent.message_id
@@ -308,7 +308,7 @@ async def test_a_lobby_says_hints_on_and_the_chat_stake_stays_out(world: World) 
     # a stake set while the lobby waits is for later games: this one starts unstaked
     await world.send(club, alice, "/stake 20")
     await world.idle()
-    assert (await world.store.chat_settings(club.id)).options.stake_per_point == 20
+    assert (await world.store.games.chat_settings(club.id)).options.stake_per_point == 20
     await world.tap(club, alice, lobby, text="✋ Join")
     await world.tap(club, bob, lobby, text="✋ Join")
     started = await _record(world, club)
@@ -362,7 +362,7 @@ async def test_hints_in_a_private_game_by_invitation(world: World) -> None:
     assert found is not None
     await _open(world, bob, found.group(2))  # and taps ▶ Start: the dice's entropy
     await world.idle()
-    record = next(g for g in await world.store.user_games(alice.id) if g.is_private)
+    record = next(g for g in await world.store.games.user_games(alice.id) if g.is_private)
     users = {Side.WHITE: alice, Side.BLACK: bob}
     mover = table_of(record).game.to_act
     assert mover is not None
@@ -379,7 +379,7 @@ async def test_hints_in_a_private_game_by_invitation(world: World) -> None:
     answer = await world.tap(waiting_chat, users[mover.opponent], boards[mover.opponent], hint,
                              strict=False)
     assert answer.show_alert and answer.text == "It is not your turn.", answer
-    assert next(g for g in await world.store.user_games(alice.id) if g.is_private) == record
+    assert next(g for g in await world.store.games.user_games(alice.id) if g.is_private) == record
 
 
 async def test_taps_at_once_compute_the_hint_once(world: World) -> None:

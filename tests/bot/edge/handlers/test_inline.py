@@ -15,9 +15,10 @@ from telegram.ext import CallbackContext
 from bot.edge.handlers.clock import JOB_NAME, tick_job
 from bot.rules.seats import waiting_user
 from bot.store import Store
-from bot.store.inline_games import inline_chat_id, inline_game
-from bot.vocab import deadlines
-from bot.vocab.deadlines import HOUR
+from bot.store.client import as_text
+from bot.store.inline import inline_chat_id
+from bot.vocab import clock
+from bot.vocab.clock import HOUR
 from bot.vocab.records import GameRecord, Status
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import Driver, game_board, pick
@@ -63,7 +64,7 @@ async def _post(world: World, p: Pair, text: str = "", title: str = "Long nardy"
 
 async def _record(world: World, message: Message) -> GameRecord:
     assert message.inline_message_id is not None
-    record = await inline_game(world.store, message.inline_message_id)
+    record = await world.store.inline.game(message.inline_message_id)
     assert record is not None
     return record
 
@@ -189,11 +190,11 @@ async def test_a_whole_game_on_an_inline_message(inline_world: World, query: str
     assert "wins" in final.content, final.content
     record = await _record(w, lobby)
     assert record.status is Status.FINISHED
-    stats = await w.store.player_stats(record.chat_id)
+    stats = await w.store.books.player_stats(record.chat_id)
     assert sorted((s.user_id, s.games) for s in stats) == sorted(
         [(p.alice.id, 1), (p.bob.id, 1)])
     assert sum(s.wins for s in stats) == 1
-    assert await w.store.ledger(record.chat_id) == {}  # never staked
+    assert await w.store.books.ledger(record.chat_id) == {}  # never staked
 
 
 # ---------------------------------------------------------------- pictures
@@ -298,7 +299,7 @@ async def test_inline_games_count_in_the_private_stats(inline_world: World) -> N
     assert f"Games: 2, won {wins}" in text, text
     assert "Rating" not in text  # each game's own, they do not add up
     # and in each game's own slot, rated like a private game
-    stats = await w.store.player_stats((await _record(w, lobby)).chat_id)
+    stats = await w.store.books.player_stats((await _record(w, lobby)).chat_id)
     assert sorted(s.rating != 1500.0 for s in stats) == [True, True]
     group = w.server.add_group("Club", members=[p.alice])
     sent = await w.send(group, p.alice, "/stats")
@@ -338,8 +339,8 @@ async def clocked(inline_world: World, tmp_path: Path, monkeypatch: pytest.Monke
     """The test clock (NARDY_TEST_CLOCK) for the inline world, its job off:
     the tests tick by hand."""
     path = tmp_path / "offset"
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(path))
-    deadlines.set_test_offset(path, 0)
+    monkeypatch.setenv(clock.TEST_CLOCK_ENV, str(path))
+    clock.set_test_offset(path, 0)
     for job in inline_world.app.job_queue.get_jobs_by_name(JOB_NAME):
         job.enabled = False
     yield path
@@ -356,13 +357,13 @@ async def test_clocks_remind_privately_and_the_board_offers_the_win(
     assert record.options.time_control == 12 * HOUR and record.deadline is not None
     late = p.alice if waiting_user(record) == p.alice.id else p.bob
     other = p.bob if late is p.alice else p.alice
-    deadlines.set_test_offset(clocked, 6 * HOUR + 60)
+    clock.set_test_offset(clocked, 6 * HOUR + 60)
     await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
     await w.idle()
     [reminder] = [m for m in w.server.messages(w.server.private_chat(late))
                   if m.from_bot and m.content.startswith("⏰")]
     assert other.first_name in reminder.content  # in the late player's own language
-    deadlines.set_test_offset(clocked, 12 * HOUR + 120)
+    clock.set_test_offset(clocked, 12 * HOUR + 120)
     await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
     await w.idle()
     [offer] = [m for m in w.server.messages(w.server.private_chat(other))
@@ -402,7 +403,7 @@ async def test_players_who_never_wrote_to_the_bot_get_the_offer_on_the_board(
     w, p = inline_world, _pair(inline_world)
     lobby = await _started(w, p, "backgammon time=1h", "Backgammon")
     for offset in (45 * 60, HOUR + 120):  # the reminder, then the timeout
-        deadlines.set_test_offset(clocked, offset)
+        clock.set_test_offset(clocked, offset)
         await tick_job(CallbackContext(w.app))  # type: ignore[arg-type]
         await w.idle()
     # the reminder and the offer were tried; the bot may not write first ("chat not found"),
@@ -439,7 +440,7 @@ async def test_a_text_message_that_cannot_take_a_picture_shows_the_text_board(
 
 async def _keys_without_expiry(world: World) -> set[str]:
     redis = world.store.redis
-    return {key.decode() if isinstance(key, bytes) else key async for key in redis.scan_iter()
+    return {as_text(key) async for key in redis.scan_iter()
             if await redis.ttl(key) == -1}
 
 
@@ -447,7 +448,7 @@ PER_ACCOUNT = ("user:", "{stats", "prefs", "nardy:schema")
 """Keys without expiry a Join may make that are not the message's: one per
 Telegram account (its games' index, its preferences), the global index of
 open games in its shards (its entries go with their records,
-bot/store/stale_boards.py) and the store's one schema mark."""
+bot/store/board.py) and the store's one schema mark."""
 
 
 async def test_a_join_on_a_made_up_message_stores_nothing_that_never_expires(
@@ -465,14 +466,14 @@ async def test_a_join_on_a_made_up_message_stores_nothing_that_never_expires(
     assert made == set(), made
     record = await _record(w, lobby)
     assert record.status is Status.LOBBY
-    assert await w.store.redis.ttl(w.store.redis_key(record.key)) > 0
+    assert await w.store.redis.ttl(w.store.keys.record(record.key)) > 0
     assert not (await w.tap(p.chat, p.alice, lobby, "ij:l:1:17:0:en", strict=False)).show_alert
     assert (await _record(w, lobby)).status is Status.LOBBY  # seated, waiting for ▶ Start
     assert not (await w.tap(p.chat, p.alice, w.server.inline_message(
         lobby.inline_message_id or ""), text="▶ Start")).show_alert
     started = await _record(w, lobby)
     assert started.status is Status.ACTIVE
-    assert await w.store.redis.ttl(w.store.redis_key(started.key)) == -1  # a game is kept
+    assert await w.store.redis.ttl(w.store.keys.record(started.key)) == -1  # a game is kept
     chat_keys = [key async for key in w.store.redis.scan_iter(
         match=f"*{{chat:{started.chat_id}}}*")]
     assert chat_keys and all([await w.store.redis.ttl(key) == -1 for key in chat_keys]), [

@@ -13,7 +13,7 @@ from bot.present.board import board_view
 from bot.present.render import render_text
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
-from bot.store import invites
+from bot.store import invite as invites
 from bot.vocab.i18n import translator
 from bot.vocab.records import ChatSettings, GameRecord, Status, is_private_game_chat, settings_key
 from engine.game import Phase
@@ -71,14 +71,14 @@ async def _open(world: World, user: User, payload: str, *, start: bool = True) -
 
 
 async def _private_game(world: World, p: People) -> GameRecord:
-    games = [g for g in await world.store.user_games(p.alice.id) if g.is_private]
+    games = [g for g in await world.store.games.user_games(p.alice.id) if g.is_private]
     assert len(games) == 1
     return games[0]
 
 
 async def _set_text_style(world: World, *users: User) -> None:
     for user in users:
-        await world.store.update(settings_key(user.id), lambda s, uid=user.id: (
+        await world.store.games.update(settings_key(user.id), lambda s, uid=user.id: (
             s or ChatSettings(chat_id=uid)).model_copy(update={"board_style": "text"}))
 
 
@@ -124,7 +124,7 @@ async def test_opening_the_link_starts_a_private_game_with_a_board_for_each(
     assert is_private_game_chat(record.chat_id) and record.status is Status.ACTIVE
     assert {(v.chat_id, v.viewer) for v in record.views} == {(p.alice.id, Side.WHITE),
                                                              (p.bob.id, Side.BLACK)}
-    assert [g.game_id for g in await world.store.user_games(p.bob.id)] == [record.game_id]
+    assert [g.game_id for g in await world.store.games.user_games(p.bob.id)] == [record.game_id]
     table = table_of(record)
     for user, side in ((p.alice, Side.WHITE), (p.bob, Side.BLACK)):
         board = game_board(world.server, p.chat(world, user))
@@ -145,8 +145,8 @@ async def test_link_works_once_then_says_used(world: World) -> None:
     assert "already used" in third.text
     again = await _open(world, p.bob, payload)
     assert "accepted this invitation already" in again.text
-    assert not await world.store.user_games(p.carol.id)
-    assert len(await world.store.user_games(p.bob.id)) == 1
+    assert not await world.store.games.user_games(p.carol.id)
+    assert len(await world.store.games.user_games(p.bob.id)) == 1
 
 
 async def test_inviter_opening_own_link_is_told_and_the_link_stays_valid(world: World) -> None:
@@ -154,9 +154,9 @@ async def test_inviter_opening_own_link_is_told_and_the_link_stays_valid(world: 
     payload = await _invite(world, p)
     own = await _open(world, p.alice, payload)
     assert "your own invitation" in own.text
-    assert not await world.store.user_games(p.alice.id)
+    assert not await world.store.games.user_games(p.alice.id)
     await _open(world, p.bob, payload)
-    assert len(await world.store.user_games(p.alice.id)) == 1
+    assert len(await world.store.games.user_games(p.alice.id)) == 1
 
 
 async def test_expired_link_says_expired(world: World) -> None:
@@ -167,7 +167,7 @@ async def test_expired_link_says_expired(world: World) -> None:
     await asyncio.sleep(0.1)
     answer = await _open(world, p.bob, payload)
     assert "expired" in answer.text and "24 hours" in answer.text
-    assert not await world.store.user_games(p.bob.id)
+    assert not await world.store.games.user_games(p.bob.id)
     unknown = await _open(world, p.carol, "i" + "A" * 22)
     assert "expired" in unknown.text
 
@@ -195,9 +195,9 @@ async def test_redeeming_is_atomic_under_a_crowd(world: World) -> None:
     store = world.store
     for round_ in range(10):
         token = invites.new_token()
-        await invites.offer(store, invites.Invitation(token=token, inviter=1, name="A",
-                                                      variant=Variant.LONG))
-        results = await asyncio.gather(*(invites.redeem(store, token, 100 + i)
+        await store.invite.offer(invites.Invitation(token=token, inviter=1, name="A",
+                                                    variant=Variant.LONG))
+        results = await asyncio.gather(*(store.invite.redeem(token, 100 + i)
                                          for i in range(8)))
         outcomes = [r.outcome for r in results]
         assert outcomes.count(invites.RedeemOutcome.OK) == 1, (round_, outcomes)
@@ -299,8 +299,8 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
         assert [text for text, _ in world.buttons(board)] == [
             "Rematch", "🎲 Verify", "📊 Analysis"]  # no New game
     assert not [m for m in _pings(world, p) if not m.deleted]
-    assert not await world.store.user_games(p.alice.id)
-    history = await world.store.history(record.chat_id)
+    assert not await world.store.games.user_games(p.alice.id)
+    history = await world.store.books.history(record.chat_id)
     assert [h.game_id for h in history] == [record.game_id]
     # taps on the first keyboards of either board are refused and change nothing
     for side, buttons in first.items():
@@ -336,7 +336,7 @@ async def test_stale_taps_on_either_board_are_refused(world: World) -> None:
     await _open(world, p.bob, payload)
     record = await _private_game(world, p)
     # a whole turn waits at Confirm (tests/bot/edge/handlers/test_confirm_optional.py: it need not)
-    await world.store.update(settings_key(record.chat_id), lambda s: with_setting(
+    await world.store.games.update(settings_key(record.chat_id), lambda s: with_setting(
         s, record.chat_id, "confirm_turns", "always"))
     mover = table_of(record).game.to_act
     views = {v.viewer: v for v in record.views}
@@ -419,21 +419,21 @@ async def test_a_player_of_several_private_games_picks_one(world: World) -> None
     carols = await _invite(world, p)
     await _open(world, p.carol, carols)
     chat = p.chat(world, p.alice)
-    games = [g for g in await world.store.user_games(p.alice.id) if g.is_private]
+    games = [g for g in await world.store.games.user_games(p.alice.id) if g.is_private]
     assert len(games) == 2
     for command in ("/board", "/export", "/cancel"):
         sent = await world.send(chat, p.alice, command)
         listing = await world.reply(chat, sent, "Which one?")
         assert sorted(d.rsplit(":", 1)[1] for _, d in world.buttons(listing)) == sorted(
             g.game_id for g in games)
-    for game in await world.store.user_games(p.alice.id):
+    for game in await world.store.games.user_games(p.alice.id):
         assert game.status is Status.ACTIVE and game.cancel_by is None
     # the last list (/cancel): the game with Carol picked, cancel proposed there only
     with_carol = next(g for g in games if any(pl.user_id == p.carol.id for pl in g.players))
     data = next(d for _, d in world.buttons(listing) if d.endswith(with_carol.game_id))
     await world.tap(chat, p.alice, listing, data)
     await world.reply(chat, listing, "Cancel proposed")
-    for game in await world.store.user_games(p.alice.id):
+    for game in await world.store.games.user_games(p.alice.id):
         assert game.cancel_by == (p.alice.id if game.game_id == with_carol.game_id else None)
 
 
@@ -445,9 +445,9 @@ async def test_a_link_used_up_without_its_game_starts_it_when_opened_again(
     payload = await _invite(world, p, "backgammon")
     token = invites.token_of(payload)
     assert token is not None
-    used = await invites.redeem(world.store, token, p.bob.id)
+    used = await world.store.invite.redeem(token, p.bob.id)
     assert used.outcome is invites.RedeemOutcome.OK
-    assert not await world.store.user_games(p.bob.id)
+    assert not await world.store.games.user_games(p.bob.id)
     intro = await _open(world, p.bob, payload)
     assert "Private game against Alice" in intro.text
     record = await _private_game(world, p)
@@ -455,7 +455,7 @@ async def test_a_link_used_up_without_its_game_starts_it_when_opened_again(
     assert record.variant is Variant.BACKGAMMON
     again = await _open(world, p.bob, payload)
     assert "accepted this invitation already" in again.text
-    assert [g.game_id for g in await world.store.user_games(p.bob.id)] == [record.game_id]
+    assert [g.game_id for g in await world.store.games.user_games(p.bob.id)] == [record.game_id]
     third = await _open(world, p.carol, payload)
     assert "already used" in third.text
 

@@ -20,17 +20,17 @@ import pytest
 from bot.rules import (
     aftergame,
     cancelling,
+    clock,
     computer,
     lobby,
     options,
     play,
     settle,
-    timeouts,
 )
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.rules.taps import SAME_MEANING
-from bot.store.inline_games import inline_chat_id
+from bot.store.inline import inline_chat_id
 from bot.vocab import refusals
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import LANGUAGES, translator
@@ -97,7 +97,7 @@ async def _people(world: World) -> People:
     alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
     chat = s.add_group("Club", members=[alice, bob, eve])
     # text boards: nothing here is about pictures, and no painting keeps it quick
-    await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
     return People(chat, alice, bob, eve)
 
@@ -355,7 +355,7 @@ async def test_the_hint_is_the_movers_alone(world: World) -> None:
 def _service_texts() -> list[str]:
     """The msgids the table's rules mark: the refusals its taps and commands answer with."""
     texts = []
-    for module in (refusals, options, lobby, play, aftergame, timeouts, cancelling,
+    for module in (refusals, options, lobby, play, aftergame, clock, cancelling,
                    settle, computer):
         tree = ast.parse(Path(module.__file__).read_text())
         texts += [node.args[0].value for node in ast.walk(tree)
@@ -391,7 +391,7 @@ async def test_a_list_of_games_is_its_callers_alone(world: World) -> None:
         lobby = await world.reply(p.chat, sent, "New game")
         await world.tap(p.chat, p.alice, lobby, text="✋ Join")
         await world.tap(p.chat, opponent, lobby, text="✋ Join")
-    games = await world.store.chat_games(p.chat.id)
+    games = await world.store.games.chat_games(p.chat.id)
     assert len(games) == 2
     people = {OWNER: p.alice, OTHER: p.bob, INTRUDER: p.eve}
     for command, allowed in PICKING.items():
@@ -407,7 +407,7 @@ async def test_a_list_of_games_is_its_callers_alone(world: World) -> None:
                 assert answer.show_alert and "Only whoever sent the command" in (
                     answer.text or ""), (command, text, role, answer)
                 assert world.buttons(listing) == shown
-                assert await world.store.chat_games(p.chat.id) == games
+                assert await world.store.games.chat_games(p.chat.id) == games
     # a game that no longer fits /cancel (cancelled meanwhile) is refused to its caller
     sent = await world.send(p.chat, p.alice, "/cancel")
     listing = await world.reply(p.chat, sent, "Which one?")
@@ -443,7 +443,7 @@ async def test_every_button_forged_onto_every_other_message_changes_nothing(
     s = world.server
     alice, bob, eve = s.add_user("Alice"), s.add_user("Bob"), s.add_user("Eve")
     chat = s.add_group("Club", members=[bob, eve], admins=[alice])
-    await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
     sent = await world.send(chat, alice, "/new long time=1d")
     board = await world.reply(chat, sent, "New game")
@@ -465,7 +465,7 @@ async def test_every_button_forged_onto_every_other_message_changes_nothing(
     settings_message = await world.reply(chat, sent)
     messages = dict(zip(FORGED_ONTO, (board, lobby, clock, settle_menu, picker, lang,
                                       settings_message), strict=True))
-    game = next(g for g in await world.store.chat_games(chat.id) if g.players[1:])
+    game = next(g for g in await world.store.games.chat_games(chat.id) if g.players[1:])
     mover = alice if waiting_user(game) == alice.id else bob
     # each kind's button and who may press it there
     tappers = {"game": mover, "lobby": eve, "clock": bob, "settle": alice, "picker": alice,
@@ -476,8 +476,9 @@ async def test_every_button_forged_onto_every_other_message_changes_nothing(
 
     async def state() -> object:
         shown = [(m.content, world.buttons(m)) for m in messages.values()]
-        return (shown, await world.store.chat_games(chat.id), await world.store.ledger(chat.id),
-                await world.store.load(settings_key(chat.id)))
+        return (shown, await world.store.games.chat_games(chat.id),
+                await world.store.books.ledger(chat.id),
+                await world.store.games.load(settings_key(chat.id)))
 
     before = await state()
     for kind, data in buttons.items():

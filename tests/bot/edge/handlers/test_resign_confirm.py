@@ -9,7 +9,7 @@ import pytest
 
 from bot.present.money import pays_line, resign_cost_label
 from bot.present.names import KIND_NAMES
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
 from bot.rules.play import apply_game, may_double, resign_options
@@ -117,7 +117,7 @@ async def test_resigning_a_staked_game_through_the_bot(world: World) -> None:
     assert "offers to resign (oin)" in world.board(t.chat).content
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     assert (await _record(world, t)).status is Status.FINISHED
-    assert await world.store.balance(t.chat.id, other.id, mover.id) == STAKE
+    assert await world.store.books.balance(t.chat.id, other.id, mover.id) == STAKE
 
 
 async def test_a_stale_yes_resign_is_refused_and_resigns_nothing(world: World) -> None:

@@ -22,7 +22,7 @@ async def _group(world: World, *names: str) -> tuple[Chat, list[User]]:
     users = [s.add_user(name) for name in names]
     chat = s.add_group("Club", members=users)
     # text boards: nothing here is about pictures, and no painting keeps it quick
-    await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
     return chat, users
 
@@ -44,7 +44,7 @@ async def _start(world: World, chat: Chat, creator: User, first: User, second: U
 
 
 async def _game(world: World, chat: Chat, game_id: str) -> GameRecord:
-    record = await world.store.load_game(chat.id, game_id)
+    record = await world.store.games.load_game(chat.id, game_id)
     assert record is not None
     return record
 
@@ -55,8 +55,8 @@ async def test_three_games_at_once_one_player_in_two_to_the_end(world: World) ->
     first = await _start(world, chat, alice, bob, alice, "long")
     second = await _start(world, chat, carol, carol, alice, "backgammon")
     third = await _start(world, chat, dave, dave, eve, "long stake=2")
-    assert await world.store.live_count(chat.id, None) == 3
-    assert {g.game_id for g in await world.store.user_games(alice.id)} == {first, second}
+    assert await world.store.games.live_count(chat.id, None) == 3
+    assert {g.game_id for g in await world.store.games.user_games(alice.id)} == {first, second}
     # nobody plays twice in one game: Alice's second Join is refused
     records = {gid: await _game(world, chat, gid) for gid in (first, second, third)}
     assert all(r.status is Status.ACTIVE for r in records.values())
@@ -74,13 +74,13 @@ async def test_three_games_at_once_one_player_in_two_to_the_end(world: World) ->
             break
     assert not playing
     assert all(d.refused > 0 for d in drivers)  # the intruders' taps were refused
-    history = await world.store.history(chat.id)
+    history = await world.store.books.history(chat.id)
     assert sorted(e.game_id for e in history) == sorted([first, second, third])
-    assert await world.store.live_count(chat.id, None) == 0
-    stats = {(s.user_id, s.variant.value): s.games for s in await world.store.player_stats(
+    assert await world.store.games.live_count(chat.id, None) == 0
+    stats = {(s.user_id, s.variant.value): s.games for s in await world.store.books.player_stats(
         chat.id)}
     assert stats[(alice.id, "long")] == 1 and stats[(alice.id, "backgammon")] == 1
-    assert await world.store.user_games(alice.id) == []
+    assert await world.store.games.user_games(alice.id) == []
     # each board shows its own game's result
     for driver in drivers:
         board = game_board(world.server, chat, game_id=driver.game_id)
@@ -97,19 +97,19 @@ async def test_a_lobby_per_creator_and_the_chats_limit(world: World) -> None:
     assert game_board(world.server, chat) is None
     newest = world.board(chat)
     assert game_id_of(newest) == game_id_of(lobby)  # her lobby, posted again
-    assert await world.store.live_count(chat.id, None) == 1
+    assert await world.store.games.live_count(chat.id, None) == 1
     await _open(world, chat, bob)
     await _open(world, chat, carol, "backgammon")
     sent = await world.send(chat, dave, "/new")
     refused = await world.reply(chat, sent, "at once")
     assert "3" in refused.content and "/cancel" in refused.content
-    assert await world.store.live_count(chat.id, None) == 3
+    assert await world.store.games.live_count(chat.id, None) == 3
     # a lobby closed makes room
     sent = await world.send(chat, carol, "/cancel")
     await world.reply(chat, sent)
-    assert await world.store.live_count(chat.id, None) == 2
+    assert await world.store.games.live_count(chat.id, None) == 2
     await _open(world, chat, dave)
-    assert await world.store.live_count(chat.id, None) == 3
+    assert await world.store.games.live_count(chat.id, None) == 3
 
 
 async def test_commands_find_the_callers_game_a_replied_board_or_ask(world: World) -> None:
@@ -186,17 +186,17 @@ async def test_a_game_stored_by_the_old_code_is_moved_by_its_first_tap(world: Wo
             break
         await asyncio.sleep(0.05)
     record = await _game(world, chat, game_id)
-    new_key = store.redis_key(record.key)
+    new_key = store.keys.record(record.key)
     fields = {k.decode(): v.decode() for k, v in (await redis.hgetall(new_key)).items()}
     data = json.loads(fields["d"])
     del data["next_game"]
     fields["d"] = json.dumps({**data, "schema_version": 1})
-    old_key = store.chat_key(chat.id, "game:0")
-    await redis.delete(new_key, store.chat_key(chat.id, "live"))
+    old_key = store.keys.chat(chat.id, "game:0")
+    await redis.delete(new_key, store.keys.chat(chat.id, "live"))
     if when == "after the upgrade":
-        assert await store.chat_games(chat.id) == []  # this process looked at the chat
+        assert await store.games.chat_games(chat.id) == []  # this process looked at the chat
     await redis.hset(old_key, mapping=fields)
-    await redis.sadd(store.chat_key(chat.id, "slots"), "game:0")
+    await redis.sadd(store.keys.chat(chat.id, "slots"), "game:0")
     if when == "before the upgrade":
         await redis.delete("nardy:schema")  # as before the start-up's pass moved everything
         # the bot as just upgraded: a store that has not looked at any chat yet
@@ -204,6 +204,6 @@ async def test_a_game_stored_by_the_old_code_is_moved_by_its_first_tap(world: Wo
     final = await asyncio.to_thread(driver.play)
     assert "🏁" in final.content
     assert not await redis.exists(old_key)
-    done = await store.load_game(chat.id, game_id)
+    done = await store.games.load_game(chat.id, game_id)
     assert done is not None and done.status is Status.FINISHED and done.schema_version == 2
-    assert [e.game_id for e in await store.history(chat.id)] == [game_id]
+    assert [e.game_id for e in await store.books.history(chat.id)] == [game_id]

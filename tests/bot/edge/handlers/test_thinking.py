@@ -36,7 +36,7 @@ class HeldAnalysis:
         self.runs = 0
         self.started = threading.Event()
         self._go = threading.Event()
-        self._real = analysis.analyse_job
+        self._real = computer_turns.analyse_job
 
     def __call__(self, work: Any) -> Any:
         self.runs += 1
@@ -59,8 +59,8 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldAnalysis]:
     monkeypatch.setattr(computer_turns, "_POOL", None)
     monkeypatch.setattr(computer_turns, "_ANALYSIS_POOL", None)
     hold = HeldAnalysis()
-    monkeypatch.setattr(analysis, "analyse_job", hold)
-    analysis._ANALYSES.clear()
+    monkeypatch.setattr(computer_turns, "analyse_job", hold)
+    computer_turns._ANALYSES.clear()
     try:
         yield hold
     finally:
@@ -68,13 +68,13 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldAnalysis]:
         for made in (computer_turns._POOL, computer_turns._ANALYSIS_POOL):
             if made is not None:
                 made.shutdown(wait=False)
-        analysis._ANALYSES.clear()
+        computer_turns._ANALYSES.clear()
 
 
 async def test_fifteen_exports_run_one_analysis(world: World, held: HeldAnalysis) -> None:
     t = _setup(world)
     await _finished(world, t, taps=4)
-    analysis._ANALYSES.clear()  # whatever the game's end computed: none kept
+    computer_turns._ANALYSES.clear()  # whatever the game's end computed: none kept
     held.runs = 0
     asked = [world.server.user_sends(t.chat, t.alice, "/export") for _ in range(15)]
     await asyncio.to_thread(held.started.wait, 10)
@@ -90,7 +90,7 @@ async def test_the_computer_plays_while_an_analysis_runs(world: World,
                                                          held: HeldAnalysis) -> None:
     t = _setup(world)
     await _finished(world, t, taps=4)
-    analysis._ANALYSES.clear()
+    computer_turns._ANALYSES.clear()
     world.server.user_sends(t.chat, t.alice, "/export")
     await asyncio.to_thread(held.started.wait, 10)  # the analysis runs, and waits
     # (world.tap and world.reply wait for the bot to be idle: the /export is not)
@@ -107,7 +107,7 @@ async def test_requests_waiting_for_an_analysis_hold_no_update_slot(
     async with running_world(store) as world:
         t = _setup(world)
         await _finished(world, t, taps=4)
-        analysis._ANALYSES.clear()
+        computer_turns._ANALYSES.clear()
         held.runs = 0
         asked = [world.server.user_sends(t.chat, who, "/export")
                  for who in (t.alice, t.bob, t.eve, t.alice, t.bob)]
@@ -193,7 +193,7 @@ async def test_new_analyses_are_bounded_per_user(world: World, held: HeldAnalysi
     t = _setup(world)
     first = await _finished(world, t, taps=4)
     second = await _finished(world, t, taps=4)
-    analysis._ANALYSES.clear()
+    computer_turns._ANALYSES.clear()
     assert first.game_id != second.game_id
     world.server.user_sends(t.chat, t.alice, "/analyze")  # her last game: the second
     await asyncio.to_thread(held.started.wait, 10)
@@ -214,8 +214,8 @@ async def test_new_analyses_are_bounded_per_chat(world: World, held: HeldAnalysi
     """Three members each ask 📊 for another game: the chat has two analyses
     in flight at most (MAX_PER_CHAT), the third asker is told to ask later."""
     t = _setup(world)
-    games = [await _finished(world, t, taps=4) for _ in range(analysis.MAX_PER_CHAT + 1)]
-    analysis._ANALYSES.clear()
+    games = [await _finished(world, t, taps=4) for _ in range(computer_turns.MAX_PER_CHAT + 1)]
+    computer_turns._ANALYSES.clear()
     held.runs = 0
 
     def button(game: GameRecord) -> tuple[Message, str]:
@@ -229,12 +229,13 @@ async def test_new_analyses_are_bounded_per_chat(world: World, held: HeldAnalysi
         board, data = button(game)
         answers.append(await world.server.user_taps(t.chat, who, board, data)
                        .wait_answer_async(10))
-    assert [a.text for a in answers[:-1]] == ["📊 Analysing the game…"] * analysis.MAX_PER_CHAT
+    assert [a.text for a in answers[:-1]] == (
+        ["📊 Analysing the game…"] * computer_turns.MAX_PER_CHAT)
     assert answers[-1].text == "Games of this chat are being analysed already; please ask " \
                                "again in a minute."
     held.release()
     await world.idle()  # the two analyses are posted
-    assert held.runs == analysis.MAX_PER_CHAT
+    assert held.runs == computer_turns.MAX_PER_CHAT
 
 
 async def test_an_analysis_picture_is_painted_while_another_analysis_runs(
@@ -243,14 +244,14 @@ async def test_an_analysis_picture_is_painted_while_another_analysis_runs(
     process, not the analysis pool) while another game's analysis is held."""
     t = _setup(world)
     first = await _finished(world, t, taps=4)
-    analysis._ANALYSES.clear()
+    computer_turns._ANALYSES.clear()
     held.release()
     board = next(m for m in world.server.messages(t.chat)
                  if m.by_bot and any(d.startswith("an:") and first.game_id in d
                                      for row in m.buttons for _, d in row))
     data = next(d for row in board.buttons for _, d in row if d.startswith("an:"))
     await world.tap(t.chat, t.alice, board, data)  # analysed, painted and posted
-    assert held.runs == 1 and str(first.ref) in analysis._ANALYSES
+    assert held.runs == 1 and str(first.ref) in computer_turns._ANALYSES
     second = await _finished(world, t, taps=4)
     held.hold_again()
     other = next(m for m in world.server.messages(t.chat)
@@ -268,6 +269,6 @@ async def test_an_analysis_picture_is_painted_while_another_analysis_runs(
     await tap.wait_answer_async(10)
     await world.server.wait_message_async(t.chat, since=tap, match=lambda m: m.photo is not None
                                           and m.reply_to == board.message_id)
-    assert held.runs == 2 and str(second.ref) not in analysis._ANALYSES  # still held
+    assert held.runs == 2 and str(second.ref) not in computer_turns._ANALYSES  # still held
     held.release()
     await world.idle()

@@ -21,11 +21,11 @@ from telegram.ext import CallbackContext
 
 from bot.edge.app import build_application
 from bot.edge.handlers import tournament as handler
-from bot.rules.fairplay import Dealer
+from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.tournament import prizes
 from bot.store import Store
-from bot.vocab import deadlines
+from bot.vocab import clock as clocks
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
 from bot.vocab.records import Status
 from bot.vocab.tournament import Decision, TournamentRecord
@@ -52,7 +52,7 @@ async def clock(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 ) -> AsyncIterator[Clock]:
     """A test clock; the tournament job is off, the tests run it by hand."""
     fake = Clock(tmp_path / "offset")
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(fake.path))
+    monkeypatch.setenv(clocks.TEST_CLOCK_ENV, str(fake.path))
     fake.advance(0)
     for job in world.app.job_queue.get_jobs_by_name(handler.JOB_NAME):
         job.enabled = False
@@ -88,7 +88,7 @@ async def current(world: World, c: Club) -> TournamentRecord:
 
 async def _all(store: Store, chat_id: int) -> list[TournamentRecord]:
     ids = await store.redis.zrange(store.keys.chat(chat_id, "tournaments"), 0, -1)
-    found = [await store.tournaments.load(chat_id, i.decode() if isinstance(i, bytes) else i)
+    found = [await store.tournament.load(chat_id, i.decode() if isinstance(i, bytes) else i)
              for i in ids]
     return [t for t in found if t is not None]
 
@@ -113,13 +113,13 @@ def button(world: World, message: Message, action: ButtonAction) -> str | None:
 
 async def resign_game(world: World, c: Club, game_id: str) -> int:
     """Start the game and let the player to act resign it; returns the winner."""
-    record = await world.store.load_game(c.chat.id, game_id)
+    record = await world.store.games.load_game(c.chat.id, game_id)
     assert record is not None and record.status is Status.LOBBY
     first = c.user(record.players[0].user_id)
     start = button(world, board_of(world, c, game_id), ButtonAction.START)
     assert start is not None
     await world.tap(c.chat, first, board_of(world, c, game_id), start)
-    record = await world.store.load_game(c.chat.id, game_id)
+    record = await world.store.games.load_game(c.chat.id, game_id)
     assert record is not None and record.status is Status.ACTIVE
     side = table_of(record).game.to_act
     loser = c.user(next(p.user_id for p in record.players if p.side is side))
@@ -130,7 +130,7 @@ async def resign_game(world: World, c: Club, game_id: str) -> int:
         assert data is not None, (action, world.server.transcript(c.chat))
         answer = await world.tap(c.chat, who, board_of(world, c, game_id), data)
         assert not answer.show_alert, answer
-    record = await world.store.load_game(c.chat.id, game_id)
+    record = await world.store.games.load_game(c.chat.id, game_id)
     assert record is not None and record.status is Status.FINISHED
     return winner.id
 
@@ -148,7 +148,7 @@ async def play_round(world: World, c: Club, skip: frozenset[str] = frozenset()) 
 async def ledger_nets(world: World, c: Club) -> dict[int, int]:
     """Each player's net in the chat's ledger."""
     nets = {p.id: 0 for p in c.players}
-    for (low, high), balance in (await world.store.ledger(c.chat.id)).items():
+    for (low, high), balance in (await world.store.books.ledger(c.chat.id)).items():
         nets[low] += balance
         nets[high] -= balance
     return nets
@@ -179,7 +179,7 @@ async def test_a_four_player_round_robin_played_to_the_end(world: World, clock: 
     assert len(games) == 6 and all(p.result and p.result.decision is Decision.PLAYED
                                    for p in games)
     # the month's league: the six rated games, each player's three, rating changes kept
-    history = await world.store.history(c.chat.id)
+    history = await world.store.books.history(c.chat.id)
     assert len(history) == 6 and all(h.rating_changes for h in history)
     moved = {p.id: 0.0 for p in c.players}
     for entry in history:
@@ -210,7 +210,7 @@ async def test_a_six_player_swiss_with_a_withdrawal_and_a_bye(world: World, cloc
     gone = next(p for p in record.rounds[0].pairings if c.players[5].id in p.players)
     assert gone.result is not None and gone.result.decision is Decision.FORFEIT
     assert gone.game_id is not None
-    closed = await world.store.load_game(c.chat.id, gone.game_id)
+    closed = await world.store.games.load_game(c.chat.id, gone.game_id)
     assert closed is not None and closed.status is Status.CANCELLED   # its board closed
     for _ in range(3):
         await play_round(world, c)
@@ -263,7 +263,7 @@ async def start_and_wait_for(world: World, c: Club, game_id: str, player: User,
     assert start is not None
     await world.tap(c.chat, player, board_of(world, c, game_id), start)
     for _ in range(40):
-        record = await world.store.load_game(c.chat.id, game_id)
+        record = await world.store.games.load_game(c.chat.id, game_id)
         assert record is not None and record.status is Status.ACTIVE
         side = table_of(record).game.to_act
         if next(p.user_id for p in record.players if p.side is side) == waiting_for:
@@ -321,7 +321,7 @@ async def bot_process(server: BotApiServer, store: Store, seed: int) -> AsyncIte
 
 async def test_a_restart_mid_round_loses_nothing(store: Store, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(tmp_path / "offset"))
+    monkeypatch.setenv(clocks.TEST_CLOCK_ENV, str(tmp_path / "offset"))
     server = BotApiServer().start()
     try:
         async with bot_process(server, store, 1) as first:
@@ -403,9 +403,9 @@ async def test_a_start_time_with_too_few_players_cancels_it(world: World, clock:
     record = await current(world, c)
     assert record.status is Status.CANCELLED and record.closed
     assert "cancelled" in world.server.message(c.chat.id, lobby.message_id).text
-    assert await world.store.ledger(c.chat.id) == {}
+    assert await world.store.books.ledger(c.chat.id) == {}
     await tick(world)   # nothing is left to do
-    assert await world.store.tournaments.claim(deadlines.now() + 10**6) == []
+    assert await world.store.tournament.claim(clocks.now() + 10**6) == []
 
 
 async def test_standings_are_text_where_the_boards_are_text(world: World) -> None:

@@ -13,7 +13,7 @@ import pytest
 from bot.edge.handlers.board import DEFAULT_PING_DELAY, PING_DELAY
 from bot.edge.handlers.clock import JOB_NAME
 from bot.rules.seats import waiting_user
-from bot.store import Store, prefs
+from bot.store import Store
 from bot.vocab.records import GameRecord
 from tests.bot.conftest import World, running_world
 from tests.bot.edge.handlers import test_clock
@@ -102,7 +102,7 @@ async def test_a_started_player_is_pinged_privately_at_once(world: World, timed:
     t = _setup(world)
     for user in (t.alice, t.bob):
         world.server.private_chat(user)
-        await prefs.note_started(world.store, user.id)
+        await world.store.prefs.note_started(user.id)
     await _start(world, t)
     record = await _record(world, t)
     player = _waiting(t, record)

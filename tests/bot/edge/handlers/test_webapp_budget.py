@@ -71,7 +71,7 @@ async def _at_a_roll(world: World) -> tuple[Chat, User, str]:
     s = world.server
     alice, bob = s.add_user("Alice"), s.add_user("Bob")
     chat = s.add_group("Table", members=[alice, bob])
-    await world.store.update(settings_key(chat.id), lambda _s: ChatSettings(
+    await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
     sent = await world.send(chat, alice, "/new backgammon")
     lobby = await world.reply(chat, sent, "New game")
@@ -79,7 +79,7 @@ async def _at_a_roll(world: World) -> tuple[Chat, User, str]:
     await world.tap(chat, bob, lobby, text="✋ Join")
     users = {alice.id: alice, bob.id: bob}
     for _ in range(20):
-        [record] = await world.store.chat_games(chat.id)
+        [record] = await world.store.games.chat_games(chat.id)
         board = world.board(chat)
         if any("Roll" in text for row in board.buttons for text, _ in row):
             return chat, users[waiting_user(record) or 0], payload(chat.id, game_id_of(board))
@@ -100,7 +100,7 @@ async def _held(hold: Hold) -> None:
 
 async def _drawn_version(world: World, chat: Chat, board: Any) -> str:
     """Whether ``board``'s buttons were drawn for the stored version of its game."""
-    [record] = await world.store.chat_games(chat.id)
+    [record] = await world.store.games.chat_games(chat.id)
     versions = {Callback.parse(d).version for row in board.buttons for _, d in row
                 if d and d.startswith("g:")}
     return "current" if versions == {record.version} else f"{versions} != {record.version}"

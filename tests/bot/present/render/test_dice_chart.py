@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 from PIL import Image
 
-from bot.present.render.dicechart import (
+from bot.present.render.dice import (
     GRID_C,
     LEFT,
     MAX_LINES,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from bot.store import Store
+from bot.store.games import Games
 from bot.vocab.records import INLINE_CHAT_BASE, GameRecord
 
 
@@ -47,11 +47,17 @@ def lobby_id(inline_message_id: str) -> str:
     return base64.urlsafe_b64encode(digest[:6]).decode()
 
 
-async def inline_game(store: Store, inline_message_id: str) -> GameRecord | None:
-    """The game (or lobby) an inline message shows now, None if it has none
-    yet: the live one of its chat (a rematch continues the game there under a
-    new id), else the newest ended one."""
-    for record in await store.chat_games(inline_chat_id(inline_message_id)):
-        if record.inline_message_id == inline_message_id:
-            return record
-    return None
+class Inline:
+    """Inline games by their message (a part of :class:`bot.store.Store`: ``store.inline``)."""
+
+    def __init__(self, games: Games) -> None:
+        self.games = games
+
+    async def game(self, inline_message_id: str) -> GameRecord | None:
+        """The game (or lobby) an inline message shows now, None if it has none
+        yet: the live one of its chat (a rematch continues the game there under a
+        new id), else the newest ended one."""
+        for record in await self.games.chat_games(inline_chat_id(inline_message_id)):
+            if record.inline_message_id == inline_message_id:
+                return record
+        return None

@@ -1,4 +1,4 @@
-"""Deadline arithmetic (bot/vocab/deadlines.py): time controls, the stages of a deadline,
+"""Deadline arithmetic (bot/vocab/clock.py): time controls, the stages of a deadline,
 restarts."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.vocab import deadlines
-from bot.vocab.deadlines import (
+from bot.vocab import clock
+from bot.vocab.clock import (
     DAY,
     HOUR,
     LAST_CALL,
@@ -24,8 +24,8 @@ from bot.vocab.deadlines import (
     parse_time_control,
 )
 
-limits = st.integers(deadlines.MIN_LIMIT // HOUR,
-                     deadlines.MAX_LIMIT // HOUR).map(lambda h: h * HOUR)
+limits = st.integers(clock.MIN_LIMIT // HOUR,
+                     clock.MAX_LIMIT // HOUR).map(lambda h: h * HOUR)
 times = st.floats(0, 4e9, allow_nan=False)
 
 
@@ -43,7 +43,7 @@ def test_bad_time_controls_are_refused(text: str) -> None:
 
 def test_presets_parse_and_none_means_no_clock() -> None:
     assert [parse_time_control(w) for w in ("1h", "12h", "1d", "3d",
-                                            "7d")] == list(deadlines.PRESETS)
+                                            "7d")] == list(clock.PRESETS)
     assert {parse_time_control(w) for w in ("none", "OFF", "no", "0")} == {None}
 
 
@@ -102,11 +102,11 @@ def test_new_deadline(current: float | None, limit: int | None, now: float, runn
 
 def test_test_clock_offset_is_read_from_the_file_each_time(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "clock"
-    monkeypatch.delenv(deadlines.TEST_CLOCK_ENV, raising=False)
-    real = deadlines.now()
-    monkeypatch.setenv(deadlines.TEST_CLOCK_ENV, str(path))
-    assert abs(deadlines.now() - real) < 5  # no file yet: no offset
-    deadlines.set_test_offset(path, 3 * DAY)
-    assert 3 * DAY - 5 < deadlines.now() - real < 3 * DAY + 5
-    deadlines.set_test_offset(path, 0)
-    assert abs(deadlines.now() - real) < 5
+    monkeypatch.delenv(clock.TEST_CLOCK_ENV, raising=False)
+    real = clock.now()
+    monkeypatch.setenv(clock.TEST_CLOCK_ENV, str(path))
+    assert abs(clock.now() - real) < 5  # no file yet: no offset
+    clock.set_test_offset(path, 3 * DAY)
+    assert 3 * DAY - 5 < clock.now() - real < 3 * DAY + 5
+    clock.set_test_offset(path, 0)
+    assert abs(clock.now() - real) < 5

@@ -1,18 +1,16 @@
 """/seed and /verify: the players' words in the dice, and checking them
-(bot/rules/fairplay.py, bot/present/fairtext.py)."""
+(bot/rules/dice.py, bot/present/dice.py)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from html import escape
 
 from telegram import Message, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import which
-from bot.edge.handlers.board import edit
-from bot.edge.handlers.clock import unreachable
+from bot.edge.handlers.board import edit, unreachable
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -26,24 +24,20 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.present.fairtext import (
-    commitment_notice,
+from bot.present.dice import (
     dice_chart,
     dice_summary,
     dice_text,
     dice_title,
-    fresh_commitment,
     verify_message,
 )
-from bot.present.render.dicechart import render_dice_chart
-from bot.rules.fairplay import NO_LOBBY, seeded
+from bot.present.render.dice import render_dice_chart
+from bot.rules.dice import NO_LOBBY, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
-from bot.store import prefs
-from bot.store.prefs import has_started
 from bot.vocab.callbacks import CallbackDataError, VerifyDice
-from bot.vocab.i18n import N_, Translator, translator
-from bot.vocab.records import GameRecord, Status, computer_level
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status
 from bot.vocab.usertext import html_text
 
 
@@ -57,7 +51,7 @@ async def _seed(update: Update, context: Context, tr: Translator, record: GameRe
     words = (message.text or "").partition(" ")[2]
     store = get_store(context)
     saved = await commit_or_reply(update, tr, store,
-                                  lambda: store.load_game(record.chat_id, record.game_id),
+                                  lambda: store.games.load_game(record.chat_id, record.game_id),
                                   lambda current, _now: seeded(current, user.id, words),
                                   missing=NO_LOBBY)
     if saved is None:
@@ -78,7 +72,7 @@ async def seed(update: Update, context: Context) -> None:
 async def _verify(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
     state = record.dice
     if state is not None and not state.fixed:  # the refused taps so far are kept beside it
-        logged = await get_store(context).refused_taps(record.chat_id, record.game_id)
+        logged = await get_store(context).games.refused_taps(record.chat_id, record.game_id)
         record = record.model_copy(update={"dice": state.model_copy(update={"refused": logged})})
     await reply(update, verify_message(tr, record))
 
@@ -105,7 +99,7 @@ async def on_verify_button(update: Update, context: Context) -> None:
         data = None
     # the game of the tapped message's chat, whatever chat the data names
     where = await tapped_chat(get_store(context), query)
-    record = (await get_store(context).load_game(where[0], data.game_id)
+    record = (await get_store(context).games.load_game(where[0], data.game_id)
               if data is not None and where is not None else None)
     if data is None or record is None or (
             record.is_private and seat_of(record, user.id) is None):
@@ -128,54 +122,6 @@ async def on_verify_button(update: Update, context: Context) -> None:
                                        message_thread_id=thread_of(message))
 
 
-async def announce(context: Context, tr: Translator, old: GameRecord | None,
-                   new: GameRecord, *, to: Sequence[tuple[int, Translator]] = ()) -> None:
-    """Post the whole commitment of a seed ``new`` commits to (and ``old`` did
-    not) in a message never edited afterwards: in its chat, or each player's
-    private chat for a private game (``to``: those chats and their languages;
-    else each person's chat in ``tr``); an inline game has no chat of its own
-    (its message shows the whole commitment until the game starts): only the
-    private chats ``to`` (its first player's, if they started the bot)."""
-    state = fresh_commitment(old, new)
-    if state is None or (new.is_inline and not to):
-        return
-    if not new.is_private:
-        await context.bot.send_message(new.chat_id, commitment_notice(tr, state),
-                                       message_thread_id=new.thread_id)
-        return
-    people = to or [(p.user_id, tr) for p in new.players if computer_level(p.user_id) is None]
-    for chat_id, language in people:
-        try:
-            await context.bot.send_message(chat_id, commitment_notice(language, state))
-        except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
-            if not unreachable(error):
-                raise
-
-
-async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
-                      new: GameRecord, user_id: int) -> None:
-    """An inline game has no chat of the bot's: the whole commitment is kept
-    in the private chats of its players who ever started the bot, sent
-    before the message is redrawn, so before the tap it awaits exists
-    (docs/fair-dice.md): ``user_id`` just joined the lobby (its ▶ Start
-    comes next), or the other player's Accept of a rematch offered by
-    ``user_id`` (both are known then)."""
-    if not new.is_inline:
-        return
-    joined = seat_of(new, user_id) is not None and (old is None or seat_of(old, user_id) is None)
-    if new.status is Status.LOBBY and joined:
-        people, since = [user_id], None  # the lobby's seed: shown on it, not kept yet for them
-    elif fresh_commitment(old, new) is not None:
-        people, since = [p.user_id for p in new.players], old  # a rematch offered
-    else:
-        return
-    store = get_store(context)
-    to = [(person, tr if person == user_id else translator(await prefs.language(store, person)))
-          for person in people if await has_started(store, person)]
-    if to:
-        await announce(context, tr, since, new, to=to)
-
-
 VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "
                       "again: the dice check goes there.")
 DICE_USAGE = N_("Use /dice, /dice long or /dice backgammon (reply to someone: their dice).")
@@ -196,7 +142,7 @@ async def dice(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(DICE_USAGE))
         return
     store = get_store(context)
-    stats = await store.dice_stats(chat.id, variant, user.id)
+    stats = await store.books.dice_stats(chat.id, variant, user.id)
     name = display_name(user)
     if not stats.rolls:
         await reply(update, tr.gettext("{name} has no rolls in finished games here yet.",

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.store import Store
-from bot.store.client import as_text, hset_expiring
+from bot.store.client import RedisClient, as_text, hset_expiring
+from bot.store.keys import Keys
 from bot.vocab.records import (
     PRIVATE_CHAT_BASE,
     SCHEMA_VERSION,
@@ -92,7 +92,7 @@ class Invitation(BaseModel):
     options: TableOptions = TableOptions()
     created_at: float = Field(default_factory=time.time)
     dice: DiceState | None = Field(default=None, description="the game's dice, committed "
-                                   "with the invitation (bot/rules/fairplay.py)")
+                                   "with the invitation (bot/rules/dice.py)")
 
 
 class RedeemOutcome(enum.StrEnum):
@@ -130,46 +130,6 @@ def link(bot_username: str, token: str) -> str:
     return f"https://t.me/{bot_username}?start={invite_payload(token)}"
 
 
-def _keys(store: Store, token: str) -> list[str]:
-    return store.keys.invite(token)
-
-
-async def offer(store: Store, invitation: Invitation, ttl: int = INVITE_TTL) -> None:
-    """Store a new invitation; it expires after ``ttl`` seconds."""
-    key = _keys(store, invitation.token)[0]
-    await hset_expiring(store.redis, key, {"u": str(invitation.inviter),
-                                           "d": invitation.model_dump_json()}, ttl)
-
-
-async def load(store: Store, token: str) -> Invitation | None:
-    """The invitation under ``token``, offered or already used; None once expired."""
-    keys = _keys(store, token)
-    offered = await store.redis.hget(keys[0], "d")
-    if offered is not None:
-        invitation: Invitation = decode(Invitation, keys[0], as_text(offered))
-        return invitation
-    _, _, data = as_text(await store.redis.get(keys[1]) or b"").partition(":")
-    if not data:
-        return None
-    used: Invitation = decode(Invitation, keys[1], data)
-    return used
-
-
-async def redeem(store: Store, token: str, user_id: int, used_ttl: int = USED_TTL) -> Redemption:
-    """Use the invitation up for ``user_id`` (atomically; see the module doc)."""
-    keys = _keys(store, token)
-    script = store.redis.register_script(_REDEEM)
-    state, value = await script(keys=keys, args=[user_id, used_ttl])
-    outcome = RedeemOutcome(as_text(state))
-    if outcome is RedeemOutcome.OK:
-        return Redemption(outcome, invitation=decode(Invitation, keys[0], as_text(value)))
-    if outcome is RedeemOutcome.USED:
-        by, _, data = as_text(value).partition(":")
-        invitation = decode(Invitation, keys[1], data) if data else None
-        return Redemption(outcome, invitation=invitation, used_by=int(by))
-    return Redemption(outcome)
-
-
 def game_chat_id(token: str) -> int:
     """The synthetic chat id of the private game an invitation starts: 48
     bits of the token's SHA-256, so every attempt to start it names the same
@@ -195,3 +155,44 @@ def game_id_of(token: str) -> str:
     """
     digest = hashlib.sha256(b"game:" + token.encode()).digest()
     return base64.urlsafe_b64encode(digest[:6]).decode()
+
+
+class Invites:
+    """Invitations (a part of :class:`bot.store.Store`: ``store.invite``)."""
+
+    def __init__(self, redis: RedisClient, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._redeem = redis.register_script(_REDEEM)
+
+    async def offer(self, invitation: Invitation, ttl: int = INVITE_TTL) -> None:
+        """Store a new invitation; it expires after ``ttl`` seconds."""
+        key = self.keys.invite(invitation.token)[0]
+        await hset_expiring(self.redis, key, {"u": str(invitation.inviter),
+                                              "d": invitation.model_dump_json()}, ttl)
+
+    async def load(self, token: str) -> Invitation | None:
+        """The invitation under ``token``, offered or already used; None once expired."""
+        keys = self.keys.invite(token)
+        offered = await self.redis.hget(keys[0], "d")
+        if offered is not None:
+            invitation: Invitation = decode(Invitation, keys[0], as_text(offered))
+            return invitation
+        _, _, data = as_text(await self.redis.get(keys[1]) or b"").partition(":")
+        if not data:
+            return None
+        used: Invitation = decode(Invitation, keys[1], data)
+        return used
+
+    async def redeem(self, token: str, user_id: int, used_ttl: int = USED_TTL) -> Redemption:
+        """Use the invitation up for ``user_id`` (atomically; see the module doc)."""
+        keys = self.keys.invite(token)
+        state, value = await self._redeem(keys=keys, args=[user_id, used_ttl])
+        outcome = RedeemOutcome(as_text(state))
+        if outcome is RedeemOutcome.OK:
+            return Redemption(outcome, invitation=decode(Invitation, keys[0], as_text(value)))
+        if outcome is RedeemOutcome.USED:
+            by, _, data = as_text(value).partition(":")
+            invitation = decode(Invitation, keys[1], data) if data else None
+            return Redemption(outcome, invitation=invitation, used_by=int(by))
+        return Redemption(outcome)

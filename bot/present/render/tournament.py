@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from bot.present.render.png import ACCENT, FIELD_C, INK, MUTED, PAGE, _font, _printable
+from bot.present.render.png import ACCENT, FIELD_C, INK, MUTED, PAGE, load_font, printable
 
 WIDTH = 900
 MARGIN = 36
@@ -45,8 +45,8 @@ class StandingsPicture:
 
 def _cell(d: ImageDraw.ImageDraw, x: float, y: float, text: str, width: float, *,
           bold: bool = False, fill: tuple[int, int, int] = INK) -> None:
-    font = _font(24, bold)
-    text = _printable(text)
+    font = load_font(24, bold)
+    text = printable(text)
     while len(text) > 1 and font.getlength(text) > width:
         text = text[:-2] + "…"
     d.text((x, y), text, font=font, fill=fill)

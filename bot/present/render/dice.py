@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from bot.present.render.png import ACCENT, INK, MUTED, PAGE, _font
+from bot.present.render.png import ACCENT, INK, MUTED, PAGE, load_font
 from engine.dicestats import ROLLS, DiceStats
 
 WIDTH, HEIGHT = 1000, 560
@@ -72,7 +72,7 @@ def render_dice_chart(chart: DiceChart) -> bytes:
     """The chart as a PNG."""
     image = Image.new("RGB", (WIDTH, HEIGHT), PAGE)
     d = ImageDraw.Draw(image)
-    d.text((LEFT, 18), chart.title[:60], font=_font(28), fill=INK)
+    d.text((LEFT, 18), chart.title[:60], font=load_font(28), fill=INK)
     stats = chart.stats
     expected = stats.expected
     ticks = y_ticks(max([*stats.counts, *expected, 1]))
@@ -82,7 +82,7 @@ def render_dice_chart(chart: DiceChart) -> bytes:
     for tick in ticks:  # grid lines at whole counts, labelled
         y = base - PLOT_H * tick / top
         d.line((LEFT, y, WIDTH - RIGHT, y), fill=GRID_C, width=1)
-        d.text((8, y - 8), str(tick), font=_font(13, bold=False), fill=MUTED)
+        d.text((8, y - 8), str(tick), font=load_font(13, bold=False), fill=MUTED)
     for i, (roll, count, fair) in enumerate(zip(ROLLS, stats.counts, expected, strict=True)):
         x = LEFT + i * slot
         height = PLOT_H * count / top
@@ -90,17 +90,17 @@ def render_dice_chart(chart: DiceChart) -> bytes:
                     fill=ACCENT if roll[0] == roll[1] else (201, 134, 0))
         y = base - PLOT_H * fair / top  # the fair expectation: a dark tick across the bar
         d.line((x + slot * 0.05, y, x + slot * 0.95, y), fill=EXPECTED_C, width=4)
-        d.text((x + slot / 2, base + 14), _label(roll), font=_font(16), fill=INK, anchor="mm")
+        d.text((x + slot / 2, base + 14), _label(roll), font=load_font(16), fill=INK, anchor="mm")
     d.line((LEFT, base, WIDTH - RIGHT, base), fill=INK, width=2)
     legend = base + 40
     d.rectangle((LEFT, legend, LEFT + 22, legend + 16), fill=ACCENT)
-    d.text((LEFT + 30, legend - 2), chart.observed, font=_font(17, bold=False), fill=INK)
-    x = LEFT + 60 + d.textlength(chart.observed, font=_font(17, bold=False))
+    d.text((LEFT + 30, legend - 2), chart.observed, font=load_font(17, bold=False), fill=INK)
+    x = LEFT + 60 + d.textlength(chart.observed, font=load_font(17, bold=False))
     d.line((x, legend + 8, x + 22, legend + 8), fill=EXPECTED_C, width=4)
-    d.text((x + 30, legend - 2), chart.expected, font=_font(17, bold=False), fill=INK)
+    d.text((x + 30, legend - 2), chart.expected, font=load_font(17, bold=False), fill=INK)
     y = legend + 36
     for line in chart.summary:
-        d.text((LEFT, y), line, font=_font(19, bold=False), fill=INK)
+        d.text((LEFT, y), line, font=load_font(19, bold=False), fill=INK)
         y += 28
     out = io.BytesIO()
     image.save(out, "PNG", optimize=False)

@@ -1,5 +1,5 @@
 """The clock at the table: the deadline a change sets, winning on time, more
-time, pause and resume (the arithmetic of time controls: bot/vocab/deadlines.py).
+time, pause and resume (the arithmetic of time controls: bot/vocab/clock.py).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
 from bot.rules.seats import seat_of, waiting_user
-from bot.vocab import deadlines
+from bot.vocab import clock
 from bot.vocab.i18n import N_
 from bot.vocab.records import GameRecord, Player, Status
 from bot.vocab.refusals import NO_CLOCK, NOT_PLAYING, PROPOSED, STALE, Refusal
@@ -18,9 +18,9 @@ from engine.position import Side
 
 def with_deadline(old: GameRecord, new: GameRecord, now: float) -> GameRecord:
     """``new`` with its clock's deadline: a fresh period whenever the game
-    starts waiting for someone else, none while paused or over (bot/vocab/deadlines.py)."""
+    starts waiting for someone else, none while paused or over (bot/vocab/clock.py)."""
     restart = new.game_id != old.game_id or waiting_user(old) != waiting_user(new)
-    deadline = deadlines.new_deadline(new.deadline, new.options.time_control, now,
+    deadline = clock.new_deadline(new.deadline, new.options.time_control, now,
                                   running=new.status is Status.ACTIVE and new.paused_at is None,
                                   restart=restart)
     return new if deadline == new.deadline else new.model_copy(update={"deadline": deadline})
@@ -121,12 +121,12 @@ class Notice:
 
 def notice(record: GameRecord, stage: int) -> Notice | None:
     """The notice due at ``stage`` of the record's deadline
-    (:data:`bot.vocab.deadlines.TIMED_OUT` or a reminder); None when the record
+    (:data:`bot.vocab.clock.TIMED_OUT` or a reminder); None when the record
     waits for nobody, or a reminder has no deadline to name."""
     late_id = waiting_user(record)
     if late_id is None:
         return None
-    timed_out = stage == deadlines.TIMED_OUT
+    timed_out = stage == clock.TIMED_OUT
     if not timed_out and record.deadline is None:
         return None
     late = next(p for p in record.players if p.user_id == late_id)

@@ -78,11 +78,11 @@ def parse_time_control(text: str) -> int | None:
     >>> parse_time_control("30m")
     Traceback (most recent call last):
     ...
-    bot.vocab.deadlines.TimeControlError: not a time control: '30m' (use e.g. 12h, 1d, 3d or none)
+    bot.vocab.clock.TimeControlError: not a time control: '30m' (use e.g. 12h, 1d, 3d or none)
     >>> parse_time_control("15d")
     Traceback (most recent call last):
     ...
-    bot.vocab.deadlines.TimeControlError: a time control is 1h to 14d, not '15d'
+    bot.vocab.clock.TimeControlError: a time control is 1h to 14d, not '15d'
     """
     word = text.strip().lower()
     if word in _NONE:

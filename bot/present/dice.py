@@ -1,8 +1,8 @@
 """The fair dice in words: the commitment on a lobby and a board, /verify's
-answer, and the luck line of a finished game (bot/rules/fairplay.py).
+answer, and the luck line of a finished game (bot/rules/dice.py).
 
 The seed appears only in :func:`verify_message` and only once
-:func:`bot.rules.fairplay.revealed` says the match is over or cancelled.
+:func:`bot.rules.dice.revealed` says the match is over or cancelled.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from html import escape
 
 from bot.present.names import variant_name
-from bot.present.render.dicechart import DiceChart
-from bot.rules.fairplay import revealed, rolls_by_side, seed_of, shown
+from bot.present.render.dice import DiceChart
+from bot.rules.dice import revealed, rolls_by_side, seed_of, shown
 from bot.rules.matchstate import table_of
 from bot.vocab.callbacks import VerifyDice
 from bot.vocab.i18n import Translator
@@ -192,6 +192,6 @@ def dice_text(tr: Translator, title: str, stats: DiceStats) -> str:
 
 
 def dice_chart(tr: Translator, title: str, stats: DiceStats) -> DiceChart:
-    """/dice as a picture's content (drawn by bot/present/render/dicechart.py)."""
+    """/dice as a picture's content (drawn by bot/present/render/dice.py)."""
     return DiceChart(title, stats, tuple(dice_summary(tr, stats)), tr.gettext("rolled"),
                      tr.gettext("fair dice"))

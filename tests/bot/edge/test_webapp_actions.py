@@ -1,0 +1,186 @@
+"""The cube, resignations and the result work in the Mini App as in the chat (issue 24):
+one player acts through the app's API, the other taps the group board, and each
+sees the other's action.  In process: the app's routes (bot/edge/webapp.py) on a
+tornado server beside the polling bot (the ``served`` fixture of
+test_webapp_budget)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
+from tests.bot.conftest import World
+from tests.bot.driver import pick
+from tests.bot.edge.handlers.test_webapp_budget import (
+    Hold,
+    _at_a_roll,
+    _call,
+    _drawn_version,
+    _init,
+    served,  # noqa: F401 (the fixture)
+)
+from tests.botapi.model import Chat, User
+
+
+def _data(world: World, chat: Chat, action: ButtonAction) -> str | None:
+    """The data of the group board's ``action`` button, if it has one."""
+    for row in world.board(chat).buttons:
+        for _, data in row:
+            try:
+                if Callback.parse(data).action is action:
+                    return data
+            except CallbackDataError:
+                continue
+    return None
+
+
+async def _drawn(world: World, chat: Chat) -> None:
+    """Wait until the group board is drawn for the stored game: an app request's
+    redraw follows its answer in the background (no update the world can wait for)."""
+    async def current() -> bool:
+        [record] = await world.store.games.chat_games(chat.id)
+        return await _drawn_version(world, chat, world.board(chat)) == "current" \
+            or record.status.value != "active"
+
+    for _ in range(500):
+        if await current():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(world.server.transcript(chat))
+
+
+async def _tap(world: World, chat: Chat, user: User, *actions: ButtonAction) -> None:
+    """``user`` taps the first of ``actions`` the group board offers (a second tap
+    where the first asks again, as Pass does), refused by nothing."""
+    await _drawn(world, chat)
+    data = next((d for d in (_data(world, chat, a) for a in actions) if d), None)
+    assert data is not None, (actions, world.server.transcript(chat))
+    answer = await world.tap(chat, user, world.board(chat), data)
+    assert not answer.show_alert, answer
+
+
+async def _newer(client: httpx.AsyncClient, url: str, base: dict[str, Any],
+                 version: int) -> Any:
+    """The app's state once the stored game moved on from ``version`` (its long poll)."""
+    for _ in range(3):
+        state = await _call(client, url, "state", **base, after=version)
+        if state["version"] != version:
+            return state
+    raise AssertionError(f"the game stayed at version {version}")
+
+
+async def _play_in_the_app(client: httpx.AsyncClient, url: str, base: dict[str, Any],
+                           state: Any) -> Any:
+    """Roll (if needed) and play a whole turn through the app; the state after it."""
+    if state["tree"] is None:
+        state = await _call(client, url, "action", **base, version=state["version"],
+                            action="roll")
+    tree, node, steps = state["tree"], 0, []
+    while not tree[node]["complete"]:
+        step = tree[node]["steps"][0]
+        steps.append(step["step"])
+        node = step["next"]
+    return await _call(client, url, "turn", **base, version=state["version"], steps=steps)
+
+
+async def _play_until(world: World, chat: Chat, chat_user: User, client: httpx.AsyncClient,
+                      url: str, base: dict[str, Any], done: Callable[[Any], bool]) -> Any:
+    """Play on (the app's player a whole turn at a time through the app, the chat's
+    player one driver tap at a time) until ``done(state)`` holds for the app's state:
+    Double is offered only where the bot does not judge the roller clearly behind."""
+    for _ in range(300):
+        await world.idle()
+        await _drawn(world, chat)
+        state = await _call(client, url, "state", **base)
+        if done(state):
+            return state
+        assert state["status"] == "active", state
+        if state["to_act"] == state["you"]:
+            await _play_in_the_app(client, url, base, state)
+        else:
+            data = pick(world.board(chat))
+            assert data is not None, world.server.transcript(chat)
+            await world.tap(chat, chat_user, world.board(chat), data)
+    raise AssertionError(world.server.transcript(chat))
+
+
+def _app_may_double(state: Any) -> bool:
+    return bool(state["to_act"] == state["you"] and "double" in state["actions"])
+
+
+async def test_doubles_takes_and_a_declined_then_accepted_resignation_in_the_app(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    world, hold, url = served
+    hold.released.set()  # a roll left without a turn is drawn at once here
+    chat, app_user, game = await _at_a_roll(world)
+    [record] = await world.store.games.chat_games(chat.id)
+    ids = {p.user_id for p in record.players}
+    chat_user = next(u for u in world.server.users() if u.id in ids
+                     and u.id != app_user.id)
+    async with httpx.AsyncClient(timeout=30) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        state = await _play_until(world, chat, chat_user, client, url, base, _app_may_double)
+        you = state["you"]
+        doubled = await _call(client, url, "action", **base, version=state["version"],
+                              action="double")
+        assert doubled["to_act"] != you and doubled["actions"] == [], doubled
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.TAKE)  # in the group
+        state = await _newer(client, url, base, doubled["version"])
+        assert state["cube"] == {"value": 2, "owner": 1 - you}, state["cube"]
+        state = await _play_until(world, chat, chat_user, client, url, base, lambda st: (
+            st["to_act"] != st["you"] and _data(world, chat, ButtonAction.DOUBLE) is not None))
+        await _tap(world, chat, chat_user, ButtonAction.DOUBLE, ButtonAction.DOUBLE_SURE)
+        state = await _newer(client, url, base, state["version"])
+        assert state["to_act"] == you and {"take", "pass"} <= set(state["actions"]), state
+        state = await _call(client, url, "action", **base, version=state["version"],
+                            action="take")
+        assert state["cube"] == {"value": 4, "owner": you}, state["cube"]
+        state = await _play_until(world, chat, chat_user, client, url, base,
+                                  lambda st: "resign" in st["actions"])
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        assert offered["to_act"] != you, offered
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.DECLINE)
+        state = await _newer(client, url, base, offered["version"])
+        assert state["status"] == "active" and state["to_act"] == you, state
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)
+        ended = await _newer(client, url, base, offered["version"])
+    assert ended["status"] == "finished" and ended["to_act"] is None, ended
+    assert ended["actions"] == [] and ended["tree"] is None
+    assert "by resignation: single game, 4 points" in ended["caption"], ended["caption"]
+    [record] = await world.store.games.chat_games(chat.id)
+    assert record.status.value == "finished"
+
+
+async def test_a_pass_and_an_accepted_resignation_from_the_app_end_the_game(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """The chat player doubles, the app player passes: the game is over in both."""
+    world, hold, url = served
+    hold.released.set()
+    chat, chat_user, game = await _at_a_roll(world)
+    [record] = await world.store.games.chat_games(chat.id)
+    ids = {p.user_id for p in record.players}
+    app_user = next(u for u in world.server.users() if u.id in ids
+                    and u.id != chat_user.id)
+    async with httpx.AsyncClient(timeout=30) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        before = await _play_until(world, chat, chat_user, client, url, base, lambda st: (
+            st["to_act"] != st["you"] and _data(world, chat, ButtonAction.DOUBLE) is not None))
+        await _tap(world, chat, chat_user, ButtonAction.DOUBLE, ButtonAction.DOUBLE_SURE)
+        state = await _newer(client, url, base, before["version"])
+        assert state["to_act"] == state["you"] and "pass" in state["actions"], state
+        before_pass = world.server.revision
+        passed = await _call(client, url, "action", **base, version=state["version"],
+                             action="pass")
+    assert passed["status"] == "finished" and passed["actions"] == [], passed
+    assert "🏁" in passed["caption"], passed["caption"]
+    await world.server.wait_message_async(chat, "🏁", since=before_pass)

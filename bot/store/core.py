@@ -77,7 +77,7 @@ class Store:
         self.analysis = Analysis(redis, keys, games)
         self.inline = Inline(games)
         self.played = Played(redis, keys, games)
-        self.tournament = Tournaments(redis, keys)
+        self.tournament = Tournaments(redis, keys, games)
 
     @property
     def max_live(self) -> int:

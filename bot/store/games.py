@@ -147,7 +147,7 @@ class Games:
         except ValueError:
             raise CorruptRecordError(name, f"version is {version!r}, not an integer") from None
         record: R = decode(key.model, name, raw, number)
-        if record.chat_id != key.chat_id or getattr(record, "game_id", None) != key.name:
+        if record.chat_id != key.chat_id or record.record_name != key.name:
             raise CorruptRecordError(name, "record names another chat or game")
         return record
 

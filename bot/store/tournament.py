@@ -27,9 +27,16 @@ from redis.exceptions import ResponseError
 
 from bot.store.books import ledger_field
 from bot.store.client import RedisClient, as_text, idempotent
+from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import CURRENT
-from bot.vocab.records import CorruptRecordError, VersionConflict, decode, encode, write_token
+from bot.vocab.records import (
+    CorruptRecordError,
+    RecordKey,
+    VersionConflict,
+    encode,
+    write_token,
+)
 from bot.vocab.tournament import TournamentRecord
 
 # KEYS: record, the chat's index, the ledger, the match map.  ARGV: expected
@@ -62,27 +69,16 @@ LOOKED_AT = 20
 class Tournaments:
     """Load, compare-and-set and wake tournaments (a part of :class:`bot.store.Store`)."""
 
-    def __init__(self, redis: RedisClient, keys: Keys) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys, games: Games) -> None:
         self.redis = redis
         self.keys = keys
+        self.games = games
         self._save = redis.register_script(_SAVE)
         self._claim = redis.register_script(_CLAIM)
 
-    def _key(self, chat_id: int, tournament_id: str) -> str:
-        return self.keys.chat(chat_id, f"t:{tournament_id}")
-
     async def load(self, chat_id: int, tournament_id: str) -> TournamentRecord | None:
-        name = self._key(chat_id, tournament_id)
-        try:
-            version, raw = await idempotent(lambda: self.redis.hmget(name, ["v", "d"]))
-        except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
-        if version is None and raw is None:
-            return None
-        record: TournamentRecord = decode(TournamentRecord, name, raw, int(as_text(version)))
-        if record.chat_id != chat_id or record.tournament_id != tournament_id:
-            raise CorruptRecordError(name, "record names another chat or tournament")
-        return record
+        """The stored tournament (as any record is read: ``Games.load``)."""
+        return await self.games.load(RecordKey(TournamentRecord, chat_id, tournament_id))
 
     async def save(self, record: TournamentRecord, expected_version: int, *,
                    ledger: Mapping[tuple[int, int], int] | None = None,
@@ -92,7 +88,7 @@ class Tournaments:
         loser pays, the format of a game's booking) and the ``matches`` (dice
         commitments) its games play.  :class:`VersionConflict` if it changed."""
         chat = record.chat_id
-        name = self._key(chat, record.tournament_id)
+        name = self.keys.record(record.key)
         pairs: list[Any] = []
         for (winner, loser), amount in (ledger or {}).items():
             field, sign = ledger_field(winner, loser)

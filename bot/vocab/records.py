@@ -285,6 +285,11 @@ class Record(_Model):
     def key(self) -> RecordKey[Any]:
         raise NotImplementedError
 
+    @property
+    def record_name(self) -> str | None:
+        """Its name among its chat's records (a game's id; None: one of its kind)."""
+        return None
+
 
 PRIVATE_CHAT_BASE = -(2**52)
 """Private games (an accepted /invite) live under a synthetic chat id at or
@@ -401,6 +406,10 @@ class GameRecord(Record):
     @property
     def key(self) -> RecordKey[GameRecord]:
         return game_key(self.chat_id, self.game_id)
+
+    @property
+    def record_name(self) -> str:
+        return self.game_id
 
     @property
     def is_live(self) -> bool:
@@ -561,6 +570,8 @@ class RecordKey(Generic[R]):
     def suffix(self) -> str:
         if self.model.kind == "settings":
             return "settings"
+        if self.model.kind == "tournament":  # bot/vocab/tournament.py
+            return f"t:{self.name}"
         return f"g:{self.name}"
 
 

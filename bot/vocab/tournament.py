@@ -23,7 +23,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.vocab.records import Record, Status, TableOptions, new_game_id
+from bot.vocab.records import Record, RecordKey, Status, TableOptions, new_game_id
 from engine.position import Variant
 
 
@@ -161,6 +161,14 @@ class TournamentRecord(Record):
                            "chat was told")
     closed: bool = Field(default=False, description="the end (the final standings, or the "
                          "cancel) was posted")
+
+    @property
+    def key(self) -> RecordKey[TournamentRecord]:
+        return RecordKey(TournamentRecord, self.chat_id, self.tournament_id)
+
+    @property
+    def record_name(self) -> str:
+        return self.tournament_id
 
     @property
     def ref(self) -> str:

@@ -297,7 +297,8 @@ async def test_two_workers_post_a_round_once(world: World, clock: Clock,
 
 @pytest.fixture
 async def second_app(world: World) -> AsyncIterator[Any]:
-    """Another bot process on the same Redis and server (not polling)."""
+    """Another bot process on the same Redis and server, not polling (its
+    tournament job run by hand)."""
     app = build_application(world.server.token or "", world.store, dealer=Dealer.for_tests(5),
                             base_url=world.server.base_url,
                             base_file_url=world.server.base_file_url)

@@ -13,7 +13,7 @@ from html import escape
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.present.lobby import option_captions
-from bot.present.names import duration, mention, variant_name
+from bot.present.names import duration, variant_name
 from bot.present.render.tournament import StandingsPicture
 from bot.rules.tournament.league import LeagueRow, Season
 from bot.rules.tournament.prizes import split_of
@@ -123,12 +123,10 @@ def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
             + text(mark))
 
 
-def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing, *,
-                  mentions: bool = False) -> str:
-    """A pairing in an HTML message; ``mentions``: its players' names notify them."""
+def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
+    """A pairing in an HTML message (the chat's language: it names several
+    players, so it is addressed to none of them in theirs)."""
     who = names(record)
-    if mentions:
-        return _pairing_text(tr, record, pairing, lambda user_id: mention(user_id, who[user_id]))
     return _pairing_text(tr, record, pairing, lambda user_id: html_text(who[user_id]))
 
 
@@ -139,7 +137,7 @@ def round_message(tr: Translator, record: TournamentRecord) -> str:
     head = (tr.gettext("Play-off for first place, round {n}", n=current.number) if playoff
             else tr.gettext("Round {n}", n=current.number))
     lines = ["🏆 <b>" + escape(head) + "</b> · " + escape(title(tr, record))]
-    lines += [_pairing_line(tr, record, p, mentions=True) for p in current.pairings]
+    lines += [_pairing_line(tr, record, p) for p in current.pairings]
     if current.deadline is not None:
         when = time.strftime("%d.%m %H:%M", time.gmtime(current.deadline))
         lines.append(escape(tr.gettext(

@@ -30,6 +30,7 @@ from bot.rules.dice import Dealer, committed
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
 from bot.rules.seats import player_on
+from bot.rules.tournament.noshow import chose
 from bot.store import Store, VersionConflict
 from bot.store.commit import commit
 from bot.vocab import clock
@@ -157,8 +158,9 @@ def new_game(record: TournamentRecord, pairing: Pairing, dealer: Dealer) -> Game
 def result_of(game: GameRecord) -> Result | None:
     """A tournament result of a game whose match is over: its winner, the
     points (a match's length), a forfeit if the loser lost on time without
-    ever moving; a cancelled game is a double forfeit.  None while its
-    match goes on."""
+    ever choosing anything (bot/rules/tournament/noshow.py: the turns the bot
+    played for them do not count); a cancelled game is a double forfeit.
+    None while its match goes on."""
     if game.status is Status.CANCELLED:
         return Result(decision=Decision.DOUBLE_FORFEIT)
     if game.status is not Status.FINISHED or not game.engine:
@@ -168,10 +170,9 @@ def result_of(game: GameRecord) -> Result | None:
         return None
     outcome = table.game.result
     winner = player_on(game, outcome.winner).user_id
-    loser_moved = any(event.side is outcome.winner.opponent and event.action is Action.MOVE
-                      for each in table.games() for event in each.events)
+    showed = any(chose(each, outcome.winner.opponent) for each in table.games())
     timed_out = table.game.events and table.game.events[-1].action is Action.TIMEOUT
-    decision = Decision.FORFEIT if timed_out and not loser_moved else Decision.PLAYED
+    decision = Decision.FORFEIT if timed_out and not showed else Decision.PLAYED
     points = table.match_length if table.match_length > 1 else outcome.points
     return Result(decision=decision, winner=winner,
                   points=0 if decision is Decision.FORFEIT else points)

@@ -227,12 +227,14 @@ async def test_a_six_player_swiss_with_a_withdrawal_and_a_bye(world: World, cloc
 
 async def test_an_eight_player_knockout_with_a_no_show(world: World, clock: Clock) -> None:
     c = club(world, 8)
-    record = await tournament(world, c, "ko backgammon round=1d")
+    record = await tournament(world, c, "ko long round=1d")
     first = record.rounds[0].pairings
     assert [p.players for p in first] == [
         tuple(record.entrants[s - 1].user_id for s in seeds)
         for seeds in ((1, 8), (4, 5), (2, 7), (3, 6))]
-    absent = first[1]   # seed 5 never shows: seed 4 starts and moves, then waits
+    # seed 5 never shows: seed 4 starts and moves, the bot plays seed 5's forced
+    # reply (that is no showing up), and the game waits for seed 5
+    absent = first[1]
     assert absent.game_id is not None
     await play_round(world, c, skip=frozenset({absent.game_id}))
     present_player = c.user(absent.first)

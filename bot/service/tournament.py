@@ -170,9 +170,11 @@ def result_of(game: GameRecord) -> Result | None:
         return None
     outcome = table.game.result
     winner = player_on(game, outcome.winner).user_id
-    showed = any(chose(each, outcome.winner.opponent) for each in table.games())
-    timed_out = table.game.events and table.game.events[-1].action is Action.TIMEOUT
-    decision = Decision.FORFEIT if timed_out and not showed else Decision.PLAYED
+    timed_out = bool(table.game.events) and table.game.events[-1].action is Action.TIMEOUT
+    # the replay (a few ms) only for a game lost on time
+    absent = timed_out and not any(chose(each, outcome.winner.opponent)
+                                   for each in table.games())
+    decision = Decision.FORFEIT if absent else Decision.PLAYED
     points = table.match_length if table.match_length > 1 else outcome.points
     return Result(decision=decision, winner=winner,
                   points=0 if decision is Decision.FORFEIT else points)

@@ -165,11 +165,14 @@ COMMANDS: tuple[Command, ...] = (
             help=N_("/tournament — a tournament here: <code>rr</code>, <code>double</code>, "
                     "<code>swiss rounds=5</code>, <code>ko</code> or <code>consolation</code>, "
                     "<code>entry=10</code> for stakes, then the options of /new; "
-                    "/standings — how it stands; /league — this month's table")),
+                    "/standings — how it stands; /league — this month's table; "
+                    "/withdraw — leave it")),
     Command("standings", tournament.standings_command, N_("The tournament's standings"),
             in_help=False),
     Command("league", tournament.league_command, N_("This month's table of rated games"),
             in_help=False),
+    Command("withdraw", tournament.withdraw_command,
+            N_("Withdraw from the tournament (an admin: reply to a player)"), in_help=False),
     Command("help", help_command, N_("What this bot does")),
     Command("start", start, None),
 )

@@ -36,6 +36,7 @@ from bot.edge.handlers.common import (
     is_chat_admin,
     parse_tap,
     refusal_text,
+    replied_user,
     reply,
     thread_of,
     translator_for,
@@ -57,6 +58,7 @@ from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status, new_game_id
 from bot.vocab.refusals import STALE, Refusal
 from bot.vocab.tournament import Decision, Pairing, TournamentRecord
+from bot.vocab.usertext import html_text
 from engine.match import Standing
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,9 @@ NO_COMPUTER = N_("Tournaments are between people: leave out bot and level=.")
 ADMINS_ONLY = N_("Only chat admins create tournaments here (/settings).")
 NO_TOURNAMENT = N_("There is no tournament in this chat yet: /tournament starts one.")
 BAD_MONTH = N_("/league shows this month; /league 2026-11 another one.")
+NOT_YOURS = N_("Only the player or a chat admin may withdraw a player.")
+WITHDRAWN_NOW = N_("{name} withdrew from the tournament: their game being played is lost by "
+                   "forfeit, their games played stand.")
 
 
 def interval() -> float:
@@ -159,6 +164,31 @@ async def _post_standings(context: Context, tr: Translator, record: TournamentRe
     text, markup = present.standings_message(tr, record)
     await context.bot.send_message(record.chat_id, text, reply_markup=markup,
                                    message_thread_id=record.thread_id)
+
+
+async def withdraw_command(update: Update, context: Context) -> None:
+    """``/withdraw``: the sender leaves the chat's running tournament; a chat
+    admin's ``/withdraw`` in reply to a player's message withdraws that player."""
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    store = get_store(context)
+    record = await _newest(store, chat.id)
+    if record is None or record.status is not Status.ACTIVE:
+        await reply(update, tr.gettext(NO_TOURNAMENT))
+        return
+    target = replied_user(update.effective_message) or user
+    if target.id != user.id and not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext(NOT_YOURS))
+        return
+    try:
+        await service.commit_tournament(store, chat.id, record.tournament_id,
+                                        lambda r, now: rules.withdraw(r, target.id, now))
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
+        return
+    await reply(update, tr.gettext(WITHDRAWN_NOW, name=html_text(display_name(target))))
+    await process(context, chat.id, record.tournament_id)
 
 
 async def league_command(update: Update, context: Context) -> None:

@@ -423,3 +423,23 @@ async def test_standings_are_text_where_the_boards_are_text(world: World) -> Non
     table = await world.reply(chat, sent, "Tournament")
     assert table.photo is None and "<pre>" not in (table.text or "") and "Pts" in (table.text or "")
     assert button(world, table, ButtonAction.STANDINGS) is not None
+
+
+async def test_withdraw_oneself_or_by_an_admin(world: World) -> None:
+    admin = world.server.add_user("Admin")
+    c = club(world, 4)
+    chat = world.server.add_group("Cup", members=[*c.players, admin], admins=[admin])
+    cup = Club(chat, c.players)
+    await tournament(world, cup, "swiss")
+    said = await world.send(chat, c.players[1], "hello")
+    sent = await world.send(chat, c.players[2], "/withdraw", reply_to=said)
+    assert "Only the player or a chat admin" in (await world.reply(chat, sent)).text
+    sent = await world.send(chat, admin, "/withdraw", reply_to=said)
+    assert "P2 withdrew" in (await world.reply(chat, sent, "withdrew")).text
+    sent = await world.send(chat, c.players[3], "/withdraw")
+    assert "P4 withdrew" in (await world.reply(chat, sent, "withdrew")).text
+    record = await current(world, cup)
+    assert {e.user_id for e in record.entrants if e.withdrawn} == {c.players[1].id,
+                                                                   c.players[3].id}
+    sent = await world.send(chat, c.players[3], "/withdraw")
+    assert "withdrawn from this tournament already" in (await world.reply(chat, sent)).text

@@ -325,10 +325,11 @@ SETTING_CHOICES: dict[str, dict[str, str]] = {
     "autoplay": {"on": N_("Forced turns: automatic"), "off": N_("Forced turns: by hand")},
     "confirm": {"staked": N_("Confirm: staked games"), "always": N_("Confirm: always"),
                 "never": N_("Confirm: never")},
+    "tourney": {"anyone": N_("Tournaments: anyone"), "admins": N_("Tournaments: admins")},
 }
 """Each /settings button's setting, its values and their labels."""
 SETTING_FIELDS = {"style": "board_style", "view": "orientation", "autoplay": "autoplay",
-                  "confirm": "confirm_turns"}
+                  "confirm": "confirm_turns", "tourney": "tournaments"}
 """Button setting name -> ChatSettings field."""
 SETTING_VALUES: dict[str, object] = {"on": True, "off": False}
 """Button values that are not the field's value itself (autoplay is a bool)."""

@@ -33,8 +33,9 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
-from bot.rules import ratings
+from bot.rules import deviation, ratings
 from bot.rules.matchstate import table_of
+from bot.vocab import clock
 from bot.vocab.i18n import Translator
 from bot.vocab.records import (
     GameRecord,
@@ -123,9 +124,10 @@ def booking(outcome: Outcome) -> tuple[HistoryEntry, dict[tuple[int, int], int]]
     return entry, ledger
 
 
-def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
-                  ) -> list[PlayerStats]:
-    """Both players' stats after the game (none for a cancelled one).
+def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None],
+                  now: float | None = None) -> list[PlayerStats]:
+    """Both players' stats after the game (none for a cancelled one).  A rated
+    result moves the ratings (FIBS) and their deviations (:func:`rated`).
 
     >>> from engine.scoring import EndReason, GameResult, ResultKind
     >>> players = (Player(user_id=1, name="Ann", side=Side.WHITE),
@@ -134,6 +136,8 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
     >>> ann, bob = updated_stats(Outcome("g", Variant.LONG, players, won), {})
     >>> ann.rating, ann.wins, ann.streak, bob.rating, bob.streak
     (1510.0, 1, 1, 1490.0, -1)
+    >>> round(ann.deviation, 1), deviation.shown(ann.rating, ann.deviation)
+    (343.4, '1510?')
     """
     result = outcome.result
     if result is None:
@@ -163,15 +167,41 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None]
         return [new[side] for side in sorted(new) if side not in computer]
     length = outcome.rated_length
     if length:
-        winner, loser = new[result.winner], new[result.winner.opponent]
-        up, down = ratings.update(ratings.Rating(winner.rating, winner.experience),
-                                  ratings.Rating(loser.rating, loser.experience), length)
-        new[result.winner] = winner.model_copy(update={
-            "rating": up.value, "experience": up.experience, "matches": winner.matches + 1,
-            "match_wins": winner.match_wins + 1})  # fmt: skip
-        new[result.winner.opponent] = loser.model_copy(update={
-            "rating": down.value, "experience": down.experience, "matches": loser.matches + 1})
+        winner, loser = rated(new[result.winner], new[result.winner.opponent], length,
+                              clock.now() if now is None else now)
+        new[result.winner], new[result.winner.opponent] = winner, loser
     return [new[side] for side in sorted(new)]
+
+
+def deviation_of(stats: PlayerStats, now: float | None = None) -> float:
+    """A player's rating deviation: the one kept, grown with the days since
+    their last rated match (``now`` given), or, kept before deviations, the
+    one their experience implies (bot/rules/deviation.py)."""
+    if stats.deviation is None:
+        return deviation.from_experience(stats.experience)
+    if now is None or stats.rated_at is None:
+        return stats.deviation
+    return deviation.aged(stats.deviation, max(0.0, now - stats.rated_at) / 86400)
+
+
+def rated(winner: PlayerStats, loser: PlayerStats, length: int, now: float
+          ) -> tuple[PlayerStats, PlayerStats]:
+    """Both players' stats after ``winner`` won a rated ``length``-point match:
+    FIBS ratings and experience, and each deviation by Glicko's formula on the
+    FIBS scale, from the ratings and deviations before it."""
+    up, down = ratings.update(ratings.Rating(winner.rating, winner.experience),
+                              ratings.Rating(loser.rating, loser.experience), length)
+    mine, theirs = deviation_of(winner, now), deviation_of(loser, now)
+    return (winner.model_copy(update={
+                "rating": up.value, "experience": up.experience, "matches": winner.matches + 1,
+                "match_wins": winner.match_wins + 1, "rated_at": now,
+                "deviation": deviation.after_match(mine, winner.rating, loser.rating, theirs,
+                                                   length)}),
+            loser.model_copy(update={
+                "rating": down.value, "experience": down.experience,
+                "matches": loser.matches + 1, "rated_at": now,
+                "deviation": deviation.after_match(theirs, loser.rating, winner.rating, mine,
+                                                   length)}))  # fmt: skip
 
 
 COUNTS = ("games", "wins", "gammons_won", "gammons_lost", "triples_won", "triples_lost",

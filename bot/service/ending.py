@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from bot.rules.booking import booking, outcome, updated_stats
 from bot.rules.dice import dice_booking
 from bot.rules.matchstate import table_of
+from bot.service import tournament
 from bot.store import Store
 from bot.vocab.records import GameRecord, Status
 
@@ -32,6 +33,7 @@ async def keep_for_analysis(store: Store, record: GameRecord) -> None:
 
 AFTER_END: tuple[FollowUp, ...] = (
     keep_for_analysis,
+    tournament.game_ended,  # a tournament's pairing: its result (bot/service/tournament.py)
 )
 """What follows a game's end (finished or cancelled), in order, after the
 tap's answer.  Each must be idempotent: a retried update (its first attempt

@@ -160,6 +160,10 @@ def stats_field(variant: Variant, user_id: int, versus: str = "") -> str:
     return f"{variant.value}:{versus}:{user_id}" if versus else f"{variant.value}:{user_id}"
 
 
+START_RATING: float = PlayerStats.model_fields["rating"].default
+"""The rating of a player with no stats yet."""
+
+
 class Books:
     """Book a game's end, read the ledger, history and stats, settle balances
     (a part of :class:`bot.store.Store`)."""
@@ -216,10 +220,12 @@ class Books:
         # the update's own token: its retry tells the end it booked from another's
         token = write_token()
         for attempt in range(retries + 1):
-            triples = await self._stats_args(record, stats)
+            triples, changes = await self._stats_args(record, stats)
+            entry = history if changes is None else history.model_copy(
+                update={"rating_changes": changes})
             args = [
                 expected_version, encode(record), where, record.game_id,
-                encode(history), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
+                encode(entry), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
                 len(triples) // 3, len(rolls) // 2, topic, ENDED_TTL, token,
                 *pairs, *rolls, *triples,
             ]  # fmt: skip
@@ -239,10 +245,13 @@ class Books:
         await self.games.index(saved)
         return FinishResult(saved, booked=True)
 
-    async def _stats_args(self, record: GameRecord, stats: StatsUpdate | None) -> list[str]:
-        """(field, JSON as read or '', new JSON) for each player `stats` changes."""
+    async def _stats_args(self, record: GameRecord, stats: StatsUpdate | None
+                          ) -> tuple[list[str], tuple[float, float] | None]:
+        """(field, JSON as read or '', new JSON) for each player `stats` changes,
+        and what their ratings moved by, in the order of the record's players
+        (None when no rating moved: unrated, or against the computer)."""
         if stats is None or not record.players:
-            return []
+            return [], None
         name = self.keys.chat(record.chat_id, "stats")
         ids = [player.user_id for player in record.players]
         fields = [stats_field(record.variant, uid, versus_computer(record.players, uid))
@@ -255,12 +264,20 @@ class Books:
         }
         read = dict(zip(fields, raws, strict=True))
         out: list[str] = []
+        moved: dict[int, float] = {}
         for new in stats(current):
             field = stats_field(new.variant, new.user_id, new.versus)
             if field not in read:
                 raise ValueError(f"stats of {field} are not this game's players'")
             out += [field, read[field] or "", encode(new)]
-        return out
+            old = current.get(new.user_id)
+            if new.matches != (old.matches if old is not None else 0):  # rated now
+                before = old.rating if old is not None else START_RATING
+                moved[new.user_id] = new.rating - before
+        if len(moved) != len(ids):
+            return out, None
+        first, second = (moved[uid] for uid in ids)
+        return out, (first, second)
 
     async def dice_stats(self, chat_id: int, variant: Variant | None, user_id: int) -> DiceStats:
         """The rolls a player threw in the chat's finished games, in one variant or all."""

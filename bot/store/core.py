@@ -19,7 +19,8 @@ and named after it: ``store.games.load_game(...)``, ``store.analysis.keep(record
 - ``invite`` (:mod:`bot.store.invite`): invitation links;
 - ``analysis`` (:mod:`bot.store.analysis`): finished games for their analysis;
 - ``inline`` (:mod:`bot.store.inline`): an inline message's game;
-- ``played`` (:mod:`bot.store.played`): a player's private and inline games.
+- ``played`` (:mod:`bot.store.played`): a player's private and inline games;
+- ``tournament`` (:mod:`bot.store.tournament`): tournaments, their prizes and wake-ups.
 
 One style for every part (docs/architecture.md, "The store"):
 ``tests/bot/store/test_layers.py`` checks that every part is its module's
@@ -48,6 +49,7 @@ from bot.store.layout import DEFAULT_MAX_LIVE
 from bot.store.migration import Migration
 from bot.store.played import Played
 from bot.store.prefs import Prefs
+from bot.store.tournament import Tournaments
 from bot.store.updates import Updates
 from bot.vocab.records import settings_key
 
@@ -75,6 +77,7 @@ class Store:
         self.analysis = Analysis(redis, keys, games)
         self.inline = Inline(games)
         self.played = Played(redis, keys, games)
+        self.tournament = Tournaments(redis, keys, games)
 
     @property
     def max_live(self) -> int:

@@ -181,12 +181,12 @@ class Games:
         except ValueError:
             raise CorruptRecordError(name, f"version is {version!r}, not an integer") from None
         record: R = decode(key.model, name, raw, number)
-        if record.chat_id != key.chat_id or getattr(record, "game_id", None) != key.name:
+        if record.chat_id != key.chat_id or record.record_name != key.name:
             raise CorruptRecordError(name, "record names another chat or game")
         return record
 
     async def save(self, record: R, expected_version: int, *,
-                   closes: GameRecord | None = None) -> R:
+                   closes: GameRecord | None = None, limited: bool = True) -> R:
         """Write `record` as version expected+1 if the stored version is `expected_version`.
 
         0 means "there is no record yet".  Raises `VersionConflict` otherwise;
@@ -194,12 +194,13 @@ class Games:
         the chat's limit raises :class:`GameLimit`; ``closes``: see
         :meth:`save_first`.
         """
-        saved, upkeep = await self.save_first(record, expected_version, closes=closes)
+        saved, upkeep = await self.save_first(record, expected_version, closes=closes,
+                                              limited=limited)
         await upkeep()
         return saved
 
     async def save_first(self, record: R, expected_version: int, *,
-                         closes: GameRecord | None = None
+                         closes: GameRecord | None = None, limited: bool = True
                          ) -> tuple[R, Callable[[], Awaitable[None]]]:
         """`save` up to the CAS: the saved record and the index upkeep still to run.
 
@@ -210,13 +211,17 @@ class Games:
         ``closes``: the game a new game ``record`` continues, as it is to be
         saved (at ``closes.version`` + 1, if still stored at ``closes.version``),
         in the same script: a continuation never counts against the limit.
+        ``limited`` False: a new game the chat's limit does not hold back (a
+        tournament's round, bot/service/tournament.py: its games are not the
+        chat members' own).
         """
         if not isinstance(record, GameRecord):
             if closes is not None:
                 raise ValueError("only a game continues another")
             new = await self._compare_and_set(record.key, expected_version, encode(record))
             return record.model_copy(update={"version": new}), no_upkeep
-        new = await self._write_game(record, expected_version, encode(record), closes)
+        new = await self._write_game(record, expected_version, encode(record), closes,
+                                     limited)
         saved = record.model_copy(update={"version": new})
         if closes is None:
             return saved, functools.partial(self.index, saved)
@@ -237,11 +242,11 @@ class Games:
             await self._compare_and_set(record.key, record.version, "")
 
     async def _write_game(self, record: GameRecord, expected: int, data: str,
-                          closes: GameRecord | None) -> int:
+                          closes: GameRecord | None, limited: bool = True) -> int:
         chat = record.chat_id
         name = self.keys.record(record.key)
         keys = [name, self.keys.live(chat), self.keys.ended(chat)]
-        limit = self.max_live if expected == 0 and closes is None else 0
+        limit = self.max_live if expected == 0 and closes is None and limited else 0
         args: list[Any] = [expected, data, record.game_id, *placement(record), time.time(),
                            ENDED_TTL, limit]
         if closes is not None:

@@ -31,6 +31,14 @@ chat live in one slot and a Lua script may touch several of them:
                                           posted, an analysis in flight (expiring;
                                           bot/store/analysis.py; ``finished`` and
                                           ``finished:<game>``: releases before issue 23)
+    nardy:{chat:<id>}:t:<tournament id>   hash {v, d: TournamentRecord JSON, w}
+                                          (bot/store/tournament.py)
+    nardy:{chat:<id>}:tournaments         zset: the chat's tournaments -> created
+    nardy:{chat:<id>}:tmatch              hash: the dice commitment of a tournament game's
+                                          match -> its tournament id (the end-of-game hook)
+    nardy:{tournaments}:due               zset: "<chat>:<topic>:<tournament>" -> when the
+                                          tournament wakes up next (its start, a deadline, a
+                                          round to post), claimed by lease
     nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
     nardy:{flood}:all                     the bot's flood-limit token bucket
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
@@ -120,6 +128,7 @@ class Keys:
         every turn to one cluster node."""
         self.open_shards = [f"{prefix}:{{stats:{n}}}:open" for n in range(SHARDS)]
         self.flood_all = f"{prefix}:{{flood}}:all"
+        self.tournaments_due = f"{prefix}:{{tournaments}}:due"
         self.schema = f"{prefix}:schema"
 
     def deadline_shard(self, ref: GameRef | str) -> list[str]:

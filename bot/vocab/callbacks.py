@@ -64,6 +64,7 @@ class Kind(enum.StrEnum):
     PICK = "gp"  # a command's list of the chat's games: PickGame
     ANALYSIS = "an"  # 📊 Analysis on a result: AnalyseGame
     INLINE = "ij"  # Join on an inline lobby not stored yet: bot.present.inline.InlineJoin
+    TOURNAMENT = "t"  # a tournament's lobby and standings (bot/edge/handlers/tournament.py)
 
     @property
     def pattern(self) -> str:
@@ -75,7 +76,7 @@ class Kind(enum.StrEnum):
         return pattern(self)
 
 
-RECORD_KINDS = frozenset({Kind.GAME, Kind.LOBBY, Kind.SETTLE, Kind.CLOCK})
+RECORD_KINDS = frozenset({Kind.GAME, Kind.LOBBY, Kind.SETTLE, Kind.CLOCK, Kind.TOURNAMENT})
 """The kinds whose data is a :class:`Callback` (bound to a record version)."""
 
 
@@ -150,6 +151,9 @@ class ButtonAction(enum.StrEnum):
     PAUSE_NO = "z"  # refuse the pending proposal
     MUTE = "M"  # no more reminders for the tapper
     UNMUTE = "U"
+    # a tournament (kind TOURNAMENT; also JOIN, LEAVE, START, DROP)
+    QUIT = "Q"  # the tapper withdraws from the running tournament
+    STANDINGS = "F"  # show the standings as they are now
 
 
 _ARITY: dict[ButtonAction, int] = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1,
@@ -162,6 +166,8 @@ _LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.
                             ButtonAction.START})
 _SETTLE_ACTIONS = frozenset({ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN,
                              ButtonAction.SETTLE_YES, ButtonAction.SETTLE_NO})
+_TOURNAMENT_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.START,
+                                 ButtonAction.DROP, ButtonAction.QUIT, ButtonAction.STANDINGS})
 CLOCK_ACTIONS = frozenset({ButtonAction.CLAIM_WIN, ButtonAction.MORE_TIME, ButtonAction.PAUSE,
                            ButtonAction.RESUME, ButtonAction.PAUSE_NO, ButtonAction.MUTE,
                            ButtonAction.UNMUTE})
@@ -184,7 +190,11 @@ class Callback:
             raise CallbackDataError(f"bad id {self.id!r}")
         if self.version < 0:
             raise CallbackDataError(f"bad version {self.version}")
-        if (self.action in _LOBBY_ACTIONS) != (self.kind is Kind.LOBBY):
+        if self.kind is Kind.TOURNAMENT:
+            if self.action not in _TOURNAMENT_ACTIONS:
+                raise CallbackDataError(f"action {self.action.value!r} is no tournament's")
+        elif (self.action in _LOBBY_ACTIONS | _TOURNAMENT_ACTIONS) != (self.kind is Kind.LOBBY) \
+                or self.action in _TOURNAMENT_ACTIONS - _LOBBY_ACTIONS:
             raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
         if (self.action in _SETTLE_ACTIONS) != (self.kind is Kind.SETTLE):
             raise CallbackDataError(f"action {self.action.value!r} does not belong to {self.kind}")
@@ -205,6 +215,15 @@ class Callback:
     @classmethod
     def lobby(cls, lobby_id: str, version: int, action: ButtonAction, *args: int) -> Callback:
         return cls(Kind.LOBBY, lobby_id, version, action, args)
+
+    @classmethod
+    def tournament(cls, tournament_id: str, version: int, action: ButtonAction) -> Callback:
+        """A tournament's button: ``t:<id>:<version>:<action>``.
+
+        >>> Callback.tournament("Ab3_x9Qz", 4, ButtonAction.JOIN).format()
+        't:Ab3_x9Qz:4:j'
+        """
+        return cls(Kind.TOURNAMENT, tournament_id, version, action)
 
     @classmethod
     def settle(cls, request_id: str, action: ButtonAction, *args: int) -> Callback:

@@ -285,6 +285,11 @@ class Record(_Model):
     def key(self) -> RecordKey[Any]:
         raise NotImplementedError
 
+    @property
+    def record_name(self) -> str | None:
+        """Its name among its chat's records (a game's id; None: one of its kind)."""
+        return None
+
 
 PRIVATE_CHAT_BASE = -(2**52)
 """Private games (an accepted /invite) live under a synthetic chat id at or
@@ -403,6 +408,10 @@ class GameRecord(Record):
         return game_key(self.chat_id, self.game_id)
 
     @property
+    def record_name(self) -> str:
+        return self.game_id
+
+    @property
     def is_live(self) -> bool:
         """A lobby, a game being played, or a match waiting for its next game
         (not continued yet): what counts against a chat's limit of games.
@@ -454,6 +463,8 @@ class ChatSettings(Record):
         default="staked", description="whether a whole-turn button waits for Confirm: in staked "
         "games only, always, never (else it hands the dice over, and the mover may take it back "
         "until the opponent acts)")
+    tournaments: Literal["anyone", "admins"] = Field(
+        default="anyone", description="who may create a tournament here (/tournament)")
 
     @property
     def key(self) -> RecordKey[ChatSettings]:
@@ -476,6 +487,9 @@ class HistoryEntry(_Model):
     reason: str | None = Field(default=None, description="borne_off, resigned, double_passed")
     match_length: int = Field(default=1, ge=1)
     score: tuple[int, int] | None = Field(default=None, description="match score after it")
+    rating_changes: tuple[float, float] | None = Field(
+        default=None, description="what the result changed the players' ratings by, in the "
+        "order of `players` (a rated result; None: unrated, or booked before this was kept)")
 
 
 class PlayerStats(_Model):
@@ -499,6 +513,10 @@ class PlayerStats(_Model):
     matches: int = Field(default=0, ge=0, description="matches (or single games) rated")
     match_wins: int = Field(default=0, ge=0)
     streak: int = Field(default=0, description="games won (+) or lost (-) in a row")
+    deviation: float | None = Field(default=None, ge=0, description="the rating's deviation "
+                                    "(bot/rules/deviation.py); None: kept before deviations, "
+                                    "read as its experience implies")
+    rated_at: float | None = Field(default=None, description="when its last rated match ended")
 
 
 def planned_payment(requester: int, other: int, change: int) -> tuple[int, int, int]:
@@ -552,6 +570,8 @@ class RecordKey(Generic[R]):
     def suffix(self) -> str:
         if self.model.kind == "settings":
             return "settings"
+        if self.model.kind == "tournament":  # bot/vocab/tournament.py
+            return f"t:{self.name}"
         return f"g:{self.name}"
 
 

@@ -107,9 +107,11 @@ async def world(store: Store) -> AsyncIterator[World]:
 
 @contextlib.asynccontextmanager
 async def running_world(store: Store, *, server: BotApiServer | None = None,
-                        **app_options: Any) -> AsyncIterator[World]:
+                        keep_server: bool = False, **app_options: Any) -> AsyncIterator[World]:
     """The bot polling a local Bot API server (``server``, else a new one);
-    ``app_options`` go to ``build_application`` (e.g. ``media_chat``)."""
+    ``app_options`` go to ``build_application`` (e.g. ``media_chat``).
+    ``keep_server``: the server goes on serving when the bot stops (a
+    restart: another bot process polls it next)."""
     server = server or BotApiServer()
     server.start()
     # no flood limiter on purpose: these tests check what the bot sends, and
@@ -117,9 +119,10 @@ async def running_world(store: Store, *, server: BotApiServer | None = None,
     # of an hour; the budget is tested in tests/ops (docs/architecture.md#tests);
     # nor the per-user input limit: the tests' players tap faster than people
     # (tested in tests/ops/test_pace.py)
-    app = build_application(server.token or "", store, dealer=Dealer.for_tests(7),
-                            base_url=server.base_url, base_file_url=server.base_file_url,
-                            **({"limiter": None, "input_limit": False} | app_options))
+    app = build_application(server.token or "", store, base_url=server.base_url,
+                            base_file_url=server.base_file_url,
+                            **({"limiter": None, "input_limit": False,
+                                "dealer": Dealer.for_tests(7)} | app_options))
     await app.initialize()
     if app.post_init is not None:  # what run_polling does after initialize()
         await app.post_init(app)
@@ -132,4 +135,5 @@ async def running_world(store: Store, *, server: BotApiServer | None = None,
         await app.updater.stop()
         await app.stop()
         await app.shutdown()
-        server.stop()
+        if not keep_server:
+            server.stop()

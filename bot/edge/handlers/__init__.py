@@ -28,6 +28,7 @@ from bot.edge.handlers import (
     errors,
     inline,
     menu,
+    tournament,
 )
 from bot.edge.handlers.common import note_language
 from bot.present.painter import PAINTER
@@ -68,6 +69,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                                job_kwargs=STARTUP_JOB)
         app.job_queue.run_repeating(clock.tick_job, interval=clock.interval(),
                                     first=clock.interval(), name=clock.JOB_NAME)
+        # tournaments: rounds to post, deadlines, start times (bot/edge/handlers/tournament.py)
+        app.job_queue.run_repeating(tournament.tick_job, interval=tournament.interval(),
+                                    first=tournament.interval(), name=tournament.JOB_NAME)
         # the computer's turns a crash or a restart left waiting (first: at start-up)
         app.job_queue.run_repeating(computer.sweep_job, interval=computer.sweep_interval(),
                                     first=1.0, name=computer.SWEEP_JOB, job_kwargs=STARTUP_JOB)

@@ -40,7 +40,8 @@ from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
 from bot.present.money import owes_line, pays_line
 from bot.present.names import KIND_NAMES, mention, variant_name
 from bot.rules import computer
-from bot.rules.booking import Debt, debts, ledger_table, summed
+from bot.rules.booking import Debt, debts, deviation_of, ledger_table, summed
+from bot.rules.deviation import is_provisional, shown
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.settle import (
     GONE,
@@ -55,6 +56,7 @@ from bot.rules.settle import (
 )
 from bot.rules.settleplan import plan
 from bot.store import PlanChanged, Store, StoreError
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import HistoryEntry, PlayerStats, SettleRequest
@@ -64,6 +66,7 @@ from engine.position import Side, Variant
 from engine.scoring import ResultKind
 
 BALANCE_CHANGED = N_("The balance changed since the request; nothing was booked.")
+PROVISIONAL = N_("? — provisional: too few rated games to be sure of the rating yet.")
 HISTORY_DEFAULT = 10
 HISTORY_MAX = 50
 TOP_SIZE = 10
@@ -227,8 +230,11 @@ def stats_block(tr: Translator, stats: PlayerStats, *, elsewhere: bool = False) 
         return "\n".join(lines)
     if not stats.versus:
         # FIBS "experience" is the match points a rating has seen: say so, whole numbers
+        sure = deviation_of(stats, clock.now())
         lines.append(tr.gettext("Rating: {rating} (rated points played: {exp})",
-                                rating=round(stats.rating), exp=stats.experience))
+                                rating=shown(stats.rating, sure), exp=stats.experience))
+        if is_provisional(sure):
+            lines.append(tr.gettext(PROVISIONAL))
     lines.append(tr.gettext("Streak: {streak}", streak=_streak(tr, stats.streak)))
     return "\n".join(lines)
 
@@ -266,7 +272,8 @@ def top_table(tr: Translator, all_stats: Iterable[PlayerStats],
     blocks = []
     for var in sorted(by_variant, key=lambda v: v.value, reverse=True):
         ranked = sorted(by_variant[var], key=lambda s: (-s.rating, s.user_id))[:TOP_SIZE]
-        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — {round(s.rating)} "
+        rows = [f"{i}. {html_text(s.name or str(s.user_id))} — "
+                f"{shown(s.rating, deviation_of(s, clock.now()))} "
                 + tr.ngettext("({n} game)", "({n} games)", s.games, n=s.games)
                 for i, s in enumerate(ranked, 1)]
         blocks.append("\n".join([f"<b>{escape(variant_name(tr, var))}</b>", *rows]))

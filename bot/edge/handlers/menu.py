@@ -32,6 +32,7 @@ from bot.edge.handlers import (
     invite,
     ledger,
     settings,
+    tournament,
 )
 from bot.edge.handlers.common import Context, args_of, get_store, reply, translator_for
 from bot.present.help import help_text
@@ -159,6 +160,19 @@ COMMANDS: tuple[Command, ...] = (
     Command("mute", clock.mute, N_("No more move reminders for you (/unmute)")),
     Command("unmute", clock.unmute, None),
     Command("clock", clock.clock_command, N_("The chat's time per move for new games: /clock 1d")),
+    Command("tournament", tournament.tournament_command,
+            N_("A tournament in this group: round robin, Swiss or knockout"),
+            help=N_("/tournament — a tournament here: <code>rr</code>, <code>double</code>, "
+                    "<code>swiss rounds=5</code>, <code>ko</code> or <code>consolation</code>, "
+                    "<code>entry=10</code> for stakes, then the options of /new; "
+                    "/standings — how it stands; /league — this month's table; "
+                    "/withdraw — leave it")),
+    Command("standings", tournament.standings_command, N_("The tournament's standings"),
+            in_help=False),
+    Command("league", tournament.league_command, N_("This month's table of rated games"),
+            in_help=False),
+    Command("withdraw", tournament.withdraw_command,
+            N_("Withdraw from the tournament (an admin: reply to a player)"), in_help=False),
     Command("help", help_command, N_("What this bot does")),
     Command("start", start, None),
 )
@@ -175,6 +189,7 @@ BUTTONS: tuple[tuple[Handler, tuple[Kind, ...]], ...] = (
     (commands.on_pick, (Kind.PICK,)),
     (analysis.on_analysis_button, (Kind.ANALYSIS,)),
     (inline.on_join, (Kind.INLINE,)),
+    (tournament.on_tournament_button, (Kind.TOURNAMENT,)),
 )
 """Every button's data starts with its :class:`Kind`, which routes it to one
 handler (registered by :func:`bot.edge.handlers.register`; data of no kind

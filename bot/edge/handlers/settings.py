@@ -65,6 +65,9 @@ def settings_text(tr: Translator, settings: ChatSettings) -> str:
         tr.gettext("New games play forced turns by themselves.") if settings.autoplay
         else tr.gettext("New games leave forced turns to the players."),
         tr.gettext(CONFIRM_TEXT[settings.confirm_turns]),
+        tr.gettext("Any member may create a tournament (/tournament).")
+        if settings.tournaments == "anyone" else tr.gettext("Only chat admins create "
+                                                            "tournaments (/tournament)."),
         tr.gettext("Only chat admins change settings in a group."),
     ])
 
@@ -130,7 +133,7 @@ async def on_settings_button(update: Update, context: Context) -> None:
         await context.bot.edit_message_text(settings_text(tr, after), chat_id=chat.id,
                                             message_id=message.message_id,
                                             reply_markup=settings_keyboard(tr, after))
-    if field in ("autoplay", "confirm_turns"):
+    if field in ("autoplay", "confirm_turns", "tournaments"):
         return  # new games take autoplay, the next whole turn Confirm: no board changes
     for record in await store.games.chat_games(chat.id, thread_of(message),  # type: ignore[arg-type]
                                                ended=False):

@@ -26,6 +26,7 @@ from bot.vocab.callbacks import (
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 _LOBBY = {ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT, ButtonAction.DROP,
           ButtonAction.COMPUTER, ButtonAction.START}
+_TOURNAMENT = {ButtonAction.QUIT, ButtonAction.STANDINGS}  # and JOIN, LEAVE, START, DROP
 _SETTLE = {ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN, ButtonAction.SETTLE_YES,
            ButtonAction.SETTLE_NO}
 _ARGS = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1, ButtonAction.STEP: 3,
@@ -37,7 +38,8 @@ _ARGS = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1, ButtonAction.STEP: 3,
 def callbacks(draw: st.DrawFn) -> Callback:
     action = draw(st.sampled_from(list(ButtonAction)))
     kind = (Kind.LOBBY if action in _LOBBY else Kind.SETTLE if action in _SETTLE
-            else Kind.CLOCK if action in CLOCK_ACTIONS else Kind.GAME)
+            else Kind.CLOCK if action in CLOCK_ACTIONS
+            else Kind.TOURNAMENT if action in _TOURNAMENT else Kind.GAME)
     args = tuple(draw(st.lists(st.integers(0, 99), min_size=_ARGS.get(action, 0),
                                max_size=_ARGS.get(action, 0))))
     return Callback(kind, draw(_ids), draw(st.integers(0, 10**9 - 1)), action, args)
@@ -52,7 +54,8 @@ def test_round_trip_and_size(data: Callback) -> None:
 
 @pytest.mark.parametrize("text", [
     "", "g", "g:a:1", "z:a:1:r", "g:a:1:zz", "g:a:-1:r", "g:a:x:r", "g:a:1:m:1:2",
-    "g:a:1:m:1:2:3:4", "g:a b:1:r", "l:a:1:r", "g:a:1:j", "g:a:1:s:100",
+    "g:a:1:m:1:2:3:4", "g:a b:1:r", "l:a:1:r", "g:a:1:j", "g:a:1:s:100", "l:a:1:Q",
+    "g:a:1:F", "t:a:1:r", "t:a:1:v:1", "t:a:1:H",
     "g:a:1:s:-1", "g:a:01:r", "g:a:1:s:07",
     "g:" + "a" * 30 + ":1:r", "g:a:1234567890:r", "g:a:1:r:" + "1" * 70,
 ])

@@ -1,0 +1,493 @@
+"""Tournaments in a group: ``/tournament``, its lobby's buttons, ``/standings``,
+``/league``, and the job that posts rounds, decides deadlines and posts the end.
+
+Parse -> rule (bot/rules/tournament/) -> save (bot/service/tournament.py) ->
+show (bot/present/tournament.py).  Every change is one compare-and-set of
+the tournament record; what the chat must be shown then (a round's pairings
+and boards, the deadline's verdicts, the final standings) is done by
+:func:`process`, run at once after a button and by the repeating
+:func:`tick_job` for whatever a game's end, a deadline or a start time asks
+(any worker: the wake-up queue leases each tournament to one process; a
+second run finds the work done in the record and does nothing twice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+import os
+
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.constants import ChatType
+from telegram.error import BadRequest, Forbidden
+
+from bot.edge.handlers.board import board_translator, edit, game_link, repost, unreachable
+from bot.edge.handlers.common import (
+    Context,
+    addressee_translator,
+    alert_text,
+    args_of,
+    chat_settings,
+    display_name,
+    get_dealer,
+    get_store,
+    is_chat_admin,
+    parse_tap,
+    refusal_text,
+    replied_user,
+    reply,
+    thread_of,
+    translator_for,
+)
+from bot.present import tournament as present
+from bot.present.render.tournament import render_standings
+from bot.rules import tournament as rules
+from bot.rules.autoplay import with_chat_autoplay
+from bot.rules.booking import with_chat_stake
+from bot.rules.options import OptionError, engine_options, parse_new_args, with_chat_clock
+from bot.rules.tournament.league import LeagueGame, Season, SeasonError, month, table
+from bot.rules.tournament.prizes import nets
+from bot.service import saving
+from bot.service import tournament as service
+from bot.store import Store, VersionConflict
+from bot.vocab import clock
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import GameRecord, Status, new_game_id
+from bot.vocab.refusals import STALE, Refusal
+from bot.vocab.tournament import Decision, Pairing, TournamentRecord
+from bot.vocab.usertext import html_text
+from engine.match import Standing
+
+log = logging.getLogger(__name__)
+
+JOB_NAME = "tournaments"
+INTERVAL_ENV = "NARDY_TOURNAMENT_INTERVAL"
+GROUPS_ONLY = N_("Tournaments are played in groups: add the bot to a group and send "
+                 "/tournament there.")
+NO_COMPUTER = N_("Tournaments are between people: leave out bot and level=.")
+ADMINS_ONLY = N_("Only chat admins create tournaments here (/settings).")
+NO_TOURNAMENT = N_("There is no tournament in this chat yet: /tournament starts one.")
+BAD_MONTH = N_("/league shows this month; /league 2026-11 another one.")
+NOT_YOURS = N_("Only the player or a chat admin may withdraw a player.")
+WITHDRAWN_NOW = N_("{name} withdrew from the tournament: their game being played is lost by "
+                   "forfeit, their games played stand.")
+
+
+def interval() -> float:
+    """Seconds between two runs of :func:`tick_job` (``NARDY_TOURNAMENT_INTERVAL``, 5)."""
+    return float(os.environ.get(INTERVAL_ENV) or 5)
+
+
+# ---------------------------------------------------------------- commands
+
+
+async def tournament_command(update: Update, context: Context) -> None:
+    """``/tournament [format] [options]``: a tournament's lobby in this chat."""
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    if chat.type == ChatType.PRIVATE:
+        await reply(update, tr.gettext(GROUPS_ONLY))
+        return
+    settings = await chat_settings(context, chat.id)
+    if settings.tournaments == "admins" and not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext(ADMINS_ONLY))
+        return
+    try:
+        setup, rest = rules.parse_setup(args_of(context))
+        variant, options = parse_new_args(rest)
+        if options.computer is not None:
+            raise Refusal(NO_COMPUTER)
+        variant = variant or settings.variant
+        options = with_chat_stake(rest, options, settings.options.stake_per_point)
+        options = with_chat_clock(rest, options, settings.options.time_control)
+        options = with_chat_autoplay(rest, options, settings.autoplay)
+        engine_options(variant, options)
+    except (Refusal, OptionError) as refusal:
+        await reply(update, refusal_text(tr, refusal), quote=True)
+        return
+    record = rules.create(chat.id, thread_of(update.effective_message), user.id, variant,
+                          options, setup, clock.now())
+    # the id follows from the update: a retry finds this tournament, not a second one
+    record = record.model_copy(update={"tournament_id": new_game_id()})
+    saved = await service.create(get_store(context), record)
+    if saved.message_id is None:
+        await _post_lobby(context, tr, saved)
+
+
+async def _post_lobby(context: Context, tr: Translator, record: TournamentRecord) -> None:
+    """Post the lobby message, drawn for the version that saves its id."""
+    store = get_store(context)
+    drawn = record.model_copy(update={"version": record.version + 1})
+    text, markup = present.lobby_message(tr, drawn)
+    message = await context.bot.send_message(record.chat_id, text, reply_markup=markup,
+                                             message_thread_id=record.thread_id)
+    with contextlib.suppress(VersionConflict):  # someone joined first: their edit shows it
+        await store.tournament.save(drawn.model_copy(update={"message_id": message.message_id}),
+                                     record.version)
+
+
+async def _newest(store: Store, chat_id: int) -> TournamentRecord | None:
+    """The chat's newest tournament: a running one first, else its newest lobby."""
+    open_ones = await store.tournament.open_ones(chat_id)
+    running = [t for t in open_ones if t.status is Status.ACTIVE]
+    candidates = running or open_ones
+    return candidates[-1] if candidates else None
+
+
+async def standings_command(update: Update, context: Context) -> None:
+    """``/standings``: the standings of the chat's running tournament."""
+    tr = await translator_for(update, context)
+    chat = update.effective_chat
+    assert chat is not None
+    record = await _newest(get_store(context), chat.id)
+    if record is None:
+        await reply(update, tr.gettext(NO_TOURNAMENT))
+        return
+    await _post_standings(context, tr, record)
+
+
+async def _post_standings(context: Context, tr: Translator, record: TournamentRecord) -> None:
+    """The standings in the chat: a picture where the chat's boards are pictures
+    (its caption says what it is), else the text table."""
+    settings = await chat_settings(context, record.chat_id)
+    if settings.board_style == "png":
+        picture = await asyncio.to_thread(render_standings, present.standings_picture(tr, record))
+        await context.bot.send_photo(record.chat_id, picture,
+                                     caption=present.standings_caption(tr, record),
+                                     reply_markup=present.standings_keyboard(tr, record),
+                                     message_thread_id=record.thread_id)
+        return
+    text, markup = present.standings_message(tr, record)
+    await context.bot.send_message(record.chat_id, text, reply_markup=markup,
+                                   message_thread_id=record.thread_id)
+
+
+async def withdraw_command(update: Update, context: Context) -> None:
+    """``/withdraw``: the sender leaves the chat's running tournament; a chat
+    admin's ``/withdraw`` in reply to a player's message withdraws that player."""
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    store = get_store(context)
+    record = await _newest(store, chat.id)
+    if record is None or record.status is not Status.ACTIVE:
+        await reply(update, tr.gettext(NO_TOURNAMENT))
+        return
+    target = replied_user(update.effective_message) or user
+    if target.id != user.id and not await is_chat_admin(context, chat, user.id):
+        await reply(update, tr.gettext(NOT_YOURS))
+        return
+    try:
+        await service.commit_tournament(store, chat.id, record.tournament_id,
+                                        lambda r, now: rules.withdraw(r, target.id, now))
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
+        return
+    await reply(update, tr.gettext(WITHDRAWN_NOW, name=html_text(display_name(target))))
+    await process(context, chat.id, record.tournament_id)
+
+
+async def league_command(update: Update, context: Context) -> None:
+    """``/league [YYYY-MM]``: the month's table of the chat's rated results."""
+    tr = await translator_for(update, context)
+    chat = update.effective_chat
+    assert chat is not None
+    try:
+        season = _season(args_of(context), clock.now())
+    except SeasonError:
+        await reply(update, tr.gettext(BAD_MONTH))
+        return
+    entries = await get_store(context).books.history(chat.id)
+    games: list[LeagueGame] = []
+    who: dict[int, str] = {}
+    for entry in entries:
+        for player in entry.players:
+            who.setdefault(player.user_id, player.name)
+        rated = entry.winner is not None and entry.result != "cancelled" and (
+            entry.score is None or Standing(entry.match_length, entry.score).is_settled)
+        if not rated or any(p.user_id < 0 for p in entry.players):
+            continue   # a game of a match going on, or against the computer
+        winner = next(p.user_id for p in entry.players if p.side is entry.winner)
+        loser = next(p.user_id for p in entry.players if p.side is not entry.winner)
+        points = entry.match_length if entry.match_length > 1 else entry.points
+        moved = None if entry.rating_changes is None else dict(
+            zip((p.user_id for p in entry.players), entry.rating_changes, strict=True))
+        changes = None if moved is None else (moved[winner], -moved[loser])
+        games.append(LeagueGame(entry.finished_at, winner, loser, points, changes))
+    await reply(update, present.league_message(tr, season, table(games, season), who))
+
+
+def _season(args: list[str], now: float) -> Season:
+    """This month, or the month ``YYYY-MM``; :class:`SeasonError` for anything else."""
+    if not args:
+        return month(now)
+    try:
+        first = dt.datetime.strptime(args[0], "%Y-%m").replace(tzinfo=dt.UTC)
+    except ValueError:
+        raise SeasonError(args[0]) from None
+    return month(first.timestamp())
+
+
+# ---------------------------------------------------------------- buttons
+
+
+async def on_tournament_button(update: Update, context: Context) -> None:
+    """Join, Leave, ▶ Start, ✖ Cancel on the lobby; 🔄 Standings, 🏳 Withdraw."""
+    query = update.callback_query
+    assert query is not None and query.message is not None
+    tr = await translator_for(update, context)
+    data = await parse_tap(query, tr)
+    if data is None:
+        return
+    chat = query.message.chat
+    store = get_store(context)
+    user = query.from_user
+    try:
+        record = await store.tournament.load(chat.id, data.id)
+        if record is None:
+            raise Refusal(STALE)
+        if data.action is ButtonAction.STANDINGS:
+            await query.answer()
+            await _post_standings(context, tr, record)
+            return
+        change = await _change(context, data, record, user.id, display_name(user), chat)
+        changed = await service.commit_tournament(store, chat.id, data.id, change)
+    except Refusal as refusal:
+        await query.answer(alert_text(tr, refusal), show_alert=True)
+        return
+    await query.answer()
+    if changed is not None and changed[1] is not changed[0]:
+        await _redraw_lobby(context, tr, changed[1])
+        await process(context, chat.id, data.id)
+
+
+async def _change(context: Context, data: Callback, record: TournamentRecord, user_id: int,
+                  name: str, chat: Chat) -> service.Change:
+    """The rule a button asks for, with what it needs read first."""
+    action = data.action
+    if action is ButtonAction.JOIN:
+        return lambda r, now: rules.join(r, user_id, name, now)
+    if action is ButtonAction.LEAVE:
+        return lambda r, now: rules.leave(r, user_id, now)
+    if action is ButtonAction.START:
+        ratings = await service.ratings(get_store(context), record)
+        return lambda r, now: rules.start(r, user_id, ratings, now)
+    if action is ButtonAction.QUIT:
+        return lambda r, now: rules.withdraw(r, user_id, now)
+    if action is ButtonAction.DROP:
+        admin = await is_chat_admin(context, chat, user_id)
+        return lambda r, now: rules.cancel(r, user_id, admin, now)
+    raise Refusal(STALE)
+
+
+# ---------------------------------------------------------------- the job
+
+
+async def tick_job(context: Context) -> None:
+    """The repeating job: every tournament whose wake-up is due is processed."""
+    store = context.bot_data.get("store")
+    if store is None:  # Redis not open yet
+        return
+    for chat_id, tournament_id in await store.tournament.claim(clock.now()):
+        try:
+            await process(context, chat_id, tournament_id)
+        except Exception:  # one tournament's failure (Telegram down) holds up no other
+            log.exception("tournament %s:%s", chat_id, tournament_id)
+
+
+async def process(context: Context, chat_id: int, tournament_id: str) -> None:
+    """Do what the tournament waits for: start it at its time, decide a
+    round whose deadline passed, tell the chat a new round and post its
+    games' boards, post the end; then set its next wake-up."""
+    store = get_store(context)
+    record = await store.tournament.load(chat_id, tournament_id)
+    if record is None:
+        return
+    tr = await _chat_translator(context, record)
+    now = clock.now()
+    if record.status is Status.LOBBY and record.start_at is not None and now >= record.start_at:
+        ratings = await service.ratings(store, record)
+        record = await _commit(store, record, lambda r, at: r if r.status is not Status.LOBBY
+                               else rules.start_due(r, ratings, at))
+        await _redraw_lobby(context, tr, record)
+    current = record.rounds[-1] if record.rounds else None
+    if record.status is Status.ACTIVE and current is not None and current.deadline is not None \
+            and now >= current.deadline and not current.done:
+        record = await _deadline(context, tr, record)
+    if record.status is Status.ACTIVE:
+        record = await _post_round(context, tr, record)
+    await _close_forfeited(context, tr, record)
+    if not record.status.is_open and not record.closed:
+        record = await _post_end(context, tr, record)
+    await store.tournament.reschedule(record, service.next_wake(record, clock.now()))
+
+
+async def _commit(store: Store, record: TournamentRecord, change: service.Change, *,
+                  matches: tuple[str, ...] = ()) -> TournamentRecord:
+    changed = await service.commit_tournament(store, record.chat_id, record.tournament_id,
+                                              change, matches=matches)
+    return record if changed is None else changed[1]
+
+
+async def _chat_translator(context: Context, record: TournamentRecord) -> Translator:
+    settings = await chat_settings(context, record.chat_id)
+    return await board_translator(context, settings, await addressee_translator(
+        context, record.created_by, record.chat_id))
+
+
+async def _redraw_lobby(context: Context, tr: Translator, record: TournamentRecord) -> None:
+    if record.message_id is None:
+        return
+    text, markup = present.lobby_message(tr, record)
+    with contextlib.suppress(BadRequest):  # not modified, or deleted
+        await context.bot.edit_message_text(text, chat_id=record.chat_id,
+                                            message_id=record.message_id, reply_markup=markup)
+
+
+async def _post_round(context: Context, tr: Translator, record: TournamentRecord
+                      ) -> TournamentRecord:
+    """Tell the chat the round's pairings (once), then make and post each game."""
+    store = get_store(context)
+    number = record.rounds[-1].number
+    if record.announced < number:
+        await context.bot.send_message(record.chat_id, present.round_message(tr, record),
+                                       message_thread_id=record.thread_id)
+        record = await _commit(store, record, lambda r, at: r if r.announced >= number
+                               else r.model_copy(update={"announced": number}))
+    for pairing in record.rounds[-1].pairings:
+        if service.needs_game(pairing):
+            record = await _post_game(context, tr, record, pairing)
+    return record
+
+
+async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
+                     pairing: Pairing) -> TournamentRecord:
+    """Make a pairing's game (its id follows from the pairing: made once),
+    post its board, and name it in the tournament with its match."""
+    store = get_store(context)
+    number = record.rounds[-1].number
+    game = service.new_game(record, pairing, get_dealer(context))
+    try:
+        game = await store.games.save(game, 0, limited=False)
+    except VersionConflict:  # made before (a retry): post it if it was not
+        game = await store.games.load_game(record.chat_id, game.game_id) or game
+    if game.board_message_id is None:
+        game = await repost(context, tr, game, strip_old=False)
+    match = service.match_of(game)
+
+    def attach(r: TournamentRecord, at: float) -> TournamentRecord:
+        now_at = next(p for p in r.rounds[-1].pairings if p.board == pairing.board)
+        if r.rounds[-1].number != number or not service.needs_game(now_at):
+            return r
+        return rules.attach_game(r, pairing.board, game.game_id, at)
+
+    record = await _commit(store, record, attach, matches=(match,) if match else ())
+    await _tell_privately(context, record, pairing.players, game)
+    return record
+
+
+async def _tell_privately(context: Context, record: TournamentRecord,
+                          players: tuple[int, ...], game: GameRecord) -> None:
+    """A player who started the bot is told their pairing in private too."""
+    store = get_store(context)
+    link = game_link(game)
+    for user_id in players:
+        if not await store.prefs.has_started(user_id):
+            continue
+        tr = await addressee_translator(context, user_id, user_id)
+        text = present.pairing_notice(tr, record, user_id)
+        if text is None:
+            continue
+        markup = None if link is None else InlineKeyboardMarkup(
+            [[InlineKeyboardButton(tr.gettext("Open the game"), url=link)]])
+        try:
+            await context.bot.send_message(user_id, text, reply_markup=markup)
+        except (Forbidden, BadRequest) as error:
+            if not unreachable(error):
+                raise
+            await store.prefs.forget_started(user_id)
+
+
+async def _deadline(context: Context, tr: Translator, record: TournamentRecord
+                    ) -> TournamentRecord:
+    """The round's deadline passed: games being played end on time (booked
+    as any game), games nobody started close, and every game not over gets
+    its result; the next round is paired in the same change."""
+    store = get_store(context)
+    number = record.rounds[-1].number
+    for pairing in record.rounds[-1].pairings:
+        if pairing.result is not None:
+            continue
+        game = await service.latest_game(store, record.chat_id, pairing.game_id)
+        if game is None:
+            continue
+        if game.status is Status.ACTIVE:
+            await _end_on_time(context, tr, game)
+        elif game.status is Status.LOBBY:  # nobody tapped ▶ Start: it closes
+            await _close(context, tr, game)
+    record = await store.tournament.load(record.chat_id, record.tournament_id) or record
+    if record.status is not Status.ACTIVE or record.rounds[-1].number != number:
+        return record
+    verdicts = await service.verdicts(store, record)
+
+    def decide(r: TournamentRecord, at: float) -> TournamentRecord:
+        current = r.rounds[-1]
+        waiting = {p.board for p in current.pairings if p.result is None}
+        if r.status is not Status.ACTIVE or current.number != number or not waiting:
+            return r
+        return rules.adjudicate(r, {b: verdicts[b] for b in waiting}, at)
+
+    return await _commit(store, record, decide)
+
+
+async def _close(context: Context, tr: Translator, game: GameRecord) -> None:
+    """Close a game's lobby nobody may start any more (its pairing was decided)."""
+    closed = game.model_copy(update={"status": Status.CANCELLED})
+    with contextlib.suppress(VersionConflict):
+        await edit(context, tr, await saving.save(get_store(context), game, closed))
+
+
+async def _close_forfeited(context: Context, tr: Translator, record: TournamentRecord) -> None:
+    """The boards of the last rounds' games decided without being played (a
+    withdrawal, a no-show) close if nobody started them."""
+    store = get_store(context)
+    for each in record.rounds[-2:]:
+        for pairing in each.pairings:
+            if pairing.game_id is None or pairing.result is None \
+                    or pairing.result.decision is Decision.PLAYED:
+                continue
+            game = await store.games.load_game(record.chat_id, pairing.game_id)
+            if game is not None and game.status is Status.LOBBY:
+                await _close(context, tr, game)
+
+
+async def _end_on_time(context: Context, tr: Translator, game: GameRecord) -> None:
+    """A game being played at the deadline: lost on time by the player it
+    waits for, saved (and booked) as any game's end, its board redrawn."""
+    store = get_store(context)
+
+    async def load() -> GameRecord | None:
+        return await store.games.load_game(game.chat_id, game.game_id)
+
+    try:
+        changed = await saving.commit_game(store, load, service.timed_out)
+    except Refusal:
+        return
+    if changed is not None and changed[1] is not changed[0]:
+        await edit(context, tr, changed[1])
+
+
+async def _post_end(context: Context, tr: Translator, record: TournamentRecord
+                    ) -> TournamentRecord:
+    """Post the final standings (or that it was cancelled), once."""
+    if record.status is Status.FINISHED:
+        await context.bot.send_message(record.chat_id,
+                                       present.final_message(tr, record, nets(record)),
+                                       message_thread_id=record.thread_id)
+    await _redraw_lobby(context, tr, record)
+    return await _commit(get_store(context), record,
+                         lambda r, at: r if r.closed else r.model_copy(update={"closed": True}))

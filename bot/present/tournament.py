@@ -1,0 +1,268 @@
+"""What players see of a tournament: its lobby, a round's pairings, the
+standings (a monospace table: rank, points, games, tie-breaks, the round
+being played), the final standings with the prizes, a private pairing
+notice, and a league's season table.  Pure functions of records.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from html import escape
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.present.lobby import option_captions
+from bot.present.names import duration, variant_name
+from bot.present.render.tournament import StandingsPicture
+from bot.rules.tournament.league import LeagueRow, Season
+from bot.rules.tournament.prizes import split_of
+from bot.rules.tournament.standings import standings
+from bot.vocab import clock
+from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.i18n import N_, Translator
+from bot.vocab.records import Status
+from bot.vocab.tournament import Decision, Format, Pairing, Place, Stage, TournamentRecord
+from bot.vocab.usertext import clean, html_text
+
+NAME_WIDTH = 14
+FORMATS = {Format.ROUND_ROBIN: N_("Round robin"), Format.SWISS: N_("Swiss"),
+           Format.KNOCKOUT: N_("Knockout")}
+TIEBREAKS = {Format.ROUND_ROBIN: (N_("H2H"), N_("SB")), Format.SWISS: (N_("Buch"), N_("SB")),
+             Format.KNOCKOUT: (N_("Rounds"), N_("Cons"))}
+"""Column heads of the tie-breaks (bot/rules/tournament/standings.py), short for a table."""
+PLAYER, POINTS, GAMES, WON, LOST = N_("Player"), N_("Pts"), N_("G"), N_("W"), N_("L")
+RATING_CHANGE = N_("±Rtg")
+"""The other column heads: player, points, games, won, lost, rating change."""
+
+
+def title(tr: Translator, record: TournamentRecord) -> str:
+    """"Swiss, 5 rounds · Long nardy"."""
+    name = tr.gettext(FORMATS[record.format])
+    if record.double:
+        name = tr.gettext("Double round robin")
+    elif record.consolation:
+        name = tr.gettext("Knockout with a consolation bracket")
+    elif record.format is Format.SWISS and record.rounds_planned:
+        name = tr.ngettext("Swiss, {n} round", "Swiss, {n} rounds", record.rounds_planned,
+                           n=record.rounds_planned)
+    return f"{name} · {variant_name(tr, record.variant)}"
+
+
+def _head(tr: Translator, record: TournamentRecord) -> list[str]:
+    lines = ["🏆 <b>" + escape(tr.gettext("Tournament: {title}", title=title(tr, record)))
+             + "</b>"]
+    games = option_captions(tr, record.variant, record.options)
+    if games:
+        lines.append(escape(" · ".join(games)))
+    if record.entry_stake:
+        split = "/".join(str(part) for part in split_of(record))
+        lines.append(escape(tr.gettext("Entry {stake}; prizes {split} % of the pot, booked "
+                                       "at the end.", stake=record.entry_stake, split=split)))
+    return lines
+
+
+def names(record: TournamentRecord) -> dict[int, str]:
+    return {e.user_id: e.name for e in record.entrants}
+
+
+def lobby_message(tr: Translator, record: TournamentRecord
+                  ) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The lobby: what it is, who joined, Join / Leave / ▶ Start / ✖ Cancel."""
+    lines = _head(tr, record)
+    lines.append(escape(tr.gettext("A round may take {time}.",
+                                   time=duration(tr, record.round_length))))
+    joined = ", ".join(html_text(e.name) for e in record.entrants) or "—"
+    lines.append(tr.gettext("Players ({count} of {most}): {names}", count=len(record.entrants),
+                            most=record.max_entrants, names=joined))
+    if record.status is Status.CANCELLED:
+        lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
+        return "\n".join(lines), None
+    if record.status is not Status.LOBBY:
+        lines.append(escape(tr.gettext("It has started: /standings shows how it goes.")))
+        return "\n".join(lines), _keyboard(tr, record, [(ButtonAction.STANDINGS, "📋 ",
+                                                         N_("Standings"))])
+    if record.start_at is not None:
+        when = time.strftime("%d.%m %H:%M", time.gmtime(record.start_at))
+        lines.append(escape(tr.gettext("It starts by itself at {time} UTC.", time=when)))
+    lines.append(escape(tr.gettext("Tap Join to play. Whoever created it taps ▶ Start.")))
+    return "\n".join(lines), _keyboard(tr, record, [
+        (ButtonAction.JOIN, "✋ ", N_("Join")), (ButtonAction.LEAVE, "", N_("Leave")),
+        (ButtonAction.START, "▶ ", N_("Start")), (ButtonAction.DROP, "✖ ", N_("Cancel"))])
+
+
+def _keyboard(tr: Translator, record: TournamentRecord,
+              buttons: Sequence[tuple[ButtonAction, str, str]]) -> InlineKeyboardMarkup:
+    row = [InlineKeyboardButton(mark + tr.gettext(text), callback_data=Callback.tournament(
+        record.tournament_id, record.version, action).format()) for action, mark, text in buttons]
+    return InlineKeyboardMarkup([row[i:i + 2] for i in range(0, len(row), 2)])
+
+
+def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
+                  name: Callable[[int], str] | None = None) -> str:
+    """``3. Ann 1–0 Bob (forfeit)``: plain text with names cleaned, or, given
+    ``name`` (an HTML name of a user id), HTML."""
+    who = names(record)
+    text: Callable[[str], str] = str if name is None else (lambda t: escape(t, quote=False))
+    shown = name or (lambda user_id: clean(who[user_id]))
+    if pairing.second is None:
+        return text(tr.gettext("{name}: bye", name="\0")).replace("\0", shown(pairing.first))
+    result = pairing.result
+    if result is None:
+        score = "–"
+    elif result.decision is Decision.DOUBLE_FORFEIT:
+        score = "0–0"
+    else:
+        score = "1–0" if result.winner == pairing.first else "0–1"
+    mark = ""
+    if result is not None and result.decision is not Decision.PLAYED:
+        mark = " " + tr.gettext("(forfeit)")
+    if pairing.stage is Stage.CONSOLATION:
+        mark += " " + tr.gettext("(consolation)")
+    return (f"{pairing.board}. {shown(pairing.first)} {score} {shown(pairing.second)}"
+            + text(mark))
+
+
+def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
+    """A pairing in an HTML message (the chat's language: it names several
+    players, so it is addressed to none of them in theirs)."""
+    who = names(record)
+    return _pairing_text(tr, record, pairing, lambda user_id: html_text(who[user_id]))
+
+
+def round_message(tr: Translator, record: TournamentRecord) -> str:
+    """A round's pairings, posted when it starts."""
+    current = record.rounds[-1]
+    playoff = any(p.stage is Stage.PLAYOFF for p in current.pairings)
+    head = (tr.gettext("Play-off for first place, round {n}", n=current.number) if playoff
+            else tr.gettext("Round {n}", n=current.number))
+    lines = ["🏆 <b>" + escape(head) + "</b> · " + escape(title(tr, record))]
+    lines += [_pairing_line(tr, record, p) for p in current.pairings]
+    if current.deadline is not None:
+        when = time.strftime("%d.%m %H:%M", time.gmtime(current.deadline))
+        lines.append(escape(tr.gettext(
+            "Play by {time} UTC ({left} left): each game has its board below, where either "
+            "player taps ▶ Start. A game nobody started by then is lost by both.",
+            time=when, left=duration(tr, current.deadline - clock.now()))))
+    return "\n".join(lines)
+
+
+def _cell(name: str) -> str:
+    return escape(clean(name, NAME_WIDTH).ljust(NAME_WIDTH))
+
+
+def table(tr: Translator, record: TournamentRecord, places: Sequence[Place]) -> str:
+    """The standings as a monospace table."""
+    first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
+    gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
+    who = names(record)
+    rows = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>3} "
+            f"{tr.gettext(GAMES):>2} {escape(first):>6} {escape(second):>4}"]
+    for place in places:
+        breaks = (*place.tiebreaks, 0, 0)
+        mark = "×" if place.user_id in gone else " "
+        rows.append(f"{place.rank:>2} {_cell(who[place.user_id])} {place.points:>3} "
+                    f"{place.games:>2} {breaks[0]:>6} {breaks[1]:>4}{mark}")
+    return "<pre>" + "\n".join(rows) + "</pre>"
+
+
+def standings_keyboard(tr: Translator, record: TournamentRecord) -> InlineKeyboardMarkup | None:
+    """Under the standings of a running tournament: look again, or withdraw."""
+    if record.status is not Status.ACTIVE:
+        return None
+    return _keyboard(tr, record, [(ButtonAction.STANDINGS, "🔄 ", N_("Standings")),
+                                  (ButtonAction.QUIT, "🏳 ", N_("Withdraw"))])
+
+
+def standings_caption(tr: Translator, record: TournamentRecord) -> str:
+    """The caption of the standings' picture: what it is, and its stakes."""
+    return "\n".join(_head(tr, record))
+
+
+def standings_message(tr: Translator, record: TournamentRecord
+                      ) -> tuple[str, InlineKeyboardMarkup | None]:
+    """``/standings`` as text (a chat whose boards are text): the table now,
+    the round being played, and buttons to look again or withdraw."""
+    lines = _head(tr, record)
+    places = record.final if record.status is Status.FINISHED else standings(record)
+    lines.append(table(tr, record, places))
+    if any(e.withdrawn is not None for e in record.entrants):
+        lines.append(escape(tr.gettext("× withdrew")))
+    if record.status is Status.ACTIVE and record.rounds:
+        lines.append("<b>" + escape(tr.gettext("Round {n}", n=record.rounds[-1].number))
+                     + "</b>")
+        lines += [_pairing_line(tr, record, p) for p in record.rounds[-1].pairings]
+        return "\n".join(lines), standings_keyboard(tr, record)
+    if record.status is Status.CANCELLED:
+        lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
+    return "\n".join(lines), None
+
+
+def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPicture:
+    """``/standings`` as a picture's content (drawn by bot/present/render/tournament.py)."""
+    places = record.final if record.status is Status.FINISHED else standings(record)
+    who = names(record)
+    gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
+    first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
+    head = ("#", tr.gettext(PLAYER), tr.gettext(POINTS), tr.gettext(GAMES), first, second)
+    rows = tuple((str(p.rank), clean(who[p.user_id]) + (" ×" if p.user_id in gone else ""),
+                  str(p.points), str(p.games), *(str(b) for b in (*p.tiebreaks, 0, 0)[:2]))
+                 for p in places)
+    lines: list[str] = []
+    if record.status is Status.ACTIVE and record.rounds:
+        lines.append(tr.gettext("Round {n}", n=record.rounds[-1].number))
+        lines += [_pairing_text(tr, record, p) for p in record.rounds[-1].pairings]
+    return StandingsPicture(tr.gettext("Tournament: {title}", title=title(tr, record)), head,
+                            rows, tuple(lines))
+
+
+def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, int]) -> str:
+    """The final standings, posted when it ends, with what each prize came to."""
+    lines = _head(tr, record)
+    lines[0] = "🏆 <b>" + escape(tr.gettext("Final standings: {title}",
+                                           title=title(tr, record))) + "</b>"
+    lines.append(table(tr, record, record.final))
+    winners = [p for p in record.final if p.rank == 1]
+    who = names(record)
+    lines.append(escape(tr.gettext("Winner: {names}", names=", ".join(
+        clean(who[p.user_id]) for p in winners))))
+    paid = [(who[p], amount) for p, amount in nets.items() if amount]
+    if paid:
+        money = ", ".join(f"{clean(name)} {amount:+d}" for name, amount in
+                          sorted(paid, key=lambda item: -item[1]))
+        lines.append(escape(tr.gettext("Booked in the ledger: {money}.", money=money)))
+    return "\n".join(lines)
+
+
+def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> str | None:
+    """What a player is told in private of their pairing this round."""
+    current = record.rounds[-1]
+    mine = next((p for p in current.pairings if user_id in p.players), None)
+    if mine is None:
+        return None
+    head = tr.gettext("Round {n}", n=current.number) + " · " + title(tr, record)
+    if mine.second is None:
+        return "🏆 " + escape(head) + "\n" + escape(tr.gettext("You have a bye this round."))
+    if mine.result is not None:
+        return None
+    other = names(record)[mine.opponent(user_id) or 0]
+    return "🏆 " + escape(head) + "\n" + escape(tr.gettext(
+        "You play {name}: tap ▶ Start on your board in the group.", name=clean(other)))
+
+
+def league_message(tr: Translator, season: Season, rows: Sequence[LeagueRow],
+                   who: Mapping[int, str]) -> str:
+    """``/league``: the season's table (points won minus lost, games, wins, losses)."""
+    head = "🏅 <b>" + escape(tr.gettext("League: {season}", season=season.name)) + "</b>"
+    if not rows:
+        return head + "\n" + escape(tr.gettext("No rated results this season yet."))
+    lines = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>4} "
+             f"{tr.gettext(GAMES):>3} {tr.gettext(WON):>3} {tr.gettext(LOST):>3} "
+             f"{tr.gettext(RATING_CHANGE):>5}"]
+    for row in rows:
+        lines.append(f"{row.rank:>2} {_cell(who.get(row.user_id, str(row.user_id)))} "
+                     f"{row.points:>4} {row.games:>3} {row.wins:>3} {row.losses:>3} "
+                     f"{round(row.rating_change):>+5d}")
+    return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(tr.gettext(
+        "Points: points won minus points lost (a match counts its length); ±Rtg: the rating "
+        "change. /league YYYY-MM shows another month."))

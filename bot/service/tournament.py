@@ -1,0 +1,264 @@
+"""A chat's tournaments saved as the rules see them, and what a game's end and a
+round's deadline tell them.
+
+* :func:`commit_tournament`: the one load -> rule -> compare-and-set loop of a
+  tournament; the change that ends it books its prizes in the same write
+  (``Tournaments.save``), and every change sets when the bot must look at it
+  next (:func:`next_wake`).
+* :func:`game_ended`: the end-of-game hook (bot/service/ending.py): a
+  finished match of a tournament's pairing records its result, which may pair
+  the next round or end the tournament.  A game knows its tournament by its
+  match's dice commitment, kept when the pairing's game was made.
+* :func:`new_game`: the game of a pairing - both players seated, the dice
+  committed, waiting for either player's ▶ Start (the tap is the dice's
+  entropy, as for any game) - with an id that follows from the pairing, so
+  a retry makes the same game, never a second one.
+* :func:`timed_out` and :func:`verdicts`: at a round's deadline a game
+  being played is lost on time by the player it waits for (the caller saves
+  that as any game's end, bot/service/saving.py ``commit_game``; a match is
+  then lost whole), and every game not over gets a result: a game nobody
+  started is a double forfeit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.rules import tournament as rules
+from bot.rules.booking import deviation_of
+from bot.rules.dice import Dealer, committed
+from bot.rules.matchstate import table_of
+from bot.rules.play import played
+from bot.rules.seats import player_on
+from bot.rules.tournament.noshow import chose
+from bot.store import Store, VersionConflict
+from bot.store.commit import commit
+from bot.vocab import clock
+from bot.vocab.records import GameRecord, Player, Status
+from bot.vocab.refusals import CHANGED, Refusal
+from bot.vocab.tournament import Decision, Pairing, Result, TournamentRecord
+from engine.dice import DiceSeed
+from engine.game import Action
+from engine.position import Side
+
+Change = Callable[[TournamentRecord, float], TournamentRecord]
+
+
+def match_of(game: GameRecord) -> str | None:
+    """The public commitment of the dice of the match ``game`` plays: the same
+    for every game of the match."""
+    if game.dice is None:
+        return None
+    return str(DiceSeed(bytes.fromhex(game.dice.seed)).commitment)
+
+
+def next_wake(record: TournamentRecord, now: float) -> float | None:
+    """When the bot must look at ``record`` next: its start time, now when a
+    round waits for its games or its announcement (or the end to be posted),
+    the round's deadline, or never."""
+    if record.status is Status.LOBBY:
+        return record.start_at
+    if not record.status.is_open:
+        return None if record.closed else now
+    current = record.rounds[-1]
+    if record.announced < current.number or any(needs_game(p) for p in current.pairings):
+        return now
+    return current.deadline
+
+
+def needs_game(pairing: Pairing) -> bool:
+    return pairing.second is not None and pairing.result is None and pairing.game_id is None
+
+
+async def commit_tournament(store: Store, chat_id: int, tournament_id: str, change: Change, *,
+                            matches: tuple[str, ...] = ()
+                            ) -> tuple[TournamentRecord, TournamentRecord] | None:
+    """Load the tournament, apply the rule ``change(record, now)``, save it
+    with one compare-and-set (its prizes with the change that ends it; the
+    ``matches`` its new games play); on a lost race all again.  (before,
+    after), or None if there is no such tournament.  ``change`` may raise a
+    ``Refusal``; after repeated lost races: ``Refusal(CHANGED)``."""
+    tournaments = store.tournament
+    now = clock.now()
+
+    async def load() -> TournamentRecord | None:
+        return await tournaments.load(chat_id, tournament_id)
+
+    def step(record: TournamentRecord | None) -> TournamentRecord | None:
+        nonlocal now
+        now = clock.now()
+        return None if record is None else change(record, now)
+
+    async def write(old: TournamentRecord | None, new: TournamentRecord | None
+                    ) -> TournamentRecord:
+        assert old is not None and new is not None
+        ending = new.status is Status.FINISHED and old.status is not Status.FINISHED
+        return await tournaments.save(new, old.version, matches=matches,
+                                      ledger=rules.ledger(new) if ending else None)
+
+    try:
+        before, after = await commit(load, step, write, retries=10)
+    except VersionConflict:
+        raise Refusal(CHANGED) from None
+    if before is None or after is None:
+        return None
+    if after is not before:
+        await tournaments.wake(after, next_wake(after, now))
+    return before, after
+
+
+async def create(store: Store, record: TournamentRecord) -> TournamentRecord:
+    """Save a new tournament (its id follows from the update: a retry finds it)."""
+    try:
+        saved = await store.tournament.save(record, 0)
+    except VersionConflict:
+        found = await store.tournament.load(record.chat_id, record.tournament_id)
+        assert found is not None
+        return found
+    await store.tournament.wake(saved, next_wake(saved, clock.now()))
+    return saved
+
+
+async def ratings(store: Store, record: TournamentRecord) -> rules.actions.Ratings:
+    """The entrants' FIBS ratings in the tournament's variant in this chat,
+    with their deviations now (bot/rules/booking.py ``deviation_of``)."""
+    entrants = {e.user_id for e in record.entrants}
+    now = clock.now()
+    return {s.user_id: (s.rating, deviation_of(s, now))
+            for s in await store.books.player_stats(record.chat_id)
+            if s.variant is record.variant and not s.versus and s.user_id in entrants}
+
+
+def game_id_of(record: TournamentRecord, round_number: int, board: int) -> str:
+    """The id of a pairing's game: it follows from the pairing.
+
+    >>> from bot.vocab.tournament import Format
+    >>> from engine.position import Variant
+    >>> t = TournamentRecord(chat_id=1, tournament_id="Ab3_x9Qz", format=Format.SWISS,
+    ...                      variant=Variant.LONG, created_by=1)
+    >>> game_id_of(t, 3, 12)
+    'tAb3_x9Qz-3-12'
+    """
+    return f"t{record.tournament_id}-{round_number}-{board}"
+
+
+def new_game(record: TournamentRecord, pairing: Pairing, dealer: Dealer) -> GameRecord:
+    """The game of ``pairing``, seated and committed, waiting for ▶ Start."""
+    who = {e.user_id: e.name for e in record.entrants}
+    assert pairing.second is not None
+    players = (Player(user_id=pairing.first, name=who[pairing.first], side=Side.WHITE),
+               Player(user_id=pairing.second, name=who[pairing.second], side=Side.BLACK))
+    now = clock.now()
+    return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id,
+                      game_id=game_id_of(record, record.rounds[-1].number, pairing.board),
+                      variant=record.variant, options=record.options, players=players,
+                      dice=committed(dealer), created_at=now, updated_at=now)
+
+
+def result_of(game: GameRecord) -> Result | None:
+    """A tournament result of a game whose match is over: its winner, the
+    points (a match's length), a forfeit if the loser lost on time without
+    ever choosing anything (bot/rules/tournament/noshow.py: the turns the bot
+    played for them do not count); a cancelled game is a double forfeit.
+    None while its match goes on."""
+    if game.status is Status.CANCELLED:
+        return Result(decision=Decision.DOUBLE_FORFEIT)
+    if game.status is not Status.FINISHED or not game.engine:
+        return None
+    table = table_of(game)
+    if not table.match_over or table.game.result is None:
+        return None
+    outcome = table.game.result
+    winner = player_on(game, outcome.winner).user_id
+    timed_out = bool(table.game.events) and table.game.events[-1].action is Action.TIMEOUT
+    # the replay (a few ms) only for a game lost on time
+    absent = timed_out and not any(chose(each, outcome.winner.opponent)
+                                   for each in table.games())
+    decision = Decision.FORFEIT if absent else Decision.PLAYED
+    points = table.match_length if table.match_length > 1 else outcome.points
+    return Result(decision=decision, winner=winner,
+                  points=0 if decision is Decision.FORFEIT else points)
+
+
+def open_board(record: TournamentRecord, players: set[int]) -> int | None:
+    """The board of the current round where ``players`` meet with no result yet."""
+    if record.status is not Status.ACTIVE or not record.rounds:
+        return None
+    return next((p.board for p in record.rounds[-1].pairings
+                 if p.result is None and set(p.players) == players), None)
+
+
+async def game_ended(store: Store, game: GameRecord) -> None:
+    """The end-of-game hook: a tournament game's match is over (or the game
+    was cancelled): its result goes to its tournament.  Repeats do nothing."""
+    match = match_of(game)
+    if match is None or game.is_private or len(game.players) != 2:
+        return
+    tournament_id = await store.tournament.of_match(game.chat_id, match)
+    result = result_of(game)
+    if tournament_id is None or result is None:
+        return
+    players = {p.user_id for p in game.players}
+
+    def change(record: TournamentRecord, now: float) -> TournamentRecord:
+        board = open_board(record, players)
+        return record if board is None else rules.record_result(record, board, result, now)
+
+    await commit_tournament(store, game.chat_id, tournament_id, change)
+
+
+async def latest_game(store: Store, chat_id: int, game_id: str | None) -> GameRecord | None:
+    """A pairing's game as it is now: the game it began with, or the last game
+    of its match (each game names the one that continued it)."""
+    game = None if game_id is None else await store.games.load_game(chat_id, game_id)
+    for _ in range(64):
+        if game is None or game.next_game is None:
+            return game
+        following = await store.games.load_game(chat_id, game.next_game)
+        if following is None:
+            return game
+        game = following
+    return game
+
+
+async def verdicts(store: Store, record: TournamentRecord) -> dict[int, Result]:
+    """At the round's deadline, a result for every game of it not over, once
+    the games being played were ended on time (:func:`timed_out`)."""
+    out: dict[int, Result] = {}
+    for pairing in record.rounds[-1].pairings:
+        if pairing.result is not None:
+            continue
+        game = await latest_game(store, record.chat_id, pairing.game_id)
+        result = None if game is None else result_of(game)
+        if result is None and game is not None and game.status is Status.FINISHED:
+            result = _unfinished_match(game, record)
+        if result is None and game is not None and game.status is Status.ACTIVE:
+            result = _unfinished_match(game, record)  # it could not be ended on time
+        out[pairing.board] = result or Result(decision=Decision.DOUBLE_FORFEIT)
+    return out
+
+
+def timed_out(record: GameRecord, now: float) -> GameRecord:
+    """A game being played at its round's deadline: the player it waits for
+    loses on time (a single game times the cube, as a claimed timeout)."""
+    if record.status is not Status.ACTIVE:
+        return record
+    table = table_of(record)
+    waiting = table.game.to_act
+    if waiting is None:
+        return record
+    return played(record, table, lambda g: g.claim_timeout(waiting.opponent))
+
+
+def _unfinished_match(game: GameRecord, record: TournamentRecord) -> Result:
+    """A match left between two of its games at the deadline: the leader wins
+    it (on a level score, the better seed)."""
+    table = table_of(game)
+    white, black = table.score
+    seed = {e.user_id: e.seed or 0 for e in record.entrants}
+    ids = [player_on(game, Side.WHITE).user_id, player_on(game, Side.BLACK).user_id]
+    if white == black:
+        winner = min(ids, key=seed.__getitem__)
+    else:
+        winner = ids[0] if white > black else ids[1]
+    return Result(decision=Decision.PLAYED, winner=winner, points=table.match_length)

@@ -1,0 +1,445 @@
+"""Tournaments end to end through the real handlers and the local Bot API
+server: created with /tournament, joined and started with its buttons, every
+game on its own board started with ▶ Start and played (to a resignation)
+by the players' taps, rounds posted by the tournament job, deadlines decided
+by it with the test clock moved, the final standings posted and the prizes
+booked in the ledger.  A 4-player round robin, a 6-player Swiss with a bye,
+an 8-player knockout with one no-show, a restart mid-round, and two workers
+on one Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from telegram.ext import CallbackContext
+
+from bot.edge.app import build_application
+from bot.edge.handlers import tournament as handler
+from bot.rules.dice import Dealer
+from bot.rules.matchstate import table_of
+from bot.rules.tournament import prizes
+from bot.store import Store
+from bot.vocab import clock as clocks
+from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
+from bot.vocab.records import Status
+from bot.vocab.tournament import Decision, TournamentRecord
+from tests.bot.conftest import World, running_world
+from tests.bot.driver import pick
+from tests.bot.edge.handlers.test_clock import Clock
+from tests.botapi import BotApiServer
+from tests.botapi.model import Chat, Message, User
+
+DAY = 86400.0
+
+
+@dataclass
+class Club:
+    chat: Chat
+    players: list[User]
+
+    def user(self, user_id: int) -> User:
+        return next(u for u in self.players if u.id == user_id)
+
+
+@pytest.fixture
+async def clock(world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                ) -> AsyncIterator[Clock]:
+    """A test clock; the tournament job is off, the tests run it by hand."""
+    fake = Clock(tmp_path / "offset")
+    monkeypatch.setenv(clocks.TEST_CLOCK_ENV, str(fake.path))
+    fake.advance(0)
+    for job in world.app.job_queue.get_jobs_by_name(handler.JOB_NAME):
+        job.enabled = False
+    yield fake
+
+
+def club(world: World, count: int) -> Club:
+    players = [world.server.add_user(f"P{n}") for n in range(1, count + 1)]
+    return Club(world.server.add_group("Club", members=players), players)
+
+
+async def tick(world: World, app: Any = None) -> None:
+    await handler.tick_job(CallbackContext(app or world.app))
+    await world.idle()
+
+
+async def tournament(world: World, c: Club, args: str) -> TournamentRecord:
+    """``/tournament args`` by the first player, everybody joins, he starts it."""
+    sent = await world.send(c.chat, c.players[0], f"/tournament {args}")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    for player in c.players:
+        answer = await world.tap(c.chat, player, lobby, text="✋ Join")
+        assert not answer.show_alert, answer
+    answer = await world.tap(c.chat, c.players[0], lobby, text="▶ Start")
+    assert not answer.show_alert, answer
+    return await current(world, c)
+
+
+async def current(world: World, c: Club) -> TournamentRecord:
+    [record] = [t for t in await _all(world.store, c.chat.id)]
+    return record
+
+
+async def _all(store: Store, chat_id: int) -> list[TournamentRecord]:
+    ids = await store.redis.zrange(store.keys.chat(chat_id, "tournaments"), 0, -1)
+    found = [await store.tournament.load(chat_id, i.decode() if isinstance(i, bytes) else i)
+             for i in ids]
+    return [t for t in found if t is not None]
+
+
+def board_of(world: World, c: Club, game_id: str) -> Message:
+    for message in reversed(world.server.messages(c.chat)):
+        for row in message.buttons or []:
+            for _, data in row:
+                with contextlib.suppress(CallbackDataError):
+                    if data and Callback.parse(data).id == game_id:
+                        return message
+    raise AssertionError(f"no board of {game_id}\n{world.server.transcript(c.chat)}")
+
+
+def button(world: World, message: Message, action: ButtonAction) -> str | None:
+    for _, data in world.buttons(message):
+        with contextlib.suppress(CallbackDataError):
+            if data and Callback.parse(data).action is action:
+                return data
+    return None
+
+
+async def resign_game(world: World, c: Club, game_id: str) -> int:
+    """Start the game and let the player to act resign it; returns the winner."""
+    record = await world.store.games.load_game(c.chat.id, game_id)
+    assert record is not None and record.status is Status.LOBBY
+    first = c.user(record.players[0].user_id)
+    start = button(world, board_of(world, c, game_id), ButtonAction.START)
+    assert start is not None
+    await world.tap(c.chat, first, board_of(world, c, game_id), start)
+    record = await world.store.games.load_game(c.chat.id, game_id)
+    assert record is not None and record.status is Status.ACTIVE
+    side = table_of(record).game.to_act
+    loser = c.user(next(p.user_id for p in record.players if p.side is side))
+    winner = c.user(next(p.user_id for p in record.players if p.side is not side))
+    for action, who in ((ButtonAction.MENU, loser), (ButtonAction.RESIGN, loser),
+                        (ButtonAction.ACCEPT, winner)):
+        data = button(world, board_of(world, c, game_id), action)
+        assert data is not None, (action, world.server.transcript(c.chat))
+        answer = await world.tap(c.chat, who, board_of(world, c, game_id), data)
+        assert not answer.show_alert, answer
+    record = await world.store.games.load_game(c.chat.id, game_id)
+    assert record is not None and record.status is Status.FINISHED
+    return winner.id
+
+
+async def play_round(world: World, c: Club, skip: frozenset[str] = frozenset()) -> None:
+    """Every game of the current round resigned by whoever is to act."""
+    record = await current(world, c)
+    for pairing in record.rounds[-1].pairings:
+        if pairing.result is None and pairing.game_id not in skip:
+            assert pairing.game_id is not None, record
+            await resign_game(world, c, pairing.game_id)
+    await tick(world)
+
+
+async def ledger_nets(world: World, c: Club) -> dict[int, int]:
+    """Each player's net in the chat's ledger."""
+    nets = {p.id: 0 for p in c.players}
+    for (low, high), balance in (await world.store.books.ledger(c.chat.id)).items():
+        nets[low] += balance
+        nets[high] -= balance
+    return nets
+
+
+def texts(world: World, c: Club, part: str) -> list[str]:
+    return [m.text or "" for m in world.server.messages(c.chat)
+            if m.by_bot and part in (m.text or "")]
+
+
+async def test_a_four_player_round_robin_played_to_the_end(world: World, clock: Clock) -> None:
+    c = club(world, 4)
+    record = await tournament(world, c, "rr long entry=10")
+    assert record.status is Status.ACTIVE and len(record.rounds) == 1
+    assert len(texts(world, c, "Round 1")) == 1
+    for number in range(1, 4):
+        record = await current(world, c)
+        assert record.rounds[-1].number == number
+        assert all(p.game_id for p in record.rounds[-1].pairings)
+        await play_round(world, c)
+    record = await current(world, c)
+    assert record.status is Status.FINISHED and record.closed
+    [final] = texts(world, c, "Final standings")
+    assert "Winner" in final and "Booked in the ledger" in final
+    assert await ledger_nets(world, c) == prizes.nets(record)
+    assert sorted(prizes.nets(record).values()) == [-10, -10, 2, 18]   # 70/30 of 40
+    games = [p for r in record.rounds for p in r.pairings]
+    assert len(games) == 6 and all(p.result and p.result.decision is Decision.PLAYED
+                                   for p in games)
+    # the month's league: the six rated games, each player's three, rating changes kept
+    history = await world.store.books.history(c.chat.id)
+    assert len(history) == 6 and all(h.rating_changes for h in history)
+    moved = {p.id: 0.0 for p in c.players}
+    for entry in history:
+        assert entry.rating_changes is not None
+        for player, change in zip(entry.players, entry.rating_changes, strict=True):
+            moved[player.user_id] += change
+    sent = await world.send(c.chat, c.players[2], "/league")
+    league = (await world.reply(c.chat, sent, "League")).text or ""
+    rows = [line.split() for line in league.splitlines() if line[:2].strip().isdigit()]
+    assert len(rows) == 4 and all(int(row[3]) == 3 for row in rows), league
+    by_name = {row[1]: int(row[-1]) for row in rows}
+    assert by_name == {p.first_name: round(moved[p.id]) for p in c.players}, league
+
+
+async def test_a_six_player_swiss_with_a_withdrawal_and_a_bye(world: World, clock: Clock) -> None:
+    c = club(world, 6)
+    record = await tournament(world, c, "swiss rounds=3 backgammon")
+    assert record.rounds_planned == 3 and len(record.rounds[-1].pairings) == 3
+    # the sixth player withdraws during round 1 from the standings' button
+    sent = await world.send(c.chat, c.players[5], "/standings")
+    standings = await world.reply(c.chat, sent, "Tournament")
+    assert standings.photo is not None   # a picture, as the chat's boards are
+    data = button(world, standings, ButtonAction.QUIT)
+    assert data is not None
+    answer = await world.tap(c.chat, c.players[5], standings, data)
+    assert not answer.show_alert, answer
+    record = await current(world, c)
+    gone = next(p for p in record.rounds[0].pairings if c.players[5].id in p.players)
+    assert gone.result is not None and gone.result.decision is Decision.FORFEIT
+    assert gone.game_id is not None
+    closed = await world.store.games.load_game(c.chat.id, gone.game_id)
+    assert closed is not None and closed.status is Status.CANCELLED   # its board closed
+    for _ in range(3):
+        await play_round(world, c)
+    record = await current(world, c)
+    assert record.status is Status.FINISHED and len(record.rounds) == 3
+    byes = [p.first for r in record.rounds for p in r.pairings if p.second is None]
+    assert len(byes) == 2 and len(set(byes)) == 2 and c.players[5].id not in byes
+    met = [frozenset(p.players) for r in record.rounds for p in r.pairings if p.second]
+    assert len(met) == len(set(met))
+    assert [p.user_id for p in record.final][-1] == c.players[5].id  # 0 points, last
+    [final] = texts(world, c, "Final standings")
+    assert "×" in final   # marked as withdrawn
+
+
+async def test_an_eight_player_knockout_with_a_no_show(world: World, clock: Clock) -> None:
+    c = club(world, 8)
+    record = await tournament(world, c, "ko long round=1d")
+    first = record.rounds[0].pairings
+    assert [p.players for p in first] == [
+        tuple(record.entrants[s - 1].user_id for s in seeds)
+        for seeds in ((1, 8), (4, 5), (2, 7), (3, 6))]
+    # seed 5 never shows: seed 4 starts and moves, the bot plays seed 5's forced
+    # reply (that is no showing up), and the game waits for seed 5
+    absent = first[1]
+    assert absent.game_id is not None
+    await play_round(world, c, skip=frozenset({absent.game_id}))
+    present_player = c.user(absent.first)
+    no_show = absent.second
+    await start_and_wait_for(world, c, absent.game_id, present_player, no_show)
+    clock.advance(DAY + 60)
+    await tick(world)
+    record = await current(world, c)
+    decided = next(p for p in record.rounds[0].pairings if p.board == absent.board)
+    assert decided.result is not None
+    assert (decided.result.decision, decided.result.winner) == (Decision.FORFEIT, absent.first)
+    assert next(e for e in record.entrants if e.user_id == no_show).no_shows == 1
+    assert len(record.rounds) == 2 and len(record.rounds[1].pairings) == 2
+    await play_round(world, c)
+    await play_round(world, c)
+    record = await current(world, c)
+    assert record.status is Status.FINISHED
+    [champion] = [p for p in record.final if p.rank == 1]
+    final = record.rounds[-1].pairings[0]
+    assert final.result is not None and final.result.winner == champion.user_id
+    assert texts(world, c, "Final standings")
+
+
+async def start_and_wait_for(world: World, c: Club, game_id: str, player: User,
+                             waiting_for: int | None) -> None:
+    """``player`` starts the game and plays until it waits for ``waiting_for``."""
+    start = button(world, board_of(world, c, game_id), ButtonAction.START)
+    assert start is not None
+    await world.tap(c.chat, player, board_of(world, c, game_id), start)
+    for _ in range(40):
+        record = await world.store.games.load_game(c.chat.id, game_id)
+        assert record is not None and record.status is Status.ACTIVE
+        side = table_of(record).game.to_act
+        if next(p.user_id for p in record.players if p.side is side) == waiting_for:
+            return
+        data = pick(board_of(world, c, game_id))
+        assert data is not None
+        await world.tap(c.chat, player, board_of(world, c, game_id), data)
+    raise AssertionError("the game never waited for the no-show")
+
+
+async def test_two_workers_post_a_round_once(world: World, clock: Clock,
+                                             second_app: Any) -> None:
+    c = club(world, 4)
+    await tournament(world, c, "rr long")
+    record = await current(world, c)
+    for pairing in record.rounds[-1].pairings:
+        assert pairing.game_id is not None
+        await resign_game(world, c, pairing.game_id)
+    await asyncio.gather(*(handler.tick_job(CallbackContext(app))
+                           for app in (world.app, second_app, world.app, second_app)))
+    await world.idle()
+    record = await current(world, c)
+    assert record.announced == 2 and all(p.game_id for p in record.rounds[-1].pairings)
+    assert len(texts(world, c, "Round 2")) == 1
+    boards = {m.message_id for p in record.rounds[-1].pairings
+              for m in world.server.messages(c.chat)
+              if m.by_bot and any(p.game_id in (d or "") for row in m.buttons or []
+                                  for _, d in row)}
+    assert len(boards) == 2   # one board per game, none posted twice
+
+
+@pytest.fixture
+async def second_app(world: World) -> AsyncIterator[Any]:
+    """Another bot process on the same Redis and server, not polling (its
+    tournament job run by hand)."""
+    app = build_application(world.server.token or "", world.store, dealer=Dealer.for_tests(5),
+                            base_url=world.server.base_url,
+                            base_file_url=world.server.base_file_url)
+    await app.initialize()
+    try:
+        yield app
+    finally:
+        await app.shutdown()
+
+
+@contextlib.asynccontextmanager
+async def bot_process(server: BotApiServer, store: Store, seed: int) -> AsyncIterator[World]:
+    """The bot polling ``server`` until the block ends (a process that stops;
+    the server and Redis stay), its tournament job off (the test runs it)."""
+    async with running_world(store, server=server, keep_server=True,
+                             dealer=Dealer.for_tests(seed)) as bot:
+        for job in bot.app.job_queue.get_jobs_by_name(handler.JOB_NAME):
+            job.enabled = False
+        yield bot
+
+
+async def test_a_restart_mid_round_loses_nothing(store: Store, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(clocks.TEST_CLOCK_ENV, str(tmp_path / "offset"))
+    server = BotApiServer().start()
+    try:
+        async with bot_process(server, store, 1) as first:
+            c = club(first, 4)
+            record = await tournament(first, c, "rr long entry=5")
+            game = record.rounds[0].pairings[0].game_id
+            assert game is not None
+            await resign_game(first, c, game)
+        async with bot_process(server, store, 2) as second:   # the bot was restarted
+            record = await current(second, c)
+            assert len(record.rounds) == 1 and record.rounds[0].pairings[0].result is not None
+            await play_round(second, c)
+            for _ in range(2):
+                await play_round(second, c)
+            record = await current(second, c)
+            assert record.status is Status.FINISHED
+            assert await ledger_nets(second, c) == prizes.nets(record)
+            assert len(texts(second, c, "Round 2")) == len(texts(second, c, "Round 3")) == 1
+    finally:
+        server.stop()
+
+
+async def test_a_chat_may_leave_tournaments_to_its_admins(world: World) -> None:
+    admin, member = world.server.add_user("Admin"), world.server.add_user("Member")
+    chat = world.server.add_group("Club", members=[admin, member], admins=[admin])
+    sent = await world.send(chat, admin, "/settings")
+    settings = await world.reply(chat, sent, "Settings")
+    await world.tap(chat, admin, settings, text="Tournaments: admins")
+    sent = await world.send(chat, member, "/tournament")
+    assert "Only chat admins" in (await world.reply(chat, sent)).text
+    sent = await world.send(chat, admin, "/tournament swiss")
+    assert "Tournament" in (await world.reply(chat, sent, "Tournament")).text
+    sent = await world.send(chat, member, "/tournament ko swiss")
+    assert "Only chat admins" in (await world.reply(chat, sent, "admins")).text
+    mine = world.server.private_chat(admin)
+    private = await world.send(mine, admin, "/tournament")
+    assert "groups" in (await world.reply(mine, private)).text
+
+
+async def test_a_bad_tournament_word_is_answered_and_changes_nothing(world: World) -> None:
+    c = club(world, 2)
+    for words, says in [("swiss ko", "Pick one format"), ("rounds=3", "Swiss"),
+                        ("split=10/90", "split"), ("long bot", "between people"),
+                        ("long jacoby=on", "backgammon cube rules")]:
+        sent = await world.send(c.chat, c.players[0], f"/tournament {words}")
+        assert says in (await world.reply(c.chat, sent)).text, words
+    assert await _all(world.store, c.chat.id) == []
+
+
+async def test_a_start_time_starts_it_and_players_hear_in_private(world: World,
+                                                                  clock: Clock) -> None:
+    c = club(world, 3)
+    fan = c.players[1]
+    mine = world.server.private_chat(fan)
+    await world.reply(mine, await world.send(mine, fan, "/start"))   # the bot may write to them
+    sent = await world.send(c.chat, c.players[0], "/tournament swiss start=1h")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    assert "starts by itself" in lobby.text
+    for player in c.players:
+        await world.tap(c.chat, player, lobby, text="✋ Join")
+    await tick(world)
+    assert (await current(world, c)).status is Status.LOBBY   # not yet
+    clock.advance(3600 + 60)
+    await tick(world)
+    record = await current(world, c)
+    assert record.status is Status.ACTIVE and record.announced == 1
+    assert "It has started" in world.server.message(c.chat.id, lobby.message_id).text
+    told = [m.text or "" for m in world.server.messages(mine) if m.by_bot]
+    assert any("Round 1" in text for text in told), told
+
+
+async def test_a_start_time_with_too_few_players_cancels_it(world: World, clock: Clock) -> None:
+    c = club(world, 3)
+    sent = await world.send(c.chat, c.players[0], "/tournament rr start=2h entry=50")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    await world.tap(c.chat, c.players[1], lobby, text="✋ Join")
+    clock.advance(2 * 3600 + 60)
+    await tick(world)
+    record = await current(world, c)
+    assert record.status is Status.CANCELLED and record.closed
+    assert "cancelled" in world.server.message(c.chat.id, lobby.message_id).text
+    assert await world.store.books.ledger(c.chat.id) == {}
+    await tick(world)   # nothing is left to do
+    assert await world.store.tournament.claim(clocks.now() + 10**6) == []
+
+
+async def test_standings_are_text_where_the_boards_are_text(world: World) -> None:
+    c = club(world, 3)
+    admin = world.server.add_user("Admin")
+    chat = world.server.add_group("Texts", members=[*c.players, admin], admins=[admin])
+    sent = await world.send(chat, admin, "/settings")
+    await world.tap(chat, admin, await world.reply(chat, sent, "Settings"), text="🔤 Text")
+    other = Club(chat, c.players)
+    await tournament(world, other, "rr")
+    sent = await world.send(chat, c.players[1], "/standings")
+    table = await world.reply(chat, sent, "Tournament")
+    assert table.photo is None and "<pre>" not in (table.text or "") and "Pts" in (table.text or "")
+    assert button(world, table, ButtonAction.STANDINGS) is not None
+
+
+async def test_withdraw_oneself_or_by_an_admin(world: World) -> None:
+    admin = world.server.add_user("Admin")
+    c = club(world, 4)
+    chat = world.server.add_group("Cup", members=[*c.players, admin], admins=[admin])
+    cup = Club(chat, c.players)
+    await tournament(world, cup, "swiss")
+    said = await world.send(chat, c.players[1], "hello")
+    sent = await world.send(chat, c.players[2], "/withdraw", reply_to=said)
+    assert "Only the player or a chat admin" in (await world.reply(chat, sent)).text
+    sent = await world.send(chat, admin, "/withdraw", reply_to=said)
+    assert "P2 withdrew" in (await world.reply(chat, sent, "withdrew")).text
+    sent = await world.send(chat, c.players[3], "/withdraw")
+    assert "P4 withdrew" in (await world.reply(chat, sent, "withdrew")).text
+    record = await current(world, cup)
+    assert {e.user_id for e in record.entrants if e.withdrawn} == {c.players[1].id,
+                                                                   c.players[3].id}
+    sent = await world.send(chat, c.players[3], "/withdraw")
+    assert "withdrawn from this tournament already" in (await world.reply(chat, sent)).text

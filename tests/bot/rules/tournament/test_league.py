@@ -1,0 +1,57 @@
+"""A season table of a chat's rated games."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bot.rules.tournament.league import LeagueGame, Season, SeasonError, month, table
+
+
+def at(day: str) -> float:
+    return dt.datetime.fromisoformat(day).replace(tzinfo=dt.UTC).timestamp()
+
+
+def test_a_month_is_a_calendar_month_in_utc() -> None:
+    season = month(at("2026-02-14T23:59:59"))
+    assert (season.name, season.start, season.end) == ("2026-02", at("2026-02-01"),
+                                                        at("2026-03-01"))
+    assert month(at("2026-12-31T12:00")).end == at("2027-01-01")
+    assert at("2026-03-01") not in season and at("2026-02-01") in season
+
+
+def test_the_table_counts_points_wins_and_rating_changes_of_the_season() -> None:
+    november = Season("autumn", at("2026-11-01"), at("2026-12-01"))
+    games = [
+        LeagueGame(at("2026-11-02"), winner=1, loser=2, points=2, changes=(8.0, 7.5)),
+        LeagueGame(at("2026-11-03"), winner=2, loser=1, points=1, changes=(4.0, 4.5)),
+        LeagueGame(at("2026-11-04"), winner=3, loser=1, points=7, changes=(20.0, 19.0)),
+        LeagueGame(at("2026-10-31"), winner=2, loser=3, points=9),   # last season
+        LeagueGame(at("2026-12-01"), winner=2, loser=3, points=9),   # next season
+    ]
+    rows = table(games, november)
+    assert [(r.rank, r.user_id, r.points, r.games, r.wins, r.losses, r.rating_change)
+            for r in rows] == [
+        (1, 3, 7, 1, 1, 0, 20.0),
+        (2, 2, -1, 2, 1, 1, -3.5),
+        (3, 1, -6, 3, 1, 2, -15.5),
+    ]
+
+
+def test_equal_rows_share_a_rank_and_fewer_games_rank_higher() -> None:
+    season = Season("s", 0.0, 100.0)
+    games = [LeagueGame(1.0, 1, 2), LeagueGame(2.0, 2, 1), LeagueGame(3.0, 3, 4),
+             LeagueGame(4.0, 4, 3)]
+    assert [(r.rank, r.user_id) for r in table(games, season)] == [(1, 1), (1, 2), (1, 3),
+                                                                    (1, 4)]
+    # 5 and 6 both +2 with one win; 6 needed two games for it
+    more = [LeagueGame(5.0, 5, 7, points=2), LeagueGame(6.0, 6, 7, points=3),
+            LeagueGame(7.0, 8, 6, points=1)]
+    assert [(r.rank, r.user_id, r.points, r.games) for r in table(more, season)][:2] == [
+        (1, 5, 2, 1), (2, 6, 2, 2)]
+
+
+def test_a_season_ends_after_it_starts() -> None:
+    with pytest.raises(SeasonError):
+        Season("x", 10.0, 10.0)

@@ -30,6 +30,7 @@ that the asker is told to ask again later (:func:`refusal`).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import re
@@ -59,7 +60,7 @@ from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.board import PICTURE, TEXT
 from bot.present.painter import PAINTER
 from bot.present.render.analysis import render_analysis
-from bot.rules.review import analysable, analyse_job, job
+from bot.rules.review import Job, analysable, analyse_job, earlier_jobs, job
 from bot.rules.seats import seat_of
 from bot.store import Store, finished, prefs, private_boards
 from bot.store.inline_games import inline_chat_id
@@ -379,7 +380,10 @@ def refusal(record: GameRecord, chat_id: int, user_id: int) -> str | None:
     """Why a request from ``user_id`` in ``chat_id`` may not start the analysis
     of ``record`` now (the untranslated message), or None: kept or in flight
     analyses are always shared; a new one must be within the bounds."""
-    key = str(record.ref)
+    return _refusal(str(record.ref), chat_id, user_id)
+
+
+def _refusal(key: str, chat_id: int, user_id: int) -> str | None:
     if key in _ANALYSES or _ANALYSES.in_flight(key):
         return None
     if _RUNNING_IN_CHAT[chat_id] >= MAX_PER_CHAT:
@@ -393,17 +397,33 @@ async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> An
     """The game's analysis: kept, shared with the one in flight, or computed
     in the analysis pool for a request from ``user_id`` in ``chat_id``
     (:class:`TooManyAnalyses` beyond their bounds)."""
-    key = str(record.ref)
+    return await _analysed(str(record.ref), job(record), chat_id, user_id)
 
+
+async def analysed_earlier(record: GameRecord, chat_id: int = 0, user_id: int = 0
+                           ) -> list[tuple[int, Analysis]]:
+    """The analyses of the match's games before the record's, numbered
+    (/export of a match: :func:`bot.rules.review.earlier_jobs`), one after
+    the other within the same bounds as :func:`analysed`.  Each is kept by
+    the game and its score, so the match's later games' exports share them."""
+    found = []
+    for number, work in earlier_jobs(record):
+        digest = hashlib.sha256(json.dumps([work.game, work.score], sort_keys=True).encode())
+        key = f"{record.chat_id}:game:{digest.hexdigest()[:24]}"
+        found.append((number, await _analysed(key, work, chat_id, user_id)))
+    return found
+
+
+async def _analysed(key: str, work: Job, chat_id: int, user_id: int) -> Analysis:
     def compute() -> Awaitable[Analysis]:
-        return in_pool(analyse_job, job(record), analysis=True)
+        return in_pool(analyse_job, work, analysis=True)
 
     if key in _ANALYSES:
         return await _ANALYSES.get(key, compute)
     if _ANALYSES.in_flight(key):
         _give_slot_back()
         return await _ANALYSES.get(key, compute)
-    too_many = refusal(record, chat_id, user_id)
+    too_many = _refusal(key, chat_id, user_id)
     if too_many is not None:
         raise TooManyAnalyses(too_many)
     _give_slot_back()

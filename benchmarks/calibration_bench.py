@@ -4,11 +4,11 @@
     python benchmarks/calibration_bench.py --games 200 --weights /tmp/long_net.npz
 
 Plays ``--games`` self-play games of the net at 1 ply (as it trains; the
-medium level's ranking without its mistakes; the starter alternating, dice from ``--seed``) and keeps every
-position before a roll.  For each, the net's five estimates for the side to
-roll (win, win with mars, win with koks, lose with mars, lose with koks)
-are set against that side's outcome of the game, in buckets of the
-prediction: per bucket the positions, the mean predicted chance
+medium level's ranking without its mistakes; the starter alternating, dice
+from ``--seed``) and keeps every position before a roll.  For each, the
+net's five estimates for the side to roll (win, win with mars, win with
+koks, lose with mars, lose with koks) are set against that side's outcome
+of the game, in buckets of the prediction: per bucket the positions, the mean predicted chance
 ("expected") and the share that happened ("observed"); then the same for the
 equity (predicted points against the points won) and the Brier score and
 mean error of each output.

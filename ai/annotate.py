@@ -32,21 +32,21 @@ stay short (gnubg reads lines of up to 1,023 characters).
 ; [Beaver "Off"]
 ; Analysis by nardy, strong level (GNU Backgammon's nets, 0-ply then 1-ply for the best
 8); cube by money rules (Janowski); losses in points per game at cube 1
-; Game 1, Ann: 43.8 millipoints per decision (awful), 26 decisions: 3 doubtful, 2 bad, 3
-very bad; luck +0.16
-; Game 1, Ann: PR 21.9, Snowie error rate 22.3, luck rate +6.5 millipoints per roll,
-result -2, luck-adjusted -2.02
+; Game 1, Ann: 37.4 millipoints per decision (awful), 33 decisions: 6 doubtful, 5 bad, 1
+very bad; luck -0.88
+; Game 1, Ann: PR 18.7, Snowie error rate 16.9, luck rate -24.3 millipoints per roll,
+result -2, luck-adjusted -1.32
 ; Game 1, Ann: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong
 passes
-; Game 1, Bob: 7.6 millipoints per decision (expert), 23 decisions: 2 doubtful, 0 bad, 0
-very bad; luck +0.33
-; Game 1, Bob: PR 3.8, Snowie error rate 3.4, luck rate +12.7 millipoints per roll,
-result +2, luck-adjusted +2.02
+; Game 1, Bob: 23.1 millipoints per decision (casual), 31 decisions: 4 doubtful, 4 bad,
+0 very bad; luck -0.33
+; Game 1, Bob: PR 11.5, Snowie error rate 9.8, luck rate -9.0 millipoints per roll,
+result +2, luck-adjusted +1.32
 ; Game 1, Bob: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong
 passes
-; Game 1, row 2, Ann 16: 24/23 13/7, best 13/7 8/7 (-0.121, bad)
-; Game 1, row 6, Ann 25: bar/18, best bar/20 24/22 (-0.103, bad)
-; Game 1, row 12, Ann 45: 24/15, best 13/4 (-0.163, very bad)
+; Game 1, row 2, Ann 16: 24/18 6/5, best 13/7 8/7 (-0.124, bad)
+; Game 1, row 5, Ann 45: bar/21 8/3, best bar/21 13/8 (-0.046, doubtful)
+; Game 1, row 8, Ann 21: 24/22 3/2, best 6/3 (-0.061, doubtful)
 """
 
 from __future__ import annotations

@@ -36,11 +36,12 @@ from engine import Dice, Game, Position, Side, Turn, Variant
 from engine.scoring import classify
 
 NOISE = {
-    Level.EASY: Noise(temperature=0.06, cap=0.30, hunch=0.25),
-    Level.MEDIUM: Noise(temperature=0.027, cap=0.20, hunch=0.05),
+    Level.EASY: Noise(temperature=0.075, cap=0.30, hunch=0.25),
+    Level.MEDIUM: Noise(temperature=0.0375, cap=0.20, hunch=0.10),
 }
 """The levels' mistakes (:class:`ai.player.Noise`), tuned by
-``benchmarks/levels_bench.py`` to their error rates (docs/ai.md)."""
+``benchmarks/levels_bench.py`` so that each level beats the one below in
+about 62-65% of the games (docs/ai.md, "Levels")."""
 _DEPTH = {Level.STRONG: Depth(candidates=8, margin=0.16),
           Level.BEST: Depth(candidates=8, margin=0.16)}
 HINT_DEPTH = Depth(candidates=4, margin=0.16)

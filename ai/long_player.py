@@ -22,11 +22,12 @@ from ai.player import Depth, Level, Noise, Player
 from engine import Position, Turn, Variant, end_turn
 
 NOISE = {
-    Level.EASY: Noise(temperature=0.04, cap=0.30, hunch=0.25),
-    Level.MEDIUM: Noise(temperature=0.008, cap=0.20, hunch=0.05),
+    Level.EASY: Noise(temperature=0.05, cap=0.30, hunch=0.30),
+    Level.MEDIUM: Noise(temperature=0.022, cap=0.20, hunch=0.15),
 }
 """The levels' mistakes (:class:`ai.player.Noise`), tuned by
-``benchmarks/levels_bench.py`` to their error rates (docs/ai.md)."""
+``benchmarks/levels_bench.py`` so that each level beats the one below in
+about 62-66% of the games (docs/ai.md, "Levels")."""
 _DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2),
           Level.BEST: Depth(candidates=3, margin=0.2)}
 _CACHED_POSITIONS = 4096

@@ -4,9 +4,10 @@
 
 The file does not tell everything the engine records: long nardy's
 opening roll (only who started; the game is replayed with that starter),
-which side resigned or ran out of time (a game that ends without its last
-turn is left unfinished: analysis needs only the turns), a house rule like
-koks (read as off).
+whether a game that ends before its last turn (``Wins 2 points`` after an
+unfinished game) was resigned or lost on time (it is read as the loser's
+resignation of the points written, so the analysis counts the result), a
+house rule like koks (read as off).
 
 >>> from engine import Game, GameOptions, Step, format_game
 >>> game = Game.new(GameOptions.backgammon())
@@ -32,6 +33,7 @@ from engine import (
     parse_turn,
 )
 from engine.matread import MatGame, MatRecord, read_mat
+from engine.scoring import resign_kinds
 
 _ROLL = re.compile(r"(?P<first>[1-6])(?P<second>[1-6]):(?P<moves>.*)")
 _DOUBLE = re.compile(r"Doubles\s*=>\s*\d+", re.IGNORECASE)
@@ -106,6 +108,35 @@ def _replay(section: MatGame, options: GameOptions, crawford: bool) -> Game:
                                f"{error}") from None
         if game.result is not None:
             break
+    return _given_up(game, section)
+
+
+_WINS = re.compile(r"Wins\s+(?P<points>\d+)\s+points?", re.IGNORECASE)
+
+
+def _given_up(game: Game, section: MatGame) -> Game:
+    """``game`` ended as its last cell says (``Wins N points``) when its turns
+    did not end it: the other side resigned the kind worth ``N`` at the cube
+    (unchanged when no kind is worth that, or the game cannot end there).
+
+    >>> game = Game.new(GameOptions.backgammon()).roll(_Dice([(3, 1)]))
+    >>> won = _given_up(game, MatGame(1, (), ((Side.BLACK, "Wins 2 points"),)))
+    >>> won.result.winner, won.result.points, won.result.kind.value
+    (<Side.BLACK: 1>, 2, 'gammon')
+    """
+    if game.result is not None or not section.cells:
+        return game
+    winner, text = section.cells[-1]
+    wins = _WINS.search(text)
+    if wins is None:
+        return game
+    for kind in resign_kinds(game.variant, koks=game.options.koks):
+        try:
+            ended = game.offer_resignation(winner.opponent, kind).accept_resignation(winner)
+        except EngineError:
+            return game
+        if ended.result is not None and ended.result.points == int(wins["points"]):
+            return ended
     return game
 
 

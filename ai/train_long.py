@@ -103,6 +103,7 @@ def fit_on_roll(net: LongNet, games: int, seed: int) -> float:
 
     plain = LongNet(net.w1, net.b1, net.w2, net.b2)
     player = LongNetPlayer(Level.MEDIUM, seed=seed, net=plain)
+    player.noise = None  # the plain 1-ply net: no level's mistakes in the games fitted on
     gaps: list[float] = []
     for index in range(games):
         record = play_game(player, player, random.Random(seed * 1_000_003 + index),

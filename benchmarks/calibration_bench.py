@@ -3,12 +3,12 @@
     python benchmarks/calibration_bench.py --games 400
     python benchmarks/calibration_bench.py --games 200 --weights /tmp/long_net.npz
 
-Plays ``--games`` self-play games of the medium level (the net at 1 ply,
-as it trains; the starter alternating, dice from ``--seed``) and keeps every
-position before a roll.  For each, the net's five estimates for the side to
-roll (win, win with mars, win with koks, lose with mars, lose with koks)
-are set against that side's outcome of the game, in buckets of the
-prediction: per bucket the positions, the mean predicted chance
+Plays ``--games`` self-play games of the net at 1 ply (as it trains; the
+medium level's ranking without its mistakes; the starter alternating, dice
+from ``--seed``) and keeps every position before a roll.  For each, the
+net's five estimates for the side to roll (win, win with mars, win with
+koks, lose with mars, lose with koks) are set against that side's outcome
+of the game, in buckets of the prediction: per bucket the positions, the mean predicted chance
 ("expected") and the share that happened ("observed"); then the same for the
 equity (predicted points against the points won) and the Brier score and
 mean error of each output.
@@ -89,9 +89,10 @@ def main() -> None:
     args = parser.parse_args()
     net = LongNet.load(args.weights) if args.weights else None
     player = LongNetPlayer(Level.MEDIUM, seed=args.seed, net=net)
+    player.noise = None  # the plain 1-ply net, as it trains: not the medium level's mistakes
     positions, outcomes = collect(player, args.games, args.seed)
     probs = predictions(player.net, positions)
-    print(f"{args.games} self-play games (medium level), {len(positions)} positions before "
+    print(f"{args.games} self-play games (1 ply), {len(positions)} positions before "
           f"a roll; net trained {player.net.info.get('games', 0):.0f} games, on roll "
           f"{player.net.on_roll:+.4f}")
     for column, name in enumerate(OUTPUTS):

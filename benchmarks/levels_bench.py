@@ -25,6 +25,13 @@ over the pairs (a pair scores 0, 1/2 or 1) and its points per game;
 ``--log`` appends one JSON line per pair so a stopped run still counts:
 ``summary LOG`` prints each pairing's figures from it.
 
+``--noise LEVEL=TEMPERATURE,CAP,HUNCH`` (``errors`` and ``ladder``, again
+for more levels) plays a level with another :class:`ai.player.Noise` than
+its brain's table, to try a setting before it goes into the table;
+``--first N`` starts a ladder at pair ``N`` (a pairing split over
+processes: the same pairs, the same dice; ``summary`` of their logs adds
+them up).
+
 ``analysis``: what the bot's 📊 itself says (``ai.analysis.analyse`` at
 its default, strong depth) of each level over ``--games`` games against
 itself.
@@ -54,6 +61,7 @@ from ai.backgammon import NOISE as BACKGAMMON_NOISE
 from ai.backgammon import turn_equity
 from ai.long_player import NOISE as LONG_NOISE
 from ai.long_player import LongNetPlayer
+from ai.player import Noise
 from engine import Dice, Position, Turn, Variant, legal_turns
 
 LADDER = (Level.EASY, Level.MEDIUM, Level.STRONG, Level.BEST)
@@ -216,14 +224,14 @@ def pair(variant: Variant, lower: Level, upper: Level, index: int, seed: int
 
 
 def ladder(variant: Variant, games: int, seed: int, log: Path | None,
-           pairs_of: Sequence[tuple[Level, Level]] | None = None) -> None:
+           pairs_of: Sequence[tuple[Level, Level]] | None = None, first: int = 0) -> None:
     levels = levels_of(variant)
     steps = pairs_of or list(itertools.pairwise(levels))
     for lower, upper in steps:
         start, cpu = time.time(), time.process_time()
         scores: list[float] = []
         points = 0
-        for index in range(games // 2):
+        for index in range(first, first + games // 2):
             score, net = pair(variant, lower, upper, index, seed)
             scores.append(score)
             points += net
@@ -232,7 +240,7 @@ def ladder(variant: Variant, games: int, seed: int, log: Path | None,
                     out.write(json.dumps({"variant": variant.value, "lower": lower.value,
                                           "upper": upper.value, "pair": index,
                                           "score": score, "points": net}) + "\n")
-            if (index + 1) % 100 == 0:
+            if len(scores) % 100 == 0:
                 print(f"  {upper.value} vs {lower.value}: {_summary(scores, points)}",
                       flush=True)
         print(f"{variant.value} {upper.value} vs {lower.value}: {_summary(scores, points)}; "
@@ -250,6 +258,15 @@ def summary(log: Path) -> None:
         points.append(row["points"])
     for (variant, upper, lower), (scores, points) in pairs.items():
         print(f"{variant} {upper} vs {lower}: {_summary(scores, sum(points))}")
+
+
+def set_noise(variant: Variant, settings: Sequence[str]) -> None:
+    """Play levels with other noise than the brain's table: each setting
+    ``LEVEL=TEMPERATURE,CAP,HUNCH`` (the players read the table when made)."""
+    for setting in settings:
+        level, _, numbers = setting.partition("=")
+        temperature, cap, hunch = (float(n) for n in numbers.split(","))
+        NOISE[variant][Level(level)] = Noise(temperature, cap, hunch)
 
 
 def _summary(scores: Sequence[float], points: int) -> str:
@@ -274,6 +291,7 @@ def main() -> None:
     two.add_argument("--games", type=int, default=1000)
     two.add_argument("--seed", type=int, default=1)
     two.add_argument("--log", type=Path)
+    two.add_argument("--first", type=int, default=0, help="the first pair's index")
     two.add_argument("--pair", nargs=2, metavar=("LOWER", "UPPER"),
                      help="only this pairing, e.g. medium strong")
     four = sub.add_parser("analysis")
@@ -282,18 +300,22 @@ def main() -> None:
     four.add_argument("--seed", type=int, default=1)
     three = sub.add_parser("summary")
     three.add_argument("log", type=Path)
+    for command in (one, two):
+        command.add_argument("--noise", action="append", default=[],
+                             metavar="LEVEL=TEMPERATURE,CAP,HUNCH")
     args = parser.parse_args()
     if args.command == "summary":
         summary(args.log)
         return
     variant = Variant(args.variant)
+    set_noise(variant, getattr(args, "noise", []))
     if args.command == "analysis":
         analysed(variant, args.games, args.seed)
     elif args.command == "errors":
         errors(variant, args.positions, args.seed, args.save)
     else:
         chosen = [(Level(args.pair[0]), Level(args.pair[1]))] if args.pair else None
-        ladder(variant, args.games, args.seed, args.log, chosen)
+        ladder(variant, args.games, args.seed, args.log, chosen, args.first)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,9 @@ _PLAYERS = re.compile(
     r"\s*(?P<white>[^:]*?)\s*:\s*(?P<ws>\d+)\s+(?P<black>[^:]*?)\s*:\s*(?P<bs>\d+)\s*"
 )
 _ROLL = re.compile(r"(?P<first>[1-6])(?P<second>[1-6]):(?:\s|$)")
+_WINS_LINE = re.compile(r"(?P<indent> +)(?P<wins>Wins \d+ points?\b.*)")
+"""A game's last line when its last row does not hold it: ``Wins N points``
+under the winner's column (White's indented 6, Black's 34)."""
 _RIGHT_CELL = re.compile(r" (?=[1-6][1-6]:(?:\s|$)|(?:Doubles|Beavers|Takes|Drops|Wins)\b)")
 """Where Black's cell starts one space after a long White cell of moves."""
 
@@ -95,8 +98,9 @@ class Cell:
 class MatGame:
     """One ``Game N`` section: its number and its rolls in the order played;
     also every non-empty cell's text with its column, in order (``52: 13/8
-    13/11``, `` Doubles => 2``...), and the players' names and score from
-    its first line."""
+    13/11``, `` Doubles => 2``..., and the winner's ``Wins 1 point`` whether
+    in a row or on the line after the rows), and the players' names and
+    score from its first line."""
 
     number: int
     rolls: tuple[Cell, ...]
@@ -176,6 +180,9 @@ def read_mat(text: str) -> MatRecord:
                     rolls.append(roll)
                 if cell:
                     cells.append((side, cell))
+        elif game is not None and (wins := _WINS_LINE.fullmatch(line)) is not None:
+            cells.append((Side.WHITE if len(wins["indent"]) < 20 else Side.BLACK,
+                          wins["wins"].strip()))
         elif game is not None and not cells and (players := _PLAYERS.fullmatch(line)):
             game = MatGame(game.number, (), (), (players["white"], players["black"]),
                            (int(players["ws"]), int(players["bs"])))

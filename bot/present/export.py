@@ -7,6 +7,7 @@ comment lines."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ai.analysis import Analysis
 from ai.annotate import export_with_analysis
@@ -39,17 +40,25 @@ def dice_lines(record: GameRecord) -> list[str]:
                                refused=record.dice.refused), ""]
 
 
-def export_text(record: GameRecord, analysis: Analysis | None = None) -> tuple[str, str]:
+def export_text(record: GameRecord, analysis: Analysis | None = None,
+                earlier: Sequence[tuple[int, Analysis]] = ()) -> tuple[str, str]:
     """The file name and the text of the record's match (or single game),
     headed by the dice's lines so that the file alone verifies its rolls.
-    ``analysis``: of the record's (finished) game, added as the comment
-    lines GNU Backgammon shows as the match's information (ai/annotate.py)."""
+    ``analysis``: of the record's (finished) game; ``earlier``: of the
+    match's games before it, by number (:func:`bot.rules.analysis.earlier_jobs`).
+    They are added as the comment lines GNU Backgammon shows as the match's
+    information (ai/annotate.py): each game's figures (error rate, PR,
+    Snowie's error rate, luck, cube errors) and its graded decisions, and
+    for two or more games each player's totals over them."""
     name, body = _mat_text(record)
     text = "\n".join(dice_lines(record)) + body
+    table = table_of(record)
+    games = table.games() if earlier else ()
+    analysed = [(number, games[number - 1], found) for number, found in earlier]
     if analysis is not None:
-        table = table_of(record)
-        text = export_with_analysis(text, [(table.number, table.game, analysis)],
-                                    names=_names(record))
+        analysed.append((table.number, table.game, analysis))
+    if analysed:
+        text = export_with_analysis(text, analysed, names=_names(record))
     return name, text
 
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ai.analysis import Analysis, analyse
-from bot.rules.matchstate import MatchState, table_of
+from bot.rules.matchstate import MatchState, table_of, unpack_game
 from bot.vocab.records import GameRecord, Status
 from engine.game import Game
+from engine.match import Standing
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,21 @@ def score_before(table: MatchState) -> tuple[int, int]:
 def job(record: GameRecord) -> Job:
     table = table_of(record)
     return Job(table.game.to_dict(), score_before(table))
+
+
+def earlier_jobs(record: GameRecord) -> list[tuple[int, Job]]:
+    """The match's games before the record's (all finished), numbered as in
+    the match, each with the score before it: what /export analyses
+    besides the record's own game, when its file holds them."""
+    table = table_of(record)
+    if not table.match_length or len(table.earlier) != table.number - 1:
+        return []
+    standing, jobs = Standing(table.match_length), []
+    for number, packed in enumerate(table.earlier, 1):
+        game = unpack_game(packed)
+        jobs.append((number, Job(game.to_dict(), standing.score)))
+        standing = standing.counting(game)
+    return jobs
 
 
 def analyse_job(work: Job) -> Analysis:

@@ -110,13 +110,25 @@ def test_luck_follows_the_dice(
     variant: Variant, opening: tuple[int, int], rolls: list[tuple[int, int]]
 ) -> None:
     """White rolls a double every turn, Black 2-1 or 3-1: White is lucky,
-    Black unlucky, and White wins."""
+    Black unlucky, and White wins.
+
+    In long nardy only while White's checkers can move freely (its first
+    three doubles here): later Black's slow checkers stand in White's way,
+    and a double that cannot be played is bad luck - over this game's
+    middle both of our nets (the shipped and the one before it) judge
+    White's blocked doubles unlucky, so the game's sum is no property of
+    the dice there."""
     game = play_recorded(strong_pair(variant), Cycle(opening, rolls), GameOptions(variant))
     assert game.result is not None and game.result.winner is Side.WHITE
     report = analyse(game)
     white, black = report.players
-    assert white.luck > 0.5
-    assert black.luck < 0
+    if variant is Variant.BACKGAMMON:
+        assert white.luck > 0.5
+        assert black.luck < 0
+    else:
+        whites, blacks = report.luck[0:6:2], report.luck[1:6:2]
+        assert min(whites) > 0.1 and sum(whites) > 1.0
+        assert sum(blacks) < 0
     assert white.luck == pytest.approx(sum(report.luck[0::2]))
     # the game's first roll: the opening (backgammon) or the starter's first roll
     assert report.luck[0] > 0

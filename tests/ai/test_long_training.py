@@ -89,6 +89,7 @@ def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> No
     net.on_roll = fit_on_roll(net, 2, 5)
     assert -0.05 < net.on_roll < 0.05 and net.on_roll != 0
     player = LongNetPlayer(Level.MEDIUM, seed=5, net=net)
+    player.noise = None  # the games it is fitted on: the plain 1-ply net's
     gaps = []
     for index in range(2):
         record = play_game(player, player, random.Random(5 * 1_000_003 + index),

@@ -1,5 +1,6 @@
 """``.mat`` files read back into games for ``python -m ai analyse``: our
-exports replay to the same actions, and the command prints the analysis."""
+exports replay to the same actions and results (a resigned game or one lost
+on time by its ``Wins N points`` line), and the command prints the analysis."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 
 from ai.__main__ import main
 from ai.matgames import MatGameError, read_games
-from engine import Action, Event, GameOptions, Match, format_match
+from engine import Action, Event, Game, GameOptions, Match, Side, Variant, format_game, format_match
+from engine.scoring import resign_kinds
 from tests.engine.test_matfile_gnubg import SESSIONS, play_match
 
 NOT_WRITTEN = {Action.RESIGN, Action.DECLINE, Action.ACCEPT, Action.TIMEOUT}
@@ -38,6 +40,34 @@ def test_an_exported_match_replays_to_the_same_actions(name: str) -> None:
         assert replay.game.crawford is game.crawford
         if game.result is not None and game.events[-1].action not in NOT_WRITTEN:
             assert replay.game.result == game.result
+        elif game.result is not None:  # resigned or out of time: the "Wins N points" line
+            assert replay.game.result is not None
+            assert (replay.game.result.winner, replay.game.result.points) == (
+                game.result.winner, game.result.points)
+        else:
+            assert replay.game.result is None
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_game_resigned_or_lost_on_time_comes_back_with_its_result(variant: Variant) -> None:
+    """The file tells only ``Wins N points`` (in the winner's column, on the
+    line after the rows): read as the loser's resignation of those points."""
+    rng = random.Random(3)
+    options = GameOptions.long() if variant is Variant.LONG else GameOptions.backgammon()
+    begun = Game.new(options, starter=Side.WHITE if variant is Variant.LONG else None).roll(rng)
+    big = resign_kinds(variant)[1]  # mars or gammon: two points
+    mover = begun.to_act
+    assert mover is not None
+    resigned = begun.offer_resignation(mover, big).accept_resignation(mover.opponent)
+    timed_out = begun.claim_timeout(mover.opponent)
+    other = begun.offer_resignation(mover.opponent, big).accept_resignation(mover)
+    for game in (resigned, timed_out, other):  # either column wins
+        assert game.result is not None
+        [replay] = read_games(format_game(game, names=("Ann", "Bob")))
+        assert replay.game.result is not None
+        assert (replay.game.result.winner, replay.game.result.points) == (
+            game.result.winner, game.result.points)
+    assert read_games(format_game(begun))[0].game.result is None  # unfinished stays so
 
 
 def test_a_file_with_an_illegal_move_is_refused() -> None:

@@ -269,12 +269,19 @@ def test_long_nardy_plays_for_mars(level: Level) -> None:
 @pytest.mark.parametrize("level", [Level.MEDIUM, Level.STRONG])
 def test_long_nardy_runs_from_mars_when_losing(level: Level) -> None:
     """Sure to lose, it brings its last checker home (to bear one off next
-    turn) rather than keeping it out: only mars is still at stake."""
+    turn) rather than keeping it out: only mars is still at stake.  (The
+    medium level sees it so and plays it most often; its mistakes, drawn
+    at random, sometimes miss it.)"""
     position = _long({15: 1, 6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 1}, {1: 2, 2: 2, 4: 2, 5: 1, 6: 1})
     roll = Dice(6, 5)
     home = _play(position, roll, Step(15, 9, 6), Step(9, 4, 5))
     player = make_player(Variant.LONG, level)
-    assert player.choose(position, roll).position == home
+    assert player.ranked(position, roll)[0].turn.position == home
+    turns = legal_turns(position, roll)
+    chances = player.chances(position, turns)
+    assert turns[int(np.argmax(chances))].position == home and chances.max() > 0.5
+    if player.noise is None:
+        assert player.choose(position, roll).position == home
     out = _play(position, roll, Step(15, 9, 6), Step(6, 1, 5))
     saved, stuck = _after(home), _after(out)
     assert stuck[0] < 0.05  # the game is lost: mars is what the turns change

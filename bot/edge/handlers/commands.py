@@ -36,7 +36,7 @@ from bot.edge.handlers.common import (
     translator_for,
     update_settings,
 )
-from bot.edge.handlers.computer import analysed, refusal
+from bot.edge.handlers.computer import TooManyAnalyses, analysed, analysed_earlier, refusal
 from bot.present.help import rules_text
 from bot.present.keyboards import language_keyboard
 from bot.present.picker import GONE, NOT_YOURS, game_label
@@ -177,24 +177,29 @@ async def cancel(update: Update, context: Context) -> None:
 
 
 async def _export(update: Update, context: Context, tr: Translator, record: GameRecord) -> None:
-    """``/export``: the game (or match) as a ``.mat`` file; a finished game
-    with its analysis as comments (computed off the loop, or the one 📊 made)."""
+    """``/export``: the game (or match) as a ``.mat`` file; each finished game
+    in it with its analysis as comments, and a match's totals (computed off
+    the loop, or the one 📊 made)."""
     from bot.present.export import export_text
     from bot.rules.analysis import analysable
 
-    analysis = None
     chat, user = update.effective_chat, update.effective_user
     where, who = (chat.id if chat else 0), (user.id if user else 0)
-    if analysable(record):
-        too_many = refusal(record, where, who)
-        if too_many is not None:  # a flood of /export starts no flood of analyses
-            await reply(update, tr.gettext(too_many))
-            return
-        try:
-            analysis = await analysed(record, where, who)
-        except Exception:  # the file is worth sending without it
-            log.exception("cannot analyse game %s for /export", record.game_id)
-    name, body = export_text(record, analysis)
+    too_many = refusal(record, where, who) if analysable(record) else None
+    if too_many is not None:  # a flood of /export starts no flood of analyses
+        await reply(update, tr.gettext(too_many))
+        return
+    analysis, earlier = None, []
+    try:
+        earlier = await analysed_earlier(record, where, who)
+        analysis = await analysed(record, where, who) if analysable(record) else None
+    except TooManyAnalyses as refused:
+        await reply(update, tr.gettext(refused.message))
+        return
+    except Exception:  # the file is worth sending without it
+        log.exception("cannot analyse game %s for /export", record.game_id)
+        analysis, earlier = None, []
+    name, body = export_text(record, analysis, earlier)
     message = update.effective_message
     assert message is not None
     await message.reply_document(io.BytesIO(body.encode()), filename=name, do_quote=False,

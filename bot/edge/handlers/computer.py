@@ -38,6 +38,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import hashlib
+import json
 import logging
 import multiprocessing
 import os
@@ -53,7 +55,7 @@ from bot.edge.handlers.board import edit, notify
 from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
 from bot.edge.memo import Memo
 from bot.rules import computer
-from bot.rules.analysis import analyse_job, job
+from bot.rules.analysis import Job, analyse_job, earlier_jobs, job
 from bot.rules.cancelling import cancelled
 from bot.rules.dice import Dealer
 from bot.service.saving import commit_game, save
@@ -304,7 +306,10 @@ def refusal(record: GameRecord, chat_id: int, user_id: int) -> str | None:
     """Why a request from ``user_id`` in ``chat_id`` may not start the analysis
     of ``record`` now (the untranslated message), or None: kept or in flight
     analyses are always shared; a new one must be within the bounds."""
-    key = str(record.ref)
+    return _refusal(str(record.ref), chat_id, user_id)
+
+
+def _refusal(key: str, chat_id: int, user_id: int) -> str | None:
     if key in _ANALYSES or _ANALYSES.in_flight(key):
         return None
     if _RUNNING_IN_CHAT[chat_id] >= MAX_PER_CHAT:
@@ -318,17 +323,33 @@ async def analysed(record: GameRecord, chat_id: int = 0, user_id: int = 0) -> An
     """The game's analysis: kept, shared with the one in flight, or computed
     in the analysis pool for a request from ``user_id`` in ``chat_id``
     (:class:`TooManyAnalyses` beyond their bounds)."""
-    key = str(record.ref)
+    return await _analysed(str(record.ref), job(record), chat_id, user_id)
 
+
+async def analysed_earlier(record: GameRecord, chat_id: int = 0, user_id: int = 0
+                           ) -> list[tuple[int, Analysis]]:
+    """The analyses of the match's games before the record's, numbered
+    (/export of a match: :func:`bot.rules.analysis.earlier_jobs`), one after
+    the other within the same bounds as :func:`analysed`.  Each is kept by
+    the game and its score, so the match's later games' exports share them."""
+    found = []
+    for number, work in earlier_jobs(record):
+        digest = hashlib.sha256(json.dumps([work.game, work.score], sort_keys=True).encode())
+        key = f"{record.chat_id}:game:{digest.hexdigest()[:24]}"
+        found.append((number, await _analysed(key, work, chat_id, user_id)))
+    return found
+
+
+async def _analysed(key: str, work: Job, chat_id: int, user_id: int) -> Analysis:
     def compute() -> Awaitable[Analysis]:
-        return in_pool(analyse_job, job(record), analysis=True)
+        return in_pool(analyse_job, work, analysis=True)
 
     if key in _ANALYSES:
         return await _ANALYSES.get(key, compute)
     if _ANALYSES.in_flight(key):
         _give_slot_back()
         return await _ANALYSES.get(key, compute)
-    too_many = refusal(record, chat_id, user_id)
+    too_many = _refusal(key, chat_id, user_id)
     if too_many is not None:
         raise TooManyAnalyses(too_many)
     _give_slot_back()

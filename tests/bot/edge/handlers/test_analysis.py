@@ -374,6 +374,48 @@ async def test_export_of_a_finished_game_carries_its_analysis(world: World) -> N
     assert verify_text(body).ok  # and the file alone still verifies its rolls
 
 
+async def test_export_of_a_match_carries_every_games_analysis_and_the_totals(
+        world: World) -> None:
+    """After the second game of a match (and again once the third has
+    begun): each finished game's figures and both players' totals over
+    them; the game being played has none."""
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new backgammon match=7")
+    lobby = await world.reply(t.chat, sent, "New game")
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    await _resigned(world, t, 6)
+    await _next_game(world, t)
+    await _resigned(world, t, 6)
+
+    def exported(body: str) -> list[str]:
+        return [line for line in body.splitlines() if line.startswith("; ")
+                and ("Game " in line or " games, " in line)]
+
+    for ask in ("after the second game", "the third game begun"):
+        if ask == "the third game begun":
+            await _next_game(world, t)
+        sent = await world.send(t.chat, t.alice, "/export")
+        document = await world.reply(t.chat, sent, match=lambda m: m.document is not None)
+        body = (document.document_bytes or b"").decode()
+        lines = exported(body)
+        for who in ("Alice", "Bob"):
+            for number in (1, 2):
+                assert any(line.startswith(f"; Game {number}, {who}: PR ") for line in lines), ask
+            assert any(line.startswith(f"; 2 games, {who}: PR ") for line in lines), ask
+            assert any(line.startswith(f"; 2 games, {who}: ") and "millipoints per decision"
+                       in line for line in lines), ask
+        assert not any(line.startswith("; Game 3") for line in lines), ask
+        assert (" Game 3" in body) is (ask == "the third game begun")
+
+
+async def _next_game(world: World, t: Table) -> None:
+    """The match's next game: Alice offers, Bob accepts."""
+    await world.tap(t.chat, t.alice, world.board(t.chat), text="Next game")
+    board = world.board(t.chat)
+    await world.tap(t.chat, t.bob, board, _data(world, board, "a"))
+
+
 def _slow_analysis(work: object) -> object:
     """The analysis, seconds late (a long game on a busy machine)."""
     import time

@@ -87,3 +87,39 @@ def test_undo_is_not_the_word_for_cancelling_the_game(lang: str, cancel_stem: st
     tr = translator(lang)
     assert cancel_stem in tr.gettext("Propose to cancel the game").lower()
     assert cancel_stem not in tr.gettext("Undo").lower()
+
+
+TAKE_BACK = re.compile(r"(?i)^undo$|\bturns? back\b")
+"""English texts about taking a turn back (the Undo button, the one-tap take-back)."""
+
+
+@pytest.mark.parametrize(("lang", "undo_stem", "cancel_stem"),
+                         [("ru", "верн", "отмен"), ("lt", "grąžin", "atšauk")])
+def test_taking_a_turn_back_is_always_undos_word(lang: str, undo_stem: str,
+                                                 cancel_stem: str) -> None:
+    """Every text about taking a turn back says it with Undo's verb (ru
+    "вернуть ход", lt "grąžinti ėjimą"), never the verb of cancelling the game."""
+    found = [(msgid, text) for msgid, text in _strings(lang) if TAKE_BACK.search(msgid)]
+    assert len(found) >= 3  # Undo, the take-back button, its refusal
+    bad = [(msgid, text) for msgid, text in found
+           if undo_stem not in text.lower() or cancel_stem in text.lower()]
+    assert not bad, bad
+
+
+REJECTED = {
+    # a word the glossary chose against, and the glossary's word for the thing
+    "ru": {r"зерн": "сид (seed): зерно reads as grain"},
+    "lt": {r"atspaud": "kontrolinis kodas (the seed's fingerprint)",
+           r"(?<!\w)punkt": "laukelis (a point of the board)",
+           r"priešinink": "varžovas (the opponent)",
+           r"apskait": "žurnalas (the ledger)"},
+}
+"""Synonyms of glossary words: one text with a synonym makes players wonder
+whether it is a different thing (docs/glossary.md)."""
+
+
+@pytest.mark.parametrize("lang", sorted(REJECTED))
+def test_no_synonyms_of_glossary_words(lang: str) -> None:
+    bad = [(msgid, text, REJECTED[lang][word]) for msgid, text in _strings(lang)
+           for word in REJECTED[lang] if re.search(word, text, re.I)]
+    assert not bad, bad

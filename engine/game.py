@@ -706,9 +706,16 @@ class Game:
 def _resumed(start: Game, after: Game, events: list[Event]) -> Game:
     """Where a replay of ``events`` from ``start`` (a new game, opened) may begin:
     ``after`` with the steps of its turn in progress taken back, if it is a
-    state of the same game whose events begin ``events``; else ``start``."""
+    state of the same game whose events begin ``events``; else ``start``.
+
+    A turn in progress whose roll is not the last event (a resignation was
+    offered during it: waiting, declined, accepted, or a timeout ended it)
+    is no such state: the replay plays a turn's stored steps right after its
+    roll, so with them taken back it would never play them again."""
     if (after.options, after.crawford, after.starter, after.opening) != (
             start.options, start.crawford, start.starter, start.opening):
+        return start
+    if after.turn is not None and after.events[-1].action is not Action.ROLL:
         return start
     while after.turn is not None and after.turn.played:
         after = after.undo_step()

@@ -2,7 +2,7 @@
 
 Pure, like :mod:`bot.rules.play`: the computer acts by pressing the same
 buttons a person presses (:class:`Callback` s through
-:func:`bot.rules.apply_game` / :func:`~bot.rules.after_game`
+:func:`bot.rules.play.apply_game` / :func:`~bot.rules.aftergame.after_game`
 with its own user id), so every rule, the dice and the scoring are the ones
 of a human tap, and its record goes through the same compare-and-set.
 

@@ -94,13 +94,13 @@ def unpack_game(packed: str) -> Game:
     return Game.from_dict(json.loads(zlib.decompress(base64.b64decode(packed))))
 
 
-_STORED: OrderedDict[str, dict[int, MatchState]] = OrderedDict()
+_STORED: OrderedDict[str, dict[int, tuple[Any, MatchState]]] = OrderedDict()
 """Tables of the newest stored versions of each game (the 512 games used
-last), by game id and version: a tap loads its record from Redis and finds
-the table here instead of replaying the game.  Only the last few versions
-are kept (an update still holds the record it started from after saving
-the next one); older ones are no use, and every table kept is objects the
-garbage collector walks."""
+last), by game id and version, each with its record's :func:`_mark`: a tap
+loads its record from Redis and finds the table here instead of replaying
+the game.  Only the last few versions are kept (an update still holds the
+record it started from after saving the next one); older ones are no use,
+and every table kept is objects the garbage collector walks."""
 _STORED_GAMES = 512
 _STORED_VERSIONS = 3
 _FRESH: OrderedDict[int, tuple[dict[str, Any], MatchState]] = OrderedDict()
@@ -126,11 +126,22 @@ def _bounded(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> N
             cache.popitem(last=False)
 
 
+def _mark(engine: dict[str, Any]) -> Any:
+    """What tells two records of one game and version apart, cheaply: a save
+    acknowledged here can be lost with its master in a failover (Redis
+    replicates asynchronously), and another worker's save then takes its
+    version with other events (dice rolled again, another step)."""
+    game = engine.get("game") or {}
+    events = game.get("events") or []
+    return (engine.get("number"), engine.get("score"), len(events), events[-1:],
+            game.get("played"), game.get("position"), game.get("result"))
+
+
 def remember_table(record: GameRecord, table: MatchState) -> None:
     """``table`` is the table of the stored ``record``."""
     with _CACHE_LOCK:
         versions = _STORED.pop(record.game_id, {})
-        versions[record.version] = table
+        versions[record.version] = (_mark(record.engine), table)
         if len(versions) > _STORED_VERSIONS:
             versions = {v: versions[v] for v in sorted(versions)[-_STORED_VERSIONS:]}
         _STORED[record.game_id] = versions
@@ -145,11 +156,13 @@ def table_of(record: GameRecord) -> MatchState:
     with _CACHE_LOCK:
         fresh = _FRESH.get(id(record.engine))
         versions = _STORED.get(record.game_id, {})
-        table = versions.get(record.version)
+        kept = versions.get(record.version)
         earlier = max((v for v in versions if v < record.version), default=None)
-        after = None if earlier is None else versions[earlier]
+        after = None if earlier is None else versions[earlier][1]
     if fresh is not None and fresh[0] is record.engine:
         return fresh[1]
+    # a kept table of another record of this version (a lost save's) is not this one's
+    table = kept[1] if kept is not None and kept[0] == _mark(record.engine) else None
     if table is None:  # decoded outside the lock: two threads may both decode, harmlessly
         table = MatchState.from_dict(record.engine, after=after)
         remember_table(record, table)

@@ -163,14 +163,6 @@ class Updates:
         entries = {prefix + name: value for name, value in effects.items()}
         await idempotent(lambda: hset_expiring(self.redis, key, entries, ttl), budget)
 
-    async def drop_effects(self, update: int | str) -> None:
-        """Forget an update's journal (settling it done does this too)."""
-        key, prefix = journal_of(self.keys, update)
-        names = [name for name in map(as_text, await self.redis.hkeys(key))
-                 if name.startswith(prefix)]
-        if names:
-            await self.redis.hdel(key, *names)
-
 
 def new_owner() -> str:
     """A claimer's name: unique enough that two claims never share one."""

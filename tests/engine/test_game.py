@@ -26,7 +26,7 @@ from engine.game import (
 from engine.position import Dice, IllegalStepError, Side, Step, Variant
 from engine.scoring import EndReason, ResultKind
 from engine.turns import apply_step, end_turn
-from tests.engine.gameplay import Scripted, play_random
+from tests.engine.gameplay import Scripted, play_every_action, play_random
 
 W, B = Side.WHITE, Side.BLACK
 LONG = GameOptions.long()
@@ -164,6 +164,26 @@ def test_a_replay_after_an_earlier_state_is_the_whole_replay(options: GameOption
         assert whole == later
         for after in [*rng.sample(games, 8), rng.choice(other), games[0], games[-1]]:
             assert Game.from_dict(data, after=after) == whole
+
+
+@pytest.mark.parametrize("options", [LONG, BG, MONEY])
+def test_a_replay_after_any_earlier_state_is_the_whole_replay(options: GameOptions) -> None:
+    """The same with every kind of action mixed in: an earlier state whose
+    turn in progress has steps and a resignation offer after them (waiting,
+    declined, accepted) or ended by a timeout is a state the whole replay
+    never passes through; the replay after it is the whole replay too."""
+    offered_mid_turn = 0
+    for seed in range(8):
+        games = play_every_action(Game.new(options), random.Random(seed))
+        offered_mid_turn += sum(g.turn is not None and bool(g.turn.played)
+                                and g.events[-1].action is not Action.ROLL for g in games)
+        for index, later in enumerate(games):
+            data = json.loads(json.dumps(later.to_dict()))
+            whole = Game.from_dict(data)
+            assert whole == later
+            for after in games[max(0, index - 6): index + 2]:
+                assert Game.from_dict(data, after=after) == whole
+    assert offered_mid_turn >= 5  # the states this test is about were played
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -28,7 +28,7 @@ from bot.store.updates import UPDATE_LEASE
 from bot.vocab.records import GameRecord, Status
 from tests.bot.driver import pick
 from tests.botapi import BotApiServer
-from tests.botapi.model import Chat, Message, User
+from tests.botapi.model import Chat, Message, Tap, User
 from tests.conftest import chat_game
 from tests.ops.conftest import PATH, SECRET, Worker
 
@@ -295,17 +295,56 @@ async def test_a_tap_delivered_again_after_its_marker_was_lost_is_not_applied_ag
     chat, alice, bob, record, board, data = await _first_step(api, first)
     mover = {alice.id: alice, bob.id: bob}[waiting_user(record) or 0]
     tap = api.user_taps(chat, mover, board, data)
+    applied, again = await _delivered_again_without_its_marker(api, first, second, tap)
+    assert applied.version == record.version + 1
+    assert _drawn_for(api, again) == {again.version}
+
+
+async def _delivered_again_without_its_marker(api: BotApiServer, first: Worker, second: Worker,
+                                              tap: Tap) -> tuple[GameRecord, GameRecord]:
+    """``tap`` (the last update) handled by ``first``, its marker lost, and
+    delivered again to ``second``: the game after each, checked to be the same
+    (the tap applied once) and the tap never answered with an alert."""
     payload = api.updates()[-1]
+    chat_id = tap.chat_id
+    assert chat_id is not None
     assert await handle_once(first.app, Update.de_json(payload, first.app.bot)) \
         is UpdateOutcome.DONE
-    applied = await chat_game(first.store, chat.id)
-    assert applied is not None and applied.version == record.version + 1
+    applied = await chat_game(first.store, chat_id)
+    assert applied is not None
     bucket, _field = locate(first.store.keys, identity_of(payload))
     await first.store.redis.delete(bucket)  # the marker, lost with its master
     assert await handle_once(second.app, Update.de_json(payload, second.app.bot)) \
         is UpdateOutcome.DONE
-    again = await chat_game(second.store, chat.id)
+    again = await chat_game(second.store, chat_id)
     assert again is not None and again.version == applied.version  # applied once
     answers = _answers(api, tap.query_id)  # the second was refused: a query has one
     assert answers and not any(a.params.get("show_alert") for a in answers), answers
-    assert _drawn_for(api, again) == {again.version}
+    return applied, again
+
+
+async def test_a_private_tap_delivered_again_after_its_marker_was_lost_is_not_applied_again(
+        api: BotApiServer, workers: Start) -> None:
+    """The same where the tap's first read does not bring the write token (a
+    private chat's board, a view, an inline game's message): the game read for
+    a button drawn for an older version is asked whose write it is."""
+    first, second, _clock = await _two_workers(workers)
+    alice = api.add_user("Alice")
+    chat = api.private_chat(alice)
+    await first.app.bot.set_webhook(first.url + PATH, secret_token=SECRET)
+    sent = api.user_sends(chat, alice, "/new long bot")
+    lobby = await api.wait_message_async(chat, "Start", since=sent, timeout=10)
+    start = pick(lobby)
+    assert start is not None
+    await api.user_taps(chat, alice, lobby, start).wait_answer_async(10)
+    await api.wait_for_async(lambda: api.pending_updates() == 0, 15)
+    await first.app.bot.delete_webhook()  # from here the test delivers the updates itself
+    record = await chat_game(first.store, chat.id)
+    assert record is not None and record.board_message_id is not None
+    assert waiting_user(record) == alice.id
+    board = api.message(chat.id, record.board_message_id)
+    data = pick(board)
+    assert data is not None and data.startswith("g:")
+    tap = api.user_taps(chat, alice, board, data)
+    applied, _again = await _delivered_again_without_its_marker(api, first, second, tap)
+    assert applied.version > record.version

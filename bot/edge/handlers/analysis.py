@@ -6,7 +6,7 @@ command replies to): the analysis only reads the game.  A private game's
 analysis is its players' only.
 
 One analysis of a game is in flight at a time over all workers
-(:func:`bot.store.analysis.claim`); a tap meanwhile is told so.  The
+(:meth:`bot.store.analysis.Analysis.claim`); a tap meanwhile is told so.  The
 analysis runs in the computer's thinking pool (another process:
 :func:`bot.edge.handlers.computer.in_pool`), the picture is painted in the
 painter's process (:data:`bot.present.painter.PAINTER`), so the event loop

@@ -312,7 +312,7 @@ async def redraw_stale(context: Context, tr: Translator, record: GameRecord) -> 
 
 async def startup_redraw_job(context: Context) -> None:
     """The start-up job: redraw the boards of open games that were left behind
-    their record before the restart (:func:`bot.store.board.behind`),
+    their record before the restart (:meth:`bot.store.board.Board.behind`),
     one game after another; every edit goes through the flood limiter like
     any other, so a big backlog is spread over its budget, never sent at once.
 
@@ -511,7 +511,7 @@ async def notify(context: Context, record: GameRecord) -> None:
     a group ping is not sent at once: a player who started the bot gets it
     in the private chat now, anyone else in the group only after the
     ``TURN_PING_DELAY`` (:data:`PING_DELAY`) if they have not acted by then
-    (queued in the store, :func:`bot.store.clock.ping_tick` sends it)."""
+    (queued in the store, :meth:`bot.store.clock.Clock.ping_tick` sends it)."""
     step = f"notify:{record.ref}:{record.version}"
     user_id = waiting_user(record)
     if effects.done(step) or computer_level(user_id or 0) is not None:

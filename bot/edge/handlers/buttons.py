@@ -137,6 +137,9 @@ async def on_button(update: Update, context: Context) -> None:
             return
         record, new, view = await _decide(query, context, tr, data, chat_id,
                                           in_view=ref is not None, loaded=loaded)
+    except _AppliedBefore as applied:
+        await _finish_applied(context, tr, query, applied.record)
+        return
     except Refusal as refusal:
         if await _applied_before(context, tr, query, chat_id, data.id):
             return
@@ -184,6 +187,11 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
     keyboard-only taps) and the view tapped (``in_view``: the message is a
     board in a private chat); :class:`Refusal` when nothing may change."""
     record, view = await _tapped(query, context, data, chat_id, in_view=in_view, loaded=loaded)
+    if record is not loaded and record.version != data.version \
+            and await get_store(context).games.written_here(record):
+        # read without its write token (not a group's board: on_button): this
+        # very update wrote it, an earlier delivery whose marker was lost
+        raise _AppliedBefore(record)
     aimed = caught_up(record, data)
     user = query.from_user
     if data.action is ButtonAction.NEW and any(  # a new lobby from a finished board: not a second
@@ -215,6 +223,15 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
             raise Refusal(CATCHING_UP) from None
         raise
     return record, new, view
+
+
+class _AppliedBefore(Exception):
+    """The game a tap acts on was written last by the tap's own update (an
+    earlier delivery): the tap is answered as applied, never applied again."""
+
+    def __init__(self, record: GameRecord) -> None:
+        super().__init__(record.game_id)
+        self.record = record
 
 
 async def _log_refused(context: Context, chat_id: int, data: Callback, query_id: str,

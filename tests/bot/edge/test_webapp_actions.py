@@ -161,7 +161,7 @@ async def test_doubles_takes_and_a_declined_then_accepted_resignation_in_the_app
     assert record.status.value == "finished"
 
 
-async def test_a_pass_and_an_accepted_resignation_from_the_app_end_the_game(
+async def test_a_pass_from_the_app_ends_the_game(
         served: tuple[World, Hold, str]) -> None:  # noqa: F811
     """The chat player doubles, the app player passes: the game is over in both."""
     world, hold, url = served

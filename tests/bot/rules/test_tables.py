@@ -9,7 +9,7 @@ import random
 from bot.rules import matchstate
 from bot.rules.matchstate import MatchState, engine_dict, remember_table, table_of
 from bot.vocab.records import GameRecord, Player
-from engine.game import Game, GameOptions
+from engine.game import Game, GameOptions, Phase
 from engine.position import Side, Variant
 from tests.engine.gameplay import play_random
 
@@ -30,7 +30,7 @@ def test_only_the_newest_versions_of_a_game_are_kept() -> None:
         remember_table(record, MatchState.from_dict(record.engine))
     kept = matchstate._STORED[records[0].game_id]
     assert sorted(kept) == [4, 5, 6] == list(range(7 - matchstate._STORED_VERSIONS, 7))
-    assert table_of(records[-1]) is kept[6]  # found, not decoded again
+    assert table_of(records[-1]) is kept[6][1]  # found, not decoded again
     # an old version is decoded (correctly) and does not push a newer one out
     old = table_of(records[0])
     assert old.to_dict() == records[0].engine
@@ -71,3 +71,23 @@ def test_a_version_saved_elsewhere_is_replayed_on_from_an_earlier_one(monkeypatc
     assert first == MatchState.from_dict(records[9].engine).game
     assert second == MatchState.from_dict(records[20].engine).game  # the newest kept below
     assert third == MatchState.from_dict(records[30].engine).game
+
+
+def test_a_version_kept_here_but_lost_in_a_failover_is_not_taken_for_another() -> None:
+    """A save acknowledged here and lost with its master (Redis replicates
+    asynchronously): another worker saves a different record under the same
+    game id and version.  Its table is its own, not the one kept here, and a
+    table made of it is not taken for the lost one either."""
+    records = _records(30)
+    index = next(n for n, r in enumerate(records[:-1])  # a version saved by a roll
+                 if MatchState.from_dict(r.engine).game.phase is Phase.ROLL)
+    before, lost = records[index], records[index + 1]
+    seeds = (MatchState.from_dict(before.engine).game.roll(random.Random(seed))
+             for seed in range(100))
+    other = next(g for g in seeds if g != MatchState.from_dict(lost.engine).game)
+    remember_table(lost, MatchState.from_dict(lost.engine))
+    saved = lost.model_copy(update={"engine": MatchState(other).to_dict()})
+    assert saved.version == lost.version and saved.game_id == lost.game_id
+    assert table_of(saved).to_dict() == saved.engine
+    assert table_of(saved).game == other
+    assert table_of(lost).to_dict() == lost.engine

@@ -379,8 +379,10 @@ async def test_a_failed_attempts_side_effects_are_kept_for_the_retry(store: Stor
     assert await store.updates.load_effects(42) == {}
     assert await store.updates.load_effects("42:other") == {"tap": "z"}
     assert await store.updates.load_effects(4) == {"tap": "w"}
-    await store.updates.drop_effects("42:other")
-    await store.updates.drop_effects(4)
+    for other in ("42:other", 4):
+        state, claim = await store.updates.claim(other)
+        assert state == "new" and claim is not None
+        await store.updates.settle_update(other, claim.attempt, ok=True)
     assert not await store.redis.exists(journals)
 
 

@@ -108,6 +108,16 @@ async def _play_until(world: World, chat: Chat, chat_user: User, client: httpx.A
     raise AssertionError(world.server.transcript(chat))
 
 
+async def _seated(world: World) -> tuple[Chat, User, User, str]:
+    """A backgammon game at a roll (:func:`_at_a_roll`): its chat, the player at
+    the roll, the other player, and the game's app payload."""
+    chat, rolling, game = await _at_a_roll(world)
+    [record] = await world.store.games.chat_games(chat.id)
+    ids = {p.user_id for p in record.players}
+    other = next(u for u in world.server.users() if u.id in ids and u.id != rolling.id)
+    return chat, rolling, other, game
+
+
 def _app_may_double(state: Any) -> bool:
     return bool(state["to_act"] == state["you"] and "double" in state["actions"])
 
@@ -116,11 +126,7 @@ async def test_doubles_takes_and_a_declined_then_accepted_resignation_in_the_app
         served: tuple[World, Hold, str]) -> None:  # noqa: F811
     world, hold, url = served
     hold.released.set()  # a roll left without a turn is drawn at once here
-    chat, app_user, game = await _at_a_roll(world)
-    [record] = await world.store.games.chat_games(chat.id)
-    ids = {p.user_id for p in record.players}
-    chat_user = next(u for u in world.server.users() if u.id in ids
-                     and u.id != app_user.id)
+    chat, app_user, chat_user, game = await _seated(world)
     async with httpx.AsyncClient(timeout=30) as client:
         base = {"initData": _init(world, app_user), "game": game}
         state = await _play_until(world, chat, chat_user, client, url, base, _app_may_double)
@@ -166,11 +172,7 @@ async def test_a_pass_from_the_app_ends_the_game(
     """The chat player doubles, the app player passes: the game is over in both."""
     world, hold, url = served
     hold.released.set()
-    chat, chat_user, game = await _at_a_roll(world)
-    [record] = await world.store.games.chat_games(chat.id)
-    ids = {p.user_id for p in record.players}
-    app_user = next(u for u in world.server.users() if u.id in ids
-                    and u.id != chat_user.id)
+    chat, chat_user, app_user, game = await _seated(world)
     async with httpx.AsyncClient(timeout=30) as client:
         base = {"initData": _init(world, app_user), "game": game}
         before = await _play_until(world, chat, chat_user, client, url, base, lambda st: (
@@ -184,3 +186,33 @@ async def test_a_pass_from_the_app_ends_the_game(
     assert passed["status"] == "finished" and passed["actions"] == [], passed
     assert "🏁" in passed["caption"], passed["caption"]
     await world.server.wait_message_async(chat, "🏁", since=before_pass)
+
+
+async def test_a_resignation_in_the_chat_declined_then_accepted_in_the_app(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """The chat player resigns; the app player declines, then accepts the next
+    offer: the app offers Accept and Decline only while an offer waits for them."""
+    world, hold, url = served
+    hold.released.set()
+    chat, chat_user, app_user, game = await _seated(world)
+    async with httpx.AsyncClient(timeout=30) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        versions = []
+        for answer in ("decline", "accept"):
+            state = await _play_until(world, chat, chat_user, client, url, base, lambda st: (
+                st["to_act"] != st["you"] and _data(world, chat, ButtonAction.MENU) is not None))
+            assert "accept" not in state["actions"], state
+            await _tap(world, chat, chat_user, ButtonAction.MENU)
+            await _tap(world, chat, chat_user, ButtonAction.RESIGN, ButtonAction.RESIGN_SURE)
+            state = await _newer(client, url, base, state["version"])
+            assert state["to_act"] == state["you"], state
+            assert state["actions"] == ["accept", "decline"], state["actions"]
+            state = await _call(client, url, "action", **base, version=state["version"],
+                                action=answer)
+            versions.append(state["version"])
+            if answer == "decline":
+                assert state["status"] == "active" and state["to_act"] != state["you"], state
+    assert state["status"] == "finished" and state["actions"] == [], state
+    assert "by resignation" in state["caption"], state["caption"]
+    [record] = await world.store.games.chat_games(chat.id)
+    assert record.status.value == "finished" and record.version == versions[-1]

@@ -1,0 +1,53 @@
+"""Attacks on tournaments (issue 27) by hostile or careless group members,
+through the real handlers and the local Bot API server: each test is an
+attack that once worked, and shows that it no longer changes anything."""
+
+from __future__ import annotations
+
+from bot.vocab.callbacks import ButtonAction, Callback, Kind
+from bot.vocab.records import Status
+from tests.bot.conftest import World
+from tests.bot.edge.handlers import test_tournament as base
+from tests.bot.edge.handlers.test_tournament import (
+    Clock,
+    board_of,
+    club,
+    current,
+    resign_game,
+    tick,
+    tournament,
+)
+
+clock = base.clock   # the test clock fixture, the tournament job off
+
+
+async def test_a_player_cannot_close_a_tournament_game_to_sink_the_opponent(
+        world: World, clock: Clock) -> None:
+    """A game nobody started by the deadline is lost by both: a player who
+    closed its board (Close, /cancel) made the opponent lose too, and two
+    such no-shows withdraw the opponent.  Only ▶ Start is offered; the rest
+    is refused and changes nothing."""
+    c = club(world, 4)
+    record = await tournament(world, c, "rr long")
+    one, two = record.rounds[0].pairings
+    assert one.game_id is not None and two.game_id is not None
+    board = board_of(world, c, one.game_id)
+    assert [text for text, _ in world.buttons(board)] == ["▶ Start"]
+    game = await world.store.games.load_game(c.chat.id, one.game_id)
+    assert game is not None
+    drop = Callback(Kind.LOBBY, one.game_id, game.version, ButtonAction.DROP).format()
+    answer = await world.tap(c.chat, c.user(one.first), board, drop, strict=False)
+    assert answer.show_alert, answer
+    sent = await world.send(c.chat, c.user(two.second or 0), "/cancel",
+                            reply_to=board_of(world, c, two.game_id))
+    assert "tournament" in (await world.reply(c.chat, sent)).text
+    for pairing in (one, two):
+        assert pairing.game_id is not None
+        game = await world.store.games.load_game(c.chat.id, pairing.game_id)
+        assert game is not None and game.status is Status.LOBBY
+    # the victims can still play their games
+    await resign_game(world, c, one.game_id)
+    await resign_game(world, c, two.game_id)
+    await tick(world)
+    record = await current(world, c)
+    assert len(record.rounds) == 2 and all(e.no_shows == 0 for e in record.entrants)

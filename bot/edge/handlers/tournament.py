@@ -97,6 +97,7 @@ async def tournament_command(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(ADMINS_ONLY))
         return
     try:
+        rules.actions.may_create(await get_store(context).tournament.open_ones(chat.id), user.id)
         setup, rest = rules.parse_setup(args_of(context))
         variant, options = parse_new_args(rest)
         if options.computer is not None:

@@ -4,6 +4,7 @@ attack that once worked, and shows that it no longer changes anything."""
 
 from __future__ import annotations
 
+from bot.store.tournament import LOOKED_AT
 from bot.vocab.callbacks import ButtonAction, Callback, Kind
 from bot.vocab.records import Status
 from tests.bot.conftest import World
@@ -51,3 +52,30 @@ async def test_a_player_cannot_close_a_tournament_game_to_sink_the_opponent(
     await tick(world)
     record = await current(world, c)
     assert len(record.rounds) == 2 and all(e.no_shows == 0 for e in record.entrants)
+
+
+async def test_a_flood_of_lobbies_does_not_hide_the_running_tournament(
+        world: World, clock: Clock) -> None:
+    """The chat's index is looked at for its newest tournaments only: 20
+    lobbies made and cancelled after a tournament started hid it from
+    /standings and /withdraw.  Closed ones no longer crowd out open ones,
+    and a member may have one lobby open at a time."""
+    c = club(world, 4)
+    await tournament(world, c, "rr long")
+    troll = world.server.add_user("Troll")
+    world.server.set_member_status(c.chat, troll, "member")
+    for _ in range(LOOKED_AT + 1):
+        sent = await world.send(c.chat, troll, "/tournament ko")
+        lobby = await world.reply(c.chat, sent, "Tournament")
+        answer = await world.tap(c.chat, troll, lobby, text="✖ Cancel")
+        assert not answer.show_alert, answer
+    sent = await world.send(c.chat, c.players[1], "/standings")
+    standings = await world.reply(c.chat, sent)
+    assert "Round robin" in (standings.caption or standings.text or ""), standings
+    sent = await world.send(c.chat, c.players[2], "/withdraw")
+    assert "P3 withdrew" in (await world.reply(c.chat, sent)).text
+    # one open lobby per member
+    sent = await world.send(c.chat, troll, "/tournament ko")
+    await world.reply(c.chat, sent, "Tournament")
+    sent = await world.send(c.chat, troll, "/tournament swiss")
+    assert "open already" in (await world.reply(c.chat, sent)).text

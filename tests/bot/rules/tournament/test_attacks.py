@@ -8,8 +8,10 @@ import pytest
 from bot.rules.cancelling import TOURNAMENT_GAME, cancel_command
 from bot.rules.dice import Dealer, committed
 from bot.rules.lobby import apply_lobby
+from bot.rules.tournament import actions
+from bot.store.tournament import LOOKED_AT
 from bot.vocab.callbacks import ButtonAction, Callback, Kind
-from bot.vocab.records import GameRecord, Player, Status
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import Refusal
 from engine.position import Side, Variant
 
@@ -41,3 +43,19 @@ def test_only_an_admin_who_does_not_play_it_closes_a_tournament_game() -> None:
     # an ordinary seated lobby (an invitation) is still closed by its players
     assert cancel_command(tournament_lobby("k3Xa9_zQ"), 1, admin=False).status \
         is Status.CANCELLED
+
+
+def test_a_member_opens_one_lobby_and_a_chat_a_few_tournaments() -> None:
+    """A flood of lobbies would hide the running tournament from /standings
+    and /withdraw (the store looks at a chat's newest LOOKED_AT)."""
+    assert actions.MAX_OPEN < LOOKED_AT
+    mine = actions.create(-5, None, 7, Variant.LONG, TableOptions(), actions.Setup(), 1.0)
+    with pytest.raises(Refusal) as caught:
+        actions.may_create([mine], 7)
+    assert caught.value.message == actions.LOBBY_OPEN
+    actions.may_create([mine], 8)
+    others = [mine.model_copy(update={"created_by": 100 + n, "status": Status.ACTIVE})
+              for n in range(actions.MAX_OPEN)]
+    with pytest.raises(Refusal) as caught:
+        actions.may_create(others, 8)
+    assert caught.value.message == actions.CHAT_FULL

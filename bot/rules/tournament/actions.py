@@ -68,7 +68,8 @@ ONLY_CREATOR = N_("Only whoever created the tournament may start it.")
 NOT_RUNNING = N_("The tournament is not being played.")
 WITHDRAWN = N_("You have withdrawn from this tournament already.")
 CANCEL_LOBBY = N_("Only whoever created the tournament or an admin may cancel it.")
-CANCEL_RUNNING = N_("Only an admin may cancel a tournament being played.")
+CANCEL_RUNNING = N_("Only an admin who does not play in it may cancel a tournament being "
+                    "played.")
 MAX_OPEN = 10
 """A chat's open tournaments (lobbies and running ones) at once: fewer than
 the newest ones the chat's index is looked at for (bot/store/tournament.py
@@ -152,10 +153,13 @@ def leave(record: TournamentRecord, user_id: int, now: float) -> TournamentRecor
 def cancel(record: TournamentRecord, user_id: int, admin: bool, now: float
            ) -> TournamentRecord:
     """Cancel a lobby (its creator or an admin) or a running tournament (an
-    admin): nothing is booked, as for a cancelled game."""
+    admin who does not play in it: cancelled, it books nothing, so a player
+    would erase the entry stake they owe, as an admin may not cancel a game
+    they play alone): nothing is booked, as for a cancelled game."""
     if record.status is Status.LOBBY and not admin and user_id != record.created_by:
         raise Refusal(CANCEL_LOBBY)
-    if record.status is Status.ACTIVE and not admin:
+    if record.status is Status.ACTIVE and (
+            not admin or any(e.user_id == user_id for e in record.entrants)):
         raise Refusal(CANCEL_RUNNING)
     if not record.status.is_open:
         raise Refusal(NOT_RUNNING)

@@ -79,3 +79,19 @@ async def test_a_flood_of_lobbies_does_not_hide_the_running_tournament(
     await world.reply(c.chat, sent, "Tournament")
     sent = await world.send(c.chat, troll, "/tournament swiss")
     assert "open already" in (await world.reply(c.chat, sent)).text
+
+
+async def test_an_admin_who_plays_cannot_cancel_the_running_tournament(world: World) -> None:
+    """Cancelled, a tournament books nothing: an admin losing it would erase
+    the entry stake they owe.  Only an admin who does not play may (as for a
+    game: bot/rules/cancelling.py)."""
+    admin = world.server.add_user("Boss")
+    c = club(world, 3)
+    chat = world.server.add_group("Cup", members=c.players, admins=[admin])
+    cup = base.Club(chat, [admin, *c.players[:2]])
+    record = await tournament(world, cup, "rr long entry=50")
+    assert record.status is Status.ACTIVE and record.message_id is not None
+    drop = Callback.tournament(record.tournament_id, 1, ButtonAction.DROP).format()
+    answer = await world.tap(chat, admin, record.message_id, drop, strict=False)  # stale
+    assert answer.show_alert, answer
+    assert (await current(world, cup)).status is Status.ACTIVE

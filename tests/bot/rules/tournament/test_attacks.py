@@ -59,3 +59,19 @@ def test_a_member_opens_one_lobby_and_a_chat_a_few_tournaments() -> None:
     with pytest.raises(Refusal) as caught:
         actions.may_create(others, 8)
     assert caught.value.message == actions.CHAT_FULL
+
+
+def test_an_admin_who_plays_cannot_cancel_the_running_tournament() -> None:
+    """Cancelled, it books nothing: a losing player who is an admin would
+    erase the entry stake they owe (withdrawn or not: they still owe it)."""
+    record = actions.create(-5, None, 1, Variant.LONG, TableOptions(),
+                            actions.Setup(entry_stake=50), 1.0)
+    for user in (1, 2, 3):
+        record = actions.join(record, user, f"p{user}", 1.0)
+    running = actions.start(record, 1, {}, 2.0)
+    gone = actions.withdraw(running, 2, 3.0)
+    for tournament, admin in ((running, 1), (running, 3), (gone, 2)):
+        with pytest.raises(Refusal) as caught:
+            actions.cancel(tournament, admin, True, 4.0)
+        assert caught.value.message == actions.CANCEL_RUNNING
+    assert actions.cancel(running, 9, True, 4.0).status is Status.CANCELLED

@@ -76,6 +76,12 @@ WITHDRAWN_NOW = N_("{name} withdrew from the tournament: their game being played
                    "forfeit, their games played stand.")
 
 
+LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.START,
+                           ButtonAction.DROP})
+"""The buttons of a tournament's lobby message (its record's ``message_id``);
+🔄 Standings and 🏳 Withdraw are on every standings message too."""
+
+
 def interval() -> float:
     """Seconds between two runs of :func:`tick_job` (``NARDY_TOURNAMENT_INTERVAL``, 5)."""
     return float(os.environ.get(INTERVAL_ENV) or 5)
@@ -249,8 +255,9 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     user = query.from_user
     try:
         record = await store.tournament.load(chat.id, data.id)
-        if record is None:
-            raise Refusal(STALE)
+        if record is None or (data.action in LOBBY_ACTIONS and record.message_id is not None
+                              and query.message.message_id != record.message_id):
+            raise Refusal(STALE)   # another tournament's button, not on its lobby
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
             await _post_standings(context, tr, record)

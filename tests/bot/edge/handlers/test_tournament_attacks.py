@@ -95,3 +95,24 @@ async def test_an_admin_who_plays_cannot_cancel_the_running_tournament(world: Wo
     answer = await world.tap(chat, admin, record.message_id, drop, strict=False)  # stale
     assert answer.show_alert, answer
     assert (await current(world, cup)).status is Status.ACTIVE
+
+
+async def test_a_tournament_button_counts_only_on_its_own_lobby(world: World) -> None:
+    """A tap is checked against the message it is on: another tournament's
+    Join (or a lobby's Start) on this lobby, or on the standings, is refused."""
+    c = club(world, 3)
+    lobbies = []
+    for creator in c.players[:2]:
+        sent = await world.send(c.chat, creator, "/tournament rr")
+        lobbies.append(await world.reply(c.chat, sent, "Tournament"))
+    first, second = (await base._all(world.store, c.chat.id))
+    assert first.message_id == lobbies[0].message_id
+    join_second = Callback.tournament(second.tournament_id, second.version,
+                                      ButtonAction.JOIN).format()
+    answer = await world.tap(c.chat, c.players[2], lobbies[0], join_second, strict=False)
+    assert answer.show_alert, answer
+    assert [e.user_id for e in (await world.store.tournament.load(
+        c.chat.id, second.tournament_id) or second).entrants] == []
+    await world.tap(c.chat, c.players[2], lobbies[1], join_second)   # on its own lobby: joins
+    assert [e.user_id for e in (await world.store.tournament.load(
+        c.chat.id, second.tournament_id) or second).entrants] == [c.players[2].id]

@@ -116,3 +116,25 @@ async def test_a_tournament_button_counts_only_on_its_own_lobby(world: World) ->
     await world.tap(c.chat, c.players[2], lobbies[1], join_second)   # on its own lobby: joins
     assert [e.user_id for e in (await world.store.tournament.load(
         c.chat.id, second.tournament_id) or second).entrants] == [c.players[2].id]
+
+
+async def test_withdraw_in_a_forum_topic_means_the_sender(world: World) -> None:
+    """Every message of a forum topic is a reply to the topic's start, so
+    /withdraw there meant whoever opened the topic: a player was refused
+    ("Only the player or a chat admin ..."), and an admin's /withdraw
+    withdrew the topic's creator."""
+    admin = world.server.add_user("Admin")
+    players = [world.server.add_user(f"F{n}") for n in range(1, 4)]
+    forum = world.server.add_group("Forum", members=players, admins=[admin], forum=True)
+    topic = world.server.create_topic(forum, "Cup", by=players[0])
+    sent = await world.send(forum, players[0], "/tournament swiss", thread_id=topic)
+    lobby = await world.reply(forum, sent, "Tournament")
+    for player in players:
+        await world.tap(forum, player, lobby, text="✋ Join")
+    await world.tap(forum, players[0], lobby, text="▶ Start")
+    sent = await world.send(forum, admin, "/withdraw", thread_id=topic)
+    assert "not joined" in (await world.reply(forum, sent)).text   # not the topic's creator
+    sent = await world.send(forum, players[2], "/withdraw", thread_id=topic)
+    assert "F3 withdrew" in (await world.reply(forum, sent)).text
+    [record] = await base._all(world.store, forum.id)
+    assert [e.user_id for e in record.entrants if e.withdrawn] == [players[2].id]

@@ -138,3 +138,26 @@ async def test_withdraw_in_a_forum_topic_means_the_sender(world: World) -> None:
     assert "F3 withdrew" in (await world.reply(forum, sent)).text
     [record] = await base._all(world.store, forum.id)
     assert [e.user_id for e in record.entrants if e.withdrawn] == [players[2].id]
+
+
+async def test_standings_and_withdraw_find_the_askers_tournament(world: World) -> None:
+    """Two tournaments running in a forum, one per topic: /standings and
+    /withdraw took the chat's newest, so a player of the other one saw
+    somebody else's standings (in the other topic) and could not withdraw."""
+    players = [world.server.add_user(f"F{n}") for n in range(1, 7)]
+    forum = world.server.add_group("Forum", members=players, forum=True)
+    topics = [world.server.create_topic(forum, name) for name in ("One", "Two")]
+    for topic, group in zip(topics, (players[:3], players[3:]), strict=True):
+        sent = await world.send(forum, group[0], "/tournament rr", thread_id=topic)
+        lobby = await world.reply(forum, sent, "Tournament")
+        for player in group:
+            await world.tap(forum, player, lobby, text="✋ Join")
+        await world.tap(forum, group[0], lobby, text="▶ Start")
+    sent = await world.send(forum, players[1], "/standings", thread_id=topics[0])
+    shown = await world.reply(forum, sent, "Tournament")
+    assert shown.thread_id == topics[0]
+    assert [text for text, _ in world.buttons(shown)] == ["🔄 Standings", "🏳 Withdraw"]
+    older = min(await base._all(world.store, forum.id), key=lambda t: t.created_at)
+    assert Callback.parse(world.buttons(shown)[0][1]).id == older.tournament_id
+    sent = await world.send(forum, players[2], "/withdraw", thread_id=topics[0])
+    assert "F3 withdrew" in (await world.reply(forum, sent)).text

@@ -161,3 +161,24 @@ async def test_standings_and_withdraw_find_the_askers_tournament(world: World) -
     assert Callback.parse(world.buttons(shown)[0][1]).id == older.tournament_id
     sent = await world.send(forum, players[2], "/withdraw", thread_id=topics[0])
     assert "F3 withdrew" in (await world.reply(forum, sent)).text
+
+
+async def test_two_taps_at_once_join_once_and_start_once(world: World, clock: Clock) -> None:
+    """Holds: a double Join, and ▶ Start tapped twice at once, make one
+    entrant each and one round (one compare-and-set each)."""
+    c = club(world, 3)
+    sent = await world.send(c.chat, c.players[0], "/tournament rr")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    for player in c.players:
+        taps = [world.server.user_taps(c.chat, player, lobby, text="✋ Join") for _ in range(2)]
+        answers = [await tap.wait_answer_async() for tap in taps]
+        await world.idle()
+        assert sum(a.show_alert for a in answers) <= 1, answers
+    taps = [world.server.user_taps(c.chat, c.players[0], lobby, text="▶ Start") for _ in range(2)]
+    for tap in taps:
+        await tap.wait_answer_async()
+    await world.idle()
+    record = await current(world, c)
+    assert sorted(e.user_id for e in record.entrants) == sorted(p.id for p in c.players)
+    assert len(record.rounds) == 1
+    assert len(base.texts(world, c, "Round 1")) == 1

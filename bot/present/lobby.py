@@ -19,6 +19,7 @@ from bot.rules.lobby import VARIANTS, awaits_start
 from bot.rules.options import OPTIONS, Kind, Option
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status, TableOptions
+from bot.vocab.tournament import is_tournament_game
 from bot.vocab.usertext import (
     html_text,
 )
@@ -93,7 +94,8 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
         return "\n".join(lines), keys.start(keep=keep_data(record))
     if awaits_start(record):
         lines.append(tr.gettext(START_TEXT))
-        return "\n".join(lines), keys.start(close=not record.is_private)
+        return "\n".join(lines), keys.start(close=not record.is_private
+                                              and not is_tournament_game(record.game_id))
     lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
                             "players have joined."))
     names = [variant_name(tr, v) for v in VARIANTS]

@@ -23,9 +23,13 @@ from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import Status
 from bot.vocab.tournament import Decision, Format, Pairing, Place, Stage, TournamentRecord
-from bot.vocab.usertext import clean, html_text
+from bot.vocab.usertext import clean, fit_text, html_text
 
 NAME_WIDTH = 14
+LIST_WIDTH = 20
+"""A name's characters in a line that lists many (the lobby's players, a
+pairing, the prizes): 64 players' names of 64 emoji each would be twice what
+Telegram takes in a message (4,096 UTF-16 code units)."""
 FORMATS = {Format.ROUND_ROBIN: N_("Round robin"), Format.SWISS: N_("Swiss"),
            Format.KNOCKOUT: N_("Knockout")}
 TIEBREAKS = {Format.ROUND_ROBIN: (N_("H2H"), N_("SB")), Format.SWISS: (N_("Buch"), N_("SB")),
@@ -72,21 +76,21 @@ def lobby_message(tr: Translator, record: TournamentRecord
     lines = _head(tr, record)
     lines.append(escape(tr.gettext("A round may take {time}.",
                                    time=duration(tr, record.round_length))))
-    joined = ", ".join(html_text(e.name) for e in record.entrants) or "—"
+    joined = ", ".join(html_text(e.name, LIST_WIDTH) for e in record.entrants) or "—"
     lines.append(tr.gettext("Players ({count} of {most}): {names}", count=len(record.entrants),
                             most=record.max_entrants, names=joined))
     if record.status is Status.CANCELLED:
         lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
-        return "\n".join(lines), None
+        return fit_text("\n".join(lines)), None
     if record.status is not Status.LOBBY:
         lines.append(escape(tr.gettext("It has started: /standings shows how it goes.")))
-        return "\n".join(lines), _keyboard(tr, record, [(ButtonAction.STANDINGS, "📋 ",
+        return fit_text("\n".join(lines)), _keyboard(tr, record, [(ButtonAction.STANDINGS, "📋 ",
                                                          N_("Standings"))])
     if record.start_at is not None:
         when = time.strftime("%d.%m %H:%M", time.gmtime(record.start_at))
         lines.append(escape(tr.gettext("It starts by itself at {time} UTC.", time=when)))
     lines.append(escape(tr.gettext("Tap Join to play. Whoever created it taps ▶ Start.")))
-    return "\n".join(lines), _keyboard(tr, record, [
+    return fit_text("\n".join(lines)), _keyboard(tr, record, [
         (ButtonAction.JOIN, "✋ ", N_("Join")), (ButtonAction.LEAVE, "", N_("Leave")),
         (ButtonAction.START, "▶ ", N_("Start")), (ButtonAction.DROP, "✖ ", N_("Cancel"))])
 
@@ -104,7 +108,7 @@ def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
     ``name`` (an HTML name of a user id), HTML."""
     who = names(record)
     text: Callable[[str], str] = str if name is None else (lambda t: escape(t, quote=False))
-    shown = name or (lambda user_id: clean(who[user_id]))
+    shown = name or (lambda user_id: clean(who[user_id], LIST_WIDTH))
     if pairing.second is None:
         return text(tr.gettext("{name}: bye", name="\0")).replace("\0", shown(pairing.first))
     result = pairing.result
@@ -127,7 +131,8 @@ def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) ->
     """A pairing in an HTML message (the chat's language: it names several
     players, so it is addressed to none of them in theirs)."""
     who = names(record)
-    return _pairing_text(tr, record, pairing, lambda user_id: html_text(who[user_id]))
+    return _pairing_text(tr, record, pairing,
+                         lambda user_id: html_text(who[user_id], LIST_WIDTH))
 
 
 def round_message(tr: Translator, record: TournamentRecord) -> str:
@@ -144,7 +149,7 @@ def round_message(tr: Translator, record: TournamentRecord) -> str:
             "Play by {time} UTC ({left} left): each game has its board below, where either "
             "player taps ▶ Start. A game nobody started by then is lost by both.",
             time=when, left=duration(tr, current.deadline - clock.now()))))
-    return "\n".join(lines)
+    return fit_text("\n".join(lines))
 
 
 def _cell(name: str) -> str:
@@ -192,10 +197,10 @@ def standings_message(tr: Translator, record: TournamentRecord
         lines.append("<b>" + escape(tr.gettext("Round {n}", n=record.rounds[-1].number))
                      + "</b>")
         lines += [_pairing_line(tr, record, p) for p in record.rounds[-1].pairings]
-        return "\n".join(lines), standings_keyboard(tr, record)
+        return fit_text("\n".join(lines)), standings_keyboard(tr, record)
     if record.status is Status.CANCELLED:
         lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
-    return "\n".join(lines), None
+    return fit_text("\n".join(lines)), None
 
 
 def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPicture:
@@ -217,21 +222,22 @@ def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPict
 
 
 def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, int]) -> str:
-    """The final standings, posted when it ends, with what each prize came to."""
+    """The final standings, posted when it ends, with what each prize came to
+    (before the table: a long table is cut short, never the prizes)."""
     lines = _head(tr, record)
     lines[0] = "🏆 <b>" + escape(tr.gettext("Final standings: {title}",
                                            title=title(tr, record))) + "</b>"
-    lines.append(table(tr, record, record.final))
     winners = [p for p in record.final if p.rank == 1]
     who = names(record)
     lines.append(escape(tr.gettext("Winner: {names}", names=", ".join(
-        clean(who[p.user_id]) for p in winners))))
+        clean(who[p.user_id], LIST_WIDTH) for p in winners))))
     paid = [(who[p], amount) for p, amount in nets.items() if amount]
     if paid:
-        money = ", ".join(f"{clean(name)} {amount:+d}" for name, amount in
+        money = ", ".join(f"{clean(name, LIST_WIDTH)} {amount:+d}" for name, amount in
                           sorted(paid, key=lambda item: -item[1]))
         lines.append(escape(tr.gettext("Booked in the ledger: {money}.", money=money)))
-    return "\n".join(lines)
+    lines.append(table(tr, record, record.final))
+    return fit_text("\n".join(lines))
 
 
 def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> str | None:

@@ -8,6 +8,13 @@ from bot.rules.seats import waiting_user
 from bot.vocab.i18n import N_
 from bot.vocab.records import GameRecord, Status
 from bot.vocab.refusals import NOT_PLAYING, PROPOSED, Refusal
+from bot.vocab.tournament import is_tournament_game
+
+TOURNAMENT_GAME = N_("A tournament game is not closed: either player taps ▶ Start; a game "
+                     "nobody starts by the round's deadline is lost by both.")
+"""A player closing their tournament game's board alone would make the
+opponent lose it too (bot/service/tournament.py: a cancelled game is a
+double forfeit); only a chat admin who does not play it may."""
 
 
 def cancelled(record: GameRecord) -> GameRecord:
@@ -51,6 +58,8 @@ def cancel_command(record: GameRecord, user_id: int, admin: bool,
     unrated and unbooked like any cancel, and so sees its seed."""
     seated = any(p.user_id == user_id for p in record.players)
     if record.status is Status.LOBBY:
+        if is_tournament_game(record.game_id) and (seated or not admin):
+            raise Refusal(TOURNAMENT_GAME)
         if not (seated or admin or user_id == record.created_by):
             raise Refusal(N_("Only the players, whoever opened the lobby or an admin may "
                              "close it."))

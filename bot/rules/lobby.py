@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from bot.rules.cancelling import TOURNAMENT_GAME
 from bot.rules.dice import JOIN_LABEL, START_LABEL, Dealer, committed, with_tap
 from bot.rules.matchstate import MatchState, with_table
 from bot.rules.options import OptionError, engine_options
@@ -14,6 +15,7 @@ from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import NOT_PLAYING, STALE, Refusal
+from bot.vocab.tournament import is_tournament_game
 from engine.game import Game
 from engine.position import Side, Variant
 
@@ -97,6 +99,8 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
                      for p in record.players if p.user_id == user_id)
         return record.model_copy(update={"variant": variant, "players": kept})
     if data.action is ButtonAction.DROP:
+        if is_tournament_game(record.game_id):
+            raise Refusal(TOURNAMENT_GAME)
         if not seated and user_id != record.created_by:
             raise Refusal(N_("Only the players or whoever opened the lobby may close it."))
         return record.model_copy(update={"status": Status.CANCELLED})

@@ -138,6 +138,9 @@ def game_id_of(record: TournamentRecord, round_number: int, board: int) -> str:
     ...                      variant=Variant.LONG, created_by=1)
     >>> game_id_of(t, 3, 12)
     'tAb3_x9Qz-3-12'
+    >>> from bot.vocab.tournament import is_tournament_game  # its seats are fixed
+    >>> is_tournament_game(game_id_of(t, 3, 12))
+    True
     """
     return f"t{record.tournament_id}-{round_number}-{board}"
 

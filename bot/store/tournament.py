@@ -3,8 +3,8 @@ that books its prizes in the same script, and a queue of wake-ups.
 
 Keys (bot/store/keys.py): the record ``nardy:{chat:<id>}:t:<tournament>``
 (hash ``v``, ``d``, ``w`` like a game's), the chat's tournaments
-(``:tournaments``, a zset of ids by creation, the open ones), the matches its
-games play (``:tmatch``: a match's dice commitment -> the tournament, so that
+(``:tournaments``, a zset of ids by creation, the closed ones below the open
+ones), the matches its games play (``:tmatch``: a match's dice commitment -> the tournament, so that
 the end of a match finds its tournament whatever game of the match ends it),
 all in the chat's hash slot, so :meth:`Tournaments.save` writes the record,
 the index, the map and the ledger entries of its prizes in one script: a
@@ -40,13 +40,15 @@ from bot.vocab.records import (
 from bot.vocab.tournament import TournamentRecord
 
 # KEYS: record, the chat's index, the ledger, the match map.  ARGV: expected
-# version, JSON, tournament id, created at, (unused), the number of
+# version, JSON, tournament id, created at, '1' if open, the number of
 # ledger pairs n, the number of match entries m, then n (field, amount) pairs,
 # m (commitment) entries, and the write token last (CURRENT).
 _SAVE = CURRENT + """
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[#ARGV])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+-- open ones by creation, closed ones below every open one: a flood of closed
+-- lobbies never pushes a running tournament out of the newest LOOKED_AT
+redis.call('ZADD', KEYS[2], ARGV[5] == '1' and ARGV[4] or -tonumber(ARGV[4]), ARGV[3])
 local n, m = tonumber(ARGV[6]), tonumber(ARGV[7])
 for i = 8, 7 + 2 * n, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
 for i = 8 + 2 * n, 7 + 2 * n + m do redis.call('HSET', KEYS[4], ARGV[i], ARGV[3]) end

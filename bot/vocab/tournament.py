@@ -18,6 +18,7 @@ the results (:mod:`bot.rules.tournament.standings`), so they cannot drift.
 from __future__ import annotations
 
 import enum
+import re
 import time
 from typing import ClassVar
 
@@ -25,6 +26,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.vocab.records import Record, RecordKey, Status, TableOptions, new_game_id
 from engine.position import Variant
+
+GAME_ID = re.compile(r"t[A-Za-z0-9_-]{4,32}-[1-9][0-9]*-[1-9][0-9]*")
+"""A tournament game's id, ``t<tournament>-<round>-<board>``
+(bot/service/tournament.py ``game_id_of``); every other game id is 8
+characters, too short to match."""
+
+
+def is_tournament_game(game_id: str) -> bool:
+    """Whether ``game_id`` is a game the bot made for a tournament's pairing:
+    its seats are the pairing's, and no player may close it alone.
+
+    >>> is_tournament_game("tAb3_x9Qz-3-12"), is_tournament_game("k3Xa9_zQ")
+    (True, False)
+    """
+    return GAME_ID.fullmatch(game_id) is not None
 
 
 class _Frozen(BaseModel):

@@ -335,7 +335,11 @@ async def reply(update: Update, text: str, *, quote: bool = False, **kwargs: Any
 
 
 def replied_user(message: Message | None) -> User | None:
-    """The author of the message a command replies to (not a bot)."""
+    """The author of the message a command replies to (not a bot, and not
+    whoever opened the forum topic: Telegram makes every message of a topic
+    a reply to its start, so ``/withdraw`` there meant that member)."""
     target = message.reply_to_message if message is not None else None
+    if target is not None and target.forum_topic_created is not None:
+        return None
     user = target.from_user if target is not None else None
     return None if user is None or user.is_bot else user

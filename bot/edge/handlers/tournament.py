@@ -76,6 +76,12 @@ WITHDRAWN_NOW = N_("{name} withdrew from the tournament: their game being played
                    "forfeit, their games played stand.")
 
 
+LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.START,
+                           ButtonAction.DROP})
+"""The buttons of a tournament's lobby message (its record's ``message_id``);
+🔄 Standings and 🏳 Withdraw are on every standings message too."""
+
+
 def interval() -> float:
     """Seconds between two runs of :func:`tick_job` (``NARDY_TOURNAMENT_INTERVAL``, 5)."""
     return float(os.environ.get(INTERVAL_ENV) or 5)
@@ -97,6 +103,7 @@ async def tournament_command(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(ADMINS_ONLY))
         return
     try:
+        rules.actions.may_create(await get_store(context).tournament.open_ones(chat.id), user.id)
         setup, rest = rules.parse_setup(args_of(context))
         variant, options = parse_new_args(rest)
         if options.computer is not None:
@@ -130,40 +137,50 @@ async def _post_lobby(context: Context, tr: Translator, record: TournamentRecord
                                      record.version)
 
 
-async def _newest(store: Store, chat_id: int) -> TournamentRecord | None:
-    """The chat's newest tournament: a running one first, else its newest lobby."""
+async def _newest(store: Store, chat_id: int, user_id: int, thread_id: int | None
+                  ) -> TournamentRecord | None:
+    """The tournament a command means: a running one first, then one
+    ``user_id`` plays in, then one of this topic, then the newest (with
+    several at once, the chat's newest was somebody else's)."""
     open_ones = await store.tournament.open_ones(chat_id)
-    running = [t for t in open_ones if t.status is Status.ACTIVE]
-    candidates = running or open_ones
-    return candidates[-1] if candidates else None
+
+    def key(t: TournamentRecord) -> tuple[bool, bool, bool]:
+        return (t.status is Status.ACTIVE, any(e.user_id == user_id for e in t.entrants),
+                t.thread_id == thread_id)
+
+    return max(reversed(open_ones), key=key, default=None)   # the newest of the best
 
 
 async def standings_command(update: Update, context: Context) -> None:
     """``/standings``: the standings of the chat's running tournament."""
     tr = await translator_for(update, context)
-    chat = update.effective_chat
-    assert chat is not None
-    record = await _newest(get_store(context), chat.id)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    where = thread_of(update.effective_message)
+    record = await _newest(get_store(context), chat.id, user.id, where)
     if record is None:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return
-    await _post_standings(context, tr, record)
+    await _post_standings(context, tr, record, where)
 
 
-async def _post_standings(context: Context, tr: Translator, record: TournamentRecord) -> None:
-    """The standings in the chat: a picture where the chat's boards are pictures
-    (its caption says what it is), else the text table."""
+async def _post_standings(context: Context, tr: Translator, record: TournamentRecord,
+                          thread_id: int | None = None) -> None:
+    """The standings in the chat (in the topic ``thread_id`` asked from, else
+    the tournament's): a picture where the chat's boards are pictures (its
+    caption says what it is), else the text table."""
+    thread_id = thread_id or record.thread_id
     settings = await chat_settings(context, record.chat_id)
     if settings.board_style == "png":
         picture = await asyncio.to_thread(render_standings, present.standings_picture(tr, record))
         await context.bot.send_photo(record.chat_id, picture,
                                      caption=present.standings_caption(tr, record),
                                      reply_markup=present.standings_keyboard(tr, record),
-                                     message_thread_id=record.thread_id)
+                                     message_thread_id=thread_id)
         return
     text, markup = present.standings_message(tr, record)
     await context.bot.send_message(record.chat_id, text, reply_markup=markup,
-                                   message_thread_id=record.thread_id)
+                                   message_thread_id=thread_id)
 
 
 async def withdraw_command(update: Update, context: Context) -> None:
@@ -173,11 +190,11 @@ async def withdraw_command(update: Update, context: Context) -> None:
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
     store = get_store(context)
-    record = await _newest(store, chat.id)
+    target = replied_user(update.effective_message) or user
+    record = await _newest(store, chat.id, target.id, thread_of(update.effective_message))
     if record is None or record.status is not Status.ACTIVE:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return
-    target = replied_user(update.effective_message) or user
     if target.id != user.id and not await is_chat_admin(context, chat, user.id):
         await reply(update, tr.gettext(NOT_YOURS))
         return
@@ -248,8 +265,9 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     user = query.from_user
     try:
         record = await store.tournament.load(chat.id, data.id)
-        if record is None:
-            raise Refusal(STALE)
+        if record is None or (data.action in LOBBY_ACTIONS and record.message_id is not None
+                              and query.message.message_id != record.message_id):
+            raise Refusal(STALE)   # another tournament's button, not on its lobby
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
             await _post_standings(context, tr, record)

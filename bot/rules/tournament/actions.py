@@ -30,7 +30,7 @@ The life of a tournament:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.rules.deviation import INITIAL, conservative
@@ -68,7 +68,14 @@ ONLY_CREATOR = N_("Only whoever created the tournament may start it.")
 NOT_RUNNING = N_("The tournament is not being played.")
 WITHDRAWN = N_("You have withdrawn from this tournament already.")
 CANCEL_LOBBY = N_("Only whoever created the tournament or an admin may cancel it.")
-CANCEL_RUNNING = N_("Only an admin may cancel a tournament being played.")
+CANCEL_RUNNING = N_("Only an admin who does not play in it may cancel a tournament being "
+                    "played.")
+MAX_OPEN = 10
+"""A chat's open tournaments (lobbies and running ones) at once: fewer than
+the newest ones the chat's index is looked at for (bot/store/tournament.py
+``LOOKED_AT``), so that a flood of lobbies never hides a running one."""
+LOBBY_OPEN = N_("You have a tournament lobby open already: start it or cancel it first.")
+CHAT_FULL = N_("This chat has {count} tournaments open already: finish or cancel one first.")
 
 
 class TournamentError(ValueError):
@@ -112,6 +119,15 @@ def create(chat_id: int, thread_id: int | None, creator: int, variant: Variant,
         created_by=creator, created_at=now, updated_at=now)
 
 
+def may_create(open_ones: Sequence[TournamentRecord], user_id: int) -> None:
+    """Refuse a new tournament while ``user_id`` has a lobby open in the chat,
+    or the chat has :data:`MAX_OPEN` open (``open_ones``: its open ones)."""
+    if any(t.status is Status.LOBBY and t.created_by == user_id for t in open_ones):
+        raise Refusal(LOBBY_OPEN)
+    if len(open_ones) >= MAX_OPEN:
+        raise Refusal(CHAT_FULL, count=MAX_OPEN)
+
+
 def join(record: TournamentRecord, user_id: int, name: str, now: float) -> TournamentRecord:
     if user_id in COMPUTER_USER_IDS.values():
         raise TournamentError("the computer plays no tournament")
@@ -137,10 +153,13 @@ def leave(record: TournamentRecord, user_id: int, now: float) -> TournamentRecor
 def cancel(record: TournamentRecord, user_id: int, admin: bool, now: float
            ) -> TournamentRecord:
     """Cancel a lobby (its creator or an admin) or a running tournament (an
-    admin): nothing is booked, as for a cancelled game."""
+    admin who does not play in it: cancelled, it books nothing, so a player
+    would erase the entry stake they owe, as an admin may not cancel a game
+    they play alone): nothing is booked, as for a cancelled game."""
     if record.status is Status.LOBBY and not admin and user_id != record.created_by:
         raise Refusal(CANCEL_LOBBY)
-    if record.status is Status.ACTIVE and not admin:
+    if record.status is Status.ACTIVE and (
+            not admin or any(e.user_id == user_id for e in record.entrants)):
         raise Refusal(CANCEL_RUNNING)
     if not record.status.is_open:
         raise Refusal(NOT_RUNNING)

@@ -1,0 +1,35 @@
+"""The end of a tournament's last game told more than once - two workers at
+once, an update retried after a crash - books its prizes once
+(bot/service/tournament.py ``game_ended``, the end-of-game hook)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.rules import tournament as rules
+from bot.rules.dice import Dealer
+from bot.service import tournament as service
+from bot.store import Store
+from bot.vocab.records import Status
+from tests.bot.store.test_tournament_store import CHAT, ledger_nets, lobby
+
+
+async def test_the_last_game_told_many_times_books_the_prizes_once(store: Store) -> None:
+    record = await store.tournament.save(lobby(2, stake=25), 0)
+    started = await service.commit_tournament(store, CHAT, record.tournament_id,
+                                              lambda r, now: rules.start(r, 1, {}, now))
+    assert started is not None
+    [final] = started[1].rounds[-1].pairings
+    game = service.new_game(started[1], final, Dealer.for_tests(3))
+    match = service.match_of(game)
+    assert match is not None
+    await service.commit_tournament(
+        store, CHAT, record.tournament_id,
+        lambda r, now: rules.attach_game(r, final.board, game.game_id, now), matches=(match,))
+    # an admin cancelled the final: a double forfeit, the better seed goes through
+    ended = game.model_copy(update={"status": Status.CANCELLED})
+    await asyncio.gather(*(service.game_ended(store, ended) for _ in range(4)))
+    await service.game_ended(store, ended)   # the update retried after a crash
+    done = await store.tournament.load(CHAT, record.tournament_id)
+    assert done is not None and done.status is Status.FINISHED
+    assert await ledger_nets(store) == {1: 25, 2: -25}

@@ -202,12 +202,35 @@ async def game_ended(store: Store, game: GameRecord) -> None:
     if tournament_id is None or result is None:
         return
     players = {p.user_id for p in game.players}
+    # the same two players may meet again (a double round robin, a play-off)
+    # while a match of theirs left unfinished at an earlier deadline goes on:
+    # only the match of the open pairing's own game counts for it
+    ours = await _pairing_games_of(store, game.chat_id, tournament_id, players, match)
 
     def change(record: TournamentRecord, now: float) -> TournamentRecord:
         board = open_board(record, players)
-        return record if board is None else rules.record_result(record, board, result, now)
+        if board is None or _pairing(record, board).game_id not in ours:
+            return record
+        return rules.record_result(record, board, result, now)
 
     await commit_tournament(store, game.chat_id, tournament_id, change)
+
+
+async def _pairing_games_of(store: Store, chat_id: int, tournament_id: str,
+                            players: set[int], match: str) -> set[str]:
+    """The game ids of the open pairing of ``players`` whose first game plays
+    ``match`` (none, or that one)."""
+    record = await store.tournament.load(chat_id, tournament_id)
+    board = None if record is None else open_board(record, players)
+    if record is None or board is None:
+        return set()
+    game_id = _pairing(record, board).game_id
+    first = None if game_id is None else await store.games.load_game(chat_id, game_id)
+    return {first.game_id} if first is not None and match_of(first) == match else set()
+
+
+def _pairing(record: TournamentRecord, board: int) -> Pairing:
+    return next(p for p in record.rounds[-1].pairings if p.board == board)
 
 
 async def latest_game(store: Store, chat_id: int, game_id: str | None) -> GameRecord | None:

@@ -15,14 +15,22 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.present.lobby import option_captions
 from bot.present.names import duration, variant_name
 from bot.present.render.tournament import StandingsPicture
-from bot.rules.tournament.league import LeagueRow, Season
+from bot.rules.tournament.league import LeagueRow
 from bot.rules.tournament.prizes import split_of
 from bot.rules.tournament.standings import standings
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import Status
-from bot.vocab.tournament import Decision, Format, Pairing, Place, Stage, TournamentRecord
+from bot.vocab.tournament import (
+    Decision,
+    Format,
+    NamedSeason,
+    Pairing,
+    Place,
+    Stage,
+    TournamentRecord,
+)
 from bot.vocab.usertext import clean, html_text
 
 NAME_WIDTH = 14
@@ -250,10 +258,13 @@ def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> st
         "You play {name}: tap ▶ Start on your board in the group.", name=clean(other)))
 
 
-def league_message(tr: Translator, season: Season, rows: Sequence[LeagueRow],
-                   who: Mapping[int, str]) -> str:
-    """``/league``: the season's table (points won minus lost, games, wins, losses)."""
-    head = "🏅 <b>" + escape(tr.gettext("League: {season}", season=season.name)) + "</b>"
+def league_message(tr: Translator, season: str, rows: Sequence[LeagueRow],
+                   who: Mapping[int, str], dates: str | None = None) -> str:
+    """``/league``: the season's table (points won minus lost, games, wins,
+    losses, rating change); ``dates``: a named season's, under its name."""
+    head = "🏅 <b>" + escape(tr.gettext("League: {season}", season=clean(season))) + "</b>"
+    if dates:
+        head += "\n" + escape(dates)
     if not rows:
         return head + "\n" + escape(tr.gettext("No rated results this season yet."))
     lines = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>4} "
@@ -265,4 +276,17 @@ def league_message(tr: Translator, season: Season, rows: Sequence[LeagueRow],
                      f"{round(row.rating_change):>+5d}")
     return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(tr.gettext(
         "Points: points won minus points lost (a match counts its length); ±Rtg: the rating "
-        "change. /league YYYY-MM shows another month."))
+        "change. /league YYYY-MM shows another month.") + " " + tr.gettext(
+        "/league start Winter cup starts a named season."))
+
+
+def season_dates(tr: Translator, season: NamedSeason) -> str:
+    """"Since 01.12.2026" for a season running, "01.12.2026 – 28.02.2027, the
+    final table" for one ended."""
+    def day(moment: float) -> str:
+        return time.strftime("%d.%m.%Y", time.gmtime(moment))
+
+    if season.ended_at is None:
+        return tr.gettext("Running since {day}; /league end ends it.", day=day(season.started_at))
+    return tr.gettext("{start} – {end}: the final table.", start=day(season.started_at),
+                      end=day(season.ended_at))

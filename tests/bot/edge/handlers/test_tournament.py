@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -443,3 +444,57 @@ async def test_withdraw_oneself_or_by_an_admin(world: World) -> None:
                                                                    c.players[3].id}
     sent = await world.send(chat, c.players[3], "/withdraw")
     assert "withdrawn from this tournament already" in (await world.reply(chat, sent)).text
+
+
+def league_rows(text: str) -> list[str]:
+    """The lines of a league table's players (``" 1 P2   1   1 ..."``)."""
+    return [line for line in text.splitlines() if re.match(r" ?[0-9]+ P[0-9]", line)]
+
+
+async def test_a_named_league_season_from_its_start_to_its_final_table(world: World) -> None:
+    c = club(world, 3)
+    sent = await world.send(c.chat, c.players[1], "/league start Winter cup")
+    assert "Winter cup has started" in (await world.reply(c.chat, sent, "started")).text
+    sent = await world.send(c.chat, c.players[2], "/league start Spring")
+    assert "Winter cup is running" in (await world.reply(c.chat, sent, "running")).text
+    for words in ("start", "start 2026-11"):
+        sent = await world.send(c.chat, c.players[2], f"/league {words}")
+        assert "needs a name" in (await world.reply(c.chat, sent, "name")).text
+    await tournament(world, c, "rr long")
+    await play_round(world, c)   # one game (and a bye)
+    sent = await world.send(c.chat, c.players[0], "/league")
+    running = (await world.reply(c.chat, sent, "League")).text or ""
+    assert "League: Winter cup" in running and "Running since" in running
+    rows = [line.split() for line in league_rows(running)]
+    assert len(rows) == 2 and sorted(int(row[2]) for row in rows) == [-1, 1], running
+    sent = await world.send(c.chat, c.players[0], "/league end")
+    final = (await world.reply(c.chat, sent, "final table")).text or ""
+    assert final.replace("Running since", "") == final and "League: Winter cup" in final
+    assert league_rows(final) == league_rows(running)
+    sent = await world.send(c.chat, c.players[0], "/league end")
+    assert "No named season is running" in (await world.reply(c.chat, sent, "running")).text
+    sent = await world.send(c.chat, c.players[0], "/league")   # the month again
+    month = (await world.reply(c.chat, sent, "League")).text or ""
+    assert "League: Winter cup" not in month and len(league_rows(month)) == 2
+    sent = await world.send(c.chat, c.players[0], "/league winter CUP")
+    assert "final table" in (await world.reply(c.chat, sent, "League")).text
+    sent = await world.send(c.chat, c.players[0], "/league Summer <b>")
+    refused = (await world.reply(c.chat, sent, "No season")).text or ""
+    assert "called Summer <b>" in refused and "kept: Winter cup" in refused
+
+
+async def test_only_admins_start_seasons_where_only_admins_create_tournaments(
+        world: World) -> None:
+    admin, member = world.server.add_user("Admin"), world.server.add_user("Member")
+    chat = world.server.add_group("Club", members=[admin, member], admins=[admin])
+    sent = await world.send(chat, admin, "/settings")
+    await world.tap(chat, admin, await world.reply(chat, sent, "Settings"),
+                    text="Tournaments: admins")
+    sent = await world.send(chat, member, "/league start Cup")
+    assert "Only chat admins" in (await world.reply(chat, sent)).text
+    sent = await world.send(chat, admin, "/league start Cup")
+    assert "has started" in (await world.reply(chat, sent, "started")).text
+    sent = await world.send(chat, member, "/league end")
+    assert "Only chat admins" in (await world.reply(chat, sent, "admins")).text
+    sent = await world.send(chat, member, "/league")   # anyone may look
+    assert "League: Cup" in (await world.reply(chat, sent, "League")).text

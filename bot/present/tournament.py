@@ -28,6 +28,7 @@ from bot.vocab.tournament import (
     NamedSeason,
     Pairing,
     Place,
+    Round,
     Stage,
     TournamentRecord,
 )
@@ -60,9 +61,18 @@ def title(tr: Translator, record: TournamentRecord) -> str:
 def _head(tr: Translator, record: TournamentRecord) -> list[str]:
     lines = ["🏆 <b>" + escape(tr.gettext("Tournament: {title}", title=title(tr, record)))
              + "</b>"]
-    games = option_captions(tr, record.variant, record.options)
+    options = record.options
+    if record.round_matches:   # the rounds' lengths say it, not the games' option
+        options = options.model_copy(update={"match_length": 1})
+    games = option_captions(tr, record.variant, options)
     if games:
         lines.append(escape(" · ".join(games)))
+    if record.round_matches:
+        lines.append(escape(tr.gettext(
+            "Match length by round: {lengths} points, the last for the rounds after.",
+            lengths=", ".join(str(n) for n in record.round_matches))))
+    if record.final_match:
+        lines.append(escape(tr.gettext("The final: a match to {n}.", n=record.final_match)))
     if record.entry_stake:
         split = "/".join(str(part) for part in split_of(record))
         lines.append(escape(tr.gettext("Entry {stake}; prizes {split} % of the pot, booked "
@@ -107,9 +117,10 @@ def _keyboard(tr: Translator, record: TournamentRecord,
 
 
 def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
-                  name: Callable[[int], str] | None = None) -> str:
+                  name: Callable[[int], str] | None = None, length: bool = False) -> str:
     """``3. Ann 1–0 Bob (forfeit)``: plain text with names cleaned, or, given
-    ``name`` (an HTML name of a user id), HTML."""
+    ``name`` (an HTML name of a user id), HTML; ``length``: with its match
+    length (` · match to 7`) when the round's games differ in it."""
     who = names(record)
     text: Callable[[str], str] = str if name is None else (lambda t: escape(t, quote=False))
     shown = name or (lambda user_id: clean(who[user_id]))
@@ -127,25 +138,47 @@ def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
         mark = " " + tr.gettext("(forfeit)")
     if pairing.stage is Stage.CONSOLATION:
         mark += " " + tr.gettext("(consolation)")
+    if length and match_of(record, pairing) > 1:
+        mark += " · " + tr.gettext("match to {n}", n=match_of(record, pairing))
     return (f"{pairing.board}. {shown(pairing.first)} {score} {shown(pairing.second)}"
             + text(mark))
 
 
-def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
+def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing,
+                  length: bool = False) -> str:
     """A pairing in an HTML message (the chat's language: it names several
     players, so it is addressed to none of them in theirs)."""
     who = names(record)
-    return _pairing_text(tr, record, pairing, lambda user_id: html_text(who[user_id]))
+    return _pairing_text(tr, record, pairing, lambda user_id: html_text(who[user_id]), length)
+
+
+def match_of(record: TournamentRecord, pairing: Pairing) -> int:
+    """The match length of a pairing's game."""
+    return pairing.match_length or record.options.match_length
+
+
+def round_head(tr: Translator, record: TournamentRecord, round_: Round) -> tuple[str, bool]:
+    """"Round 3 · match to 5" (when its games share a length longer than one
+    point), and whether its pairings must say their lengths (they differ)."""
+    head = tr.gettext("Round {n}", n=round_.number)
+    lengths = {match_of(record, p) for p in round_.pairings if p.second is not None}
+    if len(lengths) > 1:
+        return head, True
+    if lengths and max(lengths) > 1:
+        head += " · " + tr.gettext("match to {n}", n=max(lengths))
+    return head, False
 
 
 def round_message(tr: Translator, record: TournamentRecord) -> str:
     """A round's pairings, posted when it starts."""
     current = record.rounds[-1]
     playoff = any(p.stage is Stage.PLAYOFF for p in current.pairings)
-    head = (tr.gettext("Play-off for first place, round {n}", n=current.number) if playoff
-            else tr.gettext("Round {n}", n=current.number))
+    head, each = round_head(tr, record, current)
+    if playoff:
+        head = tr.gettext("Play-off for first place, round {n}", n=current.number)
+        each = True
     lines = ["🏆 <b>" + escape(head) + "</b> · " + escape(title(tr, record))]
-    lines += [_pairing_line(tr, record, p) for p in current.pairings]
+    lines += [_pairing_line(tr, record, p, each) for p in current.pairings]
     if current.deadline is not None:
         when = time.strftime("%d.%m %H:%M", time.gmtime(current.deadline))
         lines.append(escape(tr.gettext(
@@ -197,9 +230,9 @@ def standings_message(tr: Translator, record: TournamentRecord
     if any(e.withdrawn is not None for e in record.entrants):
         lines.append(escape(tr.gettext("× withdrew")))
     if record.status is Status.ACTIVE and record.rounds:
-        lines.append("<b>" + escape(tr.gettext("Round {n}", n=record.rounds[-1].number))
-                     + "</b>")
-        lines += [_pairing_line(tr, record, p) for p in record.rounds[-1].pairings]
+        head, each = round_head(tr, record, record.rounds[-1])
+        lines.append("<b>" + escape(head) + "</b>")
+        lines += [_pairing_line(tr, record, p, each) for p in record.rounds[-1].pairings]
         return "\n".join(lines), standings_keyboard(tr, record)
     if record.status is Status.CANCELLED:
         lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
@@ -218,8 +251,9 @@ def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPict
                  for p in places)
     lines: list[str] = []
     if record.status is Status.ACTIVE and record.rounds:
-        lines.append(tr.gettext("Round {n}", n=record.rounds[-1].number))
-        lines += [_pairing_text(tr, record, p) for p in record.rounds[-1].pairings]
+        playing, each = round_head(tr, record, record.rounds[-1])
+        lines.append(playing)
+        lines += [_pairing_text(tr, record, p, length=each) for p in record.rounds[-1].pairings]
     return StandingsPicture(tr.gettext("Tournament: {title}", title=title(tr, record)), head,
                             rows, tuple(lines))
 
@@ -254,6 +288,8 @@ def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> st
     if mine.result is not None:
         return None
     other = names(record)[mine.opponent(user_id) or 0]
+    if match_of(record, mine) > 1:
+        head += " · " + tr.gettext("match to {n}", n=match_of(record, mine))
     return "🏆 " + escape(head) + "\n" + escape(tr.gettext(
         "You play {name}: tap ▶ Start on your board in the group.", name=clean(other)))
 

@@ -165,9 +165,12 @@ def new_game(record: TournamentRecord, pairing: Pairing, dealer: Dealer) -> Game
     players = (Player(user_id=pairing.first, name=who[pairing.first], side=Side.WHITE),
                Player(user_id=pairing.second, name=who[pairing.second], side=Side.BLACK))
     now = clock.now()
+    options = record.options
+    if pairing.match_length is not None:   # the round's or the final's length
+        options = options.model_copy(update={"match_length": pairing.match_length})
     return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id,
                       game_id=game_id_of(record, record.rounds[-1].number, pairing.board),
-                      variant=record.variant, options=record.options, players=players,
+                      variant=record.variant, options=options, players=players,
                       dice=committed(dealer), created_at=now, updated_at=now)
 
 

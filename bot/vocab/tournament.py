@@ -82,6 +82,9 @@ class Pairing(_Frozen):
     stage: Stage = Stage.MAIN
     game_id: str | None = Field(default=None, description="the bot's game played for it")
     result: Result | None = None
+    match_length: int | None = Field(default=None, ge=1, description="its game's match "
+                                     "length (the round's, or the final's); None: the "
+                                     "tournament's options'")
 
     @property
     def players(self) -> tuple[int, ...]:
@@ -149,6 +152,10 @@ class TournamentRecord(Record):
     max_entrants: int = Field(default=16, ge=2)
     round_length: int = Field(default=7 * 86400, gt=0, description="seconds from a round's "
                               "start to its deadline")
+    round_matches: tuple[int, ...] = Field(default=(), description="each round's match length, "
+                                           "the last for the rounds after; (): options'")
+    final_match: int = Field(default=0, ge=0, description="a knockout's final: a match of "
+                             "this length; 0: as its round")
     start_at: float | None = Field(default=None, description="starts by itself then")
     created_by: int
     created_at: float = Field(default_factory=time.time)

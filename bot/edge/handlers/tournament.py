@@ -108,6 +108,8 @@ async def tournament_command(update: Update, context: Context) -> None:
         options = with_chat_clock(rest, options, settings.options.time_control)
         options = with_chat_autoplay(rest, options, settings.autoplay)
         engine_options(variant, options)
+        for length in {*setup.round_matches, setup.final_match} - {0}:   # each round's
+            engine_options(variant, options.model_copy(update={"match_length": length}))
     except (Refusal, OptionError) as refusal:
         await reply(update, refusal_text(tr, refusal), quote=True)
         return

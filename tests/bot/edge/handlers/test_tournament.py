@@ -104,16 +104,19 @@ def board_of(world: World, c: Club, game_id: str) -> Message:
     raise AssertionError(f"no board of {game_id}\n{world.server.transcript(c.chat)}")
 
 
-def button(world: World, message: Message, action: ButtonAction) -> str | None:
+def button(world: World, message: Message, action: ButtonAction, arg: int | None = None
+           ) -> str | None:
     for _, data in world.buttons(message):
         with contextlib.suppress(CallbackDataError):
-            if data and Callback.parse(data).action is action:
+            parsed = Callback.parse(data) if data else None
+            if parsed and parsed.action is action and arg in (None, *parsed.args[:1]):
                 return data
     return None
 
 
-async def resign_game(world: World, c: Club, game_id: str) -> int:
-    """Start the game and let the player to act resign it; returns the winner."""
+async def resign_game(world: World, c: Club, game_id: str, level: int = 1) -> int:
+    """Start the game and let the player to act resign it (``level`` 3: a
+    backgammon or koks, 3 points); returns the winner."""
     record = await world.store.games.load_game(c.chat.id, game_id)
     assert record is not None and record.status is Status.LOBBY
     first = c.user(record.players[0].user_id)
@@ -127,7 +130,8 @@ async def resign_game(world: World, c: Club, game_id: str) -> int:
     winner = c.user(next(p.user_id for p in record.players if p.side is not side))
     for action, who in ((ButtonAction.MENU, loser), (ButtonAction.RESIGN, loser),
                         (ButtonAction.ACCEPT, winner)):
-        data = button(world, board_of(world, c, game_id), action)
+        data = button(world, board_of(world, c, game_id), action,
+                      level if action is ButtonAction.RESIGN else None)
         assert data is not None, (action, world.server.transcript(c.chat))
         answer = await world.tap(c.chat, who, board_of(world, c, game_id), data)
         assert not answer.show_alert, answer
@@ -257,6 +261,43 @@ async def test_an_eight_player_knockout_with_a_no_show(world: World, clock: Cloc
     final = record.rounds[-1].pairings[0]
     assert final.result is not None and final.result.winner == champion.user_id
     assert texts(world, c, "Final standings")
+
+
+async def test_a_knockout_whose_final_is_a_longer_match(world: World, clock: Clock) -> None:
+    c = club(world, 4)
+    sent = await world.send(c.chat, c.players[0], "/tournament ko long final=2")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    assert "The final: a match to 2." in (lobby.text or "")
+    record = await tournament_from(world, c, lobby)
+    assert {p.match_length for p in record.rounds[0].pairings} == {1}
+    await play_round(world, c)
+    record = await current(world, c)
+    [final] = record.rounds[1].pairings
+    assert final.match_length == 2 and final.game_id is not None
+    game = await world.store.games.load_game(c.chat.id, final.game_id)
+    assert game is not None and game.options.match_length == 2   # the final's board
+    [told] = texts(world, c, "Round 2")
+    assert "match to 2" in told
+    sent = await world.send(c.chat, c.players[1], "/standings")
+    await world.reply(c.chat, sent, "Tournament")   # the picture, drawn with it
+    winner = await resign_game(world, c, final.game_id, level=2)   # a mars, 2 points: the match
+    await tick(world)
+    record = await current(world, c)
+    assert record.status is Status.FINISHED
+    [decided] = record.rounds[1].pairings
+    assert decided.result is not None
+    assert (decided.result.winner, decided.result.points) == (winner, 2)
+    assert [p.user_id for p in record.final if p.rank == 1] == [winner]
+
+
+async def tournament_from(world: World, c: Club, lobby: Message) -> TournamentRecord:
+    """Everybody joins the lobby, the first player starts it."""
+    for player in c.players:
+        answer = await world.tap(c.chat, player, lobby, text="✋ Join")
+        assert not answer.show_alert, answer
+    answer = await world.tap(c.chat, c.players[0], lobby, text="▶ Start")
+    assert not answer.show_alert, answer
+    return await current(world, c)
 
 
 async def start_and_wait_for(world: World, c: Club, game_id: str, player: User,

@@ -91,6 +91,9 @@ redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[2])
 return 1
 """
 
+POSTING = 60.0
+"""Seconds a worker has to post what it was first to post (:meth:`Tournaments.first_to`)."""
+
 LOOKED_AT = 20
 """A chat's newest tournaments that are looked at for its open ones."""
 
@@ -134,6 +137,14 @@ class Tournaments:
         if not ok:
             raise VersionConflict(name, expected_version, as_text(version))
         return record.model_copy(update={"version": int(version)})
+
+    async def first_to(self, chat_id: int, what: str, ttl: float = POSTING) -> bool:
+        """Whether this caller is the first to post ``what`` (a round's pairings,
+        a game's board, the end) in the next ``ttl`` seconds: two workers that
+        process one tournament at once (a button's and the wake-up's) post it
+        once.  Whoever is first and dies before posting delays it by ``ttl``."""
+        name = self.keys.chat(chat_id, f"tpost:{what}")
+        return bool(await self.redis.set(name, "1", nx=True, px=int(ttl * 1000)))
 
     async def of_match(self, chat_id: int, commitment: str) -> str | None:
         """The tournament whose game plays the match of this dice commitment."""

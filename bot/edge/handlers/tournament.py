@@ -363,10 +363,14 @@ async def _redraw_lobby(context: Context, tr: Translator, record: TournamentReco
 
 async def _post_round(context: Context, tr: Translator, record: TournamentRecord
                       ) -> TournamentRecord:
-    """Tell the chat the round's pairings (once), then make and post each game."""
+    """Tell the chat the round's pairings (once), then make and post each game.
+    Two workers at it at once (a button's and the wake-up's) post each once:
+    whoever is second leaves it to the first (``first_to``), and the record
+    keeps the tournament awake until it is done (``next_wake``)."""
     store = get_store(context)
     number = record.rounds[-1].number
-    if record.announced < number:
+    if record.announced < number and await store.tournament.first_to(
+            record.chat_id, f"{record.tournament_id}:round:{number}"):
         await context.bot.send_message(record.chat_id, present.round_message(tr, record),
                                        message_thread_id=record.thread_id)
         record = await _commit(store, record, lambda r, at: r if r.announced >= number
@@ -380,7 +384,8 @@ async def _post_round(context: Context, tr: Translator, record: TournamentRecord
 async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
                      pairing: Pairing) -> TournamentRecord:
     """Make a pairing's game (its id follows from the pairing: made once),
-    post its board, and name it in the tournament with its match."""
+    post its board (whoever is first to), and name it in the tournament with
+    its match once it is posted."""
     store = get_store(context)
     number = record.rounds[-1].number
     game = service.new_game(record, pairing, get_dealer(context))
@@ -389,7 +394,11 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
     except VersionConflict:  # made before (a retry): post it if it was not
         game = await store.games.load_game(record.chat_id, game.game_id) or game
     if game.board_message_id is None:
+        if not await store.tournament.first_to(record.chat_id, f"{game.game_id}:board"):
+            return record   # another worker posts it, and names it then
         game = await repost(context, tr, game, strip_old=False)
+        if game.board_message_id is not None:
+            await _tell_privately(context, record, pairing.players, game)
     match = service.match_of(game)
 
     def attach(r: TournamentRecord, at: float) -> TournamentRecord:
@@ -398,9 +407,7 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
             return r
         return rules.attach_game(r, pairing.board, game.game_id, at)
 
-    record = await _commit(store, record, attach, matches=(match,) if match else ())
-    await _tell_privately(context, record, pairing.players, game)
-    return record
+    return await _commit(store, record, attach, matches=(match,) if match else ())
 
 
 async def _tell_privately(context: Context, record: TournamentRecord,
@@ -497,10 +504,13 @@ async def _end_on_time(context: Context, tr: Translator, game: GameRecord) -> No
 async def _post_end(context: Context, tr: Translator, record: TournamentRecord
                     ) -> TournamentRecord:
     """Post the final standings (or that it was cancelled), once."""
+    store = get_store(context)
+    if not await store.tournament.first_to(record.chat_id, f"{record.tournament_id}:end"):
+        return record   # another worker posts it
     if record.status is Status.FINISHED:
         await context.bot.send_message(record.chat_id,
                                        present.final_message(tr, record, nets(record)),
                                        message_thread_id=record.thread_id)
     await _redraw_lobby(context, tr, record)
-    return await _commit(get_store(context), record,
+    return await _commit(store, record,
                          lambda r, at: r if r.closed else r.model_copy(update={"closed": True}))

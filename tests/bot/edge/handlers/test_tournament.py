@@ -339,6 +339,36 @@ async def test_two_workers_post_a_round_once(world: World, clock: Clock,
     assert len(boards) == 2   # one board per game, none posted twice
 
 
+async def test_two_workers_processing_at_once_post_each_thing_once(
+        world: World, clock: Clock, second_app: Any) -> None:
+    """A button's ``process`` and the wake-up's at the same moment (no lease
+    between them): the round's pairings, each board and the end once, and no
+    copy posted and then retired."""
+    c = club(world, 4)
+    await tournament(world, c, "rr long")
+    for number in (1, 2, 3):
+        record = await current(world, c)
+        for pairing in record.rounds[-1].pairings:
+            assert pairing.game_id is not None
+            await resign_game(world, c, pairing.game_id)
+        deleted = world.server.request_count("deleteMessage")
+        await asyncio.gather(*(handler.process(CallbackContext(app), c.chat.id,
+                                               record.tournament_id)
+                               for app in (world.app, second_app, second_app, world.app)))
+        await world.idle()
+        record = await current(world, c)
+        if number < 3:
+            assert len(texts(world, c, f"Round {number + 1}")) == 1
+            assert all(p.game_id for p in record.rounds[-1].pairings)
+            assert world.server.request_count("deleteMessage") == deleted
+            for pairing in record.rounds[-1].pairings:
+                assert sum(f":{pairing.game_id}:" in str(r.params)
+                           for r in world.server.requests()
+                           if r.method in ("sendMessage", "sendPhoto")) == 1
+    assert record.status is Status.FINISHED and record.closed
+    assert len(texts(world, c, "Final standings")) == 1
+
+
 @pytest.fixture
 async def second_app(world: World) -> AsyncIterator[Any]:
     """Another bot process on the same Redis and server, not polling (its

@@ -32,9 +32,11 @@ from bot.vocab.tournament import (
     Stage,
     TournamentRecord,
 )
-from bot.vocab.usertext import clean, html_text
+from bot.vocab.usertext import NAME_LIMIT, clean, html_text
 
 NAME_WIDTH = 14
+LINE_NAME = 20
+"""The longest name in a pairing line of the standings' picture."""
 FORMATS = {Format.ROUND_ROBIN: N_("Round robin"), Format.SWISS: N_("Swiss"),
            Format.KNOCKOUT: N_("Knockout")}
 TIEBREAKS = {Format.ROUND_ROBIN: (N_("H2H"), N_("SB")), Format.SWISS: (N_("Buch"), N_("SB")),
@@ -117,13 +119,15 @@ def _keyboard(tr: Translator, record: TournamentRecord,
 
 
 def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
-                  name: Callable[[int], str] | None = None, length: bool = False) -> str:
-    """``3. Ann 1–0 Bob (forfeit)``: plain text with names cleaned, or, given
-    ``name`` (an HTML name of a user id), HTML; ``length``: with its match
-    length (` · match to 7`) when the round's games differ in it."""
+                  name: Callable[[int], str] | None = None, length: bool = False,
+                  limit: int = NAME_LIMIT) -> str:
+    """``3. Ann 1–0 Bob (forfeit)``: plain text with names cleaned (cut to
+    ``limit``), or, given ``name`` (an HTML name of a user id), HTML;
+    ``length``: with its match length (` · match to 7`) when the round's games
+    differ in it."""
     who = names(record)
     text: Callable[[str], str] = str if name is None else (lambda t: escape(t, quote=False))
-    shown = name or (lambda user_id: clean(who[user_id]))
+    shown = name or (lambda user_id: clean(who[user_id], limit))
     if pairing.second is None:
         return text(tr.gettext("{name}: bye", name="\0")).replace("\0", shown(pairing.first))
     result = pairing.result
@@ -246,16 +250,19 @@ def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPict
     gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
     first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
     head = ("#", tr.gettext(PLAYER), tr.gettext(POINTS), tr.gettext(GAMES), first, second)
-    rows = tuple((str(p.rank), clean(who[p.user_id]) + (" ×" if p.user_id in gone else ""),
-                  str(p.points), str(p.games), *(str(b) for b in (*p.tiebreaks, 0, 0)[:2]))
-                 for p in places)
+    rows = tuple((str(p.rank), clean(who[p.user_id]), str(p.points), str(p.games),
+                  *(str(b) for b in (*p.tiebreaks, 0, 0)[:2])) for p in places)
     lines: list[str] = []
     if record.status is Status.ACTIVE and record.rounds:
         playing, each = round_head(tr, record, record.rounds[-1])
         lines.append(playing)
-        lines += [_pairing_text(tr, record, p, length=each) for p in record.rounds[-1].pairings]
+        # names cut short, so that a line keeps its score and marks
+        lines += [_pairing_text(tr, record, p, length=each, limit=LINE_NAME)
+                  for p in record.rounds[-1].pairings]
+    if gone:
+        lines.append(tr.gettext("× withdrew"))
     return StandingsPicture(tr.gettext("Tournament: {title}", title=title(tr, record)), head,
-                            rows, tuple(lines))
+                            rows, tuple(lines), tuple(p.user_id in gone for p in places))
 
 
 def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, int]) -> str:

@@ -73,7 +73,11 @@ async def tick(world: World, app: Any = None) -> None:
 async def tournament(world: World, c: Club, args: str) -> TournamentRecord:
     """``/tournament args`` by the first player, everybody joins, he starts it."""
     sent = await world.send(c.chat, c.players[0], f"/tournament {args}")
-    lobby = await world.reply(c.chat, sent, "Tournament")
+    return await tournament_from(world, c, await world.reply(c.chat, sent, "Tournament"))
+
+
+async def tournament_from(world: World, c: Club, lobby: Message) -> TournamentRecord:
+    """Everybody joins the lobby, the first player starts it."""
     for player in c.players:
         answer = await world.tap(c.chat, player, lobby, text="✋ Join")
         assert not answer.show_alert, answer
@@ -290,16 +294,6 @@ async def test_a_knockout_whose_final_is_a_longer_match(world: World, clock: Clo
     assert [p.user_id for p in record.final if p.rank == 1] == [winner]
 
 
-async def tournament_from(world: World, c: Club, lobby: Message) -> TournamentRecord:
-    """Everybody joins the lobby, the first player starts it."""
-    for player in c.players:
-        answer = await world.tap(c.chat, player, lobby, text="✋ Join")
-        assert not answer.show_alert, answer
-    answer = await world.tap(c.chat, c.players[0], lobby, text="▶ Start")
-    assert not answer.show_alert, answer
-    return await current(world, c)
-
-
 async def start_and_wait_for(world: World, c: Club, game_id: str, player: User,
                              waiting_for: int | None) -> None:
     """``player`` starts the game and plays until it waits for ``waiting_for``."""
@@ -419,7 +413,7 @@ async def test_a_restart_mid_round_loses_nothing(store: Store, tmp_path: Path,
         server.stop()
 
 
-async def test_a_chat_may_leave_tournaments_to_its_admins(world: World) -> None:
+async def test_a_chat_may_leave_tournaments_and_seasons_to_its_admins(world: World) -> None:
     admin, member = world.server.add_user("Admin"), world.server.add_user("Member")
     chat = world.server.add_group("Club", members=[admin, member], admins=[admin])
     sent = await world.send(chat, admin, "/settings")
@@ -434,6 +428,14 @@ async def test_a_chat_may_leave_tournaments_to_its_admins(world: World) -> None:
     mine = world.server.private_chat(admin)
     private = await world.send(mine, admin, "/tournament")
     assert "groups" in (await world.reply(mine, private)).text
+    sent = await world.send(chat, member, "/league start Cup")
+    assert "Only chat admins start and end" in (await world.reply(chat, sent, "seasons")).text
+    sent = await world.send(chat, admin, "/league start Cup")
+    assert "has started" in (await world.reply(chat, sent, "started")).text
+    sent = await world.send(chat, member, "/league end")
+    assert "Only chat admins start and end" in (await world.reply(chat, sent, "seasons")).text
+    sent = await world.send(chat, member, "/league")   # anyone may look
+    assert "League: Cup" in (await world.reply(chat, sent, "League")).text
 
 
 async def test_a_bad_tournament_word_is_answered_and_changes_nothing(world: World) -> None:
@@ -552,20 +554,3 @@ async def test_a_named_league_season_from_its_start_to_its_final_table(world: Wo
     sent = await world.send(c.chat, c.players[0], "/league Summer <b>")
     refused = (await world.reply(c.chat, sent, "No season")).text or ""
     assert "called Summer <b>" in refused and "kept: Winter cup" in refused
-
-
-async def test_only_admins_start_seasons_where_only_admins_create_tournaments(
-        world: World) -> None:
-    admin, member = world.server.add_user("Admin"), world.server.add_user("Member")
-    chat = world.server.add_group("Club", members=[admin, member], admins=[admin])
-    sent = await world.send(chat, admin, "/settings")
-    await world.tap(chat, admin, await world.reply(chat, sent, "Settings"),
-                    text="Tournaments: admins")
-    sent = await world.send(chat, member, "/league start Cup")
-    assert "Only chat admins" in (await world.reply(chat, sent)).text
-    sent = await world.send(chat, admin, "/league start Cup")
-    assert "has started" in (await world.reply(chat, sent, "started")).text
-    sent = await world.send(chat, member, "/league end")
-    assert "Only chat admins" in (await world.reply(chat, sent, "admins")).text
-    sent = await world.send(chat, member, "/league")   # anyone may look
-    assert "League: Cup" in (await world.reply(chat, sent, "League")).text

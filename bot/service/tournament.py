@@ -291,8 +291,8 @@ async def month_table(store: Store, chat_id: int, season: Season
     """A month's table and the players' names: its stored lines, and the
     month's results booked before the tables were kept, from the history
     lines older than those counted (at most its last 200)."""
-    lines, who = await store.league.table(store.keys.league_month(chat_id, season.name))
-    _, _, counted = await store.league.seasons(chat_id)
+    lines, who = await store.tournament.league.table(store.keys.league_month(chat_id, season.name))
+    _, _, counted = await store.tournament.league.seasons(chat_id)
     older: list[LeagueGame] = []
     for entry in (await store.books.history(chat_id))[counted:]:
         game = league_game(entry)
@@ -306,27 +306,28 @@ async def month_table(store: Store, chat_id: int, season: Season
 async def season_table(store: Store, chat_id: int, season: NamedSeason
                        ) -> tuple[list[LeagueRow], dict[int, str]]:
     """A named season's table and the players' names."""
-    lines, who = await store.league.table(store.keys.league_season(chat_id, season.season_id))
+    name = store.keys.league_season(chat_id, season.season_id)
+    lines, who = await store.tournament.league.table(name)
     return ranked(lines), who
 
 
 async def start_season(store: Store, chat_id: int, season: NamedSeason) -> NamedSeason:
     """Start the named season (its id follows from the update: a retry finds
     it started); ``Refusal(SEASON_RUNS)`` while another runs."""
-    _, kept, _ = await store.league.seasons(chat_id)
-    running_id = await store.league.start(chat_id, season, dropped(kept))
+    _, kept, _ = await store.tournament.league.seasons(chat_id)
+    running_id = await store.tournament.league.start(chat_id, season, dropped(kept))
     if running_id == season.season_id:
         return season
-    running, _, _ = await store.league.seasons(chat_id)
+    running, _, _ = await store.tournament.league.seasons(chat_id)
     raise Refusal(SEASON_RUNS, name=running.name if running else "?")
 
 
 async def end_season(store: Store, chat_id: int, now: float) -> NamedSeason:
     """End the running named season; ``Refusal(NO_SEASON)`` if none runs."""
-    running, _, _ = await store.league.seasons(chat_id)
+    running, _, _ = await store.tournament.league.seasons(chat_id)
     if running is None:
         raise Refusal(NO_SEASON)
     season = ended(running, now)
-    if not await store.league.end(chat_id, season):
+    if not await store.tournament.league.end(chat_id, season):
         raise Refusal(NO_SEASON)   # ended meanwhile (by another, or a retry)
     return season

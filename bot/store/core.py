@@ -49,7 +49,7 @@ from bot.store.layout import DEFAULT_MAX_LIVE
 from bot.store.migration import Migration
 from bot.store.played import Played
 from bot.store.prefs import Prefs
-from bot.store.tournament import Leagues, Tournaments
+from bot.store.tournament import Tournaments
 from bot.store.updates import Updates
 from bot.vocab.records import settings_key
 
@@ -78,7 +78,6 @@ class Store:
         self.inline = Inline(games)
         self.played = Played(redis, keys, games)
         self.tournament = Tournaments(redis, keys, games)
-        self.league = Leagues(redis, keys)
 
     @property
     def max_live(self) -> int:

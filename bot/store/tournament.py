@@ -107,6 +107,8 @@ class Tournaments:
         self.games = games
         self._save = redis.register_script(_SAVE)
         self._claim = redis.register_script(_CLAIM)
+        self.league = Leagues(redis, keys)
+        """The chat's league tables and named seasons."""
 
     async def load(self, chat_id: int, tournament_id: str) -> TournamentRecord | None:
         """The stored tournament (as any record is read: ``Games.load``)."""
@@ -188,7 +190,7 @@ class Tournaments:
 
 
 class Leagues:
-    """A chat's league tables and named seasons (a part of :class:`bot.store.Store`).
+    """A chat's league tables and named seasons (``store.tournament.league``).
 
     The tables are only added to by the booking of a game's end
     (bot/store/books.py), so every rated result counts once; this reads them

@@ -224,7 +224,7 @@ async def league_command(update: Update, context: Context) -> None:
             await reply(update, present.league_message(tr, season.name, rows, who,
                                                        present.season_dates(tr, season)))
             return
-        running, kept, _ = await store.league.seasons(chat.id)
+        running, kept, _ = await store.tournament.league.seasons(chat.id)
         asked = " ".join(args)
         named = league.named(kept, asked) if args else running
         if named is not None:

@@ -215,7 +215,7 @@ async def test_one_season_at_a_time_and_the_oldest_are_dropped(store: Store) -> 
         season = started(f"season{n:02d}", f"S{n}", 1, NOW + 100 * n)
         await service.start_season(store, CHAT, season)
         await service.end_season(store, CHAT, NOW + 100 * n + 50)
-    running, kept, _ = await store.league.seasons(CHAT)
+    running, kept, _ = await store.tournament.league.seasons(CHAT)
     assert running is None and len(kept) == KEEP_SEASONS
     assert [s.name for s in kept] == [f"S{n}" for n in range(1, KEEP_SEASONS + 1)]
     assert not await store.redis.exists(table_key)   # the oldest went with its table

@@ -92,7 +92,10 @@ for i = l, d - 1, 6 do
     redis.call('HINCRBY', t, 'r:' .. ARGV[i], ARGV[i + 5])
   end
 end
-if l < d then redis.call('EXPIREAT', KEYS[10], ARGV[17]) end
+if l < d then
+  redis.call('EXPIREAT', KEYS[10], ARGV[17])
+  redis.call('HSET', KEYS[9], 'm:' .. string.match(KEYS[10], ':league:m:(.*)$'), ARGV[17])
+end
 redis.call('HINCRBY', KEYS[9], 'n', 1)
 for i = d, s - 1, 2 do
   local had = {}

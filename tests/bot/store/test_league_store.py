@@ -219,3 +219,28 @@ async def test_one_season_at_a_time_and_the_oldest_are_dropped(store: Store) -> 
     assert running is None and len(kept) == KEEP_SEASONS
     assert [s.name for s in kept] == [f"S{n}" for n in range(1, KEEP_SEASONS + 1)]
     assert not await store.redis.exists(table_key)   # the oldest went with its table
+
+
+async def test_a_chat_that_becomes_a_supergroup_keeps_its_league(store: Store) -> None:
+    rng = random.Random(9)
+    cup = started("cup00003", "Cup", PEOPLE[0], NOW)
+    entries = [e for e in (_entry(rng, f"game{n:04d}", SEPTEMBER.start + n) for n in range(40))
+               if league_game(e) is not None][:12]
+    for n, entry in enumerate(entries):
+        if n == 4:
+            await service.start_season(store, CHAT, cup)
+        await _book(store, entry)
+    month_before = await _month(store, SEPTEMBER)
+    season_before, _ = await service.season_table(store, CHAT, cup)
+    new = CHAT - 1_000_000_000
+    for _ in range(2):   # a re-run (after a crash) adds nothing twice
+        await store.migration.migrate_chat(CHAT, new)
+    rows, _ = await service.month_table(store, new, SEPTEMBER)
+    assert [(r.rank, r.user_id, r.points, r.games, r.wins, r.rating_change) for r in rows] \
+        == month_before
+    running, _, _ = await store.tournament.league.seasons(new)
+    assert running == cup
+    assert (await service.season_table(store, new, cup))[0] == season_before
+    assert not await store.redis.exists(store.keys.chat(CHAT, "league"),
+                                        store.keys.league_month(CHAT, SEPTEMBER.name),
+                                        store.keys.league_season(CHAT, cup.season_id))

@@ -15,14 +15,23 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.present.lobby import option_captions
 from bot.present.names import duration, variant_name
 from bot.present.render.tournament import StandingsPicture
-from bot.rules.tournament.league import LeagueRow, Season
+from bot.rules.tournament.league import LeagueRow
 from bot.rules.tournament.prizes import split_of
 from bot.rules.tournament.standings import standings
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import Status
-from bot.vocab.tournament import Decision, Format, Pairing, Place, Stage, TournamentRecord
+from bot.vocab.tournament import (
+    Decision,
+    Format,
+    NamedSeason,
+    Pairing,
+    Place,
+    Round,
+    Stage,
+    TournamentRecord,
+)
 from bot.vocab.usertext import clean, fit_text, html_text
 
 NAME_WIDTH = 14
@@ -30,6 +39,8 @@ LIST_WIDTH = 20
 """A name's characters in a line that lists many (the lobby's players, a
 pairing, the prizes): 64 players' names of 64 emoji each would be twice what
 Telegram takes in a message (4,096 UTF-16 code units)."""
+LINE_NAME = 20
+"""The longest name in a pairing line of the standings' picture."""
 FORMATS = {Format.ROUND_ROBIN: N_("Round robin"), Format.SWISS: N_("Swiss"),
            Format.KNOCKOUT: N_("Knockout")}
 TIEBREAKS = {Format.ROUND_ROBIN: (N_("H2H"), N_("SB")), Format.SWISS: (N_("Buch"), N_("SB")),
@@ -56,9 +67,18 @@ def title(tr: Translator, record: TournamentRecord) -> str:
 def _head(tr: Translator, record: TournamentRecord) -> list[str]:
     lines = ["🏆 <b>" + escape(tr.gettext("Tournament: {title}", title=title(tr, record)))
              + "</b>"]
-    games = option_captions(tr, record.variant, record.options)
+    options = record.options
+    if record.round_matches:   # the rounds' lengths say it, not the games' option
+        options = options.model_copy(update={"match_length": 1})
+    games = option_captions(tr, record.variant, options)
     if games:
         lines.append(escape(" · ".join(games)))
+    if record.round_matches:
+        lines.append(escape(tr.gettext(
+            "Match length by round: {lengths} points, the last for the rounds after.",
+            lengths=", ".join(str(n) for n in record.round_matches))))
+    if record.final_match:
+        lines.append(escape(tr.gettext("The final: a match to {n}.", n=record.final_match)))
     if record.entry_stake:
         split = "/".join(str(part) for part in split_of(record))
         lines.append(escape(tr.gettext("Entry {stake}; prizes {split} % of the pot, booked "
@@ -103,12 +123,15 @@ def _keyboard(tr: Translator, record: TournamentRecord,
 
 
 def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
-                  name: Callable[[int], str] | None = None) -> str:
-    """``3. Ann 1–0 Bob (forfeit)``: plain text with names cleaned, or, given
-    ``name`` (an HTML name of a user id), HTML."""
+                  name: Callable[[int], str] | None = None, length: bool = False,
+                  limit: int = LIST_WIDTH) -> str:
+    """``3. Ann 1–0 Bob (forfeit)``: plain text with names cleaned (cut to
+    ``limit``), or, given ``name`` (an HTML name of a user id), HTML;
+    ``length``: with its match length (` · match to 7`) when the round's games
+    differ in it."""
     who = names(record)
     text: Callable[[str], str] = str if name is None else (lambda t: escape(t, quote=False))
-    shown = name or (lambda user_id: clean(who[user_id], LIST_WIDTH))
+    shown = name or (lambda user_id: clean(who[user_id], limit))
     if pairing.second is None:
         return text(tr.gettext("{name}: bye", name="\0")).replace("\0", shown(pairing.first))
     result = pairing.result
@@ -123,26 +146,49 @@ def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
         mark = " " + tr.gettext("(forfeit)")
     if pairing.stage is Stage.CONSOLATION:
         mark += " " + tr.gettext("(consolation)")
+    if length and match_of(record, pairing) > 1:
+        mark += " · " + tr.gettext("match to {n}", n=match_of(record, pairing))
     return (f"{pairing.board}. {shown(pairing.first)} {score} {shown(pairing.second)}"
             + text(mark))
 
 
-def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing) -> str:
+def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing,
+                  length: bool = False) -> str:
     """A pairing in an HTML message (the chat's language: it names several
     players, so it is addressed to none of them in theirs)."""
     who = names(record)
     return _pairing_text(tr, record, pairing,
-                         lambda user_id: html_text(who[user_id], LIST_WIDTH))
+                         lambda user_id: html_text(who[user_id], LIST_WIDTH),
+                         length)
+
+
+def match_of(record: TournamentRecord, pairing: Pairing) -> int:
+    """The match length of a pairing's game."""
+    return pairing.match_length or record.options.match_length
+
+
+def round_head(tr: Translator, record: TournamentRecord, round_: Round) -> tuple[str, bool]:
+    """"Round 3 · match to 5" (when its games share a length longer than one
+    point), and whether its pairings must say their lengths (they differ)."""
+    head = tr.gettext("Round {n}", n=round_.number)
+    lengths = {match_of(record, p) for p in round_.pairings if p.second is not None}
+    if len(lengths) > 1:
+        return head, True
+    if lengths and max(lengths) > 1:
+        head += " · " + tr.gettext("match to {n}", n=max(lengths))
+    return head, False
 
 
 def round_message(tr: Translator, record: TournamentRecord) -> str:
     """A round's pairings, posted when it starts."""
     current = record.rounds[-1]
     playoff = any(p.stage is Stage.PLAYOFF for p in current.pairings)
-    head = (tr.gettext("Play-off for first place, round {n}", n=current.number) if playoff
-            else tr.gettext("Round {n}", n=current.number))
+    head, each = round_head(tr, record, current)
+    if playoff:
+        head = tr.gettext("Play-off for first place, round {n}", n=current.number)
+        each = True
     lines = ["🏆 <b>" + escape(head) + "</b> · " + escape(title(tr, record))]
-    lines += [_pairing_line(tr, record, p) for p in current.pairings]
+    lines += [_pairing_line(tr, record, p, each) for p in current.pairings]
     if current.deadline is not None:
         when = time.strftime("%d.%m %H:%M", time.gmtime(current.deadline))
         lines.append(escape(tr.gettext(
@@ -194,9 +240,9 @@ def standings_message(tr: Translator, record: TournamentRecord
     if any(e.withdrawn is not None for e in record.entrants):
         lines.append(escape(tr.gettext("× withdrew")))
     if record.status is Status.ACTIVE and record.rounds:
-        lines.append("<b>" + escape(tr.gettext("Round {n}", n=record.rounds[-1].number))
-                     + "</b>")
-        lines += [_pairing_line(tr, record, p) for p in record.rounds[-1].pairings]
+        head, each = round_head(tr, record, record.rounds[-1])
+        lines.append("<b>" + escape(head) + "</b>")
+        lines += [_pairing_line(tr, record, p, each) for p in record.rounds[-1].pairings]
         return fit_text("\n".join(lines)), standings_keyboard(tr, record)
     if record.status is Status.CANCELLED:
         lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
@@ -210,15 +256,19 @@ def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPict
     gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
     first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
     head = ("#", tr.gettext(PLAYER), tr.gettext(POINTS), tr.gettext(GAMES), first, second)
-    rows = tuple((str(p.rank), clean(who[p.user_id]) + (" ×" if p.user_id in gone else ""),
-                  str(p.points), str(p.games), *(str(b) for b in (*p.tiebreaks, 0, 0)[:2]))
-                 for p in places)
+    rows = tuple((str(p.rank), clean(who[p.user_id]), str(p.points), str(p.games),
+                  *(str(b) for b in (*p.tiebreaks, 0, 0)[:2])) for p in places)
     lines: list[str] = []
     if record.status is Status.ACTIVE and record.rounds:
-        lines.append(tr.gettext("Round {n}", n=record.rounds[-1].number))
-        lines += [_pairing_text(tr, record, p) for p in record.rounds[-1].pairings]
+        playing, each = round_head(tr, record, record.rounds[-1])
+        lines.append(playing)
+        # names cut short, so that a line keeps its score and marks
+        lines += [_pairing_text(tr, record, p, length=each, limit=LINE_NAME)
+                  for p in record.rounds[-1].pairings]
+    if gone:
+        lines.append(tr.gettext("× withdrew"))
     return StandingsPicture(tr.gettext("Tournament: {title}", title=title(tr, record)), head,
-                            rows, tuple(lines))
+                            rows, tuple(lines), tuple(p.user_id in gone for p in places))
 
 
 def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, int]) -> str:
@@ -252,14 +302,19 @@ def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> st
     if mine.result is not None:
         return None
     other = names(record)[mine.opponent(user_id) or 0]
+    if match_of(record, mine) > 1:
+        head += " · " + tr.gettext("match to {n}", n=match_of(record, mine))
     return "🏆 " + escape(head) + "\n" + escape(tr.gettext(
         "You play {name}: tap ▶ Start on your board in the group.", name=clean(other)))
 
 
-def league_message(tr: Translator, season: Season, rows: Sequence[LeagueRow],
-                   who: Mapping[int, str]) -> str:
-    """``/league``: the season's table (points won minus lost, games, wins, losses)."""
-    head = "🏅 <b>" + escape(tr.gettext("League: {season}", season=season.name)) + "</b>"
+def league_message(tr: Translator, season: str, rows: Sequence[LeagueRow],
+                   who: Mapping[int, str], dates: str | None = None) -> str:
+    """``/league``: the season's table (points won minus lost, games, wins,
+    losses, rating change); ``dates``: a named season's, under its name."""
+    head = "🏅 <b>" + escape(tr.gettext("League: {season}", season=clean(season))) + "</b>"
+    if dates:
+        head += "\n" + escape(dates)
     if not rows:
         return head + "\n" + escape(tr.gettext("No rated results this season yet."))
     lines = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>4} "
@@ -271,4 +326,17 @@ def league_message(tr: Translator, season: Season, rows: Sequence[LeagueRow],
                      f"{round(row.rating_change):>+5d}")
     return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(tr.gettext(
         "Points: points won minus points lost (a match counts its length); ±Rtg: the rating "
-        "change. /league YYYY-MM shows another month."))
+        "change. /league YYYY-MM shows another month.") + " " + tr.gettext(
+        "/league start Winter cup starts a named season."))
+
+
+def season_dates(tr: Translator, season: NamedSeason) -> str:
+    """"Since 01.12.2026" for a season running, "01.12.2026 – 28.02.2027, the
+    final table" for one ended."""
+    def day(moment: float) -> str:
+        return time.strftime("%d.%m.%Y", time.gmtime(moment))
+
+    if season.ended_at is None:
+        return tr.gettext("Running since {day}; /league end ends it.", day=day(season.started_at))
+    return tr.gettext("{start} – {end}: the final table.", start=day(season.started_at),
+                      end=day(season.ended_at))

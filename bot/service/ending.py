@@ -4,10 +4,10 @@ A rule's record that ends a game being played (finished: a last checker
 off, a pass, a resignation, a timeout; or cancelled by agreement) is saved
 here and only here (the raw compare-and-set refuses it:
 :class:`bot.store.UnbookedEnd`): in one atomic write, the record, the
-ledger's stake, the history line, both players' stats and ratings and their
-dice statistics (``store.books.finish_game``).  After it, once the tap is
-answered, what follows a game's end: :data:`AFTER_END`, the one hook (a
-tournament's pairing, a league table: one more line there).
+ledger's stake, the history line, both players' stats and ratings, their
+dice statistics and the chat's league tables (``store.books.finish_game``).
+After it, once the tap is answered, what follows a game's end:
+:data:`AFTER_END`, the one hook (a tournament's pairing: one more line there).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from bot.rules.booking import booking, outcome, updated_stats
 from bot.rules.dice import dice_booking
 from bot.rules.matchstate import table_of
+from bot.rules.tournament.league import league_lines
 from bot.service import tournament
 from bot.store import Store
 from bot.vocab.records import GameRecord, Status
@@ -55,7 +56,8 @@ async def end_game(store: Store, old: GameRecord, new: GameRecord
     entry, ledger = booking(ended)
     stats = functools.partial(updated_stats, ended)
     dice = dice_booking(new, table_of(new).game) if new.engine else None
-    booked = await store.books.finish_game(new, old.version, entry, ledger, stats, dice=dice)
+    booked = await store.books.finish_game(new, old.version, entry, ledger, stats, dice=dice,
+                                           league=league_lines)
     return booked.record, functools.partial(after_end, store, booked.record)
 
 

@@ -18,6 +18,9 @@ round's deadline tell them.
   that as any game's end, bot/service/saving.py ``commit_game``; a match is
   then lost whole), and every game not over gets a result: a game nobody
   started is a double forfeit.
+* :func:`month_table`, :func:`season_table`, :func:`start_season`,
+  :func:`end_season`: the chat's league (the tables are added to by the
+  booking of each game's end, bot/store/books.py).
 """
 
 from __future__ import annotations
@@ -30,13 +33,26 @@ from bot.rules.dice import Dealer, committed
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
 from bot.rules.seats import player_on
+from bot.rules.tournament.league import (
+    NO_SEASON,
+    SEASON_RUNS,
+    LeagueGame,
+    LeagueRow,
+    Season,
+    added,
+    dropped,
+    ended,
+    league_game,
+    ranked,
+    tallies,
+)
 from bot.rules.tournament.noshow import chose
 from bot.store import Store, VersionConflict
 from bot.store.commit import commit
 from bot.vocab import clock
 from bot.vocab.records import GameRecord, Player, Status
 from bot.vocab.refusals import CHANGED, Refusal
-from bot.vocab.tournament import Decision, Pairing, Result, TournamentRecord
+from bot.vocab.tournament import Decision, NamedSeason, Pairing, Result, TournamentRecord
 from engine.dice import DiceSeed
 from engine.game import Action
 from engine.position import Side
@@ -152,9 +168,12 @@ def new_game(record: TournamentRecord, pairing: Pairing, dealer: Dealer) -> Game
     players = (Player(user_id=pairing.first, name=who[pairing.first], side=Side.WHITE),
                Player(user_id=pairing.second, name=who[pairing.second], side=Side.BLACK))
     now = clock.now()
+    options = record.options
+    if pairing.match_length is not None:   # the round's or the final's length
+        options = options.model_copy(update={"match_length": pairing.match_length})
     return GameRecord(chat_id=record.chat_id, thread_id=record.thread_id,
                       game_id=game_id_of(record, record.rounds[-1].number, pairing.board),
-                      variant=record.variant, options=record.options, players=players,
+                      variant=record.variant, options=options, players=players,
                       dice=committed(dealer), created_at=now, updated_at=now)
 
 
@@ -288,3 +307,53 @@ def _unfinished_match(game: GameRecord, record: TournamentRecord) -> Result:
     else:
         winner = ids[0] if white > black else ids[1]
     return Result(decision=Decision.PLAYED, winner=winner, points=table.match_length)
+
+
+# ---------------------------------------------------------------- the league
+
+
+async def month_table(store: Store, chat_id: int, season: Season
+                      ) -> tuple[list[LeagueRow], dict[int, str]]:
+    """A month's table and the players' names: its stored lines, and the
+    month's results booked before the tables were kept, from the history
+    lines older than those counted (at most its last 200)."""
+    lines, who = await store.tournament.league.table(store.keys.league_month(chat_id, season.name))
+    _, _, counted = await store.tournament.league.seasons(chat_id)
+    older: list[LeagueGame] = []
+    for entry in (await store.books.history(chat_id))[counted:]:
+        game = league_game(entry)
+        if game is not None and game.finished_at in season:
+            older.append(game)
+            for player in entry.players:
+                who.setdefault(player.user_id, player.name)
+    return ranked(added(lines, tallies(older))), who
+
+
+async def season_table(store: Store, chat_id: int, season: NamedSeason
+                       ) -> tuple[list[LeagueRow], dict[int, str]]:
+    """A named season's table and the players' names."""
+    name = store.keys.league_season(chat_id, season.season_id)
+    lines, who = await store.tournament.league.table(name)
+    return ranked(lines), who
+
+
+async def start_season(store: Store, chat_id: int, season: NamedSeason) -> NamedSeason:
+    """Start the named season (its id follows from the update: a retry finds
+    it started); ``Refusal(SEASON_RUNS)`` while another runs."""
+    _, kept, _ = await store.tournament.league.seasons(chat_id)
+    running_id = await store.tournament.league.start(chat_id, season, dropped(kept))
+    if running_id == season.season_id:
+        return season
+    running, _, _ = await store.tournament.league.seasons(chat_id)
+    raise Refusal(SEASON_RUNS, name=running.name if running else "?")
+
+
+async def end_season(store: Store, chat_id: int, now: float) -> NamedSeason:
+    """End the running named season; ``Refusal(NO_SEASON)`` if none runs."""
+    running, _, _ = await store.tournament.league.seasons(chat_id)
+    if running is None:
+        raise Refusal(NO_SEASON)
+    season = ended(running, now)
+    if not await store.tournament.league.end(chat_id, season):
+        raise Refusal(NO_SEASON)   # ended meanwhile (by another, or a retry)
+    return season

@@ -31,6 +31,7 @@ from bot.vocab.records import (
     versus_computer,
     write_token,
 )
+from bot.vocab.tournament import LeagueLines
 from engine.dicestats import DiceStats
 from engine.position import Variant
 
@@ -46,20 +47,32 @@ SETTLE_TTL = 24 * 3600  # an unanswered /settle request expires
 StatsUpdate = Callable[[Mapping[int, PlayerStats | None]], Iterable[PlayerStats]]
 """Pure: the players' stats in the game's variant (by user id) -> the new ones."""
 
+LeagueUpdate = Callable[[HistoryEntry], LeagueLines | None]
+"""Pure: the history line as booked -> what it adds to the league's tables
+(bot/rules/tournament/league.py ``league_lines``)."""
 
-# KEYS: game, ledger, history, booked, stats, dice, live, ended.  ARGV: expected, JSON,
-# where (bot/store/layout.py PLACE), game id, history JSON, history cap, booked cap,
-# now, #ledger pairs, #stats, #dice, topic, ended TTL, the write's token (stored as
-# the record's `w`, as every write of it: bot/vocab/records.py write_token), then ledger
-# field/delta pairs, then dice (field, the 21 roll counts to add, comma separated:
-# engine/dicestats.py), then stats (field, JSON read before or '', new JSON).  Returns
-# {1, new version}, {0, stored version}, {2, stored version} (booked before) or
-# {3, stored version} (a player's stats changed since read).
+
+# KEYS: game, ledger, history, booked, stats, dice, live, ended, the league's meta
+# hash, the result's month table, the running named season's table (the month's
+# again when none runs).  ARGV: expected, JSON, where (bot/store/layout.py PLACE),
+# game id, history JSON, history cap, booked cap, now, #ledger pairs, #stats,
+# #dice, topic, ended TTL, the write's token (stored as the record's `w`, as every
+# write of it: bot/vocab/records.py write_token), #league lines, the named season
+# read running ('' none), when the month table expires, then ledger field/delta
+# pairs, then league lines (user id, name, points, games, wins, rating change in
+# thousandths: bot/vocab/tournament.py Tally), then dice (field, the 21 roll counts
+# to add, comma separated: engine/dicestats.py), then stats (field, JSON read
+# before or '', new JSON).  Returns {1, new version}, {0, stored version}, {2,
+# stored version} (booked before) or {3, stored version} (a player's stats, or the
+# running named season, changed since read).  The league's `n` counts the history
+# lines pushed since the tables were kept: older lines are not in them.
 _FINISH = PLACE + """
 local cur = redis.call('HGET', KEYS[1], 'v') or '0'
 if redis.call('ZSCORE', KEYS[4], ARGV[4]) then return {2, cur} end
 if cur ~= ARGV[1] then return {0, cur} end
-local d = 15 + 2 * tonumber(ARGV[9])
+if (redis.call('HGET', KEYS[9], 'season') or '') ~= ARGV[16] then return {3, cur} end
+local l = 18 + 2 * tonumber(ARGV[9])
+local d = l + 6 * tonumber(ARGV[15])
 local s = d + 2 * tonumber(ARGV[11])
 for i = s, #ARGV, 3 do
   if (redis.call('HGET', KEYS[5], ARGV[i]) or '') ~= ARGV[i + 1] then return {3, cur} end
@@ -67,7 +80,23 @@ end
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[14])
 place(KEYS[1], KEYS[7], KEYS[8], ARGV[4], ARGV[3], ARGV[12], ARGV[8], ARGV[13])
-for i = 15, d - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 18, l - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
+local tables = {KEYS[10]}
+if ARGV[16] ~= '' then tables[2] = KEYS[11] end
+for i = l, d - 1, 6 do
+  for _, t in ipairs(tables) do
+    redis.call('HSET', t, 'n:' .. ARGV[i], ARGV[i + 1])
+    redis.call('HINCRBY', t, 'p:' .. ARGV[i], ARGV[i + 2])
+    redis.call('HINCRBY', t, 'g:' .. ARGV[i], ARGV[i + 3])
+    redis.call('HINCRBY', t, 'w:' .. ARGV[i], ARGV[i + 4])
+    redis.call('HINCRBY', t, 'r:' .. ARGV[i], ARGV[i + 5])
+  end
+end
+if l < d then
+  redis.call('EXPIREAT', KEYS[10], ARGV[17])
+  redis.call('HSET', KEYS[9], 'm:' .. string.match(KEYS[10], ':league:m:(.*)$'), ARGV[17])
+end
+redis.call('HINCRBY', KEYS[9], 'n', 1)
 for i = d, s - 1, 2 do
   local had = {}
   for n in string.gmatch(redis.call('HGET', KEYS[6], ARGV[i]) or '', '%d+') do
@@ -186,6 +215,7 @@ class Books:
         stats: StatsUpdate | None = None,
         retries: int = 30,
         dice: Mapping[tuple[Variant, int], DiceStats] | None = None,
+        league: LeagueUpdate | None = None,
     ) -> FinishResult:
         """End a game: CAS the record, book the ledger, push history - atomically.
 
@@ -199,6 +229,11 @@ class Books:
         stored record comes back with `booked=False` (a retried final tap).
         `dice` maps (variant, user id) to the rolls the player threw in
         this game: added to their dice statistics in the same script.
+        `league` (pure) gets the history line as it is booked (with its rating
+        changes) and says what it adds to the chat's league tables: its month's,
+        and the named season's running at the moment of the script (read with
+        the stats and re-checked by the script, like them), so a result counts
+        once in each, with its booking (bot/store/tournament.py ``Leagues``).
         Raises `VersionConflict` if the game changed since `expected_version`.
         """
         if record.status not in (Status.FINISHED, Status.CANCELLED):
@@ -214,27 +249,31 @@ class Books:
         for (variant, user_id), counted in (dice or {}).items():
             if counted.rolls:
                 rolls += [stats_field(variant, user_id), counted.to_text()]
-        names = ("ledger", "history", "booked", "stats", "dice", "live", "ended")
+        names = ("ledger", "history", "booked", "stats", "dice", "live", "ended", "league")
         keys = [self.keys.record(record.key)] + [self.keys.chat(chat, name) for name in names]
         where, topic = placement(record)
         # the update's own token: its retry tells the end it booked from another's
         token = write_token()
         for attempt in range(retries + 1):
-            triples, changes = await self._stats_args(record, stats)
+            triples, changes, season = await self._stats_args(record, stats)
             entry = history if changes is None else history.model_copy(
                 update={"rating_changes": changes})
+            lines = None if league is None else league(entry)
+            month, kept, rows = self._league_args(chat, entry, lines)
+            tables = [month, self.keys.league_season(chat, season) if season else month]
             args = [
                 expected_version, encode(record), where, record.game_id,
                 encode(entry), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
                 len(triples) // 3, len(rolls) // 2, topic, ENDED_TTL, token,
-                *pairs, *rolls, *triples,
+                len(rows) // 6, season, kept, *pairs, *rows, *rolls, *triples,
             ]  # fmt: skip
             # a repeat (its reply lost) finds the game booked
-            code, version = await idempotent(functools.partial(self._finish, keys=keys, args=args))
+            code, version = await idempotent(functools.partial(
+                self._finish, keys=keys + tables, args=args))
             if code != 3:
                 break
             if attempt == retries:
-                raise VersionConflict(keys[4], expected_version, "stats changed")
+                raise VersionConflict(keys[4], expected_version, "stats or season changed")
             await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
         if code == 0:
             raise VersionConflict(keys[0], expected_version, as_text(version))
@@ -245,19 +284,38 @@ class Books:
         await self.games.index(saved)
         return FinishResult(saved, booked=True)
 
+    def _league_args(self, chat_id: int, entry: HistoryEntry, lines: LeagueLines | None
+                     ) -> tuple[str, int, list[Any]]:
+        """The month table's key, when it expires, and (user id, name, points,
+        games, wins, rating change) of each line, flat; the meta key, 0 and []
+        for a result that counts in no table."""
+        if lines is None or not lines.lines:
+            return self.keys.chat(chat_id, "league"), 0, []
+        names = {p.user_id: p.name for p in entry.players}
+        rows: list[Any] = []
+        for user_id, tally in sorted(lines.lines.items()):
+            rows += [user_id, names.get(user_id, ""), *tally]
+        return self.keys.league_month(chat_id, lines.month), lines.kept_until, rows
+
     async def _stats_args(self, record: GameRecord, stats: StatsUpdate | None
-                          ) -> tuple[list[str], tuple[float, float] | None]:
+                          ) -> tuple[list[str], tuple[float, float] | None, str]:
         """(field, JSON as read or '', new JSON) for each player `stats` changes,
-        and what their ratings moved by, in the order of the record's players
-        (None when no rating moved: unrated, or against the computer)."""
-        if stats is None or not record.players:
-            return [], None
+        what their ratings moved by, in the order of the record's players
+        (None when no rating moved: unrated, or against the computer), and the
+        id of the chat's running named season ('' none), read in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(self.keys.chat(record.chat_id, "league"), "season")
         name = self.keys.chat(record.chat_id, "stats")
         ids = [player.user_id for player in record.players]
         fields = [stats_field(record.variant, uid, versus_computer(record.players, uid))
                   for uid in ids]
-        raws = [None if raw is None else as_text(raw)
-                for raw in await self.redis.hmget(name, fields)]
+        if stats is not None and fields:
+            pipe.hmget(name, fields)
+        read_season, *read_stats = await pipe.execute()
+        season = "" if read_season is None else as_text(read_season)
+        if stats is None or not record.players:
+            return [], None, season
+        raws = [None if raw is None else as_text(raw) for raw in read_stats[0]]
         current = {
             uid: None if raw is None else decode(PlayerStats, f"{name}[{field}]", raw)
             for uid, field, raw in zip(ids, fields, raws, strict=True)
@@ -275,9 +333,9 @@ class Books:
                 before = old.rating if old is not None else START_RATING
                 moved[new.user_id] = new.rating - before
         if len(moved) != len(ids):
-            return out, None
+            return out, None, season
         first, second = (moved[uid] for uid in ids)
-        return out, (first, second)
+        return out, (first, second), season
 
     async def dice_stats(self, chat_id: int, variant: Variant | None, user_id: int) -> DiceStats:
         """The rolls a player threw in the chat's finished games, in one variant or all."""

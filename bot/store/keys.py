@@ -36,6 +36,15 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{chat:<id>}:tournaments         zset: the chat's tournaments -> created
     nardy:{chat:<id>}:tmatch              hash: the dice commitment of a tournament game's
                                           match -> its tournament id (the end-of-game hook)
+    nardy:{chat:<id>}:tpost:<what>        "1" for 60 s: a worker is posting a tournament's
+                                          round, a game's board or its end (first_to)
+    nardy:{chat:<id>}:league              hash: season -> the running named season's id,
+                                          s:<id> -> each kept NamedSeason JSON, n -> the
+                                          history lines booked since the tables were kept
+    nardy:{chat:<id>}:league:m:<YYYY-MM>  hash: a month's league table, per player
+    nardy:{chat:<id>}:league:s:<season>   n:<uid> name, p: points, g: games, w: wins, r:
+                                          rating change in thousandths (a named season's;
+                                          a month's expires 24 months after it)
     nardy:{tournaments}:due               zset: "<chat>:<topic>:<tournament>" -> when the
                                           tournament wakes up next (its start, a deadline, a
                                           round to post), claimed by lease
@@ -146,6 +155,14 @@ class Keys:
     def chat(self, chat_id: int, name: str) -> str:
         """A key in the chat's hash slot, e.g. `nardy:{chat:-100123}:settings`."""
         return f"{self.prefix}:{{chat:{chat_id}}}:{name}"
+
+    def league_month(self, chat_id: int, month: str) -> str:
+        """The league table of a calendar month ``YYYY-MM`` of the chat."""
+        return self.chat(chat_id, f"league:m:{month}")
+
+    def league_season(self, chat_id: int, season_id: str) -> str:
+        """The league table of a named season of the chat."""
+        return self.chat(chat_id, f"league:s:{season_id}")
 
     def live(self, chat_id: int) -> str:
         return self.chat(chat_id, "live")

@@ -54,6 +54,34 @@ return 1
 """
 
 
+# KEYS: imported, the new chat's league hash, then the new chat's tables.  ARGV:
+# the old chat id, the history lines it moved that its tables counted, #tables,
+# #meta fields, then per table (its expiry or 0, #fields, field/value pairs), then
+# the old league hash's field/value pairs.  Once per old chat (`imported` holds
+# "league:<old id>"): tables add up, a kept season or month stays, a running
+# season moves unless the new chat runs one.
+_IMPORT_LEAGUE = """
+if redis.call('SISMEMBER', KEYS[1], 'league:' .. ARGV[1]) == 1 then return 0 end
+local a = 5
+for t = 1, tonumber(ARGV[3]) do
+  local key, expiry, n = KEYS[2 + t], tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  a = a + 2
+  for i = a, a + 2 * n - 1, 2 do
+    if string.sub(ARGV[i], 1, 2) == 'n:' then redis.call('HSET', key, ARGV[i], ARGV[i + 1])
+    else redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1]) end
+  end
+  a = a + 2 * n
+  if expiry > 0 then redis.call('EXPIREAT', key, expiry) end
+end
+for i = a, a + 2 * tonumber(ARGV[4]) - 1, 2 do
+  if ARGV[i] ~= 'n' then redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]) end
+end
+redis.call('HINCRBY', KEYS[2], 'n', ARGV[2])
+redis.call('SADD', KEYS[1], 'league:' .. ARGV[1])
+return 1
+"""
+
+
 class Migration:
     """Move a chat's records to its new id (a part of :class:`bot.store.Store`)."""
 
@@ -65,6 +93,7 @@ class Migration:
         self.clock = clock
         self.history_cap = history_cap
         self._import = redis.register_script(_IMPORT)
+        self._import_league = redis.register_script(_IMPORT_LEAGUE)
 
     async def moved_to(self, chat_id: int) -> int | None:
         """The chat's new id if it was migrated to a supergroup."""
@@ -99,7 +128,9 @@ class Migration:
         if not await self.redis.sismember(self.keys.chat(new_id, "imported"), str(old_id)):
             targets = [self.keys.record(r.key) for r in moved]
             dropped = [name for name in targets if await self.redis.exists(name)]
+        history = await self.redis.llen(self.keys.chat(old_id, "history"))
         await self._import_chat(old_id, new_id, moved)
+        league = await self._import_league_of(old_id, new_id, history)
         # stats and dice counts: a player the new chat knows already keeps the
         # new chat's (HSETNX: a re-run after a crash writes nothing twice)
         for name in ("stats", "dice"):
@@ -108,9 +139,10 @@ class Migration:
         for old, new in zip(records, moved, strict=True):
             if isinstance(old, GameRecord) and isinstance(new, GameRecord):
                 await self._repoint(old, new)
-        names = [self.keys.record(r.key) for r in records] + [
+        names = [self.keys.record(r.key) for r in records] + league + [
             self.keys.chat(old_id, name)
-            for name in ("slots", "live", "ended", "ledger", "history", "booked", "stats", "dice")
+            for name in ("slots", "live", "ended", "ledger", "history", "booked", "stats", "dice",
+                         "league")
         ]
         await self.redis.delete(*names)
         await self.redis.set(self.keys.chat(old_id, "moved_to"), new_id)
@@ -138,6 +170,30 @@ class Migration:
         for member, score in booked:
             args += [score, member]
         await self._import(keys=keys + [record[0] for record in records], args=args)
+
+    async def _import_league_of(self, old_id: int, new_id: int, history: int) -> list[str]:
+        """Add the old chat's league tables into the new chat's, and keep its
+        seasons (once: bot/store/books.py keeps them); the old tables' keys.
+        The moved history lines its tables counted are counted in the new
+        chat's too (its ``n``), so that no line counts twice."""
+        meta = {k.decode() if isinstance(k, bytes) else k: v for k, v in
+                (await self.redis.hgetall(self.keys.chat(old_id, "league"))).items()}
+        suffixes = [(f"league:m:{f[2:]}", int(float(v))) for f, v in meta.items()
+                    if f.startswith("m:")]
+        suffixes += [(f"league:s:{f[2:]}", 0) for f in meta if f.startswith("s:")]
+        args: list[Any] = [old_id, min(int(meta.get("n", 0)), history), len(suffixes),
+                           len(meta)]
+        for suffix, expiry in suffixes:
+            fields = await self.redis.hgetall(self.keys.chat(old_id, suffix))
+            args += [expiry, len(fields)]
+            for field, value in fields.items():
+                args += [field, value]
+        for field, value in meta.items():
+            args += [field, value]
+        keys = [self.keys.chat(new_id, "imported"), self.keys.chat(new_id, "league"),
+                *(self.keys.chat(new_id, suffix) for suffix, _ in suffixes)]
+        await self._import_league(keys=keys, args=args)
+        return [self.keys.chat(old_id, suffix) for suffix, _ in suffixes]
 
     async def _repoint(self, old: GameRecord, new: GameRecord) -> None:
         old_ref, new_ref = str(old.ref), str(new.ref)

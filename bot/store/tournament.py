@@ -11,6 +11,12 @@ the index, the map and the ledger entries of its prizes in one script: a
 tournament's prizes are booked with its final standings or not at all, once
 (the compare-and-set on the version makes a repeat a lost race).
 
+A chat's league (:class:`Leagues`): the tables of its months and named
+seasons (``:league:m:<YYYY-MM>``, ``:league:s:<id>``), added to by the script
+that books each game's end (bot/store/books.py ``_FINISH``), and its named
+seasons in ``:league`` (which one runs, each kept one, and ``n``, the
+history lines booked since the tables were kept).
+
 The wake-up queue ``nardy:{tournaments}:due`` (another slot, so updated after
 the save, as a hint: the record is the truth) holds each tournament that
 waits for something of the bot - its start time, a round to post, a
@@ -23,6 +29,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
 from redis.exceptions import ResponseError
 
 from bot.store.books import ledger_field
@@ -37,7 +44,7 @@ from bot.vocab.records import (
     encode,
     write_token,
 )
-from bot.vocab.tournament import TournamentRecord
+from bot.vocab.tournament import NamedSeason, Tally, TournamentRecord
 
 # KEYS: record, the chat's index, the ledger, the match map.  ARGV: expected
 # version, JSON, tournament id, created at, '1' if open, the number of
@@ -63,6 +70,31 @@ for _, m in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], m) end
 return due
 """
 
+# KEYS: the league's meta hash, then the tables of the seasons dropped.  ARGV: the
+# season's id, its JSON, then the ids of the ended seasons dropped.  Returns the
+# id of the season running now: this one's, unless another runs.
+_START_SEASON = """
+local running = redis.call('HGET', KEYS[1], 'season')
+if running then return running end
+redis.call('HSET', KEYS[1], 'season', ARGV[1], 's:' .. ARGV[1], ARGV[2])
+for i = 3, #ARGV do
+  redis.call('HDEL', KEYS[1], 's:' .. ARGV[i])
+  redis.call('DEL', KEYS[i - 1])
+end
+return ARGV[1]
+"""
+
+# KEYS: the league's meta hash.  ARGV: the season's id, its JSON as ended.
+# Returns 1, or 0 if that season is not the one running.
+_END_SEASON = """
+if redis.call('HGET', KEYS[1], 'season') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'season')
+redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[2])
+return 1
+"""
+
+POSTING = 60.0
+"""Seconds a worker has to post what it was first to post (:meth:`Tournaments.first_to`)."""
 
 LOOKED_AT = 20
 """A chat's newest tournaments that are looked at for its open ones."""
@@ -77,6 +109,8 @@ class Tournaments:
         self.games = games
         self._save = redis.register_script(_SAVE)
         self._claim = redis.register_script(_CLAIM)
+        self.league = Leagues(redis, keys)
+        """The chat's league tables and named seasons."""
 
     async def load(self, chat_id: int, tournament_id: str) -> TournamentRecord | None:
         """The stored tournament (as any record is read: ``Games.load``)."""
@@ -107,6 +141,14 @@ class Tournaments:
         if not ok:
             raise VersionConflict(name, expected_version, as_text(version))
         return record.model_copy(update={"version": int(version)})
+
+    async def first_to(self, chat_id: int, what: str, ttl: float = POSTING) -> bool:
+        """Whether this caller is the first to post ``what`` (a round's pairings,
+        a game's board, the end) in the next ``ttl`` seconds: two workers that
+        process one tournament at once (a button's and the wake-up's) post it
+        once.  Whoever is first and dies before posting delays it by ``ttl``."""
+        name = self.keys.chat(chat_id, f"tpost:{what}")
+        return bool(await self.redis.set(name, "1", nx=True, px=int(ttl * 1000)))
 
     async def of_match(self, chat_id: int, commitment: str) -> str | None:
         """The tournament whose game plays the match of this dice commitment."""
@@ -147,3 +189,76 @@ class Tournaments:
             chat, _, tournament = as_text(member).split(":")
             out.append((int(chat), tournament))
         return out
+
+
+class Leagues:
+    """A chat's league tables and named seasons (``store.tournament.league``).
+
+    The tables are only added to by the booking of a game's end
+    (bot/store/books.py), so every rated result counts once; this reads them
+    and starts and ends named seasons, each one script in the chat's slot.
+    """
+
+    def __init__(self, redis: RedisClient, keys: Keys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._start = redis.register_script(_START_SEASON)
+        self._end = redis.register_script(_END_SEASON)
+
+    async def seasons(self, chat_id: int) -> tuple[NamedSeason | None, list[NamedSeason], int]:
+        """The named season running (None: none), every kept one (the oldest
+        first), and how many history lines were booked since the tables were kept."""
+        name = self.keys.chat(chat_id, "league")
+        meta = {as_text(k): as_text(v) for k, v in (await self.redis.hgetall(name)).items()}
+        kept = sorted((_season(f"{name}[{field}]", value)
+                       for field, value in meta.items() if field.startswith("s:")),
+                      key=lambda s: (s.started_at, s.season_id))
+        running = next((s for s in kept if s.season_id == meta.get("season")), None)
+        return running, kept, int(meta.get("n", 0))
+
+    async def table(self, name: str) -> tuple[dict[int, Tally], dict[int, str]]:
+        """A table (a key of :meth:`Keys.league_month` or :meth:`Keys.league_season`):
+        each player's line, and their names."""
+        raw = {as_text(k): as_text(v) for k, v in (await self.redis.hgetall(name)).items()}
+        lines: dict[int, Tally] = {}
+        who: dict[int, str] = {}
+        for field, value in raw.items():
+            kind, _, user = field.partition(":")
+            if kind == "n":
+                who[int(user)] = value
+            elif kind == "p":
+                user_id = int(user)
+                try:
+                    lines[user_id] = (int(value), int(raw[f"g:{user}"]), int(raw[f"w:{user}"]),
+                                      int(raw[f"r:{user}"]))
+                except (KeyError, ValueError):
+                    raise CorruptRecordError(f"{name}[{field}]", "a broken line") from None
+        return lines, who
+
+    async def start(self, chat_id: int, season: NamedSeason, drop: tuple[str, ...] = ()
+                    ) -> str:
+        """Start ``season`` unless a season runs; the id of the one running then
+        (``season``'s: started, or started before by a retry).  ``drop``: ended
+        seasons to forget with their tables (the oldest beyond those kept)."""
+        keys = [self.keys.chat(chat_id, "league"),
+                *(self.keys.league_season(chat_id, old) for old in drop)]
+        running = await idempotent(lambda: self._start(
+            keys=keys, args=[season.season_id, season.model_dump_json(), *drop]))
+        return as_text(running)
+
+    async def end(self, chat_id: int, season: NamedSeason) -> bool:
+        """End the running ``season`` (``season.ended_at`` set); False if it is
+        not the one running (ended before, by a retry or by somebody else)."""
+        if season.ended_at is None:
+            raise ValueError("an ended season has its end")
+        args = [season.season_id, season.model_dump_json()]
+        done = await idempotent(lambda: self._end(keys=[self.keys.chat(chat_id, "league")],
+                                                  args=args))
+        return bool(done)
+
+
+def _season(key: str, raw: str) -> NamedSeason:
+    try:
+        return NamedSeason.model_validate_json(raw)
+    except ValidationError as error:
+        raise CorruptRecordError(key, str(error.errors(include_url=False)[0]["msg"])) from None

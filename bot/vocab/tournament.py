@@ -20,6 +20,8 @@ from __future__ import annotations
 import enum
 import re
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -96,6 +98,9 @@ class Pairing(_Frozen):
     stage: Stage = Stage.MAIN
     game_id: str | None = Field(default=None, description="the bot's game played for it")
     result: Result | None = None
+    match_length: int | None = Field(default=None, ge=1, description="its game's match "
+                                     "length (the round's, or the final's); None: the "
+                                     "tournament's options'")
 
     @property
     def players(self) -> tuple[int, ...]:
@@ -163,6 +168,10 @@ class TournamentRecord(Record):
     max_entrants: int = Field(default=16, ge=2)
     round_length: int = Field(default=7 * 86400, gt=0, description="seconds from a round's "
                               "start to its deadline")
+    round_matches: tuple[int, ...] = Field(default=(), description="each round's match length, "
+                                           "the last for the rounds after; (): options'")
+    final_match: int = Field(default=0, ge=0, description="a knockout's final: a match of "
+                             "this length; 0: as its round")
     start_at: float | None = Field(default=None, description="starts by itself then")
     created_by: int
     created_at: float = Field(default_factory=time.time)
@@ -190,3 +199,31 @@ class TournamentRecord(Record):
     def ref(self) -> str:
         """``<chat>:<topic>:<id>``: the tournament's entry in the wake-up queue."""
         return f"{self.chat_id}:{self.thread_id or 0}:{self.tournament_id}"
+
+
+class NamedSeason(_Frozen):
+    """A chat's named league season (``/league start Winter cup``): every rated
+    result booked while it runs counts in its table (bot/store/tournament.py)."""
+
+    season_id: str = Field(pattern=r"^[A-Za-z0-9_-]{4,32}$")
+    name: str = Field(min_length=1, max_length=64)
+    started_at: float
+    started_by: int
+    ended_at: float | None = Field(default=None, description="None: it runs")
+
+
+Tally = tuple[int, int, int, int]
+"""A player's line of a league table, added up: points (won minus lost), games,
+wins, rating change in thousandths of a point (whole numbers, so that a table
+added up in Redis equals one added up from the results, to the last digit)."""
+
+
+@dataclass(frozen=True)
+class LeagueLines:
+    """What one booked result adds to the chat's league tables: its month's
+    (``YYYY-MM``, kept until ``kept_until``) and the named season's running."""
+
+    month: str
+    kept_until: int
+    lines: Mapping[int, Tally]
+    """User id -> what their line gains (:data:`Tally`)."""

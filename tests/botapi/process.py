@@ -2,7 +2,7 @@
 
 The process's stdout and stderr go to a temporary log file (a pipe could fill up and stall
 the bot); ``log`` reads it back for failure messages.  ``stop`` sends SIGTERM, waits, then
-kills — only this process, by its pid.
+kills — only this process, by its pid; ``kill`` sends SIGKILL at once (a crash).
 """
 
 from __future__ import annotations
@@ -95,6 +95,14 @@ class BotProcess:
             print(f"--- bot log {self.log_path} (last 300 lines) ---\n{self.log_tail(300)}")
         self._log_file.close()
         return self._proc.returncode
+
+    def kill(self) -> None:
+        """SIGKILL at once, as a crash or an OOM kill would: nothing is settled
+        or cleaned up (a restart must cope).  Then stop() only closes the log."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+            self.killed = True
 
     def __enter__(self) -> BotProcess:
         return self.start()

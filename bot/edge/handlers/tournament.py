@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import logging
 import os
 
@@ -47,7 +46,8 @@ from bot.rules import tournament as rules
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.booking import with_chat_stake
 from bot.rules.options import OptionError, engine_options, parse_new_args, with_chat_clock
-from bot.rules.tournament.league import LeagueGame, Season, SeasonError, month, table
+from bot.rules.tournament import league
+from bot.rules.tournament.league import SeasonError
 from bot.rules.tournament.prizes import nets
 from bot.service import saving
 from bot.service import tournament as service
@@ -58,8 +58,7 @@ from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status, new_game_id
 from bot.vocab.refusals import STALE, Refusal
 from bot.vocab.tournament import Decision, Pairing, TournamentRecord
-from bot.vocab.usertext import html_text
-from engine.match import Standing
+from bot.vocab.usertext import clean, html_text
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +70,9 @@ NO_COMPUTER = N_("Tournaments are between people: leave out bot and level=.")
 ADMINS_ONLY = N_("Only chat admins create tournaments here (/settings).")
 NO_TOURNAMENT = N_("There is no tournament in this chat yet: /tournament starts one.")
 BAD_MONTH = N_("/league shows this month; /league 2026-11 another one.")
+ADMINS_SEASONS = N_("Only chat admins start and end league seasons here (/settings).")
+SEASON_STARTED = N_("🏅 The season {name} has started: every rated game in this chat counts "
+                    "in its table until /league end. /league shows it.")
 NOT_YOURS = N_("Only the player or a chat admin may withdraw a player.")
 WITHDRAWN_NOW = N_("{name} withdrew from the tournament: their game being played is lost by "
                    "forfeit, their games played stand.")
@@ -113,6 +115,8 @@ async def tournament_command(update: Update, context: Context) -> None:
         options = with_chat_clock(rest, options, settings.options.time_control)
         options = with_chat_autoplay(rest, options, settings.autoplay)
         engine_options(variant, options)
+        for length in {*setup.round_matches, setup.final_match} - {0}:   # each round's
+            engine_options(variant, options.model_copy(update={"match_length": length}))
     except (Refusal, OptionError) as refusal:
         await reply(update, refusal_text(tr, refusal), quote=True)
         return
@@ -209,44 +213,53 @@ async def withdraw_command(update: Update, context: Context) -> None:
 
 
 async def league_command(update: Update, context: Context) -> None:
-    """``/league [YYYY-MM]``: the month's table of the chat's rated results."""
+    """``/league``: the running named season's table, else this month's;
+    ``/league 2026-11`` or ``/league Winter cup``: a month's or a kept
+    season's; ``/league start Winter cup`` and ``/league end``: a named season
+    (whoever may create tournaments here: /settings)."""
     tr = await translator_for(update, context)
-    chat = update.effective_chat
-    assert chat is not None
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    store = get_store(context)
+    args = args_of(context)
+    word = args[0].lower() if args else ""
+    now = clock.now()
     try:
-        season = _season(args_of(context), clock.now())
-    except SeasonError:
-        await reply(update, tr.gettext(BAD_MONTH))
-        return
-    entries = await get_store(context).books.history(chat.id)
-    games: list[LeagueGame] = []
-    who: dict[int, str] = {}
-    for entry in entries:
-        for player in entry.players:
-            who.setdefault(player.user_id, player.name)
-        rated = entry.winner is not None and entry.result != "cancelled" and (
-            entry.score is None or Standing(entry.match_length, entry.score).is_settled)
-        if not rated or any(p.user_id < 0 for p in entry.players):
-            continue   # a game of a match going on, or against the computer
-        winner = next(p.user_id for p in entry.players if p.side is entry.winner)
-        loser = next(p.user_id for p in entry.players if p.side is not entry.winner)
-        points = entry.match_length if entry.match_length > 1 else entry.points
-        moved = None if entry.rating_changes is None else dict(
-            zip((p.user_id for p in entry.players), entry.rating_changes, strict=True))
-        changes = None if moved is None else (moved[winner], -moved[loser])
-        games.append(LeagueGame(entry.finished_at, winner, loser, points, changes))
-    await reply(update, present.league_message(tr, season, table(games, season), who))
-
-
-def _season(args: list[str], now: float) -> Season:
-    """This month, or the month ``YYYY-MM``; :class:`SeasonError` for anything else."""
-    if not args:
-        return month(now)
-    try:
-        first = dt.datetime.strptime(args[0], "%Y-%m").replace(tzinfo=dt.UTC)
-    except ValueError:
-        raise SeasonError(args[0]) from None
-    return month(first.timestamp())
+        if word in league.WORDS:
+            settings = await chat_settings(context, chat.id)
+            if settings.tournaments == "admins" and not await is_chat_admin(context, chat,
+                                                                            user.id):
+                raise Refusal(ADMINS_SEASONS)
+        if word == "start":
+            season = league.started(new_game_id(), league.season_name(args[1:]), user.id, now)
+            season = await service.start_season(store, chat.id, season)
+            await reply(update, tr.gettext(SEASON_STARTED, name=html_text(season.name)))
+            return
+        if word == "end":
+            season = await service.end_season(store, chat.id, now)
+            rows, who = await service.season_table(store, chat.id, season)
+            await reply(update, present.league_message(tr, season.name, rows, who,
+                                                       present.season_dates(tr, season)))
+            return
+        running, kept, _ = await store.tournament.league.seasons(chat.id)
+        asked = " ".join(args)
+        named = league.named(kept, asked) if args else running
+        if named is not None:
+            rows, who = await service.season_table(store, chat.id, named)
+            await reply(update, present.league_message(tr, named.name, rows, who,
+                                                       present.season_dates(tr, named)))
+            return
+        try:
+            month = league.month_named(asked) if args else league.month(now)
+        except SeasonError:
+            if league.MONTH.fullmatch(asked):
+                raise Refusal(BAD_MONTH) from None
+            raise Refusal(league.NO_SUCH_SEASON, name=clean(asked, league.SEASON_NAME),
+                          names=", ".join(s.name for s in kept) or "—") from None
+        rows, who = await service.month_table(store, chat.id, month)
+        await reply(update, present.league_message(tr, month.name, rows, who))
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
 
 
 # ---------------------------------------------------------------- buttons
@@ -368,10 +381,14 @@ async def _redraw_lobby(context: Context, tr: Translator, record: TournamentReco
 
 async def _post_round(context: Context, tr: Translator, record: TournamentRecord
                       ) -> TournamentRecord:
-    """Tell the chat the round's pairings (once), then make and post each game."""
+    """Tell the chat the round's pairings (once), then make and post each game.
+    Two workers at it at once (a button's and the wake-up's) post each once:
+    whoever is second leaves it to the first (``first_to``), and the record
+    keeps the tournament awake until it is done (``next_wake``)."""
     store = get_store(context)
     number = record.rounds[-1].number
-    if record.announced < number:
+    if record.announced < number and await store.tournament.first_to(
+            record.chat_id, f"{record.tournament_id}:round:{number}"):
         await context.bot.send_message(record.chat_id, present.round_message(tr, record),
                                        message_thread_id=record.thread_id)
         record = await _commit(store, record, lambda r, at: r if r.announced >= number
@@ -385,7 +402,8 @@ async def _post_round(context: Context, tr: Translator, record: TournamentRecord
 async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
                      pairing: Pairing) -> TournamentRecord:
     """Make a pairing's game (its id follows from the pairing: made once),
-    post its board, and name it in the tournament with its match."""
+    post its board (whoever is first to), and name it in the tournament with
+    its match once it is posted."""
     store = get_store(context)
     number = record.rounds[-1].number
     game = service.new_game(record, pairing, get_dealer(context))
@@ -394,7 +412,11 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
     except VersionConflict:  # made before (a retry): post it if it was not
         game = await store.games.load_game(record.chat_id, game.game_id) or game
     if game.board_message_id is None:
+        if not await store.tournament.first_to(record.chat_id, f"{game.game_id}:board"):
+            return record   # another worker posts it, and names it then
         game = await repost(context, tr, game, strip_old=False)
+        if game.board_message_id is not None:
+            await _tell_privately(context, record, pairing.players, game)
     match = service.match_of(game)
 
     def attach(r: TournamentRecord, at: float) -> TournamentRecord:
@@ -403,9 +425,7 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
             return r
         return rules.attach_game(r, pairing.board, game.game_id, at)
 
-    record = await _commit(store, record, attach, matches=(match,) if match else ())
-    await _tell_privately(context, record, pairing.players, game)
-    return record
+    return await _commit(store, record, attach, matches=(match,) if match else ())
 
 
 async def _tell_privately(context: Context, record: TournamentRecord,
@@ -502,10 +522,13 @@ async def _end_on_time(context: Context, tr: Translator, game: GameRecord) -> No
 async def _post_end(context: Context, tr: Translator, record: TournamentRecord
                     ) -> TournamentRecord:
     """Post the final standings (or that it was cancelled), once."""
+    store = get_store(context)
+    if not await store.tournament.first_to(record.chat_id, f"{record.tournament_id}:end"):
+        return record   # another worker posts it
     if record.status is Status.FINISHED:
         await context.bot.send_message(record.chat_id,
                                        present.final_message(tr, record, nets(record)),
                                        message_thread_id=record.thread_id)
     await _redraw_lobby(context, tr, record)
-    return await _commit(get_store(context), record,
+    return await _commit(store, record,
                          lambda r, at: r if r.closed else r.model_copy(update={"closed": True}))

@@ -99,6 +99,10 @@ class Setup:
     round_length: int = 7 * 86400
     start_in: int | None = None
     """Seconds from creation to the start; None: the creator starts it."""
+    round_matches: tuple[int, ...] = ()
+    """Each round's match length, the last for the rounds after; (): each game's option."""
+    final_match: int = 0
+    """A knockout's final: a match of this length; 0: as its round."""
 
 
 def create(chat_id: int, thread_id: int | None, creator: int, variant: Variant,
@@ -115,6 +119,7 @@ def create(chat_id: int, thread_id: int | None, creator: int, variant: Variant,
         double=setup.double, consolation=setup.consolation, variant=variant, options=options,
         entry_stake=setup.entry_stake, prize_split=setup.prize_split,
         max_entrants=setup.max_entrants or most, round_length=setup.round_length,
+        round_matches=setup.round_matches, final_match=setup.final_match,
         start_at=None if setup.start_in is None else now + setup.start_in,
         created_by=creator, created_at=now, updated_at=now)
 
@@ -373,20 +378,41 @@ def _advanced(record: TournamentRecord, now: float) -> TournamentRecord:
     return record
 
 
+def match_length(record: TournamentRecord, round_number: int, final: bool = False) -> int:
+    """The match length of a game of round ``round_number`` (``final``: a
+    knockout's final): ``final=``, else the round's of ``match=1,3,5`` (the
+    last for the rounds after), else each game's option (``match=5``).
+
+    >>> from bot.vocab.tournament import Format
+    >>> t = TournamentRecord(chat_id=1, format=Format.KNOCKOUT, variant=Variant.LONG,
+    ...                      created_by=1, round_matches=(1, 3), final_match=7)
+    >>> [match_length(t, n) for n in (1, 2, 3)], match_length(t, 3, final=True)
+    ([1, 3, 3], 7)
+    """
+    if final and record.final_match:
+        return record.final_match
+    if record.round_matches:
+        return record.round_matches[min(round_number, len(record.round_matches)) - 1]
+    return record.options.match_length
+
+
 def _opened(record: TournamentRecord, stages: list[tuple[Stage, list[pairing.Pair]]],
             now: float) -> TournamentRecord:
     gone = _gone(record)
     pairings: list[Pairing] = []
+    number = len(record.rounds) + 1
     for stage, pairs in stages:
+        # a knockout's final: the main bracket's one pair left (a bye is no final)
+        final = record.format is Format.KNOCKOUT and stage is Stage.MAIN and len(pairs) == 1
         for first, second in pairs:
-            made = Pairing(board=len(pairings) + 1, first=first, second=second, stage=stage)
+            made = Pairing(board=len(pairings) + 1, first=first, second=second, stage=stage,
+                           match_length=match_length(record, number, final))
             if second is None:
                 made = made.model_copy(update={
                     "result": Result(decision=Decision.BYE, winner=first)})
             elif gone & {first, second}:
                 made = made.model_copy(update={"result": _forfeit(record, made)})
             pairings.append(made)
-    number = len(record.rounds) + 1
     opened = Round(number=number, started_at=now, deadline=now + record.round_length,
                    pairings=tuple(pairings))
     return record.model_copy(update={"rounds": (*record.rounds, opened), "updated_at": now})

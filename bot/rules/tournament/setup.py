@@ -13,11 +13,18 @@ The words this reads are the tournament's; every other word (the variant,
 * ``max=N``: the most entrants (the format's limits:
   :data:`~bot.rules.tournament.actions.MAX_ENTRANTS`);
 * ``round=3d``: how long a round may take (1h-14d, default 7d);
-* ``start=12h``: start by itself that long after creation (1h-14d).
+* ``start=12h``: start by itself that long after creation (1h-14d);
+* ``match=1,3,5``: each round's match length (1-25 points), the last one for
+  the rounds after it (a single ``match=5`` is each game's option, as in
+  ``/new``);
+* ``final=7``: a knockout's final is a match of that length.
 
 >>> setup, rest = parse_setup(["swiss", "rounds=5", "long", "match=3", "entry=10", "round=2d"])
 >>> setup.format.value, setup.rounds, setup.entry_stake, setup.round_length, rest
 ('swiss', 5, 10, 172800, ['long', 'match=3'])
+>>> setup, rest = parse_setup(["ko", "match=1,3", "final=7"])
+>>> setup.round_matches, setup.final_match, rest
+((1, 3), 7, [])
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bot.rules.options import MAX_MATCH
 from bot.rules.tournament.actions import MAX_ENTRANTS, MAX_SWISS_ROUNDS, MIN_ENTRANTS, Setup
 from bot.rules.tournament.prizes import SplitError, check_split
 from bot.vocab import clock
@@ -53,6 +61,9 @@ SWISS_ONLY = N_("rounds= is for a Swiss tournament.")
 BAD_SPLIT = N_("split is the prize of each place in percent, the best place first, adding up "
                "to 100: split=60/30/10.")
 BAD_ROUND = N_("round is the time a round may take, 1h to 14d: round=3d.")
+BAD_MATCHES = N_("match=1,3,5 gives each round's match length, 1 to {most} points, the last "
+                 "one for the rounds after; at most {rounds} of them.")
+KNOCKOUT_ONLY = N_("final= is for a knockout: final=7 makes its final a 7-point match.")
 BAD_START = N_("start is when the tournament starts by itself, 1h to 14d from now: start=12h.")
 
 
@@ -75,6 +86,8 @@ def parse_setup(args: Sequence[str]) -> tuple[Setup, list[str]]:
                 raise SetupError(ONE_FORMAT)
             format_ = found
             flags.update(flag)
+        elif sep and name == "match" and "," in value:
+            values["matches"] = _matches(value)
         elif sep and name in _VALUES:
             values[name] = _VALUES[name](value)
         else:
@@ -82,6 +95,8 @@ def parse_setup(args: Sequence[str]) -> tuple[Setup, list[str]]:
     format_ = format_ or Format.ROUND_ROBIN
     if "rounds" in values and format_ is not Format.SWISS:
         raise SetupError(SWISS_ONLY)
+    if "final" in values and format_ is not Format.KNOCKOUT:
+        raise SetupError(KNOCKOUT_ONLY)
     if "max" in values:
         values["max"] = _number("max", str(values["max"]), MIN_ENTRANTS[format_],
                                 MAX_ENTRANTS[format_])
@@ -105,6 +120,17 @@ def _split(value: str) -> tuple[int, ...]:
         raise SetupError(BAD_SPLIT) from None
 
 
+MOST_ROUND_MATCHES = 16
+
+
+def _matches(value: str) -> tuple[int, ...]:
+    parts = value.split(",")
+    if len(parts) > MOST_ROUND_MATCHES or not all(
+            re.fullmatch(r"[0-9]{1,2}", part) and 1 <= int(part) <= MAX_MATCH for part in parts):
+        raise SetupError(BAD_MATCHES, most=MAX_MATCH, rounds=MOST_ROUND_MATCHES)
+    return tuple(int(part) for part in parts)
+
+
 def _duration(value: str, refusal: str) -> int:
     try:
         seconds = clock.parse_time_control(value)
@@ -122,6 +148,8 @@ _VALUES: dict[str, Callable[[str], Any]] = {
     "max": lambda v: v,  # checked against the format's limits once it is known
     "round": lambda v: _duration(v, BAD_ROUND),
     "start": lambda v: _duration(v, BAD_START),
+    "final": lambda v: _number("final", v, 1, MAX_MATCH),
 }
 _FIELDS = {"rounds": "rounds", "entry": "entry_stake", "split": "prize_split",
-           "max": "max_entrants", "round": "round_length", "start": "start_in"}
+           "max": "max_entrants", "round": "round_length", "start": "start_in",
+           "matches": "round_matches", "final": "final_match"}

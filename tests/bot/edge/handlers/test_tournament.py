@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +73,11 @@ async def tick(world: World, app: Any = None) -> None:
 async def tournament(world: World, c: Club, args: str) -> TournamentRecord:
     """``/tournament args`` by the first player, everybody joins, he starts it."""
     sent = await world.send(c.chat, c.players[0], f"/tournament {args}")
-    lobby = await world.reply(c.chat, sent, "Tournament")
+    return await tournament_from(world, c, await world.reply(c.chat, sent, "Tournament"))
+
+
+async def tournament_from(world: World, c: Club, lobby: Message) -> TournamentRecord:
+    """Everybody joins the lobby, the first player starts it."""
     for player in c.players:
         answer = await world.tap(c.chat, player, lobby, text="✋ Join")
         assert not answer.show_alert, answer
@@ -103,16 +108,19 @@ def board_of(world: World, c: Club, game_id: str) -> Message:
     raise AssertionError(f"no board of {game_id}\n{world.server.transcript(c.chat)}")
 
 
-def button(world: World, message: Message, action: ButtonAction) -> str | None:
+def button(world: World, message: Message, action: ButtonAction, arg: int | None = None
+           ) -> str | None:
     for _, data in world.buttons(message):
         with contextlib.suppress(CallbackDataError):
-            if data and Callback.parse(data).action is action:
+            parsed = Callback.parse(data) if data else None
+            if parsed and parsed.action is action and arg in (None, *parsed.args[:1]):
                 return data
     return None
 
 
-async def resign_game(world: World, c: Club, game_id: str) -> int:
-    """Start the game and let the player to act resign it; returns the winner."""
+async def resign_game(world: World, c: Club, game_id: str, level: int = 1) -> int:
+    """Start the game and let the player to act resign it (``level`` 3: a
+    backgammon or koks, 3 points); returns the winner."""
     record = await world.store.games.load_game(c.chat.id, game_id)
     assert record is not None and record.status is Status.LOBBY
     first = c.user(record.players[0].user_id)
@@ -126,7 +134,8 @@ async def resign_game(world: World, c: Club, game_id: str) -> int:
     winner = c.user(next(p.user_id for p in record.players if p.side is not side))
     for action, who in ((ButtonAction.MENU, loser), (ButtonAction.RESIGN, loser),
                         (ButtonAction.ACCEPT, winner)):
-        data = button(world, board_of(world, c, game_id), action)
+        data = button(world, board_of(world, c, game_id), action,
+                      level if action is ButtonAction.RESIGN else None)
         assert data is not None, (action, world.server.transcript(c.chat))
         answer = await world.tap(c.chat, who, board_of(world, c, game_id), data)
         assert not answer.show_alert, answer
@@ -258,6 +267,33 @@ async def test_an_eight_player_knockout_with_a_no_show(world: World, clock: Cloc
     assert texts(world, c, "Final standings")
 
 
+async def test_a_knockout_whose_final_is_a_longer_match(world: World, clock: Clock) -> None:
+    c = club(world, 4)
+    sent = await world.send(c.chat, c.players[0], "/tournament ko long final=2")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    assert "The final: a match to 2." in (lobby.text or "")
+    record = await tournament_from(world, c, lobby)
+    assert {p.match_length for p in record.rounds[0].pairings} == {1}
+    await play_round(world, c)
+    record = await current(world, c)
+    [final] = record.rounds[1].pairings
+    assert final.match_length == 2 and final.game_id is not None
+    game = await world.store.games.load_game(c.chat.id, final.game_id)
+    assert game is not None and game.options.match_length == 2   # the final's board
+    [told] = texts(world, c, "Round 2")
+    assert "match to 2" in told
+    sent = await world.send(c.chat, c.players[1], "/standings")
+    await world.reply(c.chat, sent, "Tournament")   # the picture, drawn with it
+    winner = await resign_game(world, c, final.game_id, level=2)   # a mars, 2 points: the match
+    await tick(world)
+    record = await current(world, c)
+    assert record.status is Status.FINISHED
+    [decided] = record.rounds[1].pairings
+    assert decided.result is not None
+    assert (decided.result.winner, decided.result.points) == (winner, 2)
+    assert [p.user_id for p in record.final if p.rank == 1] == [winner]
+
+
 async def start_and_wait_for(world: World, c: Club, game_id: str, player: User,
                              waiting_for: int | None) -> None:
     """``player`` starts the game and plays until it waits for ``waiting_for``."""
@@ -295,6 +331,36 @@ async def test_two_workers_post_a_round_once(world: World, clock: Clock,
               if m.by_bot and any(p.game_id in (d or "") for row in m.buttons or []
                                   for _, d in row)}
     assert len(boards) == 2   # one board per game, none posted twice
+
+
+async def test_two_workers_processing_at_once_post_each_thing_once(
+        world: World, clock: Clock, second_app: Any) -> None:
+    """A button's ``process`` and the wake-up's at the same moment (no lease
+    between them): the round's pairings, each board and the end once, and no
+    copy posted and then retired."""
+    c = club(world, 4)
+    await tournament(world, c, "rr long")
+    for number in (1, 2, 3):
+        record = await current(world, c)
+        for pairing in record.rounds[-1].pairings:
+            assert pairing.game_id is not None
+            await resign_game(world, c, pairing.game_id)
+        deleted = world.server.request_count("deleteMessage")
+        await asyncio.gather(*(handler.process(CallbackContext(app), c.chat.id,
+                                               record.tournament_id)
+                               for app in (world.app, second_app, second_app, world.app)))
+        await world.idle()
+        record = await current(world, c)
+        if number < 3:
+            assert len(texts(world, c, f"Round {number + 1}")) == 1
+            assert all(p.game_id for p in record.rounds[-1].pairings)
+            assert world.server.request_count("deleteMessage") == deleted
+            for pairing in record.rounds[-1].pairings:
+                assert sum(f":{pairing.game_id}:" in str(r.params)
+                           for r in world.server.requests()
+                           if r.method in ("sendMessage", "sendPhoto")) == 1
+    assert record.status is Status.FINISHED and record.closed
+    assert len(texts(world, c, "Final standings")) == 1
 
 
 @pytest.fixture
@@ -347,7 +413,7 @@ async def test_a_restart_mid_round_loses_nothing(store: Store, tmp_path: Path,
         server.stop()
 
 
-async def test_a_chat_may_leave_tournaments_to_its_admins(world: World) -> None:
+async def test_a_chat_may_leave_tournaments_and_seasons_to_its_admins(world: World) -> None:
     admin, member = world.server.add_user("Admin"), world.server.add_user("Member")
     chat = world.server.add_group("Club", members=[admin, member], admins=[admin])
     sent = await world.send(chat, admin, "/settings")
@@ -362,6 +428,14 @@ async def test_a_chat_may_leave_tournaments_to_its_admins(world: World) -> None:
     mine = world.server.private_chat(admin)
     private = await world.send(mine, admin, "/tournament")
     assert "groups" in (await world.reply(mine, private)).text
+    sent = await world.send(chat, member, "/league start Cup")
+    assert "Only chat admins start and end" in (await world.reply(chat, sent, "seasons")).text
+    sent = await world.send(chat, admin, "/league start Cup")
+    assert "has started" in (await world.reply(chat, sent, "started")).text
+    sent = await world.send(chat, member, "/league end")
+    assert "Only chat admins start and end" in (await world.reply(chat, sent, "seasons")).text
+    sent = await world.send(chat, member, "/league")   # anyone may look
+    assert "League: Cup" in (await world.reply(chat, sent, "League")).text
 
 
 async def test_a_bad_tournament_word_is_answered_and_changes_nothing(world: World) -> None:
@@ -443,3 +517,40 @@ async def test_withdraw_oneself_or_by_an_admin(world: World) -> None:
                                                                    c.players[3].id}
     sent = await world.send(chat, c.players[3], "/withdraw")
     assert "withdrawn from this tournament already" in (await world.reply(chat, sent)).text
+
+
+def league_rows(text: str) -> list[str]:
+    """The lines of a league table's players (``" 1 P2   1   1 ..."``)."""
+    return [line for line in text.splitlines() if re.match(r" ?[0-9]+ P[0-9]", line)]
+
+
+async def test_a_named_league_season_from_its_start_to_its_final_table(world: World) -> None:
+    c = club(world, 3)
+    sent = await world.send(c.chat, c.players[1], "/league start Winter cup")
+    assert "Winter cup has started" in (await world.reply(c.chat, sent, "started")).text
+    sent = await world.send(c.chat, c.players[2], "/league start Spring")
+    assert "Winter cup is running" in (await world.reply(c.chat, sent, "running")).text
+    for words in ("start", "start 2026-11"):
+        sent = await world.send(c.chat, c.players[2], f"/league {words}")
+        assert "needs a name" in (await world.reply(c.chat, sent, "name")).text
+    await tournament(world, c, "rr long")
+    await play_round(world, c)   # one game (and a bye)
+    sent = await world.send(c.chat, c.players[0], "/league")
+    running = (await world.reply(c.chat, sent, "League")).text or ""
+    assert "League: Winter cup" in running and "Running since" in running
+    rows = [line.split() for line in league_rows(running)]
+    assert len(rows) == 2 and sorted(int(row[2]) for row in rows) == [-1, 1], running
+    sent = await world.send(c.chat, c.players[0], "/league end")
+    final = (await world.reply(c.chat, sent, "final table")).text or ""
+    assert final.replace("Running since", "") == final and "League: Winter cup" in final
+    assert league_rows(final) == league_rows(running)
+    sent = await world.send(c.chat, c.players[0], "/league end")
+    assert "No named season is running" in (await world.reply(c.chat, sent, "running")).text
+    sent = await world.send(c.chat, c.players[0], "/league")   # the month again
+    month = (await world.reply(c.chat, sent, "League")).text or ""
+    assert "League: Winter cup" not in month and len(league_rows(month)) == 2
+    sent = await world.send(c.chat, c.players[0], "/league winter CUP")
+    assert "final table" in (await world.reply(c.chat, sent, "League")).text
+    sent = await world.send(c.chat, c.players[0], "/league Summer <b>")
+    refused = (await world.reply(c.chat, sent, "No season")).text or ""
+    assert "called Summer <b>" in refused and "kept: Winter cup" in refused

@@ -227,3 +227,23 @@ def test_swiss_rounds_default_and_limit() -> None:
 def test_the_record_survives_its_json() -> None:
     record = actions.record_result(started(Format.SWISS, 7), 1, played(1), 300.0)
     assert TournamentRecord.model_validate_json(record.model_dump_json()) == record
+
+
+def test_each_round_and_a_knockouts_final_have_their_match_lengths() -> None:
+    """``match=1,3`` and ``final=7``: round 1 single games, then 3-point
+    matches, the main final a 7-point match (the consolation final not)."""
+    record = started(Format.KNOCKOUT, 8, consolation=True, round_matches=(1, 3),
+                     final_match=7)
+    lengths = []
+    while record.status is Status.ACTIVE:
+        current = record.rounds[-1]
+        lengths.append(sorted((p.stage.value, p.match_length) for p in current.pairings))
+        for p in current.pairings:
+            if p.result is None:
+                record = actions.record_result(record, p.board, played(p.first), 300.0)
+    assert lengths == [[("main", 1)] * 4,
+                       [("consolation", 3), ("consolation", 3), ("main", 3), ("main", 3)],
+                       [("consolation", 3), ("main", 7)]]
+    # without them, every game has the tournament's options' length (3 here)
+    plain = started(Format.ROUND_ROBIN, 4)
+    assert {p.match_length for p in plain.rounds[0].pairings} == {3}

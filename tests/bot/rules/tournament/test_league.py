@@ -6,7 +6,21 @@ import datetime as dt
 
 import pytest
 
-from bot.rules.tournament.league import LeagueGame, Season, SeasonError, month, table
+from bot.rules.tournament.league import (
+    KEEP_SEASONS,
+    LeagueGame,
+    Season,
+    SeasonError,
+    dropped,
+    ended,
+    month,
+    month_named,
+    named,
+    season_name,
+    started,
+    table,
+)
+from bot.vocab.refusals import Refusal
 
 
 def at(day: str) -> float:
@@ -55,3 +69,27 @@ def test_equal_rows_share_a_rank_and_fewer_games_rank_higher() -> None:
 def test_a_season_ends_after_it_starts() -> None:
     with pytest.raises(SeasonError):
         Season("x", 10.0, 10.0)
+
+
+def test_a_month_is_named_yyyy_mm_and_nothing_else() -> None:
+    assert month_named("2026-02") == month(at("2026-02-10"))
+    for wrong in ("2026-13", "2026-1", "26-01", "Winter", ""):
+        with pytest.raises(SeasonError):
+            month_named(wrong)
+
+
+def test_a_season_name_is_one_line_and_no_month_or_command_word() -> None:
+    assert season_name(["  Winter\n", "cup"]) == "Winter cup"
+    for words in ([], ["   "], ["2026-11"], ["End"], ["x" * 41]):
+        with pytest.raises(Refusal):
+            season_name(words)
+
+
+def test_the_newest_season_of_a_name_is_found_and_the_oldest_dropped() -> None:
+    seasons = [ended(started(f"id{n:04d}", "Cup" if n % 2 else f"S{n}", 1, float(n)),
+                     n + 0.5) for n in range(KEEP_SEASONS + 3)]
+    assert named(seasons, " cup ") == seasons[KEEP_SEASONS + 1]
+    assert named(seasons, "nothing") is None
+    # one more starts: KEEP_SEASONS are kept with it, the oldest ended ones go
+    assert dropped(seasons) == tuple(s.season_id for s in seasons[:4])
+    assert dropped(seasons[:3]) == ()

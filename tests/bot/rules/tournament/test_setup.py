@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from bot.rules.tournament.setup import (
+    BAD_MATCHES,
     BAD_ROUND,
     BAD_SPLIT,
     BAD_START,
+    KNOCKOUT_ONLY,
     NUMBER,
     ONE_FORMAT,
     SWISS_ONLY,
@@ -62,6 +64,12 @@ def test_the_tournaments_own_options() -> None:
     (["round=30m"], BAD_ROUND),
     (["round=none"], BAD_ROUND),
     (["start=20d"], BAD_START),
+    (["match=1,3,26"], BAD_MATCHES),
+    (["match=1,,3"], BAD_MATCHES),
+    (["match=0,3"], BAD_MATCHES),
+    (["match=" + ",".join(["1"] * 17)], BAD_MATCHES),
+    (["swiss", "final=7"], KNOCKOUT_ONLY),
+    (["ko", "final=26"], NUMBER),
 ])
 def test_bad_words_are_refused_with_a_message(words: list[str], message: str) -> None:
     with pytest.raises(SetupError) as caught:
@@ -73,3 +81,10 @@ def test_the_number_message_names_the_formats_limits() -> None:
     with pytest.raises(SetupError) as caught:
         parse_setup(["max=70", "swiss"])
     assert caught.value.values == {"option": "max", "low": 3, "high": 64, "example": "max=10"}
+
+
+def test_each_rounds_match_length_and_the_finals() -> None:
+    setup, rest = parse_setup(["swiss", "match=1,3,5", "long"])
+    assert (setup.round_matches, setup.final_match, rest) == ((1, 3, 5), 0, ["long"])
+    setup, rest = parse_setup(["ko", "match=3", "final=7"])   # match=3: each game's option
+    assert (setup.round_matches, setup.final_match, rest) == ((), 7, ["match=3"])

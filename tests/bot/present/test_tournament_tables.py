@@ -11,7 +11,7 @@ import pytest
 
 from bot.present import tournament as present
 from bot.rules.tournament import actions
-from bot.rules.tournament.league import LeagueRow, Season
+from bot.rules.tournament.league import LeagueRow
 from bot.rules.tournament.standings import standings
 from bot.vocab.i18n import LANGUAGES, translator
 from bot.vocab.records import TableOptions
@@ -50,7 +50,7 @@ def test_the_standings_heads_fit_their_columns(lang: str, fmt: Format, consolati
 def test_the_league_heads_fit_their_columns(lang: str) -> None:
     rows = [LeagueRow(rank=1, user_id=10, points=120, games=300, wins=200, rating_change=-120.4),
             LeagueRow(rank=2, user_id=11, points=-5, games=3, wins=1, rating_change=7.0)]
-    text = present.league_message(translator(lang), Season("2026-12", 0.0, 1.0), rows,
+    text = present.league_message(translator(lang), "2026-12", rows,
                                   {10: "Ann", 11: "Bob"})
     lines = _rows(text)
     assert len({len(line) for line in lines}) == 1, lines

@@ -4,14 +4,14 @@
 requester a choice (a player they have a balance with, or a payment of the
 settle-up plan), then the other player confirms or either of the two says
 no.  The balance itself changes only in the store's one script
-(:meth:`bot.store.books.Books.settle`), which checks it is still the one confirmed.
+(:meth:`bot.store.ledger.Books.settle`), which checks it is still the one confirmed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.rules.booking import debts
+from bot.rules.ledger import debts
 from bot.rules.settleplan import (
     Ledger,
     direct_change,

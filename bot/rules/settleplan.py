@@ -168,7 +168,7 @@ def still_planned(ledger: Ledger, transfer: Transfer) -> bool:
     at least that.  Booking it then moves both nets towards zero and no net
     changes sign, so no payment can make a debt that no game made.  (The
     store's settle script checks the same inside its compare-and-set,
-    bot/store/books.py ``_SETTLE``; this is the early answer to a pick.)
+    bot/store/ledger.py ``_SETTLE``; this is the early answer to a pick.)
 
     >>> still_planned({(1, 2): 10, (1, 3): -10}, Transfer(2, 3, 10))
     True

@@ -15,8 +15,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable
 
-from bot.rules.booking import booking, outcome, updated_stats
 from bot.rules.dice import dice_booking
+from bot.rules.ledger import booking, outcome, updated_stats
 from bot.rules.matchstate import table_of
 from bot.service import tournament
 from bot.store import Store

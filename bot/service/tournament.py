@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.rules import tournament as rules
-from bot.rules.booking import deviation_of
 from bot.rules.dice import Dealer, committed
+from bot.rules.ledger import deviation_of
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
 from bot.rules.seats import player_on
@@ -121,7 +121,7 @@ async def create(store: Store, record: TournamentRecord) -> TournamentRecord:
 
 async def ratings(store: Store, record: TournamentRecord) -> rules.actions.Ratings:
     """The entrants' FIBS ratings in the tournament's variant in this chat,
-    with their deviations now (bot/rules/booking.py ``deviation_of``)."""
+    with their deviations now (bot/rules/ledger.py ``deviation_of``)."""
     entrants = {e.user_id for e in record.entrants}
     now = clock.now()
     return {s.user_id: (s.rating, deviation_of(s, now))

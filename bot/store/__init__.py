@@ -9,9 +9,9 @@ a game saved as the rules see it is :mod:`bot.service.saving`.  No module
 outside this package touches Redis directly.
 """
 
-from bot.store.books import PlanChanged, stats_field
 from bot.store.client import RedisClient, no_upkeep
 from bot.store.core import Store
+from bot.store.ledger import PlanChanged, stats_field
 from bot.vocab.records import StoreError, UnbookedEnd, VersionConflict
 
 __all__ = [

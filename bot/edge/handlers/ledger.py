@@ -2,7 +2,7 @@
 
 The bot never handles money: the ledger only remembers who owes whom in the
 chat's own unit.  Balances change in two ways only: a finished game books
-its stake atomically with its end (bot/rules/booking.py), and /settle zeroes one
+its stake atomically with its end (bot/rules/ledger.py), and /settle zeroes one
 pair's balance when the other player confirms exactly that balance.
 """
 
@@ -37,11 +37,11 @@ from bot.edge.handlers.common import (
     translator_for,
 )
 from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
-from bot.present.money import owes_line, pays_line
+from bot.present.ledger import owes_line, pays_line
 from bot.present.names import KIND_NAMES, mention, variant_name
 from bot.rules import computer
-from bot.rules.booking import Debt, debts, deviation_of, ledger_table, summed
 from bot.rules.deviation import is_provisional, shown
+from bot.rules.ledger import Debt, debts, deviation_of, ledger_table, summed
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
 from bot.rules.settle import (
     GONE,

@@ -72,7 +72,7 @@ def test_rated_results_keep_a_deviation_beside_the_rating() -> None:
     """A rated game moves both deviations by Glicko's formula; a player
     stored before deviations starts from the one their experience implies;
     time away between rated games widens it again."""
-    from bot.rules.booking import Outcome, deviation_of, updated_stats
+    from bot.rules.ledger import Outcome, deviation_of, updated_stats
     from bot.vocab.records import Player, PlayerStats
     from engine.position import Side, Variant
     from engine.scoring import EndReason, GameResult, ResultKind

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import pytest
 
 from bot.store import Store, StoreError, VersionConflict, stats_field
-from bot.store.books import Books
+from bot.store.ledger import Books
 from bot.vocab.records import (
     CorruptRecordError,
     GameRecord,

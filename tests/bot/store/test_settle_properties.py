@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from bot.rules.settle import Outdated, choice_request, chosen, may_confirm, pick
 from bot.rules.settleplan import applied, direct_adjustments, nets, requested_transfer
 from bot.store import PlanChanged, Store, StoreError
-from bot.store.books import ledger_field
+from bot.store.ledger import ledger_field
 from bot.vocab.records import (
     GameRecord,
     HistoryEntry,

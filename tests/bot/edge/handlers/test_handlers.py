@@ -418,7 +418,7 @@ async def test_match_score_and_next_game(world: World) -> None:
     assert "Match to 3" in board.content
     # no New game while the match is not over: nobody wipes it, not even a player
     assert [text for text, _ in world.buttons(board)] == ["Next game", "📊 Analysis"]
-    # a match books its stake once, when it ends (bot/rules/booking.py)
+    # a match books its stake once, when it ends (bot/rules/ledger.py)
     assert await world.store.books.balance(t.chat.id, other.id, mover.id) == 0
     between = await _record(world, t)
     forged = Callback.game(between.game_id, between.version, ButtonAction.NEW).format()

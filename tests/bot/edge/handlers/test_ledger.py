@@ -12,9 +12,9 @@ import pytest
 
 from bot.present.board import board_message
 from bot.rules.aftergame import after_game
-from bot.rules.booking import Outcome, booking, updated_stats
 from bot.rules.clock import claim_timeout
 from bot.rules.dice import Dealer
+from bot.rules.ledger import Outcome, booking, updated_stats
 from bot.rules.lobby import apply_lobby, start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import OptionError, parse_new_args

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.present.money import pays_line, resign_cost_label
+from bot.present.ledger import pays_line, resign_cost_label
 from bot.present.names import KIND_NAMES
 from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game

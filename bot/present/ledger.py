@@ -4,7 +4,7 @@ resignation's price on its button."""
 from __future__ import annotations
 
 from bot.present.names import KIND_NAMES, side_name
-from bot.rules.booking import outcome
+from bot.rules.ledger import outcome
 from bot.rules.play import resign_cost
 from bot.vocab.i18n import Translator
 from bot.vocab.records import GameRecord, Status

@@ -2,7 +2,7 @@
 
 Pure: :func:`booking` and :func:`updated_stats` turn an :class:`Outcome` (read
 from the finished record by :func:`outcome`) into what
-:meth:`bot.store.books.Books.finish_game` writes in one atomic step, keyed by the
+:meth:`bot.store.ledger.Books.finish_game` writes in one atomic step, keyed by the
 game id so that nothing is ever booked twice.  The rules:
 
 * A single game: the loser pays ``points × stake`` - points are the kind of
@@ -302,7 +302,7 @@ def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str],
 
 def outcome(record: GameRecord) -> Outcome:
     """What the ledger and the stats need of a finished or cancelled game (see
-    bot/rules/booking.py)."""
+    bot/rules/ledger.py)."""
     table = table_of(record) if record.engine else None
     result = None
     if record.status is Status.FINISHED and table is not None:

@@ -2,7 +2,7 @@
 
 Pure: :func:`booking` and :func:`updated_stats` turn an :class:`Outcome` (read
 from the finished record by :func:`outcome`) into what
-:meth:`bot.store.ledger.Books.finish_game` writes in one atomic step, keyed by the
+:meth:`bot.store.ledger.Ledger.finish_game` writes in one atomic step, keyed by the
 game id so that nothing is ever booked twice.  The rules:
 
 * A single game: the loser pays ``points × stake`` - points are the kind of

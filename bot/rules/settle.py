@@ -4,7 +4,7 @@
 requester a choice (a player they have a balance with, or a payment of the
 settle-up plan), then the other player confirms or either of the two says
 no.  The balance itself changes only in the store's one script
-(:meth:`bot.store.ledger.Books.settle`), which checks it is still the one confirmed.
+(:meth:`bot.store.ledger.Ledger.settle`), which checks it is still the one confirmed.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ off, a pass, a resignation, a timeout; or cancelled by agreement) is saved
 here and only here (the raw compare-and-set refuses it:
 :class:`bot.store.UnbookedEnd`): in one atomic write, the record, the
 ledger's stake, the history line, both players' stats and ratings and their
-dice statistics (``store.books.finish_game``).  After it, once the tap is
+dice statistics (``store.ledger.finish_game``).  After it, once the tap is
 answered, what follows a game's end: :data:`AFTER_END`, the one hook (a
 tournament's pairing, a league table: one more line there).
 """
@@ -55,7 +55,7 @@ async def end_game(store: Store, old: GameRecord, new: GameRecord
     entry, ledger = booking(ended)
     stats = functools.partial(updated_stats, ended)
     dice = dice_booking(new, table_of(new).game) if new.engine else None
-    booked = await store.books.finish_game(new, old.version, entry, ledger, stats, dice=dice)
+    booked = await store.ledger.finish_game(new, old.version, entry, ledger, stats, dice=dice)
     return booked.record, functools.partial(after_end, store, booked.record)
 
 

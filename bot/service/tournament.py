@@ -125,7 +125,7 @@ async def ratings(store: Store, record: TournamentRecord) -> rules.actions.Ratin
     entrants = {e.user_id for e in record.entrants}
     now = clock.now()
     return {s.user_id: (s.rating, deviation_of(s, now))
-            for s in await store.books.player_stats(record.chat_id)
+            for s in await store.ledger.player_stats(record.chat_id)
             if s.variant is record.variant and not s.versus and s.user_id in entrants}
 
 

@@ -164,7 +164,7 @@ START_RATING: float = PlayerStats.model_fields["rating"].default
 """The rating of a player with no stats yet."""
 
 
-class Books:
+class Ledger:
     """Book a game's end, read the ledger, history and stats, settle balances
     (a part of :class:`bot.store.Store`)."""
 

@@ -81,9 +81,9 @@ def _chat_id(update: Update) -> int:
 async def names_in(store: Store, chat_id: int) -> dict[int, str]:
     """The names players had in their latest games here (stats, then history)."""
     names: dict[int, str] = {}
-    for entry in reversed(await store.books.history(chat_id)):
+    for entry in reversed(await store.ledger.history(chat_id)):
         names.update((p.user_id, p.name) for p in entry.players)
-    names.update((s.user_id, s.name) for s in await store.books.player_stats(chat_id) if s.name)
+    names.update((s.user_id, s.name) for s in await store.ledger.player_stats(chat_id) if s.name)
     return names
 
 
@@ -124,7 +124,7 @@ async def ledger(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     store = get_store(context)
     chat_id = _chat_id(update)
-    balances = await store.books.ledger(chat_id)
+    balances = await store.ledger.ledger(chat_id)
     names = await names_in(store, chat_id)
     text = ledger_table(tr, debts(balances), names)
     transfers = plan(balances)
@@ -183,7 +183,7 @@ async def history(update: Update, context: Context) -> None:
     if isinstance(count, str):
         await reply(update, count)
         return
-    entries = await get_store(context).books.history(_chat_id(update), count)
+    entries = await get_store(context).ledger.history(_chat_id(update), count)
     if not entries:
         await reply(update, tr.gettext("No finished games here yet."))
         return
@@ -245,7 +245,7 @@ async def stats(update: Update, context: Context) -> None:
     chat = update.effective_chat
     assert user is not None and chat is not None
     store = get_store(context)
-    mine = [s for s in await store.books.player_stats(_chat_id(update))
+    mine = [s for s in await store.ledger.player_stats(_chat_id(update))
             if s.user_id == user.id and s.games]
     # in the private chat: also the games outside groups (private and inline ones)
     elsewhere = [s for s in summed(await store.played.stats(user.id)) if s.games] \
@@ -287,7 +287,7 @@ async def top(update: Update, context: Context) -> None:
     if args and variant is None:
         await reply(update, tr.gettext("Use /top, /top long or /top backgammon."))
         return
-    all_stats = await get_store(context).books.player_stats(_chat_id(update))
+    all_stats = await get_store(context).ledger.player_stats(_chat_id(update))
     await reply(update, top_table(tr, all_stats, variant))
 
 
@@ -377,14 +377,14 @@ async def settle(update: Update, context: Context) -> None:
         if other is not None:
             names[other.id] = display_name(other)
             request = pair_request(chat_id, user.id, other.id,
-                                   await store.books.balance(chat_id, user.id, other.id), names)
+                                   await store.ledger.balance(chat_id, user.id, other.id), names)
         else:
-            request, balances = choice_request(chat_id, user.id, await store.books.ledger(chat_id),
+            request, balances = choice_request(chat_id, user.id, await store.ledger.ledger(chat_id),
                                                names)
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
-    await store.books.put_settle(request)
+    await store.ledger.put_settle(request)
     if other is not None:  # addressed to the other player, in their language
         addressed = await addressee_translator(context, other.id, chat_id, other.language_code)
         text, keyboard = prompt(addressed, request)
@@ -409,9 +409,9 @@ async def _choose(query: CallbackQuery, context: Context, tr: Translator,
     planned = data.action is ButtonAction.SETTLE_PLAN
     other, change = pick(request, query.from_user.id, data.args[0], planned=planned)
     store = get_store(context)
-    amount = await store.books.balance(request.chat_id, request.requester, other)
-    asked = chosen(request, other, amount, change, await store.books.ledger(request.chat_id))
-    if not await store.books.change_settle(request, asked):
+    amount = await store.ledger.balance(request.chat_id, request.requester, other)
+    asked = chosen(request, other, amount, change, await store.ledger.ledger(request.chat_id))
+    if not await store.ledger.change_settle(request, asked):
         raise Refusal(GONE)
     await query.answer()
     addressed = await addressee_translator(context, other, request.chat_id)
@@ -422,7 +422,7 @@ async def _refuse(query: CallbackQuery, context: Context, tr: Translator,
                   request: SettleRequest) -> None:
     user = query.from_user
     may_refuse(request, user.id)
-    if not await get_store(context).books.change_settle(request, None):
+    if not await get_store(context).ledger.change_settle(request, None):
         raise Refusal(GONE)
     await query.answer()
     await _edit(query.message, context, request.chat_id, tr.gettext(
@@ -437,7 +437,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
     data = await parse_tap(query, tr, GONE)
     if data is None or not await own_button(query, tr):
         return
-    request = await get_store(context).books.load_settle(_chat_id(update), data.id)
+    request = await get_store(context).ledger.load_settle(_chat_id(update), data.id)
     try:
         if request is None:
             raise Refusal(GONE)
@@ -449,7 +449,7 @@ async def on_settle_button(update: Update, context: Context) -> None:
             await _confirm(query, context, tr, request)
     except Outdated as outdated:  # never right again: dropped, its buttons removed
         if request is not None:
-            await get_store(context).books.change_settle(request, None)
+            await get_store(context).ledger.change_settle(request, None)
         await query.answer(tr.gettext(outdated.message), show_alert=True)
         await _edit(query.message, context, _chat_id(update), tr.gettext(outdated.message))
     except Refusal as refusal:
@@ -463,7 +463,7 @@ async def _confirm(query: CallbackQuery, context: Context, tr: Translator,
     store = get_store(context)
     names = request.names
     try:
-        now = await store.books.settle(request)
+        now = await store.ledger.settle(request)
     except PlanChanged:
         raise Outdated() from None
     except StoreError:
@@ -479,7 +479,7 @@ async def _confirm(query: CallbackQuery, context: Context, tr: Translator,
         text = tr.gettext("Settled: {owes}; the balance is 0.",
                           owes=owes_text(tr, _debt(request), names))
     else:
-        await store.books.change_settle(request, None)
+        await store.ledger.change_settle(request, None)
         changed = with_balance(request, now)
         now_text = owes_text(tr, _debt(changed), names) if now else tr.gettext("nothing")
         text = tr.gettext("The balance changed since the request (now: {now}); nothing was "

@@ -201,7 +201,7 @@ async def league_command(update: Update, context: Context) -> None:
     except SeasonError:
         await reply(update, tr.gettext(BAD_MONTH))
         return
-    entries = await get_store(context).books.history(chat.id)
+    entries = await get_store(context).ledger.history(chat.id)
     games: list[LeagueGame] = []
     who: dict[int, str] = {}
     for entry in entries:

@@ -170,10 +170,10 @@ async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
     assert done.status is Status.FINISHED and result is not None
     winner = _uid(result.winner)
     loser = _uid(result.winner.opponent)
-    assert await store.books.balance(CHAT, winner, loser) == 20
-    (entry,) = await store.books.history(CHAT)
+    assert await store.ledger.balance(CHAT, winner, loser) == 20
+    (entry,) = await store.ledger.history(CHAT)
     assert (entry.result, entry.points, entry.stake, entry.reason) == ("mars", 2, 20, "resigned")
-    stats = {s.user_id: s for s in await store.books.player_stats(CHAT)}
+    stats = {s.user_id: s for s in await store.ledger.player_stats(CHAT)}
     assert stats[winner].rating == 1510.0 and stats[loser].rating == 1490.0
     assert stats[winner].gammons_won == 1 and stats[loser].gammons_lost == 1
     # the end message says what was booked, in the phrasing of a transfer
@@ -198,9 +198,9 @@ async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> Non
     results.append(await save(store, offered, final))
     assert {r.version for r in results} == {offered.version + 1}
     assert all(r.status is Status.FINISHED for r in results)
-    assert await store.books.balance(CHAT, _uid(resigner.opponent), _uid(resigner)) == 5
-    assert len(await store.books.history(CHAT)) == 1
-    assert [s.games for s in await store.books.player_stats(CHAT)] == [1, 1]
+    assert await store.ledger.balance(CHAT, _uid(resigner.opponent), _uid(resigner)) == 5
+    assert len(await store.ledger.history(CHAT)) == 1
+    assert [s.games for s in await store.ledger.player_stats(CHAT)] == [1, 1]
 
 
 async def test_a_passed_double_books_the_cube(store: Store) -> None:
@@ -216,8 +216,8 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
     record = await _tap(store, record, _uid(side), ButtonAction.DOUBLE_SURE, rng=rng)
     assert table_of(record).game.phase is Phase.DOUBLE
     record = await _tap(store, record, _uid(side.opponent), ButtonAction.PASS_SURE, rng=rng)
-    assert await store.books.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
-    (entry,) = await store.books.history(CHAT)
+    assert await store.ledger.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
+    (entry,) = await store.ledger.history(CHAT)
     assert (entry.reason, entry.points, entry.stake) == ("double_passed", 1, 4)
 
 
@@ -237,7 +237,7 @@ async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Stor
                                           match_length=3), rng)
     record = await _resign(store, record, 2, rng)  # a gammon: 2-0, one away
     leader = table_of(record).game.result.winner  # type: ignore[union-attr]
-    assert await store.books.ledger(CHAT) == {}  # games of a match only score
+    assert await store.ledger.ledger(CHAT) == {}  # games of a match only score
     record = await _next(store, record, rng)
     table = table_of(record)
     assert table.game.crawford and table.crawford_done and table.score[leader] == 2
@@ -246,18 +246,18 @@ async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Stor
     record = await _play_until(store, record, rng, lambda g: g.to_act is leader)
     record = await _resign(store, record, 1, rng)
     assert table_of(record).score[leader.opponent] == 1
-    assert await store.books.ledger(CHAT) == {}
+    assert await store.ledger.ledger(CHAT) == {}
     record = await _next(store, record, rng)
     assert not table_of(record).game.crawford and table_of(record).crawford_done
     # the leader wins the match
     record = await _play_until(store, record, rng, lambda g: g.to_act is leader.opponent)
     record = await _resign(store, record, 1, rng)
     assert table_of(record).match_over
-    assert await store.books.balance(CHAT, _uid(leader), _uid(leader.opponent)) == 30  # 3 x 10
-    history = await store.books.history(CHAT)
+    assert await store.ledger.balance(CHAT, _uid(leader), _uid(leader.opponent)) == 30  # 3 x 10
+    history = await store.ledger.history(CHAT)
     assert [e.stake for e in history] == [30, 0, 0]
     assert history[0].score is not None and max(history[0].score) >= 3
-    stats = {s.user_id: s for s in await store.books.player_stats(CHAT)}
+    stats = {s.user_id: s for s in await store.ledger.player_stats(CHAT)}
     # rated once, as a 3-point match: 4 * 5 * sqrt 3 * 0.5
     assert stats[_uid(leader)].rating == pytest.approx(1500 + 10 * 3 ** 0.5)
     assert stats[_uid(leader)].experience == 3 and stats[_uid(leader)].matches == 1
@@ -334,7 +334,7 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
     Rematch and waits two hours: no game, no clock, nothing to claim."""
     rng = Dealer.for_tests(7)
     record = await _finished(store, rng, stake_per_point=1000, time_control=3600)
-    ledger = await store.books.ledger(CHAT)
+    ledger = await store.ledger.ledger(CHAT)
     result = table_of(record).game.result
     assert result is not None
     tapper = _uid(result.winner)
@@ -344,8 +344,8 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
     assert waiting_user(offered) == (ANN if tapper == BOB else BOB)
     with pytest.raises(Refusal):
         claim_timeout(offered, tapper, offered.updated_at + 7200)
-    assert await store.books.ledger(CHAT) == ledger
-    assert len(await store.books.history(CHAT)) == 1
+    assert await store.ledger.ledger(CHAT) == ledger
+    assert len(await store.ledger.history(CHAT)) == 1
 
 
 async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: Store) -> None:
@@ -389,7 +389,7 @@ async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int
     outcome = Outcome(record.game_id, Variant.LONG, players, result, amount, thread_id=thread)
     entry, ledger = booking(outcome)
     done = record.model_copy(update={"status": Status.FINISHED})
-    await world.store.books.finish_game(done, record.version, entry, ledger,
+    await world.store.ledger.finish_game(done, record.version, entry, ledger,
                                         lambda current: updated_stats(outcome, current))
 
 
@@ -472,9 +472,9 @@ async def test_settle_by_reply_needs_the_other_player(world: World) -> None:
     for intruder in (eve, ann):  # a third person, and the requester herself
         refused = await world.tap(club, intruder, prompt, text="✅ Settled")
         assert refused.show_alert
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 30
+    assert await world.store.ledger.balance(club.id, ann.id, bob.id) == 30
     await world.tap(club, bob, prompt, text="✅ Settled")
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 0
+    assert await world.store.ledger.balance(club.id, ann.id, bob.id) == 0
     assert "Settled: Bob → Ann 30; the balance is 0." in world.server.message(
         club.id, prompt.message_id).content
     again = await world.tap(club, bob, prompt, confirm, strict=False)
@@ -490,7 +490,7 @@ async def test_settle_refuses_a_balance_that_changed_meanwhile(world: World) -> 
     await _book(world, club, ann, bob, 5, thread=9)  # another game ends before Ann confirms
     await world.tap(club, ann, prompt, text="✅ Settled")
     assert "changed" in world.server.message(club.id, prompt.message_id).content
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 35
+    assert await world.store.ledger.balance(club.id, ann.id, bob.id) == 35
 
 
 async def test_settle_by_choosing_and_declining(world: World) -> None:
@@ -510,7 +510,7 @@ async def test_settle_by_choosing_and_declining(world: World) -> None:
     assert refused.show_alert  # Bob is not part of this one
     await world.tap(club, eve, menu, text="✖ No")
     assert "said no" in world.server.message(club.id, menu.message_id).content
-    assert await world.store.books.balance(club.id, eve.id, ann.id) == 3
+    assert await world.store.ledger.balance(club.id, eve.id, ann.id) == 3
 
 
 @pytest.mark.parametrize("arg", ["stake=-5", "stake=0.5", "stake=1e3", "stake=", "stake=10000001",
@@ -552,9 +552,9 @@ async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_p
         assert (await world.tap(club, intruder, prompt, text="✅ Settled")).show_alert
     await world.tap(club, ann, prompt, text="✅ Settled")
     assert "Booked: Eve pays Ann 10." in world.server.message(club.id, menu.message_id).content
-    assert await world.store.books.balance(club.id, ann.id, eve.id) == -10  # Ann's pair with Eve
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 30  # untouched
-    assert await world.store.books.balance(club.id, bob.id, eve.id) == 10  # untouched
+    assert await world.store.ledger.balance(club.id, ann.id, eve.id) == -10  # Ann's pair with Eve
+    assert await world.store.ledger.balance(club.id, ann.id, bob.id) == 30  # untouched
+    assert await world.store.ledger.balance(club.id, bob.id, eve.id) == 10  # untouched
     text = await _command(world, club, bob, "/ledger")
     assert text.split("Settle-up plan", 1)[1].count(" pays ") == 1 and "Bob pays Ann 20" in text
 
@@ -569,8 +569,8 @@ async def test_a_planned_payment_is_not_booked_when_its_pair_changed(world: Worl
     await _book(world, club, ann, eve, 5, thread=9)  # a game between them ends meanwhile
     await world.tap(club, ann, menu, text="✅ Settled")
     assert "changed" in world.server.message(club.id, menu.message_id).content
-    assert await world.store.books.balance(club.id, ann.id, eve.id) == 5
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 30
+    assert await world.store.ledger.balance(club.id, ann.id, eve.id) == 5
+    assert await world.store.ledger.balance(club.id, ann.id, bob.id) == 30
 
 
 async def _two_plan_menus(world: World) -> tuple[Chat, User, User, User, Message, Message]:
@@ -587,7 +587,7 @@ async def _two_plan_menus(world: World) -> tuple[Chat, User, User, User, Message
 
 
 async def _nets(world: World, chat: Chat) -> dict[int, int]:
-    return {uid: net for uid, net in nets(await world.store.books.ledger(chat.id)).items() if net}
+    return {uid: net for uid, net in nets(await world.store.ledger.ledger(chat.id)).items() if net}
 
 
 async def test_a_planned_payment_from_an_older_request_is_not_booked_twice(
@@ -605,7 +605,7 @@ async def test_a_planned_payment_from_an_older_request_is_not_booked_twice(
     shown = world.server.message(club.id, second.message_id)
     assert "no longer in the settle-up plan" in shown.content and not shown.buttons
     assert await _nets(world, club) == {}
-    assert await world.store.books.balance(club.id, bob.id, eve.id) == 10  # booked once
+    assert await world.store.ledger.balance(club.id, bob.id, eve.id) == 10  # booked once
 
 
 async def test_a_planned_payment_confirmed_twice_in_a_race_is_booked_once(
@@ -620,7 +620,7 @@ async def test_a_planned_payment_confirmed_twice_in_a_race_is_booked_once(
     assert refused.show_alert
     assert not world.server.message(club.id, second.message_id).buttons
     assert await _nets(world, club) == {}
-    assert await world.store.books.balance(club.id, bob.id, eve.id) == 10
+    assert await world.store.ledger.balance(club.id, bob.id, eve.id) == 10
 
 
 async def test_the_store_refuses_a_planned_payment_the_ledger_no_longer_owes(
@@ -632,8 +632,8 @@ async def test_the_store_refuses_a_planned_payment_the_ledger_no_longer_owes(
     await store.redis.hset(store.keys.chat(CHAT, "ledger"), mapping={"2:3": 10})  # Eve → Bob
     request = SettleRequest(chat_id=CHAT, requester=bob, other=eve, amount=10, change=10,
                             names={ann: "Ann", bob: "Bob", eve: "Eve"})
-    await store.books.put_settle(request)
+    await store.ledger.put_settle(request)
     with pytest.raises(PlanChanged):
-        await store.books.settle(request)
-    assert await store.books.ledger(CHAT) == {(2, 3): 10}
-    assert await store.books.load_settle(CHAT, request.request_id) is None
+        await store.ledger.settle(request)
+    assert await store.ledger.ledger(CHAT) == {(2, 3): 10}
+    assert await store.ledger.load_settle(CHAT, request.request_id) is None

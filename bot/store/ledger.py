@@ -96,7 +96,7 @@ return {1, new}
 # {2, balance} (the balance changed; nothing written) or {3} (the payment is no
 # longer one the plan allows, the ledger as it is now: the debtor's net must
 # still owe and the creditor's still be owed at least the amount, as
-# bot/rules/settleplan.py still_planned says; the request is dropped).
+# bot/rules/settle.py still_planned says; the request is dropped).
 _SETTLE = """
 if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return {0} end
 if ARGV[3] ~= '' then

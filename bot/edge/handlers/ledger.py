@@ -52,9 +52,9 @@ from bot.rules.settle import (
     may_refuse,
     pair_request,
     pick,
+    plan,
     with_balance,
 )
-from bot.rules.settleplan import plan
 from bot.store import PlanChanged, Store, StoreError
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback

@@ -20,8 +20,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.rules.settle import Outdated, choice_request, chosen, may_confirm, pick
-from bot.rules.settleplan import applied, direct_adjustments, nets, requested_transfer
+from bot.rules.settle import (
+    Outdated,
+    applied,
+    choice_request,
+    chosen,
+    direct_adjustments,
+    may_confirm,
+    nets,
+    pick,
+    requested_transfer,
+)
 from bot.store import PlanChanged, Store, StoreError
 from bot.store.ledger import ledger_field
 from bot.vocab.records import (

@@ -20,7 +20,7 @@ from bot.rules.matchstate import table_of
 from bot.rules.options import OptionError, parse_new_args
 from bot.rules.play import apply_game
 from bot.rules.seats import waiting_user
-from bot.rules.settleplan import nets
+from bot.rules.settle import nets
 from bot.service.saving import save
 from bot.store import PlanChanged, Store
 from bot.vocab.callbacks import ButtonAction, Callback, Kind

@@ -40,9 +40,9 @@ from bot.present.keyboards import settle_answer_keyboard, settle_choice_keyboard
 from bot.present.ledger import owes_line, pays_line
 from bot.present.names import KIND_NAMES, mention, variant_name
 from bot.rules import computer
-from bot.rules.deviation import is_provisional, shown
 from bot.rules.ledger import Debt, debts, deviation_of, ledger_table, summed
 from bot.rules.options import MAX_STAKE, VARIANT_WORDS, OptionError, parse_new_args
+from bot.rules.ratings import is_provisional, shown
 from bot.rules.settle import (
     GONE,
     Outdated,

@@ -447,7 +447,7 @@ async def test_stats_and_top(world: World) -> None:
     mine = await _command(world, club, ann, "/stats")
     assert "Games: 2, won 2" in mine and "Streak: 2 wins" in mine and "Mars won / lost" in mine
     rating = re.search(r"Rating: (\S+) \(rated points played: 2\)", mine)
-    # a whole number, explained; a newcomer's is provisional (bot/rules/deviation.py)
+    # a whole number, explained; a newcomer's is provisional (bot/rules/ratings.py)
     assert rating is not None and re.fullmatch(r"[0-9]+\?", rating[1]), mine
     assert "provisional" in mine
     said = await world.send(club, bob, "hello")

@@ -101,7 +101,7 @@ async def _game(store: Store, model: Model, winner: int, loser: int, amount: int
 
 
 async def _pick(store: Store, request: SettleRequest, index: int, planned: bool) -> None:
-    """The requester taps a choice, as bot/edge/handlers/ledger.py `_choose` does."""
+    """The requester taps a choice, as bot/edge/handlers/settle.py `_choose` does."""
     offered = request.planned if planned else request.candidates
     try:
         other, change = pick(request, request.requester, index % max(1, len(offered)),

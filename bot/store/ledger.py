@@ -1,4 +1,4 @@
-"""The books of a chat: a game's end booked in one script (ledger, history,
+"""The ledger of a chat (``store.ledger``): a game's end booked in one script (ledger, history,
 stats, dice counts), the ledger and history read back, and settle requests.
 """
 

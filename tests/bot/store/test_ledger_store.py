@@ -105,11 +105,11 @@ class RacedLedger(Ledger):
 
 
 def _raced(store: Store, races: int) -> Store:
-    """A store on the same Redis whose books are :class:`RacedLedger`."""
+    """A store on the same Redis whose ledger is a :class:`RacedLedger`."""
     raced = Store(store.redis)
-    books = RacedLedger(store.redis, raced.keys, raced.games)
-    books.races = races
-    raced.ledger = books
+    ledger = RacedLedger(store.redis, raced.keys, raced.games)
+    ledger.races = races
+    raced.ledger = ledger
     return raced
 
 

@@ -2,7 +2,7 @@
 result, and the keyboard it carries (:func:`bot.present.keyboards.game_keyboard`);
 the ping that tells a player it is their turn.  The lobby's message is
 :mod:`bot.present.lobby`, the names of things :mod:`bot.present.names`,
-money in words :mod:`bot.present.money`.
+money in words :mod:`bot.present.ledger`.
 
 The board message is shared by both players.  It is a picture with the
 status as its caption, or (the chat's ``/settings``) a text board.  It is
@@ -29,8 +29,8 @@ from bot.present.dice import (
     luck_line,
 )
 from bot.present.keyboards import game_keyboard, verify_keyboard
+from bot.present.ledger import booked_line
 from bot.present.lobby import dice_lines, options_line
-from bot.present.money import booked_line
 from bot.present.names import (
     KIND_NAMES,
     MARKS,

@@ -32,7 +32,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.present.dice import (
     verify_data,
 )
-from bot.present.money import resign_cost_label
+from bot.present.ledger import resign_cost_label
 from bot.present.names import KIND_NAMES, board_labels, duration
 from bot.present.render import (
     point_label,
@@ -199,7 +199,7 @@ class KeyboardBuilder:
 
     def resign_confirm(self, level: int, cost: str) -> InlineKeyboardMarkup:
         """A staked game's resignation asks once more: ``cost`` says what it
-        books (bot/present/money.py :func:`resign_cost_label`)."""
+        books (bot/present/ledger.py :func:`resign_cost_label`)."""
         return InlineKeyboardMarkup([
             [self.button("✔ " + cost, ButtonAction.RESIGN_SURE, level)], [self._back()]])
 

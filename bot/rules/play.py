@@ -75,7 +75,7 @@ def needs_resign_confirmation(record: GameRecord) -> bool:
 
 def resign_cost(record: GameRecord, side: Side, level: int) -> tuple[GameRecord, ResultKind]:
     """The record as ``side``'s resignation at ``level`` would end it once
-    accepted (its :func:`bot.rules.booking.outcome` says who pays whom how
+    accepted (its :func:`bot.rules.ledger.outcome` says who pays whom how
     much: the kind's multiplier, the cube, the match), and the kind."""
     table = table_of(record)
     kinds = resign_options(table)

@@ -1,4 +1,7 @@
-"""Player ratings by the FIBS formula (the First Internet Backgammon Server's ``help formula``).
+"""Player ratings: the FIBS formula, and how sure a rating is (its deviation).
+
+**The rating** follows the FIBS formula (the First Internet Backgammon
+Server's ``help formula``).
 
 Pure arithmetic; the store keeps one rating and experience per chat, variant
 and player (see :class:`bot.vocab.records.PlayerStats`).  For an ``n``-point match
@@ -24,6 +27,46 @@ A newcomer's change is five times as big (K = 5 at experience 0):
 
 >>> update(Rating(), Rating(), 1)
 (Rating(value=1510.0, experience=1), Rating(value=1490.0, experience=1))
+
+**How sure a rating is**: a Glicko-style rating deviation (RD).  The
+rating itself moves by the FIBS formula (above, unchanged); beside it each
+player has a deviation that says how far their true strength may be from it,
+as in Mark Glickman's Glicko system, with the FIBS scale put in: FIBS expects
+the better player by ``D`` points to win an ``n``-point match with
+``1 / (1 + 10 ** (-D * sqrt(n) / 2000))``, which is Glicko's curve with
+``q = ln 10 * sqrt(n) / 2000`` instead of ``ln 10 / 400``.  So an
+``n``-point match tells as much as ``n`` single games, and a single game of
+backgammon, mostly dice, tells little: the deviation shrinks slowly.
+
+* Everybody starts at :data:`START_DEVIATION` (350).
+* After a rated match (one of ``length`` points against an opponent of
+  rating ``r_j`` and deviation ``RD_j``)::
+
+      g   = 1 / sqrt(1 + 3 q² RD_j² / π²)
+      E   = 1 / (1 + 10 ** (-g (r - r_j) sqrt(length) / 2000))
+      RD' = 1 / sqrt(1 / RD² + q² g² E (1 - E))      (at least MIN_DEVIATION)
+
+* Time away makes it grow back: ``sqrt(RD² + C² days)``, at most
+  START_DEVIATION; with ``C`` = :data:`DEVIATION_GROWTH` a player at the floor
+  is provisional again after a year without a rated match, and back at the
+  initial deviation after six.
+* A rating is **provisional** while its deviation is above
+  :data:`PROVISIONAL_DEVIATION` (150): about the first 110 points of
+  experience (110 single games, or 16 seven-point matches) against settled
+  players.  It is shown with a question mark: ``1510?``.
+* Stats stored before deviations existed have none: theirs is the one their
+  experience implies (:func:`from_experience`), so a player with years of
+  games is not suddenly provisional, and a newcomer's is the initial one.
+* **Seeding** (tournaments) orders players by a conservative rating,
+  ``rating - 2 RD`` (:func:`conservative`): a newcomer who won a few games
+  is not seeded above players whose rating is known.
+
+>>> shown(1510.0, START_DEVIATION), shown(1642.4, 80.0)
+('1510?', '1642')
+>>> round(after_match(START_DEVIATION, 1500, 1500, START_DEVIATION, 1), 1)
+343.4
+
+Both applied to a player's stats when a game ends: :func:`bot.rules.ledger.rated`.
 """
 
 from __future__ import annotations
@@ -51,9 +94,9 @@ class Rating:
             raise RatingError(f"not a rating: {self.value!r}, experience {self.experience!r}")
 
 
-def _check_length(length: int) -> None:
+def _check_length(length: int, error: type[RatingError] = RatingError) -> None:
     if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-        raise RatingError(f"a match is at least 1 point long, not {length!r}")
+        raise error(f"a match is at least 1 point long, not {length!r}")
 
 
 def upset_probability(difference: float, length: int) -> float:
@@ -115,3 +158,98 @@ def update(winner: Rating, loser: Rating, length: int) -> tuple[Rating, Rating]:
     gain, loss = changes(winner, loser, length)
     return (Rating(winner.value + gain, winner.experience + length),
             Rating(loser.value - loss, loser.experience + length))
+
+
+# ---------------------------------------------------------------- the deviation
+
+
+START_DEVIATION = 350.0
+"""Every player's first deviation."""
+MIN_DEVIATION = 50.0
+PROVISIONAL_DEVIATION = 150.0
+DEVIATION_GROWTH = math.sqrt((PROVISIONAL_DEVIATION**2 - MIN_DEVIATION**2) / 365)
+"""Growth per square root of an idle day."""
+_Q1 = math.log(10) / 2000  # Glicko's q on the FIBS scale, one point
+
+
+class DeviationError(RatingError):
+    """A deviation, a match length or a time away no player can have."""
+
+
+def _q(length: int) -> float:
+    _check_length(length, DeviationError)
+    return _Q1 * math.sqrt(length)
+
+
+def _g(q: float, deviation: float) -> float:
+    return 1 / math.sqrt(1 + 3 * (q * deviation / math.pi) ** 2)
+
+
+def _check_deviation(deviation: float) -> float:
+    if not math.isfinite(deviation) or deviation < 0:
+        raise DeviationError(f"not a deviation: {deviation!r}")
+    return deviation
+
+
+def after_match(deviation: float, rating: float, opponent: float, opponent_deviation: float,
+                length: int) -> float:
+    """A player's deviation after a rated match of ``length`` points (won or
+    lost alike: Glicko's deviation depends on the chances, not the result).
+
+    An even single game moves a newcomer's a little; a 25-point match with a
+    settled player moves it as much as 25 such games:
+
+    >>> [round(after_match(350, 1500, 1500, 60, length), 1) for length in (1, 25)]
+    [343.1, 248.8]
+    """
+    q = _q(length)
+    g = _g(q, _check_deviation(opponent_deviation))
+    expected = 1 / (1 + 10 ** (-g * (rating - opponent) * math.sqrt(length) / 2000))
+    information = q * q * g * g * expected * (1 - expected)
+    precision = 1 / _check_deviation(deviation) ** 2 + information
+    return max(MIN_DEVIATION, 1 / math.sqrt(precision))
+
+
+def aged(deviation: float, days: float) -> float:
+    """The deviation after ``days`` without a rated match.
+
+    >>> round(aged(MIN_DEVIATION, 365), 6), round(aged(100.0, 30), 1)
+    (150.0, 107.9)
+    >>> aged(MIN_DEVIATION, 10 * 365)
+    350.0
+    """
+    if not math.isfinite(days) or days < 0:
+        raise DeviationError(f"not a time away: {days!r}")
+    growth = DEVIATION_GROWTH * DEVIATION_GROWTH * days
+    return min(START_DEVIATION, math.sqrt(_check_deviation(deviation) ** 2 + growth))
+
+
+def from_experience(experience: int) -> float:
+    """The deviation a player has after ``experience`` points of even matches
+    against settled players: what stats stored without a deviation get.
+
+    >>> from_experience(0), round(from_experience(100)), round(from_experience(400))
+    (350.0, 156, 84)
+    """
+    if experience < 0:
+        raise DeviationError(f"experience cannot be negative: {experience}")
+    information = experience * _Q1 * _Q1 * 0.25
+    return max(MIN_DEVIATION, 1 / math.sqrt(1 / START_DEVIATION**2 + information))
+
+
+def is_provisional(deviation: float) -> bool:
+    return deviation > PROVISIONAL_DEVIATION
+
+
+def shown(rating: float, deviation: float) -> str:
+    """A rating as players read it: whole points, ``?`` while provisional."""
+    return f"{rating:.0f}{'?' if is_provisional(deviation) else ''}"
+
+
+def conservative(rating: float, deviation: float) -> float:
+    """The rating a player is at least, very likely: what seeding sorts by.
+
+    >>> conservative(1510, 349), conservative(1480, 90)
+    (812, 1300)
+    """
+    return rating - 2 * deviation

@@ -1,28 +1,293 @@
-"""Who may answer a settle request, and the request each answer makes.
+"""/settle: who pays whom so that a chat is square, and the requests that
+settle a balance.
 
-``/settle`` opens a :class:`SettleRequest`: without a reply it offers the
-requester a choice (a player they have a balance with, or a payment of the
-settle-up plan), then the other player confirms or either of the two says
-no.  The balance itself changes only in the store's one script
-(:meth:`bot.store.books.Books.settle`), which checks it is still the one confirmed.
+**The requests.** ``/settle`` opens a :class:`SettleRequest`: without a reply
+it offers the requester a choice (a player they have a balance with, or a
+payment of the settle-up plan), then the other player confirms or either of
+the two says no (who may answer, and the request each answer makes: the
+functions at the end).  The balance itself changes only in the store's one
+script (:meth:`bot.store.ledger.Ledger.settle`), which checks it is still the
+one confirmed.
+
+**The settle-up plan** of a chat: who pays whom so that everybody is square,
+with few transfers, and what settling one planned transfer does to the ledger.
+Pure (no Redis, no Telegram).  The ledger is the store's: ``{(low, high):
+balance}`` with ``low < high`` user ids (the Redis field ``"<low>:<high>"``),
+the balance of ``low``:
+
+* ``balance > 0``: ``high`` owes ``low`` that much;
+* ``balance < 0``: ``low`` owes ``high`` ``-balance``.
+
+A member's **net** is what the others owe them minus what they owe: positive
+for a creditor, negative for a debtor; the nets add up to zero.
+
+**The plan** (:func:`plan`): first every debtor whose debt equals some
+creditor's credit pays that creditor (one transfer squares two members),
+then, repeatedly, the largest debtor pays the largest creditor the smaller of
+the two amounts (ties by the lower user id).  Each transfer squares at least
+one member and the last squares two, so a chat with ``n`` members whose net
+is not zero needs at most ``n - 1`` transfers.  (The true minimum is a hard
+problem in general; this is the usual greedy answer.)
+
+**Settling a planned transfer** (:func:`settle_adjustments`): when the
+debtor has paid the creditor ``amount``, the debtor's net rises by it, the
+creditor's falls by it and every other member's net stays what it was, so
+the rest of the plan still holds.  The pair balances change like this: the
+payment flows along chains of existing debts from the debtor to the creditor
+(debtor owes A, A owes B, ..., owes creditor), shortest chains first (ties by
+the lower user ids), and every debt on a chain shrinks by what flows through
+it - a member in the middle of a chain is owed less and owes as much less, so
+their net is unchanged.  Whatever cannot flow along existing debts is booked
+on the debtor-creditor pair itself.  So a settlement only shrinks debts and
+never makes a circle of debts; once every planned transfer is settled every
+net is zero, and a ledger that had no circle of debts is all zeros.
+
+>>> ledger = {(1, 2): 30, (2, 3): 10}   # 2 owes 1 30; 3 owes 2 10
+>>> nets(ledger)
+{1: 30, 2: -20, 3: -10}
+>>> plan(ledger)
+[Transfer(debtor=2, creditor=1, amount=20), Transfer(debtor=3, creditor=1, amount=10)]
+>>> settle_adjustments(ledger, Transfer(3, 1, 10))   # 3 -> 2 -> 1
+{(1, 2): -10, (2, 3): -10}
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import heapq
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
 
-from bot.rules.booking import debts
-from bot.rules.settleplan import (
-    Ledger,
-    direct_change,
-    planned_for,
-    requested_transfer,
-    still_planned,
-)
+from bot.rules.ledger import debts
 from bot.vocab.i18n import N_
-from bot.vocab.records import SettleRequest
+from bot.vocab.records import SettleRequest, planned_payment
 from bot.vocab.refusals import Refusal
 from bot.vocab.usertext import clean
+
+Ledger = Mapping[tuple[int, int], int]
+
+
+class SettlePlanError(ValueError):
+    """A ledger or a transfer that the plan cannot work with."""
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """``debtor`` pays ``creditor`` ``amount`` (> 0)."""
+
+    debtor: int
+    creditor: int
+    amount: int
+
+    def __post_init__(self) -> None:
+        if self.debtor == self.creditor or self.amount <= 0:
+            raise SettlePlanError(f"not a transfer: {self.debtor} -> {self.creditor} "
+                                  f"{self.amount}")
+
+
+def _pairs(ledger: Ledger) -> list[tuple[int, int, int]]:
+    """The non-zero balances as (low, high, balance), checked."""
+    out = []
+    for (low, high), balance in ledger.items():
+        if not low < high:
+            raise SettlePlanError(f"a ledger pair is (low id, high id), got ({low}, {high})")
+        if balance:
+            out.append((low, high, balance))
+    return out
+
+
+def nets(ledger: Ledger) -> dict[int, int]:
+    """Each member's net (positive: is owed), for every member of a non-zero
+    pair, by user id."""
+    out: dict[int, int] = {}
+    for low, high, balance in _pairs(ledger):
+        out[low] = out.get(low, 0) + balance
+        out[high] = out.get(high, 0) - balance
+    return dict(sorted(out.items()))
+
+
+def plan(ledger: Ledger) -> list[Transfer]:
+    """The transfers that square every member (see the module's description),
+    biggest first, then by debtor and creditor id."""
+    net = nets(ledger)
+    debts = {member: -value for member, value in net.items() if value < 0}
+    credits = {member: value for member, value in net.items() if value > 0}
+    transfers: list[Transfer] = []
+    for debtor in sorted(debts, key=lambda member: (-debts[member], member)):
+        creditor = min((c for c, value in credits.items() if value == debts[debtor]),
+                       default=None)
+        if creditor is not None:
+            transfers.append(Transfer(debtor, creditor, debts.pop(debtor)))
+            del credits[creditor]
+    debtors = [(-value, member) for member, value in debts.items()]
+    creditors = [(-value, member) for member, value in credits.items()]
+    heapq.heapify(debtors)
+    heapq.heapify(creditors)
+    while debtors and creditors:
+        owed, debtor = heapq.heappop(debtors)
+        due, creditor = heapq.heappop(creditors)
+        amount = min(-owed, -due)
+        transfers.append(Transfer(debtor, creditor, amount))
+        if -owed > amount:
+            heapq.heappush(debtors, (owed + amount, debtor))
+        if -due > amount:
+            heapq.heappush(creditors, (due + amount, creditor))
+    if debtors or creditors:  # nets always add up to zero
+        raise AssertionError("unbalanced nets")
+    return sorted(transfers, key=lambda t: (-t.amount, t.debtor, t.creditor))
+
+
+def _owes(ledger: Ledger) -> dict[int, dict[int, int]]:
+    """The debts as a graph: ``owes[a][b]`` > 0 is what a owes b."""
+    graph: dict[int, dict[int, int]] = {}
+    for low, high, balance in _pairs(ledger):
+        debtor, creditor = (high, low) if balance > 0 else (low, high)
+        graph.setdefault(debtor, {})[creditor] = abs(balance)
+    return graph
+
+
+def _chain(graph: Mapping[int, Mapping[int, int]], start: int, end: int) -> list[int] | None:
+    """The shortest chain of debts from ``start`` to ``end`` (breadth first,
+    lower ids first), or None."""
+    came_from: dict[int, int] = {start: start}
+    queue = deque([start])
+    while queue:
+        member = queue.popleft()
+        for creditor in sorted(graph.get(member, {})):
+            if graph[member][creditor] > 0 and creditor not in came_from:
+                came_from[creditor] = member
+                if creditor == end:
+                    chain = [end]
+                    while chain[-1] != start:
+                        chain.append(came_from[chain[-1]])
+                    return chain[::-1]
+                queue.append(creditor)
+    return None
+
+
+def _shrink(deltas: dict[tuple[int, int], int], debtor: int, creditor: int,
+            amount: int) -> None:
+    """Book "debtor owes creditor ``amount`` less" as a change of the low id's balance."""
+    if debtor > creditor:  # the balance of the low id (creditor) is what debtor owes it
+        key, change = (creditor, debtor), -amount
+    else:  # the balance of the low id (debtor) is minus what it owes
+        key, change = (debtor, creditor), amount
+    deltas[key] = deltas.get(key, 0) + change
+
+
+def still_planned(ledger: Ledger, transfer: Transfer) -> bool:
+    """Whether ``transfer`` is still a payment the plan allows on this ledger:
+    the debtor still owes at least ``amount`` net and the creditor is still owed
+    at least that.  Booking it then moves both nets towards zero and no net
+    changes sign, so no payment can make a debt that no game made.  (The
+    store's settle script checks the same inside its compare-and-set,
+    bot/store/ledger.py ``_SETTLE``; this is the early answer to a pick.)
+
+    >>> still_planned({(1, 2): 10, (1, 3): -10}, Transfer(2, 3, 10))
+    True
+    >>> still_planned({(2, 3): 10}, Transfer(2, 3, 10))  # booked already: 3 owes 2
+    False
+    """
+    net = nets(ledger)
+    return (-net.get(transfer.debtor, 0) >= transfer.amount
+            and net.get(transfer.creditor, 0) >= transfer.amount)
+
+
+def settle_adjustments(ledger: Ledger, transfer: Transfer) -> dict[tuple[int, int], int]:
+    """What to add to each pair's balance (keys ``(low, high)``, values for
+    the low id's balance, as the store books them) once ``transfer`` was paid.
+
+    The transfer must be one the current ledger's nets allow: the debtor
+    owes at least ``amount`` net and the creditor is owed at least that.
+    """
+    if not still_planned(ledger, transfer):
+        raise SettlePlanError("the debtor does not owe that much any more, or the creditor "
+                              "is not owed that much")
+    graph = _owes(ledger)
+    deltas: dict[tuple[int, int], int] = {}
+    left = transfer.amount
+    while left and (chain := _chain(graph, transfer.debtor, transfer.creditor)) is not None:
+        links = list(pairwise(chain))
+        flow = min(left, *(graph[a][b] for a, b in links))
+        for a, b in links:
+            graph[a][b] -= flow
+            _shrink(deltas, a, b, flow)
+        left -= flow
+    if left:  # no chain of debts left: book the rest on the pair itself
+        _shrink(deltas, transfer.debtor, transfer.creditor, left)
+    return {key: change for key, change in sorted(deltas.items()) if change}
+
+
+def applied(ledger: Ledger, deltas: Mapping[tuple[int, int], int]) -> dict[tuple[int, int], int]:
+    """The ledger with the changes added (zero balances dropped)."""
+    out = dict(ledger)
+    for key, change in deltas.items():
+        out[key] = out.get(key, 0) + change
+    return {key: value for key, value in sorted(out.items()) if value}
+
+
+def settle_all(ledger: Ledger, transfers: Sequence[Transfer]) -> dict[tuple[int, int], int]:
+    """The ledger after every transfer was settled, in order."""
+    current = dict(ledger)
+    for transfer in transfers:
+        current = applied(current, settle_adjustments(current, transfer))
+    return current
+
+
+# ---------------------------------------------------------------- what the bot books
+
+
+def direct_change(transfer: Transfer, requester: int) -> tuple[int, int]:
+    """The bot books a settled planned transfer on the debtor-creditor pair
+    only (see docs/stakes.md: a ledger record changes only by its two
+    players' actions or the rules, so no third party's pair moves).  For
+    ``requester`` (one of the two): the other player and what the requester's
+    balance with them (what the other owes the requester) changes by.
+
+    Every third party's net and pair balances stay as they were; the
+    debtor's net rises and the creditor's falls by the amount, so the rest
+    of the plan still holds (the pair's balance may change sign: the plan,
+    not the pair, is what squares the chat).
+
+    >>> direct_change(Transfer(3, 1, 10), 1), direct_change(Transfer(3, 1, 10), 3)
+    ((3, -10), (1, 10))
+    """
+    if requester == transfer.creditor:
+        return transfer.debtor, -transfer.amount
+    if requester == transfer.debtor:
+        return transfer.creditor, transfer.amount
+    raise SettlePlanError("only the payer or the payee settles a transfer")
+
+
+def requested_transfer(requester: int, other: int, change: int) -> Transfer:
+    """The transfer a request's planned ``(other, change)`` books: the inverse
+    of :func:`direct_change`.
+
+    >>> requested_transfer(1, 3, -10), requested_transfer(3, 1, 10)
+    (Transfer(debtor=3, creditor=1, amount=10), Transfer(debtor=3, creditor=1, amount=10))
+    """
+    return Transfer(*planned_payment(requester, other, change))
+
+
+def direct_adjustments(transfer: Transfer) -> dict[tuple[int, int], int]:
+    """:func:`direct_change` as a ledger change (keys ``(low, high)``).
+
+    >>> direct_adjustments(Transfer(3, 1, 10))
+    {(1, 3): -10}
+    """
+    deltas: dict[tuple[int, int], int] = {}
+    _shrink(deltas, transfer.debtor, transfer.creditor, transfer.amount)
+    return deltas
+
+
+def planned_for(ledger: Ledger, user: int) -> list[Transfer]:
+    """The plan's transfers ``user`` pays or receives."""
+    return [t for t in plan(ledger) if user in (t.debtor, t.creditor)]
+
+
+# ---------------------------------------------------------------- the requests
+
 
 GONE = N_("This settle request is no longer open.")
 NO_BALANCE = N_("You have no open balance in this chat.")

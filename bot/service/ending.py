@@ -5,7 +5,7 @@ off, a pass, a resignation, a timeout; or cancelled by agreement) is saved
 here and only here (the raw compare-and-set refuses it:
 :class:`bot.store.UnbookedEnd`): in one atomic write, the record, the
 ledger's stake, the history line, both players' stats and ratings, their
-dice statistics and the chat's league tables (``store.books.finish_game``).
+dice statistics and the chat's league tables (``store.ledger.finish_game``).
 After it, once the tap is answered, what follows a game's end:
 :data:`AFTER_END`, the one hook (a tournament's pairing: one more line there).
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable
 
-from bot.rules.booking import booking, outcome, updated_stats
 from bot.rules.dice import dice_booking
+from bot.rules.ledger import booking, outcome, updated_stats
 from bot.rules.matchstate import table_of
 from bot.rules.tournament.league import league_lines
 from bot.service import tournament
@@ -56,8 +56,8 @@ async def end_game(store: Store, old: GameRecord, new: GameRecord
     entry, ledger = booking(ended)
     stats = functools.partial(updated_stats, ended)
     dice = dice_booking(new, table_of(new).game) if new.engine else None
-    booked = await store.books.finish_game(new, old.version, entry, ledger, stats, dice=dice,
-                                           league=league_lines)
+    booked = await store.ledger.finish_game(new, old.version, entry, ledger, stats, dice=dice,
+                                            league=league_lines)
     return booked.record, functools.partial(after_end, store, booked.record)
 
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.rules import tournament as rules
-from bot.rules.booking import deviation_of
 from bot.rules.dice import Dealer, committed
+from bot.rules.ledger import deviation_of
 from bot.rules.matchstate import table_of
 from bot.rules.play import played
 from bot.rules.seats import player_on
@@ -137,11 +137,11 @@ async def create(store: Store, record: TournamentRecord) -> TournamentRecord:
 
 async def ratings(store: Store, record: TournamentRecord) -> rules.actions.Ratings:
     """The entrants' FIBS ratings in the tournament's variant in this chat,
-    with their deviations now (bot/rules/booking.py ``deviation_of``)."""
+    with their deviations now (bot/rules/ledger.py ``deviation_of``)."""
     entrants = {e.user_id for e in record.entrants}
     now = clock.now()
     return {s.user_id: (s.rating, deviation_of(s, now))
-            for s in await store.books.player_stats(record.chat_id)
+            for s in await store.ledger.player_stats(record.chat_id)
             if s.variant is record.variant and not s.versus and s.user_id in entrants}
 
 
@@ -320,7 +320,7 @@ async def month_table(store: Store, chat_id: int, season: Season
     lines, who = await store.tournament.league.table(store.keys.league_month(chat_id, season.name))
     _, _, counted = await store.tournament.league.seasons(chat_id)
     older: list[LeagueGame] = []
-    for entry in (await store.books.history(chat_id))[counted:]:
+    for entry in (await store.ledger.history(chat_id))[counted:]:
         game = league_game(entry)
         if game is not None and game.finished_at in season:
             older.append(game)

@@ -2,16 +2,16 @@
 
 ``from bot.store import Store`` is the way in; each part is the object of
 one module of this package and named after it (``store.games``,
-``store.books``, ``store.clock``, ``store.analysis``, ...: :mod:`bot.store.core`
+``store.ledger``, ``store.clock``, ``store.analysis``, ...: :mod:`bot.store.core`
 lists them); beside them the connection, the client's helpers and the one
 retry loop (``commit``).  The records it keeps are :mod:`bot.vocab.records`;
 a game saved as the rules see it is :mod:`bot.service.saving`.  No module
 outside this package touches Redis directly.
 """
 
-from bot.store.books import PlanChanged, stats_field
 from bot.store.client import RedisClient, no_upkeep
 from bot.store.core import Store
+from bot.store.ledger import PlanChanged, stats_field
 from bot.vocab.records import StoreError, UnbookedEnd, VersionConflict
 
 __all__ = [

@@ -15,7 +15,7 @@ only this part keeps, beside the chat's other keys:
 
 (a private chat finds its player's games by the last).  All of it expires;
 nothing here is the truth of a game (the ledger and the history are booked
-by :meth:`bot.store.books.Books.finish_game`), so a lost entry only means an
+by :meth:`bot.store.ledger.Ledger.finish_game`), so a lost entry only means an
 old game can no longer be analysed.
 
 Releases before issue 23 kept a copy of each finished record and an index of

@@ -105,7 +105,7 @@ async def idempotent(call: Callable[[], Awaitable[T]], budget: float = RETRY_BUD
 
     Only for a step whose repeat does what it did once: a read, a plain SET, a
     compare-and-set that knows its own write (bot/store/layout.py CURRENT), a
-    booking that knows its game (bot/store/books.py).  So a reply lost in a
+    booking that knows its game (bot/store/ledger.py).  So a reply lost in a
     failover is not reported as a failure of a step that landed (issue 22)."""
     deadline = time.monotonic() + budget
     pause = 0.05

@@ -7,7 +7,7 @@ and named after it: ``store.games.load_game(...)``, ``store.analysis.keep(record
   chat's several games and the indexes, the versions the board messages show,
   the "your turn" ping (the shared Lua and limits: :mod:`bot.store.layout`;
   stored games of an older schema: :mod:`bot.store.schema`);
-- ``books`` (:mod:`bot.store.books`): a game's end booked in one script (ledger,
+- ``ledger`` (:mod:`bot.store.ledger`): a game's end booked in one script (ledger,
   history, stats, dice counts), their reading, settle requests;
 - ``clock`` (:mod:`bot.store.clock`): the deadline queue, its wake-ups claimed
   by one process, the stage markers, the delayed turn pings;
@@ -37,7 +37,6 @@ from redis.asyncio.cluster import RedisCluster
 from bot.store import schema
 from bot.store.analysis import Analysis
 from bot.store.board import Board
-from bot.store.books import HISTORY_CAP, Books
 from bot.store.client import RedisClient
 from bot.store.clock import Clock
 from bot.store.flood import FloodBuckets
@@ -46,6 +45,7 @@ from bot.store.inline import Inline
 from bot.store.invite import Invites
 from bot.store.keys import Keys
 from bot.store.layout import DEFAULT_MAX_LIVE
+from bot.store.ledger import HISTORY_CAP, Ledger
 from bot.store.migration import Migration
 from bot.store.played import Played
 from bot.store.prefs import Prefs
@@ -66,7 +66,7 @@ class Store:
         self.history_cap = history_cap
         self.keys = keys = Keys(prefix)
         self.games = games = Games(redis, keys, max_live)
-        self.books = Books(redis, keys, games, history_cap)
+        self.ledger = Ledger(redis, keys, games, history_cap)
         self.clock = clock = Clock(redis, keys, games)
         self.updates = Updates(redis, keys)
         self.migration = migration = Migration(redis, keys, games, clock, history_cap)

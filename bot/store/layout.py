@@ -113,7 +113,7 @@ end
 SAVE_GAME = PLACE + CURRENT + """
 -- ARGV[#ARGV - 1] '1': the record saved is finished or cancelled.  Over a game
 -- still being played that is its end, which only the books' script writes,
--- with the booking (bot/store/books.py): {4, cur}, nothing written.  (JSON
+-- with the booking (bot/store/ledger.py): {4, cur}, nothing written.  (JSON
 -- escapes a quote inside a string, so only the record's own field matches.)
 if ARGV[#ARGV - 1] == '1' and cur ~= '0' then
   local stored = redis.call('HGET', KEYS[1], 'd')

@@ -1,7 +1,7 @@
 """A player's games outside groups, for /stats in the private chat.
 
 A private game (``/invite``) and an inline game each book their end, stats and
-rating in their own slot, like a chat (:meth:`bot.store.books.Books.finish_game`):
+rating in their own slot, like a chat (:meth:`bot.store.ledger.Ledger.finish_game`):
 no group's ``/stats`` or ``/top`` shows them.  To find them, the index upkeep
 of every save of such a game (:meth:`bot.store.games.Games.reindex`) adds its chat
 id to the player's ``nardy:{user:<uid>}:played`` set (a hint, re-asserted by
@@ -10,10 +10,10 @@ every save); :meth:`Played.stats` reads the player's stats in each.
 
 from __future__ import annotations
 
-from bot.store.books import stats_field
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
 from bot.store.keys import Keys
+from bot.store.ledger import stats_field
 from bot.vocab.records import GameRecord, PlayerStats, decode
 from engine.position import Variant
 

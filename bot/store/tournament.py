@@ -32,11 +32,11 @@ from typing import Any
 from pydantic import ValidationError
 from redis.exceptions import ResponseError
 
-from bot.store.books import ledger_field
 from bot.store.client import RedisClient, as_text, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import CURRENT
+from bot.store.ledger import ledger_field
 from bot.vocab.records import (
     CorruptRecordError,
     RecordKey,

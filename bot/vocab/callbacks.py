@@ -55,7 +55,7 @@ class Kind(enum.StrEnum):
 
     GAME = "g"
     LOBBY = "l"
-    SETTLE = "s"  # a /settle request (bot/edge/handlers/ledger.py)
+    SETTLE = "s"  # a /settle request (bot/edge/handlers/settle.py)
     CLOCK = "k"  # a game's clock: timeout offer, pause, reminders (bot/edge/handlers/clock.py)
     LANGUAGE = "lang"  # /lang: LanguageChoice
     SETTING = "set"  # /settings: SettingChoice

@@ -514,7 +514,7 @@ class PlayerStats(_Model):
     match_wins: int = Field(default=0, ge=0)
     streak: int = Field(default=0, description="games won (+) or lost (-) in a row")
     deviation: float | None = Field(default=None, ge=0, description="the rating's deviation "
-                                    "(bot/rules/deviation.py); None: kept before deviations, "
+                                    "(bot/rules/ratings.py); None: kept before deviations, "
                                     "read as its experience implies")
     rated_at: float | None = Field(default=None, description="when its last rated match ended")
 

@@ -127,7 +127,7 @@ class Entrant(_Frozen):
     name: str = Field(max_length=64)
     rating: float = Field(default=1500.0, description="at the start (seeding, Swiss groups)")
     deviation: float = Field(default=350.0, ge=0, description="the rating's deviation at the "
-                             "start (bot/rules/deviation.py)")
+                             "start (bot/rules/ratings.py)")
     seed: int | None = Field(default=None, ge=1, description="1 = the top seed; set at the start")
     withdrawn: int | None = Field(default=None, ge=1, description="the round in which the "
                                   "player withdrew (or was withdrawn); None: still playing")

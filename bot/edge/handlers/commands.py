@@ -42,9 +42,9 @@ from bot.present.keyboards import language_keyboard
 from bot.present.picker import GONE, NOT_YOURS, game_label
 from bot.rules import computer
 from bot.rules.autoplay import with_chat_autoplay
-from bot.rules.booking import with_chat_stake
 from bot.rules.cancelling import cancel_command
 from bot.rules.chatsettings import with_language
+from bot.rules.ledger import with_chat_stake
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
 from bot.rules.options import OptionError, parse_new_args, with_chat_clock

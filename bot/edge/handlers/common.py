@@ -160,6 +160,23 @@ def display_name(user: User) -> str:
     return clean(user.full_name) or (f"@{user.username}" if user.username else str(user.id))
 
 
+def chat_id_of(update: Update) -> int:
+    """The chat a command or button came from (they always have one)."""
+    chat = update.effective_chat
+    assert chat is not None
+    return chat.id
+
+
+async def names_in(store: Store, chat_id: int) -> dict[int, str]:
+    """The names players had in their latest games here (stats, then history):
+    how the ledger and /settle name the players of its balances."""
+    names: dict[int, str] = {}
+    for entry in reversed(await store.ledger.history(chat_id)):
+        names.update((p.user_id, p.name) for p in entry.players)
+    names.update((s.user_id, s.name) for s in await store.ledger.player_stats(chat_id) if s.name)
+    return names
+
+
 def refusal_text(tr: Translator, refusal: Refusal) -> str:
     """A refusal's message for an HTML message: its values are plain text
     (they may be the user's own words), escaped here."""

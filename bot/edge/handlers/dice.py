@@ -142,7 +142,7 @@ async def dice(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(DICE_USAGE))
         return
     store = get_store(context)
-    stats = await store.books.dice_stats(chat.id, variant, user.id)
+    stats = await store.ledger.dice_stats(chat.id, variant, user.id)
     name = display_name(user)
     if not stats.rolls:
         await reply(update, tr.gettext("{name} has no rolls in finished games here yet.",

@@ -31,7 +31,9 @@ from bot.edge.handlers import (
     inline,
     invite,
     ledger,
+    ratings,
     settings,
+    settle,
     tournament,
 )
 from bot.edge.handlers.common import Context, args_of, get_store, reply, translator_for
@@ -148,13 +150,13 @@ COMMANDS: tuple[Command, ...] = (
                     "/ledger — who owes whom; /history N — the last results")),
     Command("ledger", ledger.ledger, N_("Who owes whom in this chat"), in_help=False),
     Command("history", ledger.history, N_("The last results: /history N"), in_help=False),
-    Command("settle", ledger.settle, N_("Settle up a balance (both players confirm)"),
+    Command("settle", settle.settle, N_("Settle up a balance (both players confirm)"),
             help=N_("/settle — settle up a balance: reply to the other player's message "
                     "(or pick them), they confirm; /stats — games and rating (reply: someone "
                     "else's); /top — the chat's ratings")),
-    Command("stats", ledger.stats, N_("Your games and rating (reply: someone else's)"),
+    Command("stats", ratings.stats, N_("Your games and rating (reply: someone else's)"),
             in_help=False),
-    Command("top", ledger.top, N_("The chat's players by rating"), in_help=False),
+    Command("top", ratings.top, N_("The chat's players by rating"), in_help=False),
     Command("pause", clock.pause, N_("Pause the game's clock (both players agree)")),
     Command("resume", clock.resume, N_("Start the paused clock again")),
     Command("mute", clock.mute, N_("No more move reminders for you (/unmute)")),
@@ -180,7 +182,7 @@ COMMANDS: tuple[Command, ...] = (
 
 BUTTONS: tuple[tuple[Handler, tuple[Kind, ...]], ...] = (
     (buttons.on_button, (Kind.GAME, Kind.LOBBY)),
-    (ledger.on_settle_button, (Kind.SETTLE,)),
+    (settle.on_settle_button, (Kind.SETTLE,)),
     (clock.on_clock_button, (Kind.CLOCK,)),
     (commands.on_lang_button, (Kind.LANGUAGE,)),
     (settings.on_settings_button, (Kind.SETTING,)),

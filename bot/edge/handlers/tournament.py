@@ -44,7 +44,7 @@ from bot.present import tournament as present
 from bot.present.render.tournament import render_standings
 from bot.rules import tournament as rules
 from bot.rules.autoplay import with_chat_autoplay
-from bot.rules.booking import with_chat_stake
+from bot.rules.ledger import with_chat_stake
 from bot.rules.options import OptionError, engine_options, parse_new_args, with_chat_clock
 from bot.rules.tournament import league
 from bot.rules.tournament.league import SeasonError

@@ -33,7 +33,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.rules.deviation import INITIAL, conservative
+from bot.rules.ratings import START_DEVIATION, conservative
 from bot.rules.tournament import brackets, pairing
 from bot.rules.tournament.standings import scores, standings, tied_for_first
 from bot.vocab.i18n import N_
@@ -177,12 +177,12 @@ Ratings = Mapping[int, tuple[float, float]]
 
 def seed_order(entrants: tuple[Entrant, ...], ratings: Ratings) -> tuple[Entrant, ...]:
     """The entrants with their ratings, seeded: by the conservative rating
-    ``rating - 2 × deviation`` (bot/rules/deviation.py), then by rating, then
+    ``rating - 2 × deviation`` (bot/rules/ratings.py), then by rating, then
     whoever joined first.  Provisional players therefore come after settled
     ones of similar rating, and newcomers last."""
     rated = []
     for order, entrant in enumerate(entrants):
-        rating, deviation = ratings.get(entrant.user_id, (1500.0, INITIAL))
+        rating, deviation = ratings.get(entrant.user_id, (1500.0, START_DEVIATION))
         rated.append((-conservative(rating, deviation), -rating, order,
                       entrant.model_copy(update={"rating": rating, "deviation": deviation})))
     rated.sort(key=lambda item: item[:3])

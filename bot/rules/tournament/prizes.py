@@ -137,7 +137,7 @@ def nets(record: TournamentRecord) -> dict[int, int]:
 
 def ledger(record: TournamentRecord) -> dict[tuple[int, int], int]:
     """The ledger entries the end books: (winner id, loser id) -> what the loser
-    pays (the format of :func:`bot.rules.booking.booking`); {} if nothing.
+    pays (the format of :func:`bot.rules.ledger.booking`); {} if nothing.
 
     Creditors and debtors are taken in the order of the final standings."""
     net = nets(record)

@@ -15,4 +15,4 @@ async def end(store: Store, record: GameRecord, expected: int,
     entry = HistoryEntry(game_id=record.game_id, thread_id=record.thread_id,
                          variant=record.variant, players=record.players,
                          result="cancelled" if status is Status.CANCELLED else "single")
-    return (await store.books.finish_game(done, expected, entry)).record
+    return (await store.ledger.finish_game(done, expected, entry)).record

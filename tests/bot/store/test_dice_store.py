@@ -25,7 +25,7 @@ async def _finish(store: Store, variant: Variant, dice: dict[tuple[Variant, int]
     done = game.model_copy(update={"status": Status.FINISHED})
     entry = HistoryEntry(game_id=done.game_id, variant=variant, players=PLAYERS,
                          winner=Side.WHITE, result="single", points=1)
-    await asyncio.gather(*[store.books.finish_game(done, game.version, entry, dice=dice)
+    await asyncio.gather(*[store.ledger.finish_game(done, game.version, entry, dice=dice)
                            for _ in range(times)])
 
 
@@ -34,20 +34,20 @@ async def test_dice_are_booked_once_per_game_and_add_up(store: Store) -> None:
     second = DiceStats.of([(6, 6), (5, 3)])
     await _finish(store, Variant.LONG, {(Variant.LONG, ALICE): first,
                                         (Variant.LONG, BOB): DiceStats.of([(4, 4)])}, times=4)
-    assert await store.books.dice_stats(CHAT, Variant.LONG, ALICE) == first
+    assert await store.ledger.dice_stats(CHAT, Variant.LONG, ALICE) == first
     # another game of the chat, another variant
     game = await store.games.save(GameRecord(chat_id=CHAT, variant=Variant.BACKGAMMON,
                                              players=PLAYERS, status=Status.ACTIVE), 0)
     done = game.model_copy(update={"status": Status.FINISHED})
     entry = HistoryEntry(game_id=done.game_id, variant=Variant.BACKGAMMON, players=PLAYERS,
                          winner=Side.BLACK, result="single", points=1)
-    await store.books.finish_game(done, game.version, entry,
+    await store.ledger.finish_game(done, game.version, entry,
                                   dice={(Variant.BACKGAMMON, ALICE): second})
-    assert await store.books.dice_stats(CHAT, Variant.LONG, ALICE) == first
-    assert await store.books.dice_stats(CHAT, Variant.BACKGAMMON, ALICE) == second
-    assert await store.books.dice_stats(CHAT, None, ALICE) == first.merged(second)
-    assert await store.books.dice_stats(CHAT, None, BOB) == DiceStats.of([(4, 4)])
-    assert await store.books.dice_stats(CHAT + 1, None, ALICE) == DiceStats()
+    assert await store.ledger.dice_stats(CHAT, Variant.LONG, ALICE) == first
+    assert await store.ledger.dice_stats(CHAT, Variant.BACKGAMMON, ALICE) == second
+    assert await store.ledger.dice_stats(CHAT, None, ALICE) == first.merged(second)
+    assert await store.ledger.dice_stats(CHAT, None, BOB) == DiceStats.of([(4, 4)])
+    assert await store.ledger.dice_stats(CHAT + 1, None, ALICE) == DiceStats()
     field = await store.redis.hget(store.keys.chat(CHAT, "dice"), f"long:{ALICE}")
     assert field in (first.to_text(), first.to_text().encode())  # 21 short counts
 
@@ -66,9 +66,9 @@ def test_the_script_adds_what_the_pure_counts_add(games: list[list[tuple[int, in
             done = game.model_copy(update={"status": Status.FINISHED})
             entry = HistoryEntry(game_id=done.game_id, variant=Variant.LONG, players=PLAYERS,
                                  winner=Side.WHITE, result="oin", points=1)
-            await store.books.finish_game(done, game.version, entry,
+            await store.ledger.finish_game(done, game.version, entry,
                                           dice={(Variant.LONG, ALICE): DiceStats.of(rolls)})
-        return await store.books.dice_stats(CHAT, Variant.LONG, ALICE)
+        return await store.ledger.dice_stats(CHAT, Variant.LONG, ALICE)
 
     expected = DiceStats()
     for rolls in games:

@@ -71,7 +71,7 @@ def test_every_part_is_an_object_of_its_module_named_after_it() -> None:
     wrong = {name: type(value).__module__ for name, value in parts.items()
              if type(value).__module__ != f"bot.store.{name}"}
     assert wrong == {}
-    assert {"games", "books", "clock", "analysis", "inline", "prefs"} <= set(parts)
+    assert {"games", "ledger", "clock", "analysis", "inline", "prefs"} <= set(parts)
 
 
 def takes_a_store(path: Path) -> list[str]:

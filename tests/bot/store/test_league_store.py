@@ -27,7 +27,7 @@ from bot.rules.tournament.league import (
 )
 from bot.service import tournament as service
 from bot.store import Store
-from bot.store.books import StatsUpdate
+from bot.store.ledger import StatsUpdate
 from bot.vocab.records import (
     COMPUTER_USER_IDS,
     GameRecord,
@@ -93,7 +93,7 @@ async def _book(store: Store, entry: HistoryEntry, times: int = 1) -> None:
     done = game.model_copy(update={"status": Status.FINISHED})
     gain = 1.0 + int(entry.game_id[-4:]) % 7 / 3   # fractions, added in thousandths
     results = await asyncio.gather(*(
-        store.books.finish_game(done, game.version, entry, stats=_rated(entry, gain),
+        store.ledger.finish_game(done, game.version, entry, stats=_rated(entry, gain),
                                 league=league_lines) for _ in range(times)))
     assert sum(r.booked for r in results) == 1
 
@@ -128,7 +128,7 @@ async def test_the_tables_equal_the_tables_of_the_results(store: Store, seed: in
         when = (AUGUST if rng.random() < 0.25 else SEPTEMBER).start + rng.uniform(0, 86400 * 27)
         entry = _entry(rng, f"game{n:04d}", when)
         await _book(store, entry, times=rng.choice((1, 1, 3)))
-        [line] = await store.books.history(CHAT, limit=1)
+        [line] = await store.ledger.history(CHAT, limit=1)
         booked.append(line)   # as booked: with its rating changes
         if 15 <= n < 45:
             in_season.append(line)
@@ -152,7 +152,7 @@ async def test_every_result_of_a_month_counts_past_the_history_cap(store: Store)
     assert len(entries) == 210
     for entry in entries:
         await _book(store, entry)
-    assert len(await store.books.history(CHAT)) == 200   # the history keeps its last 200
+    assert len(await store.ledger.history(CHAT)) == 200   # the history keeps its last 200
     rows = await _month(store, SEPTEMBER)
     assert sum(row[3] for row in rows) == 2 * 210
     assert [row[1:5] for row in rows] == [row[1:5] for row in _rows(_games(entries), SEPTEMBER)]
@@ -169,7 +169,7 @@ async def test_racing_bookings_and_a_season_start_count_each_result_once(store: 
                          for n in range(20)) if league_game(e) is not None][:3]
     for entry in later:   # surely after the start
         await _book(store, entry)
-    history = await store.books.history(CHAT)
+    history = await store.ledger.history(CHAT)
     assert len(history) == 43
     assert await _month(store, SEPTEMBER) == _rows(_games(history), SEPTEMBER)
     # the season counts exactly the results booked after it started: the newest k
@@ -189,7 +189,7 @@ async def test_results_booked_before_the_tables_come_from_the_history(store: Sto
            if league_game(e) is not None][:5]
     for entry in new:
         await _book(store, entry)
-    booked = await store.books.history(CHAT)
+    booked = await store.ledger.history(CHAT)
     assert len(booked) == 13
     assert await _month(store, SEPTEMBER) == _rows(_games(booked), SEPTEMBER)
 

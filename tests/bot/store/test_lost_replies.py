@@ -62,12 +62,12 @@ async def test_another_write_of_the_same_record_still_loses_the_race(store: Stor
 async def test_a_booking_whose_reply_was_lost_is_booked_once(store: Store) -> None:
     game = await store.games.save(new_game(), 0)
     done, entry = finished_game(game)
-    store.books._finish = _lose_first_reply(  # type: ignore[method-assign]
-        store.books._finish, RedisConnectionError("reset by peer"))
-    result = await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    store.ledger._finish = _lose_first_reply(  # type: ignore[method-assign]
+        store.ledger._finish, RedisConnectionError("reset by peer"))
+    result = await store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
     assert result.record.version == game.version + 1 and result.record.status is Status.FINISHED
-    assert await store.books.balance(CHAT, ALICE,
-                                     BOB) == 10 and await store.books.history(CHAT) == [entry]
+    assert await store.ledger.balance(CHAT, ALICE,
+                                     BOB) == 10 and await store.ledger.history(CHAT) == [entry]
 
 
 async def test_a_step_that_never_gets_through_is_unavailable() -> None:
@@ -81,7 +81,7 @@ async def test_a_step_that_never_gets_through_is_unavailable() -> None:
 async def test_a_finished_game_never_kept_is_kept_when_asked_for(store: Store) -> None:
     game = await store.games.save(new_game(engine={"game": {"x": 1}}), 0)
     done, entry = finished_game(game)
-    booked = (await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
+    booked = (await store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
     # the worker died after the booking, before its upkeep (bot/service/ending.py after_end)
     assert await store.redis.exists(store.keys.chat(CHAT, f"finished:{game.game_id}")) == 0
     kept = await store.analysis.recent(CHAT, any_topic=True)

@@ -25,7 +25,7 @@ async def populate(store: Store) -> tuple[GameRecord, GameRecord]:
     active = await store.games.save(new_game(chat=OLD, deadline=50.0), 0)
     done = await store.games.save(new_game(chat=OLD, thread=9), 0)
     record, entry = finished(done)
-    await store.books.finish_game(record, done.version, entry, {(ALICE, BOB): 7}, dice=ROLLS)
+    await store.ledger.finish_game(record, done.version, entry, {(ALICE, BOB): 7}, dice=ROLLS)
     return active, done
 
 
@@ -36,10 +36,10 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     assert [g.game_id for g in await store.games.chat_games(NEW, 9)] == [done.game_id]
     assert await store.redis.ttl(store.keys.record(game_key(NEW, done.game_id))) > 0
     assert (await store.games.chat_settings(NEW)).language == "ru"
-    assert await store.books.balance(NEW, ALICE, BOB) == 7
-    assert [e.game_id for e in await store.books.history(NEW)] == [done.game_id]
+    assert await store.ledger.balance(NEW, ALICE, BOB) == 7
+    assert [e.game_id for e in await store.ledger.history(NEW)] == [done.game_id]
     for (variant, user), rolls in ROLLS.items():
-        assert await store.books.dice_stats(NEW, variant, user) == rolls
+        assert await store.ledger.dice_stats(NEW, variant, user) == rolls
     assert [g.ref for g in await store.games.user_games(BOB)] == [moved.ref]
     [claim] = await store.clock.claim_due(now=100.0)
     assert claim.ref == moved.ref and claim.due == first_wake(50.0, 3600)
@@ -51,8 +51,8 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     assert await store.migration.moved_to(OLD) == NEW
     # The finished game stays booked in the new chat: a late final tap books nothing.
     record, entry = finished(done.model_copy(update={"chat_id": NEW}))
-    late = await store.books.finish_game(record, 99, entry, {(ALICE, BOB): 7})
-    assert not late.booked and await store.books.balance(NEW, ALICE, BOB) == 7
+    late = await store.ledger.finish_game(record, 99, entry, {(ALICE, BOB): 7})
+    assert not late.booked and await store.ledger.balance(NEW, ALICE, BOB) == 7
 
 
 async def test_migrate_chat_moves_every_record(store: Store) -> None:

@@ -20,10 +20,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.rules.settle import Outdated, choice_request, chosen, may_confirm, pick
-from bot.rules.settleplan import applied, direct_adjustments, nets, requested_transfer
+from bot.rules.settle import (
+    Outdated,
+    applied,
+    choice_request,
+    chosen,
+    direct_adjustments,
+    may_confirm,
+    nets,
+    pick,
+    requested_transfer,
+)
 from bot.store import PlanChanged, Store, StoreError
-from bot.store.books import ledger_field
+from bot.store.ledger import ledger_field
 from bot.vocab.records import (
     GameRecord,
     HistoryEntry,
@@ -84,7 +93,7 @@ async def _game(store: Store, model: Model, winner: int, loser: int, amount: int
     entry = HistoryEntry(game_id=record.game_id, variant=Variant.LONG, players=players,
                          finished_at=0, winner=Side.WHITE, result="oin", points=1,
                          stake=amount)
-    await store.books.finish_game(record.model_copy(update={"status": Status.FINISHED}),
+    await store.ledger.finish_game(record.model_copy(update={"status": Status.FINISHED}),
                                   record.version, entry, {(winner, loser): amount})
     field_, sign = ledger_field(winner, loser)
     low_high = tuple(map(int, field_.split(":")))
@@ -92,19 +101,19 @@ async def _game(store: Store, model: Model, winner: int, loser: int, amount: int
 
 
 async def _pick(store: Store, request: SettleRequest, index: int, planned: bool) -> None:
-    """The requester taps a choice, as bot/edge/handlers/ledger.py `_choose` does."""
+    """The requester taps a choice, as bot/edge/handlers/settle.py `_choose` does."""
     offered = request.planned if planned else request.candidates
     try:
         other, change = pick(request, request.requester, index % max(1, len(offered)),
                              planned=planned)
-        amount = await store.books.balance(CHAT, request.requester, other)
-        asked = chosen(request, other, amount, change, await store.books.ledger(CHAT))
+        amount = await store.ledger.balance(CHAT, request.requester, other)
+        asked = chosen(request, other, amount, change, await store.ledger.ledger(CHAT))
     except Outdated:
-        await store.books.change_settle(request, None)
+        await store.ledger.change_settle(request, None)
         return
     except Refusal:
         return
-    await store.books.change_settle(request, asked)
+    await store.ledger.change_settle(request, asked)
 
 
 async def _confirm(store: Store, model: Model, request: SettleRequest) -> None:
@@ -112,7 +121,7 @@ async def _confirm(store: Store, model: Model, request: SettleRequest) -> None:
     try:
         assert request.other is not None
         may_confirm(request, request.other)
-        now = await store.books.settle(request)
+        now = await store.ledger.settle(request)
     except (Refusal, PlanChanged, StoreError):
         return
     if now is not None:
@@ -144,16 +153,17 @@ async def _run(players: int, ops: list[Op]) -> None:
         elif kind == "open":
             try:
                 request, _ = choice_request(CHAT, users[a % players],
-                                            await store.books.ledger(CHAT),
+                                            await store.ledger.ledger(CHAT),
                                             {})
             except Refusal:
                 requests.append(None)
                 continue
-            await store.books.put_settle(request)
+            await store.ledger.put_settle(request)
             requests.append(request.request_id)
         else:
             request_id = requests[a] if a < len(requests) else None
-            stored = None if request_id is None else await store.books.load_settle(CHAT, request_id)
+            stored = (None if request_id is None
+                      else await store.ledger.load_settle(CHAT, request_id))
             if stored is None:
                 continue
             if kind == "pick":
@@ -161,8 +171,8 @@ async def _run(players: int, ops: list[Op]) -> None:
             elif kind == "confirm" and stored.other is not None:
                 await _confirm(store, model, stored)
             elif kind == "refuse":
-                await store.books.change_settle(stored, None)
-        ledger = await store.books.ledger(CHAT)
+                await store.ledger.change_settle(stored, None)
+        ledger = await store.ledger.ledger(CHAT)
         assert ledger == model.ledger, (kind, ledger, model.ledger)
         assert sum(nets(ledger).values()) == 0
 

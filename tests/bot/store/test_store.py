@@ -124,15 +124,15 @@ async def test_delete_needs_the_current_version(store: Store) -> None:
 async def test_finish_books_ledger_and_history_once(store: Store) -> None:
     game = await store.games.save(new_game(), 0)
     done, entry = finished(game)
-    result = await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    result = await store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
     assert result.booked and result.record.version == 2
     # The retried final tap: same game id, any version -> nothing booked twice.
-    again = await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    again = await store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
     assert not again.booked and again.record == result.record
-    assert await store.books.balance(CHAT, ALICE, BOB) == 10
-    assert await store.books.balance(CHAT, BOB, ALICE) == -10
-    assert await store.books.ledger(CHAT) == {(ALICE, BOB): 10}
-    assert await store.books.history(CHAT) == [entry]
+    assert await store.ledger.balance(CHAT, ALICE, BOB) == 10
+    assert await store.ledger.balance(CHAT, BOB, ALICE) == -10
+    assert await store.ledger.ledger(CHAT) == {(ALICE, BOB): 10}
+    assert await store.ledger.history(CHAT) == [entry]
     assert await store.games.user_games(ALICE) == []
 
 
@@ -146,9 +146,9 @@ async def test_the_raw_save_refuses_to_end_a_game_being_played(store: Store, end
     with pytest.raises(UnbookedEnd):
         await store.games.save(done, game.version)
     assert await store.games.load_game(CHAT, game.game_id) == game  # nothing written
-    assert await store.books.history(CHAT) == []
+    assert await store.ledger.history(CHAT) == []
     _, entry = finished(game)
-    booked = (await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
+    booked = (await store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10})).record
     redrawn = await store.games.save(booked.model_copy(update={"board_message_id": 7}),
                                      booked.version)
     assert redrawn.version == booked.version + 1 and redrawn.status is end
@@ -163,9 +163,9 @@ async def test_finish_with_a_stale_version_books_nothing(store: Store) -> None:
     await store.games.save(game.model_copy(update={"engine": {"n": 1}}), game.version)
     done, entry = finished(game)
     with pytest.raises(VersionConflict):
-        await store.books.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
-    assert await store.books.ledger(CHAT) == {}
-    assert await store.books.history(CHAT) == []
+        await store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
+    assert await store.ledger.ledger(CHAT) == {}
+    assert await store.ledger.history(CHAT) == []
 
 
 async def test_history_is_newest_first_and_capped(redis: object) -> None:
@@ -174,10 +174,10 @@ async def test_history_is_newest_first_and_capped(redis: object) -> None:
     for n in range(5):
         game = await store.games.save(new_game(thread=n + 1), 0)
         done, entry = finished(game)
-        await store.books.finish_game(done, game.version, entry, {(BOB, ALICE): n})
+        await store.ledger.finish_game(done, game.version, entry, {(BOB, ALICE): n})
         ids.append(game.game_id)
-    assert [e.game_id for e in await store.books.history(CHAT)] == ids[::-1][:3]
-    assert await store.books.balance(CHAT, BOB, ALICE) == 0 + 1 + 2 + 3 + 4
+    assert [e.game_id for e in await store.ledger.history(CHAT)] == ids[::-1][:3]
+    assert await store.ledger.balance(CHAT, BOB, ALICE) == 0 + 1 + 2 + 3 + 4
 
 
 async def test_concurrent_writers_exactly_one_wins(store: Store) -> None:
@@ -325,7 +325,7 @@ async def test_a_record_under_the_wrong_key_is_corrupt(store: Store) -> None:
 async def test_a_corrupt_history_entry_names_its_index(store: Store) -> None:
     await store.redis.rpush(store.keys.chat(CHAT, "history"), '{"schema_version": 1}')
     with pytest.raises(CorruptRecordError, match=r"history\[0\]"):
-        await store.books.history(CHAT)
+        await store.ledger.history(CHAT)
 
 
 async def test_the_version_a_board_shows_is_kept_beside_the_record(store: Store) -> None:
@@ -409,7 +409,7 @@ async def test_a_chat_keeps_several_games_each_under_its_own_key(store: Store) -
     assert [g.game_id for g in await store.games.chat_games(CHAT, 5)] == [elsewhere.game_id]
     # an ended game: listed after the live ones, and its record expires
     done, entry = finished(one)
-    await store.books.finish_game(done, one.version, entry)
+    await store.ledger.finish_game(done, one.version, entry)
     assert [g.game_id for g in await store.games.chat_games(CHAT)] == [two.game_id, one.game_id]
     assert [g.game_id for g in await store.games.chat_games(CHAT, None,
                                                             ended=False)] == [two.game_id]
@@ -454,7 +454,7 @@ async def test_a_game_continued_by_a_new_one_is_saved_with_it(store: Store) -> N
     store.max_live = 1
     old = await store.games.save(new_game(), 0)
     done, entry = finished(old)
-    ended = (await store.books.finish_game(done, old.version, entry)).record
+    ended = (await store.ledger.finish_game(done, old.version, entry)).record
     other = await store.games.save(new_game(), 0)  # the chat is full now
     rematch = new_game()
     closed = ended.model_copy(update={"next_game": rematch.game_id})
@@ -476,13 +476,13 @@ async def test_a_chat_keeps_its_newest_ended_games_only(store: Store) -> None:
     for n in range(23):
         game = await store.games.save(new_game(created_at=float(n)), 0)
         done, entry = finished(game)
-        ended.append((await store.books.finish_game(done, game.version, entry)).record)
+        ended.append((await store.ledger.finish_game(done, game.version, entry)).record)
         await asyncio.sleep(0.002)  # (the index orders ended games by when they ended)
     kept = [g.game_id for g in await store.games.chat_games(CHAT)]
     assert kept == [g.game_id for g in ended[::-1][:20]]
     for gone in ended[:3]:
         assert await store.games.load_game(CHAT, gone.game_id) is None
-    assert len(await store.books.history(CHAT)) == 23  # the books keep every game
+    assert len(await store.ledger.history(CHAT)) == 23  # the books keep every game
 
 async def test_open_games_with_a_board_behind_are_found_newest_first(store: Store) -> None:
     """What the start-up redraws (bot/store/board.py): open games whose
@@ -551,7 +551,7 @@ async def test_every_write_of_a_game_carries_its_updates_token(store: Store) -> 
         game.model_copy(update={"engine": {"n": 1}}), game.version))
     assert await written_by("2:b", moved) and not await written_by("1:a", moved)
     done, entry = finished(moved)
-    ended = (await as_update("3:c", lambda: store.books.finish_game(
+    ended = (await as_update("3:c", lambda: store.ledger.finish_game(
         done, moved.version, entry))).record
     assert await written_by("3:c", ended) and not await written_by("2:b", ended)
     first = await as_update("4:d", lambda: store.games.save(new_game(), 0))

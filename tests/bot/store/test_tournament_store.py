@@ -29,7 +29,7 @@ def lobby(players: int, stake: int = 10) -> TournamentRecord:
 
 async def ledger_nets(store: Store) -> dict[int, int]:
     nets: dict[int, int] = {}
-    for (low, high), balance in (await store.books.ledger(CHAT)).items():
+    for (low, high), balance in (await store.ledger.ledger(CHAT)).items():
         nets[low] = nets.get(low, 0) + balance
         nets[high] = nets.get(high, 0) - balance
     return {user: net for user, net in nets.items() if net}

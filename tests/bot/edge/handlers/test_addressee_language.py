@@ -24,9 +24,9 @@ from bot.vocab.clock import HOUR
 from bot.vocab.i18n import LANGUAGES, translator
 from tests.bot.conftest import World
 from tests.bot.edge.handlers import test_clock
+from tests.bot.edge.handlers.club import book
 from tests.bot.edge.handlers.test_clock import LIMIT, Clock, play_turn, tick
 from tests.bot.edge.handlers.test_handlers import Table, _data, _mover, _play_until, _record
-from tests.bot.edge.handlers.test_ledger import _book
 from tests.botapi.model import Message, User
 
 timed = test_clock.timed  # the fixture: a test clock, the clock job off
@@ -222,7 +222,7 @@ async def _timeout_offer(scene: Scene) -> Seen:
 
 async def _settle_request(scene: Scene) -> Seen:
     w, t = scene.world, scene.table
-    await _book(w, t.chat, t.alice, t.bob, 30)  # type: ignore[arg-type]
+    await book(w, t.chat, t.alice, t.bob, 30)  # type: ignore[arg-type]
     said = await w.send(t.chat, t.bob, "I lost")
     sent = await w.send(t.chat, t.alice, "/settle", reply_to=said)
     prompt = await w.reply(t.chat, sent)
@@ -256,7 +256,7 @@ KINDS: dict[str, tuple[Scenario, str]] = {
     "reminder": (_reminder, "bot.edge.handlers.clock.remind"),
     "private reminder": (_private_reminder, "bot.edge.handlers.clock.remind"),
     "timeout offer": (_timeout_offer, "bot.edge.handlers.clock.offer_timeout"),
-    "settle request": (_settle_request, "bot.edge.handlers.ledger.prompt"),
+    "settle request": (_settle_request, "bot.edge.handlers.settle.prompt"),
     "invitation notice": (_invitation_notice, "bot.edge.handlers.invite._tell"),
 }
 """Kind of addressed message: (its scenario, the function that words it)."""

@@ -242,13 +242,13 @@ async def test_timeout_offer_claim_win_is_booked_once(world: World, timed: Clock
     assert record.status is Status.FINISHED and record.deadline is None
     assert "wins on time" in world.board(t.chat).content
     assert "claimed the win on time" in world.server.message(t.chat.id, offer.message_id).content
-    [entry] = await world.store.books.history(t.chat.id)
+    [entry] = await world.store.ledger.history(t.chat.id)
     assert (entry.reason, entry.points, entry.stake) == ("timeout", 1, 5)
-    assert await world.store.books.balance(t.chat.id, winner.id, late.id) == 5
+    assert await world.store.ledger.balance(t.chat.id, winner.id, late.id) == 5
     again = await world.tap(t.chat, winner, offer, claim, strict=False)
     assert again.show_alert
-    assert await world.store.books.balance(t.chat.id, winner.id, late.id) == 5
-    assert len(await world.store.books.history(t.chat.id)) == 1
+    assert await world.store.ledger.balance(t.chat.id, winner.id, late.id) == 5
+    assert len(await world.store.ledger.history(t.chat.id)) == 1
 
 
 async def test_every_clock_button_refuses_who_may_not_press_it(world: World,
@@ -277,7 +277,7 @@ async def test_every_clock_button_refuses_who_may_not_press_it(world: World,
             answer = await world.tap(t.chat, user, message, action, strict=False)
             assert answer.show_alert, (action, user.first_name, answer)
     assert await _record(world, t) == finished
-    assert len(await world.store.books.history(t.chat.id)) == 1
+    assert len(await world.store.ledger.history(t.chat.id)) == 1
 
 
 async def test_a_pending_resignation_does_not_let_its_offerer_claim_on_time(
@@ -298,7 +298,7 @@ async def test_a_pending_resignation_does_not_let_its_offerer_claim_on_time(
     answer = await world.tap(t.chat, resigner, offer, clock_button(world, offer, "W"))
     assert answer.show_alert and "You offered to resign" in (answer.text or "")
     assert await _record(world, t) == before
-    assert await world.store.books.history(t.chat.id) == []
+    assert await world.store.ledger.history(t.chat.id) == []
     # more time is still theirs to give
     answer = await world.tap(t.chat, resigner, offer, clock_button(world, offer, "T"))
     assert not answer.show_alert, answer

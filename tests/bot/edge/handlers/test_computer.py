@@ -58,7 +58,7 @@ async def test_stats_against_the_bot_are_apart_per_level_and_unrated(world: Worl
     text = await _stats_text(world, club, alice)
     assert "Long nardy against the bot (easy)" in text, text
     assert "Rating" not in text, text  # no rating against a machine
-    stats = await world.store.books.player_stats(club.id)
+    stats = await world.store.ledger.player_stats(club.id)
     assert [(st.user_id, st.versus) for st in stats] == [(alice.id, "bot-easy")]  # none for it
 
 
@@ -378,6 +378,6 @@ async def test_an_idle_game_against_the_bot_ends_unrated_and_unbooked(
     ended = await world.store.games.load(record.key)
     assert ended is not None and ended.status is Status.CANCELLED
     assert await world.store.games.live_count(club.id) == 0
-    assert await world.store.books.player_stats(club.id) == []  # unrated: no stats booked
-    assert await world.store.books.ledger(club.id) == {}
+    assert await world.store.ledger.player_stats(club.id) == []  # unrated: no stats booked
+    assert await world.store.ledger.ledger(club.id) == {}
     await _start(world, club, alice, "/new long bot level=easy")  # her place is free again

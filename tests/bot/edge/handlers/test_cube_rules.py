@@ -70,7 +70,7 @@ async def test_the_doubler_takes_or_passes_a_beaver(world: World, answer: str) -
     assert record.status is Status.FINISHED
     result = table_of(record).game.result
     assert result is not None and result.points == 2  # twice the cube before the double
-    assert (await world.store.books.history(t.chat.id))[0].points == 2
+    assert (await world.store.ledger.history(t.chat.id))[0].points == 2
 
 
 @pytest.mark.parametrize(("length", "score", "crawford"), [

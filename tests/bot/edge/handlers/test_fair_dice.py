@@ -147,7 +147,7 @@ async def test_a_cancelled_game_reveals_its_seed(world: World) -> None:
     result = verify_text(body)
     assert result.ok
     # the starter's first roll was thrown and not played: /dice counts it, so the file has it
-    counted = sum([(await world.store.books.dice_stats(t.chat.id, Variant.LONG, user.id)).rolls
+    counted = sum([(await world.store.ledger.dice_stats(t.chat.id, Variant.LONG, user.id)).rolls
                    for user in (t.alice, t.bob)])
     checked = [c for c in result.checks if c.found is not None and "starts" not in c.found]
     assert counted == len(checked) >= 1, (counted, result.report())
@@ -218,8 +218,8 @@ async def test_dice_statistics_come_from_finished_games(world: World) -> None:
     alice = next(p for p in record.players if p.user_id == t.alice.id)
     mine = rolled[alice.side]
     assert mine.rolls >= 3
-    assert await world.store.books.dice_stats(t.chat.id, Variant.BACKGAMMON, t.alice.id) == mine
-    assert await world.store.books.dice_stats(t.chat.id, Variant.LONG, t.alice.id) == DiceStats()
+    assert await world.store.ledger.dice_stats(t.chat.id, Variant.BACKGAMMON, t.alice.id) == mine
+    assert await world.store.ledger.dice_stats(t.chat.id, Variant.LONG, t.alice.id) == DiceStats()
     # the result says what each player rolled
     final = world.board(t.chat).content
     pips = rolls_by_side(table_of(record).game)[alice.side].pips  # the opening roll's too

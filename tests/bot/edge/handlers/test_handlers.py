@@ -313,7 +313,7 @@ async def test_double_take_and_pass(world: World) -> None:
         "Rematch", "New game", "🎲 Verify", "📊 Analysis"]
     record = await _record(world, t)
     assert record.status is Status.FINISHED
-    history = await world.store.books.history(t.chat.id)
+    history = await world.store.ledger.history(t.chat.id)
     assert history[0].points == 2
 
 
@@ -418,8 +418,8 @@ async def test_match_score_and_next_game(world: World) -> None:
     assert "Match to 3" in board.content
     # no New game while the match is not over: nobody wipes it, not even a player
     assert [text for text, _ in world.buttons(board)] == ["Next game", "📊 Analysis"]
-    # a match books its stake once, when it ends (bot/rules/booking.py)
-    assert await world.store.books.balance(t.chat.id, other.id, mover.id) == 0
+    # a match books its stake once, when it ends (bot/rules/ledger.py)
+    assert await world.store.ledger.balance(t.chat.id, other.id, mover.id) == 0
     between = await _record(world, t)
     forged = Callback.game(between.game_id, between.version, ButtonAction.NEW).format()
     for user in (t.eve, mover, other):
@@ -485,8 +485,8 @@ async def test_a_match_between_games_ends_by_both_players_and_books_nothing(
     await world.tap(t.chat, mover, board, _data(world, board, "C"))
     ended = await _record(world, t)
     assert ended.game_id == match.game_id and ended.status is Status.CANCELLED
-    assert await world.store.books.ledger(t.chat.id) == {}
-    assert [(h.game_id, h.stake) for h in await world.store.books.history(t.chat.id)] == [
+    assert await world.store.ledger.ledger(t.chat.id) == {}
+    assert [(h.game_id, h.stake) for h in await world.store.ledger.history(t.chat.id)] == [
         (match.game_id, 0)]
     sent = await world.send(t.chat, t.eve, "/new backgammon")
     await world.reply(t.chat, sent, "New game: Backgammon")
@@ -500,7 +500,7 @@ async def test_an_admin_ends_a_match_between_games_alone(world: World) -> None:
     sent = await world.send(t.chat, t.eve, "/cancel")
     await world.reply(t.chat, sent, "The game was cancelled.")
     assert (await _record(world, t)).status is Status.CANCELLED
-    assert await world.store.books.ledger(t.chat.id) == {}
+    assert await world.store.ledger.ledger(t.chat.id) == {}
 
 
 async def test_the_waiting_player_cannot_change_the_movers_keyboard(world: World) -> None:
@@ -584,7 +584,7 @@ async def test_cancel_needs_both_players_or_an_admin(world: World) -> None:
     sent = await world.send(t.chat, t.bob, "/cancel")
     await world.reply(t.chat, sent, "The game was cancelled.")
     assert (await _record(world, t)).status is Status.CANCELLED
-    assert (await world.store.books.history(t.chat.id))[0].result == "cancelled"
+    assert (await world.store.ledger.history(t.chat.id))[0].result == "cancelled"
 
 
 async def test_admin_cancels_alone(world: World) -> None:

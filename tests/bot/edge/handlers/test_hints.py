@@ -14,10 +14,10 @@ from bot.edge.handlers import hints as hint_answers
 from bot.edge.metrics import REGISTRY
 from bot.present.hints import equity_text, hint_text
 from bot.rules import hints
-from bot.rules.booking import with_chat_stake
 from bot.rules.computer import best_turns
 from bot.rules.dice import Dealer
 from bot.rules.hints import HintQuestion, Ranked
+from bot.rules.ledger import with_chat_stake
 from bot.rules.lobby import new_lobby, start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import HINTS_UNSTAKED, OptionError, parse_new_args

@@ -190,11 +190,11 @@ async def test_a_whole_game_on_an_inline_message(inline_world: World, query: str
     assert "wins" in final.content, final.content
     record = await _record(w, lobby)
     assert record.status is Status.FINISHED
-    stats = await w.store.books.player_stats(record.chat_id)
+    stats = await w.store.ledger.player_stats(record.chat_id)
     assert sorted((s.user_id, s.games) for s in stats) == sorted(
         [(p.alice.id, 1), (p.bob.id, 1)])
     assert sum(s.wins for s in stats) == 1
-    assert await w.store.books.ledger(record.chat_id) == {}  # never staked
+    assert await w.store.ledger.ledger(record.chat_id) == {}  # never staked
 
 
 # ---------------------------------------------------------------- pictures
@@ -299,7 +299,7 @@ async def test_inline_games_count_in_the_private_stats(inline_world: World) -> N
     assert f"Games: 2, won {wins}" in text, text
     assert "Rating" not in text  # each game's own, they do not add up
     # and in each game's own slot, rated like a private game
-    stats = await w.store.books.player_stats((await _record(w, lobby)).chat_id)
+    stats = await w.store.ledger.player_stats((await _record(w, lobby)).chat_id)
     assert sorted(s.rating != 1500.0 for s in stats) == [True, True]
     group = w.server.add_group("Club", members=[p.alice])
     sent = await w.send(group, p.alice, "/stats")

@@ -300,7 +300,7 @@ async def test_private_game_played_to_the_end_on_both_boards(world: World) -> No
             "Rematch", "🎲 Verify", "📊 Analysis"]  # no New game
     assert not [m for m in _pings(world, p) if not m.deleted]
     assert not await world.store.games.user_games(p.alice.id)
-    history = await world.store.books.history(record.chat_id)
+    history = await world.store.ledger.history(record.chat_id)
     assert [h.game_id for h in history] == [record.game_id]
     # taps on the first keyboards of either board are refused and change nothing
     for side, buttons in first.items():

@@ -1,37 +1,35 @@
 """Stakes, ledger, matches and ratings: what every kind of result books, booked once,
-matches with Crawford, and the commands /stake /ledger /history /settle /stats /top
-through the real handlers."""
+matches with Crawford, and the commands /stake /ledger /history through the real
+handlers (/settle: test_settle.py; /stats, /top: test_ratings.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 
 import pytest
 
 from bot.present.board import board_message
 from bot.rules.aftergame import after_game
-from bot.rules.booking import Outcome, booking, updated_stats
 from bot.rules.clock import claim_timeout
 from bot.rules.dice import Dealer
+from bot.rules.ledger import Outcome, booking, updated_stats
 from bot.rules.lobby import apply_lobby, start_game
 from bot.rules.matchstate import table_of
 from bot.rules.options import OptionError, parse_new_args
 from bot.rules.play import apply_game
 from bot.rules.seats import waiting_user
-from bot.rules.settleplan import nets
 from bot.service.saving import save
-from bot.store import PlanChanged, Store
+from bot.store import Store
 from bot.vocab.callbacks import ButtonAction, Callback, Kind
 from bot.vocab.i18n import translator
-from bot.vocab.records import GameRecord, Player, SettleRequest, Status, TableOptions
+from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, Refusal
 from engine.game import Game, Phase
 from engine.position import Side, Variant
 from engine.scoring import EndReason, GameResult, ResultKind, resign_kinds
 from tests.bot.conftest import World
-from tests.botapi.model import Chat, Message, User
+from tests.bot.edge.handlers.club import book, club_of_three, command
 from tests.conftest import chat_game
 
 CHAT, ANN, BOB = -100777, 101, 202
@@ -170,10 +168,10 @@ async def test_a_resigned_mars_books_and_rates_once(store: Store) -> None:
     assert done.status is Status.FINISHED and result is not None
     winner = _uid(result.winner)
     loser = _uid(result.winner.opponent)
-    assert await store.books.balance(CHAT, winner, loser) == 20
-    (entry,) = await store.books.history(CHAT)
+    assert await store.ledger.balance(CHAT, winner, loser) == 20
+    (entry,) = await store.ledger.history(CHAT)
     assert (entry.result, entry.points, entry.stake, entry.reason) == ("mars", 2, 20, "resigned")
-    stats = {s.user_id: s for s in await store.books.player_stats(CHAT)}
+    stats = {s.user_id: s for s in await store.ledger.player_stats(CHAT)}
     assert stats[winner].rating == 1510.0 and stats[loser].rating == 1490.0
     assert stats[winner].gammons_won == 1 and stats[loser].gammons_lost == 1
     # the end message says what was booked, in the phrasing of a transfer
@@ -198,9 +196,9 @@ async def test_a_duplicated_final_update_books_nothing_more(store: Store) -> Non
     results.append(await save(store, offered, final))
     assert {r.version for r in results} == {offered.version + 1}
     assert all(r.status is Status.FINISHED for r in results)
-    assert await store.books.balance(CHAT, _uid(resigner.opponent), _uid(resigner)) == 5
-    assert len(await store.books.history(CHAT)) == 1
-    assert [s.games for s in await store.books.player_stats(CHAT)] == [1, 1]
+    assert await store.ledger.balance(CHAT, _uid(resigner.opponent), _uid(resigner)) == 5
+    assert len(await store.ledger.history(CHAT)) == 1
+    assert [s.games for s in await store.ledger.player_stats(CHAT)] == [1, 1]
 
 
 async def test_a_passed_double_books_the_cube(store: Store) -> None:
@@ -216,8 +214,8 @@ async def test_a_passed_double_books_the_cube(store: Store) -> None:
     record = await _tap(store, record, _uid(side), ButtonAction.DOUBLE_SURE, rng=rng)
     assert table_of(record).game.phase is Phase.DOUBLE
     record = await _tap(store, record, _uid(side.opponent), ButtonAction.PASS_SURE, rng=rng)
-    assert await store.books.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
-    (entry,) = await store.books.history(CHAT)
+    assert await store.ledger.balance(CHAT, _uid(side), _uid(side.opponent)) == 4  # cube 1 x 4
+    (entry,) = await store.ledger.history(CHAT)
     assert (entry.reason, entry.points, entry.stake) == ("double_passed", 1, 4)
 
 
@@ -237,7 +235,7 @@ async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Stor
                                           match_length=3), rng)
     record = await _resign(store, record, 2, rng)  # a gammon: 2-0, one away
     leader = table_of(record).game.result.winner  # type: ignore[union-attr]
-    assert await store.books.ledger(CHAT) == {}  # games of a match only score
+    assert await store.ledger.ledger(CHAT) == {}  # games of a match only score
     record = await _next(store, record, rng)
     table = table_of(record)
     assert table.game.crawford and table.crawford_done and table.score[leader] == 2
@@ -246,18 +244,18 @@ async def test_a_backgammon_match_with_crawford_books_its_stake_once(store: Stor
     record = await _play_until(store, record, rng, lambda g: g.to_act is leader)
     record = await _resign(store, record, 1, rng)
     assert table_of(record).score[leader.opponent] == 1
-    assert await store.books.ledger(CHAT) == {}
+    assert await store.ledger.ledger(CHAT) == {}
     record = await _next(store, record, rng)
     assert not table_of(record).game.crawford and table_of(record).crawford_done
     # the leader wins the match
     record = await _play_until(store, record, rng, lambda g: g.to_act is leader.opponent)
     record = await _resign(store, record, 1, rng)
     assert table_of(record).match_over
-    assert await store.books.balance(CHAT, _uid(leader), _uid(leader.opponent)) == 30  # 3 x 10
-    history = await store.books.history(CHAT)
+    assert await store.ledger.balance(CHAT, _uid(leader), _uid(leader.opponent)) == 30  # 3 x 10
+    history = await store.ledger.history(CHAT)
     assert [e.stake for e in history] == [30, 0, 0]
     assert history[0].score is not None and max(history[0].score) >= 3
-    stats = {s.user_id: s for s in await store.books.player_stats(CHAT)}
+    stats = {s.user_id: s for s in await store.ledger.player_stats(CHAT)}
     # rated once, as a 3-point match: 4 * 5 * sqrt 3 * 0.5
     assert stats[_uid(leader)].rating == pytest.approx(1500 + 10 * 3 ** 0.5)
     assert stats[_uid(leader)].experience == 3 and stats[_uid(leader)].matches == 1
@@ -334,7 +332,7 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
     Rematch and waits two hours: no game, no clock, nothing to claim."""
     rng = Dealer.for_tests(7)
     record = await _finished(store, rng, stake_per_point=1000, time_control=3600)
-    ledger = await store.books.ledger(CHAT)
+    ledger = await store.ledger.ledger(CHAT)
     result = table_of(record).game.result
     assert result is not None
     tapper = _uid(result.winner)
@@ -344,8 +342,8 @@ async def test_an_offered_rematch_books_nothing_and_cannot_be_claimed(store: Sto
     assert waiting_user(offered) == (ANN if tapper == BOB else BOB)
     with pytest.raises(Refusal):
         claim_timeout(offered, tapper, offered.updated_at + 7200)
-    assert await store.books.ledger(CHAT) == ledger
-    assert len(await store.books.history(CHAT)) == 1
+    assert await store.ledger.ledger(CHAT) == ledger
+    assert len(await store.ledger.history(CHAT)) == 1
 
 
 async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: Store) -> None:
@@ -365,48 +363,20 @@ async def test_new_game_between_games_of_a_match_is_refused_to_everyone(store: S
 # ---------------------------------------------------------------- commands
 
 
-def _club(world: World) -> tuple[Chat, User, User, User]:
-    s = world.server
-    ann, bob, eve = s.add_user("Ann"), s.add_user("Bob"), s.add_user("Eve")
-    club = s.add_group("Club", members=[bob, eve], admins=[ann])
-    return club, ann, bob, eve
-
-
-async def _command(world: World, chat: Chat, user: User, text: str, **kw: object) -> str:
-    sent = await world.send(chat, user, text, **kw)
-    return (await world.reply(chat, sent)).content
-
-
-async def _book(world: World, chat: Chat, winner: User, loser: User, amount: int,
-                thread: int | None = None) -> None:
-    """A finished game in the chat, booked the way the bot books it."""
-    players = (Player(user_id=winner.id, name=winner.first_name, side=Side.WHITE),
-               Player(user_id=loser.id, name=loser.first_name, side=Side.BLACK))
-    record = await world.store.games.save(GameRecord(
-        chat_id=chat.id, thread_id=thread, variant=Variant.LONG, players=players,
-        status=Status.ACTIVE, options=TableOptions(stake_per_point=amount)), 0)
-    result = GameResult(Side.WHITE, ResultKind.OIN, EndReason.RESIGNED)
-    outcome = Outcome(record.game_id, Variant.LONG, players, result, amount, thread_id=thread)
-    entry, ledger = booking(outcome)
-    done = record.model_copy(update={"status": Status.FINISHED})
-    await world.store.books.finish_game(done, record.version, entry, ledger,
-                                        lambda current: updated_stats(outcome, current))
-
-
 async def test_stake_shows_sets_and_refuses_bad_values(world: World) -> None:
-    club, ann, bob, _eve = _club(world)
-    assert "0 per point" in await _command(world, club, bob, "/stake")
+    club, ann, bob, _eve = club_of_three(world)
+    assert "0 per point" in await command(world, club, bob, "/stake")
     for bad in ("-5", "0.5", "ten", "99999999", "1 2"):
-        answer = await _command(world, club, ann, f"/stake {bad}")
+        answer = await command(world, club, ann, f"/stake {bad}")
         assert "whole number from 0 to" in answer and "for example /stake 10" in answer
     for tried in ("5", "abc"):  # not an admin: that is the answer, whatever the value
-        assert "Only chat admins" in await _command(world, club, bob, f"/stake {tried}")
+        assert "Only chat admins" in await command(world, club, bob, f"/stake {tried}")
     # in a group an answer replies to the command it answers: whose error it is shows
     sent = await world.send(club, ann, "/stake ten")
     answer = await world.reply(club, sent)
     assert answer.reply_to == sent.message_id
     assert (await world.store.games.chat_settings(club.id)).options.stake_per_point == 0
-    assert "15 per point" in await _command(world, club, ann, "/stake 15")
+    assert "15 per point" in await command(world, club, ann, "/stake 15")
     assert (await world.store.games.chat_settings(club.id)).options.stake_per_point == 15
     # /new without stake= plays for the chat's stake; stake= still wins
     sent = await world.send(club, bob, "/new long")
@@ -421,96 +391,22 @@ async def test_stake_shows_sets_and_refuses_bad_values(world: World) -> None:
 
 
 async def test_ledger_and_history(world: World) -> None:
-    club, ann, bob, eve = _club(world)
-    assert "Nobody owes anybody" in await _command(world, club, eve, "/ledger")
-    assert "No finished games" in await _command(world, club, eve, "/history")
-    await _book(world, club, ann, bob, 30)
-    await _book(world, club, bob, ann, 10)
-    await _book(world, club, eve, ann, 4)
-    table = await _command(world, club, eve, "/ledger")
+    club, ann, bob, eve = club_of_three(world)
+    assert "Nobody owes anybody" in await command(world, club, eve, "/ledger")
+    assert "No finished games" in await command(world, club, eve, "/history")
+    await book(world, club, ann, bob, 30)
+    await book(world, club, bob, ann, 10)
+    await book(world, club, eve, ann, 4)
+    table = await command(world, club, eve, "/ledger")
     assert "Who owes whom" in table
     assert "Bob → Ann 20" in table and "Ann → Eve  4" in table
-    history = await _command(world, club, eve, "/history 2")
+    history = await command(world, club, eve, "/history 2")
     lines = history.splitlines()
     assert len(lines) == 3  # the title and two games, newest first
     assert "Eve beat Ann: oin (resigned), 1 point; booked 4" in lines[1]
     assert "Long nardy" in lines[1]
     for bad in ("0", "51", "x", "1 2"):
-        assert "from 1 to 50" in await _command(world, club, eve, f"/history {bad}")
-
-
-async def test_stats_and_top(world: World) -> None:
-    club, ann, bob, eve = _club(world)
-    assert "no finished games" in await _command(world, club, ann, "/stats")
-    await _book(world, club, ann, bob, 1)
-    await _book(world, club, ann, bob, 1)
-    mine = await _command(world, club, ann, "/stats")
-    assert "Games: 2, won 2" in mine and "Streak: 2 wins" in mine and "Mars won / lost" in mine
-    rating = re.search(r"Rating: (\S+) \(rated points played: 2\)", mine)
-    # a whole number, explained; a newcomer's is provisional (bot/rules/deviation.py)
-    assert rating is not None and re.fullmatch(r"[0-9]+\?", rating[1]), mine
-    assert "provisional" in mine
-    said = await world.send(club, bob, "hello")
-    theirs = await _command(world, club, ann, "/stats", reply_to=said)
-    assert "Bob" in theirs and "won 0" in theirs and "Streak: 2 losses" in theirs
-    top = await _command(world, club, eve, "/top")
-    assert top.index("Ann") < top.index("Bob") and "Long nardy" in top
-    assert "Nobody has a rating" in await _command(world, club, eve, "/top backgammon")
-    assert "Use /top" in await _command(world, club, eve, "/top chess")
-
-
-async def test_settle_by_reply_needs_the_other_player(world: World) -> None:
-    club, ann, bob, eve = _club(world)
-    await _book(world, club, ann, bob, 30)
-    said = await world.send(club, eve, "hi")
-    assert "Nothing to settle" in await _command(world, club, ann, "/settle", reply_to=said)
-    said = await world.send(club, bob, "I lost")
-    sent = await world.send(club, ann, "/settle", reply_to=said)
-    prompt = await world.reply(club, sent, "settle up")
-    assert "Bob → Ann 30" in prompt.content
-    confirm = world.find(prompt, lambda text, _data: text == "✅ Settled")[1]
-    for intruder in (eve, ann):  # a third person, and the requester herself
-        refused = await world.tap(club, intruder, prompt, text="✅ Settled")
-        assert refused.show_alert
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 30
-    await world.tap(club, bob, prompt, text="✅ Settled")
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 0
-    assert "Settled: Bob → Ann 30; the balance is 0." in world.server.message(
-        club.id, prompt.message_id).content
-    again = await world.tap(club, bob, prompt, confirm, strict=False)
-    assert again.show_alert  # the request is gone; nothing settles twice
-
-
-async def test_settle_refuses_a_balance_that_changed_meanwhile(world: World) -> None:
-    club, ann, bob, _eve = _club(world)
-    await _book(world, club, ann, bob, 30)
-    said = await world.send(club, ann, "paid you")
-    sent = await world.send(club, bob, "/settle", reply_to=said)  # the debtor asks
-    prompt = await world.reply(club, sent, "settle up")
-    await _book(world, club, ann, bob, 5, thread=9)  # another game ends before Ann confirms
-    await world.tap(club, ann, prompt, text="✅ Settled")
-    assert "changed" in world.server.message(club.id, prompt.message_id).content
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 35
-
-
-async def test_settle_by_choosing_and_declining(world: World) -> None:
-    club, ann, bob, eve = _club(world)
-    assert "no open balance" in await _command(world, club, ann, "/settle")
-    await _book(world, club, ann, bob, 12)
-    await _book(world, club, eve, ann, 3)
-    sent = await world.send(club, ann, "/settle")
-    menu = await world.reply(club, sent, "with whom")
-    labels = [text for text, _ in world.buttons(menu)]
-    assert "Bob → Ann 12" in labels and "Ann → Eve 3" in labels
-    refused = await world.tap(club, bob, menu, text="Bob → Ann 12")
-    assert refused.show_alert  # only Ann chooses
-    await world.tap(club, ann, menu, text="Ann → Eve 3")
-    assert "Eve, confirm" in world.server.message(club.id, menu.message_id).content
-    refused = await world.tap(club, bob, menu, text="✖ No")
-    assert refused.show_alert  # Bob is not part of this one
-    await world.tap(club, eve, menu, text="✖ No")
-    assert "said no" in world.server.message(club.id, menu.message_id).content
-    assert await world.store.books.balance(club.id, eve.id, ann.id) == 3
+        assert "from 1 to 50" in await command(world, club, eve, f"/history {bad}")
 
 
 @pytest.mark.parametrize("arg", ["stake=-5", "stake=0.5", "stake=1e3", "stake=", "stake=10000001",
@@ -526,114 +422,3 @@ async def test_money_commands_are_registered_per_language(world: World) -> None:
         assert {"stake", "ledger", "history", "settle", "stats", "top"} <= names
 
 
-async def test_ledger_shows_the_plan_and_settle_books_a_planned_payment_on_its_pair(
-        world: World) -> None:
-    """Bob owes Ann 30 and Eve owes Bob 10: the plan is Bob pays Ann 20, Eve
-    pays Ann 10 (a transfer; a debt is written "Bob → Ann 30").  Eve's payment
-    to Ann is booked on the Ann-Eve pair only (both confirm); Bob's balances
-    stay his, and the plan that is left still holds."""
-    club, ann, bob, eve = _club(world)
-    await _book(world, club, ann, bob, 30)
-    await _book(world, club, bob, eve, 10)
-    text = await _command(world, club, eve, "/ledger")
-    plan_part = text.split("Settle-up plan", 1)[1]
-    assert "Bob → Ann 30" in text.split("Settle-up plan", 1)[0]  # the debts
-    assert "\nBob pays Ann 20\nEve pays Ann 10\n" in plan_part, plan_part
-    sent = await world.send(club, eve, "/settle")
-    menu = await world.reply(club, sent, "with whom")
-    labels = [text for text, _ in world.buttons(menu)]
-    assert "Eve → Bob 10" in labels and "📋 Eve pays Ann 10" in labels
-    refused = await world.tap(club, ann, menu, text="📋 Eve pays Ann 10")
-    assert refused.show_alert  # only Eve chooses her own request
-    await world.tap(club, eve, menu, text="📋 Eve pays Ann 10")
-    prompt = world.server.message(club.id, menu.message_id)
-    assert "Ann, confirm that it was paid?" in prompt.content
-    for intruder in (bob, eve):
-        assert (await world.tap(club, intruder, prompt, text="✅ Settled")).show_alert
-    await world.tap(club, ann, prompt, text="✅ Settled")
-    assert "Booked: Eve pays Ann 10." in world.server.message(club.id, menu.message_id).content
-    assert await world.store.books.balance(club.id, ann.id, eve.id) == -10  # Ann's pair with Eve
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 30  # untouched
-    assert await world.store.books.balance(club.id, bob.id, eve.id) == 10  # untouched
-    text = await _command(world, club, bob, "/ledger")
-    assert text.split("Settle-up plan", 1)[1].count(" pays ") == 1 and "Bob pays Ann 20" in text
-
-
-async def test_a_planned_payment_is_not_booked_when_its_pair_changed(world: World) -> None:
-    club, ann, bob, eve = _club(world)
-    await _book(world, club, ann, bob, 30)
-    await _book(world, club, bob, eve, 10)
-    sent = await world.send(club, eve, "/settle")
-    menu = await world.reply(club, sent, "with whom")
-    await world.tap(club, eve, menu, text="📋 Eve pays Ann 10")
-    await _book(world, club, ann, eve, 5, thread=9)  # a game between them ends meanwhile
-    await world.tap(club, ann, menu, text="✅ Settled")
-    assert "changed" in world.server.message(club.id, menu.message_id).content
-    assert await world.store.books.balance(club.id, ann.id, eve.id) == 5
-    assert await world.store.books.balance(club.id, ann.id, bob.id) == 30
-
-
-async def _two_plan_menus(world: World) -> tuple[Chat, User, User, User, Message, Message]:
-    """Issue 21's ledger: Bob → Ann 10, Ann → Eve 10, so the plan is "Bob pays
-    Eve 10"; Bob sends /settle twice (two requests from the same ledger)."""
-    club, ann, bob, eve = _club(world)
-    await _book(world, club, ann, bob, 10)
-    await _book(world, club, eve, ann, 10)
-    menus = []
-    for _ in range(2):
-        sent = await world.send(club, bob, "/settle")
-        menus.append(await world.reply(club, sent, "with whom"))
-    return club, ann, bob, eve, menus[0], menus[1]
-
-
-async def _nets(world: World, chat: Chat) -> dict[int, int]:
-    return {uid: net for uid, net in nets(await world.store.books.ledger(chat.id)).items() if net}
-
-
-async def test_a_planned_payment_from_an_older_request_is_not_booked_twice(
-        world: World) -> None:
-    """Issue 21, item 1, as reported: the first request books the plan's
-    payment; the older second one, picked afterwards, must not book it again
-    (it made "Eve → Bob 20" out of nothing)."""
-    club, _ann, bob, eve, first, second = await _two_plan_menus(world)
-    await world.tap(club, bob, first, text="📋 Bob pays Eve 10")
-    await world.tap(club, eve, first, text="✅ Settled")
-    assert "Booked: Bob pays Eve 10." in world.server.message(club.id, first.message_id).content
-    assert await _nets(world, club) == {}  # everyone is square
-    refused = await world.tap(club, bob, second, text="📋 Bob pays Eve 10")
-    assert refused.show_alert and "no longer in the settle-up plan" in (refused.text or "")
-    shown = world.server.message(club.id, second.message_id)
-    assert "no longer in the settle-up plan" in shown.content and not shown.buttons
-    assert await _nets(world, club) == {}
-    assert await world.store.books.balance(club.id, bob.id, eve.id) == 10  # booked once
-
-
-async def test_a_planned_payment_confirmed_twice_in_a_race_is_booked_once(
-        world: World) -> None:
-    """Both requests picked before either is confirmed: the second confirmation
-    is refused inside the store's one script, with an alert, buttons removed."""
-    club, _ann, bob, eve, first, second = await _two_plan_menus(world)
-    for menu in (first, second):
-        await world.tap(club, bob, menu, text="📋 Bob pays Eve 10")
-    await world.tap(club, eve, first, text="✅ Settled")
-    refused = await world.tap(club, eve, second, text="✅ Settled")
-    assert refused.show_alert
-    assert not world.server.message(club.id, second.message_id).buttons
-    assert await _nets(world, club) == {}
-    assert await world.store.books.balance(club.id, bob.id, eve.id) == 10
-
-
-async def test_the_store_refuses_a_planned_payment_the_ledger_no_longer_owes(
-        store: Store) -> None:
-    """The class fix itself, below the handlers: a request whose pair balance
-    is current but whose payment the nets no longer owe is refused by the
-    settle script (the compare-and-set), and dropped."""
-    ann, bob, eve = 1, 2, 3
-    await store.redis.hset(store.keys.chat(CHAT, "ledger"), mapping={"2:3": 10})  # Eve → Bob
-    request = SettleRequest(chat_id=CHAT, requester=bob, other=eve, amount=10, change=10,
-                            names={ann: "Ann", bob: "Bob", eve: "Eve"})
-    await store.books.put_settle(request)
-    with pytest.raises(PlanChanged):
-        await store.books.settle(request)
-    assert await store.books.ledger(CHAT) == {(2, 3): 10}
-    assert await store.books.load_settle(CHAT, request.request_id) is None

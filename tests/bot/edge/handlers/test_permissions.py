@@ -477,7 +477,7 @@ async def test_every_button_forged_onto_every_other_message_changes_nothing(
     async def state() -> object:
         shown = [(m.content, world.buttons(m)) for m in messages.values()]
         return (shown, await world.store.games.chat_games(chat.id),
-                await world.store.books.ledger(chat.id),
+                await world.store.ledger.ledger(chat.id),
                 await world.store.games.load(settings_key(chat.id)))
 
     before = await state()

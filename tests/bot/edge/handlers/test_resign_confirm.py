@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.present.money import pays_line, resign_cost_label
+from bot.present.ledger import pays_line, resign_cost_label
 from bot.present.names import KIND_NAMES
 from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
@@ -117,7 +117,7 @@ async def test_resigning_a_staked_game_through_the_bot(world: World) -> None:
     assert "offers to resign (oin)" in world.board(t.chat).content
     await world.tap(t.chat, other, board, _data(world, board, "a"))
     assert (await _record(world, t)).status is Status.FINISHED
-    assert await world.store.books.balance(t.chat.id, other.id, mover.id) == STAKE
+    assert await world.store.ledger.balance(t.chat.id, other.id, mover.id) == STAKE
 
 
 async def test_a_stale_yes_resign_is_refused_and_resigns_nothing(world: World) -> None:

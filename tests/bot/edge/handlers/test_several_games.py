@@ -74,10 +74,10 @@ async def test_three_games_at_once_one_player_in_two_to_the_end(world: World) ->
             break
     assert not playing
     assert all(d.refused > 0 for d in drivers)  # the intruders' taps were refused
-    history = await world.store.books.history(chat.id)
+    history = await world.store.ledger.history(chat.id)
     assert sorted(e.game_id for e in history) == sorted([first, second, third])
     assert await world.store.games.live_count(chat.id, None) == 0
-    stats = {(s.user_id, s.variant.value): s.games for s in await world.store.books.player_stats(
+    stats = {(s.user_id, s.variant.value): s.games for s in await world.store.ledger.player_stats(
         chat.id)}
     assert stats[(alice.id, "long")] == 1 and stats[(alice.id, "backgammon")] == 1
     assert await world.store.games.user_games(alice.id) == []
@@ -206,4 +206,4 @@ async def test_a_game_stored_by_the_old_code_is_moved_by_its_first_tap(world: Wo
     assert not await redis.exists(old_key)
     done = await store.games.load_game(chat.id, game_id)
     assert done is not None and done.status is Status.FINISHED and done.schema_version == 2
-    assert [e.game_id for e in await store.books.history(chat.id)] == [game_id]
+    assert [e.game_id for e in await store.ledger.history(chat.id)] == [game_id]

@@ -157,7 +157,7 @@ async def play_round(world: World, c: Club, skip: frozenset[str] = frozenset()) 
 async def ledger_nets(world: World, c: Club) -> dict[int, int]:
     """Each player's net in the chat's ledger."""
     nets = {p.id: 0 for p in c.players}
-    for (low, high), balance in (await world.store.books.ledger(c.chat.id)).items():
+    for (low, high), balance in (await world.store.ledger.ledger(c.chat.id)).items():
         nets[low] += balance
         nets[high] -= balance
     return nets
@@ -188,7 +188,7 @@ async def test_a_four_player_round_robin_played_to_the_end(world: World, clock: 
     assert len(games) == 6 and all(p.result and p.result.decision is Decision.PLAYED
                                    for p in games)
     # the month's league: the six rated games, each player's three, rating changes kept
-    history = await world.store.books.history(c.chat.id)
+    history = await world.store.ledger.history(c.chat.id)
     assert len(history) == 6 and all(h.rating_changes for h in history)
     moved = {p.id: 0.0 for p in c.players}
     for entry in history:
@@ -480,7 +480,7 @@ async def test_a_start_time_with_too_few_players_cancels_it(world: World, clock:
     record = await current(world, c)
     assert record.status is Status.CANCELLED and record.closed
     assert "cancelled" in world.server.message(c.chat.id, lobby.message_id).text
-    assert await world.store.books.ledger(c.chat.id) == {}
+    assert await world.store.ledger.ledger(c.chat.id) == {}
     await tick(world)   # nothing is left to do
     assert await world.store.tournament.claim(clocks.now() + 10**6) == []
 

@@ -264,12 +264,12 @@ def test_export_names_hold_no_line_break_of_any_kind(bad: str) -> None:
 
 async def test_settle_buttons_show_names_as_written(world: World) -> None:
     """A button's text is plain: a name with < and & is not escaped there."""
-    from tests.bot.edge.handlers.test_ledger import _book
+    from tests.bot.edge.handlers.club import book
 
     s = world.server
     ann, bob = s.add_user("Ann <&>"), s.add_user("Bob & Co")
     club = s.add_group("Club", members=[ann, bob])
-    await _book(world, club, ann, bob, 12)
+    await book(world, club, ann, bob, 12)
     sent = await world.send(club, ann, "/settle")
     menu = await world.reply(club, sent, "with whom")
     assert "Bob & Co → Ann <&> 12" in [text for text, _ in world.buttons(menu)]
@@ -280,13 +280,13 @@ async def test_settle_buttons_show_names_as_written(world: World) -> None:
 async def test_a_long_list_is_cut_to_fit_a_message(world: World) -> None:
     """/history 50 of players with 64-character names is over 4,096 characters:
     the reply keeps the newest results that fit and says it was cut."""
-    from tests.bot.edge.handlers.test_ledger import _book
+    from tests.bot.edge.handlers.club import book
 
     s = world.server
     ann, bob = s.add_user("Ą" * 64), s.add_user("🎲" * 64)
     club = s.add_group("Club", members=[ann, bob])
     for game in range(50):
-        await _book(world, club, ann, bob, 1, thread=game + 1)
+        await book(world, club, ann, bob, 1, thread=game + 1)
     sent = await world.send(club, ann, "/history 50")
     answer = await world.reply(club, sent)
     assert not _bad_requests(world) and SORRY not in answer.content

@@ -2,7 +2,7 @@
 
 Pure: :func:`booking` and :func:`updated_stats` turn an :class:`Outcome` (read
 from the finished record by :func:`outcome`) into what
-:meth:`bot.store.books.Books.finish_game` writes in one atomic step, keyed by the
+:meth:`bot.store.ledger.Ledger.finish_game` writes in one atomic step, keyed by the
 game id so that nothing is ever booked twice.  The rules:
 
 * A single game: the loser pays ``points × stake`` - points are the kind of
@@ -33,7 +33,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
-from bot.rules import deviation, ratings
+from bot.rules import ratings
 from bot.rules.matchstate import table_of
 from bot.vocab import clock
 from bot.vocab.i18n import Translator
@@ -136,7 +136,7 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None],
     >>> ann, bob = updated_stats(Outcome("g", Variant.LONG, players, won), {})
     >>> ann.rating, ann.wins, ann.streak, bob.rating, bob.streak
     (1510.0, 1, 1, 1490.0, -1)
-    >>> round(ann.deviation, 1), deviation.shown(ann.rating, ann.deviation)
+    >>> round(ann.deviation, 1), ratings.shown(ann.rating, ann.deviation)
     (343.4, '1510?')
     """
     result = outcome.result
@@ -176,12 +176,12 @@ def updated_stats(outcome: Outcome, current: Mapping[int, PlayerStats | None],
 def deviation_of(stats: PlayerStats, now: float | None = None) -> float:
     """A player's rating deviation: the one kept, grown with the days since
     their last rated match (``now`` given), or, kept before deviations, the
-    one their experience implies (bot/rules/deviation.py)."""
+    one their experience implies (bot/rules/ratings.py)."""
     if stats.deviation is None:
-        return deviation.from_experience(stats.experience)
+        return ratings.from_experience(stats.experience)
     if now is None or stats.rated_at is None:
         return stats.deviation
-    return deviation.aged(stats.deviation, max(0.0, now - stats.rated_at) / 86400)
+    return ratings.aged(stats.deviation, max(0.0, now - stats.rated_at) / 86400)
 
 
 def rated(winner: PlayerStats, loser: PlayerStats, length: int, now: float
@@ -195,12 +195,12 @@ def rated(winner: PlayerStats, loser: PlayerStats, length: int, now: float
     return (winner.model_copy(update={
                 "rating": up.value, "experience": up.experience, "matches": winner.matches + 1,
                 "match_wins": winner.match_wins + 1, "rated_at": now,
-                "deviation": deviation.after_match(mine, winner.rating, loser.rating, theirs,
+                "deviation": ratings.after_match(mine, winner.rating, loser.rating, theirs,
                                                    length)}),
             loser.model_copy(update={
                 "rating": down.value, "experience": down.experience,
                 "matches": loser.matches + 1, "rated_at": now,
-                "deviation": deviation.after_match(theirs, loser.rating, winner.rating, mine,
+                "deviation": ratings.after_match(theirs, loser.rating, winner.rating, mine,
                                                    length)}))  # fmt: skip
 
 
@@ -302,7 +302,7 @@ def ledger_table(tr: Translator, rows: Iterable[Debt], names: Mapping[int, str],
 
 def outcome(record: GameRecord) -> Outcome:
     """What the ledger and the stats need of a finished or cancelled game (see
-    bot/rules/booking.py)."""
+    bot/rules/ledger.py)."""
     table = table_of(record) if record.engine else None
     result = None
     if record.status is Status.FINISHED and table is not None:

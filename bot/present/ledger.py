@@ -1,16 +1,14 @@
-"""What a game costs in words: ledger lines, a finished game's booking, a
-resignation's price on its button."""
+"""What a game costs in words: ledger lines (a debt, a payment), a finished
+game's booking, a resignation's price on its button."""
 
 from __future__ import annotations
 
 from bot.present.names import KIND_NAMES, side_name
-from bot.rules.booking import outcome
+from bot.rules.ledger import Debt, outcome
 from bot.rules.play import resign_cost
 from bot.vocab.i18n import Translator
 from bot.vocab.records import GameRecord, Status
-from bot.vocab.usertext import (
-    clean,
-)
+from bot.vocab.usertext import clean, html_text
 from engine.position import Side
 
 
@@ -28,6 +26,23 @@ def pays_line(tr: Translator, debtor: str, creditor: str, amount: int) -> str:
     buttons, request and confirmation); names as for :func:`owes_line`."""
     return tr.gettext("{debtor} pays {creditor} {amount}", debtor=debtor, creditor=creditor,
                       amount=amount)
+
+
+def owes_text(tr: Translator, debt: Debt, names: dict[int, str], *, html: bool = True) -> str:
+    """"Bob → Ann 30" (:func:`owes_line`) with the players' names, for an HTML
+    message (``html=False``: for a button's plain text)."""
+    name = html_text if html else clean
+    return owes_line(tr, name(names.get(debt.debtor, str(debt.debtor))),
+                     name(names.get(debt.creditor, str(debt.creditor))), debt.amount)
+
+
+def pays_text(tr: Translator, payment: Debt, names: dict[int, str], *,
+              html: bool = True) -> str:
+    """"Bob pays Ann 30" (:func:`pays_line`): a payment of the settle-up plan,
+    names as for :func:`owes_text`."""
+    name = html_text if html else clean
+    return pays_line(tr, name(names.get(payment.debtor, str(payment.debtor))),
+                     name(names.get(payment.creditor, str(payment.creditor))), payment.amount)
 
 
 def booked_line(tr: Translator, record: GameRecord) -> str | None:

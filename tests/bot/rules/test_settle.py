@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rules.settleplan import (
+from bot.rules.settle import (
     SettlePlanError,
     Transfer,
     applied,

@@ -1,4 +1,4 @@
-"""The books of a chat: a game's end booked in one script (ledger, history,
+"""The ledger of a chat (``store.ledger``): a game's end booked in one script (ledger, history,
 stats, dice counts), the ledger and history read back, and settle requests.
 """
 
@@ -125,7 +125,7 @@ return {1, new}
 # {2, balance} (the balance changed; nothing written) or {3} (the payment is no
 # longer one the plan allows, the ledger as it is now: the debtor's net must
 # still owe and the creditor's still be owed at least the amount, as
-# bot/rules/settleplan.py still_planned says; the request is dropped).
+# bot/rules/settle.py still_planned says; the request is dropped).
 _SETTLE = """
 if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return {0} end
 if ARGV[3] ~= '' then
@@ -193,7 +193,7 @@ START_RATING: float = PlayerStats.model_fields["rating"].default
 """The rating of a player with no stats yet."""
 
 
-class Books:
+class Ledger:
     """Book a game's end, read the ledger, history and stats, settle balances
     (a part of :class:`bot.store.Store`)."""
 

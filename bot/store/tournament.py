@@ -178,6 +178,14 @@ class Tournaments:
         else:
             await self.redis.zadd(self.keys.tournaments_due, {record.ref: when})
 
+    async def forget(self, chat_id: int, tournament_id: str) -> None:
+        """Drop the wake-ups of a tournament that is not stored (its chat moved
+        to a supergroup while it was claimed), so that it is not handed out
+        again every lease."""
+        due = self.keys.tournaments_due
+        async for member, _ in self.redis.zscan_iter(due, match=f"{chat_id}:*:{tournament_id}"):
+            await self.redis.zrem(due, member)
+
     async def claim(self, now: float | None = None, lease: float = 120.0, limit: int = 20
                     ) -> list[tuple[int, str]]:
         """The due tournaments as (chat id, tournament id), each leased to this

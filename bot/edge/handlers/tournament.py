@@ -336,7 +336,8 @@ async def process(context: Context, chat_id: int, tournament_id: str) -> None:
     games' boards, post the end; then set its next wake-up."""
     store = get_store(context)
     record = await store.tournament.load(chat_id, tournament_id)
-    if record is None:
+    if record is None:  # moved with its chat to a supergroup: woken there
+        await store.tournament.forget(chat_id, tournament_id)
         return
     tr = await _chat_translator(context, record)
     now = clock.now()

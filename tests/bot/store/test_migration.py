@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from bot.rules import tournament as tournaments
+from bot.service.tournament import commit_tournament
 from bot.store import Store
 from bot.vocab.clock import first_wake
-from bot.vocab.records import CorruptRecordError, GameRecord, Status, game_key
+from bot.vocab.records import CorruptRecordError, GameRecord, Status, TableOptions, game_key
+from bot.vocab.tournament import Format, TournamentRecord
 from engine.dicestats import DiceStats
 from engine.position import Variant
 from tests.bot.store.booked import end
@@ -18,8 +21,22 @@ ROLLS = {(Variant.BACKGAMMON, ALICE): DiceStats.of([(6, 5), (3, 3)]),
          (Variant.BACKGAMMON, BOB): DiceStats.of([(2, 1)])}
 
 
+async def lobby(store: Store) -> TournamentRecord:
+    """A tournament lobby of the old chat with two players, a match it
+    plays, and a wake-up at 60."""
+    record = tournaments.create(OLD, None, ALICE, Variant.LONG, TableOptions(),
+                                tournaments.Setup(format=Format.KNOCKOUT, entry_stake=5), 10.0)
+    for user in (ALICE, BOB):
+        record = tournaments.join(record, user, str(user), 10.0)
+    record = await store.tournament.save(record, 0, matches=("dice-commitment",))
+    await store.tournament.wake(record, 60.0)
+    return record
+
+
 async def populate(store: Store) -> tuple[GameRecord, GameRecord]:
-    """An old chat with settings, an active game with a deadline and a finished one."""
+    """An old chat with settings, an active game with a deadline, a finished
+    one and a tournament."""
+    await lobby(store)
     settings = await store.games.chat_settings(OLD)
     await store.games.save(settings.model_copy(update={"language": "ru"}), 0)
     active = await store.games.save(new_game(chat=OLD, deadline=50.0), 0)
@@ -44,6 +61,11 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     [claim] = await store.clock.claim_due(now=100.0)
     assert claim.ref == moved.ref and claim.due == first_wake(50.0, 3600)
     await store.clock.ack(claim.ref)
+    [tournament] = await store.tournament.open_ones(NEW)
+    assert tournament.chat_id == NEW and [e.user_id for e in tournament.entrants] == [ALICE, BOB]
+    assert await store.tournament.of_match(NEW, "dice-commitment") == tournament.tournament_id
+    assert await store.tournament.claim(now=100.0) == [(NEW, tournament.tournament_id)]
+    await store.tournament.reschedule(tournament, None)
     # Nothing is left under the old id but the forwarding address.
     assert await every_key(store.redis, store.keys.chat(OLD, "*")) == [
         store.keys.chat(OLD, "moved_to").encode()
@@ -53,6 +75,11 @@ async def assert_moved(store: Store, active: GameRecord, done: GameRecord) -> No
     record, entry = finished(done.model_copy(update={"chat_id": NEW}))
     late = await store.ledger.finish_game(record, 99, entry, {(ALICE, BOB): 7})
     assert not late.booked and await store.ledger.balance(NEW, ALICE, BOB) == 7
+    # The tournament goes on in the new chat (its compare-and-set on its old
+    # version) and books its prize there.
+    started = await commit_tournament(store, NEW, tournament.tournament_id,
+                                      lambda r, now: tournaments.start(r, ALICE, {}, now))
+    assert started is not None and started[1].version == tournament.version + 1
 
 
 async def test_migrate_chat_moves_every_record(store: Store) -> None:
@@ -84,12 +111,34 @@ async def test_migration_interrupted_after_the_import_completes_on_rerun(store: 
     await assert_moved(store, active, done)
 
 
+async def test_a_tournament_claimed_while_its_chat_moved_is_woken_once_in_the_new_chat(
+        store: Store) -> None:
+    record = await lobby(store)
+    assert await store.tournament.claim(now=100.0) == [(OLD, record.tournament_id)]
+    await store.migration.migrate_chat(OLD, NEW)
+    # the old worker's run finds nothing under the old id and drops its wake-up
+    assert await store.tournament.load(OLD, record.tournament_id) is None
+    await store.tournament.forget(OLD, record.tournament_id)
+    assert await store.tournament.claim(now=1000.0) == [(NEW, record.tournament_id)]
+    assert await store.tournament.claim(now=2000.0) == [(NEW, record.tournament_id)]
+
+
 async def test_a_game_already_in_the_new_chat_is_kept(store: Store) -> None:
     old = await store.games.save(new_game(chat=OLD), 0)
     newer = await store.games.save(new_game(chat=NEW, engine={"n": 5}, game_id=old.game_id), 0)
     moved = await store.migration.migrate_chat(OLD, NEW)
     assert moved == [store.keys.record(game_key(NEW, old.game_id))]
     assert await store.games.load_game(NEW, old.game_id) == newer
+
+
+async def test_a_corrupt_tournament_stops_migration_before_any_change(store: Store) -> None:
+    await store.games.save(new_game(chat=OLD), 0)
+    record = await lobby(store)
+    await store.redis.hset(store.keys.record(record.key), "d", "[]")
+    before = sorted(await every_key(store.redis))
+    with pytest.raises(CorruptRecordError, match=record.tournament_id):
+        await store.migration.migrate_chat(OLD, NEW)
+    assert sorted(await every_key(store.redis)) == before
 
 
 async def test_a_corrupt_record_stops_migration_before_any_change(store: Store) -> None:

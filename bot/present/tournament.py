@@ -51,6 +51,9 @@ RATING_CHANGE = N_("±Rtg")
 """The other column heads: player, points, games, won, lost, rating change."""
 
 
+CANCELLED = N_("The tournament was cancelled; nothing was booked.")
+
+
 def title(tr: Translator, record: TournamentRecord) -> str:
     """"Swiss, 5 rounds · Long nardy"."""
     name = tr.gettext(FORMATS[record.format])
@@ -100,7 +103,7 @@ def lobby_message(tr: Translator, record: TournamentRecord
     lines.append(tr.gettext("Players ({count} of {most}): {names}", count=len(record.entrants),
                             most=record.max_entrants, names=joined))
     if record.status is Status.CANCELLED:
-        lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
+        lines.append(escape(tr.gettext(CANCELLED)))
         return fit_text("\n".join(lines)), None
     if record.status is not Status.LOBBY:
         lines.append(escape(tr.gettext("It has started: /standings shows how it goes.")))
@@ -113,6 +116,22 @@ def lobby_message(tr: Translator, record: TournamentRecord
     return fit_text("\n".join(lines)), _keyboard(tr, record, [
         (ButtonAction.JOIN, "✋ ", N_("Join")), (ButtonAction.LEAVE, "", N_("Leave")),
         (ButtonAction.START, "▶ ", N_("Start")), (ButtonAction.DROP, "✖ ", N_("Cancel"))])
+
+
+def cancel_prompt(tr: Translator, record: TournamentRecord
+                  ) -> tuple[str, InlineKeyboardMarkup | None]:
+    """``/tournament cancel``: what would be cancelled, and the one button
+    that does it (or, once cancelled, that it was)."""
+    lines = _head(tr, record)
+    if not record.status.is_open:
+        lines.append(escape(tr.gettext(CANCELLED if record.status is Status.CANCELLED
+                                       else N_("The tournament is over."))))
+        return fit_text("\n".join(lines)), None
+    lines.append(escape(tr.gettext(
+        "Cancel this tournament? Nothing is booked: no entry stakes, no prizes. Games being "
+        "played go on as ordinary games; games not started close.")))
+    return fit_text("\n".join(lines)), _keyboard(tr, record, [
+        (ButtonAction.END, "✖ ", N_("Cancel the tournament"))])
 
 
 def _keyboard(tr: Translator, record: TournamentRecord,
@@ -245,7 +264,7 @@ def standings_message(tr: Translator, record: TournamentRecord
         lines += [_pairing_line(tr, record, p, each) for p in record.rounds[-1].pairings]
         return fit_text("\n".join(lines)), standings_keyboard(tr, record)
     if record.status is Status.CANCELLED:
-        lines.append(escape(tr.gettext("The tournament was cancelled; nothing was booked.")))
+        lines.append(escape(tr.gettext(CANCELLED)))
     return fit_text("\n".join(lines)), None
 
 

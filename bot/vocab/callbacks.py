@@ -153,6 +153,7 @@ class ButtonAction(enum.StrEnum):
     UNMUTE = "U"
     # a tournament (kind TOURNAMENT; also JOIN, LEAVE, START, DROP)
     QUIT = "Q"  # the tapper withdraws from the running tournament
+    END = "E"  # an admin confirms cancelling a tournament (/tournament cancel)
     STANDINGS = "F"  # show the standings as they are now
 
 
@@ -167,7 +168,8 @@ _LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.
 _SETTLE_ACTIONS = frozenset({ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN,
                              ButtonAction.SETTLE_YES, ButtonAction.SETTLE_NO})
 _TOURNAMENT_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.START,
-                                 ButtonAction.DROP, ButtonAction.QUIT, ButtonAction.STANDINGS})
+                                 ButtonAction.DROP, ButtonAction.QUIT, ButtonAction.STANDINGS,
+                                 ButtonAction.END})
 CLOCK_ACTIONS = frozenset({ButtonAction.CLAIM_WIN, ButtonAction.MORE_TIME, ButtonAction.PAUSE,
                            ButtonAction.RESUME, ButtonAction.PAUSE_NO, ButtonAction.MUTE,
                            ButtonAction.UNMUTE})

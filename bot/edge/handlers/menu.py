@@ -168,7 +168,8 @@ COMMANDS: tuple[Command, ...] = (
                     "<code>swiss rounds=5</code>, <code>ko</code> or <code>consolation</code>, "
                     "<code>entry=10</code> for stakes, then the options of /new; "
                     "/standings — how it stands; /league — this month's table; "
-                    "/withdraw — leave it")),
+                    "/withdraw — leave it; <code>/tournament cancel</code> — an admin who "
+                    "does not play cancels it")),
     Command("standings", tournament.standings_command, N_("The tournament's standings"),
             in_help=False),
     Command("league", tournament.league_command, N_("This month's table of rated games"),

@@ -18,7 +18,7 @@ import contextlib
 import logging
 import os
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
@@ -74,6 +74,8 @@ ADMINS_SEASONS = N_("Only chat admins start and end league seasons here (/settin
 SEASON_STARTED = N_("🏅 The season {name} has started: every rated game in this chat counts "
                     "in its table until /league end. /league shows it.")
 NOT_YOURS = N_("Only the player or a chat admin may withdraw a player.")
+CANCEL_WORD = "cancel"
+"""``/tournament cancel``: cancel the chat's tournament (after a confirmation)."""
 WITHDRAWN_NOW = N_("{name} withdrew from the tournament: their game being played is lost by "
                    "forfeit, their games played stand.")
 
@@ -99,6 +101,9 @@ async def tournament_command(update: Update, context: Context) -> None:
     assert chat is not None and user is not None
     if chat.type == ChatType.PRIVATE:
         await reply(update, tr.gettext(GROUPS_ONLY))
+        return
+    if [word.lower() for word in args_of(context)] == [CANCEL_WORD]:
+        await _ask_cancel(update, context, tr, chat, user.id)
         return
     settings = await chat_settings(context, chat.id)
     if settings.tournaments == "admins" and not await is_chat_admin(context, chat, user.id):
@@ -127,6 +132,25 @@ async def tournament_command(update: Update, context: Context) -> None:
     saved = await service.create(get_store(context), record)
     if saved.message_id is None:
         await _post_lobby(context, tr, saved)
+
+
+async def _ask_cancel(update: Update, context: Context, tr: Translator, chat: Chat,
+                      user_id: int) -> None:
+    """``/tournament cancel``: the chat's tournament (as /standings finds it)
+    with a button that cancels it, if the sender may (the rule is asked
+    again when the button is tapped)."""
+    record = await _newest(get_store(context), chat.id, user_id,
+                           thread_of(update.effective_message))
+    if record is None:
+        await reply(update, tr.gettext(NO_TOURNAMENT))
+        return
+    try:
+        rules.cancel(record, user_id, await is_chat_admin(context, chat, user_id), clock.now())
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal))
+        return
+    text, markup = present.cancel_prompt(tr, record)
+    await reply(update, text, reply_markup=markup)
 
 
 async def _post_lobby(context: Context, tr: Translator, record: TournamentRecord) -> None:
@@ -276,6 +300,7 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     chat = query.message.chat
     store = get_store(context)
     user = query.from_user
+    record: TournamentRecord | None = None
     try:
         record = await store.tournament.load(chat.id, data.id)
         if record is None or (data.action in LOBBY_ACTIONS and record.message_id is not None
@@ -289,11 +314,22 @@ async def on_tournament_button(update: Update, context: Context) -> None:
         changed = await service.commit_tournament(store, chat.id, data.id, change)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
+        if record is not None and data.action is ButtonAction.END and not record.status.is_open:
+            await _redraw_prompt(query, tr, record)   # over already: no button left on it
         return
     await query.answer()
+    if data.action is ButtonAction.END and changed is not None:
+        await _redraw_prompt(query, tr, changed[1])
     if changed is not None and changed[1] is not changed[0]:
         await _redraw_lobby(context, tr, changed[1])
         await process(context, chat.id, data.id)
+
+
+async def _redraw_prompt(query: CallbackQuery, tr: Translator, record: TournamentRecord
+                         ) -> None:
+    text, markup = present.cancel_prompt(tr, record)
+    with contextlib.suppress(BadRequest):  # not modified, or deleted
+        await query.edit_message_text(text, reply_markup=markup)
 
 
 async def _change(context: Context, data: Callback, record: TournamentRecord, user_id: int,
@@ -309,7 +345,7 @@ async def _change(context: Context, data: Callback, record: TournamentRecord, us
         return lambda r, now: rules.start(r, user_id, ratings, now)
     if action is ButtonAction.QUIT:
         return lambda r, now: rules.withdraw(r, user_id, now)
-    if action is ButtonAction.DROP:
+    if action in (ButtonAction.DROP, ButtonAction.END):
         admin = await is_chat_admin(context, chat, user_id)
         return lambda r, now: rules.cancel(r, user_id, admin, now)
     raise Refusal(STALE)
@@ -492,12 +528,15 @@ async def _close(context: Context, tr: Translator, game: GameRecord) -> None:
 
 async def _close_forfeited(context: Context, tr: Translator, record: TournamentRecord) -> None:
     """The boards of the last rounds' games decided without being played (a
-    withdrawal, a no-show) close if nobody started them."""
+    withdrawal, a no-show), or of a cancelled tournament, close if nobody
+    started them."""
     store = get_store(context)
+    cancelled = record.status is Status.CANCELLED
     for each in record.rounds[-2:]:
         for pairing in each.pairings:
-            if pairing.game_id is None or pairing.result is None \
-                    or pairing.result.decision is Decision.PLAYED:
+            if pairing.game_id is None or (pairing.result is None and not cancelled) \
+                    or (pairing.result is not None
+                        and pairing.result.decision is Decision.PLAYED):
                 continue
             game = await store.games.load_game(record.chat_id, pairing.game_id)
             if game is not None and game.status is Status.LOBBY:

@@ -554,3 +554,57 @@ async def test_a_named_league_season_from_its_start_to_its_final_table(world: Wo
     sent = await world.send(c.chat, c.players[0], "/league Summer <b>")
     refused = (await world.reply(c.chat, sent, "No season")).text or ""
     assert "called Summer <b>" in refused and "kept: Winter cup" in refused
+
+
+async def test_an_admin_who_does_not_play_cancels_a_running_tournament(world: World,
+                                                                      clock: Clock) -> None:
+    """``/tournament cancel``: refused to a player (an admin who plays too)
+    and to a member; an outside admin is asked once more, and the button
+    cancels it: nothing booked, the games not started closed, the game being
+    played goes on as an ordinary game, the prompt and the lobby say so."""
+    admin, referee = world.server.add_user("Admin"), world.server.add_user("Referee")
+    c = club(world, 3)
+    chat = world.server.add_group("Cup", members=[*c.players, admin, referee],
+                                  admins=[admin, referee])
+    cup = Club(chat, [admin, *c.players])
+    sent = await world.send(chat, admin, "/tournament rr long entry=10")
+    lobby = await world.reply(chat, sent, "Tournament")
+    record = await tournament_from(world, cup, lobby)
+    playing = record.rounds[-1].pairings[0].game_id
+    assert playing is not None
+    start = button(world, board_of(world, cup, playing), ButtonAction.START)
+    game = await world.store.games.load_game(chat.id, playing)
+    assert start is not None and game is not None
+    await world.tap(chat, cup.user(game.players[0].user_id), board_of(world, cup, playing), start)
+    for who, says in [(c.players[1], "Only an admin who does not play"),
+                      (admin, "Only an admin who does not play")]:
+        sent = await world.send(chat, who, "/tournament cancel")
+        assert says in (await world.reply(chat, sent)).text
+    sent = await world.send(chat, referee, "/tournament cancel")
+    prompt = await world.reply(chat, sent, "Cancel this tournament")
+    sent = await world.send(chat, referee, "/tournament cancel")   # asked twice
+    second = await world.reply(chat, sent, "Cancel this tournament")
+    data = button(world, prompt, ButtonAction.END)
+    assert data is not None and (await current(world, cup)).status is Status.ACTIVE
+    answer = await world.tap(chat, c.players[2], prompt, data)   # a player taps it: refused
+    assert answer.show_alert and "Only an admin" in (answer.text or "")
+    assert (await current(world, cup)).status is Status.ACTIVE
+    answer = await world.tap(chat, referee, prompt, data)
+    assert not answer.show_alert, answer
+    record = await current(world, cup)
+    assert record.status is Status.CANCELLED and record.closed
+    assert await world.store.ledger.ledger(chat.id) == {}
+    said = world.server.message(chat.id, prompt.message_id)
+    assert "was cancelled" in said.text and not world.buttons(said)
+    assert "cancelled" in world.server.message(chat.id, lobby.message_id).text
+    for pairing in record.rounds[-1].pairings:
+        assert pairing.game_id is not None
+        game = await world.store.games.load_game(chat.id, pairing.game_id)
+        assert game is not None
+        assert game.status is (Status.ACTIVE if pairing.game_id == playing else Status.CANCELLED)
+    answer = await world.tap(chat, referee, second, data)   # the second: over already
+    assert answer.show_alert and "not being played" in (answer.text or "")
+    said = world.server.message(chat.id, second.message_id)
+    assert "was cancelled" in said.text and not world.buttons(said)
+    sent = await world.send(chat, referee, "/tournament cancel")
+    assert "no tournament" in (await world.reply(chat, sent)).text

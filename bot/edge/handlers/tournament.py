@@ -66,6 +66,7 @@ JOB_NAME = "tournaments"
 INTERVAL_ENV = "NARDY_TOURNAMENT_INTERVAL"
 GROUPS_ONLY = N_("Tournaments are played in groups: add the bot to a group and send "
                  "/tournament there.")
+IN_GROUPS = N_("Tournaments and league tables are kept in groups: send this in the group.")
 NO_COMPUTER = N_("Tournaments are between people: leave out bot and level=.")
 ADMINS_ONLY = N_("Only chat admins create tournaments here (/settings).")
 NO_TOURNAMENT = N_("There is no tournament in this chat yet: /tournament starts one.")
@@ -153,6 +154,16 @@ async def _ask_cancel(update: Update, context: Context, tr: Translator, chat: Ch
     await reply(update, text, reply_markup=markup)
 
 
+async def _private(update: Update, tr: Translator) -> bool:
+    """Whether the command came in a private chat, which keeps no
+    tournament and no league (answered so)."""
+    chat = update.effective_chat
+    if chat is None or chat.type != ChatType.PRIVATE:
+        return False
+    await reply(update, tr.gettext(IN_GROUPS))
+    return True
+
+
 async def _post_lobby(context: Context, tr: Translator, record: TournamentRecord) -> None:
     """Post the lobby message, drawn for the version that saves its id."""
     store = get_store(context)
@@ -184,6 +195,8 @@ async def standings_command(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
+    if await _private(update, tr):
+        return
     where = thread_of(update.effective_message)
     record = await _newest(get_store(context), chat.id, user.id, where)
     if record is None:
@@ -217,6 +230,8 @@ async def withdraw_command(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
+    if await _private(update, tr):
+        return
     store = get_store(context)
     target = replied_user(update.effective_message) or user
     record = await _newest(store, chat.id, target.id, thread_of(update.effective_message))
@@ -244,6 +259,8 @@ async def league_command(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
+    if await _private(update, tr):
+        return
     store = get_store(context)
     args = args_of(context)
     word = args[0].lower() if args else ""

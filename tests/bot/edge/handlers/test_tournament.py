@@ -428,6 +428,9 @@ async def test_a_chat_may_leave_tournaments_and_seasons_to_its_admins(world: Wor
     mine = world.server.private_chat(admin)
     private = await world.send(mine, admin, "/tournament")
     assert "groups" in (await world.reply(mine, private)).text
+    for command in ("/standings", "/withdraw", "/league", "/league start Cup"):
+        private = await world.send(mine, admin, command)
+        assert "kept in groups" in (await world.reply(mine, private)).text, command
     sent = await world.send(chat, member, "/league start Cup")
     assert "Only chat admins start and end" in (await world.reply(chat, sent, "seasons")).text
     sent = await world.send(chat, admin, "/league start Cup")

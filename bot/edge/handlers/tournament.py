@@ -18,7 +18,7 @@ import contextlib
 import logging
 import os
 
-from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
@@ -154,14 +154,16 @@ async def _ask_cancel(update: Update, context: Context, tr: Translator, chat: Ch
     await reply(update, text, reply_markup=markup)
 
 
-async def _private(update: Update, tr: Translator) -> bool:
-    """Whether the command came in a private chat, which keeps no
-    tournament and no league (answered so)."""
-    chat = update.effective_chat
-    if chat is None or chat.type != ChatType.PRIVATE:
-        return False
-    await reply(update, tr.gettext(IN_GROUPS))
-    return True
+async def _in_group(update: Update, context: Context) -> tuple[Translator, Chat, User] | None:
+    """A group's command: its translator, chat and sender; None for one sent
+    in a private chat, which keeps no tournament and no league (answered so)."""
+    tr = await translator_for(update, context)
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    if chat.type == ChatType.PRIVATE:
+        await reply(update, tr.gettext(IN_GROUPS))
+        return None
+    return tr, chat, user
 
 
 async def _post_lobby(context: Context, tr: Translator, record: TournamentRecord) -> None:
@@ -192,11 +194,10 @@ async def _newest(store: Store, chat_id: int, user_id: int, thread_id: int | Non
 
 async def standings_command(update: Update, context: Context) -> None:
     """``/standings``: the standings of the chat's running tournament."""
-    tr = await translator_for(update, context)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    if await _private(update, tr):
+    sent = await _in_group(update, context)
+    if sent is None:
         return
+    tr, chat, user = sent
     where = thread_of(update.effective_message)
     record = await _newest(get_store(context), chat.id, user.id, where)
     if record is None:
@@ -227,11 +228,10 @@ async def _post_standings(context: Context, tr: Translator, record: TournamentRe
 async def withdraw_command(update: Update, context: Context) -> None:
     """``/withdraw``: the sender leaves the chat's running tournament; a chat
     admin's ``/withdraw`` in reply to a player's message withdraws that player."""
-    tr = await translator_for(update, context)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    if await _private(update, tr):
+    sent = await _in_group(update, context)
+    if sent is None:
         return
+    tr, chat, user = sent
     store = get_store(context)
     target = replied_user(update.effective_message) or user
     record = await _newest(store, chat.id, target.id, thread_of(update.effective_message))
@@ -256,11 +256,10 @@ async def league_command(update: Update, context: Context) -> None:
     ``/league 2026-11`` or ``/league Winter cup``: a month's or a kept
     season's; ``/league start Winter cup`` and ``/league end``: a named season
     (whoever may create tournaments here: /settings)."""
-    tr = await translator_for(update, context)
-    chat, user = update.effective_chat, update.effective_user
-    assert chat is not None and user is not None
-    if await _private(update, tr):
+    sent = await _in_group(update, context)
+    if sent is None:
         return
+    tr, chat, user = sent
     store = get_store(context)
     args = args_of(context)
     word = args[0].lower() if args else ""

@@ -10,11 +10,14 @@ from bot.rules import tournament as rules
 from bot.rules.dice import Dealer
 from bot.service import tournament as service
 from bot.store import Store
-from bot.vocab.records import Status
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.tournament import Pairing, TournamentRecord
 from tests.bot.store.test_tournament_store import CHAT, ledger_nets, lobby
 
 
-async def test_the_last_game_told_many_times_books_the_prizes_once(store: Store) -> None:
+async def final_game(store: Store) -> tuple[TournamentRecord, Pairing, GameRecord]:
+    """A started 2-player knockout with an entry of 25, and the game made
+    for its one pairing (the final, not yet named in the record)."""
     record = await store.tournament.save(lobby(2, stake=25), 0)
     started = await service.commit_tournament(store, CHAT, record.tournament_id,
                                               lambda r, now: rules.start(r, 1, {}, now))
@@ -22,6 +25,11 @@ async def test_the_last_game_told_many_times_books_the_prizes_once(store: Store)
     [final] = started[1].rounds[-1].pairings
     game = await store.games.save(service.new_game(started[1], final, Dealer.for_tests(3)), 0,
                                   limited=False)
+    return started[1], final, game
+
+
+async def test_the_last_game_told_many_times_books_the_prizes_once(store: Store) -> None:
+    record, final, game = await final_game(store)
     match = service.match_of(game)
     assert match is not None
     await service.commit_tournament(
@@ -41,14 +49,8 @@ async def test_another_match_of_the_same_two_players_does_not_decide_their_pairi
     """A match of the two left unfinished at an earlier round's deadline and
     played on later (its 'Next game'), ending while they meet again: it is not
     their open pairing's match, so it books nothing; their own match does."""
-    record = await store.tournament.save(lobby(2, stake=25), 0)
-    started = await service.commit_tournament(store, CHAT, record.tournament_id,
-                                              lambda r, now: rules.start(r, 1, {}, now))
-    assert started is not None
-    [final] = started[1].rounds[-1].pairings
-    game = await store.games.save(service.new_game(started[1], final, Dealer.for_tests(3)), 0,
-                                  limited=False)
-    earlier = service.new_game(started[1], final, Dealer.for_tests(4)).model_copy(
+    record, final, game = await final_game(store)
+    earlier = service.new_game(record, final, Dealer.for_tests(4)).model_copy(
         update={"game_id": "oldmatch"})
     matches = (service.match_of(game), service.match_of(earlier))
     assert None not in matches and matches[0] != matches[1]

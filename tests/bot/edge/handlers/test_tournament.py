@@ -611,3 +611,34 @@ async def test_an_admin_who_does_not_play_cancels_a_running_tournament(world: Wo
     assert "was cancelled" in said.text and not world.buttons(said)
     sent = await world.send(chat, referee, "/tournament cancel")
     assert "no tournament" in (await world.reply(chat, sent)).text
+
+
+async def test_a_group_that_becomes_a_supergroup_plays_its_tournament_on(
+        world: World, clock: Clock) -> None:
+    """A round robin whose group is upgraded between two rounds: the record,
+    its match map and its wake-up move; the next rounds are posted and played
+    in the supergroup, their ends find the tournament there, and the prizes
+    are booked in the supergroup's ledger."""
+    c = club(world, 4)
+    record = await tournament(world, c, "rr long entry=10")
+    for pairing in record.rounds[-1].pairings:   # round 1, played in the group
+        assert pairing.game_id is not None
+        await resign_game(world, c, pairing.game_id)
+    supergroup = world.server.migrate_chat(c.chat)
+    await world.idle()
+    moved = Club(supergroup, c.players)
+    [there] = await _all(world.store, supergroup.id)
+    assert there.tournament_id == record.tournament_id and await _all(world.store, c.chat.id) == []
+    # a worker that had it claimed under the old id sets its wake-up there again
+    due = world.store.keys.tournaments_due
+    await world.store.redis.zadd(due, {record.ref: 0})
+    await tick(world)
+    assert await world.store.redis.zscore(due, record.ref) is None   # dropped, not kept
+    assert len(texts(world, moved, "Round 2")) == 1
+    for _ in range(2):
+        await play_round(world, moved)
+    record = await current(world, moved)
+    assert record.status is Status.FINISHED and record.closed
+    assert [len(r.pairings) for r in record.rounds] == [2, 2, 2]
+    assert await ledger_nets(world, moved) == prizes.nets(record)
+    assert len(texts(world, moved, "Final standings")) == 1

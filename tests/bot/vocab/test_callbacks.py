@@ -26,7 +26,8 @@ from bot.vocab.callbacks import (
 _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 _LOBBY = {ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT, ButtonAction.DROP,
           ButtonAction.COMPUTER, ButtonAction.START}
-_TOURNAMENT = {ButtonAction.QUIT, ButtonAction.STANDINGS}  # and JOIN, LEAVE, START, DROP
+# and JOIN, LEAVE, START, DROP
+_TOURNAMENT = {ButtonAction.QUIT, ButtonAction.STANDINGS, ButtonAction.END}
 _SETTLE = {ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN, ButtonAction.SETTLE_YES,
            ButtonAction.SETTLE_NO}
 _ARGS = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1, ButtonAction.STEP: 3,

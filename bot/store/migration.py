@@ -15,10 +15,12 @@ from bot.store.layout import ENDED_TTL, PLACE, placement
 from bot.vocab.records import (
     GameRecord,
     Record,
+    RecordKey,
     encode,
     game_key,
     settings_key,
 )
+from bot.vocab.tournament import TournamentRecord
 
 # KEYS: slots, imported, ledger, history, booked, live, ended, then the record keys.
 # ARGV: old chat id, history cap, #records, #ledger pairs, #history, #booked pairs, now,
@@ -82,6 +84,28 @@ return 1
 """
 
 
+# KEYS: imported, the new chat's tournament index, its match map, then the
+# records' keys.  ARGV: the old chat id, #records, #match entries, then per
+# record (version, JSON, id, index score), then the match map's (commitment,
+# tournament id) pairs.  Once per old chat (`imported` holds
+# "tournaments:<old id>"); a tournament the new chat has already is kept.
+_IMPORT_TOURNAMENTS = """
+if redis.call('SISMEMBER', KEYS[1], 'tournaments:' .. ARGV[1]) == 1 then return 0 end
+local n, m = tonumber(ARGV[2]), tonumber(ARGV[3])
+local a = 4
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[3 + i]) == 0 then
+    redis.call('HSET', KEYS[3 + i], 'v', ARGV[a], 'd', ARGV[a + 1])
+    redis.call('ZADD', KEYS[2], ARGV[a + 3], ARGV[a + 2])
+  end
+  a = a + 4
+end
+for i = 1, m do redis.call('HSETNX', KEYS[3], ARGV[a], ARGV[a + 1]); a = a + 2 end
+redis.call('SADD', KEYS[1], 'tournaments:' .. ARGV[1])
+return 1
+"""
+
+
 class Migration:
     """Move a chat's records to its new id (a part of :class:`bot.store.Store`)."""
 
@@ -94,6 +118,7 @@ class Migration:
         self.history_cap = history_cap
         self._import = redis.register_script(_IMPORT)
         self._import_league = redis.register_script(_IMPORT_LEAGUE)
+        self._import_tournaments = redis.register_script(_IMPORT_TOURNAMENTS)
 
     async def moved_to(self, chat_id: int) -> int | None:
         """The chat's new id if it was migrated to a supergroup."""
@@ -105,8 +130,9 @@ class Migration:
 
         The two chats' keys are in different cluster slots, so this is
         copy-then-delete, each step idempotent: (1) one Lua script imports
-        everything into the new chat's slot, at most once per old id;
-        (2) user-index and deadline entries are re-pointed (add new, then
+        everything into the new chat's slot, at most once per old id (and
+        one each its league and its tournaments);
+        (2) user-index, deadline and tournament wake-up entries are re-pointed (add new, then
         remove old); (3) the old keys are deleted; (4) `moved_to` is set.  A
         crash anywhere is healed by running it again.  A record the new chat
         already has is kept; the old one is dropped and its key returned.
@@ -123,6 +149,7 @@ class Migration:
                 game = await self.games.load(game_key(old_id, game_id))
                 if game is not None:
                     records.append(game)
+        tournaments = await self._tournaments_of(old_id)
         moved = [r.model_copy(update={"chat_id": new_id}) for r in records]
         dropped: list[str] = []
         if not await self.redis.sismember(self.keys.chat(new_id, "imported"), str(old_id)):
@@ -131,6 +158,7 @@ class Migration:
         history = await self.redis.llen(self.keys.chat(old_id, "history"))
         await self._import_chat(old_id, new_id, moved)
         league = await self._import_league_of(old_id, new_id, history)
+        await self._import_tournaments_of(old_id, new_id, tournaments)
         # stats and dice counts: a player the new chat knows already keeps the
         # new chat's (HSETNX: a re-run after a crash writes nothing twice)
         for name in ("stats", "dice"):
@@ -139,10 +167,11 @@ class Migration:
         for old, new in zip(records, moved, strict=True):
             if isinstance(old, GameRecord) and isinstance(new, GameRecord):
                 await self._repoint(old, new)
-        names = [self.keys.record(r.key) for r in records] + league + [
+        old_records = [*records, *(record for record, _ in tournaments)]
+        names = [self.keys.record(r.key) for r in old_records] + league + [
             self.keys.chat(old_id, name)
             for name in ("slots", "live", "ended", "ledger", "history", "booked", "stats", "dice",
-                         "league")
+                         "league", "tournaments", "tmatch")
         ]
         await self.redis.delete(*names)
         await self.redis.set(self.keys.chat(old_id, "moved_to"), new_id)
@@ -194,6 +223,44 @@ class Migration:
                 *(self.keys.chat(new_id, suffix) for suffix, _ in suffixes)]
         await self._import_league(keys=keys, args=args)
         return [self.keys.chat(old_id, suffix) for suffix, _ in suffixes]
+
+    async def _tournaments_of(self, old_id: int) -> list[tuple[TournamentRecord, float]]:
+        """The old chat's tournaments with their index scores (lobbies,
+        running and ended ones).  Raises `CorruptRecordError` if one is unreadable."""
+        index: list[Any] = await self.redis.zrange(self.keys.chat(old_id, "tournaments"), 0, -1,
+                                                   withscores=True)
+        found: list[tuple[TournamentRecord, float]] = []
+        for member, score in index:
+            record = await self.games.load(RecordKey(TournamentRecord, old_id, as_text(member)))
+            if record is not None:
+                found.append((record, float(score)))
+        return found
+
+    async def _import_tournaments_of(self, old_id: int, new_id: int,
+                                     found: list[tuple[TournamentRecord, float]]) -> None:
+        """Move the old chat's tournaments, with their versions (a change in
+        flight meets a compare-and-set), their index and the match map (a
+        tournament game that ends in the new chat finds its tournament),
+        then their wake-ups."""
+        matches = await self.redis.hgetall(self.keys.chat(old_id, "tmatch"))
+        args: list[Any] = [old_id, len(found), len(matches)]
+        for record, score in found:
+            moved = record.model_copy(update={"chat_id": new_id})
+            args += [record.version, encode(moved), record.tournament_id, score]
+        for commitment, tournament_id in matches.items():
+            args += [commitment, tournament_id]
+        keys = [self.keys.chat(new_id, name) for name in ("imported", "tournaments", "tmatch")]
+        keys += [self.keys.record(RecordKey(TournamentRecord, new_id, r.tournament_id))
+                 for r, _ in found]
+        await self._import_tournaments(keys=keys, args=args)
+        # the wake-ups are in another slot: add the new entry, then drop the old one
+        due = self.keys.tournaments_due
+        for record, _ in found:
+            when = await self.redis.zscore(due, record.ref)
+            if when is not None:
+                moved = record.model_copy(update={"chat_id": new_id})
+                await self.redis.zadd(due, {moved.ref: when}, lt=True)
+                await self.redis.zrem(due, record.ref)
 
     async def _repoint(self, old: GameRecord, new: GameRecord) -> None:
         old_ref, new_ref = str(old.ref), str(new.ref)

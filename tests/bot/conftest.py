@@ -106,6 +106,22 @@ async def world(store: Store) -> AsyncIterator[World]:
 
 
 @contextlib.asynccontextmanager
+async def other_worker(world: World, seed: int, store: Store | None = None
+                       ) -> AsyncIterator[Any]:
+    """Another bot process's application on the same Redis and server (its
+    own ``store`` client, else the world's), not polling: the test runs its
+    jobs by hand."""
+    app = build_application(world.server.token or "", store or world.store,
+                            dealer=Dealer.for_tests(seed), base_url=world.server.base_url,
+                            base_file_url=world.server.base_file_url)
+    await app.initialize()
+    try:
+        yield app
+    finally:
+        await app.shutdown()
+
+
+@contextlib.asynccontextmanager
 async def running_world(store: Store, *, server: BotApiServer | None = None,
                         keep_server: bool = False, **app_options: Any) -> AsyncIterator[World]:
     """The bot polling a local Bot API server (``server``, else a new one);

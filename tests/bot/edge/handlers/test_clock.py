@@ -13,17 +13,15 @@ from pathlib import Path
 import pytest
 from telegram.ext import CallbackContext
 
-from bot.edge.app import build_application
 from bot.edge.handlers.clock import JOB_NAME, tick_job
 from bot.rules.clock import claim_timeout
-from bot.rules.dice import Dealer
 from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.vocab import clock
 from bot.vocab.clock import DAY, HOUR
 from bot.vocab.records import Status
 from bot.vocab.refusals import Refusal
-from tests.bot.conftest import World
+from tests.bot.conftest import World, other_worker
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_handlers import Table, _record, _setup, _start
 from tests.botapi.model import Message, User
@@ -391,15 +389,8 @@ async def test_player_to_move_resumes_alone(world: World, timed: Clock) -> None:
 @pytest.fixture
 async def second_app(world: World, timed: Clock) -> AsyncIterator[object]:
     """Another bot process's application on the same Redis (not polling: only its clock)."""
-    store = Store(world.store.redis)
-    app = build_application(world.server.token or "", store, dealer=Dealer.for_tests(3),
-                            base_url=world.server.base_url,
-                            base_file_url=world.server.base_file_url)
-    await app.initialize()
-    try:
+    async with other_worker(world, 3, Store(world.store.redis)) as app:
         yield app
-    finally:
-        await app.shutdown()
 
 
 async def test_two_schedulers_act_on_a_due_game_once(world: World, timed: Clock,

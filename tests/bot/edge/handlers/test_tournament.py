@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from telegram.ext import CallbackContext
 
-from bot.edge.app import build_application
 from bot.edge.handlers import tournament as handler
 from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
@@ -30,7 +29,7 @@ from bot.vocab import clock as clocks
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
 from bot.vocab.records import Status
 from bot.vocab.tournament import Decision, TournamentRecord
-from tests.bot.conftest import World, running_world
+from tests.bot.conftest import World, other_worker, running_world
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_clock import Clock
 from tests.botapi import BotApiServer
@@ -374,14 +373,8 @@ async def test_two_workers_processing_at_once_post_each_thing_once(
 async def second_app(world: World) -> AsyncIterator[Any]:
     """Another bot process on the same Redis and server, not polling (its
     tournament job run by hand)."""
-    app = build_application(world.server.token or "", world.store, dealer=Dealer.for_tests(5),
-                            base_url=world.server.base_url,
-                            base_file_url=world.server.base_file_url)
-    await app.initialize()
-    try:
+    async with other_worker(world, 5) as app:
         yield app
-    finally:
-        await app.shutdown()
 
 
 @contextlib.asynccontextmanager

@@ -29,35 +29,26 @@ one member and the last squares two, so a chat with ``n`` members whose net
 is not zero needs at most ``n - 1`` transfers.  (The true minimum is a hard
 problem in general; this is the usual greedy answer.)
 
-**Settling a planned transfer** (:func:`settle_adjustments`): when the
-debtor has paid the creditor ``amount``, the debtor's net rises by it, the
-creditor's falls by it and every other member's net stays what it was, so
-the rest of the plan still holds.  The pair balances change like this: the
-payment flows along chains of existing debts from the debtor to the creditor
-(debtor owes A, A owes B, ..., owes creditor), shortest chains first (ties by
-the lower user ids), and every debt on a chain shrinks by what flows through
-it - a member in the middle of a chain is owed less and owes as much less, so
-their net is unchanged.  Whatever cannot flow along existing debts is booked
-on the debtor-creditor pair itself.  So a settlement only shrinks debts and
-never makes a circle of debts; once every planned transfer is settled every
-net is zero, and a ledger that had no circle of debts is all zeros.
+**Settling a planned transfer** (:func:`direct_change`): when the debtor
+has paid the creditor, the amount is booked on their own pair only (a
+ledger record changes only by its two players' actions, docs/stakes.md):
+the debtor's net rises by it, the creditor's falls by it and every other
+member's net stays what it was, so the rest of the plan still holds.
 
 >>> ledger = {(1, 2): 30, (2, 3): 10}   # 2 owes 1 30; 3 owes 2 10
 >>> nets(ledger)
 {1: 30, 2: -20, 3: -10}
 >>> plan(ledger)
 [Transfer(debtor=2, creditor=1, amount=20), Transfer(debtor=3, creditor=1, amount=10)]
->>> settle_adjustments(ledger, Transfer(3, 1, 10))   # 3 -> 2 -> 1
-{(1, 2): -10, (2, 3): -10}
+>>> direct_adjustments(Transfer(3, 1, 10))   # 3 pays 1: booked on their pair
+{(1, 3): -10}
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import pairwise
 
 from bot.rules.ledger import debts
 from bot.vocab.i18n import N_
@@ -138,34 +129,6 @@ def plan(ledger: Ledger) -> list[Transfer]:
     return sorted(transfers, key=lambda t: (-t.amount, t.debtor, t.creditor))
 
 
-def _owes(ledger: Ledger) -> dict[int, dict[int, int]]:
-    """The debts as a graph: ``owes[a][b]`` > 0 is what a owes b."""
-    graph: dict[int, dict[int, int]] = {}
-    for low, high, balance in _pairs(ledger):
-        debtor, creditor = (high, low) if balance > 0 else (low, high)
-        graph.setdefault(debtor, {})[creditor] = abs(balance)
-    return graph
-
-
-def _chain(graph: Mapping[int, Mapping[int, int]], start: int, end: int) -> list[int] | None:
-    """The shortest chain of debts from ``start`` to ``end`` (breadth first,
-    lower ids first), or None."""
-    came_from: dict[int, int] = {start: start}
-    queue = deque([start])
-    while queue:
-        member = queue.popleft()
-        for creditor in sorted(graph.get(member, {})):
-            if graph[member][creditor] > 0 and creditor not in came_from:
-                came_from[creditor] = member
-                if creditor == end:
-                    chain = [end]
-                    while chain[-1] != start:
-                        chain.append(came_from[chain[-1]])
-                    return chain[::-1]
-                queue.append(creditor)
-    return None
-
-
 def _shrink(deltas: dict[tuple[int, int], int], debtor: int, creditor: int,
             amount: int) -> None:
     """Book "debtor owes creditor ``amount`` less" as a change of the low id's balance."""
@@ -194,45 +157,12 @@ def still_planned(ledger: Ledger, transfer: Transfer) -> bool:
             and net.get(transfer.creditor, 0) >= transfer.amount)
 
 
-def settle_adjustments(ledger: Ledger, transfer: Transfer) -> dict[tuple[int, int], int]:
-    """What to add to each pair's balance (keys ``(low, high)``, values for
-    the low id's balance, as the store books them) once ``transfer`` was paid.
-
-    The transfer must be one the current ledger's nets allow: the debtor
-    owes at least ``amount`` net and the creditor is owed at least that.
-    """
-    if not still_planned(ledger, transfer):
-        raise SettlePlanError("the debtor does not owe that much any more, or the creditor "
-                              "is not owed that much")
-    graph = _owes(ledger)
-    deltas: dict[tuple[int, int], int] = {}
-    left = transfer.amount
-    while left and (chain := _chain(graph, transfer.debtor, transfer.creditor)) is not None:
-        links = list(pairwise(chain))
-        flow = min(left, *(graph[a][b] for a, b in links))
-        for a, b in links:
-            graph[a][b] -= flow
-            _shrink(deltas, a, b, flow)
-        left -= flow
-    if left:  # no chain of debts left: book the rest on the pair itself
-        _shrink(deltas, transfer.debtor, transfer.creditor, left)
-    return {key: change for key, change in sorted(deltas.items()) if change}
-
-
 def applied(ledger: Ledger, deltas: Mapping[tuple[int, int], int]) -> dict[tuple[int, int], int]:
     """The ledger with the changes added (zero balances dropped)."""
     out = dict(ledger)
     for key, change in deltas.items():
         out[key] = out.get(key, 0) + change
     return {key: value for key, value in sorted(out.items()) if value}
-
-
-def settle_all(ledger: Ledger, transfers: Sequence[Transfer]) -> dict[tuple[int, int], int]:
-    """The ledger after every transfer was settled, in order."""
-    current = dict(ledger)
-    for transfer in transfers:
-        current = applied(current, settle_adjustments(current, transfer))
-    return current
 
 
 # ---------------------------------------------------------------- what the bot books

@@ -11,6 +11,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Update
 from bot.edge.handlers.common import (
     Context,
     addressee_translator,
+    alert_text,
     chat_id_of,
     display_name,
     get_store,
@@ -187,10 +188,10 @@ async def on_settle_button(update: Update, context: Context) -> None:
     except Outdated as outdated:  # never right again: dropped, its buttons removed
         if request is not None:
             await get_store(context).ledger.change_settle(request, None)
-        await query.answer(tr.gettext(outdated.message), show_alert=True)
+        await query.answer(alert_text(tr, outdated), show_alert=True)
         await _edit(query.message, context, chat_id_of(update), tr.gettext(outdated.message))
     except Refusal as refusal:
-        await query.answer(tr.gettext(refusal.message, **refusal.values), show_alert=True)
+        await query.answer(alert_text(tr, refusal), show_alert=True)
 
 
 async def _confirm(query: CallbackQuery, context: Context, tr: Translator,

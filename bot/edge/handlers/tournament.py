@@ -33,6 +33,7 @@ from bot.edge.handlers.common import (
     get_dealer,
     get_store,
     is_chat_admin,
+    own_button,
     parse_tap,
     refusal_text,
     replied_user,
@@ -311,7 +312,7 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     assert query is not None and query.message is not None
     tr = await translator_for(update, context)
     data = await parse_tap(query, tr)
-    if data is None:
+    if data is None or not await own_button(query, tr):  # a tap may edit its message
         return
     chat = query.message.chat
     store = get_store(context)

@@ -182,3 +182,23 @@ async def test_two_taps_at_once_join_once_and_start_once(world: World, clock: Cl
     assert sorted(e.user_id for e in record.entrants) == sorted(p.id for p in c.players)
     assert len(record.rounds) == 1
     assert len(base.texts(world, c, "Round 1")) == 1
+
+
+async def test_a_forged_cancel_button_edits_no_other_message(world: World, clock: Clock) -> None:
+    """The ✖ Cancel the tournament button redraws the message it is on; its
+    data sent on another message (a game's lobby, the tournament's own) was
+    refused and yet turned that message into "was cancelled"."""
+    c = club(world, 3)
+    sent = await world.send(c.chat, c.players[0], "/tournament swiss")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    sent = await world.send(c.chat, c.players[1], "/new long")
+    game_lobby = await world.reply(c.chat, sent, "New game")
+    record = await current(world, c)
+    forged = Callback.tournament(record.tournament_id, record.version, ButtonAction.END).format()
+    for message in (game_lobby, lobby):
+        before = world.server.message(c.chat.id, message.message_id)
+        answer = await world.tap(c.chat, c.players[0], message, forged, strict=False)
+        assert answer.show_alert, answer
+        after = world.server.message(c.chat.id, message.message_id)
+        assert (after.text, after.buttons) == (before.text, before.buttons)
+    assert (await current(world, c)).status is Status.LOBBY

@@ -217,8 +217,10 @@ async def game_ended(store: Store, game: GameRecord) -> None:
     if match is None or game.is_private or len(game.players) != 2:
         return
     tournament_id = await store.tournament.of_match(game.chat_id, match)
+    if tournament_id is None:  # not a tournament's: no replay of its games
+        return
     result = result_of(game)
-    if tournament_id is None or result is None:
+    if result is None:
         return
     players = {p.user_id for p in game.players}
     # the same two players may meet again (a double round robin, a play-off)

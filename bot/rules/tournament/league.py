@@ -133,7 +133,7 @@ def month_named(name: str) -> Season:
     >>> month_named("2026-11").name
     '2026-11'
     """
-    if not MONTH.fullmatch(name):
+    if not MONTH.fullmatch(name) or not "1970" <= name[:4] <= "9998":  # a month with an end
         raise SeasonError(name)
     try:
         first = dt.datetime.strptime(name, "%Y-%m").replace(tzinfo=dt.UTC)

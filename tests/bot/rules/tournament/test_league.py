@@ -73,7 +73,7 @@ def test_a_season_ends_after_it_starts() -> None:
 
 def test_a_month_is_named_yyyy_mm_and_nothing_else() -> None:
     assert month_named("2026-02") == month(at("2026-02-10"))
-    for wrong in ("2026-13", "2026-1", "26-01", "Winter", ""):
+    for wrong in ("2026-13", "2026-1", "26-01", "Winter", "", "9999-12", "0001-01"):
         with pytest.raises(SeasonError):
             month_named(wrong)
 

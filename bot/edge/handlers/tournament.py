@@ -474,17 +474,12 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
     match = service.match_of(game)
 
     def attach(r: TournamentRecord, at: float) -> TournamentRecord:
-        if r.status is not Status.ACTIVE or r.rounds[-1].number != number:
-            return r   # cancelled, or the round was decided meanwhile
         now_at = next(p for p in r.rounds[-1].pairings if p.board == pairing.board)
-        if not service.needs_game(now_at):
+        if r.rounds[-1].number != number or not service.needs_game(now_at):
             return r
         return rules.attach_game(r, pairing.board, game.game_id, at)
 
-    after = await _commit(store, record, attach, matches=(match,) if match else ())
-    if not any(p.game_id == game.game_id for each in after.rounds for p in each.pairings):
-        await _close(context, tr, game)   # nobody will play it: no live ▶ Start is left
-    return after
+    return await _commit(store, record, attach, matches=(match,) if match else ())
 
 
 async def _tell_privately(context: Context, record: TournamentRecord,

@@ -4,6 +4,10 @@ attack that once worked, and shows that it no longer changes anything."""
 
 from __future__ import annotations
 
+import pytest
+
+from bot.edge.handlers import tournament as handler
+from bot.service import tournament as service
 from bot.store.tournament import LOOKED_AT
 from bot.vocab.callbacks import ButtonAction, Callback, Kind
 from bot.vocab.records import Status
@@ -202,3 +206,33 @@ async def test_a_forged_cancel_button_edits_no_other_message(world: World, clock
         after = world.server.message(c.chat.id, message.message_id)
         assert (after.text, after.buttons) == (before.text, before.buttons)
     assert (await current(world, c)).status is Status.LOBBY
+
+
+async def test_a_board_posted_while_its_tournament_is_cancelled_is_closed(
+        world: World, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An admin cancels while the first round's boards are being posted: the
+    games made for it are closed, none is left with a live ▶ Start, and the
+    end is posted (naming the game in the cancelled tournament raised)."""
+    c = club(world, 4)
+    sent = await world.send(c.chat, c.players[0], "/tournament rr long")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    for player in c.players:
+        await world.tap(c.chat, player, lobby, text="✋ Join")
+    told = handler._tell_privately
+
+    async def cancelled_meanwhile(*args: object) -> None:
+        record = await current(world, c)
+        await service.commit_tournament(
+            world.store, c.chat.id, record.tournament_id,
+            lambda r, now: r.model_copy(update={"status": Status.CANCELLED}))
+        await told(*args)   # type: ignore[arg-type]
+
+    monkeypatch.setattr(handler, "_tell_privately", cancelled_meanwhile)
+    answer = await world.tap(c.chat, c.players[0], lobby, text="▶ Start")
+    assert not answer.show_alert, answer
+    await world.idle()
+    record = await current(world, c)
+    assert record.status is Status.CANCELLED and record.closed
+    made = [await world.store.games.load_game(c.chat.id, service.game_id_of(record, 1, p.board))
+            for p in record.rounds[0].pairings]
+    assert any(made) and all(g is None or g.status is Status.CANCELLED for g in made), made

@@ -133,7 +133,7 @@ async def tournament_command(update: Update, context: Context) -> None:
     record = record.model_copy(update={"tournament_id": new_game_id()})
     saved = await service.create(get_store(context), record)
     if saved.message_id is None:
-        await _post_lobby(context, tr, saved)
+        await _post_lobby(context, await _chat_translator(context, saved), saved)
 
 
 async def _ask_cancel(update: Update, context: Context, tr: Translator, chat: Chat,
@@ -338,7 +338,8 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     if data.action is ButtonAction.END and changed is not None:
         await _redraw_prompt(query, tr, changed[1])
     if changed is not None and changed[1] is not changed[0]:
-        await _redraw_lobby(context, tr, changed[1])
+        # in the chat's language, not the tapper's (as process draws it)
+        await _redraw_lobby(context, await _chat_translator(context, changed[1]), changed[1])
         await process(context, chat.id, data.id)
 
 
@@ -474,12 +475,17 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
     match = service.match_of(game)
 
     def attach(r: TournamentRecord, at: float) -> TournamentRecord:
+        if r.status is not Status.ACTIVE or r.rounds[-1].number != number:
+            return r   # cancelled, or the round was decided meanwhile
         now_at = next(p for p in r.rounds[-1].pairings if p.board == pairing.board)
-        if r.rounds[-1].number != number or not service.needs_game(now_at):
+        if not service.needs_game(now_at):
             return r
         return rules.attach_game(r, pairing.board, game.game_id, at)
 
-    return await _commit(store, record, attach, matches=(match,) if match else ())
+    after = await _commit(store, record, attach, matches=(match,) if match else ())
+    if not any(p.game_id == game.game_id for each in after.rounds for p in each.pairings):
+        await _close(context, tr, game)   # nobody will play it: no live ▶ Start is left
+    return after
 
 
 async def _tell_privately(context: Context, record: TournamentRecord,

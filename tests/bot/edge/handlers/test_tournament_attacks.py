@@ -236,3 +236,16 @@ async def test_a_board_posted_while_its_tournament_is_cancelled_is_closed(
     made = [await world.store.games.load_game(c.chat.id, service.game_id_of(record, 1, p.board))
             for p in record.rounds[0].pairings]
     assert any(made) and all(g is None or g.status is Status.CANCELLED for g in made), made
+
+
+async def test_the_lobby_keeps_the_chat_language_whoever_taps(world: World) -> None:
+    """A Russian-speaking member's Join redrew an English lobby in Russian
+    (and the next tournament job drew it back)."""
+    c = club(world, 2)
+    guest = world.server.add_user("Гость", language_code="ru")
+    chat = world.server.add_group("Club", members=[*c.players, guest])
+    sent = await world.send(chat, c.players[0], "/tournament swiss")
+    lobby = await world.reply(chat, sent, "Tournament")
+    assert not (await world.tap(chat, guest, lobby, text="✋ Join")).show_alert
+    redrawn = world.server.message(chat.id, lobby.message_id)
+    assert "Гость" in redrawn.text and "Players" in redrawn.text, redrawn.text

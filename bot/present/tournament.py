@@ -52,6 +52,7 @@ RATING_CHANGE = N_("±Rtg")
 
 
 CANCELLED = N_("The tournament was cancelled; nothing was booked.")
+OVER = N_("The tournament is over.")
 
 
 def title(tr: Translator, record: TournamentRecord) -> str:
@@ -105,8 +106,9 @@ def lobby_message(tr: Translator, record: TournamentRecord
     if record.status is Status.CANCELLED:
         lines.append(escape(tr.gettext(CANCELLED)))
         return fit_text("\n".join(lines)), None
-    if record.status is not Status.LOBBY:
-        lines.append(escape(tr.gettext("It has started: /standings shows how it goes.")))
+    if record.status is not Status.LOBBY:   # /standings knows open ones; the button any
+        lines.append(escape(tr.gettext(OVER if record.status is Status.FINISHED
+                                       else N_("It has started: /standings shows how it goes."))))
         return fit_text("\n".join(lines)), _keyboard(tr, record, [(ButtonAction.STANDINGS, "📋 ",
                                                          N_("Standings"))])
     if record.start_at is not None:
@@ -125,7 +127,7 @@ def cancel_prompt(tr: Translator, record: TournamentRecord
     lines = _head(tr, record)
     if not record.status.is_open:
         lines.append(escape(tr.gettext(CANCELLED if record.status is Status.CANCELLED
-                                       else N_("The tournament is over."))))
+                                       else OVER)))
         return fit_text("\n".join(lines)), None
     lines.append(escape(tr.gettext(
         "Cancel this tournament? Nothing is booked: no entry stakes, no prizes. Games being "

@@ -236,7 +236,7 @@ async def withdraw_command(update: Update, context: Context) -> None:
     store = get_store(context)
     target = replied_user(update.effective_message) or user
     record = await _newest(store, chat.id, target.id, thread_of(update.effective_message))
-    if record is None or record.status is not Status.ACTIVE:
+    if record is None:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return
     if target.id != user.id and not await is_chat_admin(context, chat, user.id):

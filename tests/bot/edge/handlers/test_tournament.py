@@ -179,6 +179,8 @@ async def test_a_four_player_round_robin_played_to_the_end(world: World, clock: 
         await play_round(world, c)
     record = await current(world, c)
     assert record.status is Status.FINISHED and record.closed
+    assert record.message_id is not None
+    assert "The tournament is over." in world.server.message(c.chat.id, record.message_id).text
     [final] = texts(world, c, "Final standings")
     assert "Winner" in final and "Booked in the ledger" in final
     assert await ledger_nets(world, c) == prizes.nets(record)
@@ -423,6 +425,8 @@ async def test_a_chat_may_leave_tournaments_and_seasons_to_its_admins(world: Wor
     assert "Only chat admins" in (await world.reply(chat, sent)).text
     sent = await world.send(chat, admin, "/tournament swiss")
     assert "Tournament" in (await world.reply(chat, sent, "Tournament")).text
+    sent = await world.send(chat, member, "/withdraw")   # a lobby: Leave, not /withdraw
+    assert "not being played" in (await world.reply(chat, sent)).text
     sent = await world.send(chat, member, "/tournament ko swiss")
     assert "Only chat admins" in (await world.reply(chat, sent, "admins")).text
     mine = world.server.private_chat(admin)

@@ -335,6 +335,11 @@ async def on_tournament_button(update: Update, context: Context) -> None:
             await _redraw_prompt(query, tr, record)   # over already: no button left on it
         return
     await query.answer()
+    if data.action is ButtonAction.QUIT and changed is not None:   # as /withdraw says it
+        shown = await _chat_translator(context, changed[1])
+        await context.bot.send_message(chat.id, shown.gettext(
+            WITHDRAWN_NOW, name=html_text(display_name(user))),
+            message_thread_id=changed[1].thread_id)
     if data.action is ButtonAction.END and changed is not None:
         await _redraw_prompt(query, tr, changed[1])
     if changed is not None and changed[1] is not changed[0]:

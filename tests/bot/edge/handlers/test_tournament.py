@@ -216,6 +216,7 @@ async def test_a_six_player_swiss_with_a_withdrawal_and_a_bye(world: World, cloc
     assert data is not None
     answer = await world.tap(c.chat, c.players[5], standings, data)
     assert not answer.show_alert, answer
+    assert len(texts(world, c, "P6 withdrew from the tournament")) == 1   # the chat is told
     record = await current(world, c)
     gone = next(p for p in record.rounds[0].pairings if c.players[5].id in p.players)
     assert gone.result is not None and gone.result.decision is Decision.FORFEIT

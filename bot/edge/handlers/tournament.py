@@ -451,6 +451,8 @@ async def _post_round(context: Context, tr: Translator, record: TournamentRecord
             record.chat_id, f"{record.tournament_id}:round:{number}"):
         await context.bot.send_message(record.chat_id, present.round_message(tr, record),
                                        message_thread_id=record.thread_id)
+        byes = tuple(p.first for p in record.rounds[-1].pairings if p.second is None)
+        await _tell_privately(context, record, byes, None)   # the others with their boards
         record = await _commit(store, record, lambda r, at: r if r.announced >= number
                                else r.model_copy(update={"announced": number}))
     for pairing in record.rounds[-1].pairings:
@@ -494,10 +496,11 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
 
 
 async def _tell_privately(context: Context, record: TournamentRecord,
-                          players: tuple[int, ...], game: GameRecord) -> None:
-    """A player who started the bot is told their pairing in private too."""
+                          players: tuple[int, ...], game: GameRecord | None) -> None:
+    """A player who started the bot is told their pairing (their ``game``'s,
+    or their bye) in private too."""
     store = get_store(context)
-    link = game_link(game)
+    link = None if game is None else game_link(game)
     for user_id in players:
         if not await store.prefs.has_started(user_id):
             continue

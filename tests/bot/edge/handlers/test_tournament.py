@@ -459,9 +459,9 @@ async def test_a_bad_tournament_word_is_answered_and_changes_nothing(world: Worl
 async def test_a_start_time_starts_it_and_players_hear_in_private(world: World,
                                                                   clock: Clock) -> None:
     c = club(world, 3)
-    fan = c.players[1]
-    mine = world.server.private_chat(fan)
-    await world.reply(mine, await world.send(mine, fan, "/start"))   # the bot may write to them
+    for fan in c.players:   # the bot may write to them
+        mine = world.server.private_chat(fan)
+        await world.reply(mine, await world.send(mine, fan, "/start"))
     sent = await world.send(c.chat, c.players[0], "/tournament swiss start=1h")
     lobby = await world.reply(c.chat, sent, "Tournament")
     assert "starts by itself" in lobby.text
@@ -474,8 +474,10 @@ async def test_a_start_time_starts_it_and_players_hear_in_private(world: World,
     record = await current(world, c)
     assert record.status is Status.ACTIVE and record.announced == 1
     assert "It has started" in world.server.message(c.chat.id, lobby.message_id).text
-    told = [m.text or "" for m in world.server.messages(mine) if m.by_bot]
-    assert any("Round 1" in text for text in told), told
+    told = [[m.text or "" for m in world.server.messages(world.server.private_chat(fan))
+             if m.by_bot and "Round 1" in (m.text or "")] for fan in c.players]
+    assert sorted(len(each) for each in told) == [1, 1, 1], told   # each once
+    assert sorted("bye" in each[0] for each in told) == [False, False, True], told
 
 
 async def test_a_start_time_with_too_few_players_cancels_it(world: World, clock: Clock) -> None:

@@ -415,6 +415,11 @@ async def process(context: Context, chat_id: int, tournament_id: str) -> None:
     if not record.status.is_open and not record.closed:
         record = await _post_end(context, tr, record)
     await store.tournament.reschedule(record, service.next_wake(record, clock.now()))
+    # a change meanwhile (a game's end) woke it sooner, and the line above
+    # replaced that wake-up: set it again (never later than one set since)
+    latest = await store.tournament.load(chat_id, tournament_id)
+    if latest is not None and latest.version != record.version:
+        await store.tournament.wake(latest, service.next_wake(latest, clock.now()))
 
 
 async def _commit(store: Store, record: TournamentRecord, change: service.Change, *,

@@ -21,9 +21,11 @@ import pytest
 from telegram.ext import CallbackContext
 
 from bot.edge.handlers import tournament as handler
+from bot.rules import tournament as rules
 from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.tournament import prizes
+from bot.service import tournament as service
 from bot.store import Store
 from bot.vocab import clock as clocks
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
@@ -649,3 +651,29 @@ async def test_a_group_that_becomes_a_supergroup_plays_its_tournament_on(
     assert [len(r.pairings) for r in record.rounds] == [2, 2, 2]
     assert await ledger_nets(world, moved) == prizes.nets(record)
     assert len(texts(world, moved, "Final standings")) == 1
+
+
+async def test_a_change_while_the_job_runs_keeps_its_sooner_wake_up(
+        world: World, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job sets the next wake-up from the record it handled; a change
+    meanwhile (here a withdrawal that ends the round: the next must be
+    posted now) woke the tournament at once, and the job's wake-up (the
+    round's deadline) replaced it: the next round waited for that deadline."""
+    c = club(world, 4)
+    record = await tournament(world, c, "rr long")
+    first, second = record.rounds[0].pairings
+    assert first.game_id is not None
+    await resign_game(world, c, first.game_id)
+    store = world.store
+    reschedule = store.tournament.reschedule
+
+    async def raced(handled: TournamentRecord, when: float | None) -> None:
+        await service.commit_tournament(store, c.chat.id, handled.tournament_id,
+                                        lambda r, now: rules.withdraw(r, second.first, now))
+        await reschedule(handled, when)
+
+    monkeypatch.setattr(store.tournament, "reschedule", raced)
+    await handler.process(CallbackContext(world.app), c.chat.id, record.tournament_id)
+    monkeypatch.undo()
+    assert len((await current(world, c)).rounds) == 2
+    assert await store.tournament.claim(clocks.now() + 1) == [(c.chat.id, record.tournament_id)]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from telegram import Update
 
-from bot.edge.handlers import buttons, commands, invite
+from bot.edge.handlers import buttons, commands, invite, tournament
 from bot.edge.incoming import identity_of
 from bot.edge.ops import UpdateOutcome, handle_once
 from bot.rules.dice import seed_of
@@ -229,6 +229,25 @@ async def test_a_new_whose_worker_died_before_settling_makes_one_lobby(
                if m.from_bot and "New game" in (m.text or "")]
     assert len(lobbies) == 1
     assert games[0].status is (Status.ACTIVE if posted else Status.LOBBY)
+
+
+async def test_a_tournament_whose_worker_died_before_posting_its_lobby_posts_one(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first try saved the tournament and died before its lobby was out:
+    the retry found its own tournament as the member's open lobby and
+    refused ("start it or cancel it first"), so no lobby was ever posted."""
+    first, second, clock = await _two_workers(workers)
+    alice = api.add_user("Alice")
+    chat = api.add_group("G", members=[alice, api.add_user("Bob")])
+    reached = _hang_once(monkeypatch, tournament, "_post_lobby")
+    api.user_sends(chat, alice, "/tournament swiss")
+    payload = api.updates()[-1]
+    await _die_at(first, payload, reached)
+    await _retry(second, clock, payload)
+    [record] = await second.store.tournament.open_ones(chat.id)
+    lobbies = [m for m in api.messages(chat, include_deleted=True)
+               if m.from_bot and "Tournament" in (m.text or "")]
+    assert len(lobbies) == 1 and record.message_id == lobbies[0].message_id, lobbies
 
 
 @pytest.mark.parametrize("dies", ["before answering", "after answering"])

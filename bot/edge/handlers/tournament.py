@@ -111,8 +111,11 @@ async def tournament_command(update: Update, context: Context) -> None:
     if settings.tournaments == "admins" and not await is_chat_admin(context, chat, user.id):
         await reply(update, tr.gettext(ADMINS_ONLY))
         return
-    try:
-        rules.actions.may_create(await get_store(context).tournament.open_ones(chat.id), user.id)
+    # the id follows from the update: a retry finds this tournament, not a second one
+    tournament_id = new_game_id()
+    try:   # one open lobby per member (but this command's own, made by its first try)
+        rules.actions.may_create([t for t in await get_store(context).tournament.open_ones(chat.id)
+                                  if t.tournament_id != tournament_id], user.id)
         setup, rest = rules.parse_setup(args_of(context))
         variant, options = parse_new_args(rest)
         if options.computer is not None:
@@ -129,8 +132,7 @@ async def tournament_command(update: Update, context: Context) -> None:
         return
     record = rules.create(chat.id, thread_of(update.effective_message), user.id, variant,
                           options, setup, clock.now())
-    # the id follows from the update: a retry finds this tournament, not a second one
-    record = record.model_copy(update={"tournament_id": new_game_id()})
+    record = record.model_copy(update={"tournament_id": tournament_id})
     saved = await service.create(get_store(context), record)
     if saved.message_id is None:
         await _post_lobby(context, await _chat_translator(context, saved), saved)

@@ -171,14 +171,16 @@ async def _in_group(update: Update, context: Context) -> tuple[Translator, Chat,
 
 async def _post_lobby(context: Context, tr: Translator, record: TournamentRecord) -> None:
     """Post the lobby message, drawn for the version that saves its id."""
-    store = get_store(context)
     drawn = record.model_copy(update={"version": record.version + 1})
     text, markup = present.lobby_message(tr, drawn)
     message = await context.bot.send_message(record.chat_id, text, reply_markup=markup,
                                              message_thread_id=record.thread_id)
-    with contextlib.suppress(VersionConflict):  # someone joined first: their edit shows it
-        await store.tournament.save(drawn.model_copy(update={"message_id": message.message_id}),
-                                     record.version)
+    changed = await service.commit_tournament(
+        get_store(context), record.chat_id, record.tournament_id,
+        lambda r, at: r if r.message_id is not None
+        else r.model_copy(update={"message_id": message.message_id}))
+    if changed is not None and changed[1].version != drawn.version:   # joined meanwhile
+        await _redraw_lobby(context, tr, changed[1])
 
 
 async def _newest(store: Store, chat_id: int, user_id: int, thread_id: int | None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.edge.handlers import tournament as handler
+from bot.rules import tournament as rules
 from bot.service import tournament as service
 from bot.store.tournament import LOOKED_AT
 from bot.vocab.callbacks import ButtonAction, Callback, Kind
@@ -249,3 +250,29 @@ async def test_the_lobby_keeps_the_chat_language_whoever_taps(world: World) -> N
     assert not (await world.tap(chat, guest, lobby, text="✋ Join")).show_alert
     redrawn = world.server.message(chat.id, lobby.message_id)
     assert "Гость" in redrawn.text and "Players" in redrawn.text, redrawn.text
+
+
+async def test_a_join_while_the_lobby_is_posted_keeps_its_message(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Join between the lobby's post and the save of its message id made
+    that save lose its compare-and-set, and the id was never saved: the
+    lobby was not redrawn again and its buttons were not checked against it."""
+    c = club(world, 2)
+    commit = service.commit_tournament
+    joined: list[bool] = []
+
+    async def raced(store: object, chat_id: int, tournament_id: str, change: object,
+                    **options: object) -> object:
+        if not joined:
+            joined.append(True)
+            await commit(store, chat_id, tournament_id,  # type: ignore[arg-type]
+                         lambda r, now: rules.join(r, c.players[1].id, "P2", now))
+        return await commit(store, chat_id, tournament_id, change, **options)  # type: ignore
+
+    monkeypatch.setattr(service, "commit_tournament", raced)
+    sent = await world.send(c.chat, c.players[0], "/tournament swiss")
+    lobby = await world.reply(c.chat, sent, "Tournament")
+    await world.idle()
+    record = await current(world, c)
+    assert joined and record.message_id == lobby.message_id
+    assert "P2" in world.server.message(c.chat.id, lobby.message_id).text

@@ -448,7 +448,14 @@ def _next_swiss(record: TournamentRecord) -> list[tuple[Stage, list[pairing.Pair
     points = scores(record)
     met = {frozenset(p.players) for r in record.rounds for p in r.pairings if p.second}
     had_bye = {p.first for r in record.rounds for p in r.pairings if p.second is None}
-    found = pairing.swiss(pairing.ranked_for_swiss(playing, points, seed), points, met, had_bye)
+    # FIDE C.04.1 d: nor to one who won without playing (an opponent who never
+    # showed or withdrew), unless nobody else can take it
+    unplayed = had_bye | {p.result.winner for r in record.rounds for p in r.pairings
+                          if p.result is not None and p.result.decision is Decision.FORFEIT
+                          and p.result.winner is not None}
+    ranked = pairing.ranked_for_swiss(playing, points, seed)
+    found = pairing.swiss(ranked, points, met, unplayed) or pairing.swiss(ranked, points, met,
+                                                                           had_bye)
     if found is None:
         return []  # no pairing without a repeat is left: it ends early
     pairs, bye = found

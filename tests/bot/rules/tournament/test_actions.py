@@ -247,3 +247,17 @@ def test_each_round_and_a_knockouts_final_have_their_match_lengths() -> None:
     # without them, every game has the tournament's options' length (3 here)
     plain = started(Format.ROUND_ROBIN, 4)
     assert {p.match_length for p in plain.rounds[0].pairings} == {3}
+
+
+def test_a_swiss_bye_skips_a_player_who_won_without_playing() -> None:
+    """FIDE C.04.1 d: a point scored without playing (a bye, or an opponent
+    who never showed) bars the bye.  Player 6 won round 2 by forfeit and was
+    the lowest-ranked player the bye could go to; it goes to 3, next up."""
+    record = started(Format.SWISS, 6, rounds=5)
+    for board, winner, forfeit in [(1, 1, True), (2, 2, True), (3, 3, False),
+                                   (1, 2, False), (2, 4, True), (3, 6, True)]:
+        result = Result(decision=Decision.FORFEIT, winner=winner) if forfeit else played(winner)
+        record = actions.record_result(record, board, result, 300.0)
+    assert [e.user_id for e in record.entrants if e.withdrawn] == [5]   # two no-shows
+    byes = [p.first for p in record.rounds[-1].pairings if p.second is None]
+    assert len(record.rounds) == 3 and byes == [3]

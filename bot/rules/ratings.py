@@ -206,7 +206,8 @@ def after_match(deviation: float, rating: float, opponent: float, opponent_devia
     g = _g(q, _check_deviation(opponent_deviation))
     expected = 1 / (1 + 10 ** (-g * (rating - opponent) * math.sqrt(length) / 2000))
     information = q * q * g * g * expected * (1 - expected)
-    precision = 1 / _check_deviation(deviation) ** 2 + information
+    # below the floor (0 is a valid stored value) counts as the floor, never 1 / 0
+    precision = 1 / max(_check_deviation(deviation), MIN_DEVIATION) ** 2 + information
     return max(MIN_DEVIATION, 1 / math.sqrt(precision))
 
 

@@ -98,3 +98,8 @@ def test_rated_results_keep_a_deviation_beside_the_rating() -> None:
                              now=later)
     assert again.deviation == pytest.approx(after_match(
         aged(ann.deviation, 400), ann.rating, bob.rating, aged(bob.deviation, 400), 1))
+
+
+def test_a_deviation_at_zero_is_taken_as_the_floor() -> None:
+    """A stored deviation of 0 (the record allows it) divided by zero."""
+    assert after_match(0, 1500, 1500, 60, 1) == MIN_DEVIATION

@@ -44,7 +44,7 @@ from bot.edge.handlers.common import (
     thread_of,
     translator_for,
 )
-from bot.edge.handlers.computer import analysed, refusal
+from bot.edge.handlers.computer import TooManyAnalyses, analysed, refusal
 from bot.edge.memo import Memo
 from bot.present.analysis import analysis_picture, analysis_text, caption
 from bot.present.board import PICTURE, TEXT
@@ -329,6 +329,10 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
         said = await asker.working(tr.gettext(SENT_PRIVATELY if asker.elsewhere else ANALYSING))
         try:
             analysis = await analysed(record, place.chat_id, user_id)
+        except TooManyAnalyses as refused:  # another started since the check above:
+            # said where the analysis would have come (the tap is answered already)
+            await _send(context, place, {"text": tr.gettext(refused.message)})
+            return
         except Exception:
             log.exception("cannot analyse game %s", record.game_id)
             await _send(context, place, {"text": tr.gettext(FAILED)})

@@ -210,6 +210,31 @@ async def test_new_analyses_are_bounded_per_user(world: World, held: HeldAnalysi
     await world.idle()  # the first analysis is posted
 
 
+async def test_an_analysis_started_after_the_check_is_still_refused_politely(
+        world: World, held: HeldAnalysis, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another analysis may start between the early check and the analysis
+    (the handler awaits in between): the bound's refusal then is the same
+    answer, not "the game could not be analysed" with a stack trace."""
+    t = _setup(world)
+    first = await _finished(world, t, taps=4)
+    await _finished(world, t, taps=4)
+    computer_turns._ANALYSES.clear()
+    world.server.user_sends(t.chat, t.alice, "/analyze")  # her last game: the second
+    await asyncio.to_thread(held.started.wait, 10)
+    monkeypatch.setattr(analysis, "refusal", lambda *_: None)   # the check saw room
+    board = next(m for m in world.server.messages(t.chat)
+                 if m.by_bot and any(d.startswith("an:") and first.game_id in d
+                                     for row in m.buttons for _, d in row))
+    data = next(d for row in board.buttons for _, d in row if d.startswith("an:"))
+    await world.server.user_taps(t.chat, t.alice, board, data).wait_answer_async(10)
+    await world.idle()
+    said = [m.text or "" for m in world.server.messages(t.chat) if m.by_bot]
+    assert any("still being analysed" in text for text in said), said
+    assert not any("could not be analysed" in text for text in said), said
+    held.release()
+    await world.idle()
+
+
 async def test_new_analyses_are_bounded_per_chat(world: World, held: HeldAnalysis) -> None:
     """Three members each ask 📊 for another game: the chat has two analyses
     in flight at most (MAX_PER_CHAT), the third asker is told to ask later."""

@@ -85,17 +85,19 @@ return 1
 
 
 # KEYS: imported, the new chat's tournament index, its match map, then the
-# records' keys.  ARGV: the old chat id, #records, #match entries, then per
-# record (version, JSON, id, index score), then the match map's (commitment,
+# records' keys.  ARGV: the old chat id, #records, #match entries, the
+# seconds a closed one is kept, then per record (version, JSON, id, index
+# score: below 0 for a closed one), then the match map's (commitment,
 # tournament id) pairs.  Once per old chat (`imported` holds
 # "tournaments:<old id>"); a tournament the new chat has already is kept.
 _IMPORT_TOURNAMENTS = """
 if redis.call('SISMEMBER', KEYS[1], 'tournaments:' .. ARGV[1]) == 1 then return 0 end
 local n, m = tonumber(ARGV[2]), tonumber(ARGV[3])
-local a = 4
+local a = 5
 for i = 1, n do
   if redis.call('EXISTS', KEYS[3 + i]) == 0 then
     redis.call('HSET', KEYS[3 + i], 'v', ARGV[a], 'd', ARGV[a + 1])
+    if tonumber(ARGV[a + 3]) < 0 then redis.call('EXPIRE', KEYS[3 + i], ARGV[4]) end
     redis.call('ZADD', KEYS[2], ARGV[a + 3], ARGV[a + 2])
   end
   a = a + 4
@@ -243,7 +245,7 @@ class Migration:
         tournament game that ends in the new chat finds its tournament),
         then their wake-ups."""
         matches = await self.redis.hgetall(self.keys.chat(old_id, "tmatch"))
-        args: list[Any] = [old_id, len(found), len(matches)]
+        args: list[Any] = [old_id, len(found), len(matches), ENDED_TTL]
         for record, score in found:
             moved = record.model_copy(update={"chat_id": new_id})
             args += [record.version, encode(moved), record.tournament_id, score]

@@ -35,7 +35,7 @@ from redis.exceptions import ResponseError
 from bot.store.client import RedisClient, as_text, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
-from bot.store.layout import CURRENT
+from bot.store.layout import CURRENT, ENDED_TTL
 from bot.store.ledger import ledger_field
 from bot.vocab.records import (
     CorruptRecordError,
@@ -49,7 +49,8 @@ from bot.vocab.tournament import NamedSeason, Tally, TournamentRecord
 # KEYS: record, the chat's index, the ledger, the match map.  ARGV: expected
 # version, JSON, tournament id, created at, '1' if open, the number of
 # ledger pairs n, the number of match entries m, then n (field, amount) pairs,
-# m (commitment) entries, and the write token last (CURRENT).
+# m (commitment) entries, the seconds a closed one is kept, and the write
+# token last (CURRENT).
 _SAVE = CURRENT + """
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[#ARGV])
@@ -59,6 +60,16 @@ redis.call('ZADD', KEYS[2], ARGV[5] == '1' and ARGV[4] or -tonumber(ARGV[4]), AR
 local n, m = tonumber(ARGV[6]), tonumber(ARGV[7])
 for i = 8, 7 + 2 * n, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
 for i = 8 + 2 * n, 7 + 2 * n + m do redis.call('HSET', KEYS[4], ARGV[i], ARGV[3]) end
+-- a closed one is kept a while, as an ended game is; so are the index and
+-- the match map of a chat with no open one (else they are kept)
+local ttl = tonumber(ARGV[#ARGV - 1])
+if ARGV[5] == '1' then redis.call('PERSIST', KEYS[1]) else redis.call('EXPIRE', KEYS[1], ttl) end
+local created = -tonumber(redis.call('TIME')[1]) + ttl   -- closed ones made before then
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '(' .. created, '(0')
+for _, key in ipairs({KEYS[2], KEYS[4]}) do
+  if redis.call('ZCOUNT', KEYS[2], 0, '+inf') == 0 then redis.call('EXPIRE', key, ttl)
+  else redis.call('PERSIST', key) end
+end
 return {1, new}
 """
 
@@ -133,7 +144,7 @@ class Tournaments:
                 self.keys.chat(chat, "tmatch")]
         args = [expected_version, encode(record), record.tournament_id, record.created_at,
                 "1" if record.status.is_open else "0", len(pairs) // 2, len(matches),
-                *pairs, *matches, write_token()]
+                *pairs, *matches, ENDED_TTL, write_token()]
         try:
             ok, version = await idempotent(lambda: self._save(keys=keys, args=args))
         except ResponseError as error:

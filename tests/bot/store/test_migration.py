@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from bot.rules import tournament as tournaments
 from bot.service.tournament import commit_tournament
 from bot.store import Store
+from bot.store.layout import ENDED_TTL
 from bot.vocab.clock import first_wake
 from bot.vocab.records import CorruptRecordError, GameRecord, Status, TableOptions, game_key
 from bot.vocab.tournament import Format, TournamentRecord
@@ -149,3 +152,13 @@ async def test_a_corrupt_record_stops_migration_before_any_change(store: Store) 
     with pytest.raises(CorruptRecordError, match="settings"):
         await store.migration.migrate_chat(OLD, NEW)
     assert sorted(await every_key(store.redis)) == before
+
+
+async def test_a_closed_tournament_moves_with_its_expiry(store: Store) -> None:
+    record = await lobby(store)
+    closed = await store.tournament.save(record.model_copy(update={
+        "status": Status.CANCELLED, "created_at": time.time()}), record.version)
+    await store.migration.migrate_chat(OLD, NEW)
+    moved = closed.model_copy(update={"chat_id": NEW})
+    assert await store.tournament.load(NEW, closed.tournament_id) == moved
+    assert 0 < await store.redis.ttl(store.keys.record(moved.key)) <= ENDED_TTL

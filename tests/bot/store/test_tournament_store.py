@@ -5,12 +5,14 @@ the tournament and never twice, the match map, and the leased wake-ups."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
 from bot.rules import tournament as rules
 from bot.service.tournament import commit_tournament
 from bot.store import Store, VersionConflict
+from bot.store.layout import ENDED_TTL
 from bot.vocab import clock
 from bot.vocab.records import Status, TableOptions
 from bot.vocab.tournament import Decision, Format, Result, TournamentRecord
@@ -108,3 +110,31 @@ async def test_wake_ups_are_leased_to_one_claimer(store: Store) -> None:
     assert await store.tournament.claim(now + 300) == [(CHAT, record.tournament_id)]
     await store.tournament.reschedule(record, None)
     assert await store.tournament.claim(now + 10**6) == []
+
+
+async def test_a_closed_tournament_is_kept_a_while_and_an_open_one_for_good(store: Store) -> None:
+    """Closed tournaments (a cancelled lobby any member can make) were kept
+    for ever, with the chat's index and match map: they expire as an ended
+    game does once nothing in the chat is open."""
+    now = time.time()
+    record = await store.tournament.save(lobby(2).model_copy(update={"created_at": now}), 0,
+                                         matches=("c1",))
+    names = [store.keys.record(record.key), store.keys.chat(CHAT, "tournaments"),
+             store.keys.chat(CHAT, "tmatch")]
+    assert [await store.redis.ttl(name) for name in names] == [-1, -1, -1]
+    other = await store.tournament.save(lobby(3).model_copy(update={"created_at": now}), 0)
+    other = await store.tournament.save(other.model_copy(update={"status": Status.CANCELLED}),
+                                        other.version)
+    assert 0 < await store.redis.ttl(store.keys.record(other.key)) <= ENDED_TTL
+    assert [await store.redis.ttl(name) for name in names] == [-1, -1, -1]   # one is open
+    closed = await store.tournament.save(record.model_copy(update={"status": Status.CANCELLED}),
+                                         record.version)
+    assert all([0 < await store.redis.ttl(name) <= ENDED_TTL for name in names])
+    assert await store.tournament.load(CHAT, closed.tournament_id) == closed
+    # a closed one made longer ago than that leaves the index with its next save
+    old = lobby(2).model_copy(update={"tournament_id": "oldone01", "created_at": 1000.0,
+                                      "status": Status.CANCELLED})
+    await store.tournament.save(old, 0)
+    ids = await store.redis.zrange(store.keys.chat(CHAT, "tournaments"), 0, -1)
+    assert sorted(i.decode() if isinstance(i, bytes) else i for i in ids) == sorted(
+        [record.tournament_id, other.tournament_id])

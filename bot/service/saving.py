@@ -1,7 +1,7 @@
 """A game's record loaded and saved as the rules see it.
 
-:func:`load_for` loads the record a button acts on, at the version it was
-drawn for; :func:`save` / :func:`save_first` write a rule's new record over
+:func:`load_current` loads the record a button acts on, at the version it
+was drawn for or newer; :func:`save` / :func:`save_first` write a rule's new record over
 the old one with one compare-and-set (an outdated keyboard, a duplicated
 update or two taps at once can never apply twice), the end of a game booked
 with it and the clock's deadline following the game; :func:`commit_game` is
@@ -89,27 +89,15 @@ async def commit_game(store: Store, load: Callable[[], Awaitable[GameRecord | No
     return None if before is None or after is None else (before, after)
 
 
-async def load_for(store: Store, chat_id: int, data: Callback) -> GameRecord:
-    """The record a button acts on (the game it names, in ``chat_id``), at the
-    version it was drawn for, else :class:`Refusal`.
-
-    A freshly posted message is drawn for the version its own save is about
-    to create (see :func:`bot.edge.handlers.board.repost`); a tap that arrives
-    before that save lands waits for it a moment instead of being refused.
-    """
-    record = await load_current(store, chat_id, data)
-    if record.version != data.version:
-        raise Refusal(STALE)
-    return record
-
-
 async def load_current(store: Store, chat_id: int, data: Callback,
                        loaded: GameRecord | None = None) -> GameRecord:
     """The game a button names (in ``chat_id``) at the version it was drawn for
     or a newer one (an older drawing of a board whose redraw is on its way:
     :func:`bot.rules.taps.caught_up` says what such a tap may still do), else
-    :class:`Refusal`; a tap on a message not saved yet waits for it (:func:`load_for`).
-    ``loaded``: that game as the caller has just read it (the first look)."""
+    :class:`Refusal`.  A freshly posted message is drawn for the version its
+    own save is about to create (:func:`bot.edge.handlers.board.repost`): a
+    tap that arrives before that save lands waits for it a moment instead of
+    being refused.  ``loaded``: that game as the caller has just read it."""
     record = loaded if loaded is not None else await store.games.load_game(chat_id, data.id)
     for _ in range(FUTURE_WAITS - 1):
         if record is None or record.version >= data.version:

@@ -20,7 +20,7 @@ round's deadline tell them.
   started is a double forfeit.
 * :func:`month_table`, :func:`season_table`, :func:`start_season`,
   :func:`end_season`: the chat's league (the tables are added to by the
-  booking of each game's end, bot/store/books.py).
+  booking of each game's end, bot/store/ledger.py).
 """
 
 from __future__ import annotations

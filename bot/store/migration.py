@@ -204,7 +204,7 @@ class Migration:
 
     async def _import_league_of(self, old_id: int, new_id: int, history: int) -> list[str]:
         """Add the old chat's league tables into the new chat's, and keep its
-        seasons (once: bot/store/books.py keeps them); the old tables' keys.
+        seasons (once: bot/store/ledger.py keeps them); the old tables' keys.
         The moved history lines its tables counted are counted in the new
         chat's too (its ``n``), so that no line counts twice."""
         meta = {k.decode() if isinstance(k, bytes) else k: v for k, v in

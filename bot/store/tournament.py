@@ -13,7 +13,7 @@ tournament's prizes are booked with its final standings or not at all, once
 
 A chat's league (:class:`Leagues`): the tables of its months and named
 seasons (``:league:m:<YYYY-MM>``, ``:league:s:<id>``), added to by the script
-that books each game's end (bot/store/books.py ``_FINISH``), and its named
+that books each game's end (bot/store/ledger.py ``_FINISH``), and its named
 seasons in ``:league`` (which one runs, each kept one, and ``n``, the
 history lines booked since the tables were kept).
 
@@ -214,7 +214,7 @@ class Leagues:
     """A chat's league tables and named seasons (``store.tournament.league``).
 
     The tables are only added to by the booking of a game's end
-    (bot/store/books.py), so every rated result counts once; this reads them
+    (bot/store/ledger.py), so every rated result counts once; this reads them
     and starts and ends named seasons, each one script in the chat's slot.
     """
 

@@ -190,7 +190,7 @@ def tallies(games: Iterable[LeagueGame]) -> dict[int, Tally]:
 def league_lines(entry: HistoryEntry) -> LeagueLines | None:
     """What a booked history line adds to its month's table and the running
     named season's (None if it ends no rated result): what the store adds in
-    the script that books the game (bot/store/books.py)."""
+    the script that books the game (bot/store/ledger.py)."""
     game = league_game(entry)
     if game is None:
         return None

@@ -64,6 +64,8 @@ BAD_ROUND = N_("round is the time a round may take, 1h to 14d: round=3d.")
 BAD_MATCHES = N_("match=1,3,5 gives each round's match length, 1 to {most} points, the last "
                  "one for the rounds after; at most {rounds} of them.")
 KNOCKOUT_ONLY = N_("final= is for a knockout: final=7 makes its final a 7-point match.")
+SPLIT_PLACES = N_("split= pays {places} places but max= lets only {most} play: pay at most "
+                  "{most}.")
 BAD_START = N_("start is when the tournament starts by itself, 1h to 14d from now: start=12h.")
 
 
@@ -100,6 +102,8 @@ def parse_setup(args: Sequence[str]) -> tuple[Setup, list[str]]:
     if "max" in values:
         values["max"] = _number("max", str(values["max"]), MIN_ENTRANTS[format_],
                                 MAX_ENTRANTS[format_])
+        if len(values.get("split", ())) > values["max"]:   # never paid as asked
+            raise SetupError(SPLIT_PLACES, places=len(values["split"]), most=values["max"])
     fields = {_FIELDS[name]: value for name, value in values.items()}
     return dataclasses.replace(Setup(format=format_), **flags, **fields), rest
 

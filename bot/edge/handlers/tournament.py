@@ -349,7 +349,8 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     if changed is not None and changed[1] is not changed[0]:
         # in the chat's language, not the tapper's (as process draws it)
         await _redraw_lobby(context, await _chat_translator(context, changed[1]), changed[1])
-        await process(context, chat.id, data.id)
+        if data.action not in (ButtonAction.JOIN, ButtonAction.LEAVE):   # a lobby waits on
+            await process(context, chat.id, data.id)
 
 
 async def _redraw_prompt(query: CallbackQuery, tr: Translator, record: TournamentRecord

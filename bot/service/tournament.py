@@ -277,10 +277,11 @@ async def verdicts(store: Store, record: TournamentRecord) -> dict[int, Result]:
             continue
         game = await latest_game(store, record.chat_id, pairing.game_id)
         result = None if game is None else result_of(game)
-        if result is None and game is not None and game.status is Status.FINISHED:
+        # a match not over (a game of it finished, or one that could not be
+        # ended on time): decided by its score
+        if result is None and game is not None and game.status in (Status.FINISHED,
+                                                                   Status.ACTIVE):
             result = _unfinished_match(game, record)
-        if result is None and game is not None and game.status is Status.ACTIVE:
-            result = _unfinished_match(game, record)  # it could not be ended on time
         out[pairing.board] = result or Result(decision=Decision.DOUBLE_FORFEIT)
     return out
 

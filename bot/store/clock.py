@@ -146,9 +146,6 @@ class Clock:
         scheduler cannot push back a wake-up a concurrent save just set."""
         await self.redis.zadd(self.keys.deadline_shard(ref)[0], {str(ref): due}, lt=lower_only)
 
-    async def unschedule(self, ref: GameRef) -> None:
-        await self.redis.zrem(self.keys.deadline_shard(ref)[0], str(ref))
-
     async def claim_due(
         self, now: float | None = None, lease: float = 60.0, limit: int = 100
     ) -> list[Claim]:

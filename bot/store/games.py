@@ -366,11 +366,6 @@ class Games:
         topic = topic_of(thread_id)
         return int(await self.redis.zcount(self.keys.live(chat_id), topic, topic))
 
-    async def lobbies(self, chat_id: int, thread_id: int | None = None) -> list[GameRecord]:
-        """The chat's (topic's) games still waiting for players."""
-        return [game for game in await self.chat_games(chat_id, thread_id, ended=False)
-                if game.status is Status.LOBBY]
-
     async def user_games(self, user_id: int) -> list[GameRecord]:
         """The user's open (lobby or active) games, checked against the records.
 

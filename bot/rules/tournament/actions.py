@@ -245,13 +245,6 @@ def current(record: TournamentRecord) -> Round:
     return record.rounds[-1]
 
 
-def board_of(record: TournamentRecord, game_id: str) -> int | None:
-    """The board of the current round that plays ``game_id``; None if none
-    (a game of no tournament, or of an earlier round)."""
-    if record.status is not Status.ACTIVE or not record.rounds:
-        return None
-    return next((p.board for p in record.rounds[-1].pairings if p.game_id == game_id), None)
-
 
 def attach_game(record: TournamentRecord, board: int, game_id: str, now: float
                 ) -> TournamentRecord:

@@ -90,11 +90,10 @@ async def test_chat_settings_default_then_saved(store: Store) -> None:
     assert saved.version == 1 and saved.board_style == "text"
 
 
-async def test_lobbies_are_games_waiting_for_players(store: Store) -> None:
+async def test_a_chats_games_by_topic_and_their_count(store: Store) -> None:
     lobby = await store.games.save(new_game(status=Status.LOBBY, players=(), created_at=1.0), 0)
     game = await store.games.save(new_game(created_at=2.0), 0)
     await store.games.save(new_game(thread=3), 0)
-    assert [g.game_id for g in await store.games.lobbies(CHAT)] == [lobby.game_id]
     assert [g.game_id for g in await store.games.chat_games(CHAT)] == [lobby.game_id, game.game_id]
     assert await store.games.live_count(CHAT) == 2 and await store.games.live_count(CHAT, 3) == 1
 
@@ -265,13 +264,6 @@ async def test_an_unacked_lease_is_delivered_again_after_it_expires(store: Store
     assert again.ref == ref
     await store.clock.ack(ref)
     assert await store.clock.claim_due(now=1000.0) == []
-
-
-async def test_unschedule_removes_a_pending_deadline(store: Store) -> None:
-    ref = GameRef(CHAT, None, "cccc")
-    await store.clock.schedule(ref, 1.0)
-    await store.clock.unschedule(ref)
-    assert await store.clock.claim_due(now=10.0) == []
 
 
 # -- corrupt and old records ---------------------------------------------------

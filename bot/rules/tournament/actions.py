@@ -33,7 +33,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.rules.ratings import START_DEVIATION, conservative
+from bot.rules.ratings import START, START_DEVIATION, conservative
 from bot.rules.tournament import brackets, pairing
 from bot.rules.tournament.standings import scores, standings, tied_for_first
 from bot.vocab.i18n import N_
@@ -182,7 +182,7 @@ def seed_order(entrants: tuple[Entrant, ...], ratings: Ratings) -> tuple[Entrant
     ones of similar rating, and newcomers last."""
     rated = []
     for order, entrant in enumerate(entrants):
-        rating, deviation = ratings.get(entrant.user_id, (1500.0, START_DEVIATION))
+        rating, deviation = ratings.get(entrant.user_id, (START, START_DEVIATION))
         rated.append((-conservative(rating, deviation), -rating, order,
                       entrant.model_copy(update={"rating": rating, "deviation": deviation})))
     rated.sort(key=lambda item: item[:3])

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.vocab.i18n import N_
-from bot.vocab.records import HistoryEntry
+from bot.vocab.records import HistoryEntry, computer_level
 from bot.vocab.refusals import Refusal
 from bot.vocab.tournament import LeagueLines, NamedSeason, Tally
 from bot.vocab.usertext import clean
@@ -164,7 +164,8 @@ def league_game(entry: HistoryEntry) -> LeagueGame | None:
     the last game of a match, between people, not cancelled."""
     rated = entry.winner is not None and entry.result != "cancelled" and (
         entry.score is None or Standing(entry.match_length, entry.score).is_settled)
-    if not rated or len(entry.players) != 2 or any(p.user_id < 0 for p in entry.players):
+    if not rated or len(entry.players) != 2 or any(
+            computer_level(p.user_id) is not None for p in entry.players):
         return None   # a game of a match going on, or against the computer
     winner = next(p.user_id for p in entry.players if p.side is entry.winner)
     loser = next(p.user_id for p in entry.players if p.side is not entry.winner)

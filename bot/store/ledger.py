@@ -179,6 +179,20 @@ def ledger_field(a: int, b: int) -> tuple[str, int]:
     return f"{low}:{high}", 1 if a == low else -1
 
 
+def ledger_pairs(ledger: Mapping[tuple[int, int], int] | None) -> list[Any]:
+    """A booking's ledger changes, ``(winner, loser) -> what the loser pays``,
+    as a script's (field, amount for the low id) arguments.
+
+    >>> ledger_pairs({(7, 3): 5})
+    ['3:7', -5]
+    """
+    pairs: list[Any] = []
+    for (winner, loser), amount in (ledger or {}).items():
+        field, sign = ledger_field(winner, loser)
+        pairs += [field, sign * amount]
+    return pairs
+
+
 def stats_field(variant: Variant, user_id: int, versus: str = "") -> str:
     """The field of a player's stats in the chat's `stats` hash (``versus``:
     their games against the computer, kept apart).
@@ -241,10 +255,7 @@ class Ledger:
         if history.game_id != record.game_id:
             raise ValueError("history entry is for another game")
         chat = record.chat_id
-        pairs: list[Any] = []
-        for (winner, loser), amount in (ledger or {}).items():
-            field, sign = ledger_field(winner, loser)
-            pairs += [field, sign * amount]
+        pairs = ledger_pairs(ledger)
         rolls: list[Any] = []
         for (variant, user_id), counted in (dice or {}).items():
             if counted.rolls:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import ValidationError
 from redis.exceptions import ResponseError
@@ -36,7 +35,7 @@ from bot.store.client import RedisClient, as_text, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import CURRENT, ENDED_TTL
-from bot.store.ledger import ledger_field
+from bot.store.ledger import ledger_pairs
 from bot.vocab.records import (
     CorruptRecordError,
     RecordKey,
@@ -136,10 +135,7 @@ class Tournaments:
         commitments) its games play.  :class:`VersionConflict` if it changed."""
         chat = record.chat_id
         name = self.keys.record(record.key)
-        pairs: list[Any] = []
-        for (winner, loser), amount in (ledger or {}).items():
-            field, sign = ledger_field(winner, loser)
-            pairs += [field, sign * amount]
+        pairs = ledger_pairs(ledger)
         keys = [name, self.keys.chat(chat, "tournaments"), self.keys.chat(chat, "ledger"),
                 self.keys.chat(chat, "tmatch")]
         args = [expected_version, encode(record), record.tournament_id, record.created_at,

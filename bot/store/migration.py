@@ -207,7 +207,7 @@ class Migration:
         seasons (once: bot/store/ledger.py keeps them); the old tables' keys.
         The moved history lines its tables counted are counted in the new
         chat's too (its ``n``), so that no line counts twice."""
-        meta = {k.decode() if isinstance(k, bytes) else k: v for k, v in
+        meta = {as_text(k): v for k, v in
                 (await self.redis.hgetall(self.keys.chat(old_id, "league"))).items()}
         suffixes = [(f"league:m:{f[2:]}", int(float(v))) for f, v in meta.items()
                     if f.startswith("m:")]

@@ -37,6 +37,7 @@ from bot.present.render.png import (
     MUTED,
     PAGE,
     checker_image,
+    fit,
     load_font,
     printable,
     render_image,
@@ -134,13 +135,9 @@ class AnalysisPicture:
 
 def _fit(text: str, size: int, width: int, bold: bool = True) -> tuple[str, int]:
     """``text`` (only what the font draws) and a font size from ``size``
-    down to 14 that fits ``width``; cut with an ellipsis if even that does not."""
-    text = printable(text)
-    while size > 14 and load_font(size, bold).getlength(text) > width:
-        size -= 1
-    while len(text) > 1 and load_font(size, bold).getlength(text) > width:
-        text = text[:-2] + "…"
-    return text, size
+    down to 14 that fits ``width`` (:func:`~bot.present.render.png.fit`)."""
+    shown, font = fit(printable(text), width, size, bold, least=min(size, 14))
+    return shown, int(font.size)
 
 
 def _write(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int, width: int,

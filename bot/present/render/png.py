@@ -168,6 +168,18 @@ def _fitted(d: ImageDraw.ImageDraw, centre: tuple[int, int], text: str, width: i
     _write(d, centre, text, load_font(size), what, slot, scale, fill=PAGE, anchor="mm")
 
 
+def fit(text: str, width: float, size: int, bold: bool = True, least: int | None = None
+        ) -> tuple[str, ImageFont.FreeTypeFont]:
+    """``text`` and the font of the largest size from ``size`` down to
+    ``least`` in which it fits ``width`` pixels; in ``least`` (or ``size``),
+    cut with "…" to fit.  The pictures' one way to fit a line of text."""
+    for each in range(size, (least or size) - 1, -1):
+        font = load_font(each, bold)
+        if font.getlength(text) <= width:
+            return text, font
+    return _cut(text, font, width), font
+
+
 def _cut(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
     """``text`` cut at its end, with "…", to at most ``width`` pixels in ``font``."""
     if font.getlength(text) <= width:

@@ -25,9 +25,19 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from bot.present.render.png import ACCENT, FIELD_C, INK, MUTED, PAGE, Placed, load_font, printable
+from bot.present.render.png import (
+    ACCENT,
+    FIELD_C,
+    INK,
+    MUTED,
+    PAGE,
+    Placed,
+    fit,
+    load_font,
+    printable,
+)
 
 WIDTH = 900
 MARGIN = 36
@@ -57,20 +67,6 @@ class StandingsPicture:
     """Per row: the player withdrew (drawn ×, after the name however long it is)."""
 
 
-def _fitted(text: str, width: float, size: int, bold: bool, least: int | None = None
-            ) -> tuple[str, ImageFont.FreeTypeFont]:
-    """``text`` in the largest size from ``size`` down to ``least`` at which it
-    fits ``width``; at ``least`` (or ``size``), cut with "…" to fit."""
-    text = " ".join(printable(text).split())   # an emoji left out leaves no double space
-    for each in range(size, (least or size) - 1, -1):
-        font = load_font(each, bold)
-        if font.getlength(text) <= width:
-            return text, font
-    while len(text) > 1 and font.getlength(text) > width:
-        text = text[:-2].rstrip() + ELLIPSIS
-    return text, font
-
-
 def _columns(picture: StandingsPicture, inner: float) -> list[float]:
     """Where each column starts (and, last, where the table ends)."""
     heads, cells = load_font(SIZE, True), load_font(SIZE, False)
@@ -98,7 +94,9 @@ def _draw(picture: StandingsPicture, placed: list[Placed] | None) -> Image.Image
     def write(what: str, x: float, y: float, text: str, width: float, size: int, *,
               bold: bool = False, least: int | None = None, fill: tuple[int, int, int] = INK,
               after: str = "") -> None:
-        shown, font = _fitted(text, width - font_length(after, size, bold), size, bold, least)
+        # an emoji left out leaves no double space
+        shown, font = fit(" ".join(printable(text).split()),
+                          width - font_length(after, size, bold), size, bold, least)
         shown += after
         d.text((x, y), shown, font=font, fill=fill)
         if placed is not None and shown:

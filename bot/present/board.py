@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import time
 from dataclasses import dataclass
 from html import escape
 
@@ -38,6 +37,7 @@ from bot.present.names import (
     mention,
     move_by,
     side_name,
+    utc_time,
     variant_name,
 )
 from bot.present.render import (
@@ -343,7 +343,7 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
     if record.paused_at is not None:
         lines.append("⏸ " + tr.gettext("The clock is paused."))
     elif record.deadline is not None:
-        when = time.strftime("%d.%m %H:%M", time.gmtime(record.deadline))
+        when = utc_time(record.deadline)
         if record.deadline <= clock.now():
             lines.append("⌛ " + tr.gettext("Time ran out at {time} UTC.", time=when))
         else:

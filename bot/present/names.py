@@ -86,9 +86,14 @@ def duration(tr: Translator, seconds: float) -> str:
     return " ".join(word for n, word in units if n) or minute  # minutes matter only within a day
 
 
+def utc_time(moment: float) -> str:
+    """``"12.09 14:00"``: a moment as the bot's messages show it (in UTC, which they say)."""
+    return time.strftime("%d.%m %H:%M", time.gmtime(moment))
+
+
 def move_by(tr: Translator, deadline: float) -> str:
     """``"Move by 12.09 14:00 UTC (23 hours left)."``: the deadline on the
     clock and, since nobody converts UTC in their head, the time left."""
-    when = time.strftime("%d.%m %H:%M", time.gmtime(deadline))
+    when = utc_time(deadline)
     return tr.gettext("Move by {time} UTC ({left} left).", time=when,
                       left=duration(tr, deadline - clock.now()))

@@ -13,7 +13,7 @@ from html import escape
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.present.lobby import option_captions
-from bot.present.names import duration, variant_name
+from bot.present.names import duration, utc_time, variant_name
 from bot.present.render.tournament import StandingsPicture
 from bot.rules.tournament.league import LeagueRow
 from bot.rules.tournament.prizes import split_of
@@ -112,7 +112,7 @@ def lobby_message(tr: Translator, record: TournamentRecord
         return fit_text("\n".join(lines)), _keyboard(tr, record, [(ButtonAction.STANDINGS, "📋 ",
                                                          N_("Standings"))])
     if record.start_at is not None:
-        when = time.strftime("%d.%m %H:%M", time.gmtime(record.start_at))
+        when = utc_time(record.start_at)
         lines.append(escape(tr.gettext("It starts by itself at {time} UTC.", time=when)))
     lines.append(escape(tr.gettext("Tap Join to play. Whoever created it taps ▶ Start.")))
     return fit_text("\n".join(lines)), _keyboard(tr, record, [
@@ -167,8 +167,8 @@ def _pairing_text(tr: Translator, record: TournamentRecord, pairing: Pairing,
         mark = " " + tr.gettext("(forfeit)")
     if pairing.stage is Stage.CONSOLATION:
         mark += " " + tr.gettext("(consolation)")
-    if length and match_of(record, pairing) > 1:
-        mark += " · " + tr.gettext("match to {n}", n=match_of(record, pairing))
+    if length and length_of(record, pairing) > 1:
+        mark += " · " + tr.gettext("match to {n}", n=length_of(record, pairing))
     return (f"{pairing.board}. {shown(pairing.first)} {score} {shown(pairing.second)}"
             + text(mark))
 
@@ -183,7 +183,7 @@ def _pairing_line(tr: Translator, record: TournamentRecord, pairing: Pairing,
                          length)
 
 
-def match_of(record: TournamentRecord, pairing: Pairing) -> int:
+def length_of(record: TournamentRecord, pairing: Pairing) -> int:
     """The match length of a pairing's game."""
     return pairing.match_length or record.options.match_length
 
@@ -192,7 +192,7 @@ def round_head(tr: Translator, record: TournamentRecord, round_: Round) -> tuple
     """"Round 3 · match to 5" (when its games share a length longer than one
     point), and whether its pairings must say their lengths (they differ)."""
     head = tr.gettext("Round {n}", n=round_.number)
-    lengths = {match_of(record, p) for p in round_.pairings if p.second is not None}
+    lengths = {length_of(record, p) for p in round_.pairings if p.second is not None}
     if len(lengths) > 1:
         return head, True
     if lengths and max(lengths) > 1:
@@ -211,7 +211,7 @@ def round_message(tr: Translator, record: TournamentRecord) -> str:
     lines = ["🏆 <b>" + escape(head) + "</b> · " + escape(title(tr, record))]
     lines += [_pairing_line(tr, record, p, each) for p in current.pairings]
     if current.deadline is not None:
-        when = time.strftime("%d.%m %H:%M", time.gmtime(current.deadline))
+        when = utc_time(current.deadline)
         lines.append(escape(tr.gettext(
             "Play by {time} UTC ({left} left): each game has its board below, where either "
             "player taps ▶ Start. A game nobody started by then is lost by both.",
@@ -323,8 +323,8 @@ def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> st
     if mine.result is not None:
         return None
     other = names(record)[mine.opponent(user_id) or 0]
-    if match_of(record, mine) > 1:
-        head += " · " + tr.gettext("match to {n}", n=match_of(record, mine))
+    if length_of(record, mine) > 1:
+        head += " · " + tr.gettext("match to {n}", n=length_of(record, mine))
     return "🏆 " + escape(head) + "\n" + escape(tr.gettext(
         "You play {name}: tap ▶ Start on your board in the group.", name=clean(other)))
 

@@ -18,7 +18,15 @@ import contextlib
 import logging
 import os
 
-from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+    User,
+)
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
@@ -329,7 +337,8 @@ async def on_tournament_button(update: Update, context: Context) -> None:
             raise Refusal(STALE)   # another tournament's button, not on its lobby
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
-            await _post_standings(context, tr, record)
+            asked = query.message if isinstance(query.message, Message) else None
+            await _post_standings(context, tr, record, thread_of(asked))   # where it was asked
             return
         change = await _change(context, data, record, user.id, display_name(user), chat)
         changed = await service.commit_tournament(store, chat.id, data.id, change)

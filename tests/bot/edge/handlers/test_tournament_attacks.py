@@ -276,3 +276,25 @@ async def test_a_join_while_the_lobby_is_posted_keeps_its_message(
     record = await current(world, c)
     assert joined and record.message_id == lobby.message_id
     assert "P2" in world.server.message(c.chat.id, lobby.message_id).text
+
+
+async def test_standings_tapped_in_another_topic_come_in_that_topic(world: World) -> None:
+    """🔄 Standings on a table asked for in another forum topic posted the new
+    table in the tournament's topic, away from whoever tapped."""
+    players = [world.server.add_user(f"F{n}") for n in range(1, 4)]
+    forum = world.server.add_group("Forum", members=players, forum=True)
+    cup, chatter = (world.server.create_topic(forum, name, by=players[0])
+                    for name in ("Cup", "Chatter"))
+    sent = await world.send(forum, players[0], "/tournament swiss", thread_id=cup)
+    lobby = await world.reply(forum, sent, "Tournament")
+    for player in players:
+        await world.tap(forum, player, lobby, text="✋ Join")
+    await world.tap(forum, players[0], lobby, text="▶ Start")
+    sent = await world.send(forum, players[1], "/standings", thread_id=chatter)
+    table = await world.reply(forum, sent, "Tournament")
+    assert table.thread_id == chatter
+    answer = await world.tap(forum, players[1], table, text="🔄 Standings")
+    assert not answer.show_alert, answer
+    await world.idle()
+    newest = [m for m in world.server.messages(forum) if m.by_bot and m.photo is not None]
+    assert newest[-1].message_id != table.message_id and newest[-1].thread_id == chatter

@@ -117,7 +117,7 @@ def _round_robin_keys(record: TournamentRecord, final: dict[int, Tally]
                       ) -> dict[int, tuple[int, ...]]:
     h2h = head_to_head(final)
     played_off = any(p.stage is Stage.PLAYOFF for r in record.rounds for p in r.pairings)
-    won = playoff(record, tied_for_first(record)).rounds_won() if played_off else {}
+    won = playoff(record, _tied(final, h2h)).rounds_won() if played_off else {}
     return {p: (h2h[p], sonneborn_berger(t, final), won.get(p, 0)) for p, t in final.items()}
 
 
@@ -125,7 +125,10 @@ def tied_for_first(record: TournamentRecord) -> list[int]:
     """A round robin's players equal on points, head-to-head and
     Sonneborn-Berger at the top: two or more need a play-off."""
     final = tallies(record)
-    h2h = head_to_head(final)
+    return _tied(final, head_to_head(final))
+
+
+def _tied(final: dict[int, Tally], h2h: dict[int, int]) -> list[int]:
     key = {p: (t.points, h2h[p], sonneborn_berger(t, final)) for p, t in final.items()}
     best = max(key.values())
     return [p for p in key if key[p] == best]
@@ -149,15 +152,13 @@ def _knockout_keys(record: TournamentRecord) -> dict[int, tuple[int, ...]]:
 def standings(record: TournamentRecord) -> tuple[Place, ...]:
     """The standings now: by points, then the format's tie-breaks; best first."""
     final = tallies(record)
-    if record.format is Format.ROUND_ROBIN:
-        breaks = _round_robin_keys(record, final)
-    elif record.format is Format.SWISS:
-        breaks = _swiss_keys(record, final)
-    else:
+    if record.format is Format.KNOCKOUT:   # by the rounds won, not points
         breaks = _knockout_keys(record)
-    key = {p: (final[p].points, *breaks[p]) for p in final}
-    if record.format is Format.KNOCKOUT:
         key = {p: breaks[p] for p in final}
+    else:
+        breaks = (_round_robin_keys(record, final) if record.format is Format.ROUND_ROBIN
+                  else _swiss_keys(record, final))
+        key = {p: (final[p].points, *breaks[p]) for p in final}
     seed = seeds(record)
     order = sorted(final, key=lambda p: (tuple(-k for k in key[p]), seed[p]))
     places: list[Place] = []

@@ -298,3 +298,17 @@ async def test_standings_tapped_in_another_topic_come_in_that_topic(world: World
     await world.idle()
     newest = [m for m in world.server.messages(forum) if m.by_bot and m.photo is not None]
     assert newest[-1].message_id != table.message_id and newest[-1].thread_id == chatter
+
+
+async def test_a_round_is_dealt_in_a_chat_at_its_limit_of_games(world: World) -> None:
+    """A chat's limit of live games holds back /new, never a tournament's
+    round: its games are the tournament's, owed to its players."""
+    c = club(world, 4)
+    world.store.max_live = 1
+    record = await tournament(world, c, "rr long")
+    games = [await world.store.games.load_game(c.chat.id, p.game_id or "")
+             for p in record.rounds[0].pairings]
+    assert len(games) == 2 and all(g is not None and g.status is Status.LOBBY for g in games)
+    assert await world.store.games.live_count(c.chat.id, None) == 2
+    sent = await world.send(c.chat, c.players[0], "/new")   # the limit still holds for /new
+    assert "at once" in (await world.reply(c.chat, sent)).text

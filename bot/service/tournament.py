@@ -49,6 +49,7 @@ from bot.rules.tournament.league import (
 from bot.rules.tournament.noshow import chose
 from bot.store import Store, VersionConflict
 from bot.store.commit import commit
+from bot.store.tournament import TournamentLimit
 from bot.vocab import clock
 from bot.vocab.records import GameRecord, Player, Status
 from bot.vocab.refusals import CHANGED, Refusal
@@ -58,6 +59,12 @@ from engine.game import Action
 from engine.position import Side
 
 Change = Callable[[TournamentRecord, float], TournamentRecord]
+
+RETRIES = 2 * max(rules.actions.MAX_ENTRANTS.values())
+"""Lost races a change of a tournament retries: each lost race is another
+writer's change landed, so a full lobby's Joins sent at once (every one a lost
+race for all the others) each land, or are refused by the rules (full), never
+told that the tournament changed meanwhile."""
 
 
 def match_of(game: GameRecord) -> str | None:
@@ -91,9 +98,10 @@ async def commit_tournament(store: Store, chat_id: int, tournament_id: str, chan
                             ) -> tuple[TournamentRecord, TournamentRecord] | None:
     """Load the tournament, apply the rule ``change(record, now)``, save it
     with one compare-and-set (its prizes with the change that ends it; the
-    ``matches`` its new games play); on a lost race all again.  (before,
-    after), or None if there is no such tournament.  ``change`` may raise a
-    ``Refusal``; after repeated lost races: ``Refusal(CHANGED)``."""
+    ``matches`` its new games play); on a lost race all again (up to
+    :data:`RETRIES` times).  (before, after), or None if there is no such
+    tournament.  ``change`` may raise a ``Refusal``; after that many lost
+    races: ``Refusal(CHANGED)``."""
     tournaments = store.tournament
     now = clock.now()
 
@@ -113,7 +121,7 @@ async def commit_tournament(store: Store, chat_id: int, tournament_id: str, chan
                                       ledger=rules.ledger(new) if ending else None)
 
     try:
-        before, after = await commit(load, step, write, retries=10)
+        before, after = await commit(load, step, write, retries=RETRIES)
     except VersionConflict:
         raise Refusal(CHANGED) from None
     if before is None or after is None:
@@ -124,9 +132,16 @@ async def commit_tournament(store: Store, chat_id: int, tournament_id: str, chan
 
 
 async def create(store: Store, record: TournamentRecord) -> TournamentRecord:
-    """Save a new tournament (its id follows from the update: a retry finds it)."""
+    """Save a new tournament (its id follows from the update: a retry finds it).
+    The limits of ``rules.may_create`` are checked again by the write itself
+    (two commands at once both passed a check made before it):
+    ``Refusal(LOBBY_OPEN)`` or ``Refusal(CHAT_FULL)``, nothing saved."""
     try:
-        saved = await store.tournament.save(record, 0)
+        saved = await store.tournament.save(record, 0, most_open=rules.actions.MAX_OPEN)
+    except TournamentLimit as limit:
+        if limit.lobby is not None:
+            raise Refusal(rules.actions.LOBBY_OPEN) from None
+        raise Refusal(rules.actions.CHAT_FULL, count=rules.actions.MAX_OPEN) from None
     except VersionConflict:
         found = await store.tournament.load(record.chat_id, record.tournament_id)
         assert found is not None

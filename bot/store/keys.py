@@ -36,6 +36,8 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{chat:<id>}:tournaments         zset: the chat's tournaments -> created
     nardy:{chat:<id>}:tmatch              hash: the dice commitment of a tournament game's
                                           match -> its tournament id (the end-of-game hook)
+    nardy:{chat:<id>}:tlobbies            hash: a member -> the id of their open tournament
+                                          lobby (one each, checked where a new one is saved)
     nardy:{chat:<id>}:tpost:<what>        "1" for 60 s: a worker is posting a tournament's
                                           round, a game's board or its end (first_to)
     nardy:{chat:<id>}:league              hash: season -> the running named season's id,

@@ -39,18 +39,35 @@ from bot.store.ledger import ledger_pairs
 from bot.vocab.records import (
     CorruptRecordError,
     RecordKey,
+    Status,
+    StoreError,
     VersionConflict,
     encode,
     write_token,
 )
 from bot.vocab.tournament import NamedSeason, Tally, TournamentRecord
 
-# KEYS: record, the chat's index, the ledger, the match map.  ARGV: expected
-# version, JSON, tournament id, created at, '1' if open, the number of
-# ledger pairs n, the number of match entries m, then n (field, amount) pairs,
-# m (commitment) entries, the seconds a closed one is kept, and the write
-# token last (CURRENT).
+# KEYS: record, the chat's index, the ledger, the match map, the chat's lobby
+# makers.  ARGV: expected version, JSON, tournament id, created at, '1' if
+# open, the number of ledger pairs n, the number of match entries m, then n
+# (field, amount) pairs, m (commitment) entries, the creator, '1' if a lobby,
+# the most open ones a new one may join (0: neither limit is checked), the
+# seconds a closed one is kept, and the write token last (CURRENT).  Returns {1, new version},
+# {0, stored version}, or for a new one over a limit (nothing written) {2, the
+# creator's open lobby} or {3, the chat's open ones}: the limits are checked in
+# the script that writes, so commands at once never pass them together.
 _SAVE = CURRENT + """
+local creator, lobby, most = ARGV[#ARGV - 4], ARGV[#ARGV - 3], tonumber(ARGV[#ARGV - 2])
+if cur == '0' and most > 0 then
+  local held = redis.call('HGET', KEYS[5], creator)
+  local score = held and redis.call('ZSCORE', KEYS[2], held)
+  if lobby == '1' and score and tonumber(score) > 0 then return {2, held} end
+  local open = redis.call('ZCOUNT', KEYS[2], '(0', '+inf')
+  if open >= most then return {3, open} end
+end
+-- who has a lobby open: set with it, gone when it starts or closes
+if lobby == '1' then redis.call('HSET', KEYS[5], creator, ARGV[3])
+elseif redis.call('HGET', KEYS[5], creator) == ARGV[3] then redis.call('HDEL', KEYS[5], creator) end
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[#ARGV])
 -- open ones by creation, closed ones below every open one: a flood of closed
@@ -65,7 +82,7 @@ local ttl = tonumber(ARGV[#ARGV - 1])
 if ARGV[5] == '1' then redis.call('PERSIST', KEYS[1]) else redis.call('EXPIRE', KEYS[1], ttl) end
 local created = -tonumber(redis.call('TIME')[1]) + ttl   -- closed ones made before then
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '(' .. created, '(0')
-for _, key in ipairs({KEYS[2], KEYS[4]}) do
+for _, key in ipairs({KEYS[2], KEYS[4], KEYS[5]}) do
   if redis.call('ZCOUNT', KEYS[2], 0, '+inf') == 0 then redis.call('EXPIRE', key, ttl)
   else redis.call('PERSIST', key) end
 end
@@ -103,6 +120,16 @@ redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[2])
 return 1
 """
 
+class TournamentLimit(StoreError):
+    """A new tournament refused by the script that would write it: its creator
+    has a lobby open (``lobby``: its id), or the chat has ``open`` open ones."""
+
+    def __init__(self, key: str, lobby: str | None, open_ones: int) -> None:
+        super().__init__(f"{key}: lobby {lobby} open" if lobby else f"{key}: {open_ones} open")
+        self.lobby = lobby
+        self.open = open_ones
+
+
 POSTING = 60.0
 """Seconds a worker has to post what it was first to post (:meth:`Tournaments.first_to`)."""
 
@@ -128,23 +155,30 @@ class Tournaments:
 
     async def save(self, record: TournamentRecord, expected_version: int, *,
                    ledger: Mapping[tuple[int, int], int] | None = None,
-                   matches: tuple[str, ...] = ()) -> TournamentRecord:
+                   matches: tuple[str, ...] = (), most_open: int = 0) -> TournamentRecord:
         """Write ``record`` as version ``expected_version + 1`` (0: a new one);
         with it, in the same script, ``ledger`` ((winner, loser) -> what the
         loser pays, the format of a game's booking) and the ``matches`` (dice
-        commitments) its games play.  :class:`VersionConflict` if it changed."""
+        commitments) its games play.  :class:`VersionConflict` if it changed.
+        A new one: :class:`TournamentLimit` while its creator has a lobby open
+        or the chat has ``most_open`` open ones (0: neither limit)."""
         chat = record.chat_id
         name = self.keys.record(record.key)
         pairs = ledger_pairs(ledger)
         keys = [name, self.keys.chat(chat, "tournaments"), self.keys.chat(chat, "ledger"),
-                self.keys.chat(chat, "tmatch")]
+                self.keys.chat(chat, "tmatch"), self.keys.chat(chat, "tlobbies")]
         args = [expected_version, encode(record), record.tournament_id, record.created_at,
                 "1" if record.status.is_open else "0", len(pairs) // 2, len(matches),
-                *pairs, *matches, ENDED_TTL, write_token()]
+                *pairs, *matches, record.created_by,
+                "1" if record.status is Status.LOBBY else "0", most_open, ENDED_TTL,
+                write_token()]
         try:
             ok, version = await idempotent(lambda: self._save(keys=keys, args=args))
         except ResponseError as error:
             raise CorruptRecordError(name, f"not a hash ({error})") from None
+        if ok in (2, 3):
+            raise TournamentLimit(name, as_text(version) if ok == 2 else None,
+                                  int(version) if ok == 3 else 0)
         if not ok:
             raise VersionConflict(name, expected_version, as_text(version))
         return record.model_copy(update={"version": int(version)})

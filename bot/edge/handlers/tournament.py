@@ -141,7 +141,11 @@ async def tournament_command(update: Update, context: Context) -> None:
     record = rules.create(chat.id, thread_of(update.effective_message), user.id, variant,
                           options, setup, clock.now())
     record = record.model_copy(update={"tournament_id": tournament_id})
-    saved = await service.create(get_store(context), record)
+    try:   # checked again where it is saved: commands sent at once
+        saved = await service.create(get_store(context), record)
+    except Refusal as refusal:
+        await reply(update, refusal_text(tr, refusal), quote=True)
+        return
     if saved.message_id is None:
         await _post_lobby(context, await _chat_translator(context, saved), saved)
 

@@ -50,8 +50,9 @@ from bot.rules.matchstate import MatchState, table_of
 from bot.rules.seats import player_on, seat_of, waiting_side
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
-from bot.vocab.i18n import Translator
+from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
+from bot.vocab.tournament import is_tournament_game
 from bot.vocab.usertext import (
     CAPTION_LIMIT,
     TEXT_LIMIT,
@@ -65,6 +66,12 @@ from engine.game import Action, Game, Phase
 from engine.notation import format_turn
 from engine.position import Dice, Position, Side
 from engine.scoring import EndReason
+
+CLOSED_BY_TOURNAMENT = N_("The tournament game was closed: it is decided by forfeit (or its "
+                          "tournament was cancelled), and nothing of it is booked.")
+"""A tournament game is closed only by its tournament: a withdrawal's or a
+no-show's forfeit, a cancelled tournament, or a cancel that counts as a
+double forfeit (bot/service/tournament.py ``result_of``)."""
 
 PICTURE, TEXT = "png", "text"
 """Board styles (``ChatSettings.board_style``)."""
@@ -418,7 +425,8 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     if photo is None:
         lines.append(f"<pre>{escape(render_text(view))}</pre>")
     if record.status is Status.CANCELLED:  # the seed revealed, and its check (docs/fair-dice.md)
-        lines += [tr.gettext("The game was cancelled."), *commitment_lines(tr, record)]
+        lines += [tr.gettext(CLOSED_BY_TOURNAMENT if is_tournament_game(record.game_id)
+                             else "The game was cancelled."), *commitment_lines(tr, record)]
         return (BoardMessage(LINE_BREAK.join(lines), verify_keyboard(tr, record), photo, to_draw),
                 lines, drop_order)
     status = _status_lines(tr, record, table, ui, view.numbered_for)

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.rules import tournament as rules
+from bot.rules.cancelling import cancelled
 from bot.rules.dice import Dealer, committed
 from bot.rules.ledger import deviation_of
 from bot.rules.matchstate import table_of
@@ -311,6 +312,24 @@ def timed_out(record: GameRecord, now: float) -> GameRecord:
     if waiting is None:
         return record
     return played(record, table, lambda g: g.claim_timeout(waiting.opponent))
+
+
+def forfeitable(game: GameRecord) -> bool:
+    """Whether ``game`` (the last game of a pairing's match) can still be
+    played or booked: waiting for ▶ Start, being played, or a match between
+    two of its games."""
+    if game.status in (Status.LOBBY, Status.ACTIVE):
+        return True
+    return (game.status is Status.FINISHED and game.next_game is None and bool(game.engine)
+            and not table_of(game).match_over)
+
+
+def forfeited(game: GameRecord, now: float) -> GameRecord:
+    """A game whose pairing was decided by forfeit (a withdrawal) closes at
+    once, books nothing and takes no move, resignation or rematch any more
+    (``cancelled``: its end hook finds the pairing decided, so the forfeit
+    stands)."""
+    return cancelled(game) if forfeitable(game) else game
 
 
 def _unfinished_match(game: GameRecord, record: TournamentRecord) -> Result:

@@ -582,8 +582,10 @@ async def _close(context: Context, tr: Translator, game: GameRecord) -> None:
 
 async def _close_forfeited(context: Context, tr: Translator, record: TournamentRecord) -> None:
     """The boards of the last rounds' games decided without being played (a
-    withdrawal, a no-show), or of a cancelled tournament, close if nobody
-    started them."""
+    withdrawal, a no-show) close at once, also a game being played (its match
+    ends unbooked: a forfeit is no game, and nobody may resign or move in it
+    later, which once booked a rated result over the forfeit); a cancelled
+    tournament's close if nobody started them (games being played go on)."""
     store = get_store(context)
     cancelled = record.status is Status.CANCELLED
     for each in record.rounds[-2:]:
@@ -592,9 +594,31 @@ async def _close_forfeited(context: Context, tr: Translator, record: TournamentR
                     or (pairing.result is not None
                         and pairing.result.decision is Decision.PLAYED):
                 continue
+            if pairing.result is not None:   # forfeited: its match's game now, whatever it is
+                game = await service.latest_game(store, record.chat_id, pairing.game_id)
+                if game is not None and service.forfeitable(game):
+                    await _forfeit(context, tr, game)
+                continue
             game = await store.games.load_game(record.chat_id, pairing.game_id)
             if game is not None and game.status is Status.LOBBY:
                 await _close(context, tr, game)
+
+
+async def _forfeit(context: Context, tr: Translator, game: GameRecord) -> None:
+    """Close a game (its match) its pairing's forfeit decided: nothing booked,
+    its board redrawn without buttons (bot/present/board.py says why)."""
+    store = get_store(context)
+
+    async def load() -> GameRecord | None:
+        return await store.games.load_game(game.chat_id, game.game_id)
+
+    try:
+        changed = await saving.commit_game(store, load, service.forfeited,
+                                           retries=service.RETRIES)
+    except Refusal:
+        return
+    if changed is not None and changed[1] is not changed[0]:
+        await edit(context, tr, changed[1])
 
 
 async def _end_on_time(context: Context, tr: Translator, game: GameRecord) -> None:

@@ -5,8 +5,14 @@ real handlers and the local Bot API server."""
 
 from __future__ import annotations
 
+from telegram.ext import CallbackContext
+
+from bot.edge.handlers import tournament as handler
 from bot.rules import tournament as rules
+from bot.service import tournament as service
+from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import Status
+from bot.vocab.tournament import Decision
 from tests.bot.conftest import World
 from tests.bot.edge.handlers import test_tournament as base
 from tests.bot.edge.handlers.test_tournament import Clock, club
@@ -54,3 +60,46 @@ async def test_a_lobby_admits_every_join_up_to_its_cap_however_many_at_once(
     assert record.status is Status.LOBBY and len(record.entrants) == 64
     alerts = [a.text for a in answers if a.show_alert]
     assert len(alerts) == 2 and all("full" in (text or "") for text in alerts), alerts
+
+
+async def test_a_forfeited_game_being_played_closes_and_books_nothing(world: World,
+                                                                     clock: Clock) -> None:
+    """Bob withdrew while his game was being played: the standings said he
+    lost it by forfeit, but the board kept its buttons, and his resignation
+    then booked a rated "Eve beat Bob".  Now the game closes at once."""
+    c = club(world, 4)
+    record = await base.tournament(world, c, "swiss rounds=2 backgammon")
+    pairing = record.rounds[-1].pairings[0]
+    assert pairing.game_id is not None and pairing.second is not None
+    board = base.board_of(world, c, pairing.game_id)
+    start = base.button(world, board, ButtonAction.START)
+    assert start is not None
+    await world.tap(c.chat, c.user(pairing.first), board, start)
+    game = await world.store.games.load_game(c.chat.id, pairing.game_id)
+    assert game is not None and game.status is Status.ACTIVE
+    bob = c.user(pairing.second)
+    board = base.board_of(world, c, game.game_id)   # the board in play (the lobby is gone)
+    resign = [d for _, d in world.buttons(board)
+              if Callback.parse(d).action in (ButtonAction.MENU, ButtonAction.RESIGN)]
+    assert resign, board.content
+    # Bob withdraws (what /withdraw and 🏳 Withdraw do once confirmed)
+    await service.commit_tournament(world.store, c.chat.id, record.tournament_id,
+                                    lambda r, now: rules.withdraw(r, bob.id, now))
+    await handler.process(CallbackContext(world.app), c.chat.id, record.tournament_id)
+    await world.idle()
+    record = await base.current(world, c)
+    decided = next(p for p in record.rounds[0].pairings if p.board == pairing.board)
+    assert decided.result is not None and decided.result.decision is Decision.FORFEIT
+    closed = await world.store.games.load_game(c.chat.id, pairing.game_id)
+    assert closed is not None and closed.status is Status.CANCELLED
+    shown = world.server.message(c.chat.id, board.message_id)
+    assert "decided by forfeit" in (shown.caption or shown.text or ""), shown.content
+    assert not [d for _, d in world.buttons(shown) if d.startswith(("g:", "l:"))]
+    for data in resign:   # the buttons it had: refused, nothing changes
+        await world.tap(c.chat, bob, shown, data, strict=False)
+    assert await world.store.games.load_game(c.chat.id, pairing.game_id) == closed
+    history = await world.store.ledger.history(c.chat.id)   # noted cancelled, unrated
+    assert history and all(h.rating_changes is None and h.points == 0 and h.winner is None
+                           for h in history), history
+    assert not await world.store.ledger.ledger(c.chat.id)
+    assert decided.result.winner == pairing.first

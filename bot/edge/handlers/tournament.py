@@ -30,7 +30,14 @@ from telegram import (
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
-from bot.edge.handlers.board import board_translator, edit, game_link, repost, unreachable
+from bot.edge.handlers.board import (
+    announce,
+    board_translator,
+    edit,
+    game_link,
+    repost,
+    unreachable,
+)
 from bot.edge.handlers.common import (
     Context,
     addressee_translator,
@@ -501,6 +508,9 @@ async def _post_game(context: Context, tr: Translator, record: TournamentRecord,
             return record   # another worker posts it, and names it then
         game = await repost(context, tr, game, strip_old=False)
         if game.board_message_id is not None:
+            # its whole commitment kept in a message never edited, before the
+            # ▶ Start whose tap is mixed in (the board keeps only 12 digits then)
+            await announce(context, tr, None, game)
             await _tell_privately(context, record, pairing.players, game)
     match = service.match_of(game)
 

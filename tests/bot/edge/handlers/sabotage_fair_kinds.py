@@ -20,6 +20,7 @@ KINDS = ["test_a_group_lobby", "test_a_game_against_the_computer_waits_for_start
          "test_a_rematch_against_the_computer_waits_for_start",
          "test_a_matchs_next_game_keeps_the_first_games_tap",
          "test_an_invitation_waits_for_a_players_start",
+         "test_a_tournament_game_waits_for_a_players_start",
          "test_an_inline_game_waits_for_start_after_the_second_join",
          "test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify",
          "test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap",
@@ -61,6 +62,9 @@ SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
         "        await keep_inline(context, tr, old, new, user_id)\n")],
     "S9 inline rematch offer not kept": [(
         FAIR, "    elif fresh_commitment(old, new) is not None:", "    elif False:")],
+    "S10 tournament game's commitment only on its board": [(
+        "bot/edge/handlers/tournament.py", "            await announce(context, tr, None, game)\n",
+        "")],
 }
 
 

@@ -188,6 +188,35 @@ async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
     _never_edited(world, invitation)
 
 
+async def test_a_tournament_game_waits_for_a_players_start(world: World) -> None:
+    """A tournament's game showed its whole commitment only on its board, which
+    ▶ Start edits down to 12 digits: now it is kept in a message never
+    edited, posted before the tap whose id is mixed in, as for every game."""
+    from tests.bot.edge.handlers.test_tournament import board_of, club, tournament
+
+    c = club(world, 2)
+    record = await tournament(world, c, "ko backgammon")
+    [pairing] = record.rounds[-1].pairings
+    assert pairing.game_id is not None
+    waiting = await world.store.games.load_game(c.chat.id, pairing.game_id)
+    assert waiting is not None and waiting.status is Status.LOBBY and waiting.dice is not None
+    assert not waiting.dice.fixed and not waiting.engine
+    kept = _kept(world, c.chat, waiting.dice.seed)
+    board = board_of(world, c, pairing.game_id)
+    assert kept.message_id > board.message_id   # posted with the board, before the tap
+    player = next(u for u in c.players if u.id == pairing.first)
+    data = start_button(board)
+    assert data is not None
+    assert not (await world.tap(c.chat, player, board, data)).show_alert
+    query = _last_query(world)
+    started = await world.store.games.load_game(c.chat.id, pairing.game_id)
+    assert started is not None and started.status is Status.ACTIVE
+    assert started.dice is not None and started.dice.seed == waiting.dice.seed
+    assert started.dice.entropy == (f"tg.start={query}",)
+    _in_export(started, "tg.start", query)
+    _never_edited(world, kept)
+
+
 def _request_index(world: World, method: str, match: object) -> int:
     """Where in the bot's requests the first ``method`` call ``match`` accepts is."""
     for index, request in enumerate(world.server.requests()):

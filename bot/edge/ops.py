@@ -46,7 +46,7 @@ import functools
 import gc
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from typing import Any
 
 from telegram import Update
@@ -272,8 +272,9 @@ class Slot:
 
 
 _slot: contextvars.ContextVar[Slot | None] = contextvars.ContextVar("nardy_slot", default=None)
-_PARKED: set[asyncio.Task[UpdateOutcome]] = set()
-"""Handlers that gave their slot back and still run (kept from the garbage collector)."""
+_PARKED: set[asyncio.Task[Any]] = set()
+"""Handlers that gave their slot back and still run, and work started off any
+slot (:func:`off_slot`), kept from the garbage collector."""
 
 
 def slot() -> Slot | None:
@@ -289,6 +290,17 @@ def parked() -> int:
     except RuntimeError:
         return 0
     return sum(1 for task in _PARKED if not task.done() and task.get_loop() is loop)
+
+
+def off_slot(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    """Run ``work`` in a task of its own that holds no update slot and that
+    nobody awaits (a job's work that must not hold the job up: a chat's
+    tournament lane, bot/edge/handlers/tournament.py), counted by
+    :func:`parked` until it ends."""
+    task = asyncio.ensure_future(work)
+    _PARKED.add(task)
+    task.add_done_callback(_PARKED.discard)
+    return task
 
 
 def lane_of(update: Update) -> object:

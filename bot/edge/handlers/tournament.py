@@ -6,7 +6,8 @@ show (bot/present/tournament.py).  Every change is one compare-and-set of
 the tournament record; what the chat must be shown then (a round's pairings
 and boards, the deadline's verdicts, the final standings) is done by
 :func:`process`, run at once after a button and by the repeating
-:func:`tick_job` for whatever a game's end, a deadline or a start time asks
+:func:`tick_job` for whatever a game's end, a deadline or a start time asks,
+in a lane per chat (one chat's round never waits for another's)
 (any worker: the wake-up queue leases each tournament to one process; a
 second run finds the work done in the record and does nothing twice).
 """
@@ -30,6 +31,7 @@ from telegram import (
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
+from bot.edge import ops
 from bot.edge.handlers.board import (
     announce,
     board_translator,
@@ -402,16 +404,43 @@ async def _change(context: Context, data: Callback, record: TournamentRecord, us
 # ---------------------------------------------------------------- the job
 
 
+LANES = "tournament_lanes"
+"""bot_data: chat id -> the tournaments its lane has still to process, in order."""
+
+
 async def tick_job(context: Context) -> None:
-    """The repeating job: every tournament whose wake-up is due is processed."""
+    """The repeating job: every tournament whose wake-up is due is handed to
+    its chat's lane (:func:`_lane`), and the job returns at once.  A chat's
+    work is posted at its chat's pace (20 messages a minute in a group): done
+    by the job itself, one 64-player round held up every other chat's
+    tournaments for minutes (the job runs one at a time)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
+    lanes: dict[int, dict[str, None]] = context.bot_data.setdefault(LANES, {})
     for chat_id, tournament_id in await store.tournament.claim(clock.now()):
-        try:
-            await process(context, chat_id, tournament_id)
-        except Exception:  # one tournament's failure (Telegram down) holds up no other
-            log.exception("tournament %s:%s", chat_id, tournament_id)
+        waiting = lanes.get(chat_id)
+        if waiting is not None:   # its lane runs: it takes this one next
+            waiting.setdefault(tournament_id, None)
+            continue
+        lanes[chat_id] = {tournament_id: None}
+        ops.off_slot(_lane(context, lanes, chat_id))
+
+
+async def _lane(context: Context, lanes: dict[int, dict[str, None]], chat_id: int) -> None:
+    """Process a chat's due tournaments one after another (one chat's work in
+    order), beside every other chat's lane; ends when none is left."""
+    waiting = lanes[chat_id]
+    try:
+        while waiting:
+            tournament_id = next(iter(waiting))
+            del waiting[tournament_id]
+            try:
+                await process(context, chat_id, tournament_id)
+            except Exception:  # one tournament's failure (Telegram down) holds up no other
+                log.exception("tournament %s:%s", chat_id, tournament_id)
+    finally:
+        del lanes[chat_id]
 
 
 async def process(context: Context, chat_id: int, tournament_id: str) -> None:

@@ -5,15 +5,23 @@ real handlers and the local Bot API server."""
 
 from __future__ import annotations
 
-from telegram.ext import CallbackContext
+import asyncio
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+from telegram.ext import BaseRateLimiter, CallbackContext
 
 from bot.edge.handlers import tournament as handler
 from bot.rules import tournament as rules
 from bot.service import tournament as service
+from bot.store import Store
+from bot.vocab import clock as clocks
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import Status
 from bot.vocab.tournament import Decision
-from tests.bot.conftest import World
+from tests.bot.conftest import World, running_world
 from tests.bot.edge.handlers import test_tournament as base
 from tests.bot.edge.handlers.test_tournament import Clock, club
 
@@ -103,3 +111,61 @@ async def test_a_forfeited_game_being_played_closes_and_books_nothing(world: Wor
                            for h in history), history
     assert not await world.store.ledger.ledger(c.chat.id)
     assert decided.result.winner == pairing.first
+
+
+class HeldChat(BaseRateLimiter[None]):
+    """A flood limiter that holds every message to one chat until released: a
+    group whose big round is being posted at its pace (20 a minute)."""
+
+    def __init__(self) -> None:
+        self.chat: int | None = None
+        self.released = asyncio.Event()
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+    async def process_request(self, callback: Callable[..., Coroutine[Any, Any, Any]],
+                              args: Any, kwargs: dict[str, Any], endpoint: str,
+                              data: dict[str, Any], rate_limit_args: None) -> Any:
+        if self.chat is not None and data.get("chat_id") == self.chat:
+            await self.released.wait()
+        return await callback(*args, **kwargs)
+
+
+async def test_one_chats_slow_round_never_delays_another_chats(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a 64-player round was posted at its group's pace, another group's
+    next round waited 77.5 s for it: the job did one tournament after another.
+    Here chat A's messages are held (its pace) until chat B's round is posted."""
+    held = HeldChat()
+    fake = Clock(tmp_path / "offset")
+    monkeypatch.setenv(clocks.TEST_CLOCK_ENV, str(fake.path))
+    fake.advance(0)
+    async with running_world(store, limiter=held) as world:
+        for job in world.app.job_queue.get_jobs_by_name(handler.JOB_NAME):
+            job.enabled = False
+        a, b = club(world, 2), club(world, 2)
+        records = []
+        for c in (a, b):
+            sent = await world.send(c.chat, c.players[0], "/tournament ko start=1h")
+            lobby = await world.reply(c.chat, sent, "Tournament")
+            for player in c.players:
+                await world.tap(c.chat, player, lobby, text="✋ Join")
+            records.append(await base.current(world, c))
+        fake.advance(3600 + 60)
+        due = clocks.now()
+        for order, record in enumerate(records):   # A's is handed out first
+            await world.store.tournament.reschedule(record, due - 2 + order)
+        held.chat = a.chat.id
+        job = asyncio.create_task(handler.tick_job(CallbackContext(world.app)))
+        try:
+            await world.server.wait_message_async(b.chat, "Round 1", timeout=20)
+            assert not base.texts(world, a, "Round 1")   # A's still waits for its pace
+        finally:
+            held.released.set()
+        await job
+        await world.idle()
+        assert [len(base.texts(world, c, "Round 1")) for c in (a, b)] == [1, 1]

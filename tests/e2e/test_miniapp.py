@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +25,15 @@ from tests.bot.driver import game_board, pick, start_button
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, User
 from tests.e2e.miniapp import (
+    PHONE,
     AppApi,
-    browser,
     click,
     drag,
     free_port,
     have_browser,
     init_data,
     open_app,
+    phone_size,
     play_turn,
     shown_version,
     used_dice,
@@ -48,11 +48,12 @@ SCREENSHOTS = os.environ.get("NARDY_SCREENSHOTS")
 """A folder to save the app's phone-size screenshots in (docs/miniapp-*.png)."""
 
 
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    """One headless chromium for the module's tests (each opens the app afresh)."""
-    with browser() as opened:
-        yield opened
+@pytest.fixture
+def driver(chromium: Any) -> Any:
+    """The run's chromium (tests/e2e/conftest.py) at phone size (each test opens the app
+    afresh)."""
+    phone_size(chromium, PHONE)
+    return chromium
 
 
 def start_bot(server: BotApiServer, data_dir: Path, port: int, **env: str) -> BotProcess:
@@ -227,7 +228,7 @@ def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: App
             result["live"].append(wait_version(driver, state["version"]))
     else:
         raise AssertionError("the game did not end")
-    assert "🏁" in driver.find_element("id", "caption").text
+    assert driver.find_element("id", "result").is_displayed()  # the result screen
     return result
 
 
@@ -307,7 +308,7 @@ def test_a_private_board_opens_the_app(tmp_path: Path, driver: Any) -> None:
                     assert "hint" in state["actions"], state["actions"]
                     click(driver, '[data-action="hint"]')
                     server.wait_for(lambda: "💡" in driver.find_element(
-                        "id", "message").text, 60, description="the hint")
+                        "id", "status").text, 60, description="the hint")
                 play_turn(driver, state)
                 state_after(api, state["version"])  # the turn, then the computer's
             assert " ERROR " not in bot.log, bot.log_tail()

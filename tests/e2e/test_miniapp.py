@@ -11,7 +11,6 @@ group board exactly once; the open app shows Bob's taps without reloading (long 
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -43,9 +42,6 @@ from tests.e2e.miniapp import (
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900),
               pytest.mark.skipif(not have_browser(), reason="needs chromium and chromedriver "
                                  "(bin/test installs them as root)")]
-
-SCREENSHOTS = os.environ.get("NARDY_SCREENSHOTS")
-"""A folder to save the app's phone-size screenshots in (docs/miniapp-*.png)."""
 
 
 @pytest.fixture
@@ -196,11 +192,6 @@ def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: App
             assert board is not None
             if pending is None:  # (else: since her roll)
                 pending = (board.message_id, board.edits, server.clock())
-            if SCREENSHOTS and result["app_turns"] == 6:
-                first = state["tree"][0]["steps"][0]
-                click(driver, f'[data-cell="{first["from"]}"]')
-                driver.save_screenshot(str(Path(SCREENSHOTS) / f"miniapp-{variant}.png"))
-                click(driver, f'[data-cell="{first["from"]}"]')  # untap it
             play_turn(driver, state, dragging=result["app_turns"] % 2 == 1)
             # the app shows the turn's result at once; the group board follows
             state = state_after(api, state["version"])
@@ -306,6 +297,7 @@ def test_a_private_board_opens_the_app(tmp_path: Path, driver: Any) -> None:
                     state = synced(driver, api)
                 if turn == 0:  # 💡 Hint: against the computer, hints are given
                     assert "hint" in state["actions"], state["actions"]
+                    click(driver, '[data-action="menu"]')  # rare actions: in the ⋯ menu
                     click(driver, '[data-action="hint"]')
                     server.wait_for(lambda: "💡" in driver.find_element(
                         "id", "status").text, 60, description="the hint")

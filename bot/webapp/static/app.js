@@ -97,7 +97,8 @@ function render() {
   board = drawBoard($("board"), {
     ...here, numbers: state.numbers, dice, cube: state.cube, viewer: state.viewer, mover,
     sources, targets, chosen: source, last: path.length ? null : state.last,
-    lastDice: !state.nodes, blocked: text("no_move"), height: boardHeight(),
+    // the last turn's dice beside the board until the next roll; a blocked roll's always
+    lastDice: !state.nodes || (state.last && !state.last.moves.length), blocked: text("no_move"), height: boardHeight(),
   }, { tap, drag, press });
   players();
   status();

@@ -192,15 +192,16 @@ export function drawBoard(container, view, handlers) {
     el("text", { x: BAR_X + BAR / 2, y: y + 16.5, class: "cube-text", id: "cube" }, svg)
       .textContent = String(view.cube.value);
   }
-  // the dice: the roll being played on the right half; else the last turn's, faded, on
-  // the left half (with "no legal move" when it could not be played)
+  // the dice: the roll being played on the right half; the last turn's, faded, on the
+  // left half (with "no legal move" when it could not be played)
   const dice = view.dice || [];
   const size = 28;
   if (dice.length) {
     const span = dice.length * (size + 5) - 5, x0 = columnX(9) - span / 2;
     dice.forEach(([value, used], i) => die(svg, x0 + i * (size + 5), H / 2 - size / 2, value,
                                           used, size));
-  } else if (last && last.dice.length && view.lastDice) {
+  }
+  if (last && last.dice.length && view.lastDice) {
     const g = el("g", { class: "last-dice", id: "last-dice" }, svg);
     const x0 = columnX(3) - size - 2;
     last.dice.forEach((value, i) => die(g, x0 + i * (size + 4), H / 2 - size / 2, value,

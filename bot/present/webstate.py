@@ -169,7 +169,7 @@ def _actions(record: GameRecord, game: Game, you: Side | None, user_id: int) -> 
 def _viewer(game: Game, you: Side | None, orientation: str) -> Side:
     """The side drawn at the bottom: a player's own, always (their checkers at the
     bottom, their numbers); a spectator's, the chat's view."""
-    return viewer_of(game, orientation)
+    return you if you is not None else viewer_of(game, orientation)
 
 
 def _last(tr: Translator, record: GameRecord, game: Game, viewer: Side) -> dict[str, Any] | None:
@@ -324,7 +324,7 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
     you = seat_of(record, user_id)
     viewer = _viewer(game, you, orientation)
     # a player's own numbers always; a spectator's, the chat's board's
-    view = board_view(tr, record, table, viewer)
+    view = board_view(tr, record, table, viewer, own=you is not None)
     cube = game.cube
     actions = _actions(record, game, you, user_id)
     state: dict[str, Any] = {

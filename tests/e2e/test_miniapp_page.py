@@ -22,8 +22,10 @@ from bot.present.board import last_turn
 from bot.present.webapp import payload
 from bot.present.webstate import turn_tree
 from bot.rules.matchstate import table_of
+from bot.rules.play import may_double
+from bot.vocab import clock
 from bot.vocab.i18n import translator
-from bot.vocab.records import GameRecord
+from bot.vocab.records import GameRecord, Status
 from engine.game import Phase
 from engine.position import Side, Variant, opponent_point
 from tests.e2e.apphost import (
@@ -372,7 +374,7 @@ def test_a_narrow_phone_fits_without_wrapping(variant: Variant, host: AppHost,
     record = until(started(variant, match_length=5), moving_after(Side.WHITE))
     record = record.model_copy(update={"players": (
         record.players[0].model_copy(update={"name": "Alexandra Konstantinopolskaya"}),
-        record.players[1])})
+        record.players[1]), "deadline": clock.now() + 5 * 3600 + 120})
     open_page(driver, host, record, ANN, size=NARROW)
     for bar in ("top", "bottom"):
         height = js(driver, f"return document.getElementById('{bar}').offsetHeight")
@@ -380,6 +382,7 @@ def test_a_narrow_phone_fits_without_wrapping(variant: Variant, host: AppHost,
         assert js(driver, f"const e = document.querySelector('#{bar} .facts');"
                           "return e.scrollWidth <= e.clientWidth + 1")
         assert driver.find_element("css selector", f"#{bar} .score").text.endswith("/5")
+    assert driver.find_element("css selector", "#bottom .clock").text.startswith("5h 0")
     assert js(driver, "return document.documentElement.scrollWidth") <= NARROW[0]
     # the board, the bars, the status and the buttons on one screen
     bottom = js(driver, "return document.getElementById('controls')"
@@ -399,3 +402,49 @@ def test_the_users_language_from_the_bots_catalogs(language: str, host: AppHost,
     assert driver.find_element("css selector", "#status .cue").text == tr.gettext(
         "Your turn: move.")
     assert js(driver, "return document.documentElement.lang") == language
+
+
+@functools.cache
+def crowded() -> GameRecord:
+    """Backgammon with the cube owned (doubled and taken) and checkers on the bar."""
+    rng = random.Random(11)
+    record = started(Variant.BACKGAMMON)
+    doubled = False
+    for _ in range(3000):
+        game = table_of(record).game
+        if doubled and game.cube is not None and game.cube.owner is not None \
+                and game.phase is Phase.ROLL and (game.position.checkers(Side.WHITE, 25)
+                                                  or game.position.checkers(Side.BLACK, 25)):
+            return record
+        wants = not doubled and game.phase is Phase.ROLL and may_double(record,
+                                                                        table_of(record))
+        record = advance(record, rng, double=wants)
+        doubled = doubled or wants
+        if record.status is not Status.ACTIVE:
+            record, doubled = started(Variant.BACKGAMMON, seed=rng.randrange(100)), False
+    raise AssertionError("no such moment")
+
+
+def on_the_bar(record: GameRecord) -> bool:
+    position = table_of(record).game.position
+    return bool(position.checkers(Side.WHITE, 25) or position.checkers(Side.BLACK, 25))
+
+
+@pytest.mark.parametrize("size", [(390, 844), NARROW], ids=["390", "320"])
+def test_bar_cube_and_borne_off_never_overlap(size: tuple[int, int], host: AppHost,
+                                              driver: Any) -> None:
+    """The cube owned (at its owner's edge of the bar) or centred, checkers on the bar."""
+    centred = until(started(Variant.BACKGAMMON), on_the_bar)
+    for record, user in ((crowded(), ANN), (crowded(), BOB), (centred, ANN)):
+        open_page(driver, host, record, user, size=size)
+        boxes = js(driver, """const box = (e) => { const r = e.getBoundingClientRect();
+            return [r.left, r.top, r.right, r.bottom]; };
+            return { bar: [...document.querySelectorAll('[data-at="bar"]')].map(box),
+                     off: [...document.querySelectorAll('[data-at="off"]')].map(box),
+                     cube: [...document.querySelectorAll('rect.cube')].map(box) }""")
+        assert boxes["bar"] and boxes["cube"], boxes
+        pieces = [b for kind in ("bar", "off", "cube") for b in boxes[kind]]
+        for i, a in enumerate(pieces):
+            for b in pieces[i + 1:]:
+                overlap = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+                assert min(overlap) <= 0.5, (a, b)

@@ -71,6 +71,8 @@ TEXTS = {
     "verify": N_("Verify the dice"), "to_board": N_("Open the board in the chat"),
     "you_won": N_("You won!"), "you_lost": N_("You lost"),
     "resign_title": N_("Resign?"), "resign_yes": N_("Resign"),
+    # the clock in a player's bar (the app fills in the numbers)
+    "clock_days": N_("{d}d {h}h"), "clock_hours": N_("{h}h {m}m"),
 }
 """The app's own words, sent translated with every state."""
 

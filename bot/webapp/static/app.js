@@ -154,8 +154,9 @@ function clockText() {
   if (c.paused) return "⏸";
   const left = Math.max(0, c.left - (performance.now() - clockAt) / 1000);
   const m = Math.floor(left / 60), h = Math.floor(m / 60), d = Math.floor(h / 24);
-  if (d) return `${d}d ${h % 24}h`;
-  if (h) return `${h}h ${String(m % 60).padStart(2, "0")}m`;
+  const fill = (key, values) => text(key).replace(/\{(\w)\}/g, (_, k) => values[k]);
+  if (d) return fill("clock_days", { d, h: h % 24 });
+  if (h) return fill("clock_hours", { h, m: String(m % 60).padStart(2, "0") });
   return `${m}:${String(Math.floor(left % 60)).padStart(2, "0")}`;
 }
 

@@ -287,6 +287,26 @@ def _prompt(tr: Translator, record: GameRecord, game: Game, you: Side | None) ->
     return tr.gettext("Waiting for {name} to move.", name=other)
 
 
+def _notes(tr: Translator, record: GameRecord) -> list[str]:
+    """Proposals waiting on the board's buttons (cancel the game, pause or resume the
+    clock, the next game after the end): the chat's own lines, so the app's player
+    knows why the board in the chat asks them something."""
+    lines = []
+    named = {p.user_id: clean(p.name) for p in record.players}
+    if record.status is Status.ACTIVE and record.cancel_by in named:
+        lines.append(tr.gettext("{name} proposes to cancel the game.",
+                                name=named[record.cancel_by]))
+    if record.status is Status.ACTIVE and record.pause_by in named:
+        lines.append(tr.gettext("{name} proposes to resume the clock.", name=named[record.pause_by])
+                     if record.paused_at is not None else
+                     tr.gettext("{name} proposes to pause the clock.", name=named[record.pause_by]))
+    if record.status is Status.FINISHED and record.rematch_by in named:
+        lines.append(tr.gettext("{name} offers a rematch. {other}: accept or decline?",
+                                name=named[record.rematch_by],
+                                other=next(n for u, n in named.items() if u != record.rematch_by)))
+    return lines
+
+
 def _result(tr: Translator, record: GameRecord, table: MatchState,
             you: Side | None) -> dict[str, Any] | None:
     """The result screen: who won and how, the points, the match, what was booked,
@@ -344,6 +364,7 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
         "match_length": table.match_length or None,
         "players": _players(record, table), "clock": _clock(record),
         "last": _last(tr, record, game, viewer), "prompt": _prompt(tr, record, game, you),
+        "notes": _notes(tr, record),
         "result": _result(tr, record, table, you),
         "actions": actions, "labels": _labels(tr, game, actions),
         "resign": (_resigns(tr, record, you) if you is not None and "resign" in actions

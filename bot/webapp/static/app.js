@@ -173,6 +173,7 @@ function status() {
   if (note) lines.push(["note", note]);
   else if (state.you === null && state.status === "active") lines.push(["", text("watching")]);
   if (!note && state.prompt) lines.push([mine ? "cue" : "wait", state.prompt]);
+  for (const line of state.notes || []) lines.push(["wait", line]);
   if (state.last && !state.result) lines.push(["last", state.last.text]);
   $("status").replaceChildren(...lines.map(([kind, line]) => {
     const p = document.createElement("p");
@@ -444,7 +445,7 @@ function result() {
     ? (r.winner === null ? r.line : `🏆 ${state.players[r.winner].name}`)
     : won ? `🏆 ${text("you_won")}` : text("you_lost");
   title.className = won ? "won" : "lost";
-  const lines = [r.line, r.match, r.booked].filter(Boolean).map((line) => {
+  const lines = [r.line, r.match, r.booked, ...(state.notes || [])].filter(Boolean).map((line) => {
     const p = document.createElement("p");
     p.textContent = line;
     return p;

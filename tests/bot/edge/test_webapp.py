@@ -247,3 +247,11 @@ def test_the_board_link_is_a_supergroups_message_link() -> None:
     assert game_state(EN, record, ANN)["board_link"] == "https://t.me/c/1234567890/9"
     private = record.model_copy(update={"chat_id": 42})
     assert game_state(EN, private, ANN)["board_link"] is None
+
+
+def test_proposals_on_the_chats_board_are_told_in_the_app() -> None:
+    record = _after_black_moved(Variant.LONG)
+    assert game_state(EN, record, ANN)["notes"] == []
+    asked = record.model_copy(update={"cancel_by": BOB, "pause_by": BOB})
+    assert game_state(EN, asked, ANN)["notes"] == ["Bob proposes to cancel the game.",
+                                                   "Bob proposes to pause the clock."]

@@ -222,7 +222,12 @@ function controls() {
   const actions = primaryActions();
   const list = [];
   let shown = actions;
-  if (useTelegramButtons()) {
+  if (useTelegramButtons() && busy) {  // sent: the button spins until the answer
+    if (tg.MainButton.showProgress) tg.MainButton.showProgress(false);
+    telegramRun.main = telegramRun.second = null;
+    shown = [];
+  } else if (useTelegramButtons()) {
+    if (tg.MainButton.hideProgress) tg.MainButton.hideProgress();
     telegramButton("main", actions[0]);
     if (tg.SecondaryButton && at("7.10")) {
       telegramButton("second", actions[1]);

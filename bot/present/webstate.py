@@ -29,6 +29,7 @@ from bot.present.dice import verify_message
 from bot.present.ledger import booked_line, pays_line
 from bot.present.names import KIND_NAMES, board_labels, side_name
 from bot.present.render.view import BoardView, occupant, viewer_point
+from bot.present.webapp import payload
 from bot.rules import hints
 from bot.rules.dice import revealed
 from bot.rules.ledger import outcome
@@ -69,6 +70,7 @@ TEXTS = {
     "more_steps": N_("Play all your dice first."),
     "rematch": N_("Rematch"), "new_game": N_("New game"), "analysis": N_("Analysis"),
     "verify": N_("Verify the dice"), "to_board": N_("Open the board in the chat"),
+    "next_game": N_("Play the next game"),
     "you_won": N_("You won!"), "you_lost": N_("You lost"),
     "resign_title": N_("Resign?"), "resign_yes": N_("Resign"),
     # the clock in a player's bar (the app fills in the numbers)
@@ -321,7 +323,11 @@ def _result(tr: Translator, record: GameRecord, table: MatchState,
                              if record.dice is not None and revealed(record) else None,
                              "rematch": bool(you is not None and record.status is Status.FINISHED
                                              and record.next_game is None),
-                             "offered": record.rematch_by}
+                             "offered": record.rematch_by,
+                             # the game that continued this one (a rematch accepted, the
+                             # match's next game): the app opens it
+                             "next": None if record.next_game is None
+                             else payload(record.chat_id, record.next_game)}
     if result is None:
         found["line"] = tr.gettext("The game was cancelled.")
         return found

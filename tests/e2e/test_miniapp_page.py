@@ -448,3 +448,17 @@ def test_bar_cube_and_borne_off_never_overlap(size: tuple[int, int], host: AppHo
             for b in pieces[i + 1:]:
                 overlap = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
                 assert min(overlap) <= 0.5, (a, b)
+
+
+def test_the_next_game_opens_in_the_app(host: AppHost, driver: Any) -> None:
+    """A rematch accepted in the chat: the result screen opens the new game in place."""
+    following = until(started(Variant.LONG, seed=4), moving_after(Side.WHITE))
+    record = ended(Variant.LONG).model_copy(update={"next_game": following.game_id})
+    assert following.game_id != record.game_id
+    host.put(following)
+    open_page(driver, host, record, ANN)
+    click(driver, '#result [data-action="next-game"]')
+    wait_version(driver, following.version)
+    assert js(driver, "return document.body.dataset.status") == "active"
+    assert following.game_id in js(driver, "return location.search")
+    assert driver.find_elements("css selector", "#status .cue")

@@ -464,7 +464,16 @@ function result() {
     b.addEventListener("click", openBoard);
     return b;
   };
-  if (r.rematch) row.append(Object.assign(link("rematch", text("rematch")), { className: "primary" }));
+  if (r.next) {  // the next game has begun (a rematch accepted in the chat): open it here
+    const b = document.createElement("button");
+    b.textContent = text("next_game");
+    b.dataset.action = "next-game";
+    b.className = "primary";
+    b.addEventListener("click", () => { location.search = `?game=${encodeURIComponent(r.next)}`; });
+    row.append(b);
+  } else if (r.rematch) {
+    row.append(Object.assign(link("rematch", text("rematch")), { className: "primary" }));
+  }
   row.append(link("new-game", text("new_game")));
   if (r.winner !== null) row.append(link("analysis", "📊 " + text("analysis")));
   const parts = [title, ...lines, row];

@@ -219,10 +219,10 @@ export function drawBoard(container, view, handlers) {
   if (last && last.hits.length) {
     const piece = topOf[`bar:${1 - last.side}`];
     if (piece) ring(svg, piece, "last-hit", "bar");
-    for (const cell of last.hits) {  // where: a small mark at the point's base
+    for (const cell of last.hits) {  // where: a red dot beside the point's number
       if (cell === "bar" || cell === "off") continue;
       const [row, column] = cellOf(cell);
-      el("circle", { cx: columnX(column) + CW / 2, cy: row === 0 ? NUM + 2 : H - NUM - 2, r: 3,
+      el("circle", { cx: columnX(column) + 3.5, cy: row === 0 ? NUM / 2 : H - NUM / 2, r: 2.6,
                      class: "hit-mark", "data-hit": cell }, svg);
     }
   }

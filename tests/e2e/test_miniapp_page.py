@@ -27,6 +27,7 @@ from bot.vocab import clock
 from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Status
 from engine.game import Phase
+from engine.notation import hits
 from engine.position import Side, Variant, opponent_point
 from tests.e2e.apphost import (
     ANN,
@@ -462,3 +463,22 @@ def test_the_next_game_opens_in_the_app(host: AppHost, driver: Any) -> None:
     assert js(driver, "return document.body.dataset.status") == "active"
     assert following.game_id in js(driver, "return location.search")
     assert driver.find_elements("css selector", "#status .cue")
+
+
+def test_a_hit_is_marked_beside_the_board_not_over_a_checker(host: AppHost,
+                                                             driver: Any) -> None:
+    def hit_by_black(record: GameRecord) -> bool:
+        last = last_turn(table_of(record).game)
+        return (moving_after(Side.WHITE)(record) and last is not None
+                and last.side is Side.BLACK and any(hits(last.start, last.steps)))
+
+    record = until(started(Variant.BACKGAMMON), hit_by_black)
+    open_page(driver, host, record, ANN)
+    assert driver.find_elements("css selector", "[data-hit]")
+    assert driver.find_elements("css selector", '.last-hit[data-ring="bar"]')
+    touching = js(driver, """const box = (e) => e.getBoundingClientRect();
+        const marks = [...document.querySelectorAll('[data-hit]')].map(box);
+        return [...document.querySelectorAll('.checker')].map(box).filter((c) => marks.some(
+          (m) => Math.min(m.right, c.right) - Math.max(m.left, c.left) > 0.5
+              && Math.min(m.bottom, c.bottom) - Math.max(m.top, c.top) > 0.5)).length""")
+    assert touching == 0

@@ -169,6 +169,10 @@ def test_the_opponents_turn_arrives_marked_and_animated(variant: Variant, host: 
     assert driver.find_elements("css selector", ".last-to")
     assert driver.find_elements("css selector", "[data-last-from]")
     assert "Bob played" in driver.find_element("css selector", "#status .last").text
+    # its dice, beside Bob's name
+    roll = last_turn(table_of(moved).game).dice  # type: ignore[union-attr]
+    assert roll is not None
+    assert texts(driver, "#top .roll .face") == [str(roll.first), str(roll.second)]
     assert js(driver, "return document.body.dataset.cue") == "1"
     assert ["haptic", "impact:medium"] in calls(driver)
     assert "acting" in driver.find_element("id", "bottom").get_attribute("class")

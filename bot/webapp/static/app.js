@@ -131,6 +131,10 @@ function players() {
     if (p.score !== null) facts.push(span("score", `${p.score}/${state.match_length}`));
     if (state.cube && state.cube.owner === side) facts.push(span("cube-own", `${state.cube.value}`));
     if (state.clock && state.to_act === side) facts.push(span("clock", clockText()));
+    if (state.last && state.last.side === side && state.last.dice.length && !state.result) {
+      // the dice of this player's last turn, beside their name
+      facts.push(span("roll", "", {}, state.last.dice.map((v) => span("face", String(v)))));
+    }
     const narrow = document.body.classList.contains("narrow");
     facts.push(span("pips", narrow ? `${p.pips}` : `${p.pips} ${text("pips")}`));
     if (p.off) facts.push(span("off", `⤓${p.off}`));

@@ -65,7 +65,7 @@ from bot.rules.seats import waiting_user
 from bot.service.saving import save_first
 from bot.store import Store, VersionConflict
 from bot.vocab.callbacks import ButtonAction, Callback
-from bot.vocab.i18n import Translator, translator
+from bot.vocab.i18n import LANGUAGES, Translator, translator
 from bot.vocab.records import GameRecord
 from bot.vocab.refusals import CHANGED, Refusal
 from engine.position import EngineError
@@ -230,7 +230,10 @@ class _Api(tornado.web.RequestHandler):
                 raise ApiError(400, str(error)) from None
             context = self.webapp.context()
             settings = await chat_settings(context, chat_id)
-            tr = translator(settings.language or user.language)
+            # the app is the user's own screen: their Telegram language where the bot
+            # speaks it, else the chat's
+            tr = translator(user.language if user.language in LANGUAGES
+                            else settings.language)
             record = await self.webapp.store.games.load_game(chat_id, game_id)
             if record is None or not record.engine:
                 raise ApiError(404, tr.gettext("There is no such game."))

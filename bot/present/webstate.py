@@ -19,21 +19,30 @@ app only walks it, and the server checks the turn it sends again.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from typing import Any
 
-from bot.present.board import board_message, board_view, viewer_of
-from bot.present.names import KIND_NAMES
+from bot.present.board import board_view, last_turn, result_line, viewer_of
+from bot.present.dice import verify_message
+from bot.present.ledger import booked_line, pays_line
+from bot.present.names import KIND_NAMES, board_labels, side_name
 from bot.present.render.view import BoardView, occupant, viewer_point
+from bot.present.webapp import payload
 from bot.rules import hints
-from bot.rules.matchstate import table_of
-from bot.rules.play import may_double, resign_options
-from bot.rules.seats import seat_of
+from bot.rules.dice import revealed
+from bot.rules.ledger import outcome
+from bot.rules.matchstate import MatchState, table_of
+from bot.rules.play import may_double, resign_cost, resign_options
+from bot.rules.seats import player_on, seat_of
+from bot.vocab import clock
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
 from bot.vocab.refusals import Refusal
+from bot.vocab.usertext import clean
 from engine.game import Game, Phase
+from engine.notation import format_turn, hits
 from engine.position import BAR, OFF, POINTS, Position, Side, Step, Variant
 
 MAX_NODES = 6000
@@ -42,15 +51,32 @@ MAX_NODES = 6000
 _TAG = re.compile(r"<[^>]+>")
 
 TEXTS = {
-    "undo": N_("Undo"), "confirm": N_("Confirm"), "roll": N_("Roll"), "double": N_("Double"),
-    "take": N_("Take"), "pass": N_("Pass"), "beaver": N_("Beaver"), "accept": N_("Accept"),
-    "decline": N_("Decline"), "hint": N_("Hint"), "resign": N_("Resign"),
-    "sure": N_("Are you sure?"), "watching": N_("You are watching: only the players move."),
+    "undo": N_("Undo"), "confirm": N_("Confirm"), "roll": N_("Roll"),
+    "accept": N_("Accept"), "decline": N_("Decline"), "hint": N_("Hint"),
+    "watching": N_("You are watching: only the players move."),
     "your_move": N_("Tap a checker, then the point it goes to, or drag it there."),
-    "bar": N_("bar"), "off": N_("off"),
+    "bar": N_("bar"), "off": N_("off"), "pips": N_("pips"), "menu": N_("More"),
+    "close": N_("Close"), "cancel": N_("Cancel"), "your_turn": N_("Your turn"),
+    "no_move": N_("no legal move"), "you": N_("you"),
+    "blocked": N_("That point is blocked."),
+    "bar_first": N_("Move the checker on the bar first."),
+    "home_first": N_("Bearing off needs all your checkers in your home."),
+    "not_yours": N_("That is not your checker."),
+    "no_die": N_("No die takes that checker there."),
+    "cannot_move": N_("That checker cannot move with these dice."),
+    "head": N_("Only one checker may leave the head in a turn."),
+    "rules": N_("The rules do not allow that move now: both dice must be played if they can be, "
+                "the larger one if only one can."),
+    "more_steps": N_("Play all your dice first."),
+    "rematch": N_("Rematch"), "new_game": N_("New game"), "analysis": N_("Analysis"),
+    "verify": N_("Verify the dice"), "to_board": N_("Open the board in the chat"),
+    "next_game": N_("Play the next game"),
+    "you_won": N_("You won!"), "you_lost": N_("You lost"),
+    "resign_title": N_("Resign?"), "resign_yes": N_("Resign"),
+    # the clock in a player's bar (the app fills in the numbers)
+    "clock_days": N_("{d}d {h}h"), "clock_hours": N_("{h}h {m}m"),
 }
 """The app's own words, sent translated with every state."""
-
 
 def plain(text: str) -> str:
     """An HTML message text as plain text (the app shows it with ``textContent``).
@@ -144,17 +170,191 @@ def _actions(record: GameRecord, game: Game, you: Side | None, user_id: int) -> 
     return found
 
 
+def _viewer(game: Game, you: Side | None, orientation: str) -> Side:
+    """The side drawn at the bottom: a player's own, always (their checkers at the
+    bottom, their numbers); a spectator's, the chat's view."""
+    return you if you is not None else viewer_of(game, orientation)
+
+
+def _last(tr: Translator, record: GameRecord, game: Game, viewer: Side) -> dict[str, Any] | None:
+    """The last confirmed turn, in the viewer's cells: each step's origin and target,
+    the cells where it hit, its dice, and its text in the viewer's numbers (the app
+    prints the viewer's numbers only, so no "(Bob's numbers)" note is needed)."""
+    last = last_turn(game)
+    if last is None or last.start is None:
+        return None
+    roll = last.dice
+    dice = [roll.first, roll.second] if roll is not None else []
+    name = side_name(record, last.side)
+    shown = f"{roll.first}-{roll.second}" if roll is not None else ""
+    if not last.steps:
+        text = tr.gettext("{name} rolled {dice} and cannot move.", name=name, dice=shown)
+    else:
+        labels = board_labels(tr)
+        text = tr.gettext("{name} played {dice}: {steps}", name=name, dice=shown,
+                          steps=format_turn(last.start, last.steps, numbering=viewer,
+                                            bar=labels.bar, off=labels.off))
+    place = functools.partial(_place, game.variant, last.side, viewer)
+    return {"side": int(last.side), "dice": dice, "text": plain(text),
+            "moves": [[place(s.source), place(s.target)] for s in last.steps],
+            "hits": [place(s.target) for s, hit in zip(last.steps, hits(last.start, last.steps),
+                                                        strict=True) if hit]}
+
+
+def _players(record: GameRecord, table: MatchState) -> list[dict[str, Any]]:
+    """Each side's bar: name, pips, borne off, match score."""
+    game = table.game
+    return [{"name": clean(player_on(record, side).name), "pips": game.position.pips(side),
+             "off": game.position.borne_off(side),
+             "score": table.score[side] if table.match_length else None} for side in Side]
+
+
+def _clock(record: GameRecord) -> dict[str, Any] | None:
+    """The clock of whoever must act: seconds left (counted down by the app), or paused."""
+    if record.status is not Status.ACTIVE or record.deadline is None:
+        return None
+    return {"left": max(0.0, record.deadline - clock.now()),
+            "paused": record.paused_at is not None}
+
+
+def _points(tr: Translator, n: int) -> str:
+    return tr.ngettext("{n} point", "{n} points", n, n=n)
+
+
+def _resigns(tr: Translator, record: GameRecord, you: Side) -> list[dict[str, Any]]:
+    """The resignations ``you`` may offer, worded by what they cost (the chat's
+    "Resign: mars" is a term a newcomer does not know): its button and the
+    confirmation's text, with what a staked game books."""
+    table = table_of(record)
+    found = []
+    for level, _kind in enumerate(resign_options(table), start=1):
+        ended, kind = resign_cost(record, you, level)
+        done = outcome(ended)
+        assert done.result is not None
+        points = _points(tr, done.result.points)
+        ask = tr.gettext("You give up this game ({kind}); {name} gets {points}.",
+                         kind=tr.gettext(KIND_NAMES[kind]), points=points,
+                         name=clean(player_on(record, you.opponent).name))
+        if done.amount:
+            ask += " " + pays_line(tr, clean(player_on(record, you).name),
+                                   clean(player_on(record, you.opponent).name), done.amount) + "."
+        found.append({"level": level, "label": tr.gettext("Resign, losing {points}",
+                                                           points=points), "ask": ask})
+    return found
+
+
+def _labels(tr: Translator, game: Game, actions: list[str]) -> dict[str, str]:
+    """The actions' buttons in plain words: "Double to 4", "Pass (lose 2 points)"."""
+    cube = game.cube
+    value = cube.value if cube is not None else 1
+    words = {"roll": tr.gettext("Roll"), "hint": "💡 " + tr.gettext("Hint"),
+             "accept": tr.gettext("Accept"), "decline": tr.gettext("Decline"),
+             "double": tr.gettext("Double to {value}", value=value * 2),
+             "take": tr.gettext("Accept: play for {value}", value=value * 2),
+             "pass": tr.gettext("Pass (lose {points})", points=_points(tr, value)),
+             "beaver": tr.gettext("Beaver: redouble to {value}", value=value * 4)}
+    return {name: words[name] for name in actions if name in words}
+
+
+def _prompt(tr: Translator, record: GameRecord, game: Game, you: Side | None) -> str:
+    """What the viewer is waiting for, or what they must do, in one line."""
+    actor = game.to_act
+    if record.status is not Status.ACTIVE or actor is None:
+        return ""
+    other = clean(player_on(record, actor).name)
+    if you is None:
+        return tr.gettext("Waiting for {name}.", name=other)
+    phase = game.phase
+    if actor is you:
+        if phase is Phase.ROLL:
+            return tr.gettext("Your turn: roll the dice.")
+        if phase is Phase.MOVE:
+            return tr.gettext("Your turn: move.")
+        if phase is Phase.DOUBLE:
+            assert game.cube is not None
+            return tr.gettext("{name} doubles to {value}: accept or pass?",
+                              name=clean(player_on(record, you.opponent).name),
+                              value=game.cube.value * 2)
+        offer = game.resign_offer
+        assert offer is not None
+        return tr.gettext("{name} offers to resign ({kind}): accept or decline?",
+                          name=clean(player_on(record, you.opponent).name),
+                          kind=tr.gettext(KIND_NAMES[offer.kind]))
+    if phase is Phase.DOUBLE:
+        return tr.gettext("{name} is deciding on your double.", name=other)
+    if phase is Phase.RESIGNATION:
+        return tr.gettext("{name} is deciding on your offer to resign.", name=other)
+    if phase is Phase.ROLL:
+        return tr.gettext("Waiting for {name} to roll.", name=other)
+    return tr.gettext("Waiting for {name} to move.", name=other)
+
+
+def _notes(tr: Translator, record: GameRecord) -> list[str]:
+    """Proposals waiting on the board's buttons (cancel the game, pause or resume the
+    clock, the next game after the end): the chat's own lines, so the app's player
+    knows why the board in the chat asks them something."""
+    lines = []
+    named = {p.user_id: clean(p.name) for p in record.players}
+    if record.status is Status.ACTIVE and record.cancel_by in named:
+        lines.append(tr.gettext("{name} proposes to cancel the game.",
+                                name=named[record.cancel_by]))
+    if record.status is Status.ACTIVE and record.pause_by in named:
+        lines.append(tr.gettext("{name} proposes to resume the clock.", name=named[record.pause_by])
+                     if record.paused_at is not None else
+                     tr.gettext("{name} proposes to pause the clock.", name=named[record.pause_by]))
+    if record.status is Status.FINISHED and record.rematch_by in named:
+        lines.append(tr.gettext("{name} offers a rematch. {other}: accept or decline?",
+                                name=named[record.rematch_by],
+                                other=next(n for u, n in named.items() if u != record.rematch_by)))
+    return lines
+
+
+def _result(tr: Translator, record: GameRecord, table: MatchState,
+            you: Side | None) -> dict[str, Any] | None:
+    """The result screen: who won and how, the points, the match, what was booked,
+    and the dice's verification (the seed, once revealed)."""
+    game = table.game
+    if record.status is Status.ACTIVE:
+        return None
+    result = game.result
+    found: dict[str, Any] = {"winner": None if result is None else int(result.winner),
+                             "line": "", "points": None, "match": None, "booked": None,
+                             "dice": plain(verify_message(tr, record))
+                             if record.dice is not None and revealed(record) else None,
+                             "rematch": bool(you is not None and record.status is Status.FINISHED
+                                             and record.next_game is None),
+                             "offered": record.rematch_by,
+                             # the game that continued this one (a rematch accepted, the
+                             # match's next game): the app opens it
+                             "next": None if record.next_game is None
+                             else payload(record.chat_id, record.next_game)}
+    if result is None:
+        found["line"] = tr.gettext("The game was cancelled.")
+        return found
+    found["line"] = plain(result_line(tr, record, game))
+    found["points"] = _points(tr, result.points)
+    if table.match_length:
+        white, black = table.score
+        found["match"] = plain(tr.gettext(
+            "Match to {n}: {white} {w} – {black} {b}.", n=table.match_length,
+            white=side_name(record, Side.WHITE), w=white, black=side_name(record, Side.BLACK),
+            b=black))
+    booked = booked_line(tr, record)
+    found["booked"] = plain(booked) if booked else None
+    return found
+
+
 def game_state(tr: Translator, record: GameRecord, user_id: int, *,
                orientation: str = "follow") -> dict[str, Any]:
     """The JSON the app draws for ``user_id`` (a seated player, or a spectator)."""
     table = table_of(record)
     game = table.game
     you = seat_of(record, user_id)
-    viewer = viewer_of(game, orientation)
-    view = board_view(tr, record, table, viewer)
-    caption = plain(board_message(tr, record, style="png", orientation=orientation,
-                                  picture=False).text)
+    viewer = _viewer(game, you, orientation)
+    # a player's own numbers always; a spectator's, the chat's board's
+    view = board_view(tr, record, table, viewer, own=you is not None)
     cube = game.cube
+    actions = _actions(record, game, you, user_id)
     state: dict[str, Any] = {
         "game": record.game_id, "version": record.version, "status": record.status.value,
         "variant": game.variant.value, "viewer": int(viewer),
@@ -168,12 +368,17 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
                                            None else int(cube.owner)},
         "score": list(table.score) if table.match_length else None,
         "match_length": table.match_length or None,
-        "caption": caption, "actions": _actions(record, game, you, user_id),
-        "resign": [tr.gettext("Resign: {what}", what=tr.gettext(KIND_NAMES[kind]))
-                   for kind in resign_options(table)],
+        "players": _players(record, table), "clock": _clock(record),
+        "last": _last(tr, record, game, viewer), "prompt": _prompt(tr, record, game, you),
+        "notes": _notes(tr, record),
+        "result": _result(tr, record, table, you),
+        "actions": actions, "labels": _labels(tr, game, actions),
+        "resign": (_resigns(tr, record, you) if you is not None and "resign" in actions
+                   else []),
         **_board(game.position, viewer),
         "tree": None,
         "texts": {key: tr.gettext(msgid) for key, msgid in TEXTS.items()},
+        "lang": tr.lang, "board_link": board_link(record),
     }
     if (record.status is Status.ACTIVE and you is not None and game.to_act is you
             and game.phase is Phase.MOVE):
@@ -181,6 +386,20 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
         state["played"] = [[s.source, s.target, s.die]
                            for s in (game.turn.played if game.turn else ())]
     return state
+
+
+SUPERGROUP = 10**12
+"""A supergroup's chat id is -(10**12 + its id in t.me/c/ links)."""
+
+
+def board_link(record: GameRecord) -> str | None:
+    """A link to the game's board message in a supergroup (Rematch, New game and
+    📊 Analysis are its buttons), for the app to open; None where Telegram has no
+    message links (a private chat: closing the app shows its board)."""
+    if record.board_message_id is None or record.chat_id > -SUPERGROUP:
+        return None
+    topic = f"{record.thread_id}/" if record.thread_id else ""
+    return f"https://t.me/c/{-record.chat_id - SUPERGROUP}/{topic}{record.board_message_id}"
 
 
 def step_of(value: Any) -> Step:

@@ -62,14 +62,18 @@ def browser(size: tuple[int, int] = PHONE) -> Iterator[Any]:
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
-        # a phone's viewport (headless chromium keeps a wider minimum window)
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
+        phone_size(driver, size)  # (headless chromium keeps a wider minimum window)
         driver.execute_cdp_cmd("Network.enable", {})
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*telegram.org*"]})
         yield driver
     finally:
         driver.quit()
+
+
+def phone_size(driver: Any, size: tuple[int, int]) -> None:
+    """The browser's viewport as a phone's of ``size`` (CSS pixels, two device pixels each)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True})
 
 
 def open_app(driver: Any, url: str, payload: str, data: str) -> None:

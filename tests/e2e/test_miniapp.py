@@ -11,9 +11,7 @@ group board exactly once; the open app shows Bob's taps without reloading (long 
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +24,15 @@ from tests.bot.driver import game_board, pick, start_button
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.model import Chat, User
 from tests.e2e.miniapp import (
+    PHONE,
     AppApi,
-    browser,
     click,
     drag,
     free_port,
     have_browser,
     init_data,
     open_app,
+    phone_size,
     play_turn,
     shown_version,
     used_dice,
@@ -44,15 +43,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900),
               pytest.mark.skipif(not have_browser(), reason="needs chromium and chromedriver "
                                  "(bin/test installs them as root)")]
 
-SCREENSHOTS = os.environ.get("NARDY_SCREENSHOTS")
-"""A folder to save the app's phone-size screenshots in (docs/miniapp-*.png)."""
 
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    """One headless chromium for the module's tests (each opens the app afresh)."""
-    with browser() as opened:
-        yield opened
+@pytest.fixture
+def driver(chromium: Any) -> Any:
+    """The run's chromium (tests/e2e/conftest.py) at phone size (each test opens the app
+    afresh)."""
+    phone_size(chromium, PHONE)
+    return chromium
 
 
 def start_bot(server: BotApiServer, data_dir: Path, port: int, **env: str) -> BotProcess:
@@ -195,11 +192,6 @@ def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: App
             assert board is not None
             if pending is None:  # (else: since her roll)
                 pending = (board.message_id, board.edits, server.clock())
-            if SCREENSHOTS and result["app_turns"] == 6:
-                first = state["tree"][0]["steps"][0]
-                click(driver, f'[data-cell="{first["from"]}"]')
-                driver.save_screenshot(str(Path(SCREENSHOTS) / f"miniapp-{variant}.png"))
-                click(driver, f'[data-cell="{first["from"]}"]')  # untap it
             play_turn(driver, state, dragging=result["app_turns"] % 2 == 1)
             # the app shows the turn's result at once; the group board follows
             state = state_after(api, state["version"])
@@ -227,7 +219,7 @@ def play_game(driver: Any, server: BotApiServer, chat: Chat, bob: User, api: App
             result["live"].append(wait_version(driver, state["version"]))
     else:
         raise AssertionError("the game did not end")
-    assert "🏁" in driver.find_element("id", "caption").text
+    assert driver.find_element("id", "result").is_displayed()  # the result screen
     return result
 
 
@@ -305,9 +297,10 @@ def test_a_private_board_opens_the_app(tmp_path: Path, driver: Any) -> None:
                     state = synced(driver, api)
                 if turn == 0:  # 💡 Hint: against the computer, hints are given
                     assert "hint" in state["actions"], state["actions"]
+                    click(driver, '[data-action="menu"]')  # rare actions: in the ⋯ menu
                     click(driver, '[data-action="hint"]')
                     server.wait_for(lambda: "💡" in driver.find_element(
-                        "id", "message").text, 60, description="the hint")
+                        "id", "status").text, 60, description="the hint")
                 play_turn(driver, state)
                 state_after(api, state["version"])  # the turn, then the computer's
             assert " ERROR " not in bot.log, bot.log_tail()

@@ -1,12 +1,28 @@
 // The board as an SVG, laid out as the bot's picture (bot/present/render/view.py cell_of):
 // the viewer's points 13..24 along the top from left to right, 12..1 along the bottom,
 // the bar in the middle, the borne-off tray on the right.  Pure drawing: it decides nothing.
+// Layers, bottom to top: the wood, the points, the highlights (lit points, landing rings,
+// where the last turn's checkers came from), the checkers, rings *around* checkers (the
+// last turn's), the hit areas (transparent).  So a highlight never recolours a checker.
 const NS = "http://www.w3.org/2000/svg";
-const W = 360, H = 320, M = 14, BAR = 22, TRAY = 30;
-const FIELD = W - 2 * 6 - TRAY;            // from x=6 to the tray
+export const W = 360;
+let H = 400;                                // set by each drawing (the phone's height)
+const NUM = 14;                             // the bands above and below the field (numbers)
+const TRAY = 26, BAR = 24, GAP = 4;
+const FIELD = W - 2 * 4 - TRAY - GAP;       // from x=4 to the tray
 const CW = (FIELD - BAR) / 12;              // one point's width
-const R = CW / 2 - 1;                       // a checker's radius
-const DEPTH = 120;                          // a triangle's height
+const R = CW / 2 - 0.8;                     // a checker's radius
+let HALF, DEPTH, STACK;                      // one half of the field, a triangle, a stack
+function resize(height) {
+  H = Math.round(Math.min(500, Math.max(330, height || 400)));
+  HALF = (H - 2 * NUM) / 2;
+  DEPTH = HALF - 26;
+  STACK = HALF - 14;
+}
+resize(400);
+const TRAY_X = W - 4 - TRAY;
+const BAR_X = 4 + 6 * CW;                   // the bar's left edge
+const SLICE = 7;                            // a borne-off checker seen edge-on
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(NS, name);
@@ -20,97 +36,269 @@ export function cellOf(label) {            // [row, column] as view.py's cell_of
 }
 
 function columnX(column) {
-  return 6 + column * CW + (column >= 6 ? BAR : 0);
+  return 4 + column * CW + (column >= 6 ? BAR : 0);
 }
 
-function stack(svg, x, top, side, count, down) {
-  const shown = Math.min(count, 5);
-  for (let i = 0; i < shown; i++) {
-    const cy = down ? M + R + 1 + i * 2 * R : H - M - R - 1 - i * 2 * R;
-    el("circle", { cx: x, cy, r: R, class: `checker-${side}` }, svg);
-    if (i === shown - 1 && count > 5) {
-      const text = el("text", { x, y: cy + 4, class: `cube-text count-${side}` }, svg);
-      text.textContent = String(count);
-    }
+// where the i-th checker (from the edge) of a stack of n stands on a cell, for `side`
+// (the bar and the tray keep each side on its own half); [x, y]
+function spot(cell, side, i, n, top) {
+  if (cell === "bar") {
+    const x = BAR_X + BAR / 2, away = 14 + R + i * (2 * R + 1);
+    return [x, side === top ? H / 2 - away : H / 2 + away];
   }
+  if (cell === "off") {
+    const x = TRAY_X + TRAY / 2, from = NUM + 4 + i * (SLICE + 1) + SLICE / 2;
+    return [x, side === top ? from : H - from];
+  }
+  const [row, column] = cellOf(cell);
+  const step = n > 1 ? Math.min(2 * R, (STACK - 2 * R) / (n - 1)) : 2 * R;
+  const x = columnX(column) + CW / 2, along = R + 1 + i * step;
+  return [x, row === 0 ? NUM + along : H - NUM - along];
 }
 
-function die(svg, x, y, value, used) {
-  const g = el("g", { class: "dice" }, svg);
-  el("rect", { x, y, width: 22, height: 22, rx: 4, class: used ? "die used" : "die",
+// the checkers on a cell: [side, count] for a point, by side for the bar and the tray
+function onCell(view, cell) {
+  if (cell === "bar" || cell === "off") {
+    const bottom = view.viewer, top = 1 - bottom;
+    return [[top, view[cell][top]], [bottom, view[cell][bottom]]];
+  }
+  const [side, count] = view.cells[cell - 1];
+  return count ? [[side, count]] : [];
+}
+
+function die(parent, x, y, value, used, size = 26) {
+  const g = el("g", { class: "dice" }, parent);
+  el("rect", { x, y, width: size, height: size, rx: 5, class: used ? "die used" : "die",
                "data-die": value }, g);
+  const k = size / 22;
   const spots = { 1: [[11, 11]], 2: [[6, 6], [16, 16]], 3: [[6, 6], [11, 11], [16, 16]],
     4: [[6, 6], [16, 6], [6, 16], [16, 16]], 5: [[6, 6], [16, 6], [11, 11], [6, 16], [16, 16]],
     6: [[6, 5], [16, 5], [6, 11], [16, 11], [6, 17], [16, 17]] }[value] || [];
-  for (const [dx, dy] of spots) el("circle", { cx: x + dx, cy: y + dy, r: 2.2, class: "pip" }, g);
+  for (const [dx, dy] of spots) {
+    el("circle", { cx: x + dx * k, cy: y + dy * k, r: 2.3 * k, class: "pip" }, g);
+  }
 }
 
-// view: {cells, bar, off, numbers, dice, cube, viewer, mover, sources: Set, targets: Set};
-// onTap(cell) for a tap, onDrag(from, to) for a checker dragged from one cell to another
-export function drawBoard(container, view, onTap, onDrag) {
+function triangle(column, row) {
+  const x = columnX(column), cx = x + CW / 2;
+  const base = row === 0 ? NUM : H - NUM, tip = row === 0 ? NUM + DEPTH : H - NUM - DEPTH;
+  return `${x},${base} ${x + CW},${base} ${cx},${tip}`;
+}
+
+// Light a cell under its checkers: "source" (may move), "chosen" (picked up), "target"
+// (may go there: the point tinted and a ring where the checker would land).
+function light(layer, view, cell, kind, mover) {
+  if (cell === "bar" || cell === "off") {
+    const x = cell === "bar" ? BAR_X : TRAY_X, width = cell === "bar" ? BAR : TRAY;
+    el("rect", { x, y: NUM, width, height: H - 2 * NUM, class: `lit-${kind}`,
+                 "data-lit": `${kind}:${cell}` }, layer);
+    return;
+  }
+  const [row, column] = cellOf(cell);
+  el("polygon", { points: triangle(column, row), class: `lit-${kind}`,
+                  "data-lit": `${kind}:${cell}` }, layer);
+  if (kind === "target") {
+    const [side, count] = view.cells[cell - 1];
+    const n = side === mover ? count : 0;   // a blot hit is replaced
+    const [x, y] = spot(cell, mover, n, n + 1, 1 - view.viewer);
+    el("circle", { cx: x, cy: y, r: R - 1, class: "landing" }, layer);
+  }
+}
+
+// view: {cells, bar, off, numbers, dice, cube, viewer, mover, sources: Set, targets: Set,
+//        chosen, last: {side, moves, hits, dice} | null, lastDice: bool, blocked: text}
+// handlers: {tap(cell), drag(from, to), press(cell) -> targets of a checker picked up}
+export function drawBoard(container, view, handlers) {
+  resize(view.height);
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, id: "board-svg" });
+  const bottom = view.viewer, top = 1 - bottom;
   el("rect", { x: 0, y: 0, width: W, height: H, class: "frame" }, svg);
-  el("rect", { x: 6, y: M, width: FIELD, height: H - 2 * M, class: "field" }, svg);
-  el("rect", { x: 6 + 6 * CW, y: M, width: BAR, height: H - 2 * M, class: "bar" }, svg);
-  const bottom = view.viewer, top = 1 - view.viewer;
+  el("rect", { x: 4, y: NUM, width: FIELD, height: H - 2 * NUM, class: "field" }, svg);
+  el("rect", { x: BAR_X, y: NUM, width: BAR, height: H - 2 * NUM, class: "bar" }, svg);
+  el("rect", { x: TRAY_X, y: NUM, width: TRAY, height: H - 2 * NUM, class: "tray" }, svg);
+  el("line", { x1: TRAY_X, x2: TRAY_X + TRAY, y1: H / 2, y2: H / 2, class: "tray-line" }, svg);
   for (let label = 1; label <= 24; label++) {
     const [row, column] = cellOf(label);
-    const x = columnX(column), cx = x + CW / 2;
-    const base = row === 0 ? M : H - M, tip = row === 0 ? M + DEPTH : H - M - DEPTH;
-    el("polygon", { points: `${x},${base} ${x + CW},${base} ${cx},${tip}`,
+    el("polygon", { points: triangle(column, row),
                     class: (column + row) % 2 ? "point-dark" : "point-light" }, svg);
-    const number = el("text", { x: cx, y: row === 0 ? M - 4 : H - 3, class: "numbers" }, svg);
+    const number = el("text", { x: columnX(column) + CW / 2, y: row === 0 ? NUM - 3.5 : H - 3,
+                                class: "numbers" }, svg);
     number.textContent = String(view.numbers[label - 1]);
-    const [side, count] = view.cells[label - 1];
-    if (count) stack(svg, cx, 0, side, count, row === 0);
   }
-  const barX = 6 + 6 * CW + BAR / 2;
-  for (const [side, down] of [[top, true], [bottom, false]]) {
-    const count = view.bar[side];
-    if (!count) continue;
-    const cy = down ? H / 2 - R - 14 : H / 2 + R + 14;
-    el("circle", { cx: barX, cy, r: R, class: `checker-${side}` }, svg);
-    const text = el("text", { x: barX, y: cy + 4, class: `cube-text count-${side}` }, svg);
-    text.textContent = String(count);
+  // highlights: under the checkers
+  const under = el("g", { id: "under" }, svg);
+  for (const cell of view.sources) {
+    if (cell !== view.chosen) light(under, view, cell, "source", view.mover);
   }
-  const trayX = W - TRAY - 2;
-  el("rect", { x: trayX, y: M, width: TRAY, height: H - 2 * M, class: "tray" }, svg);
-  for (const [side, y] of [[top, M + 14], [bottom, H - M - 6]]) {
-    const text = el("text", { x: trayX + TRAY / 2, y, class: "tray-text", "data-off": side }, svg);
-    text.textContent = view.off[side] ? `${view.off[side]}` : "";
+  if (view.chosen !== null && view.chosen !== undefined) {
+    light(under, view, view.chosen, "chosen", view.mover);
   }
-  const dice = view.dice || [];
-  dice.forEach(([value, used], i) => {
-    die(svg, columnX(8) + i * 26 - (dice.length > 2 ? 26 : 0), H / 2 - 11, value, used);
-  });
+  for (const cell of view.targets) light(under, view, cell, "target", view.mover);
+  const last = view.last;
+  const net = last ? netMoves(last.moves) : [];
+  for (const [from] of net) {     // where the last turn's checkers came from: an empty ring
+    const n = onCell(view, from).filter(([s]) => s === last.side).map(([, c]) => c)[0] || 0;
+    const [x, y] = spot(from, last.side, n, Math.max(n, 1), top);  // beyond its stack
+    if (from !== "off") {
+      el("circle", { cx: x, cy: y, r: R - 1.5, class: "last-from", "data-last-from": from },
+         under);
+    }
+  }
+  // checkers
+  const pieces = el("g", { id: "checkers" }, svg);
+  const topOf = {};               // "cell:side" -> the outermost checker's element
+  for (let label = 1; label <= 24; label++) {
+    for (const [side, count] of onCell(view, label)) {
+      for (let i = 0; i < count; i++) {
+        const [x, y] = spot(label, side, i, count, top);
+        topOf[`${label}:${side}`] = el("circle", { cx: x, cy: y, r: R,
+          class: `checker checker-${side}`, "data-at": label }, pieces);
+      }
+      if (count > 5) {
+        const [x, y] = spot(label, side, count - 1, count, top);
+        el("text", { x, y: y + 4, class: `count count-${side}` }, pieces).textContent = count;
+      }
+    }
+  }
+  for (const [side, count] of onCell(view, "bar")) {
+    const shown = Math.min(count, 4);
+    for (let i = 0; i < shown; i++) {
+      const [x, y] = spot("bar", side, i, shown, top);
+      topOf[`bar:${side}`] = el("circle", { cx: x, cy: y, r: R, class: `checker checker-${side}`,
+                                           "data-at": "bar" }, pieces);
+    }
+    if (count > 1) {
+      const [x, y] = spot("bar", side, shown - 1, shown, top);
+      el("text", { x, y: y + 4, class: `count count-${side}` }, pieces).textContent = count;
+    }
+  }
+  for (const [side, count] of onCell(view, "off")) {
+    for (let i = 0; i < count; i++) {
+      const [x, y] = spot("off", side, i, count, top);
+      topOf[`off:${side}`] = el("rect", { x: x - TRAY / 2 + 3, y: y - SLICE / 2, width: TRAY - 6,
+        height: SLICE, rx: 2, class: `checker checker-${side}`, "data-at": "off" }, pieces);
+    }
+    if (count) {
+      const [x, y] = spot("off", side, count, count + 1, top);
+      el("text", { x, y: y + 4, class: "tray-text", "data-off": side }, pieces)
+        .textContent = String(count);
+    }
+  }
+  // the cube: on the bar, centred or at its owner's edge; the bar's checkers keep clear
   if (view.cube) {
-    const y = view.cube.owner === null ? H / 2 - 12 : view.cube.owner === top ? M + 2 : H - M - 26;
-    el("rect", { x: barX - 11, y, width: 22, height: 24, rx: 3, class: "cube" }, svg);
-    const text = el("text", { x: barX, y: y + 16, class: "cube-text", id: "cube" }, svg);
-    text.textContent = String(view.cube.value);
+    const y = view.cube.owner === null ? H / 2 - 12
+      : view.cube.owner === top ? NUM + 2 : H - NUM - 26;
+    el("rect", { x: BAR_X + 1, y, width: BAR - 2, height: 24, rx: 3, class: "cube" }, svg);
+    el("text", { x: BAR_X + BAR / 2, y: y + 16.5, class: "cube-text", id: "cube" }, svg)
+      .textContent = String(view.cube.value);
   }
-  // hit areas: one per point, the bar and the tray; highlighted when a step may start/end there
-  const mark = (cell) => (view.targets.has(cell) ? "hit target" : view.sources.has(cell) ? "hit source" : "hit");
+  // the dice: the roll being played on the right half; the last turn's, faded, on the
+  // left half (with "no legal move" when it could not be played)
+  const dice = view.dice || [];
+  const size = 28;
+  if (dice.length) {
+    const span = dice.length * (size + 5) - 5, x0 = columnX(9) - span / 2;
+    dice.forEach(([value, used], i) => die(svg, x0 + i * (size + 5), H / 2 - size / 2, value,
+                                          used, size));
+  }
+  if (last && last.dice.length && view.lastDice) {
+    const g = el("g", { class: "last-dice", id: "last-dice" }, svg);
+    const x0 = columnX(3) - size - 2;
+    last.dice.forEach((value, i) => die(g, x0 + i * (size + 4), H / 2 - size / 2, value,
+                                        false, size));
+    if (!last.moves.length) {
+      el("text", { x: columnX(3), y: H / 2 + size / 2 + 14, class: "blocked-text",
+                   id: "blocked" }, g).textContent = view.blocked;
+    }
+  }
+  // rings around the last turn's checkers: where they went, and the checkers hit
+  for (const [, to] of net) {
+    const piece = topOf[`${to}:${last.side}`];
+    if (piece) ring(svg, piece, "last-to", to);
+  }
+  if (last && last.hits.length) {
+    const piece = topOf[`bar:${1 - last.side}`];
+    if (piece) ring(svg, piece, "last-hit", "bar");
+    for (const cell of last.hits) {  // where: a red dot beside the point's number
+      if (cell === "bar" || cell === "off") continue;
+      const [row, column] = cellOf(cell);
+      el("circle", { cx: columnX(column) + 3.5, cy: row === 0 ? NUM / 2 : H - NUM / 2, r: 2.6,
+                     class: "hit-mark", "data-hit": cell }, svg);
+    }
+  }
+  // hit areas: one per point, the bar and the tray (on top, transparent)
+  const hits = el("g", { id: "hits" }, svg);
   for (let label = 1; label <= 24; label++) {
     const [row, column] = cellOf(label);
-    el("rect", { x: columnX(column), y: row === 0 ? M : H / 2, width: CW,
-                 height: H / 2 - M, class: mark(label), "data-cell": label }, svg);
+    el("rect", { x: columnX(column), y: row === 0 ? 0 : H / 2, width: CW, height: H / 2,
+                 class: "hit", "data-cell": label }, hits);
   }
-  el("rect", { x: 6 + 6 * CW, y: M, width: BAR, height: H - 2 * M,
-               class: mark("bar"), "data-cell": "bar" }, svg);
-  el("rect", { x: trayX, y: M, width: TRAY, height: H - 2 * M,
-               class: mark("off"), "data-cell": "off" }, svg);
-  handlers.tap = onTap;
-  handlers.drag = onDrag || (() => {});
-  listen(svg, view);
+  el("rect", { x: BAR_X, y: 0, width: BAR, height: H, class: "hit", "data-cell": "bar" }, hits);
+  el("rect", { x: TRAY_X - GAP, y: 0, width: TRAY + GAP + 4, height: H, class: "hit",
+               "data-cell": "off" }, hits);
+  current = { svg, view, handlers, topOf, under, top };
+  listen(svg);
   container.replaceChildren(svg);
+  return { animate: (moves, hitsOf) => animate(moves, hitsOf) };
+}
+
+function ring(svg, piece, kind, cell) {
+  const x = Number(piece.getAttribute("cx") || Number(piece.getAttribute("x")) + TRAY / 2 - 3);
+  const y = Number(piece.getAttribute("cy") || Number(piece.getAttribute("y")) + SLICE / 2);
+  if (piece.tagName === "rect") {
+    el("rect", { x: x - TRAY / 2 + 1.5, y: y - SLICE / 2 - 1.5, width: TRAY - 3,
+                 height: SLICE + 3, rx: 3, class: kind, "data-ring": cell }, svg);
+  } else el("circle", { cx: x, cy: y, r: R + 1.6, class: kind, "data-ring": cell }, svg);
+}
+
+// A turn's steps as one path per checker: [origin, final cell] (a checker moved twice
+// is one move), in the order played.
+export function netMoves(moves) {
+  const paths = [];
+  for (const [from, to] of moves) {
+    const path = paths.find((p) => p[1] === from && from !== "off");
+    if (path) path[1] = to; else paths.push([from, to]);
+  }
+  return paths;
+}
+
+// The last turn played again: each moved checker slides from where it came from,
+// one after another; a checker hit slides to the bar.  Returns how many slid.
+function animate(moves, hitCells) {
+  if (!current || !Element.prototype.animate) return 0;
+  const { view, topOf, top } = current;
+  const side = view.last.side;
+  let slid = 0;
+  netMoves(moves).forEach(([from, to], k) => {
+    const piece = topOf[`${to}:${side}`];
+    if (!piece || piece.tagName !== "circle") return;
+    const n = onCell(view, from).filter(([s]) => s === side).map(([, c]) => c)[0] || 0;
+    const [x0, y0] = spot(from, side, n, Math.max(n, 1), top);
+    const dx = x0 - Number(piece.getAttribute("cx")), dy = y0 - Number(piece.getAttribute("cy"));
+    piece.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }],
+                  { duration: 420, delay: k * 320, easing: "ease-in-out", fill: "backwards" });
+    slid += 1;
+  });
+  const barred = topOf[`bar:${1 - side}`];
+  if (barred && hitCells.length) {
+    const cell = hitCells[hitCells.length - 1];
+    if (cell !== "bar" && cell !== "off") {
+      const [x0, y0] = spot(cell, 1 - side, 0, 1, top);
+      barred.animate([{ transform: `translate(${x0 - Number(barred.getAttribute("cx"))}px, ${
+        y0 - Number(barred.getAttribute("cy"))}px)` }, { transform: "none" }],
+      { duration: 420, delay: slid * 320, easing: "ease-in-out", fill: "backwards" });
+    }
+  }
+  return slid;
 }
 
 // Taps and drags, by pointer events (a mouse, a finger, a pen alike): a press and a
-// release on one cell is a tap (onTap(cell)); a press on a cell where a step may start
-// and a release on another cell is a drag (onDrag(from, to)).  The app decides what
-// either does with the server's steps; here only the finger is followed.
-let pressed = null;   // {cell, ghost, svg, moved} while a pointer is down on the board
+// release on one cell is a tap (tap(cell)); a press on a checker that may move lights its
+// targets at once (press(cell) gives them) and the checker follows the finger; released on
+// another cell it is a drag (drag(from, to)); released just beside a lit target, it goes
+// there.  The app decides what either does with the server's steps.
+let current = null;   // the board drawn last: {svg, view, handlers, topOf, under, top}
+let pressed = null;   // {cell, ghost, moved, targets, lit} while a pointer is down
 
 function cellAt(x, y) {
   const hit = document.elementFromPoint(x, y);
@@ -127,44 +315,70 @@ function svgPoint(svg, event) {
   return point.matrixTransform(matrix.inverse());
 }
 
-function listen(svg, view) {
+// a lit target within reach of a finger's release: the nearest one whose point is under
+// the finger's row, at most 8 px (screen) to the side (a point is ~27 px wide on a phone)
+function nearTarget(event, targets) {
+  let best = null, gap = 8;
+  for (const cell of targets) {
+    const area = current.svg.querySelector(`[data-cell="${cell}"]`);
+    if (!area) continue;
+    const box = area.getBoundingClientRect();
+    if (event.clientY < box.top || event.clientY > box.bottom) continue;
+    const away = Math.max(0, box.left - event.clientX, event.clientX - box.right);
+    if (away <= gap) { best = cell; gap = away; }
+  }
+  return best;
+}
+
+function listen(svg) {
   svg.addEventListener("pointerdown", (event) => {
     const cell = cellAt(event.clientX, event.clientY);
-    if (cell === null) return;
+    if (cell === null || !current) return;
     event.preventDefault();
-    pressed = { cell, svg, ghost: null, moved: false };
-    if (view.sources.has(cell)) {  // a checker that may move: it follows the finger
-      pressed.ghost = { side: view.mover === undefined ? view.viewer : view.mover };
+    const { view, handlers } = current;
+    pressed = { cell, ghost: null, moved: false, targets: [], lit: [] };
+    if (view.sources.has(cell)) {  // a checker that may move: its targets lit at once
+      pressed.targets = handlers.press(cell) || [];
+      for (const target of pressed.targets) {
+        light(current.under, view, target, "target", view.mover);
+      }
+      light(current.under, view, cell, "chosen", view.mover);
+      pressed.ghost = { side: view.mover };
     }
   });
   svg.addEventListener("pointermove", (event) => {
-    if (!pressed || pressed.svg !== svg || !pressed.ghost) return;
-    const point = svgPoint(svg, event);
+    if (!pressed || !pressed.ghost || !current) return;
+    const point = svgPoint(current.svg, event);
     if (!point) return;
     if (!pressed.ghost.node) {
-      pressed.ghost.node = el("circle", { r: R, class: `checker-${pressed.ghost.side} ghost`,
-                                          "pointer-events": "none", id: "drag-ghost" }, svg);
+      pressed.ghost.node = el("circle", { r: R * 1.15, class: `checker checker-${
+        pressed.ghost.side} ghost`, "pointer-events": "none", id: "drag-ghost" }, current.svg);
+      const origin = current.topOf[`${pressed.cell}:${pressed.ghost.side}`];
+      if (origin) origin.classList.add("lifted");
     }
     pressed.moved = true;
     pressed.ghost.node.setAttribute("cx", point.x);
-    pressed.ghost.node.setAttribute("cy", point.y);
+    pressed.ghost.node.setAttribute("cy", point.y - 10);  // above the finger, to be seen
   });
 }
 
 function release(event) {
-  if (!pressed) return;
-  const { cell, ghost } = pressed;
+  if (!pressed || !current) return;
+  const { cell, ghost, targets, moved } = pressed;
   pressed = null;
   if (ghost && ghost.node) ghost.node.remove();
-  const target = cellAt(event.clientX, event.clientY);
-  if (target === null) return;
-  if (target === cell) handlers.tap(cell);
-  else handlers.drag(cell, target);
+  let target = cellAt(event.clientX, event.clientY);
+  if (moved && target !== cell && !targets.includes(target)) {
+    target = nearTarget(event, targets) ?? target;
+  }
+  if (target === null) { current.handlers.drag(cell, null); return; }
+  if (target === cell) current.handlers.tap(cell);
+  else current.handlers.drag(cell, target);
 }
 
-const handlers = { tap: () => {}, drag: () => {} };
 document.addEventListener("pointerup", release);
 document.addEventListener("pointercancel", () => {
   if (pressed && pressed.ghost && pressed.ghost.node) pressed.ghost.node.remove();
   pressed = null;
+  if (current) current.handlers.drag(null, null);
 });

@@ -175,3 +175,83 @@ def test_rate_limit_per_user() -> None:
     assert limit.allow(2)
     now[0] = 11
     assert limit.allow(1)
+
+
+def _after_black_moved(variant: Variant, **options: object) -> GameRecord:
+    """White to move, right after a turn of Black's with steps."""
+    rng = random.Random(5)
+    record = start_game(GameRecord(chat_id=-1001234567890, variant=variant, players=PLAYERS,
+                                   options=TableOptions(koks=False, **options),  # type: ignore[arg-type]
+                                   board_message_id=9), Dealer.for_tests(3))
+    for _ in range(400):
+        game = table_of(record).game
+        moves = [e for e in game.events if e.action.name == "MOVE"]
+        if (game.phase is Phase.MOVE and game.to_act is Side.WHITE and len(moves) > 3
+                and moves[-1].steps):
+            return record
+        user = _mover(record)
+        if game.phase is Phase.MOVE:
+            tree = turn_tree(game, Side.WHITE)
+            node, steps = 0, []
+            while not tree[node]["complete"]:
+                step = rng.choice(tree[node]["steps"])
+                steps.append(Step(*step["step"]))
+                node = step["next"]
+            record = apply_turn(record, user, steps)
+        else:
+            record = apply_game(record, user, Callback.game(record.game_id, record.version,
+                                                            ButtonAction.ROLL))
+    raise AssertionError("no such moment")
+
+
+@pytest.mark.parametrize("variant", [Variant.LONG, Variant.BACKGAMMON])
+@pytest.mark.parametrize("orientation", ["follow", "white", "black"])
+def test_each_player_is_drawn_from_their_own_side(variant: Variant, orientation: str) -> None:
+    """A player's own checkers at the bottom, their own numbers, whoever must act and
+    whatever the chat's view (no "(Bob's numbers)" relabelling); a spectator: the chat's."""
+    record = _after_black_moved(variant)
+    for user, side in ((ANN, 0), (BOB, 1)):
+        state = game_state(EN, record, user, orientation=orientation)
+        assert state["viewer"] == side
+        assert state["numbers"] == list(range(1, 25))
+        assert "numbers, as on the board" not in state["last"]["text"]
+    spectator = game_state(EN, record, EVE, orientation=orientation)
+    assert spectator["viewer"] == {"white": 0, "black": 1}.get(orientation, spectator["viewer"])
+
+
+@pytest.mark.parametrize("variant", [Variant.LONG, Variant.BACKGAMMON])
+def test_the_last_turn_is_sent_in_the_viewers_cells(variant: Variant) -> None:
+    record = _after_black_moved(variant)
+    state = game_state(EN, record, ANN)
+    last = state["last"]
+    assert last["side"] == 1 and len(last["dice"]) == 2 and last["moves"]
+    assert last["text"].startswith("Bob played ")
+    for _, target in last["moves"][-1:]:  # the last step's checker stands where it went
+        if target not in ("bar", "off"):
+            assert state["cells"][target - 1][0] == 1
+    assert set(last["hits"]) <= {target for _, target in last["moves"]}
+
+
+def test_resignations_are_worded_by_their_cost() -> None:
+    record = _after_black_moved(Variant.BACKGAMMON, stake_per_point=10)
+    state = game_state(EN, record, ANN)
+    labels = [r["label"] for r in state["resign"]]
+    assert labels == ["Resign, losing 1 point", "Resign, losing 2 points",
+                      "Resign, losing 3 points"]
+    assert "Ann pays Bob 10" in state["resign"][0]["ask"]
+    assert "resign" in state["actions"]
+
+
+def test_the_board_link_is_a_supergroups_message_link() -> None:
+    record = _after_black_moved(Variant.LONG)
+    assert game_state(EN, record, ANN)["board_link"] == "https://t.me/c/1234567890/9"
+    private = record.model_copy(update={"chat_id": 42})
+    assert game_state(EN, private, ANN)["board_link"] is None
+
+
+def test_proposals_on_the_chats_board_are_told_in_the_app() -> None:
+    record = _after_black_moved(Variant.LONG)
+    assert game_state(EN, record, ANN)["notes"] == []
+    asked = record.model_copy(update={"cancel_by": BOB, "pause_by": BOB})
+    assert game_state(EN, asked, ANN)["notes"] == ["Bob proposes to cancel the game.",
+                                                   "Bob proposes to pause the clock."]

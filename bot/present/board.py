@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -62,9 +63,11 @@ from bot.vocab.usertext import (
 )
 from engine.choices import forced_turn
 from engine.game import Action, Game, Phase
+from engine.match import starter_of
 from engine.notation import format_turn
 from engine.position import Dice, Position, Side
 from engine.scoring import EndReason
+from engine.turns import apply_step, end_turn
 
 PICTURE, TEXT = "png", "text"
 """Board styles (``ChatSettings.board_style``)."""
@@ -145,10 +148,14 @@ def _dice_text(game: Game) -> str:
     return f"{dice.first}-{dice.second}" if dice is not None else ""
 
 
-def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
-    """The opening roll, until the first turn is confirmed (then the caption
-    shows what was played)."""
-    if game.opening is None or any(e.action is Action.MOVE for e in game.events):
+def _opening_line(tr: Translator, record: GameRecord, game: Game,
+                  told: Sequence[LastTurn] = ()) -> str | None:
+    """The opening roll, until a player has chosen a turn: before the first
+    turn, and above the ``told`` turns when each of them was forced (the
+    opening and the forced turns after it were made by themselves, so the
+    group has not seen them yet; issue 35)."""
+    if game.opening is None or any(_chosen(turn) for turn in told) or (
+            not told and any(e.action is Action.MOVE for e in game.events)):
         return None
     rolls = game.opening.rolls
     white, black = rolls[-1]
@@ -161,15 +168,53 @@ def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
     return line + " " + tr.gettext("{name} starts.", name=side_name(record, game.opening.starter))
 
 
-def _previous_line(tr: Translator, record: GameRecord, game: Game,
-                   numbering: Side | None = None) -> str | None:
-    """What the player before did: the last confirmed turn with its roll (in
+def told_turns(game: Game) -> list[LastTurn]:
+    """The confirmed turns the board tells, oldest first: the last turn a
+    player chose and every turn after it that was forced (played by itself,
+    bot/rules/autoplay.py, so nobody saw it on a board), or all of them when
+    none was chosen yet.  Usually just the last turn; a replay of the game's
+    turns only when that one was forced."""
+    last = last_turn(game)
+    if last is None:
+        return []
+    if _chosen(last):
+        return [last]
+    told: list[LastTurn] = []
+    for turn in reversed(_turns(game)):
+        told.append(turn)
+        if _chosen(turn):
+            break
+    return told[::-1]
+
+
+def _chosen(turn: LastTurn) -> bool:
+    """Whether the player had a choice in ``turn`` (its roll allowed two results)."""
+    assert turn.start is not None
+    return turn.dice is not None and not _was_forced(turn.start, turn.dice)
+
+
+def _turns(game: Game) -> list[LastTurn]:
+    """Every confirmed turn of ``game`` with the position it started from
+    (replayed from the initial position, as the export does) and its roll."""
+    turns: list[LastTurn] = []
+    position = Position.initial(game.variant, starter_of(game) or Side.WHITE)
+    for index, event in enumerate(game.events):
+        if event.action is not Action.MOVE:
+            continue
+        turns.append(LastTurn(event.side, event.steps, position, roll_of(game, index)))
+        for step in event.steps:
+            position = apply_step(position, step)
+        if position.winner is None:
+            position = end_turn(position)
+    return turns
+
+
+def _turn_line(tr: Translator, record: GameRecord, game: Game, last: LastTurn,
+               numbering: Side | None = None) -> str:
+    """What a player did in the confirmed turn ``last``, with its roll (in
     the numbers of ``numbering``, the side the board is numbered for, saying
     whose they are when they are not the mover's; the board's words for bar
     and off), or a roll that could not be played."""
-    last = last_turn(game)
-    if last is None:
-        return None
     assert last.start is not None
     roll = last.dice
     dice = f"{roll.first}-{roll.second}" if roll is not None else ""
@@ -190,6 +235,16 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
                           name=side_name(record, last.side), dice=dice, steps=steps)
     return tr.gettext("{name} played {dice}: {steps}", name=side_name(record, last.side), dice=dice,
                       steps=steps)
+
+
+def _history_lines(tr: Translator, record: GameRecord, game: Game,
+                   numbering: Side | None = None) -> list[str]:
+    """The opening roll and the turns played since the last board a player
+    acted on (:func:`told_turns`), one line each, oldest first."""
+    told = told_turns(game)
+    opening = _opening_line(tr, record, game, told)
+    return ([opening] if opening else []) + [
+        _turn_line(tr, record, game, turn, numbering) for turn in told]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -220,13 +275,7 @@ def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
 def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: ButtonAction | None,
                   numbering: Side | None = None) -> list[str]:
     game = table.game
-    lines: list[str] = []
-    opening = _opening_line(tr, record, game)
-    if opening:
-        lines.append(opening)
-    previous = _previous_line(tr, record, game, numbering)
-    if previous and not opening:
-        lines.append(previous)
+    lines = _history_lines(tr, record, game, numbering)
     phase = game.phase
     if phase is Phase.OVER:
         lines.append("🏁 " + result_line(tr, record, game))
@@ -422,10 +471,9 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
         return (BoardMessage(LINE_BREAK.join(lines), verify_keyboard(tr, record), photo, to_draw),
                 lines, drop_order)
     status = _status_lines(tr, record, table, ui, view.numbered_for)
-    history = None
-    if len(status) > 1 and status[0] in (_opening_line(tr, record, game),
-                                         _previous_line(tr, record, game, view.numbered_for)):
-        history = len(lines)
+    told = len(_history_lines(tr, record, game, view.numbered_for))
+    told = min(told, len(status) - 1)  # the line of whose turn it is always stays
+    history = list(range(len(lines), len(lines) + told))
     lines += status
     if game.is_over:
         lines.append(luck_line(tr, record))
@@ -435,8 +483,7 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     if photo is not None:
         drop_order.append(len(lines))
         lines.append(_facts_line(tr, record, table))
-    if history is not None:
-        drop_order.append(history)
+    drop_order += history  # the oldest turn told first
     deadline = _deadline_line(tr, record)
     if deadline:
         lines.append(deadline)

@@ -48,10 +48,12 @@ def advanced(table: MatchState, record: GameRecord) -> MatchState:
 
 def judges_doubles(record: GameRecord) -> bool:
     """Whether the bot may leave out **Double** for a money player clearly
-    behind (:func:`bot.rules.autoplay.clearly_behind`): with autoplay on, and
-    never in a staked game, where a double is money and nobody's position
-    is judged by the computer for them (as hints are never given there)."""
-    return record.options.autoplay and not record.options.stake_per_point
+    behind (:func:`bot.rules.autoplay.clearly_behind`): with autoplay on,
+    staked or not.  Such a double is a mistake whatever the stake, and a
+    Roll tap is one group message a turn (issue 35; before it, staked games
+    were never judged, and cost a Roll tap on most turns).  Purists turn
+    autoplay off and are asked whenever the rules allow."""
+    return record.options.autoplay
 
 
 def may_double(record: GameRecord, table: MatchState) -> bool:
@@ -280,8 +282,12 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
     raise Refusal(STALE)
 
 
-WHOLE_TURNS = 12
-"""Up to this many distinct results of a roll are offered as whole-turn buttons."""
+WHOLE_TURNS = 30
+"""Up to this many distinct results of a roll are offered as whole-turn buttons:
+a turn in one tap is one group message where steps cost two or more (issue
+35; 12 reached 46% of long nardy turns, 30 reach 84%, and backgammon's 58%
+become 89%), within Telegram's 100 buttons (15 rows of two, beside at most
+26 step or point buttons, tests/bot/rules/test_pace.py)."""
 RUNS = 4
 """When a roll has more results, up to this many of its runs (one checker
 moved by the whole roll) are offered as whole-turn buttons."""

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.present.board import board_message, told_turns
+from bot.present.keyboards import game_keyboard
 from bot.rules.autoplay import double_offered
 from bot.rules.dice import fair_dice
 from bot.rules.matchstate import table_of
@@ -26,6 +27,7 @@ from engine.dice import check_game
 from engine.game import Action, Phase
 from engine.position import Variant
 from tests.bot.rules.test_autoplay import EN, _started, _user
+from tests.botapi.keyboards import MAX_BUTTONS, MAX_CALLBACK_DATA, MAX_ROW_BUTTONS
 
 
 def _tap(record: GameRecord, action: ButtonAction, *args: int, confirm: bool) -> GameRecord:
@@ -205,3 +207,27 @@ def test_the_rolls_made_by_themselves_verify(variant: Variant) -> None:
     assert record.dice is not None
     checks = check_game(fair_dice(record.dice, table_of(record).number), table_of(record).game)
     assert len(checks) > 20 and all(c.found is None or c.found == c.expected for c in checks)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), variant=st.sampled_from([Variant.LONG,
+                                                             Variant.BACKGAMMON]))
+def test_every_keyboard_of_a_game_fits_telegrams_limits(seed: int, variant: Variant) -> None:
+    """More whole-turn buttons (:data:`bot.rules.play.WHOLE_TURNS`) stay
+    within Telegram's inline keyboard: 100 buttons, 8 a row, 64-byte data
+    (what tests/botapi/keyboards.py enforces as the Bot API does)."""
+    rng = random.Random(seed)
+    record = _started(variant, seed % 89)
+    widest = 0
+    for _ in range(120):
+        if record.status is not Status.ACTIVE:
+            break
+        markup = game_keyboard(EN, record, table_of(record), ui=None, source=None)
+        rows = markup.inline_keyboard if markup is not None else ()
+        widest = max(widest, sum(len(row) for row in rows))
+        assert sum(len(row) for row in rows) <= MAX_BUTTONS
+        assert all(len(row) <= MAX_ROW_BUTTONS for row in rows)
+        assert all(1 <= len(str(b.callback_data).encode()) <= MAX_CALLBACK_DATA
+                   for row in rows for b in row)
+        record = _next(record, rng)
+    assert widest > 4

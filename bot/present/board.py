@@ -62,10 +62,10 @@ from bot.vocab.usertext import (
     visible_length,
 )
 from engine.choices import forced_turn
-from engine.game import Action, Game, Phase
+from engine.game import Action, Event, Game, Phase
 from engine.match import starter_of
 from engine.notation import format_turn
-from engine.position import Dice, Position, Side
+from engine.position import Dice, Position, Side, Variant
 from engine.scoring import EndReason
 from engine.turns import apply_step, end_turn
 
@@ -193,20 +193,33 @@ def _chosen(turn: LastTurn) -> bool:
     return turn.dice is not None and not _was_forced(turn.start, turn.dice)
 
 
-def _turns(game: Game) -> list[LastTurn]:
+def _turns(game: Game) -> tuple[LastTurn, ...]:
     """Every confirmed turn of ``game`` with the position it started from
     (replayed from the initial position, as the export does) and its roll."""
+    return _replayed(game.variant, starter_of(game) or Side.WHITE, tuple(game.events))
+
+
+@functools.lru_cache(maxsize=64)
+def _replayed(variant: Variant, starter: Side, events: tuple[Event, ...]
+              ) -> tuple[LastTurn, ...]:
+    """:func:`_turns`, kept: a game's boards are drawn several times a change
+    (each name length tried, each player's view), and a replay of a long
+    game costs tens of milliseconds."""
     turns: list[LastTurn] = []
-    position = Position.initial(game.variant, starter_of(game) or Side.WHITE)
-    for index, event in enumerate(game.events):
+    position = Position.initial(variant, starter)
+    rolled: dict[Side, Dice | None] = {}
+    for event in events:
+        if event.action is Action.ROLL:
+            rolled[event.side] = event.dice
         if event.action is not Action.MOVE:
             continue
-        turns.append(LastTurn(event.side, event.steps, position, roll_of(game, index)))
+        turns.append(LastTurn(event.side, event.steps, position, rolled.get(event.side)))
+        rolled = {}  # a roll is the next turn's only (as roll_of reads it)
         for step in event.steps:
             position = apply_step(position, step)
         if position.winner is None:
             position = end_turn(position)
-    return turns
+    return tuple(turns)
 
 
 def _turn_line(tr: Translator, record: GameRecord, game: Game, last: LastTurn,

@@ -1,12 +1,15 @@
 """Chat play within a group's message budget (issue 24 §2): whole games
 played by two present players tapping in a group, with the flood limiter on.
 
-Run: ``.venv/bin/python benchmarks/budget_bench.py [games] [think s] [variants] [mode] [style]``
+Run: ``python benchmarks/budget_bench.py [games] [think] [variants] [mode] [style] [limiter]``
 (variants: a comma-separated list of ``/new`` arguments, by default
 ``long,backgammon,long stake=1,backgammon stake=1``; mode ``new``, the
 default: the bot as it is; ``old``: its behaviour before issue 24, turn
 pings in the group at once and Confirm after every whole turn, for a
-side-by-side figure; style ``png``, the default, picture boards, or ``text``).
+side-by-side figure; style ``png``, the default, picture boards, or ``text``;
+limiter ``default``, the bot's own, or ``strict``: a stand-in that never
+lets more than 20 messages into a group in any 60 s, a bucket of 19 a
+minute with a burst of 1, for the figures a strict limiter will give).
 
 Since issue 35 the local Bot API server also answers 429 above Telegram's
 limit (20 messages a minute per group, edits included: ``rate_limit``), and
@@ -71,6 +74,7 @@ VARIANTS = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else (
     "long", "backgammon", "long stake=1", "backgammon stake=1")
 MODE = sys.argv[4] if len(sys.argv) > 4 else "new"
 STYLE = sys.argv[5] if len(sys.argv) > 5 else "png"
+LIMITER = sys.argv[6] if len(sys.argv) > 6 else "default"
 GROUP_METHODS = ("sendMessage", "sendPhoto", "sendDocument", "editMessageText",
                  "editMessageCaption", "editMessageMedia", "editMessageReplyMarkup")
 """What Telegram counts against a group's 20 messages a minute (the server's 429 rule)."""
@@ -211,14 +215,16 @@ def _quantile(values: list[float], q: float) -> float:
 
 async def main() -> None:
     store = Store(fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer()))
-    limiter = SharedRateLimiter()  # Telegram's budget: 20 a minute in a group, burst 10
+    limiter = (SharedRateLimiter(group_rate=19 / 60, group_burst=1) if LIMITER == "strict"
+               else SharedRateLimiter())  # the bot's default: Telegram's group budget
     limiter.attach(store.flood)
     server = BotApiServer()
     server.rate_limit(20, 60.0, methods=GROUP_METHODS)  # Telegram's: above it, 429
     async with running_world(store, server=server, limiter=limiter,  # dice: Dealer.for_tests(7)
                              ping_delay=0 if MODE == "old" else 60) as world:
         print(f"budget_bench: {GAMES} game(s) per variant, think {THINK:g} s, mode {MODE}, "
-              f"group budget {limiter.group_rate * 60:g}/min (burst {limiter.group_burst})")
+              f"{STYLE} boards, {LIMITER} limiter: group budget "
+              f"{limiter.group_rate * 60:g}/min (burst {limiter.group_burst})")
         print(f"{'variant':<20} {'turns':>5} {'taps/turn':>9} {'msgs/turn':>9} {'pings':>5} "
               f"{'alerts':>6} {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'wait/turn':>9} "
               f"{'429s':>4} {'game s':>7}")

@@ -52,7 +52,7 @@ from bot.rules.seats import player_on, seat_of, waiting_side
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import Translator
-from bot.vocab.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status, computer_level
 from bot.vocab.usertext import (
     CAPTION_LIMIT,
     TEXT_LIMIT,
@@ -149,12 +149,12 @@ def _dice_text(game: Game) -> str:
 
 
 def _opening_line(tr: Translator, record: GameRecord, game: Game,
-                  told: Sequence[LastTurn] = ()) -> str | None:
-    """The opening roll, until a player has chosen a turn: before the first
-    turn, and above the ``told`` turns when each of them was forced (the
-    opening and the forced turns after it were made by themselves, so the
-    group has not seen them yet; issue 35)."""
-    if game.opening is None or any(_chosen(turn) for turn in told) or (
+                  told: Sequence[LastTurn] = (), computer: Side | None = None) -> str | None:
+    """The opening roll, until a person has chosen a turn: before the first
+    turn, and above the ``told`` turns when the bot played each of them
+    (forced, or the ``computer`` side's: the opening and those turns were
+    made by themselves, so the group has not seen them yet; issue 35)."""
+    if game.opening is None or any(_chosen(t) and t.side is not computer for t in told) or (
             not told and any(e.action is Action.MOVE for e in game.events)):
         return None
     rolls = game.opening.rolls
@@ -168,21 +168,22 @@ def _opening_line(tr: Translator, record: GameRecord, game: Game,
     return line + " " + tr.gettext("{name} starts.", name=side_name(record, game.opening.starter))
 
 
-def told_turns(game: Game) -> list[LastTurn]:
+def told_turns(game: Game, computer: Side | None = None) -> list[LastTurn]:
     """The confirmed turns the board tells, oldest first: the last turn a
-    player chose and every turn after it that was forced (played by itself,
-    bot/rules/autoplay.py, so nobody saw it on a board), or all of them when
-    none was chosen yet.  Usually just the last turn; a replay of the game's
-    turns only when that one was forced."""
+    person chose on a board and every turn after it, which the bot played
+    (forced turns, bot/rules/autoplay.py, and the ``computer`` side's turns),
+    so nobody saw them on a board; all of them when nobody has chosen yet.
+    Usually just the last turn; a replay of the game's turns only when that
+    one was the bot's."""
     last = last_turn(game)
     if last is None:
         return []
-    if _chosen(last):
+    if _chosen(last) and last.side is not computer:
         return [last]
     told: list[LastTurn] = []
     for turn in reversed(_turns(game)):
         told.append(turn)
-        if _chosen(turn):
+        if _chosen(turn) and turn.side is not computer:
             break
     return told[::-1]
 
@@ -254,8 +255,10 @@ def _history_lines(tr: Translator, record: GameRecord, game: Game,
                    numbering: Side | None = None) -> list[str]:
     """The opening roll and the turns played since the last board a player
     acted on (:func:`told_turns`), one line each, oldest first."""
-    told = told_turns(game)
-    opening = _opening_line(tr, record, game, told)
+    computer = next((p.side for p in record.players if computer_level(p.user_id) is not None),
+                    None)
+    told = told_turns(game, computer)
+    opening = _opening_line(tr, record, game, told, computer)
     return ([opening] if opening else []) + [
         _turn_line(tr, record, game, turn, numbering) for turn in told]
 

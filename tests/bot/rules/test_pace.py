@@ -231,3 +231,65 @@ def test_every_keyboard_of_a_game_fits_telegrams_limits(seed: int, variant: Vari
                    for row in rows for b in row)
         record = _next(record, rng)
     assert widest > 4
+
+
+def test_the_computers_turns_are_told_with_the_persons_turn_before_them() -> None:
+    """Against the computer the person's Confirm is followed by the
+    computer's turn (and any forced turn after it) on one board edit: the
+    board tells them all, from the person's last chosen turn on."""
+    from ai import Level
+    from bot.rules import computer
+    from bot.rules.dice import Dealer
+    from bot.rules.lobby import start_game
+    from bot.vocab.records import Player, TableOptions
+    from engine.position import Side
+
+    robot = computer.user_id(Level.MEDIUM)
+    players = (Player(user_id=101, name="Ann", side=Side.WHITE),
+               Player(user_id=robot, name="Robot", side=Side.BLACK))
+    seen = 0
+    for seed in range(40):
+        record = start_game(GameRecord(chat_id=-5, variant=Variant.LONG, players=players,
+                                       options=TableOptions(koks=False)), Dealer.for_tests(seed))
+        rng = random.Random(seed)
+        for _ in range(60):
+            game = table_of(record).game
+            if record.status is not Status.ACTIVE or game.to_act is None:
+                break
+            user = 101 if game.to_act is Side.WHITE else robot
+            moves = [e for e in game.events if e.action is Action.MOVE]
+            record = _next_as(record, user, rng)
+            after = [e for e in table_of(record).game.events if e.action is Action.MOVE]
+            if user != robot or len(after) < len(moves) + 1:
+                continue
+            # the robot's tap confirmed its turn: every turn since Ann's chose one is told
+            told = told_turns(table_of(record).game, Side.BLACK)
+            assert len(told) >= len(after) - len(moves)
+            text = board_message(EN, record, style="text").text
+            assert re.search(r"Robot (played|rolled) \d-\d|Robot's turn with \d-\d", text), text
+            if told[0].side is Side.WHITE and len(told) >= 2:
+                assert re.search(r"Ann (played|rolled) \d-\d|Ann's turn with \d-\d", text), text
+                seen += 1
+        if seen >= 3:
+            return
+    raise AssertionError("the person's turn was never told beside the computer's")
+
+
+def _next_as(record: GameRecord, user: int, rng: random.Random) -> GameRecord:
+    """A tap by ``user`` with Confirm (a game against the computer asks it)."""
+    game = table_of(record).game
+
+    def tap(action: ButtonAction, *args: int) -> GameRecord:
+        data = Callback.game(record.game_id, record.version, action, *args)
+        return apply_game(record, user, data, confirm=True)
+
+    if game.phase is Phase.ROLL:
+        return tap(ButtonAction.ROLL)
+    assert game.turn is not None
+    if game.turn.is_complete:
+        return tap(ButtonAction.CONFIRM)
+    offered = offered_turns(game)
+    if offered:
+        return tap(ButtonAction.TURN, rng.randrange(len(offered)))
+    step = rng.choice(sorted(game.turn.distinct_steps, key=lambda s: (s.source, s.die)))
+    return tap(ButtonAction.STEP, step.source, step.target, step.die)

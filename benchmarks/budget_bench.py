@@ -1,11 +1,20 @@
 """Chat play within a group's message budget (issue 24 §2): whole games
 played by two present players tapping in a group, with the flood limiter on.
 
-Run: ``.venv/bin/python benchmarks/budget_bench.py [games] [think seconds] [variants] [mode]``
-(variants: a comma-separated subset of ``long,backgammon,backgammon cube=off``;
-mode ``new``, the default: the bot as it is; ``old``: its behaviour before
-issue 24, turn pings in the group at once and Confirm after every whole turn,
-for a side-by-side figure).
+Run: ``python benchmarks/budget_bench.py [games] [think] [variants] [mode] [style] [limiter]``
+(variants: a comma-separated list of ``/new`` arguments, by default
+``long,backgammon,long stake=1,backgammon stake=1``; mode ``new``, the
+default: the bot as it is; ``old``: its behaviour before issue 24, turn
+pings in the group at once and Confirm after every whole turn, for a
+side-by-side figure; style ``png``, the default, picture boards, or ``text``;
+limiter ``default``, the bot's own, or ``strict``: a stand-in that never
+lets more than 20 messages into a group in any 60 s, a bucket of 19 a
+minute with a burst of 1, for the figures a strict limiter will give).
+
+Since issue 35 the local Bot API server also answers 429 above Telegram's
+limit (20 messages a minute per group, edits included: ``rate_limit``), and
+the run reports the 429s (must be 0) and the waiting a turn costs (the
+players' tap → redraw times summed, per turn).
 
 In-process, as benchmarks/taps_bench.py: the real Application polling the
 local Bot API server (tests/botapi, tests/bot/conftest.py ``running_world``),
@@ -61,8 +70,14 @@ from tests.botapi.model import Message
 
 GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 THINK = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
-VARIANTS = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else ("backgammon",)
+VARIANTS = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else (
+    "long", "backgammon", "long stake=1", "backgammon stake=1")
 MODE = sys.argv[4] if len(sys.argv) > 4 else "new"
+STYLE = sys.argv[5] if len(sys.argv) > 5 else "png"
+LIMITER = sys.argv[6] if len(sys.argv) > 6 else "default"
+GROUP_METHODS = ("sendMessage", "sendPhoto", "sendDocument", "editMessageText",
+                 "editMessageCaption", "editMessageMedia", "editMessageReplyMarkup")
+"""What Telegram counts against a group's 20 messages a minute (the server's 429 rule)."""
 MAX_TAPS = 3000
 TIMEOUT = 120.0
 
@@ -74,6 +89,8 @@ class Tally:
     messages: int = 0
     pings: int = 0
     refused: int = 0
+    too_many: int = 0
+    """Requests the server answered 429 (Telegram's flood limit)."""
     latencies: list[float] = field(default_factory=list)
     seconds: float = 0.0
     by_action: Counter[str] = field(default_factory=Counter)
@@ -84,6 +101,7 @@ def _group_requests(server: BotApiServer, chat_id: int) -> list[str]:
     """The methods of the messages the bot sent or edited in the group (what its budget counts)."""
     return [r.method for r in server.requests()
             if r.method.lower().startswith(("send", "edit"))
+            and r.status == 200  # a 429 is not a message (and is reported apart)
             and r.params.get("chat_id") in (chat_id, str(chat_id))]  # type: ignore[union-attr]
 
 
@@ -107,7 +125,7 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
     server, store = world.server, world.store
     alice, bob = server.add_user(f"A{number}"), server.add_user(f"B{number}")
     chat = server.add_group(f"G{number}", members=[alice, bob])
-    settings = ChatSettings(chat_id=chat.id, board_style="text")
+    settings = ChatSettings(chat_id=chat.id, board_style=STYLE)  # type: ignore[arg-type]
     if MODE == "old":
         settings = with_setting(settings, chat.id, "confirm_turns", "always")
     await store.games.update(settings_key(chat.id), lambda _s: settings)
@@ -149,6 +167,8 @@ async def play(world: World, variant: str, number: int, tally: Tally) -> None:
     final = table_of(record).game
     tally.turns += sum(e.action is Action.MOVE for e in final.events)
     tally.messages += len(_group_requests(server, chat.id)) - before
+    tally.too_many += sum(1 for r in server.requests() if r.status == 429
+                          and r.params.get("chat_id") in (chat.id, str(chat.id)))  # type: ignore[union-attr]
     tally.pings += _pings(server, chat.id) - pings
 
 
@@ -195,14 +215,19 @@ def _quantile(values: list[float], q: float) -> float:
 
 async def main() -> None:
     store = Store(fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer()))
-    limiter = SharedRateLimiter()  # Telegram's budget: 20 a minute in a group, burst 10
+    limiter = (SharedRateLimiter(group_rate=19 / 60, group_burst=1) if LIMITER == "strict"
+               else SharedRateLimiter())  # the bot's default: Telegram's group budget
     limiter.attach(store.flood)
-    async with running_world(store, limiter=limiter,  # its dice: Dealer.for_tests(7)
+    server = BotApiServer()
+    server.rate_limit(20, 60.0, methods=GROUP_METHODS)  # Telegram's: above it, 429
+    async with running_world(store, server=server, limiter=limiter,  # dice: Dealer.for_tests(7)
                              ping_delay=0 if MODE == "old" else 60) as world:
         print(f"budget_bench: {GAMES} game(s) per variant, think {THINK:g} s, mode {MODE}, "
-              f"group budget {limiter.group_rate * 60:g}/min (burst {limiter.group_burst})")
+              f"{STYLE} boards, {LIMITER} limiter: group budget "
+              f"{limiter.group_rate * 60:g}/min (burst {limiter.group_burst})")
         print(f"{'variant':<20} {'turns':>5} {'taps/turn':>9} {'msgs/turn':>9} {'pings':>5} "
-              f"{'alerts':>6} {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'game s':>7}")
+              f"{'alerts':>6} {'p50 s':>6} {'p95 s':>6} {'max s':>6} {'wait/turn':>9} "
+              f"{'429s':>4} {'game s':>7}")
         number = 0
         for variant in VARIANTS:
             tally = Tally()
@@ -213,7 +238,8 @@ async def main() -> None:
             print(f"{variant:<20} {tally.turns:>5} {tally.taps / tally.turns:>9.2f} "
                   f"{tally.messages / tally.turns:>9.2f} {tally.pings:>5} {tally.refused:>6} "
                   f"{statistics.median(lat):>6.2f} {_quantile(lat, 0.95):>6.2f} "
-                  f"{max(lat):>6.2f} {tally.seconds / GAMES:>7.0f}", flush=True)
+                  f"{max(lat):>6.2f} {sum(lat) / tally.turns:>9.2f} {tally.too_many:>4} "
+                  f"{tally.seconds / GAMES:>7.0f}", flush=True)
             print("  taps a turn by button: " + ", ".join(
                 f"{action} {n / tally.turns:.2f}" for action, n in tally.by_action.most_common()))
 

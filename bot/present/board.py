@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -51,7 +52,7 @@ from bot.rules.seats import player_on, seat_of, waiting_side
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import N_, Translator
-from bot.vocab.records import GameRecord, Status
+from bot.vocab.records import GameRecord, Status, computer_level
 from bot.vocab.tournament import is_tournament_game
 from bot.vocab.usertext import (
     CAPTION_LIMIT,
@@ -62,10 +63,12 @@ from bot.vocab.usertext import (
     visible_length,
 )
 from engine.choices import forced_turn
-from engine.game import Action, Game, Phase
+from engine.game import Action, Event, Game, Phase
+from engine.match import starter_of
 from engine.notation import format_turn
-from engine.position import Dice, Position, Side
+from engine.position import Dice, Position, Side, Variant
 from engine.scoring import EndReason
+from engine.turns import apply_step, end_turn
 
 CLOSED_BY_TOURNAMENT = N_("The tournament game was closed: it is decided by forfeit (or its "
                           "tournament was cancelled), and nothing of it is booked.")
@@ -152,10 +155,14 @@ def _dice_text(game: Game) -> str:
     return f"{dice.first}-{dice.second}" if dice is not None else ""
 
 
-def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
-    """The opening roll, until the first turn is confirmed (then the caption
-    shows what was played)."""
-    if game.opening is None or any(e.action is Action.MOVE for e in game.events):
+def _opening_line(tr: Translator, record: GameRecord, game: Game,
+                  told: Sequence[LastTurn] = (), computer: Side | None = None) -> str | None:
+    """The opening roll, until a person has chosen a turn: before the first
+    turn, and above the ``told`` turns when the bot played each of them
+    (forced, or the ``computer`` side's: the opening and those turns were
+    made by themselves, so the group has not seen them yet; issue 35)."""
+    if game.opening is None or any(_chosen(t) and t.side is not computer for t in told) or (
+            not told and any(e.action is Action.MOVE for e in game.events)):
         return None
     rolls = game.opening.rolls
     white, black = rolls[-1]
@@ -168,15 +175,67 @@ def _opening_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
     return line + " " + tr.gettext("{name} starts.", name=side_name(record, game.opening.starter))
 
 
-def _previous_line(tr: Translator, record: GameRecord, game: Game,
-                   numbering: Side | None = None) -> str | None:
-    """What the player before did: the last confirmed turn with its roll (in
+def told_turns(game: Game, computer: Side | None = None) -> list[LastTurn]:
+    """The confirmed turns the board tells, oldest first: the last turn a
+    person chose on a board and every turn after it, which the bot played
+    (forced turns, bot/rules/autoplay.py, and the ``computer`` side's turns),
+    so nobody saw them on a board; all of them when nobody has chosen yet.
+    Usually just the last turn; a replay of the game's turns only when that
+    one was the bot's."""
+    last = last_turn(game)
+    if last is None:
+        return []
+    if _chosen(last) and last.side is not computer:
+        return [last]
+    told: list[LastTurn] = []
+    for turn in reversed(_turns(game)):
+        told.append(turn)
+        if _chosen(turn) and turn.side is not computer:
+            break
+    return told[::-1]
+
+
+def _chosen(turn: LastTurn) -> bool:
+    """Whether the player had a choice in ``turn`` (its roll allowed two results)."""
+    assert turn.start is not None
+    return turn.dice is not None and not _was_forced(turn.start, turn.dice)
+
+
+def _turns(game: Game) -> tuple[LastTurn, ...]:
+    """Every confirmed turn of ``game`` with the position it started from
+    (replayed from the initial position, as the export does) and its roll."""
+    return _replayed(game.variant, starter_of(game) or Side.WHITE, tuple(game.events))
+
+
+@functools.lru_cache(maxsize=64)
+def _replayed(variant: Variant, starter: Side, events: tuple[Event, ...]
+              ) -> tuple[LastTurn, ...]:
+    """:func:`_turns`, kept: a game's boards are drawn several times a change
+    (each name length tried, each player's view), and a replay of a long
+    game costs tens of milliseconds."""
+    turns: list[LastTurn] = []
+    position = Position.initial(variant, starter)
+    rolled: dict[Side, Dice | None] = {}
+    for event in events:
+        if event.action is Action.ROLL:
+            rolled[event.side] = event.dice
+        if event.action is not Action.MOVE:
+            continue
+        turns.append(LastTurn(event.side, event.steps, position, rolled.get(event.side)))
+        rolled = {}  # a roll is the next turn's only (as roll_of reads it)
+        for step in event.steps:
+            position = apply_step(position, step)
+        if position.winner is None:
+            position = end_turn(position)
+    return tuple(turns)
+
+
+def _turn_line(tr: Translator, record: GameRecord, game: Game, last: LastTurn,
+               numbering: Side | None = None) -> str:
+    """What a player did in the confirmed turn ``last``, with its roll (in
     the numbers of ``numbering``, the side the board is numbered for, saying
     whose they are when they are not the mover's; the board's words for bar
     and off), or a roll that could not be played."""
-    last = last_turn(game)
-    if last is None:
-        return None
     assert last.start is not None
     roll = last.dice
     dice = f"{roll.first}-{roll.second}" if roll is not None else ""
@@ -197,6 +256,18 @@ def _previous_line(tr: Translator, record: GameRecord, game: Game,
                           name=side_name(record, last.side), dice=dice, steps=steps)
     return tr.gettext("{name} played {dice}: {steps}", name=side_name(record, last.side), dice=dice,
                       steps=steps)
+
+
+def _history_lines(tr: Translator, record: GameRecord, game: Game,
+                   numbering: Side | None = None) -> list[str]:
+    """The opening roll and the turns played since the last board a player
+    acted on (:func:`told_turns`), one line each, oldest first."""
+    computer = next((p.side for p in record.players if computer_level(p.user_id) is not None),
+                    None)
+    told = told_turns(game, computer)
+    opening = _opening_line(tr, record, game, told, computer)
+    return ([opening] if opening else []) + [
+        _turn_line(tr, record, game, turn, numbering) for turn in told]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -227,13 +298,7 @@ def result_line(tr: Translator, record: GameRecord, game: Game) -> str:
 def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: ButtonAction | None,
                   numbering: Side | None = None) -> list[str]:
     game = table.game
-    lines: list[str] = []
-    opening = _opening_line(tr, record, game)
-    if opening:
-        lines.append(opening)
-    previous = _previous_line(tr, record, game, numbering)
-    if previous and not opening:
-        lines.append(previous)
+    lines = _history_lines(tr, record, game, numbering)
     phase = game.phase
     if phase is Phase.OVER:
         lines.append("🏁 " + result_line(tr, record, game))
@@ -430,10 +495,9 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
         return (BoardMessage(LINE_BREAK.join(lines), verify_keyboard(tr, record), photo, to_draw),
                 lines, drop_order)
     status = _status_lines(tr, record, table, ui, view.numbered_for)
-    history = None
-    if len(status) > 1 and status[0] in (_opening_line(tr, record, game),
-                                         _previous_line(tr, record, game, view.numbered_for)):
-        history = len(lines)
+    told = len(_history_lines(tr, record, game, view.numbered_for))
+    told = min(told, len(status) - 1)  # the line of whose turn it is always stays
+    history = list(range(len(lines), len(lines) + told))
     lines += status
     if game.is_over:
         lines.append(luck_line(tr, record))
@@ -443,8 +507,7 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     if photo is not None:
         drop_order.append(len(lines))
         lines.append(_facts_line(tr, record, table))
-    if history is not None:
-        drop_order.append(history)
+    drop_order += history  # the oldest turn told first
     deadline = _deadline_line(tr, record)
     if deadline:
         lines.append(deadline)

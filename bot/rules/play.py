@@ -48,10 +48,12 @@ def advanced(table: MatchState, record: GameRecord) -> MatchState:
 
 def judges_doubles(record: GameRecord) -> bool:
     """Whether the bot may leave out **Double** for a money player clearly
-    behind (:func:`bot.rules.autoplay.clearly_behind`): with autoplay on, and
-    never in a staked game, where a double is money and nobody's position
-    is judged by the computer for them (as hints are never given there)."""
-    return record.options.autoplay and not record.options.stake_per_point
+    behind (:func:`bot.rules.autoplay.clearly_behind`): with autoplay on,
+    staked or not.  Such a double is a mistake whatever the stake, and a
+    Roll tap is one group message a turn (issue 35; before it, staked games
+    were never judged, and cost a Roll tap on most turns).  Purists turn
+    autoplay off and are asked whenever the rules allow."""
+    return record.options.autoplay
 
 
 def may_double(record: GameRecord, table: MatchState) -> bool:
@@ -103,12 +105,12 @@ MENU_ACTIONS = frozenset({ButtonAction.MENU, ButtonAction.BACK, ButtonAction.SOU
                           ButtonAction.RESIGN, ButtonAction.RESIGN_SURE, ButtonAction.CANCEL})
 
 
-def confirms_turns(record: GameRecord, setting: str = "staked") -> bool:
-    """Whether a whole-turn button waits for Confirm in this game, by the
-    chat's ``setting`` (``confirm_turns``: ``staked``, the default: in staked
-    games, where a turn is money; ``always``; ``never``).  Against the
-    computer always: it answers at once, so a turn handed over could never
-    be taken back."""
+def confirms_turns(record: GameRecord, setting: str = "never") -> bool:
+    """Whether a completed turn waits for Confirm in this game, by the
+    chat's ``setting`` (``confirm_turns``: ``never``, the default: a Confirm
+    would be one group message a turn more, issue 35; ``staked``: in staked
+    games; ``always``).  Against the computer always: it answers at once, so
+    a turn handed over could never be taken back."""
     if any(computer_level(p.user_id) is not None for p in record.players):
         return True
     if setting == "staked":
@@ -264,14 +266,11 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
             raise Refusal(STALE) from None
         if step not in game.legal_steps:
             raise Refusal(STALE)
-        new = played(record, table, lambda g: g.play_step(step))
+        new = played(record, table, lambda g: _stepped(g, step, autoplay=record.options.autoplay))
         return new if confirm else _handed_over(new, user_id)
     if action is ButtonAction.TURN:
-        if confirm:
-            return played(record, table, lambda g: _whole_turn(g, data.args[0]))
-        new = played(record, table, lambda g: _whole_turn(g, data.args[0]).confirm())
-        return new if new.status is not Status.ACTIVE else new.model_copy(
-            update={"takeback_by": user_id})
+        new = played(record, table, lambda g: _whole_turn(g, data.args[0]))
+        return new if confirm else _handed_over(new, user_id)
     if action is ButtonAction.UNDO:
         if game.turn is None or not game.turn.played:
             raise Refusal(STALE)
@@ -283,8 +282,12 @@ def _apply_game(record: GameRecord, user_id: int, data: Callback, *,
     raise Refusal(STALE)
 
 
-WHOLE_TURNS = 12
-"""Up to this many distinct results of a roll are offered as whole-turn buttons."""
+WHOLE_TURNS = 30
+"""Up to this many distinct results of a roll are offered as whole-turn buttons:
+a turn in one tap is one group message where steps cost two or more (issue
+35; 12 reached 46% of long nardy turns, 30 reach 84%, and backgammon's 58%
+become 89%), within Telegram's 100 buttons (15 rows of two, beside at most
+26 step or point buttons, tests/bot/rules/test_pace.py)."""
 RUNS = 4
 """When a roll has more results, up to this many of its runs (one checker
 moved by the whole roll) are offered as whole-turn buttons."""
@@ -352,24 +355,41 @@ def _finishes(game: Game) -> tuple[TurnChoice, ...]:
     return tuple(sorted(choices, key=lambda c: c.notation()))
 
 
+def _stepped(game: Game, step: Step, *, autoplay: bool) -> Game:
+    """``game`` after the mover's ``step`` and, with ``autoplay``, the rest of
+    the turn when only one way to finish it is left (as
+    :func:`bot.rules.autoplay.advance` plays it): the tap's one board edit
+    then shows the turn done (handed over without Confirm, issue 35)."""
+    game = game.play_step(step)
+    turn = game.turn
+    if autoplay and turn is not None and not turn.is_complete and turn.forced_steps:
+        for rest in turn.forced_steps:
+            game = game.play_step(rest)
+    return game
+
+
 def _handed_over(record: GameRecord, user_id: int) -> GameRecord:
-    """Without Confirm, a turn completed step by step is handed over at once
-    (the mover takes it back with one tap until the opponent acts, as after a
-    whole-turn button) when the opponent's next roll is a tap of theirs anyway
-    (Roll or Double): the Confirm would be one group message more for nothing
-    (issue 24).  Where the next roll would be made by itself (no cube to
-    offer), the turn still waits at Confirm: handing it over would only move
-    that tap to the opponent's Roll."""
+    """Without Confirm, a completed turn (a whole-turn button, or the step
+    that completes it) is handed over at once, so the tap costs the group one
+    board edit (issues 24 and 35).  Where the opponent's next roll is no
+    choice (long nardy; backgammon when no double is offered,
+    :func:`bot.rules.autoplay.double_offered`) it is made at once by
+    :func:`_followed` and shown on that same edit: the roll confirms the
+    turn, which can no longer be taken back (the mover has seen the
+    opponent's dice, and a turn replayed knowing them, or a roll thrown
+    again, would not be fair).  Where it is a tap of theirs (Roll or
+    Double), the mover may take the turn back with one tap until then
+    (``takeback_by``), nobody having seen that roll."""
     table = table_of(record)
     turn = table.game.turn
     if record.status is not Status.ACTIVE or turn is None or not turn.is_complete:
         return record
     confirmed = played(record, table, lambda g: g.confirm())
     if confirmed.status is not Status.ACTIVE:
-        return record
+        return confirmed
     after = table_of(confirmed)
-    if advanced(after, confirmed) is not after:  # the roll would be made by itself
-        return record
+    if advanced(after, confirmed) is not after:  # the roll is made by itself: it confirms
+        return confirmed
     return confirmed.model_copy(update={"takeback_by": user_id})
 
 

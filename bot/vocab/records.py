@@ -460,9 +460,10 @@ class ChatSettings(Record):
     options: TableOptions = TableOptions()
     autoplay: bool = Field(default=True, description="new games play forced turns by themselves")
     confirm_turns: Literal["staked", "always", "never"] = Field(
-        default="staked", description="whether a whole-turn button waits for Confirm: in staked "
-        "games only, always, never (else it hands the dice over, and the mover may take it back "
-        "until the opponent acts)")
+        default="never", description="whether a whole-turn button waits for Confirm: in staked "
+        "games only, always, never (else the completed turn hands the dice over: the opponent's "
+        "roll made by itself confirms it, and where that roll is their tap the mover may take "
+        "the turn back until then; issue 35)")
     tournaments: Literal["anyone", "admins"] = Field(
         default="anyone", description="who may create a tournament here (/tournament)")
 

@@ -43,12 +43,12 @@ VIEW_TEXT = {
     "black": N_("always from Black's side"),
 }
 CONFIRM_TEXT = {
-    "staked": N_("A whole-turn button waits for Confirm in staked games; in the others it "
-                 "hands the dice over, and the mover may take the turn back until the "
-                 "opponent acts."),
+    "staked": N_("A completed turn waits for Confirm in staked games; in the others it hands "
+                 "the dice over at once, and the mover may take it back until the opponent taps "
+                 "Roll or Double (a roll made by itself confirms it)."),
     "always": N_("A whole-turn button waits for Confirm."),
-    "never": N_("A whole-turn button hands the dice over at once; the mover may take the "
-                "turn back until the opponent acts."),
+    "never": N_("A completed turn hands the dice over at once; the mover may take it back "
+                "until the opponent taps Roll or Double (a roll made by itself confirms it)."),
 }
 STALE_BUTTON = N_("This button does not work any more.")
 

@@ -2,7 +2,7 @@
 a double is allowed and could make sense.  A dead cube (the player wins the
 match with any win) and, in money play with autoplay, a player clearly
 behind get their dice rolled at once; purists (autoplay off) are asked
-whenever the rules allow, and so is everybody in a staked game.  Pure rules: no store, no server."""
+whenever the rules allow, staked or not (issue 35).  Pure rules: no store, no server."""
 
 from __future__ import annotations
 
@@ -112,13 +112,17 @@ def test_a_match_asks_whoever_may_double_even_when_behind() -> None:
     assert double_offered(match, (0, 4))
 
 
-def test_a_staked_money_game_offers_every_double_the_rules_allow() -> None:
-    """A double is money there, and the computer judges nobody's position
-    for them: Double stays beside Roll even for a player clearly behind."""
-    for stake, buttons in ((0, ["🎲 Roll", "⋯ More"]), (5, ["🎲 Roll", "⬆ Double", "⋯ More"])):
+def test_a_staked_money_game_judges_a_double_as_an_unstaked_one() -> None:
+    """Staked alike (issue 35: a Roll tap is a group message): a double
+    while clearly behind is a mistake whatever the stake, so the player is
+    not asked; with autoplay off Double stays beside Roll, staked or not."""
+    for stake, autoplay, buttons in ((0, True, ["🎲 Roll", "⋯ More"]),
+                                     (5, True, ["🎲 Roll", "⋯ More"]),
+                                     (5, False, ["🎲 Roll", "⬆ Double", "⋯ More"])):
         record = GameRecord(chat_id=-5, variant=Variant.BACKGAMMON, players=PLAYERS,
-                            options=TableOptions(koks=False, stake_per_point=stake))
+                            options=TableOptions(koks=False, stake_per_point=stake,
+                                                 autoplay=autoplay))
         record = start_game(record, Dealer.for_tests(1))
         game = _money_game(_race(Side.WHITE, Side.WHITE))
         record = with_table(record, MatchState(game, (0, 0)), status=Status.ACTIVE)
-        assert _buttons(record) == buttons, stake
+        assert _buttons(record) == buttons, (stake, autoplay)

@@ -1,11 +1,15 @@
-"""Confirm after a whole-turn button is a chat setting (issue 24 §2):
-``/settings`` "Confirm: staked games" (the default), "always", "never".
-Without Confirm the whole turn hands the dice over at once, but the
-opponent's roll waits for their first tap, and until then the mover takes
-the turn back with one tap (the engine's ``take_back_turn``): back at its
-start, the same dice, nobody having seen the next roll."""
+"""Confirm after a completed turn is a chat setting (issues 24 §2 and 35):
+``/settings`` "Confirm: never" (the default), "staked games", "always".
+Without Confirm the completed turn hands the dice over at once.  Where the
+opponent's roll is no choice (long nardy) it is made at once, on the same
+board edit, and confirms the turn.  Where it is a tap of theirs (Roll or
+Double) it waits for that tap, and until then the mover takes the turn back
+with one tap (the engine's ``take_back_turn``): back at its start, the same
+dice, nobody having seen the next roll."""
 
 from __future__ import annotations
+
+import pytest
 
 from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
@@ -52,7 +56,9 @@ async def _whole_turn(world: World, t: Table, record: GameRecord) -> GameRecord:
 
 async def test_without_confirm_the_turn_is_handed_over_and_taken_back(world: World) -> None:
     t = _setup(world)
-    await _start(world, t)  # unstaked: Confirm is not asked by default
+    # staked: Double is offered whenever the cube allows (nobody is judged behind),
+    # so the opponent's roll is a tap of theirs; Confirm is not asked by default
+    await _start(world, t, "backgammon stake=1")
     before = await _at_whole_turns(world, t)
     mover = _mover(t, before)
     other = t.bob if mover is t.alice else t.alice
@@ -84,8 +90,42 @@ async def test_without_confirm_the_turn_is_handed_over_and_taken_back(world: Wor
     assert (await _record(world, t)).version == rolled.version
 
 
-async def test_a_staked_game_waits_for_confirm_by_default(world: World) -> None:
+def _group_messages(world: World, t: Table) -> int:
+    """The messages the bot sent or edited in the group (what its budget counts)."""
+    return sum(1 for r in world.server.requests()
+               if r.method.lower().startswith(("send", "edit"))
+               and r.params.get("chat_id") in (t.chat.id, str(t.chat.id)))  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("args", ["long", "long stake=1"])
+async def test_a_long_nardy_turn_costs_one_edit_that_shows_the_opponents_roll(
+        world: World, args: str) -> None:
+    """Staked or not: the whole-turn tap hands over, the opponent's roll is
+    made at once and the one board edit shows it with their move buttons;
+    no Confirm, no Roll, no take-back (the roll, seen by all, confirmed it)."""
     t = _setup(world)
+    await _start(world, t, args)
+    before = await _at_whole_turns(world, t)
+    await world.idle()
+    sent = _group_messages(world, t)
+    mover = _mover(t, before)
+    after = await _whole_turn(world, t, before)
+    await world.idle()
+    assert _group_messages(world, t) == sent + 1
+    game = table_of(after).game
+    assert game.phase is Phase.MOVE and waiting_user(after) != mover.id
+    assert after.takeback_by is None and _rolls(after) > _rolls(before)
+    board = world.board(t.chat)
+    texts = [text for text, _ in world.buttons(board)]
+    assert TAKE_BACK not in texts and "✓ Confirm" not in texts and "🎲 Roll" not in texts
+    dice = f"{game.dice.first}-{game.dice.second}"  # type: ignore[union-attr]
+    assert f"to move: {dice}" in board.content, board.content
+
+
+async def test_the_chat_setting_asks_confirm_in_staked_games(world: World) -> None:
+    t = _setup(world)
+    await world.store.games.update(settings_key(t.chat.id), lambda s: with_setting(
+        s, t.chat.id, "confirm_turns", "staked"))
     await _start(world, t, "long stake=1")
     before = await _at_whole_turns(world, t)
     after = await _whole_turn(world, t, before)
@@ -152,13 +192,13 @@ async def test_a_turn_stepped_to_its_end_is_handed_over_where_the_next_roll_is_a
     assert waiting_user(back) == mover.id
 
 
-async def test_a_turn_stepped_to_its_end_waits_at_confirm_where_the_roll_is_made_by_itself(
+async def test_a_turn_stepped_to_its_end_is_handed_over_and_rolled_for_where_the_roll_is_no_choice(
         world: World) -> None:
-    """Long nardy (no cube): the opponent's roll is made by itself after
-    Confirm, so handing the turn over would only move that tap to their Roll:
-    the completed turn waits at Confirm, as before."""
+    """Long nardy (no cube): the step that completes the turn hands it over
+    and the opponent's roll is made at once (it waited at Confirm before
+    issue 35, a group message more a turn)."""
     t = _setup(world)
     await _start(world, t, "long")
-    _before, after, mover = await _step_until_complete(world, t)
-    assert _complete(after) and after.takeback_by is None
-    assert waiting_user(after) == mover.id
+    before, after, mover = await _step_until_complete(world, t)
+    assert _moves(after) > _moves(before) and after.takeback_by is None
+    assert waiting_user(after) != mover.id and table_of(after).game.phase is Phase.MOVE

@@ -27,6 +27,7 @@ from bot.rules import (
     play,
     settle,
 )
+from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
 from bot.rules.taps import SAME_MEANING
@@ -52,6 +53,9 @@ PLAYING = {action: ONLY for action in "rdDtpPsbmhucoRGxai"} | {"C": ONLY}
 (the mover; the doubled player; whoever answers a resignation offer; a staked
 game's "Yes, resign", ``G``, is the resigner's); 💡 Hint
 (``i``, a game with hints) only answers, but only the mover may ask."""
+HANDED_OVER = PLAYING | {"u": frozenset({OTHER})}
+"""A turn handed over without Confirm, the opponent's roll a tap of theirs:
+↶ Take my turn back (``u``) is the other player's, who moved (issue 35)."""
 CANCEL_PROPOSED = {"C": ONLY, "K": PLAYERS}
 """A cancel proposal: the owner is the proposer's opponent, who agrees;
 either player keeps playing."""
@@ -218,6 +222,9 @@ async def _started(world: World, command: str) -> People:
 
 async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: World) -> None:
     p = await _started(world, "/new backgammon match=3 stake=10")
+    # the chat asks Confirm in staked games (not the default since issue 35): its button too
+    await world.store.games.update(settings_key(p.chat.id), lambda s: with_setting(
+        s, p.chat.id, "confirm_turns", "staked"))
     seen: set[str] = set()
     # play: the opening move, the menu, a source point, a turn to Undo and Confirm,
     # a whole turn, the roll and double (and its confirmation: the game is staked)
@@ -228,7 +235,8 @@ async def test_every_button_of_a_match_refuses_everyone_but_its_owner(world: Wor
         owner = await _waiting(world, p)
         board = world.board(p.chat)
         actions = {_action(d) for _, d in world.buttons(board)}
-        await check(world, p, f"{game.phase.value} {sorted(actions)}", owner, PLAYING)
+        await check(world, p, f"{game.phase.value} {sorted(actions)}", owner,
+                    HANDED_OVER if record.takeback_by is not None else PLAYING)
         seen |= actions
         if game.phase is Phase.DOUBLE:
             if "P" in actions:

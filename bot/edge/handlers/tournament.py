@@ -267,8 +267,9 @@ async def withdraw_command(update: Update, context: Context) -> None:
 async def league_command(update: Update, context: Context) -> None:
     """``/league``: the running named season's table, else this month's;
     ``/league 2026-11`` or ``/league Winter cup``: a month's or a kept
-    season's; ``/league start Winter cup`` and ``/league end``: a named season
-    (whoever may create tournaments here: /settings)."""
+    season's; ``/league start Winter cup`` (whoever may create tournaments
+    here: /settings) and ``/league end`` (its starter or a chat admin): a named
+    season; ``/league erase Winter cup``: a chat admin erases an ended one."""
     sent = await _in_group(update, context)
     if sent is None:
         return
@@ -278,18 +279,22 @@ async def league_command(update: Update, context: Context) -> None:
     word = args[0].lower() if args else ""
     now = clock.now()
     try:
+        admin = word in league.WORDS and await is_chat_admin(context, chat, user.id)
         if word in league.WORDS:
             settings = await chat_settings(context, chat.id)
-            if settings.tournaments == "admins" and not await is_chat_admin(context, chat,
-                                                                            user.id):
+            if settings.tournaments == "admins" and not admin:
                 raise Refusal(ADMINS_SEASONS)
         if word == "start":
             season = league.started(new_game_id(), league.season_name(args[1:]), user.id, now)
             season = await service.start_season(store, chat.id, season)
             await reply(update, tr.gettext(SEASON_STARTED, name=html_text(season.name)))
             return
+        if word == "erase":
+            season = await service.erase_season(store, chat.id, " ".join(args[1:]), admin)
+            await reply(update, tr.gettext(league.ERASED, name=html_text(season.name)))
+            return
         if word == "end":
-            season = await service.end_season(store, chat.id, now)
+            season = await service.end_season(store, chat.id, user.id, admin, now)
             rows, who = await service.season_table(store, chat.id, season)
             await reply(update, present.league_message(tr, season.name, rows, who,
                                                        present.season_dates(tr, season)))

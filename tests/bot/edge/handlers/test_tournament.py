@@ -552,7 +552,7 @@ async def test_a_named_league_season_from_its_start_to_its_final_table(world: Wo
     assert "League: Winter cup" in running and "Running since" in running
     rows = [line.split() for line in league_rows(running)]
     assert len(rows) == 2 and sorted(int(row[2]) for row in rows) == [-1, 1], running
-    sent = await world.send(c.chat, c.players[0], "/league end")
+    sent = await world.send(c.chat, c.players[1], "/league end")   # its starter
     final = (await world.reply(c.chat, sent, "final table")).text or ""
     assert final.replace("Running since", "") == final and "League: Winter cup" in final
     assert league_rows(final) == league_rows(running)

@@ -247,8 +247,13 @@ def standings_keyboard(tr: Translator, record: TournamentRecord) -> InlineKeyboa
 
 
 def standings_caption(tr: Translator, record: TournamentRecord) -> str:
-    """The caption of the standings' picture: what it is, and its stakes."""
-    return "\n".join(_head(tr, record))
+    """The caption of the standings' picture: what it is, and its stakes (and
+    that it is over: the final table)."""
+    lines = _head(tr, record)
+    if not record.status.is_open:
+        lines.append(escape(tr.gettext(CANCELLED if record.status is Status.CANCELLED
+                                       else OVER)))
+    return "\n".join(lines)
 
 
 def standings_message(tr: Translator, record: TournamentRecord
@@ -265,8 +270,9 @@ def standings_message(tr: Translator, record: TournamentRecord
         lines.append("<b>" + escape(head) + "</b>")
         lines += [_pairing_line(tr, record, p, each) for p in record.rounds[-1].pairings]
         return fit_text("\n".join(lines)), standings_keyboard(tr, record)
-    if record.status is Status.CANCELLED:
-        lines.append(escape(tr.gettext(CANCELLED)))
+    if not record.status.is_open:
+        lines.append(escape(tr.gettext(CANCELLED if record.status is Status.CANCELLED
+                                       else OVER)))
     return fit_text("\n".join(lines)), None
 
 

@@ -178,6 +178,14 @@ class Tournaments:
         records = [await self.load(chat_id, as_text(i)) for i in ids]
         return [r for r in records if r is not None and r.status.is_open]
 
+    async def ended_ones(self, chat_id: int) -> list[TournamentRecord]:
+        """The chat's tournaments that are over (finished or cancelled, kept
+        until their records expire), the oldest first (of its last
+        :data:`LOOKED_AT`)."""
+        ids = await self.redis.zrange(self.keys.chat(chat_id, "tournaments"), -LOOKED_AT, -1)
+        records = [await self.load(chat_id, as_text(i)) for i in ids]
+        return [r for r in records if r is not None and not r.status.is_open]
+
     async def wake(self, record: TournamentRecord, when: float | None) -> None:
         """Wake ``record`` at ``when`` (never later than a wake-up already set),
         or never (None)."""

@@ -205,14 +205,23 @@ async def _newest(store: Store, chat_id: int, user_id: int, thread_id: int | Non
     return max(reversed(open_ones), key=key, default=None)   # the newest of the best
 
 
+async def _last_ended(store: Store, chat_id: int) -> TournamentRecord | None:
+    """The tournament that ended last and has a table (finished, or
+    cancelled after it started)."""
+    over = [t for t in await store.tournament.ended_ones(chat_id) if t.rounds]
+    return max(over, key=lambda t: t.updated_at, default=None)
+
+
 async def standings_command(update: Update, context: Context) -> None:
-    """``/standings``: the standings of the chat's running tournament."""
+    """``/standings``: the standings of the chat's running tournament (or
+    lobby), else the final table of the one that ended last."""
     sent = await _in_group(update, context)
     if sent is None:
         return
     tr, chat, user = sent
     where = thread_of(update.effective_message)
-    record = await _newest(get_store(context), chat.id, user.id, where)
+    store = get_store(context)
+    record = await _newest(store, chat.id, user.id, where) or await _last_ended(store, chat.id)
     if record is None:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return

@@ -6,9 +6,11 @@ without a manual, and links and buttons that lead somewhere."""
 
 from __future__ import annotations
 
+from bot.vocab.records import Status
 from tests.bot.conftest import World
 from tests.bot.edge.handlers.test_tournament import (
     club,
+    current,
     league_rows,
     play_round,
     tournament,
@@ -43,3 +45,18 @@ async def test_a_member_cannot_end_anothers_season_nor_flush_the_kept_ones(
     assert "Only chat admins erase" in ((await world.reply(c.chat, sent)).text or "")
     _, seasons, _ = await world.store.tournament.league.seasons(c.chat.id)
     assert [s.name for s in seasons] == ["Winter cup"]   # the empty ones are not kept
+
+
+async def test_standings_after_the_end_show_the_final_table(world: World) -> None:
+    """Issue 36, point 8: once it ended (or was cancelled), ``/standings``
+    said "There is no tournament in this chat yet"."""
+    c = club(world, 3)
+    await tournament(world, c, "rr long")
+    for _ in range(3):
+        await play_round(world, c)
+    assert (await current(world, c)).status is Status.FINISHED
+    sent = await world.send(c.chat, c.players[2], "/standings")
+    table = await world.reply(c.chat, sent)
+    assert table.photo is not None and "The tournament is over." in (table.caption or ""), \
+        world.server.transcript(c.chat)
+    assert not world.buttons(table)

@@ -246,6 +246,40 @@ def standings_keyboard(tr: Translator, record: TournamentRecord) -> InlineKeyboa
                                   (ButtonAction.QUIT, "🏳 ", N_("Withdraw"))])
 
 
+WITHDRAWAL = {
+    Format.ROUND_ROBIN: N_("every later game of theirs is lost by forfeit too"),
+    Format.SWISS: N_("they are paired no more"),
+    Format.KNOCKOUT: N_("they are out of the tournament"),
+}
+"""What a withdrawal does besides forfeiting the game of the round (docs/tournaments.md)."""
+
+
+def withdraw_prompt(tr: Translator, record: TournamentRecord, user_id: int
+                    ) -> tuple[str, InlineKeyboardMarkup]:
+    """🏳 Withdraw and /withdraw ask once more: who withdraws from what, and
+    what it costs; the button is that player's (or a chat admin's) to tap."""
+    who = names(record)
+    index = next(i for i, e in enumerate(record.entrants) if e.user_id == user_id)
+    mine = next((p for p in record.rounds[-1].pairings
+                 if user_id in p.players and p.result is None and p.second is not None), None)
+    lines = ["🏳 <b>" + escape(tr.gettext("Tournament: {title}", title=title(tr, record)))
+             + "</b>"]
+    text = tr.gettext("Withdraw {name} from the tournament?", name="\0")
+    lines.append(escape(text).replace("\0", html_text(who[user_id], LIST_WIDTH)))
+    if mine is not None:
+        other = html_text(who[mine.opponent(user_id) or 0], LIST_WIDTH)
+        lines.append(escape(tr.gettext("Their game against {name} this round is lost by "
+                                       "forfeit.", name="\0")).replace("\0", other))
+    lines.append(escape(tr.gettext(
+        "Then {consequence}; their games played stand. This cannot be undone.",
+        consequence=tr.gettext(WITHDRAWAL[record.format]))))
+    button = InlineKeyboardButton("🏳 " + tr.gettext("Withdraw for good"),
+                                  callback_data=Callback.tournament(
+                                      record.tournament_id, record.version,
+                                      ButtonAction.QUIT_SURE, index).format())
+    return fit_text("\n".join(lines)), InlineKeyboardMarkup([[button]])
+
+
 def standings_caption(tr: Translator, record: TournamentRecord) -> str:
     """The caption of the standings' picture: what it is, and its stakes (and
     that it is over: the final table)."""

@@ -249,7 +249,8 @@ async def _post_standings(context: Context, tr: Translator, record: TournamentRe
 
 async def withdraw_command(update: Update, context: Context) -> None:
     """``/withdraw``: the sender leaves the chat's running tournament; a chat
-    admin's ``/withdraw`` in reply to a player's message withdraws that player."""
+    admin's ``/withdraw`` in reply to a player's message withdraws that player.
+    Either is asked once more (**🏳 Withdraw for good**, :func:`_withdrawn`)."""
     sent = await _in_group(update, context)
     if sent is None:
         return
@@ -264,13 +265,12 @@ async def withdraw_command(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(NOT_YOURS))
         return
     try:
-        await service.commit_tournament(store, chat.id, record.tournament_id,
-                                        lambda r, now: rules.withdraw(r, target.id, now))
+        rules.withdraw(record, target.id, clock.now())   # asked only if it may be done
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
-    await reply(update, tr.gettext(WITHDRAWN_NOW, name=html_text(display_name(target))))
-    await process(context, chat.id, record.tournament_id)
+    text, markup = present.withdraw_prompt(tr, record, target.id)
+    await reply(update, text, reply_markup=markup)
 
 
 async def league_command(update: Update, context: Context) -> None:
@@ -349,10 +349,17 @@ async def on_tournament_button(update: Update, context: Context) -> None:
         if record is None or (data.action in LOBBY_ACTIONS and record.message_id is not None
                               and query.message.message_id != record.message_id):
             raise Refusal(STALE)   # another tournament's button, not on its lobby
+        asked = query.message if isinstance(query.message, Message) else None
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
-            asked = query.message if isinstance(query.message, Message) else None
             await _post_standings(context, tr, record, thread_of(asked))   # where it was asked
+            return
+        if data.action is ButtonAction.QUIT:   # asked once more, if it may be done
+            rules.withdraw(record, user.id, clock.now())
+            await query.answer()
+            text, markup = present.withdraw_prompt(tr, record, user.id)
+            await context.bot.send_message(chat.id, text, reply_markup=markup,
+                                           message_thread_id=thread_of(asked))
             return
         change = await _change(context, data, record, user.id, display_name(user), chat)
         changed = await service.commit_tournament(store, chat.id, data.id, change)
@@ -362,11 +369,10 @@ async def on_tournament_button(update: Update, context: Context) -> None:
             await _redraw_prompt(query, tr, record)   # over already: no button left on it
         return
     await query.answer()
-    if data.action is ButtonAction.QUIT and changed is not None:   # as /withdraw says it
-        shown = await _chat_translator(context, changed[1])
-        await context.bot.send_message(chat.id, shown.gettext(
-            WITHDRAWN_NOW, name=html_text(display_name(user))),
-            message_thread_id=changed[1].thread_id)
+    if data.action is ButtonAction.QUIT_SURE and changed is not None:   # the prompt says it
+        gone = record.entrants[data.args[0]].name
+        with contextlib.suppress(BadRequest):  # deleted
+            await query.edit_message_text(tr.gettext(WITHDRAWN_NOW, name=html_text(gone)))
     if data.action is ButtonAction.END and changed is not None:
         await _redraw_prompt(query, tr, changed[1])
     if changed is not None and changed[1] is not changed[0]:
@@ -394,8 +400,13 @@ async def _change(context: Context, data: Callback, record: TournamentRecord, us
     if action is ButtonAction.START:
         ratings = await service.ratings(get_store(context), record)
         return lambda r, now: rules.start(r, user_id, ratings, now)
-    if action is ButtonAction.QUIT:
-        return lambda r, now: rules.withdraw(r, user_id, now)
+    if action is ButtonAction.QUIT_SURE:   # the player's own confirmation, or an admin's
+        if data.args[0] >= len(record.entrants):
+            raise Refusal(STALE)
+        target = record.entrants[data.args[0]].user_id
+        if target != user_id and not await is_chat_admin(context, chat, user_id):
+            raise Refusal(NOT_YOURS)
+        return lambda r, now: rules.withdraw(r, target, now)
     if action in (ButtonAction.DROP, ButtonAction.END):
         admin = await is_chat_admin(context, chat, user_id)
         return lambda r, now: rules.cancel(r, user_id, admin, now)

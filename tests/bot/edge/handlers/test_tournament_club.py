@@ -13,6 +13,7 @@ from tests.bot.edge.handlers.test_tournament import (
     current,
     league_rows,
     play_round,
+    resign_game,
     tournament,
 )
 
@@ -60,3 +61,41 @@ async def test_standings_after_the_end_show_the_final_table(world: World) -> Non
     assert table.photo is not None and "The tournament is over." in (table.caption or ""), \
         world.server.transcript(c.chat)
     assert not world.buttons(table)
+
+
+async def test_withdraw_asks_once_more_and_an_eliminated_player_has_none(world: World) -> None:
+    """Issue 36, point 6: 🏳 Withdraw was one unconfirmed tap on a message the
+    whole group shares, and a knockout player already out "withdrew" and was
+    told their game "is lost by forfeit"."""
+    c = club(world, 4)
+    record = await tournament(world, c, "ko long")
+    first = record.rounds[-1].pairings[0]
+    assert first.game_id is not None
+    winner = await resign_game(world, c, first.game_id)
+    loser = c.user(next(p for p in first.players if p != winner))
+    sent = await world.send(c.chat, loser, "/standings")
+    standings = await world.reply(c.chat, sent, "Tournament")
+    answer = await world.tap(c.chat, loser, standings, text="🏳 Withdraw")
+    assert answer.show_alert and "nothing to withdraw from" in (answer.text or "")
+    sent = await world.send(c.chat, loser, "/withdraw")
+    assert "nothing to withdraw from" in ((await world.reply(c.chat, sent)).text or "")
+    # a player still in is asked once more, told what it costs
+    other = record.rounds[-1].pairings[1]
+    player, opponent = c.user(other.first), c.user(other.second or 0)
+    answer = await world.tap(c.chat, player, standings, text="🏳 Withdraw")
+    assert not answer.show_alert, answer
+    prompt = await world.reply(c.chat, standings, "from the tournament?")
+    said = prompt.text or ""
+    assert f"Withdraw {player.first_name} from the tournament?" in said
+    assert f"game against {opponent.first_name} this round is lost by forfeit" in said
+    assert "out of the tournament" in said
+    assert not (await current(world, c)).entrants[0].withdrawn   # nothing yet
+    answer = await world.tap(c.chat, opponent, prompt, text="🏳 Withdraw for good")
+    assert answer.show_alert and "Only the player or a chat admin" in (answer.text or "")
+    assert all(e.withdrawn is None for e in (await current(world, c)).entrants)
+    answer = await world.tap(c.chat, player, prompt, text="🏳 Withdraw for good")
+    assert not answer.show_alert, answer
+    after = await current(world, c)
+    assert [e.user_id for e in after.entrants if e.withdrawn is not None] == [player.id]
+    assert "withdrew" in (world.server.message(c.chat.id, prompt.message_id).text or "")
+    assert not world.buttons(world.server.message(c.chat.id, prompt.message_id))

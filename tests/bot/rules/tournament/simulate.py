@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bot.rules.tournament import actions, prizes
+from bot.rules.tournament import actions, brackets, prizes
 from bot.rules.tournament.pairing import round_robin_rounds
 from bot.vocab.records import Status, TableOptions
 from bot.vocab.tournament import Decision, Format, Pairing, Result, Stage, TournamentRecord
@@ -85,8 +85,10 @@ def _step(record: TournamentRecord, rng: random.Random, now: float, events: Coun
     current = record.rounds[-1]
     waiting = [p for p in current.pairings if p.result is None]
     roll = rng.random()
-    if roll < 0.02:
-        playing = [e.user_id for e in record.entrants if e.withdrawn is None]
+    playing = [] if roll >= 0.02 else [   # an eliminated player cannot withdraw
+        e.user_id for e in record.entrants
+        if e.withdrawn is None and brackets.still_in(record, e.user_id)]
+    if playing:
         events["withdrawal"] += 1
         return actions.withdraw(record, rng.choice(playing), now)
     if roll < 0.06:

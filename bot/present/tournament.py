@@ -136,6 +136,32 @@ def cancel_prompt(tr: Translator, record: TournamentRecord
         (ButtonAction.END, "✖ ", N_("Cancel the tournament"))])
 
 
+def label(tr: Translator, record: TournamentRecord) -> str:
+    """Which tournament it is, in a line (plain text): "Knockout · Long nardy ·
+    8 players · round 2" (or "lobby")."""
+    state = (tr.gettext("lobby") if record.status is Status.LOBBY or not record.rounds
+             else tr.gettext("Round {n}", n=record.rounds[-1].number))
+    return " · ".join((title(tr, record), tr.ngettext(
+        "{n} player", "{n} players", len(record.entrants), n=len(record.entrants)), state))
+
+
+def refused_for(tr: Translator, record: TournamentRecord, refusal: str) -> str:
+    """A refusal that names the tournament it is about (HTML)."""
+    return "🏆 <b>" + escape(label(tr, record)) + "</b>\n" + refusal
+
+
+def cancel_choice(tr: Translator, records: Sequence[TournamentRecord]
+                  ) -> tuple[str, InlineKeyboardMarkup]:
+    """``/tournament cancel`` where the sender may cancel several: one button
+    each, naming it (the tap cancels that one)."""
+    text = escape(tr.gettext(
+        "Which tournament do you cancel? Nothing of it is booked: no entry stakes, no "
+        "prizes. Games being played go on as ordinary games; games not started close."))
+    rows = [[InlineKeyboardButton("✖ " + label(tr, record), callback_data=Callback.tournament(
+        record.tournament_id, record.version, ButtonAction.END).format())] for record in records]
+    return text, InlineKeyboardMarkup(rows)
+
+
 def _keyboard(tr: Translator, record: TournamentRecord,
               buttons: Sequence[tuple[ButtonAction, str, str]]) -> InlineKeyboardMarkup:
     row = [InlineKeyboardButton(mark + tr.gettext(text), callback_data=Callback.tournament(

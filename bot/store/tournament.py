@@ -118,6 +118,9 @@ POSTING = 60.0
 LOOKED_AT = 20
 """A chat's newest tournaments that are looked at for its open ones."""
 
+SHOWN = 30 * 86400.0
+"""Seconds what a tournament's message shows is remembered (:meth:`Tournaments.shows`)."""
+
 
 class Tournaments:
     """Load, compare-and-set and wake tournaments (a part of :class:`bot.store.Store`)."""
@@ -165,6 +168,18 @@ class Tournaments:
         once.  Whoever is first and dies before posting delays it by ``ttl``."""
         name = self.keys.chat(chat_id, f"tpost:{what}")
         return bool(await self.redis.set(name, "1", nx=True, px=int(ttl * 1000)))
+
+    async def shows(self, chat_id: int, message_id: int, digest: str) -> bool:
+        """Note that the message ``message_id`` is made to show ``digest`` (its
+        text and buttons, hashed); False if the bot made it show that already,
+        so an edit would be refused ("message is not modified")."""
+        name = self.keys.chat(chat_id, f"shown:{message_id}")
+        before = await self.redis.set(name, digest, px=int(SHOWN * 1000), get=True)
+        return before is None or as_text(before) != digest
+
+    async def unshown(self, chat_id: int, message_id: int) -> None:
+        """Forget what the message shows (its edit failed: the next one is sent)."""
+        await self.redis.delete(self.keys.chat(chat_id, f"shown:{message_id}"))
 
     async def of_match(self, chat_id: int, commitment: str) -> str | None:
         """The tournament whose game plays the match of this dice commitment."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
 import os
 
@@ -30,7 +32,14 @@ from telegram import (
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
-from bot.edge.handlers.board import board_translator, edit, game_link, repost, unreachable
+from bot.edge.handlers.board import (
+    board_translator,
+    edit,
+    game_link,
+    is_not_modified,
+    repost,
+    unreachable,
+)
 from bot.edge.handlers.common import (
     Context,
     addressee_translator,
@@ -148,18 +157,32 @@ async def tournament_command(update: Update, context: Context) -> None:
 
 async def _ask_cancel(update: Update, context: Context, tr: Translator, chat: Chat,
                       user_id: int) -> None:
-    """``/tournament cancel``: the chat's tournament (as /standings finds it)
-    with a button that cancels it, if the sender may (the rule is asked
-    again when the button is tapped)."""
-    record = await _newest(get_store(context), chat.id, user_id,
-                           thread_of(update.effective_message))
+    """``/tournament cancel``: the chat's open tournament the sender may cancel,
+    named, with a button that cancels it (the rule is asked again when it is
+    tapped); several: one button each.  None: the refusal of the one
+    /standings would show, naming it."""
+    store = get_store(context)
+    open_ones = await store.tournament.open_ones(chat.id)
+    admin = await is_chat_admin(context, chat, user_id)
+    now = clock.now()
+    mine = []
+    for each in open_ones:
+        with contextlib.suppress(Refusal):
+            rules.cancel(each, user_id, admin, now)
+            mine.append(each)
+    if len(mine) > 1:
+        text, choice = present.cancel_choice(tr, mine)
+        await reply(update, text, reply_markup=choice)
+        return
+    record = mine[0] if mine else await _newest(store, chat.id, user_id,
+                                                thread_of(update.effective_message))
     if record is None:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return
     try:
-        rules.cancel(record, user_id, await is_chat_admin(context, chat, user_id), clock.now())
+        rules.cancel(record, user_id, admin, now)
     except Refusal as refusal:
-        await reply(update, refusal_text(tr, refusal))
+        await reply(update, present.refused_for(tr, record, refusal_text(tr, refusal)))
         return
     text, markup = present.cancel_prompt(tr, record)
     await reply(update, text, reply_markup=markup)
@@ -366,7 +389,7 @@ async def on_tournament_button(update: Update, context: Context) -> None:
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
         if record is not None and data.action is ButtonAction.END and not record.status.is_open:
-            await _redraw_prompt(query, tr, record)   # over already: no button left on it
+            await _redraw_prompt(context, query, tr, record)   # over already: no button left on it
         return
     await query.answer()
     if data.action is ButtonAction.QUIT_SURE and changed is not None:   # the prompt says it
@@ -374,7 +397,7 @@ async def on_tournament_button(update: Update, context: Context) -> None:
         with contextlib.suppress(BadRequest):  # deleted
             await query.edit_message_text(tr.gettext(WITHDRAWN_NOW, name=html_text(gone)))
     if data.action is ButtonAction.END and changed is not None:
-        await _redraw_prompt(query, tr, changed[1])
+        await _redraw_prompt(context, query, tr, changed[1])
     if changed is not None and changed[1] is not changed[0]:
         # in the chat's language, not the tapper's (as process draws it)
         await _redraw_lobby(context, await _chat_translator(context, changed[1]), changed[1])
@@ -382,11 +405,29 @@ async def on_tournament_button(update: Update, context: Context) -> None:
             await process(context, chat.id, data.id)
 
 
-async def _redraw_prompt(query: CallbackQuery, tr: Translator, record: TournamentRecord
-                         ) -> None:
+async def _redraw_prompt(context: Context, query: CallbackQuery, tr: Translator,
+                         record: TournamentRecord) -> None:
     text, markup = present.cancel_prompt(tr, record)
-    with contextlib.suppress(BadRequest):  # not modified, or deleted
-        await query.edit_message_text(text, reply_markup=markup)
+    if isinstance(query.message, Message):
+        await _edit(context, query.message.chat.id, query.message.message_id, text, markup)
+
+
+async def _edit(context: Context, chat_id: int, message_id: int, text: str,
+                markup: InlineKeyboardMarkup | None) -> None:
+    """Edit a tournament's message, unless the bot made it show exactly that
+    already: the Bot API refuses such an edit ("message is not modified"), as
+    the lobby of a cancelled tournament was, redrawn by the tap and by the end."""
+    store = get_store(context)
+    shown = json.dumps([text, markup.to_dict() if markup else None], sort_keys=True)
+    if not await store.tournament.shows(chat_id, message_id,
+                                        hashlib.sha256(shown.encode()).hexdigest()[:32]):
+        return
+    try:
+        await context.bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
+                                            reply_markup=markup)
+    except BadRequest as error:   # deleted (or shown already: kept so)
+        if not is_not_modified(error):
+            await store.tournament.unshown(chat_id, message_id)
 
 
 async def _change(context: Context, data: Callback, record: TournamentRecord, user_id: int,
@@ -478,9 +519,7 @@ async def _redraw_lobby(context: Context, tr: Translator, record: TournamentReco
     if record.message_id is None:
         return
     text, markup = present.lobby_message(tr, record)
-    with contextlib.suppress(BadRequest):  # not modified, or deleted
-        await context.bot.edit_message_text(text, chat_id=record.chat_id,
-                                            message_id=record.message_id, reply_markup=markup)
+    await _edit(context, record.chat_id, record.message_id, text, markup)
 
 
 async def _post_round(context: Context, tr: Translator, record: TournamentRecord

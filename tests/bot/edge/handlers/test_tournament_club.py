@@ -6,16 +6,24 @@ without a manual, and links and buttons that lead somewhere."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+
 from bot.vocab.records import Status
 from tests.bot.conftest import World
 from tests.bot.edge.handlers.test_tournament import (
+    Club,
+    _all,
     club,
     current,
     league_rows,
     play_round,
     resign_game,
     tournament,
+    withdrawn,
 )
+from tests.botapi.model import Message
 
 
 async def test_a_member_cannot_end_anothers_season_nor_flush_the_kept_ones(
@@ -99,3 +107,63 @@ async def test_withdraw_asks_once_more_and_an_eliminated_player_has_none(world: 
     assert [e.user_id for e in after.entrants if e.withdrawn is not None] == [player.id]
     assert "withdrew" in (world.server.message(c.chat.id, prompt.message_id).text or "")
     assert not world.buttons(world.server.message(c.chat.id, prompt.message_id))
+
+
+async def started_from(world: World, c: Club, lobby: Message) -> None:
+    """Everybody of ``c`` joins the lobby, its first player starts it (one of
+    several tournaments in the chat)."""
+    for player in c.players:
+        answer = await world.tap(c.chat, player, lobby, text="✋ Join")
+        assert not answer.show_alert, answer
+    answer = await world.tap(c.chat, c.players[0], lobby, text="▶ Start")
+    assert not answer.show_alert, answer
+
+
+@pytest.fixture(autouse=True)
+def no_unchanged_edits(world: World) -> Iterator[None]:
+    """No test here makes an edit the Bot API refuses as "message is not modified"."""
+    yield
+    assert world.server.unchanged_edits() == []
+
+
+async def test_cancel_names_its_tournament_and_lets_an_admin_pick(world: World) -> None:
+    """Issue 36, point 7: with a knockout the only admin is entered in (and
+    out of) still running, ``/tournament cancel`` meant that one, refused,
+    without saying which; the admin could not cancel another they do not
+    play in.  Cancelling a running tournament edited its lobby twice with the
+    same text (the Bot API answers 400 "message is not modified")."""
+    admin = world.server.add_user("Admin")
+    players = [world.server.add_user(f"P{n}") for n in range(1, 8)]
+    chat = world.server.add_group("Cup", members=players, admins=[admin])
+    ko = Club(chat, [admin, *players[:3]])
+    sent = await world.send(chat, admin, "/tournament ko long")
+    await started_from(world, ko, await world.reply(chat, sent, "Tournament"))
+    sent = await world.send(chat, admin, "/withdraw")
+    assert "withdrew" in await withdrawn(world, chat, sent, admin)   # entered, and out
+    rr = Club(chat, players[3:6])
+    sent = await world.send(chat, players[3], "/tournament rr long")
+    rr_lobby = await world.reply(chat, sent, "Tournament")
+    await started_from(world, rr, rr_lobby)
+    sent = await world.send(chat, players[6], "/tournament cancel")   # a member
+    said = (await world.reply(chat, sent)).text or ""
+    assert "Only an admin who does not play" in said and "Round robin" in said, said
+    sent = await world.send(chat, admin, "/tournament cancel")
+    prompt = await world.reply(chat, sent, "Cancel this tournament")
+    assert "Round robin" in (prompt.text or "")   # the one the admin may cancel
+    # a lobby too: the admin picks among the two
+    sent = await world.send(chat, players[6], "/tournament swiss")
+    await world.reply(chat, sent, "Tournament")
+    sent = await world.send(chat, admin, "/tournament cancel")
+    choice = await world.reply(chat, sent, "Which tournament")
+    labels = [text for text, _ in world.buttons(choice)]
+    assert len(labels) == 2 and any("Round robin" in t and "3 players" in t for t in labels) \
+        and any("Swiss" in t and "lobby" in t for t in labels), labels
+    rr_label = next(t for t in labels if "Round robin" in t)
+    answer = await world.tap(chat, admin, choice, text=rr_label)
+    assert not answer.show_alert, answer
+    records = {t.format.value: t for t in await _all(world.store, chat.id)}
+    assert records["round_robin"].status is Status.CANCELLED and records["round_robin"].closed
+    assert records["knockout"].status is Status.ACTIVE
+    assert records["swiss"].status is Status.LOBBY
+    assert "cancelled" in (world.server.message(chat.id, rr_lobby.message_id).text or "")
+    assert "was cancelled" in (world.server.message(chat.id, choice.message_id).text or "")

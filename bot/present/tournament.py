@@ -50,6 +50,24 @@ PLAYER, POINTS, GAMES, WON, LOST = N_("Player"), N_("Pts"), N_("G"), N_("W"), N_
 RATING_CHANGE = N_("±Rtg")
 """The other column heads: player, points, games, won, lost, rating change."""
 
+MEANINGS = {POINTS: N_("points"), GAMES: N_("games played (a forfeit is none)"),
+            N_("H2H"): N_("head-to-head: points against the players level on points"),
+            N_("SB"): N_("Sonneborn-Berger: the final points of the opponents beaten"),
+            N_("Buch"): N_("Buchholz cut-1: the opponents' points, the lowest dropped"),
+            N_("Rounds"): N_("rounds gone through in the main bracket"),
+            N_("Cons"): N_("rounds gone through in the consolation bracket"),
+            WON: N_("won"), LOST: N_("lost")}
+"""What each column head means: the legend under a table (its heads as shown)."""
+
+
+def legend(tr: Translator, heads: Sequence[str]) -> str:
+    """"Pts: points · G: games played ..." for the column heads ``heads`` (plain text)."""
+    return " · ".join(f"{tr.gettext(head)}: {tr.gettext(MEANINGS[head])}" for head in heads)
+
+
+def _legend(tr: Translator, record: TournamentRecord) -> str:
+    return legend(tr, (POINTS, GAMES, *TIEBREAKS[record.format]))
+
 
 CANCELLED = N_("The tournament was cancelled; nothing was booked.")
 OVER = N_("The tournament is over.")
@@ -313,7 +331,8 @@ def standings_caption(tr: Translator, record: TournamentRecord) -> str:
     if not record.status.is_open:
         lines.append(escape(tr.gettext(CANCELLED if record.status is Status.CANCELLED
                                        else OVER)))
-    return "\n".join(lines)
+    lines.append(escape(_legend(tr, record)))
+    return fit_text("\n".join(lines), 1024)
 
 
 def standings_message(tr: Translator, record: TournamentRecord
@@ -323,6 +342,7 @@ def standings_message(tr: Translator, record: TournamentRecord
     lines = _head(tr, record)
     places = record.final if record.status is Status.FINISHED else standings(record)
     lines.append(table(tr, record, places))
+    lines.append(escape(_legend(tr, record)))
     if any(e.withdrawn is not None for e in record.entrants):
         lines.append(escape(tr.gettext("× withdrew")))
     if record.status is Status.ACTIVE and record.rounds:
@@ -374,6 +394,7 @@ def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, i
                           sorted(paid, key=lambda item: -item[1]))
         lines.append(escape(tr.gettext("Booked in the ledger: {money}.", money=money)))
     lines.append(table(tr, record, record.final))
+    lines.append(escape(_legend(tr, record)))
     return fit_text("\n".join(lines))
 
 
@@ -411,7 +432,8 @@ def league_message(tr: Translator, season: str, rows: Sequence[LeagueRow],
         lines.append(f"{row.rank:>2} {_cell(who.get(row.user_id, str(row.user_id)))} "
                      f"{row.points:>4} {row.games:>3} {row.wins:>3} {row.losses:>3} "
                      f"{round(row.rating_change):>+5d}")
-    return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(tr.gettext(
+    return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(
+        legend(tr, (GAMES, WON, LOST)) + "\n") + escape(tr.gettext(
         "Points: points won minus points lost (a match counts its length); ±Rtg: the rating "
         "change. /league YYYY-MM shows another month.") + " " + tr.gettext(
         "/league start Winter cup starts a named season."))

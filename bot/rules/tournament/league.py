@@ -15,8 +15,8 @@ against the computer are not rated and are left out: :func:`league_game`):
 The store keeps each season's table added up (:func:`league_lines`, written in
 the script that books the game's end, so once); :func:`table` adds it up
 from the results themselves, the same numbers.  Sorted by points, then wins,
-then the rating change, then fewer games; players equal on all of these
-share the rank.
+then the rating change (in whole points, as shown: rows that read the same
+are equal), then fewer games; players equal on all of these share the rank.
 
 >>> games = [LeagueGame(10.0, winner=1, loser=2, points=2, changes=(9.0, 9.0)),
 ...          LeagueGame(20.0, winner=2, loser=3, points=1, changes=(5.0, 5.0)),
@@ -256,9 +256,9 @@ class LeagueRow:
 
 def ranked(lines: Mapping[int, Tally]) -> list[LeagueRow]:
     """The table of added-up lines, best first (see the module doc)."""
-    def key(player: int) -> tuple[int, int, int, int]:
+    def key(player: int) -> tuple[int, int, int, int]:   # the rating change as shown
         points, played, wins, milli = lines[player]
-        return points, wins, milli, -played
+        return points, wins, round(milli / 1000), -played
 
     order = sorted((p for p in lines if lines[p][1]), key=lambda p: (tuple(-k for k in key(p)), p))
     out: list[LeagueRow] = []

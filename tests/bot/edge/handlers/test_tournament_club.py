@@ -69,6 +69,9 @@ async def test_standings_after_the_end_show_the_final_table(world: World) -> Non
     assert table.photo is not None and "The tournament is over." in (table.caption or ""), \
         world.server.transcript(c.chat)
     assert not world.buttons(table)
+    # issue 36, point 9: the columns are explained under the table
+    assert "Pts: points · G: games played (a forfeit is none) · H2H: head-to-head" \
+        in (table.caption or "")
 
 
 async def test_withdraw_asks_once_more_and_an_eliminated_player_has_none(world: World) -> None:

@@ -18,6 +18,7 @@ from bot.rules.tournament.league import (
     month,
     month_named,
     named,
+    ranked,
     season_name,
     started,
     table,
@@ -106,3 +107,11 @@ def test_the_newest_season_of_a_name_is_found_and_nothing_kept_is_dropped() -> N
     for name, admin in (("cup", False), ("Now", True), ("", True)):
         with pytest.raises(Refusal):
             may_erase([*seasons, running], name, admin)   # a member; the running one
+
+
+def test_rows_that_read_the_same_share_the_rank() -> None:
+    """Issue 36, point 9: two rows printed alike (+5 both) got ranks 1 and 2 by
+    a hidden decimal of the rating change (5.4 against 5.2)."""
+    rows = ranked({1: (2, 2, 2, 5_200), 2: (2, 2, 2, 5_400), 3: (2, 2, 2, 6_000)})
+    assert [(r.rank, r.user_id, round(r.rating_change)) for r in rows] == [
+        (1, 3, 6), (2, 1, 5), (2, 2, 5)]

@@ -25,11 +25,12 @@ from telegram import (
     Chat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputMediaPhoto,
     Message,
     Update,
     User,
 )
-from telegram.constants import ChatType
+from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers.board import (
@@ -258,16 +259,59 @@ async def _post_standings(context: Context, tr: Translator, record: TournamentRe
     caption says what it is), else the text table."""
     thread_id = thread_id or record.thread_id
     settings = await chat_settings(context, record.chat_id)
+    store = get_store(context)
     if settings.board_style == "png":
-        picture = await asyncio.to_thread(render_standings, present.standings_picture(tr, record))
-        await context.bot.send_photo(record.chat_id, picture,
-                                     caption=present.standings_caption(tr, record),
-                                     reply_markup=present.standings_keyboard(tr, record),
-                                     message_thread_id=thread_id)
+        content = present.standings_picture(tr, record)
+        caption = present.standings_caption(tr, record)
+        keyboard = present.standings_keyboard(tr, record)
+        picture = await asyncio.to_thread(render_standings, content)
+        sent = await context.bot.send_photo(record.chat_id, picture, caption=caption,
+                                            reply_markup=keyboard, message_thread_id=thread_id)
+        # what it shows, so that 🔄 Standings sends nothing while it is so
+        await store.tournament.shows(record.chat_id, sent.message_id,
+                                     _digest((content, caption), keyboard))
         return
     text, markup = present.standings_message(tr, record)
-    await context.bot.send_message(record.chat_id, text, reply_markup=markup,
-                                   message_thread_id=thread_id)
+    sent = await context.bot.send_message(record.chat_id, text, reply_markup=markup,
+                                          message_thread_id=thread_id)
+    await store.tournament.shows(record.chat_id, sent.message_id, _digest(text, markup))
+
+
+def _digest(content: object, markup: InlineKeyboardMarkup | None) -> str:
+    """What a message shows (its text, or its picture's content, and its
+    buttons), hashed: :meth:`Tournaments.shows` compares it."""
+    shown = json.dumps([repr(content), markup.to_dict() if markup else None], sort_keys=True)
+    return hashlib.sha256(shown.encode()).hexdigest()[:32]
+
+
+async def _redraw_standings(context: Context, tr: Translator, record: TournamentRecord,
+                            shown: Message) -> bool:
+    """🔄 Standings tapped under the standings: that message shows them as
+    they are now (nothing is sent when they did not change); False when it
+    cannot (the chat's boards changed between picture and text)."""
+    settings = await chat_settings(context, record.chat_id)
+    if (settings.board_style == "png") != bool(shown.photo):
+        return False
+    if not shown.photo:
+        text, markup = present.standings_message(tr, record)
+        await _edit(context, record.chat_id, shown.message_id, text, markup)
+        return True
+    content = present.standings_picture(tr, record)
+    caption = present.standings_caption(tr, record)
+    keyboard = present.standings_keyboard(tr, record)
+    store = get_store(context)
+    if not await store.tournament.shows(record.chat_id, shown.message_id,
+                                        _digest((content, caption), keyboard)):
+        return True
+    picture = await asyncio.to_thread(render_standings, content)
+    try:
+        await context.bot.edit_message_media(
+            InputMediaPhoto(picture, caption=caption, parse_mode=ParseMode.HTML),
+            chat_id=record.chat_id, message_id=shown.message_id, reply_markup=keyboard)
+    except BadRequest as error:   # deleted: the next tap tries again
+        if not is_not_modified(error):
+            await store.tournament.unshown(record.chat_id, shown.message_id)
+    return True
 
 
 async def withdraw_command(update: Update, context: Context) -> None:
@@ -375,6 +419,9 @@ async def on_tournament_button(update: Update, context: Context) -> None:
         asked = query.message if isinstance(query.message, Message) else None
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
+            if asked is not None and asked.message_id != record.message_id \
+                    and await _redraw_standings(context, tr, record, asked):
+                return   # 🔄 under the standings: that message, in place
             await _post_standings(context, tr, record, thread_of(asked))   # where it was asked
             return
         if data.action is ButtonAction.QUIT:   # asked once more, if it may be done
@@ -418,9 +465,7 @@ async def _edit(context: Context, chat_id: int, message_id: int, text: str,
     already: the Bot API refuses such an edit ("message is not modified"), as
     the lobby of a cancelled tournament was, redrawn by the tap and by the end."""
     store = get_store(context)
-    shown = json.dumps([text, markup.to_dict() if markup else None], sort_keys=True)
-    if not await store.tournament.shows(chat_id, message_id,
-                                        hashlib.sha256(shown.encode()).hexdigest()[:32]):
+    if not await store.tournament.shows(chat_id, message_id, _digest(text, markup)):
         return
     try:
         await context.bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,

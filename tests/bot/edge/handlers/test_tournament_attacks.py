@@ -297,7 +297,8 @@ async def test_standings_tapped_in_another_topic_come_in_that_topic(world: World
     assert not answer.show_alert, answer
     await world.idle()
     newest = [m for m in world.server.messages(forum) if m.by_bot and m.photo is not None]
-    assert newest[-1].message_id != table.message_id and newest[-1].thread_id == chatter
+    # updated in place (issue 36): still the one table, in the topic it was asked in
+    assert newest[-1].message_id == table.message_id and newest[-1].thread_id == chatter
 
 
 async def test_a_round_is_dealt_in_a_chat_at_its_limit_of_games(world: World) -> None:

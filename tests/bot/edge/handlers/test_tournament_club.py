@@ -170,3 +170,32 @@ async def test_cancel_names_its_tournament_and_lets_an_admin_pick(world: World) 
     assert records["swiss"].status is Status.LOBBY
     assert "cancelled" in (world.server.message(chat.id, rr_lobby.message_id).text or "")
     assert "was cancelled" in (world.server.message(chat.id, choice.message_id).text or "")
+
+
+async def test_standings_refresh_in_place_and_only_when_changed(world: World) -> None:
+    """Issue 36, point 10: 🔄 Standings posted a new message on every tap (20
+    taps, 16 messages)."""
+    c = club(world, 4)
+    record = await tournament(world, c, "rr long")
+    sent = await world.send(c.chat, c.players[1], "/standings")
+    table = await world.reply(c.chat, sent, "Tournament")
+    count = len(world.server.messages(c.chat))
+
+    def edits() -> int:
+        return sum(r.params.get("message_id") == table.message_id
+                   for r in world.server.requests("editMessageMedia"))
+
+    for _ in range(5):   # nothing changed: nothing sent
+        answer = await world.tap(c.chat, c.players[2], table, text="🔄 Standings")
+        assert not answer.show_alert, answer
+    assert len(world.server.messages(c.chat)) == count
+    assert edits() == 0
+    game = record.rounds[-1].pairings[0].game_id
+    assert game is not None
+    await resign_game(world, c, game)
+    count = len(world.server.messages(c.chat))
+    answer = await world.tap(c.chat, c.players[2], table, text="🔄 Standings")
+    assert not answer.show_alert, answer
+    assert len(world.server.messages(c.chat)) == count   # the same message ...
+    assert edits() == 1   # ... redrawn
+    assert world.server.message(c.chat.id, table.message_id).photo != table.photo

@@ -177,6 +177,11 @@ class Tournaments:
         before = await self.redis.set(name, digest, px=int(SHOWN * 1000), get=True)
         return before is None or as_text(before) != digest
 
+    async def shown(self, chat_id: int, message_id: int) -> bool:
+        """Whether the bot noted what the message shows (:meth:`shows`): one of
+        a tournament's own messages (its lobby, standings, a prompt)."""
+        return bool(await self.redis.exists(self.keys.chat(chat_id, f"shown:{message_id}")))
+
     async def unshown(self, chat_id: int, message_id: int) -> None:
         """Forget what the message shows (its edit failed: the next one is sent)."""
         await self.redis.delete(self.keys.chat(chat_id, f"shown:{message_id}"))

@@ -420,8 +420,10 @@ async def on_tournament_button(update: Update, context: Context) -> None:
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
             if asked is not None and asked.message_id != record.message_id \
+                    and await store.tournament.shown(chat.id, asked.message_id) \
                     and await _redraw_standings(context, tr, record, asked):
-                return   # 🔄 under the standings: that message, in place
+                return   # 🔄 under standings the bot posted: in place (the lobby's
+                # or a game board's 📋 Standings post them)
             await _post_standings(context, tr, record, thread_of(asked))   # where it was asked
             return
         if data.action is ButtonAction.QUIT:   # asked once more, if it may be done
@@ -636,14 +638,18 @@ async def _tell_privately(context: Context, record: TournamentRecord,
         text = present.pairing_notice(tr, record, user_id)
         if text is None:
             continue
+        label = tr.gettext("Open the game")
         markup = None if link is None else InlineKeyboardMarkup(
-            [[InlineKeyboardButton(tr.gettext("Open the game"), url=link)]])
+            [[InlineKeyboardButton(label, url=link)]])
         try:
-            await context.bot.send_message(user_id, text, reply_markup=markup)
+            sent = await context.bot.send_message(user_id, text, reply_markup=markup)
         except (Forbidden, BadRequest) as error:
             if not unreachable(error):
                 raise
             await store.prefs.forget_started(user_id)
+            continue
+        if game is not None and link is not None:   # follows the board posted anew (▶ Start)
+            await store.board.link(game.ref, user_id, sent.message_id, label)
 
 
 async def _deadline(context: Context, tr: Translator, record: TournamentRecord

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import Status
 from tests.bot.conftest import World
 from tests.bot.edge.handlers.test_tournament import (
@@ -199,3 +200,66 @@ async def test_standings_refresh_in_place_and_only_when_changed(world: World) ->
     assert len(world.server.messages(c.chat)) == count   # the same message ...
     assert edits() == 1   # ... redrawn
     assert world.server.message(c.chat.id, table.message_id).photo != table.photo
+
+
+async def test_a_tournament_games_end_offers_its_standings(world: World) -> None:
+    """Issue 36, point 10: a tournament game's end offered Rematch / New game,
+    which start ordinary staked games outside the tournament."""
+    c = club(world, 4)
+    record = await tournament(world, c, "rr long")
+    game = record.rounds[-1].pairings[0].game_id
+    assert game is not None
+    await resign_game(world, c, game)
+    finished = await world.store.games.load_game(c.chat.id, game)
+    assert finished is not None and finished.board_message_id is not None
+    board = world.server.message(c.chat.id, finished.board_message_id)
+    labels = [text for text, _ in world.buttons(board)]
+    assert "📋 Standings" in labels and "Rematch" not in labels and "New game" not in labels
+    for action in (ButtonAction.REMATCH, ButtonAction.NEW):   # an old board's, or forged
+        data = Callback.game(game, finished.version, action).format()
+        answer = await world.tap(c.chat, c.players[0], board, data, strict=False)
+        assert answer.show_alert and "followed by the tournament's next round" in (
+            answer.text or ""), answer
+    count = len(world.server.messages(c.chat))
+    answer = await world.tap(c.chat, c.players[0], board, text="📋 Standings")
+    assert not answer.show_alert, answer
+    table = world.server.messages(c.chat)[-1]
+    assert len(world.server.messages(c.chat)) == count + 1 and table.photo is not None
+    assert "Round robin" in (table.caption or "")   # the standings, the board left as it was
+    assert world.server.message(c.chat.id, board.message_id).photo == board.photo
+
+
+async def test_the_private_link_follows_the_board_posted_anew(world: World) -> None:
+    """Issue 36, point 10: a player's private notice linked "Open the game" to
+    the game's lobby message, deleted when ▶ Start posts the picture board."""
+    players = [world.server.add_user(f"P{n}") for n in range(1, 5)]
+    c = Club(world.server.add_group("Club", members=players, supergroup=True), players)
+    for fan in players:   # the bot may write to them
+        mine = world.server.private_chat(fan)
+        await world.reply(mine, await world.send(mine, fan, "/start"))
+    record = await tournament(world, c, "rr long")
+    pairing = record.rounds[-1].pairings[0]
+    assert pairing.game_id is not None
+    lobby = await world.store.games.load_game(c.chat.id, pairing.game_id)
+    assert lobby is not None and lobby.board_message_id is not None
+
+    def links() -> list[str]:
+        out = []
+        for player in pairing.players:
+            for message in world.server.messages(world.server.private_chat(c.user(player))):
+                for row in (message.reply_markup or {}).get("inline_keyboard", []):
+                    out += [b["url"] for b in row if b.get("text") == "Open the game"]
+        return out
+
+    suffix = f"/{str(c.chat.id)[4:]}/"
+    assert links() == [f"https://t.me/c{suffix}{lobby.board_message_id}"] * 2
+    start = next(data for _, data in world.buttons(
+        world.server.message(c.chat.id, lobby.board_message_id)) if data and data.endswith(":S"))
+    answer = await world.tap(c.chat, c.user(pairing.first), lobby.board_message_id, start)
+    assert not answer.show_alert, answer
+    game = await world.store.games.load_game(c.chat.id, pairing.game_id)
+    assert game is not None and game.board_message_id != lobby.board_message_id
+    assert world.server.message(c.chat.id, lobby.board_message_id).deleted
+    # the notices and the turn's ping, every link in private to the board now
+    assert set(links()) == {f"https://t.me/c{suffix}{game.board_message_id}"}
+    assert len(links()) == 3

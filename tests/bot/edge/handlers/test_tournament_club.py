@@ -6,10 +6,6 @@ without a manual, and links and buttons that lead somewhere."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import Status
 from tests.bot.conftest import World
@@ -121,13 +117,6 @@ async def started_from(world: World, c: Club, lobby: Message) -> None:
         assert not answer.show_alert, answer
     answer = await world.tap(c.chat, c.players[0], lobby, text="▶ Start")
     assert not answer.show_alert, answer
-
-
-@pytest.fixture(autouse=True)
-def no_unchanged_edits(world: World) -> Iterator[None]:
-    """No test here makes an edit the Bot API refuses as "message is not modified"."""
-    yield
-    assert world.server.unchanged_edits() == []
 
 
 async def test_cancel_names_its_tournament_and_lets_an_admin_pick(world: World) -> None:

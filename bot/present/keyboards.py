@@ -44,6 +44,7 @@ from bot.rules.seats import seat_of
 from bot.vocab.callbacks import AnalyseGame, ButtonAction, Callback, LanguageChoice, SettingChoice
 from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
 from bot.vocab.records import ChatSettings, GameRecord, Status
+from bot.vocab.tournament import tournament_of_game
 from engine.game import Phase
 from engine.position import BAR, OFF, Side, Step
 
@@ -219,17 +220,25 @@ class KeyboardBuilder:
 
     def over(self, *, match_over: bool, new_game: bool = True, answer: bool = False,
              withdraw: bool = False, verify: str | None = None,
-             analysis: str | None = None) -> InlineKeyboardMarkup:
+             analysis: str | None = None, standings: str | None = None
+             ) -> InlineKeyboardMarkup:
         """After a game: the offer of the match's next game (or of a rematch)
         and a new game (``new_game``: not between two games of a match, nor in
         a private game).  While an offer waits: Accept / Decline for the
         other player (``answer``), Withdraw for the offerer (``withdraw``).
         ``verify``: the data of a 🎲 Verify button (the match's dice revealed);
-        ``analysis``: of a 📊 Analysis button (:meth:`analysis_row`)."""
+        ``analysis``: of a 📊 Analysis button (:meth:`analysis_row`).
+        ``standings``: a tournament game's match is over: its tournament's
+        📋 Standings instead of a rematch or a new game (staked games outside
+        the tournament)."""
         tr = self.tr
         new = [self.button(tr.gettext("New game"), ButtonAction.NEW)] if new_game else []
         check = ([InlineKeyboardButton("🎲 " + tr.gettext("Verify"), callback_data=verify)]
                  if verify else []) + self.analysis_row(analysis)
+        if standings is not None and match_over:
+            return InlineKeyboardMarkup([[InlineKeyboardButton(
+                "📋 " + tr.gettext("Standings"), callback_data=standings)],
+                *([check] if check else [])])
         if not (answer or withdraw):
             first = tr.gettext("Rematch") if match_over else tr.gettext("Next game")
             return InlineKeyboardMarkup([[self.button(first, ButtonAction.REMATCH), *new],
@@ -444,11 +453,14 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
         if record.cancel_by is not None and match_in_progress(record):
             return keys.cancel_offer()
         offerer = seat_of(record, record.rematch_by) if record.rematch_by is not None else None
+        tournament = tournament_of_game(record.game_id)
         return keys.over(match_over=table.match_over,
                          new_game=table.match_over and not record.is_private,
                          answer=offerer is not None and player is not offerer,
                          withdraw=offerer is not None and player in (None, offerer),
-                         verify=verify_data(record), analysis=analysis_data(record))
+                         verify=verify_data(record), analysis=analysis_data(record),
+                         standings=None if tournament is None else Callback.tournament(
+                             tournament, 0, ButtonAction.STANDINGS).format())
     if record.cancel_by is not None:
         return keys.cancel_offer()
     menu = ui in (ButtonAction.MENU, ButtonAction.RESIGN) and phase in (Phase.ROLL, Phase.MOVE)

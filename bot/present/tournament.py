@@ -50,6 +50,24 @@ PLAYER, POINTS, GAMES, WON, LOST = N_("Player"), N_("Pts"), N_("G"), N_("W"), N_
 RATING_CHANGE = N_("±Rtg")
 """The other column heads: player, points, games, won, lost, rating change."""
 
+MEANINGS = {POINTS: N_("points"), GAMES: N_("games played (a forfeit is none)"),
+            N_("H2H"): N_("head-to-head: points against the players level on points"),
+            N_("SB"): N_("Sonneborn-Berger: the final points of the opponents beaten"),
+            N_("Buch"): N_("Buchholz cut-1: the opponents' points, the lowest dropped"),
+            N_("Rounds"): N_("rounds gone through in the main bracket"),
+            N_("Cons"): N_("rounds gone through in the consolation bracket"),
+            WON: N_("won"), LOST: N_("lost")}
+"""What each column head means: the legend under a table (its heads as shown)."""
+
+
+def legend(tr: Translator, heads: Sequence[str]) -> str:
+    """"Pts: points · G: games played ..." for the column heads ``heads`` (plain text)."""
+    return " · ".join(f"{tr.gettext(head)}: {tr.gettext(MEANINGS[head])}" for head in heads)
+
+
+def _legend(tr: Translator, record: TournamentRecord) -> str:
+    return legend(tr, (POINTS, GAMES, *TIEBREAKS[record.format]))
+
 
 CANCELLED = N_("The tournament was cancelled; nothing was booked.")
 OVER = N_("The tournament is over.")
@@ -134,6 +152,32 @@ def cancel_prompt(tr: Translator, record: TournamentRecord
         "played go on as ordinary games; games not started close.")))
     return fit_text("\n".join(lines)), _keyboard(tr, record, [
         (ButtonAction.END, "✖ ", N_("Cancel the tournament"))])
+
+
+def label(tr: Translator, record: TournamentRecord) -> str:
+    """Which tournament it is, in a line (plain text): "Knockout · Long nardy ·
+    8 players · round 2" (or "lobby")."""
+    state = (tr.gettext("lobby") if record.status is Status.LOBBY or not record.rounds
+             else tr.gettext("Round {n}", n=record.rounds[-1].number))
+    return " · ".join((title(tr, record), tr.ngettext(
+        "{n} player", "{n} players", len(record.entrants), n=len(record.entrants)), state))
+
+
+def refused_for(tr: Translator, record: TournamentRecord, refusal: str) -> str:
+    """A refusal that names the tournament it is about (HTML)."""
+    return "🏆 <b>" + escape(label(tr, record)) + "</b>\n" + refusal
+
+
+def cancel_choice(tr: Translator, records: Sequence[TournamentRecord]
+                  ) -> tuple[str, InlineKeyboardMarkup]:
+    """``/tournament cancel`` where the sender may cancel several: one button
+    each, naming it (the tap cancels that one)."""
+    text = escape(tr.gettext(
+        "Which tournament do you cancel? Nothing of it is booked: no entry stakes, no "
+        "prizes. Games being played go on as ordinary games; games not started close."))
+    rows = [[InlineKeyboardButton("✖ " + label(tr, record), callback_data=Callback.tournament(
+        record.tournament_id, record.version, ButtonAction.END).format())] for record in records]
+    return text, InlineKeyboardMarkup(rows)
 
 
 def _keyboard(tr: Translator, record: TournamentRecord,
@@ -246,9 +290,49 @@ def standings_keyboard(tr: Translator, record: TournamentRecord) -> InlineKeyboa
                                   (ButtonAction.QUIT, "🏳 ", N_("Withdraw"))])
 
 
+WITHDRAWAL = {
+    Format.ROUND_ROBIN: N_("every later game of theirs is lost by forfeit too"),
+    Format.SWISS: N_("they are paired no more"),
+    Format.KNOCKOUT: N_("they are out of the tournament"),
+}
+"""What a withdrawal does besides forfeiting the game of the round (docs/tournaments.md)."""
+
+
+def withdraw_prompt(tr: Translator, record: TournamentRecord, user_id: int
+                    ) -> tuple[str, InlineKeyboardMarkup]:
+    """🏳 Withdraw and /withdraw ask once more: who withdraws from what, and
+    what it costs; the button is that player's (or a chat admin's) to tap."""
+    who = names(record)
+    index = next(i for i, e in enumerate(record.entrants) if e.user_id == user_id)
+    mine = next((p for p in record.rounds[-1].pairings
+                 if user_id in p.players and p.result is None and p.second is not None), None)
+    lines = ["🏳 <b>" + escape(tr.gettext("Tournament: {title}", title=title(tr, record)))
+             + "</b>"]
+    text = tr.gettext("Withdraw {name} from the tournament?", name="\0")
+    lines.append(escape(text).replace("\0", html_text(who[user_id], LIST_WIDTH)))
+    if mine is not None:
+        other = html_text(who[mine.opponent(user_id) or 0], LIST_WIDTH)
+        lines.append(escape(tr.gettext("Their game against {name} this round is lost by "
+                                       "forfeit.", name="\0")).replace("\0", other))
+    lines.append(escape(tr.gettext(
+        "Then {consequence}; their games played stand. This cannot be undone.",
+        consequence=tr.gettext(WITHDRAWAL[record.format]))))
+    button = InlineKeyboardButton("🏳 " + tr.gettext("Withdraw for good"),
+                                  callback_data=Callback.tournament(
+                                      record.tournament_id, record.version,
+                                      ButtonAction.QUIT_SURE, index).format())
+    return fit_text("\n".join(lines)), InlineKeyboardMarkup([[button]])
+
+
 def standings_caption(tr: Translator, record: TournamentRecord) -> str:
-    """The caption of the standings' picture: what it is, and its stakes."""
-    return "\n".join(_head(tr, record))
+    """The caption of the standings' picture: what it is, and its stakes (and
+    that it is over: the final table)."""
+    lines = _head(tr, record)
+    if not record.status.is_open:
+        lines.append(escape(tr.gettext(CANCELLED if record.status is Status.CANCELLED
+                                       else OVER)))
+    lines.append(escape(_legend(tr, record)))
+    return fit_text("\n".join(lines), 1024)
 
 
 def standings_message(tr: Translator, record: TournamentRecord
@@ -258,6 +342,7 @@ def standings_message(tr: Translator, record: TournamentRecord
     lines = _head(tr, record)
     places = record.final if record.status is Status.FINISHED else standings(record)
     lines.append(table(tr, record, places))
+    lines.append(escape(_legend(tr, record)))
     if any(e.withdrawn is not None for e in record.entrants):
         lines.append(escape(tr.gettext("× withdrew")))
     if record.status is Status.ACTIVE and record.rounds:
@@ -265,8 +350,9 @@ def standings_message(tr: Translator, record: TournamentRecord
         lines.append("<b>" + escape(head) + "</b>")
         lines += [_pairing_line(tr, record, p, each) for p in record.rounds[-1].pairings]
         return fit_text("\n".join(lines)), standings_keyboard(tr, record)
-    if record.status is Status.CANCELLED:
-        lines.append(escape(tr.gettext(CANCELLED)))
+    if not record.status.is_open:
+        lines.append(escape(tr.gettext(CANCELLED if record.status is Status.CANCELLED
+                                       else OVER)))
     return fit_text("\n".join(lines)), None
 
 
@@ -308,6 +394,7 @@ def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, i
                           sorted(paid, key=lambda item: -item[1]))
         lines.append(escape(tr.gettext("Booked in the ledger: {money}.", money=money)))
     lines.append(table(tr, record, record.final))
+    lines.append(escape(_legend(tr, record)))
     return fit_text("\n".join(lines))
 
 
@@ -345,7 +432,8 @@ def league_message(tr: Translator, season: str, rows: Sequence[LeagueRow],
         lines.append(f"{row.rank:>2} {_cell(who.get(row.user_id, str(row.user_id)))} "
                      f"{row.points:>4} {row.games:>3} {row.wins:>3} {row.losses:>3} "
                      f"{round(row.rating_change):>+5d}")
-    return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(tr.gettext(
+    return head + "\n<pre>" + "\n".join(lines) + "</pre>\n" + escape(
+        legend(tr, (GAMES, WON, LOST)) + "\n") + escape(tr.gettext(
         "Points: points won minus points lost (a match counts its length); ±Rtg: the rating "
         "change. /league YYYY-MM shows another month.") + " " + tr.gettext(
         "/league start Winter cup starts a named season."))

@@ -14,7 +14,11 @@ from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_
 from bot.vocab.records import GameRecord, Status, computer_level
 from bot.vocab.refusals import MATCH_IN_PROGRESS, NOT_PLAYING, PROPOSED, STALE, Refusal
+from bot.vocab.tournament import is_tournament_game
 from engine.game import Game
+
+IN_TOURNAMENT = N_("A tournament game is followed by the tournament's next round, not by a "
+                   "rematch or a new game: /standings shows it.")
 
 
 def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
@@ -33,6 +37,9 @@ def after_game(record: GameRecord, user_id: int, data: Callback, dealer: Dealer
     if record.status not in (Status.FINISHED, Status.CANCELLED) or record.next_game is not None:
         raise Refusal(STALE)  # (continued by a later game already: its buttons are gone)
     action = data.action
+    if is_tournament_game(record.game_id) and (action is ButtonAction.NEW or (
+            action is ButtonAction.REMATCH and table_of(record).match_over)):
+        raise Refusal(IN_TOURNAMENT)   # its buttons say 📋 Standings; an old or forged tap
     if action is ButtonAction.NEW:
         if record.is_private:
             raise Refusal(STALE)  # no chat to open a lobby in; the button is not offered

@@ -41,9 +41,11 @@ from bot.rules.tournament.league import (
     LeagueRow,
     Season,
     added,
-    dropped,
     ended,
     league_game,
+    may_end,
+    may_erase,
+    may_start,
     ranked,
     tallies,
 )
@@ -376,21 +378,37 @@ async def season_table(store: Store, chat_id: int, season: NamedSeason
 
 async def start_season(store: Store, chat_id: int, season: NamedSeason) -> NamedSeason:
     """Start the named season (its id follows from the update: a retry finds
-    it started); ``Refusal(SEASON_RUNS)`` while another runs."""
-    _, kept, _ = await store.tournament.league.seasons(chat_id)
-    running_id = await store.tournament.league.start(chat_id, season, dropped(kept))
+    it started); ``Refusal(SEASON_RUNS)`` while another runs, and
+    ``Refusal(SEASONS_FULL)`` while the chat keeps as many as it may."""
+    running, kept, _ = await store.tournament.league.seasons(chat_id)
+    if running is None or running.season_id != season.season_id:
+        may_start(kept)
+    running_id = await store.tournament.league.start(chat_id, season)
     if running_id == season.season_id:
         return season
     running, _, _ = await store.tournament.league.seasons(chat_id)
     raise Refusal(SEASON_RUNS, name=running.name if running else "?")
 
 
-async def end_season(store: Store, chat_id: int, now: float) -> NamedSeason:
-    """End the running named season; ``Refusal(NO_SEASON)`` if none runs."""
+async def end_season(store: Store, chat_id: int, user_id: int, admin: bool, now: float
+                     ) -> NamedSeason:
+    """End the running named season (its starter or a chat ``admin``);
+    ``Refusal(NO_SEASON)`` if none runs."""
     running, _, _ = await store.tournament.league.seasons(chat_id)
     if running is None:
         raise Refusal(NO_SEASON)
+    may_end(running, user_id, admin)
     season = ended(running, now)
     if not await store.tournament.league.end(chat_id, season):
         raise Refusal(NO_SEASON)   # ended meanwhile (by another, or a retry)
+    return season
+
+
+async def erase_season(store: Store, chat_id: int, name: str, admin: bool) -> NamedSeason:
+    """A chat ``admin`` erases the ended season of that name with its table."""
+    _, kept, _ = await store.tournament.league.seasons(chat_id)
+    season = may_erase(kept, name, admin)
+    if not await store.tournament.league.erase(chat_id, season):   # erased meanwhile
+        _, kept, _ = await store.tournament.league.seasons(chat_id)
+        may_erase(kept, name, admin)   # refused now, as the second erase is
     return season

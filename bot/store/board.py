@@ -66,6 +66,21 @@ class Board:
         await hset_expiring(self.redis, self._views(chat_id), {str(message_id): str(ref)},
                             VIEWS_TTL)
 
+    async def link(self, ref: GameRef, chat_id: int, message_id: int, label: str) -> None:
+        """Message ``message_id`` in chat ``chat_id`` has a button ``label``
+        linking to the game's board: it follows the board when it is posted anew."""
+        await hset_expiring(self.redis, self.keys.chat(ref.chat_id, f"links:{ref.game_id}"),
+                            {f"{chat_id}:{message_id}": label}, VIEWS_TTL)
+
+    async def links(self, ref: GameRef) -> list[tuple[int, int, str]]:
+        """(chat, message, label) of the messages linking to the game's board."""
+        raw = await self.redis.hgetall(self.keys.chat(ref.chat_id, f"links:{ref.game_id}"))
+        out = []
+        for field, label in raw.items():
+            chat, _, message = as_text(field).partition(":")
+            out.append((int(chat), int(message), as_text(label)))
+        return out
+
     async def forget(self, chat_id: int, message_id: int) -> None:
         await self.redis.hdel(self._views(chat_id), str(message_id))
 

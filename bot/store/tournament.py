@@ -97,26 +97,35 @@ for _, m in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], m) end
 return due
 """
 
-# KEYS: the league's meta hash, then the tables of the seasons dropped.  ARGV: the
-# season's id, its JSON, then the ids of the ended seasons dropped.  Returns the
+# KEYS: the league's meta hash.  ARGV: the season's id, its JSON.  Returns the
 # id of the season running now: this one's, unless another runs.
 _START_SEASON = """
 local running = redis.call('HGET', KEYS[1], 'season')
 if running then return running end
 redis.call('HSET', KEYS[1], 'season', ARGV[1], 's:' .. ARGV[1], ARGV[2])
-for i = 3, #ARGV do
-  redis.call('HDEL', KEYS[1], 's:' .. ARGV[i])
-  redis.call('DEL', KEYS[i - 1])
-end
 return ARGV[1]
 """
 
-# KEYS: the league's meta hash.  ARGV: the season's id, its JSON as ended.
-# Returns 1, or 0 if that season is not the one running.
+# KEYS: the league's meta hash, the season's table.  ARGV: the season's id, its
+# JSON as ended.  Returns 1, or 0 if that season is not the one running.  A
+# season whose table is empty (no rated result) is not kept.
 _END_SEASON = """
 if redis.call('HGET', KEYS[1], 'season') ~= ARGV[1] then return 0 end
 redis.call('HDEL', KEYS[1], 'season')
-redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[2])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('HSET', KEYS[1], 's:' .. ARGV[1], ARGV[2])
+else
+  redis.call('HDEL', KEYS[1], 's:' .. ARGV[1])
+end
+return 1
+"""
+
+# KEYS: the league's meta hash, the season's table.  ARGV: the season's id.
+# Returns 1, or 0 if it is running or not kept.
+_ERASE_SEASON = """
+if redis.call('HGET', KEYS[1], 'season') == ARGV[1] then return 0 end
+if redis.call('HDEL', KEYS[1], 's:' .. ARGV[1]) == 0 then return 0 end
+redis.call('DEL', KEYS[2])
 return 1
 """
 
@@ -135,6 +144,9 @@ POSTING = 60.0
 
 LOOKED_AT = 20
 """A chat's newest tournaments that are looked at for its open ones."""
+
+SHOWN = 30 * 86400.0
+"""Seconds what a tournament's message shows is remembered (:meth:`Tournaments.shows`)."""
 
 
 class Tournaments:
@@ -191,6 +203,23 @@ class Tournaments:
         name = self.keys.chat(chat_id, f"tpost:{what}")
         return bool(await self.redis.set(name, "1", nx=True, px=int(ttl * 1000)))
 
+    async def shows(self, chat_id: int, message_id: int, digest: str) -> bool:
+        """Note that the message ``message_id`` is made to show ``digest`` (its
+        text and buttons, hashed); False if the bot made it show that already,
+        so an edit would be refused ("message is not modified")."""
+        name = self.keys.chat(chat_id, f"shown:{message_id}")
+        before = await self.redis.set(name, digest, px=int(SHOWN * 1000), get=True)
+        return before is None or as_text(before) != digest
+
+    async def shown(self, chat_id: int, message_id: int) -> bool:
+        """Whether the bot noted what the message shows (:meth:`shows`): one of
+        a tournament's own messages (its lobby, standings, a prompt)."""
+        return bool(await self.redis.exists(self.keys.chat(chat_id, f"shown:{message_id}")))
+
+    async def unshown(self, chat_id: int, message_id: int) -> None:
+        """Forget what the message shows (its edit failed: the next one is sent)."""
+        await self.redis.delete(self.keys.chat(chat_id, f"shown:{message_id}"))
+
     async def of_match(self, chat_id: int, commitment: str) -> str | None:
         """The tournament whose game plays the match of this dice commitment."""
         found = await self.redis.hget(self.keys.chat(chat_id, "tmatch"), commitment)
@@ -202,6 +231,14 @@ class Tournaments:
         ids = await self.redis.zrange(self.keys.chat(chat_id, "tournaments"), -LOOKED_AT, -1)
         records = [await self.load(chat_id, as_text(i)) for i in ids]
         return [r for r in records if r is not None and r.status.is_open]
+
+    async def ended_ones(self, chat_id: int) -> list[TournamentRecord]:
+        """The chat's tournaments that are over (finished or cancelled, kept
+        until their records expire), the oldest first (of its last
+        :data:`LOOKED_AT`)."""
+        ids = await self.redis.zrange(self.keys.chat(chat_id, "tournaments"), -LOOKED_AT, -1)
+        records = [await self.load(chat_id, as_text(i)) for i in ids]
+        return [r for r in records if r is not None and not r.status.is_open]
 
     async def wake(self, record: TournamentRecord, when: float | None) -> None:
         """Wake ``record`` at ``when`` (never later than a wake-up already set),
@@ -253,6 +290,7 @@ class Leagues:
         self.keys = keys
         self._start = redis.register_script(_START_SEASON)
         self._end = redis.register_script(_END_SEASON)
+        self._erase = redis.register_script(_ERASE_SEASON)
 
     async def seasons(self, chat_id: int) -> tuple[NamedSeason | None, list[NamedSeason], int]:
         """The named season running (None: none), every kept one (the oldest
@@ -284,25 +322,31 @@ class Leagues:
                     raise CorruptRecordError(f"{name}[{field}]", "a broken line") from None
         return lines, who
 
-    async def start(self, chat_id: int, season: NamedSeason, drop: tuple[str, ...] = ()
-                    ) -> str:
+    async def start(self, chat_id: int, season: NamedSeason) -> str:
         """Start ``season`` unless a season runs; the id of the one running then
-        (``season``'s: started, or started before by a retry).  ``drop``: ended
-        seasons to forget with their tables (the oldest beyond those kept)."""
-        keys = [self.keys.chat(chat_id, "league"),
-                *(self.keys.league_season(chat_id, old) for old in drop)]
+        (``season``'s: started, or started before by a retry)."""
         running = await idempotent(lambda: self._start(
-            keys=keys, args=[season.season_id, season.model_dump_json(), *drop]))
+            keys=[self.keys.chat(chat_id, "league")],
+            args=[season.season_id, season.model_dump_json()]))
         return as_text(running)
 
     async def end(self, chat_id: int, season: NamedSeason) -> bool:
-        """End the running ``season`` (``season.ended_at`` set); False if it is
-        not the one running (ended before, by a retry or by somebody else)."""
+        """End the running ``season`` (``season.ended_at`` set; kept only if a
+        rated result counted in it); False if it is not the one running (ended
+        before, by a retry or by somebody else)."""
         if season.ended_at is None:
             raise ValueError("an ended season has its end")
         args = [season.season_id, season.model_dump_json()]
-        done = await idempotent(lambda: self._end(keys=[self.keys.chat(chat_id, "league")],
-                                                  args=args))
+        keys = [self.keys.chat(chat_id, "league"),
+                self.keys.league_season(chat_id, season.season_id)]
+        done = await idempotent(lambda: self._end(keys=keys, args=args))
+        return bool(done)
+
+    async def erase(self, chat_id: int, season: NamedSeason) -> bool:
+        """Forget an ended season and its table; False if it runs or is gone."""
+        keys = [self.keys.chat(chat_id, "league"),
+                self.keys.league_season(chat_id, season.season_id)]
+        done = await idempotent(lambda: self._erase(keys=keys, args=[season.season_id]))
         return bool(done)
 
 

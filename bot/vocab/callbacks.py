@@ -152,7 +152,8 @@ class ButtonAction(enum.StrEnum):
     MUTE = "M"  # no more reminders for the tapper
     UNMUTE = "U"
     # a tournament (kind TOURNAMENT; also JOIN, LEAVE, START, DROP)
-    QUIT = "Q"  # the tapper withdraws from the running tournament
+    QUIT = "Q"  # the tapper asks to withdraw from the running tournament
+    QUIT_SURE = "O"  # arg: the entrant's index; that player (or an admin) confirms it
     END = "E"  # an admin confirms cancelling a tournament (/tournament cancel)
     STANDINGS = "F"  # show the standings as they are now
 
@@ -161,7 +162,7 @@ _ARITY: dict[ButtonAction, int] = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE:
                                    ButtonAction.STEP: 3, ButtonAction.RESIGN: 1,
                                    ButtonAction.RESIGN_SURE: 1,
                                    ButtonAction.SETTLE_WITH: 1, ButtonAction.TURN: 1,
-                                   ButtonAction.SETTLE_PLAN: 1}
+                                   ButtonAction.SETTLE_PLAN: 1, ButtonAction.QUIT_SURE: 1}
 _LOBBY_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT,
                             ButtonAction.DROP, ButtonAction.COMPUTER,
                             ButtonAction.START})
@@ -169,7 +170,7 @@ _SETTLE_ACTIONS = frozenset({ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN,
                              ButtonAction.SETTLE_YES, ButtonAction.SETTLE_NO})
 _TOURNAMENT_ACTIONS = frozenset({ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.START,
                                  ButtonAction.DROP, ButtonAction.QUIT, ButtonAction.STANDINGS,
-                                 ButtonAction.END})
+                                 ButtonAction.END, ButtonAction.QUIT_SURE})
 CLOCK_ACTIONS = frozenset({ButtonAction.CLAIM_WIN, ButtonAction.MORE_TIME, ButtonAction.PAUSE,
                            ButtonAction.RESUME, ButtonAction.PAUSE_NO, ButtonAction.MUTE,
                            ButtonAction.UNMUTE})
@@ -219,13 +220,14 @@ class Callback:
         return cls(Kind.LOBBY, lobby_id, version, action, args)
 
     @classmethod
-    def tournament(cls, tournament_id: str, version: int, action: ButtonAction) -> Callback:
+    def tournament(cls, tournament_id: str, version: int, action: ButtonAction, *args: int
+                   ) -> Callback:
         """A tournament's button: ``t:<id>:<version>:<action>``.
 
         >>> Callback.tournament("Ab3_x9Qz", 4, ButtonAction.JOIN).format()
         't:Ab3_x9Qz:4:j'
         """
-        return cls(Kind.TOURNAMENT, tournament_id, version, action)
+        return cls(Kind.TOURNAMENT, tournament_id, version, action, args)
 
     @classmethod
     def settle(cls, request_id: str, action: ButtonAction, *args: int) -> Callback:

@@ -45,6 +45,15 @@ def is_tournament_game(game_id: str) -> bool:
     return GAME_ID.fullmatch(game_id) is not None
 
 
+def tournament_of_game(game_id: str) -> str | None:
+    """The id of the tournament whose pairing a game plays (None: no such game).
+
+    >>> tournament_of_game("tAb3_x9Qz-3-12"), tournament_of_game("k3Xa9_zQ")
+    ('Ab3_x9Qz', None)
+    """
+    return game_id[1:].rsplit("-", 2)[0] if is_tournament_game(game_id) else None
+
+
 class _Frozen(BaseModel):
     # forbid: an unknown field means corruption or a newer schema, never "ignore"
     model_config = ConfigDict(extra="forbid", frozen=True)

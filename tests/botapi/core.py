@@ -164,6 +164,13 @@ class ServerCore:
             return [r for r in self._requests
                     if method is None or r.method.lower() == method.lower()]
 
+    def unchanged_edits(self) -> list[RequestRecord]:
+        """Edits refused as "message is not modified": a bot that suppresses
+        the error still made a call Telegram refuses (and counts against the
+        chat's flood limit); tests assert there are none."""
+        return [r for r in self.requests() if r.status == 400
+                and "message is not modified" in str(r.response.get("description", ""))]
+
     def request_count(self, method: str | None = None) -> int:
         return len(self.requests(method))
 

@@ -438,7 +438,23 @@ async def repost(context: Context, tr: Translator, record: GameRecord, *,
     if (strip_old or delete_old) and old and old != message.message_id:
         await _retire(context, record.chat_id, old, delete=delete_old)
     await _refresh(context, tr, saved, [(record.chat_id, message.message_id)])
+    if old and old != message.message_id:
+        await _relink(context, saved)
     return saved
+
+
+async def _relink(context: Context, record: GameRecord) -> None:
+    """Messages whose button links to the game's board (a tournament player's
+    private notice, ``store.board.link``) now link to its new message: the old
+    one is gone or stale."""
+    link = game_link(record)
+    if link is None:
+        return
+    for chat_id, message_id, label in await get_store(context).board.links(record.ref):
+        with contextlib.suppress(BadRequest, Forbidden):   # deleted, or the bot blocked
+            await context.bot.edit_message_reply_markup(
+                chat_id=chat_id, message_id=message_id,
+                reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton(label, url=link)]]))
 
 
 async def _retire(context: Context, chat_id: int, message_id: int, *, delete: bool) -> None:
@@ -572,9 +588,11 @@ async def _ping_started(context: Context, record: GameRecord, user_id: int) -> b
     text = notification(tr, record)
     if text is None:
         return True
-    link = game_link(record)
+    # the board as posted now: a redraw before this ping may have posted it anew
+    link = game_link(await store.games.load(record.key) or record)
+    label = tr.gettext("Open the game")
     markup = (None if link is None else InlineKeyboardMarkup(
-        [[InlineKeyboardButton(tr.gettext("Open the game"), url=link)]]))
+        [[InlineKeyboardButton(label, url=link)]]))
     try:
         message = await context.bot.send_message(user_id, text, reply_markup=markup)
     except (Forbidden, BadRequest) as error:  # blocked the bot since: the group, later
@@ -582,6 +600,8 @@ async def _ping_started(context: Context, record: GameRecord, user_id: int) -> b
             raise
         await store.prefs.forget_started(user_id)
         return False
+    if link is not None:   # the link follows the board if it is posted anew (_relink)
+        await store.board.link(record.ref, user_id, message.message_id, label)
     await store.games.remember_notification(record.chat_id, record.game_id,
                                             f"{user_id}:{message.message_id}")
     return True

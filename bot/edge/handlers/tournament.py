@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
 import os
 
@@ -24,11 +26,12 @@ from telegram import (
     Chat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputMediaPhoto,
     Message,
     Update,
     User,
 )
-from telegram.constants import ChatType
+from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge import ops
@@ -37,6 +40,7 @@ from bot.edge.handlers.board import (
     board_translator,
     edit,
     game_link,
+    is_not_modified,
     repost,
     unreachable,
 )
@@ -161,18 +165,32 @@ async def tournament_command(update: Update, context: Context) -> None:
 
 async def _ask_cancel(update: Update, context: Context, tr: Translator, chat: Chat,
                       user_id: int) -> None:
-    """``/tournament cancel``: the chat's tournament (as /standings finds it)
-    with a button that cancels it, if the sender may (the rule is asked
-    again when the button is tapped)."""
-    record = await _newest(get_store(context), chat.id, user_id,
-                           thread_of(update.effective_message))
+    """``/tournament cancel``: the chat's open tournament the sender may cancel,
+    named, with a button that cancels it (the rule is asked again when it is
+    tapped); several: one button each.  None: the refusal of the one
+    /standings would show, naming it."""
+    store = get_store(context)
+    open_ones = await store.tournament.open_ones(chat.id)
+    admin = await is_chat_admin(context, chat, user_id)
+    now = clock.now()
+    mine = []
+    for each in open_ones:
+        with contextlib.suppress(Refusal):
+            rules.cancel(each, user_id, admin, now)
+            mine.append(each)
+    if len(mine) > 1:
+        text, choice = present.cancel_choice(tr, mine)
+        await reply(update, text, reply_markup=choice)
+        return
+    record = mine[0] if mine else await _newest(store, chat.id, user_id,
+                                                thread_of(update.effective_message))
     if record is None:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return
     try:
-        rules.cancel(record, user_id, await is_chat_admin(context, chat, user_id), clock.now())
+        rules.cancel(record, user_id, admin, now)
     except Refusal as refusal:
-        await reply(update, refusal_text(tr, refusal))
+        await reply(update, present.refused_for(tr, record, refusal_text(tr, refusal)))
         return
     text, markup = present.cancel_prompt(tr, record)
     await reply(update, text, reply_markup=markup)
@@ -218,14 +236,23 @@ async def _newest(store: Store, chat_id: int, user_id: int, thread_id: int | Non
     return max(reversed(open_ones), key=key, default=None)   # the newest of the best
 
 
+async def _last_ended(store: Store, chat_id: int) -> TournamentRecord | None:
+    """The tournament that ended last and has a table (finished, or
+    cancelled after it started)."""
+    over = [t for t in await store.tournament.ended_ones(chat_id) if t.rounds]
+    return max(over, key=lambda t: t.updated_at, default=None)
+
+
 async def standings_command(update: Update, context: Context) -> None:
-    """``/standings``: the standings of the chat's running tournament."""
+    """``/standings``: the standings of the chat's running tournament (or
+    lobby), else the final table of the one that ended last."""
     sent = await _in_group(update, context)
     if sent is None:
         return
     tr, chat, user = sent
     where = thread_of(update.effective_message)
-    record = await _newest(get_store(context), chat.id, user.id, where)
+    store = get_store(context)
+    record = await _newest(store, chat.id, user.id, where) or await _last_ended(store, chat.id)
     if record is None:
         await reply(update, tr.gettext(NO_TOURNAMENT))
         return
@@ -239,21 +266,65 @@ async def _post_standings(context: Context, tr: Translator, record: TournamentRe
     caption says what it is), else the text table."""
     thread_id = thread_id or record.thread_id
     settings = await chat_settings(context, record.chat_id)
+    store = get_store(context)
     if settings.board_style == "png":
-        picture = await asyncio.to_thread(render_standings, present.standings_picture(tr, record))
-        await context.bot.send_photo(record.chat_id, picture,
-                                     caption=present.standings_caption(tr, record),
-                                     reply_markup=present.standings_keyboard(tr, record),
-                                     message_thread_id=thread_id)
+        content = present.standings_picture(tr, record)
+        caption = present.standings_caption(tr, record)
+        keyboard = present.standings_keyboard(tr, record)
+        picture = await asyncio.to_thread(render_standings, content)
+        sent = await context.bot.send_photo(record.chat_id, picture, caption=caption,
+                                            reply_markup=keyboard, message_thread_id=thread_id)
+        # what it shows, so that 🔄 Standings sends nothing while it is so
+        await store.tournament.shows(record.chat_id, sent.message_id,
+                                     _digest((content, caption), keyboard))
         return
     text, markup = present.standings_message(tr, record)
-    await context.bot.send_message(record.chat_id, text, reply_markup=markup,
-                                   message_thread_id=thread_id)
+    sent = await context.bot.send_message(record.chat_id, text, reply_markup=markup,
+                                          message_thread_id=thread_id)
+    await store.tournament.shows(record.chat_id, sent.message_id, _digest(text, markup))
+
+
+def _digest(content: object, markup: InlineKeyboardMarkup | None) -> str:
+    """What a message shows (its text, or its picture's content, and its
+    buttons), hashed: :meth:`Tournaments.shows` compares it."""
+    shown = json.dumps([repr(content), markup.to_dict() if markup else None], sort_keys=True)
+    return hashlib.sha256(shown.encode()).hexdigest()[:32]
+
+
+async def _redraw_standings(context: Context, tr: Translator, record: TournamentRecord,
+                            shown: Message) -> bool:
+    """🔄 Standings tapped under the standings: that message shows them as
+    they are now (nothing is sent when they did not change); False when it
+    cannot (the chat's boards changed between picture and text)."""
+    settings = await chat_settings(context, record.chat_id)
+    if (settings.board_style == "png") != bool(shown.photo):
+        return False
+    if not shown.photo:
+        text, markup = present.standings_message(tr, record)
+        await _edit(context, record.chat_id, shown.message_id, text, markup)
+        return True
+    content = present.standings_picture(tr, record)
+    caption = present.standings_caption(tr, record)
+    keyboard = present.standings_keyboard(tr, record)
+    store = get_store(context)
+    if not await store.tournament.shows(record.chat_id, shown.message_id,
+                                        _digest((content, caption), keyboard)):
+        return True
+    picture = await asyncio.to_thread(render_standings, content)
+    try:
+        await context.bot.edit_message_media(
+            InputMediaPhoto(picture, caption=caption, parse_mode=ParseMode.HTML),
+            chat_id=record.chat_id, message_id=shown.message_id, reply_markup=keyboard)
+    except BadRequest as error:   # deleted: the next tap tries again
+        if not is_not_modified(error):
+            await store.tournament.unshown(record.chat_id, shown.message_id)
+    return True
 
 
 async def withdraw_command(update: Update, context: Context) -> None:
     """``/withdraw``: the sender leaves the chat's running tournament; a chat
-    admin's ``/withdraw`` in reply to a player's message withdraws that player."""
+    admin's ``/withdraw`` in reply to a player's message withdraws that player.
+    Either is asked once more (**🏳 Withdraw for good**, :func:`_withdrawn`)."""
     sent = await _in_group(update, context)
     if sent is None:
         return
@@ -268,20 +339,20 @@ async def withdraw_command(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(NOT_YOURS))
         return
     try:
-        await service.commit_tournament(store, chat.id, record.tournament_id,
-                                        lambda r, now: rules.withdraw(r, target.id, now))
+        rules.withdraw(record, target.id, clock.now())   # asked only if it may be done
     except Refusal as refusal:
         await reply(update, refusal_text(tr, refusal))
         return
-    await reply(update, tr.gettext(WITHDRAWN_NOW, name=html_text(display_name(target))))
-    await process(context, chat.id, record.tournament_id)
+    text, markup = present.withdraw_prompt(tr, record, target.id)
+    await reply(update, text, reply_markup=markup)
 
 
 async def league_command(update: Update, context: Context) -> None:
     """``/league``: the running named season's table, else this month's;
     ``/league 2026-11`` or ``/league Winter cup``: a month's or a kept
-    season's; ``/league start Winter cup`` and ``/league end``: a named season
-    (whoever may create tournaments here: /settings)."""
+    season's; ``/league start Winter cup`` (whoever may create tournaments
+    here: /settings) and ``/league end`` (its starter or a chat admin): a named
+    season; ``/league erase Winter cup``: a chat admin erases an ended one."""
     sent = await _in_group(update, context)
     if sent is None:
         return
@@ -291,18 +362,22 @@ async def league_command(update: Update, context: Context) -> None:
     word = args[0].lower() if args else ""
     now = clock.now()
     try:
+        admin = word in league.WORDS and await is_chat_admin(context, chat, user.id)
         if word in league.WORDS:
             settings = await chat_settings(context, chat.id)
-            if settings.tournaments == "admins" and not await is_chat_admin(context, chat,
-                                                                            user.id):
+            if settings.tournaments == "admins" and not admin:
                 raise Refusal(ADMINS_SEASONS)
         if word == "start":
             season = league.started(new_game_id(), league.season_name(args[1:]), user.id, now)
             season = await service.start_season(store, chat.id, season)
             await reply(update, tr.gettext(SEASON_STARTED, name=html_text(season.name)))
             return
+        if word == "erase":
+            season = await service.erase_season(store, chat.id, " ".join(args[1:]), admin)
+            await reply(update, tr.gettext(league.ERASED, name=html_text(season.name)))
+            return
         if word == "end":
-            season = await service.end_season(store, chat.id, now)
+            season = await service.end_season(store, chat.id, user.id, admin, now)
             rows, who = await service.season_table(store, chat.id, season)
             await reply(update, present.league_message(tr, season.name, rows, who,
                                                        present.season_dates(tr, season)))
@@ -348,26 +423,37 @@ async def on_tournament_button(update: Update, context: Context) -> None:
         if record is None or (data.action in LOBBY_ACTIONS and record.message_id is not None
                               and query.message.message_id != record.message_id):
             raise Refusal(STALE)   # another tournament's button, not on its lobby
+        asked = query.message if isinstance(query.message, Message) else None
         if data.action is ButtonAction.STANDINGS:
             await query.answer()
-            asked = query.message if isinstance(query.message, Message) else None
+            if asked is not None and asked.message_id != record.message_id \
+                    and await store.tournament.shown(chat.id, asked.message_id) \
+                    and await _redraw_standings(context, tr, record, asked):
+                return   # 🔄 under standings the bot posted: in place (the lobby's
+                # or a game board's 📋 Standings post them)
             await _post_standings(context, tr, record, thread_of(asked))   # where it was asked
+            return
+        if data.action is ButtonAction.QUIT:   # asked once more, if it may be done
+            rules.withdraw(record, user.id, clock.now())
+            await query.answer()
+            text, markup = present.withdraw_prompt(tr, record, user.id)
+            await context.bot.send_message(chat.id, text, reply_markup=markup,
+                                           message_thread_id=thread_of(asked))
             return
         change = await _change(context, data, record, user.id, display_name(user), chat)
         changed = await service.commit_tournament(store, chat.id, data.id, change)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
         if record is not None and data.action is ButtonAction.END and not record.status.is_open:
-            await _redraw_prompt(query, tr, record)   # over already: no button left on it
+            await _redraw_prompt(context, query, tr, record)   # over already: no button left on it
         return
     await query.answer()
-    if data.action is ButtonAction.QUIT and changed is not None:   # as /withdraw says it
-        shown = await _chat_translator(context, changed[1])
-        await context.bot.send_message(chat.id, shown.gettext(
-            WITHDRAWN_NOW, name=html_text(display_name(user))),
-            message_thread_id=changed[1].thread_id)
+    if data.action is ButtonAction.QUIT_SURE and changed is not None:   # the prompt says it
+        gone = record.entrants[data.args[0]].name
+        with contextlib.suppress(BadRequest):  # deleted
+            await query.edit_message_text(tr.gettext(WITHDRAWN_NOW, name=html_text(gone)))
     if data.action is ButtonAction.END and changed is not None:
-        await _redraw_prompt(query, tr, changed[1])
+        await _redraw_prompt(context, query, tr, changed[1])
     if changed is not None and changed[1] is not changed[0]:
         # in the chat's language, not the tapper's (as process draws it)
         await _redraw_lobby(context, await _chat_translator(context, changed[1]), changed[1])
@@ -375,11 +461,27 @@ async def on_tournament_button(update: Update, context: Context) -> None:
             await process(context, chat.id, data.id)
 
 
-async def _redraw_prompt(query: CallbackQuery, tr: Translator, record: TournamentRecord
-                         ) -> None:
+async def _redraw_prompt(context: Context, query: CallbackQuery, tr: Translator,
+                         record: TournamentRecord) -> None:
     text, markup = present.cancel_prompt(tr, record)
-    with contextlib.suppress(BadRequest):  # not modified, or deleted
-        await query.edit_message_text(text, reply_markup=markup)
+    if isinstance(query.message, Message):
+        await _edit(context, query.message.chat.id, query.message.message_id, text, markup)
+
+
+async def _edit(context: Context, chat_id: int, message_id: int, text: str,
+                markup: InlineKeyboardMarkup | None) -> None:
+    """Edit a tournament's message, unless the bot made it show exactly that
+    already: the Bot API refuses such an edit ("message is not modified"), as
+    the lobby of a cancelled tournament was, redrawn by the tap and by the end."""
+    store = get_store(context)
+    if not await store.tournament.shows(chat_id, message_id, _digest(text, markup)):
+        return
+    try:
+        await context.bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
+                                            reply_markup=markup)
+    except BadRequest as error:   # deleted (or shown already: kept so)
+        if not is_not_modified(error):
+            await store.tournament.unshown(chat_id, message_id)
 
 
 async def _change(context: Context, data: Callback, record: TournamentRecord, user_id: int,
@@ -393,8 +495,13 @@ async def _change(context: Context, data: Callback, record: TournamentRecord, us
     if action is ButtonAction.START:
         ratings = await service.ratings(get_store(context), record)
         return lambda r, now: rules.start(r, user_id, ratings, now)
-    if action is ButtonAction.QUIT:
-        return lambda r, now: rules.withdraw(r, user_id, now)
+    if action is ButtonAction.QUIT_SURE:   # the player's own confirmation, or an admin's
+        if data.args[0] >= len(record.entrants):
+            raise Refusal(STALE)
+        target = record.entrants[data.args[0]].user_id
+        if target != user_id and not await is_chat_admin(context, chat, user_id):
+            raise Refusal(NOT_YOURS)
+        return lambda r, now: rules.withdraw(r, target, now)
     if action in (ButtonAction.DROP, ButtonAction.END):
         admin = await is_chat_admin(context, chat, user_id)
         return lambda r, now: rules.cancel(r, user_id, admin, now)
@@ -493,9 +600,7 @@ async def _redraw_lobby(context: Context, tr: Translator, record: TournamentReco
     if record.message_id is None:
         return
     text, markup = present.lobby_message(tr, record)
-    with contextlib.suppress(BadRequest):  # not modified, or deleted
-        await context.bot.edit_message_text(text, chat_id=record.chat_id,
-                                            message_id=record.message_id, reply_markup=markup)
+    await _edit(context, record.chat_id, record.message_id, text, markup)
 
 
 async def _post_round(context: Context, tr: Translator, record: TournamentRecord
@@ -570,14 +675,18 @@ async def _tell_privately(context: Context, record: TournamentRecord,
         text = present.pairing_notice(tr, record, user_id)
         if text is None:
             continue
+        label = tr.gettext("Open the game")
         markup = None if link is None else InlineKeyboardMarkup(
-            [[InlineKeyboardButton(tr.gettext("Open the game"), url=link)]])
+            [[InlineKeyboardButton(label, url=link)]])
         try:
-            await context.bot.send_message(user_id, text, reply_markup=markup)
+            sent = await context.bot.send_message(user_id, text, reply_markup=markup)
         except (Forbidden, BadRequest) as error:
             if not unreachable(error):
                 raise
             await store.prefs.forget_started(user_id)
+            continue
+        if game is not None and link is not None:   # follows the board posted anew (▶ Start)
+            await store.board.link(game.ref, user_id, sent.message_id, label)
 
 
 async def _deadline(context: Context, tr: Translator, record: TournamentRecord

@@ -67,6 +67,7 @@ TOO_FEW = N_("At least {count} players are needed to start.")
 ONLY_CREATOR = N_("Only whoever created the tournament may start it.")
 NOT_RUNNING = N_("The tournament is not being played.")
 WITHDRAWN = N_("You have withdrawn from this tournament already.")
+OUT = N_("Out of this tournament already (eliminated): there is nothing to withdraw from.")
 CANCEL_LOBBY = N_("Only whoever created the tournament or an admin may cancel it.")
 CANCEL_RUNNING = N_("Only an admin who does not play in it may cancel a tournament being "
                     "played.")
@@ -289,6 +290,8 @@ def withdraw(record: TournamentRecord, user_id: int, now: float) -> TournamentRe
         raise Refusal(NOT_JOINED)
     if entrant.withdrawn is not None:
         raise Refusal(WITHDRAWN)
+    if not brackets.still_in(record, user_id):   # eliminated: no game of theirs is left
+        raise Refusal(OUT)
     record = _withdrawn(record, {user_id}, round_.number)
     for p in round_.pairings:
         if p.result is None and user_id in p.players:

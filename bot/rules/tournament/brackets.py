@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.rules.tournament.pairing import Pair, first_slots, next_slots, slot_pairs
-from bot.vocab.tournament import Decision, Pairing, Stage, TournamentRecord
+from bot.vocab.tournament import Decision, Format, Pairing, Stage, TournamentRecord
 
 Slots = tuple[int | None, ...]
 
@@ -143,3 +143,39 @@ def playoff(record: TournamentRecord, tied: Sequence[int]) -> Bracket:
     seed = seeds(record)
     return replay(first_slots(sorted(tied, key=seed.__getitem__)),
                   stage_rounds(record, Stage.PLAYOFF), seed)
+
+
+def still_in(record: TournamentRecord, user_id: int) -> bool:
+    """Whether a running tournament may still pair ``user_id`` (or is playing
+    their game): a knockout's player who lost is out, unless the consolation
+    bracket has them (or may still take them: its first round not over); in a
+    round robin's play-off only the players tied for first still in it are in.
+    A Swiss pairs everybody to the end."""
+    if not record.rounds:
+        return True
+    current = record.rounds[-1].pairings
+    if any(user_id in p.players and p.result is None for p in current):
+        return True
+    seed = seeds(record)
+
+    def alive(bracket: Bracket | None, stage: Stage) -> bool:   # and not beaten this round
+        return bracket is not None and user_id in bracket.slots[-1] and not any(
+            p.stage is stage and user_id in p.players and p.second is not None
+            and goes_through(p, seed) != user_id for p in current)
+
+    if any(p.stage is Stage.PLAYOFF for p in current):
+        return alive(playoff(record, tuple(playoff_players(record))), Stage.PLAYOFF)
+    if record.format is not Format.KNOCKOUT:
+        return True
+    main = main_bracket(record)
+    if alive(main, Stage.MAIN):
+        return True
+    if len(main.slots) < 2:   # the first round is played: its losers may play the consolation
+        return record.consolation
+    return alive(consolation(record, main), Stage.CONSOLATION)
+
+
+def playoff_players(record: TournamentRecord) -> set[int]:
+    """The players of a round robin's play-off (those in its first round)."""
+    stage = stage_rounds(record, Stage.PLAYOFF)
+    return {player for p in (stage[0] if stage else ()) for player in p.players}

@@ -15,8 +15,8 @@ against the computer are not rated and are left out: :func:`league_game`):
 The store keeps each season's table added up (:func:`league_lines`, written in
 the script that books the game's end, so once); :func:`table` adds it up
 from the results themselves, the same numbers.  Sorted by points, then wins,
-then the rating change, then fewer games; players equal on all of these
-share the rank.
+then the rating change (in whole points, as shown: rows that read the same
+are equal), then fewer games; players equal on all of these share the rank.
 
 >>> games = [LeagueGame(10.0, winner=1, loser=2, points=2, changes=(9.0, 9.0)),
 ...          LeagueGame(20.0, winner=2, loser=3, points=1, changes=(5.0, 5.0)),
@@ -45,16 +45,25 @@ SEASON_NAME = 40
 KEEP_MONTHS = 24
 """Months whose tables are kept (each expires that long after its month ends)."""
 KEEP_SEASONS = 12
-"""Ended named seasons kept per chat; starting one more drops the oldest."""
+"""Ended named seasons with results a chat keeps: while it keeps this many, a
+new one starts only after a chat admin erased one (``/league erase``).  An
+ended season without a rated result is not kept (nothing in it to lose), so a
+flood of empty seasons erases nothing."""
 MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
-WORDS = ("start", "end")
-"""``/league start <name>``, ``/league end``: not season names."""
+WORDS = ("start", "end", "erase")
+"""``/league start <name>``, ``/league end``, ``/league erase <name>``: not season names."""
 
 
 BAD_NAME = N_("A season needs a name of 1 to {most} characters that is not a month: "
                "/league start Winter cup.")
 SEASON_RUNS = N_("The season {name} is running: /league end ends it first.")
 NO_SEASON = N_("No named season is running: /league start Winter cup starts one.")
+SEASONS_FULL = N_("This chat keeps {count} seasons already: a chat admin erases one first "
+                   "(/league erase Winter cup).")
+END_NOT_YOURS = N_("Only whoever started the season {name} or a chat admin may end it.")
+ERASE_ADMINS = N_("Only chat admins erase a season.")
+ERASE_WHICH = N_("/league erase Winter cup erases that ended season and its table.")
+ERASED = N_("The season {name} and its table were erased.")
 NO_SUCH_SEASON = N_("No season here is called {name}. /league 2026-11 shows a month; "
                     "the seasons kept: {names}.")
 
@@ -92,11 +101,32 @@ def ended(season: NamedSeason, now: float) -> NamedSeason:
     return season.model_copy(update={"ended_at": now})
 
 
-def dropped(kept: Iterable[NamedSeason]) -> tuple[str, ...]:
-    """The ended seasons forgotten when one more starts: all but the newest
-    :data:`KEEP_SEASONS` - 1, so that with it :data:`KEEP_SEASONS` are kept."""
-    done = sorted((s for s in kept if s.ended_at is not None), key=lambda s: s.started_at)
-    return tuple(s.season_id for s in done[:max(0, len(done) - KEEP_SEASONS + 1)])
+def may_start(kept: Iterable[NamedSeason]) -> None:
+    """A season may start (whoever may create tournaments: the caller asks)
+    unless the chat keeps :data:`KEEP_SEASONS` ended ones: nothing kept is
+    ever dropped to make room, only erased by an admin (:func:`may_erase`)."""
+    if sum(s.ended_at is not None for s in kept) >= KEEP_SEASONS:
+        raise Refusal(SEASONS_FULL, count=KEEP_SEASONS)
+
+
+def may_end(season: NamedSeason, user_id: int, admin: bool) -> None:
+    """The running season is ended by whoever started it or a chat admin."""
+    if user_id != season.started_by and not admin:
+        raise Refusal(END_NOT_YOURS, name=season.name)
+
+
+def may_erase(kept: Iterable[NamedSeason], name: str, admin: bool) -> NamedSeason:
+    """The ended season ``/league erase <name>`` erases (the newest of the
+    name): only a chat admin erases, and never the season running."""
+    if not admin:
+        raise Refusal(ERASE_ADMINS)
+    if not clean(name, 1000):
+        raise Refusal(ERASE_WHICH)
+    season = named((s for s in kept if s.ended_at is not None), name)
+    if season is None:
+        raise Refusal(NO_SUCH_SEASON, name=clean(name, SEASON_NAME),
+                      names=", ".join(s.name for s in kept) or "—")
+    return season
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,9 +256,9 @@ class LeagueRow:
 
 def ranked(lines: Mapping[int, Tally]) -> list[LeagueRow]:
     """The table of added-up lines, best first (see the module doc)."""
-    def key(player: int) -> tuple[int, int, int, int]:
+    def key(player: int) -> tuple[int, int, int, int]:   # the rating change as shown
         points, played, wins, milli = lines[player]
-        return points, wins, milli, -played
+        return points, wins, round(milli / 1000), -played
 
     order = sorted((p for p in lines if lines[p][1]), key=lambda p: (tuple(-k for k in key(p)), p))
     out: list[LeagueRow] = []

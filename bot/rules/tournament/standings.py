@@ -12,7 +12,8 @@ Tie-breaks, in order (a player's ``tiebreaks`` in :class:`Place`):
 * **Round robin**: head-to-head (points in the games among the players tied
   on points), Sonneborn-Berger (the final points of every opponent beaten
   over the board, once per game won), then a **play-off** for first place
-  (:func:`tied_for_first`: a knockout among the players still tied, seeded).
+  (:func:`tied_for_first`: a knockout among the players still tied, seeded):
+  it decides first place only, its other players share the next rank.
 * **Swiss**: Buchholz cut-1 (each round's opponent's final points, the
   lowest one dropped; a round without a game over the board - a bye, a
   forfeit either way, a round after withdrawing - counts the player's own
@@ -20,7 +21,8 @@ Tie-breaks, in order (a player's ``tiebreaks`` in :class:`Place`):
 * **Knockout**: the main bracket's rounds gone through (the winner all of
   them), then the consolation bracket's.
 
-A forfeit win scores but carries no Sonneborn-Berger: nothing was played.
+A forfeit win scores but carries no Sonneborn-Berger and is no game played
+(``Place.games`` counts the games played over the board).
 Players still equal after every tie-break share the rank (and the prizes of
 the places they share, :mod:`bot.rules.tournament.prizes`); they are listed
 by seed.
@@ -75,7 +77,7 @@ def tallies(record: TournamentRecord) -> dict[int, Tally]:
             mine, other = out[player], pairing.opponent(player)
             assert other is not None
             won = result.winner == player
-            mine.games += 1
+            mine.games += played   # a forfeit is no game (it scores, it was not played)
             mine.points += won
             mine.wins += won
             mine.against[other] = mine.against.get(other, 0) + won
@@ -117,8 +119,10 @@ def _round_robin_keys(record: TournamentRecord, final: dict[int, Tally]
                       ) -> dict[int, tuple[int, ...]]:
     h2h = head_to_head(final)
     played_off = any(p.stage is Stage.PLAYOFF for r in record.rounds for p in r.pairings)
-    won = playoff(record, _tied(final, h2h)).rounds_won() if played_off else {}
-    return {p: (h2h[p], sonneborn_berger(t, final), won.get(p, 0)) for p, t in final.items()}
+    # the play-off decides first place only: its winner 1, the others stay equal
+    champion = playoff(record, _tied(final, h2h)).champion if played_off else None
+    return {p: (h2h[p], sonneborn_berger(t, final), int(p == champion))
+            for p, t in final.items()}
 
 
 def tied_for_first(record: TournamentRecord) -> list[int]:

@@ -123,7 +123,7 @@ async def test_the_tables_equal_the_tables_of_the_results(store: Store, seed: in
         if n == 15:
             assert await service.start_season(store, CHAT, cup) == cup
         if n == 45:
-            cup = await service.end_season(store, CHAT, NOW)
+            cup = await service.end_season(store, CHAT, PEOPLE[0], False, NOW)
         # a quarter of them in August, the rest in September
         when = (AUGUST if rng.random() < 0.25 else SEPTEMBER).start + rng.uniform(0, 86400 * 27)
         entry = _entry(rng, f"game{n:04d}", when)
@@ -194,31 +194,56 @@ async def test_results_booked_before_the_tables_come_from_the_history(store: Sto
     assert await _month(store, SEPTEMBER) == _rows(_games(booked), SEPTEMBER)
 
 
-async def test_one_season_at_a_time_and_the_oldest_are_dropped(store: Store) -> None:
+def _one_result(game_id: str, at: float) -> HistoryEntry:
+    return _entry(random.Random(1), game_id, at).model_copy(
+        update={"winner": Side.WHITE, "result": "single", "match_length": 1, "score": None,
+                "players": (Player(user_id=11, name="A", side=Side.WHITE),
+                            Player(user_id=22, name="B", side=Side.BLACK))})
+
+
+async def test_one_season_at_a_time_and_none_with_results_is_dropped(store: Store) -> None:
+    """A flood of empty seasons keeps nothing and erases nothing; seasons with
+    results are kept until an admin erases one (issue 36: 13 junk seasons
+    erased the named season "Winter cup")."""
     first = started("season00", "Winter cup", PEOPLE[0], NOW)
     assert await service.start_season(store, CHAT, first) == first
     assert await service.start_season(store, CHAT, first) == first   # a retry: started
     with pytest.raises(Refusal) as refused:
         await service.start_season(store, CHAT, started("season01", "Spring", 1, NOW))
     assert refused.value.values == {"name": "Winter cup"}
-    await _book(store, _entry(random.Random(1), "game0001", NOW).model_copy(
-        update={"winner": Side.WHITE, "result": "single", "match_length": 1, "score": None,
-                "players": (Player(user_id=11, name="A", side=Side.WHITE),
-                            Player(user_id=22, name="B", side=Side.BLACK))}))
-    done = await service.end_season(store, CHAT, NOW + 10)
+    await _book(store, _one_result("game0001", NOW))
+    with pytest.raises(Refusal):   # somebody else's season
+        await service.end_season(store, CHAT, 1, False, NOW + 10)
+    done = await service.end_season(store, CHAT, PEOPLE[0], False, NOW + 10)
     assert done == ended(first, NOW + 10)
     with pytest.raises(Refusal):
-        await service.end_season(store, CHAT, NOW + 11)   # nothing runs
+        await service.end_season(store, CHAT, PEOPLE[0], True, NOW + 11)   # nothing runs
     table_key = store.keys.league_season(CHAT, first.season_id)
     assert await store.redis.exists(table_key)
-    for n in range(1, KEEP_SEASONS + 1):
-        season = started(f"season{n:02d}", f"S{n}", 1, NOW + 100 * n)
+    for n in range(1, 3 * KEEP_SEASONS):   # empty seasons: not kept, nothing dropped
+        season = started(f"junk{n:04d}", f"J{n}", 1, NOW + 100 * n)
         await service.start_season(store, CHAT, season)
-        await service.end_season(store, CHAT, NOW + 100 * n + 50)
+        await service.end_season(store, CHAT, 1, False, NOW + 100 * n + 50)
     running, kept, _ = await store.tournament.league.seasons(CHAT)
-    assert running is None and len(kept) == KEEP_SEASONS
-    assert [s.name for s in kept] == [f"S{n}" for n in range(1, KEEP_SEASONS + 1)]
-    assert not await store.redis.exists(table_key)   # the oldest went with its table
+    assert running is None and kept == [done] and await store.redis.exists(table_key)
+    for n in range(1, KEEP_SEASONS):   # seasons with results fill what is kept
+        season = started(f"season{n:02d}", f"S{n}", 1, NOW + 10_000 * n)
+        await service.start_season(store, CHAT, season)
+        await _book(store, _one_result(f"game{n + 1:04d}", NOW + 10_000 * n + 1))
+        await service.end_season(store, CHAT, 1, False, NOW + 10_000 * n + 50)
+    _, kept, _ = await store.tournament.league.seasons(CHAT)
+    assert [s.name for s in kept] == ["Winter cup", *(f"S{n}" for n in range(1, KEEP_SEASONS))]
+    with pytest.raises(Refusal) as refused:
+        await service.start_season(store, CHAT, started("season99", "More", 1, NOW * 2))
+    assert refused.value.values == {"count": KEEP_SEASONS}
+    with pytest.raises(Refusal):
+        await service.erase_season(store, CHAT, "Winter cup", admin=False)
+    assert await service.erase_season(store, CHAT, "winter CUP", admin=True) == done
+    assert not await store.redis.exists(table_key)   # erased with its table
+    with pytest.raises(Refusal):
+        await service.erase_season(store, CHAT, "Winter cup", admin=True)   # gone
+    more = started("season99", "More", 1, NOW * 2)
+    assert await service.start_season(store, CHAT, more) == more
 
 
 async def test_a_chat_that_becomes_a_supergroup_keeps_its_league(store: Store) -> None:

@@ -27,12 +27,12 @@ _ids = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 _LOBBY = {ButtonAction.JOIN, ButtonAction.LEAVE, ButtonAction.VARIANT, ButtonAction.DROP,
           ButtonAction.COMPUTER, ButtonAction.START}
 # and JOIN, LEAVE, START, DROP
-_TOURNAMENT = {ButtonAction.QUIT, ButtonAction.STANDINGS, ButtonAction.END}
+_TOURNAMENT = {ButtonAction.QUIT, ButtonAction.STANDINGS, ButtonAction.END, ButtonAction.QUIT_SURE}
 _SETTLE = {ButtonAction.SETTLE_WITH, ButtonAction.SETTLE_PLAN, ButtonAction.SETTLE_YES,
            ButtonAction.SETTLE_NO}
 _ARGS = {ButtonAction.VARIANT: 1, ButtonAction.SOURCE: 1, ButtonAction.STEP: 3,
          ButtonAction.RESIGN: 1, ButtonAction.SETTLE_WITH: 1, ButtonAction.TURN: 1,
-         ButtonAction.SETTLE_PLAN: 1, ButtonAction.RESIGN_SURE: 1}
+         ButtonAction.SETTLE_PLAN: 1, ButtonAction.RESIGN_SURE: 1, ButtonAction.QUIT_SURE: 1}
 
 
 @st.composite

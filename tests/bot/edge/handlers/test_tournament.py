@@ -164,6 +164,15 @@ async def ledger_nets(world: World, c: Club) -> dict[int, int]:
     return nets
 
 
+async def withdrawn(world: World, chat: Chat, sent: Message, who: User) -> str:
+    """The prompt a /withdraw (``sent``) or a 🏳 Withdraw tap posted,
+    confirmed by ``who``: what it says then."""
+    prompt = await world.reply(chat, sent, "from the tournament?")
+    answer = await world.tap(chat, who, prompt, text="🏳 Withdraw for good")
+    assert not answer.show_alert, answer
+    return world.server.message(chat.id, prompt.message_id).text or ""
+
+
 def texts(world: World, c: Club, part: str) -> list[str]:
     return [m.text or "" for m in world.server.messages(c.chat)
             if m.by_bot and part in (m.text or "")]
@@ -218,6 +227,7 @@ async def test_a_six_player_swiss_with_a_withdrawal_and_a_bye(world: World, cloc
     assert data is not None
     answer = await world.tap(c.chat, c.players[5], standings, data)
     assert not answer.show_alert, answer
+    assert "P6 withdrew" in await withdrawn(world, c.chat, standings, c.players[5])
     assert len(texts(world, c, "P6 withdrew from the tournament")) == 1   # the chat is told
     record = await current(world, c)
     gone = next(p for p in record.rounds[0].pairings if c.players[5].id in p.players)
@@ -521,9 +531,9 @@ async def test_withdraw_oneself_or_by_an_admin(world: World) -> None:
     sent = await world.send(chat, c.players[2], "/withdraw", reply_to=said)
     assert "Only the player or a chat admin" in (await world.reply(chat, sent)).text
     sent = await world.send(chat, admin, "/withdraw", reply_to=said)
-    assert "P2 withdrew" in (await world.reply(chat, sent, "withdrew")).text
+    assert "P2 withdrew" in await withdrawn(world, chat, sent, admin)
     sent = await world.send(chat, c.players[3], "/withdraw")
-    assert "P4 withdrew" in (await world.reply(chat, sent, "withdrew")).text
+    assert "P4 withdrew" in await withdrawn(world, chat, sent, c.players[3])
     record = await current(world, cup)
     assert {e.user_id for e in record.entrants if e.withdrawn} == {c.players[1].id,
                                                                    c.players[3].id}
@@ -552,7 +562,7 @@ async def test_a_named_league_season_from_its_start_to_its_final_table(world: Wo
     assert "League: Winter cup" in running and "Running since" in running
     rows = [line.split() for line in league_rows(running)]
     assert len(rows) == 2 and sorted(int(row[2]) for row in rows) == [-1, 1], running
-    sent = await world.send(c.chat, c.players[0], "/league end")
+    sent = await world.send(c.chat, c.players[1], "/league end")   # its starter
     final = (await world.reply(c.chat, sent, "final table")).text or ""
     assert final.replace("Running since", "") == final and "League: Winter cup" in final
     assert league_rows(final) == league_rows(running)

@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bot.rules.tournament import actions, prizes
+from bot.rules.tournament import actions, brackets, prizes
 from bot.rules.tournament.pairing import round_robin_rounds
 from bot.vocab.records import Status, TableOptions
 from bot.vocab.tournament import Decision, Format, Pairing, Result, Stage, TournamentRecord
@@ -85,8 +85,10 @@ def _step(record: TournamentRecord, rng: random.Random, now: float, events: Coun
     current = record.rounds[-1]
     waiting = [p for p in current.pairings if p.result is None]
     roll = rng.random()
-    if roll < 0.02:
-        playing = [e.user_id for e in record.entrants if e.withdrawn is None]
+    playing = [] if roll >= 0.02 else [   # an eliminated player cannot withdraw
+        e.user_id for e in record.entrants
+        if e.withdrawn is None and brackets.still_in(record, e.user_id)]
+    if playing:
         events["withdrawal"] += 1
         return actions.withdraw(record, rng.choice(playing), now)
     if roll < 0.06:
@@ -250,7 +252,7 @@ def _reference_standings(record: TournamentRecord) -> list[tuple[int, int, int, 
             points[p.first] += record.format is Format.SWISS
             continue
         for x in p.players:
-            games[x] += 1
+            games[x] += res.decision is Decision.PLAYED   # a forfeit is no game
         if res.winner is not None:
             points[res.winner] += 1
             wins[res.winner] += 1
@@ -273,8 +275,11 @@ def _reference_standings(record: TournamentRecord) -> list[tuple[int, int, int, 
                 loser = p.opponent(res.winner)
                 if loser is not None and points[loser] == points[res.winner]:
                     h2h[res.winner] += 1
-        off = _went_through(record, flat, Stage.PLAYOFF)
-        breaks = {x: (h2h[x], sb[x], off[x]) for x in entrants}
+        # the play-off decides first place only: the winner of its last game
+        last = [p for _, p in flat if p.stage is Stage.PLAYOFF and p.second is not None][-1:]
+        won = {_went_through(record, [(0, p) for p in last], Stage.PLAYOFF).most_common(1)[0][0]
+               } if last and record.status is Status.FINISHED else set()
+        breaks = {x: (h2h[x], sb[x], int(x in won)) for x in entrants}
         keys = {x: (points[x], *breaks[x]) for x in entrants}
     elif record.format is Format.SWISS:
         opponents: dict[int, dict[int, int]] = {x: {} for x in entrants}

@@ -260,3 +260,27 @@ def test_a_swiss_bye_skips_a_player_who_won_without_playing() -> None:
     assert [e.user_id for e in record.entrants if e.withdrawn] == [5]   # two no-shows
     byes = [p.first for p in record.rounds[-1].pairings if p.second is None]
     assert len(record.rounds) == 3 and byes == [3]
+
+
+def test_a_player_who_is_out_has_nothing_to_withdraw_from() -> None:
+    """Issue 36, point 6: an eliminated knockout player "withdrew" and was
+    told their game "is lost by forfeit"."""
+    record = started(Format.KNOCKOUT, 4)          # 1 v 4, 2 v 3
+    record = actions.record_result(record, 1, played(1), 300.0)
+    refused(actions.OUT, actions.withdraw, record, 4, 310.0)   # beaten, the round goes on
+    record = actions.record_result(record, 2, played(2), 320.0)
+    for beaten in (3, 4):
+        refused(actions.OUT, actions.withdraw, record, beaten, 330.0)
+    actions.withdraw(record, 2, 330.0)            # a finalist may
+    # with a consolation, a first-round loser plays on there (8: 4 games, 4 losers)
+    record = started(Format.KNOCKOUT, 8, consolation=True)
+    record = actions.record_result(record, 1, played(1), 300.0)   # 1 v 8: 8 lost
+    actions.withdraw(record, 8, 310.0)            # the consolation may still take him
+    for board in (2, 3, 4):
+        pairing = record.rounds[0].pairings[board - 1]
+        record = actions.record_result(record, board, played(pairing.first), 320.0)
+    [consolation] = [p for p in record.rounds[1].pairings if p.stage is Stage.CONSOLATION][:1]
+    loser = consolation.second
+    assert loser is not None
+    record = actions.record_result(record, consolation.board, played(consolation.first), 330.0)
+    refused(actions.OUT, actions.withdraw, record, loser, 340.0)   # out of both brackets

@@ -11,11 +11,14 @@ from bot.rules.tournament.league import (
     LeagueGame,
     Season,
     SeasonError,
-    dropped,
     ended,
+    may_end,
+    may_erase,
+    may_start,
     month,
     month_named,
     named,
+    ranked,
     season_name,
     started,
     table,
@@ -85,11 +88,30 @@ def test_a_season_name_is_one_line_and_no_month_or_command_word() -> None:
             season_name(words)
 
 
-def test_the_newest_season_of_a_name_is_found_and_the_oldest_dropped() -> None:
+def test_the_newest_season_of_a_name_is_found_and_nothing_kept_is_dropped() -> None:
     seasons = [ended(started(f"id{n:04d}", "Cup" if n % 2 else f"S{n}", 1, float(n)),
                      n + 0.5) for n in range(KEEP_SEASONS + 3)]
     assert named(seasons, " cup ") == seasons[KEEP_SEASONS + 1]
     assert named(seasons, "nothing") is None
-    # one more starts: KEEP_SEASONS are kept with it, the oldest ended ones go
-    assert dropped(seasons) == tuple(s.season_id for s in seasons[:4])
-    assert dropped(seasons[:3]) == ()
+    # a chat keeping KEEP_SEASONS starts no more until an admin erases one
+    may_start(seasons[:KEEP_SEASONS - 1])
+    with pytest.raises(Refusal):
+        may_start(seasons[:KEEP_SEASONS])
+    running = started("running", "Now", 7, 99.0)
+    may_start([*seasons[:KEEP_SEASONS - 1], running])   # the running one is not kept yet
+    may_end(running, 7, admin=False)
+    may_end(running, 8, admin=True)
+    with pytest.raises(Refusal):
+        may_end(running, 8, admin=False)   # somebody else's season
+    assert may_erase([*seasons, running], "cup", admin=True) == seasons[KEEP_SEASONS + 1]
+    for name, admin in (("cup", False), ("Now", True), ("", True)):
+        with pytest.raises(Refusal):
+            may_erase([*seasons, running], name, admin)   # a member; the running one
+
+
+def test_rows_that_read_the_same_share_the_rank() -> None:
+    """Issue 36, point 9: two rows printed alike (+5 both) got ranks 1 and 2 by
+    a hidden decimal of the rating change (5.4 against 5.2)."""
+    rows = ranked({1: (2, 2, 2, 5_200), 2: (2, 2, 2, 5_400), 3: (2, 2, 2, 6_000)})
+    assert [(r.rank, r.user_id, round(r.rating_change)) for r in rows] == [
+        (1, 3, 6), (2, 1, 5), (2, 2, 5)]

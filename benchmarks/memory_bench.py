@@ -93,7 +93,8 @@ async def main() -> None:
         for _ in range(turns * TAPS_PER_TURN):
             markers += 1
             _mark(store, pipe, markers)
-        pipe.hset(f"nardy:{{chat:{chat}}}:flood", mapping={"t": "19.5", "ts": "1700000000.5"})
+        pipe.zadd(store.keys.flood(chat),  # a busy group's flood window: 20 booked messages
+                  {f"0123456789ab:{n}": 1700000000.5 + 3 * n for n in range(20)})
         pipe.set(f"nardy:{{chat:{chat}}}:ping:{record.game_id}", 12345, ex=7 * 24 * 3600)
         await pipe.execute()
     active = await used(redis)

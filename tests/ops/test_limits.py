@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,9 +17,12 @@ import redis.asyncio as aioredis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from telegram.error import RetryAfter
+from telegram.ext import ExtBot
 
 from bot.edge.limits import MARGIN, SharedRateLimiter, Window
+from bot.edge.outbox import ChatOutbox
 from bot.store.flood import FloodBuckets
+from tests.botapi import BotApiServer
 
 
 class Clock:
@@ -197,3 +201,32 @@ async def test_an_inline_message_has_a_bucket_of_its_own(
     assert await b.acquire("AgAAAx2") == 0  # another inline message
     assert await b.acquire(-100) == 0  # and the chats go on
     assert await editing is True and calls == ["edit", "edit"]
+
+
+async def test_a_flood_of_sends_and_edits_keeps_the_bot_apis_limits(
+        clients: Callable[[], aioredis.Redis]) -> None:
+    """End to end, on real time with Telegram's windows sped up 20 times (not
+    the margin: the way to the server takes as long): two workers send and
+    edit in one group and a private chat all at once; the test server, which
+    answers 429 above Telegram's limits, never has to, and every message
+    arrives."""
+    speed = 20.0
+    with BotApiServer(limits_speed=speed) as server:
+        group, alice = server.add_group("Club"), server.private_chat(server.add_user("Alice"))
+        workers = pair(clients, Clock(), max_retries=0,
+                       group=Window(20, 60.0 / speed), private=Window(5, 5.0 / speed))
+        for worker in workers:
+            worker.clock = time.time  # real time: the server's windows run on it
+            worker.outbox = ChatOutbox(worker._reserve, clock=time.time)
+        bots = [ExtBot(server.token or "", base_url=server.base_url, rate_limiter=worker)
+                for worker in workers]
+        async with bots[0], bots[1]:
+            board = await bots[0].send_message(group.id, "board")
+            sends = [bot.send_message(chat, f"{n}") for n in range(24)
+                     for bot, chat in ((bots[n % 2], group.id), (bots[1 - n % 2], alice.id))]
+            edits = [bots[n % 2].edit_message_text(f"board {n}", chat_id=group.id,
+                                                   message_id=board.message_id)
+                     for n in range(10)]
+            await asyncio.gather(*sends, *edits)
+        assert server.breaches == 0
+        assert len(server.messages(group.id)) == 25

@@ -60,7 +60,15 @@ from bot.store.inline import inline_chat_id
 from bot.store.layout import GameLimit
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from bot.vocab.i18n import Translator
-from bot.vocab.records import BoardViewRef, GameRecord, Status, decode, encode, retrying
+from bot.vocab.records import (
+    BoardViewRef,
+    GameRecord,
+    Status,
+    decode,
+    encode,
+    is_private_game_chat,
+    retrying,
+)
 from bot.vocab.refusals import (
     CATCHING_UP,
     GAME_LIMIT,
@@ -143,7 +151,9 @@ async def on_button(update: Update, context: Context) -> None:
     except Refusal as refusal:
         if await _applied_before(context, tr, query, chat_id, data.id):
             return
-        await query.answer(alert_text(tr, refusal), show_alert=True)
+        # in the tapper's language, naming the buttons as the tapped message reads
+        await query.answer(alert_text(tr, refusal, await keys_translator(context, tr, chat_id)),
+                           show_alert=True)
         # the game as read a moment ago (its changes since redraw their own boards)
         await _log_refused(context, chat_id, data, query.id, loaded)
         await _repair(context, tr, chat_id, data.id, loaded)
@@ -223,6 +233,14 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
             raise Refusal(CATCHING_UP) from None
         raise
     return record, new, view
+
+
+async def keys_translator(context: Context, tr: Translator, chat_id: int) -> Translator:
+    """The language a tapped message's buttons are drawn in: a group's boards',
+    else (a player's private view, an inline game's message) the tapper's own."""
+    if chat_id > 0 or is_private_game_chat(chat_id):
+        return tr
+    return await board_translator(context, await chat_settings(context, chat_id), tr)
 
 
 class _AppliedBefore(Exception):

@@ -177,12 +177,13 @@ async def names_in(store: Store, chat_id: int) -> dict[int, str]:
     return names
 
 
-def refusal_text(tr: Translator, refusal: Refusal) -> str:
+def refusal_text(tr: Translator, refusal: Refusal, buttons: Translator | None = None) -> str:
     """A refusal's message for an HTML message: its values are plain text
-    (they may be the user's own words), escaped here."""
+    (they may be the user's own words), escaped here.  A button it names
+    reads as in ``buttons``' keyboards (default: ``tr``'s)."""
     values = {k: html.escape(v, quote=False) if isinstance(v, str) else v
               for k, v in refusal.values.items()}
-    return tr.gettext(refusal.message, **values)
+    return tr.naming(refusal.message, buttons or tr, **values)
 
 
 async def commit_or_reply(update: Update, tr: Translator, store: Store,
@@ -203,9 +204,11 @@ async def commit_or_reply(update: Update, tr: Translator, store: Store,
     return changed[1]
 
 
-def alert_text(tr: Translator, refusal: Refusal) -> str:
-    """A refusal's message for a tap's alert (plain text, at most 200 characters)."""
-    return clean(tr.gettext(refusal.message, **refusal.values), ALERT_LIMIT)
+def alert_text(tr: Translator, refusal: Refusal, buttons: Translator | None = None) -> str:
+    """A refusal's message for a tap's alert (plain text, at most 200
+    characters); a button it names reads as in ``buttons``' keyboards (the
+    tapped message's language; default: ``tr``'s)."""
+    return clean(tr.naming(refusal.message, buttons or tr, **refusal.values), ALERT_LIMIT)
 
 
 async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:

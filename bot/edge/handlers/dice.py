@@ -112,7 +112,7 @@ async def on_verify_button(update: Update, context: Context) -> None:
         except (Forbidden, BadRequest) as error:  # never started the bot: may not write first
             if not unreachable(error):
                 raise
-            await query.answer(tr.gettext(VERIFY_PRIVATELY), show_alert=True)
+            await query.answer(tr.naming(VERIFY_PRIVATELY, tr), show_alert=True)
             return
         await query.answer(tr.gettext("The dice check is in our private chat."))
         return
@@ -122,7 +122,7 @@ async def on_verify_button(update: Update, context: Context) -> None:
                                        message_thread_id=thread_of(message))
 
 
-VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "
+VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap {verify} "
                       "again: the dice check goes there.")
 DICE_USAGE = N_("Use /dice, /dice long or /dice backgammon (reply to someone: their dice).")
 

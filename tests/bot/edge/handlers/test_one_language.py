@@ -92,3 +92,19 @@ async def test_tournament_notices_name_start_as_the_boards_read(world: World) ->
     assert not any("Начать" in text or "Pradėti" in text for _, text in told), told
     assert (await current(world, c)).status.value == "active"
     assert _spelled(s, "en") == []
+
+
+async def test_a_lobbys_commitment_is_in_the_lobbys_language(world: World) -> None:
+    """The kept "Dice of the next game committed" beside a lobby is in the
+    lobby's language, not in its commander's."""
+    s = world.server
+    alice, ivan = s.add_user("Alice"), s.add_user("Ivan", language_code="ru")
+    club = s.add_group("Club", members=[alice, ivan])
+    await world.reply(club, await world.send(club, alice, "/new long"), "New game")
+    sent = await world.send(club, ivan, "/new backgammon")
+    await world.reply(club, sent, "New game")  # the board's language: English
+    await world.idle()
+    kept = [m.text or "" for m in s.messages(club)
+            if m.by_bot and not m.buttons and "🎲" in (m.text or "")]
+    assert len(kept) == 2 and all("Dice of the next game committed" in k for k in kept), kept
+    assert _spelled(s, "en") == []

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from telegram.error import RetryAfter
 from telegram.ext import ExtBot
 
-from bot.edge.limits import MARGIN, SharedRateLimiter, Window
+from bot.edge.limits import MARGIN, OVERALL_MARGIN, SharedRateLimiter, Window
 from bot.edge.outbox import ChatOutbox
 from bot.store.flood import FloodBuckets
 from tests.botapi import BotApiServer
@@ -125,6 +125,11 @@ async def test_telegrams_budget_a_group_and_a_private_chat(
     assert group[40] == pytest.approx(2 * (60 + MARGIN))
     private = [await a.acquire(42) for _ in range(7)]
     assert private[:5] == [0] * 5 and private[5:] == pytest.approx([5 + MARGIN] * 2)
+    clock.now += 1000
+    overall = [await a.acquire(-1000 - n) for n in range(31)]  # 31 groups at once
+    # the bot's 30 a second, its margin a tenth of a second (not a whole one: a
+    # second on a one-second window would halve the bot's throughput)
+    assert overall[:30] == [0] * 30 and overall[30] == pytest.approx(1 + OVERALL_MARGIN)
 
 
 def fits(sent: list[float], t: float, limit: int, seconds: float) -> bool:

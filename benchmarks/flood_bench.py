@@ -133,8 +133,9 @@ async def run(title: str, *, flood: bool, input_limit: bool) -> list[float]:
         replies = sum(1 for m in s.messages(flooded) if m.by_bot)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(world.idle(), 5)
+        breaches = s.breaches  # 429s above the (sped-up) limits: the limiter's failures
     print(f"  {title}: {len(times)} taps in {elapsed:.0f} s; median {_pct(times, 50):.0f} ms, "
-          f"p99 {_pct(times, 99):.0f} ms"
+          f"p99 {_pct(times, 99):.0f} ms; 429s {breaches}"
           + (f"; {froze} game(s) froze (a tap unanswered for 30 s)" if froze else "")
           + (f"; /rules sent {len(spam)}, answered {replies} "
                                              f"(by the run's end)" if flood else ""))

@@ -19,15 +19,14 @@ gave up, or it went stale) is given back.  The limiter's window is
 :data:`MARGIN` longer than Telegram's: a message reserved for time *t*
 reaches Telegram a little later (the sleep's overshoot, the request's way),
 so the 21st must not leave exactly 60 s after the first did.  A 429 from the
-Bot API fills the chat's (or the bot's) window for ``retry_after`` seconds
+Bot API holds the chat's (or the bot's) window for ``retry_after`` seconds
 for every worker, then the request is retried.
 
-Each chat's messages take their
-turns in the chat's outbox (:mod:`bot.edge.outbox`): one dispenser per chat
-reserves the chat's times and hands them out round robin over the chat's
-games and members (several games in one group share its budget fairly),
-and a handler whose message must wait gives
-its update slot back meanwhile (:meth:`bot.edge.ops.Slot.park`), so a flood
+Each chat's messages take their turns in the chat's outbox
+(:mod:`bot.edge.outbox`): one dispenser per chat reserves the chat's times
+and hands them out round robin over the chat's games and members (several
+games in one group share its budget fairly), and a handler whose message
+must wait gives its update slot back meanwhile (:meth:`bot.edge.ops.Slot.park`), so a flood
 in one chat never holds up another chat's updates.  Edits of one board queue
 behind one sender per board that sends only the newest state wanted
 (:mod:`bot.edge.coalesce`): a throttled board catches up in one edit.  A

@@ -188,15 +188,16 @@ def refusal_text(tr: Translator, refusal: Refusal, buttons: Translator | None = 
 
 async def commit_or_reply(update: Update, tr: Translator, store: Store,
                           load: Callable[[], Awaitable[GameRecord | None]],
-                          change: Callable[[GameRecord, float], GameRecord], *, missing: str
-                          ) -> GameRecord | None:
+                          change: Callable[[GameRecord, float], GameRecord], *, missing: str,
+                          buttons: Translator | None = None) -> GameRecord | None:
     """A command's rule applied to its game and saved (:func:`commit_game`):
-    the saved record, or None after telling the caller the refusal, or
-    ``missing`` (a msgid) when ``load`` found no game."""
+    the saved record, or None after telling the caller the refusal (naming
+    the game's buttons as they read in ``buttons``' language), or ``missing``
+    (a msgid) when ``load`` found no game."""
     try:
         changed = await commit_game(store, load, change)
     except Refusal as refusal:
-        await reply(update, refusal_text(tr, refusal))
+        await reply(update, refusal_text(tr, refusal, buttons))
         return None
     if changed is None:
         await reply(update, tr.gettext(missing))

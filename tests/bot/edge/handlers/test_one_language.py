@@ -91,6 +91,10 @@ async def test_tournament_notices_name_start_as_the_boards_read(world: World) ->
     assert all(opening[name] in text and "▶ Start" in text for name, text in told), told
     assert not any("Начать" in text or "Pradėti" in text for _, text in told), told
     assert (await current(world, c)).status.value == "active"
+    # a seated player's /cancel is refused, naming the board's ▶ Start as it reads
+    seated = next(p for p in players[1:] if any(name == p.first_name for name, _ in told))
+    said = await world.reply(c.chat, await world.send(c.chat, seated, "/cancel"))
+    assert "▶ Start" in (said.text or ""), said.text
     assert _spelled(s, "en") == []
 
 

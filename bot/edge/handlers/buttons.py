@@ -45,6 +45,7 @@ from bot.edge.handlers.common import (
     game_and_settings,
     get_dealer,
     get_store,
+    keys_translator,
     parse_tap,
     translator_for,
 )
@@ -66,7 +67,6 @@ from bot.vocab.records import (
     Status,
     decode,
     encode,
-    is_private_game_chat,
     retrying,
 )
 from bot.vocab.refusals import (
@@ -233,14 +233,6 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
             raise Refusal(CATCHING_UP) from None
         raise
     return record, new, view
-
-
-async def keys_translator(context: Context, tr: Translator, chat_id: int) -> Translator:
-    """The language a tapped message's buttons are drawn in: a group's boards',
-    else (a player's private view, an inline game's message) the tapper's own."""
-    if chat_id > 0 or is_private_game_chat(chat_id):
-        return tr
-    return await board_translator(context, await chat_settings(context, chat_id), tr)
 
 
 class _AppliedBefore(Exception):

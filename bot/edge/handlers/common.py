@@ -25,7 +25,13 @@ from bot.store import Store
 from bot.store.inline import inline_chat_id
 from bot.vocab.callbacks import Callback, CallbackDataError
 from bot.vocab.i18n import N_, Translator, translator
-from bot.vocab.records import ChatSettings, GameRecord, is_private_game_chat, settings_key
+from bot.vocab.records import (
+    INLINE_CHAT_BASE,
+    ChatSettings,
+    GameRecord,
+    is_private_game_chat,
+    settings_key,
+)
 from bot.vocab.refusals import Refusal
 from bot.vocab.usertext import ALERT_LIMIT, clean, fit_text
 
@@ -153,6 +159,17 @@ async def addressee_translator(context: Context, user_id: int, chat_id: int | No
         board = settings.board_language
     own = await get_store(context).prefs.language(user_id)
     return translator(own or fallback or board)
+
+
+async def keys_translator(context: Context, tr: Translator, chat_id: int) -> Translator:
+    """The language the buttons of a game of ``chat_id`` are drawn in, for a
+    text that names them: a group's or an inline game's boards' (its /lang,
+    else the one its first board noted), else (a private game's views, each
+    in its player's language) ``tr``.  Only read: nothing is noted here."""
+    if chat_id > 0 or (is_private_game_chat(chat_id) and chat_id > INLINE_CHAT_BASE):
+        return tr
+    settings = await chat_settings(context, chat_id)
+    return translator(settings.language or settings.board_language or tr.lang)
 
 
 def display_name(user: User) -> str:

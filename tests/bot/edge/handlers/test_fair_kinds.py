@@ -581,3 +581,20 @@ async def test_a_rematch_offer_between_people_is_kept_in_their_private_chats(
     _in_export(rematch, "tg.join", query)
     for message in kept:
         _never_edited(world, message)
+
+
+async def test_a_lobby_between_people_keeps_it_in_the_group_whoever_started_the_bot(
+        world: World) -> None:
+    """Whose tap seats the second player nobody knows before it: a lobby's
+    commitment is kept in the group even when its commander has a private chat."""
+    t = _setup(world)
+    await _started_the_bot(world, t.alice, t.bob)
+    sent = await world.send(t.chat, t.alice, "/new long")
+    lobby = await world.reply(t.chat, sent, "New game")
+    await world.idle()
+    record = await chat_game(world.store, t.chat.id)
+    assert record is not None and record.dice is not None
+    kept = _kept(world, t.chat, record.dice.seed)
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    await _started(world, t.chat, "tg.join", _last_query(world), kept)

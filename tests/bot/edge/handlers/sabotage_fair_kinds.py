@@ -83,7 +83,7 @@ def run(name: str, edits: list[tuple[str, str, str]]) -> list[str]:
     for path, old, new in edits:
         text = (ROOT / path).read_text()
         assert old in text, (name, path)
-        saved[path] = text
+        saved.setdefault(path, text)  # the original, before any edit of this run
         (ROOT / path).write_text(text.replace(old, new, 1))
     try:
         done = subprocess.run(

@@ -11,7 +11,8 @@ again the moment the board changed: the bot's throughput).  With each: how
 long the slowest 1% of taps waited before getUpdates handed them over, the
 CPU the bot (with its painter process), this harness and Redis spent per
 tap, and the bot's Bot API requests per tap.  Dice are seeded; the bot runs
-with NARDY_RATE_LIMIT=0 because the local server has no flood limits.
+with NARDY_RATE_LIMIT=0 (its throughput, not Telegram's budget: the local
+server then keeps no flood limits either).
 """
 
 from __future__ import annotations

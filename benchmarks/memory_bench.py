@@ -6,7 +6,7 @@ Run: ``.venv/bin/python benchmarks/memory_bench.py [games]``
 It writes through the bot's own :class:`bot.store.Store`, so the keys are the
 bot's: ``games`` chats each get an active game played to a random point
 (``TURNS`` turns, the engine record grows by every roll and step) with its
-indexes, a flood bucket and the update markers of its taps; then every game
+indexes, a flood window and the update markers of its taps; then every game
 is finished (history entry, ledger, booked id) and replaced by the next lobby.
 Prints ``INFO memory`` ``used_memory`` deltas divided by the game count, and
 ``MEMORY USAGE`` of one game's keys.
@@ -93,13 +93,14 @@ async def main() -> None:
         for _ in range(turns * TAPS_PER_TURN):
             markers += 1
             _mark(store, pipe, markers)
-        pipe.hset(f"nardy:{{chat:{chat}}}:flood", mapping={"t": "19.5", "ts": "1700000000.5"})
+        pipe.zadd(store.keys.flood(chat),  # a busy group's flood window: 20 booked messages
+                  {f"0123456789ab:{n}": 1700000000.5 + 3 * n for n in range(20)})
         pipe.set(f"nardy:{{chat:{chat}}}:ping:{record.game_id}", 12345, ex=7 * 24 * 3600)
         await pipe.execute()
     active = await used(redis)
     sample = games[0]
     keys = [store.keys.record(sample.key), store.keys.chat(sample.chat_id, "live"),
-            store.keys.chat(sample.chat_id, "flood"),
+            store.keys.chat(sample.chat_id, "sent"),
             store.keys.chat(sample.chat_id, f"ping:{sample.game_id}"),
             store.keys.user_games(sample.players[0].user_id), locate(store.keys, identity(1))[0]]
     sizes = {key: await redis.memory_usage(key) for key in keys}

@@ -49,7 +49,7 @@ from bot.edge.handlers import board, menu, pace
 from bot.edge.handlers.computer import COMPUTER_IDLE, COMPUTER_PER_PERSON
 from bot.edge.http import close_all
 from bot.edge.incoming import PollingRequest
-from bot.edge.limits import SharedRateLimiter
+from bot.edge.limits import OVERALL, SharedRateLimiter, Window
 from bot.rules.dice import Dealer
 from bot.store import Store
 from bot.vocab.i18n import LANGUAGES, translator
@@ -72,7 +72,8 @@ def dice_source() -> Dealer:
 
 def rate_limiter() -> SharedRateLimiter:
     """The flood limiter shared by all workers through Redis (attached at start)."""
-    return SharedRateLimiter(bot_rate=float(os.environ.get("NARDY_RATE_LIMIT", "30")))
+    overall = int(float(os.environ.get("NARDY_RATE_LIMIT", str(OVERALL.limit))))
+    return SharedRateLimiter(overall=Window(overall, 1.0) if overall > 0 else None)
 
 
 AnyApp = Application[Any, Any, Any, Any, Any, Any]

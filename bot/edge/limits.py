@@ -1,21 +1,32 @@
-"""Flood limits shared by every worker: token buckets in Redis, consulted before sending.
+"""Flood limits shared by every worker: sliding windows in Redis, consulted before sending.
 
-PTB's ``AIORateLimiter`` counts in one process; with several workers each would
-allow the whole budget.  :class:`SharedRateLimiter` keeps one bucket per chat
-(``nardy:{chat:<id>}:flood``, in the chat's cluster slot) and one for the bot
-(``nardy:{flood}:all``) in Redis.  Taking a token is one Lua call that
-*reserves* it: the bucket may go negative, and the caller sleeps the returned
-time before sending, so concurrent senders on any worker queue up fairly
-without a second round trip.  A 429 from the Bot API empties the chat's (or the
-bot's) bucket for ``retry_after`` seconds for every worker, then the request is
-retried.
+Telegram lets a group receive about 20 messages a minute (edits count), a
+private chat about one a second, and the bot about 30 a second over all
+chats; above that it answers ``429 retry_after``.  The limiter keeps each
+budget *exactly*: no 60 s holds more than 20 messages to a group, however the
+messages bunch (a token bucket with a burst let 21-27 through).  Each budget
+is a :class:`Window` (at most ``limit`` messages in any ``seconds``) whose log
+is a sorted set in Redis, one per chat (``nardy:{chat:<id>}:sent``, in the
+chat's cluster slot) and one for the bot (``nardy:{flood}:sent``), shared by
+the workers (PTB's ``AIORateLimiter`` counts in one process: each worker
+would spend the whole budget).  Reserving a message is one Lua call per window
+(:meth:`bot.store.flood.FloodBuckets.reserve`): it books the earliest time
+the window allows and the caller sleeps until then, so concurrent senders on
+any worker queue up without a second round trip, and a group with work
+waiting sends as soon as its window allows: the budget is used fully, with
+no idle gap.  A reservation whose message is not sent after all (its caller
+gave up, or it went stale) is given back.  The limiter's window is
+:data:`MARGIN` longer than Telegram's: a message reserved for time *t*
+reaches Telegram a little later (the sleep's overshoot, the request's way),
+so the 21st must not leave exactly 60 s after the first did.  A 429 from the
+Bot API holds the chat's (or the bot's) window for ``retry_after`` seconds
+for every worker, then the request is retried.
 
-The budget is Telegram's: about 20 messages a minute in a group (edits
-count), one a second in a private chat.  Each chat's messages take their
-turns in the chat's outbox (:mod:`bot.edge.outbox`): one dispenser per chat
-reserves the tokens and hands them out round robin over the chat's games
-and members, and a handler whose message must wait for a spent bucket gives
-its update slot back meanwhile (:meth:`bot.edge.ops.Slot.park`), so a flood
+Each chat's messages take their turns in the chat's outbox
+(:mod:`bot.edge.outbox`): one dispenser per chat reserves the chat's times
+and hands them out round robin over the chat's games and members (several
+games in one group share its budget fairly), and a handler whose message
+must wait gives its update slot back meanwhile (:meth:`bot.edge.ops.Slot.park`), so a flood
 in one chat never holds up another chat's updates.  Edits of one board queue
 behind one sender per board that sends only the newest state wanted
 (:mod:`bot.edge.coalesce`): a throttled board catches up in one edit.  A
@@ -31,10 +42,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import itertools
 import logging
 import time
+import uuid
 import warnings
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 from telegram.error import RetryAfter
@@ -49,43 +63,74 @@ from bot.store.keys import Keys
 
 log = logging.getLogger(__name__)
 
-CHAT_RATE = 1.0
-"""Messages a second in one private chat, sustained (Telegram: about one a second)."""
-CHAT_BURST = 5
-"""Messages one private chat may get at once before the rate applies."""
-GROUP_RATE = 20 / 60
-"""Messages a second in one group, sustained (Telegram: about 20 a minute,
-edits included)."""
-GROUP_BURST = 10
-"""Messages one group may get at once before the rate applies (a quick turn
-edits the board a few times in a row; half a minute's budget)."""
-BOT_RATE = 30.0
-"""Messages a second over all chats (Telegram's bulk limit)."""
+@dataclass(frozen=True)
+class Window:
+    """At most ``limit`` messages in any ``seconds``."""
+
+    limit: int
+    seconds: float
+
+
+GROUP = Window(20, 60.0)
+"""One group (or an inline game's message): Telegram's 20 a minute, edits included."""
+PRIVATE = Window(5, 5.0)
+"""One private chat: about one a second (a few at once)."""
+OVERALL = Window(30, 1.0)
+"""Over all chats: Telegram's bulk limit (``NARDY_RATE_LIMIT`` a second)."""
+MARGIN = 1.0
+"""Seconds added to every window: from the time a message is reserved for to
+its arrival at Telegram (the sleep's overshoot, the request's way) the
+messages of a window may drift apart by less than this."""
+OVERALL_MARGIN = 0.1
+"""The most margin of the bot's overall window: Telegram's bulk limit is loose
+("about 30 a second"), and a whole second on a one-second window would halve
+the bot's throughput."""
 LIMITED_PREFIXES = ("send", "edit", "copy", "forward")
 STALE_AFTER = 120.0
 """Seconds a text without buttons (a command's answer, a notice) may wait for
 its chat's turn before it is dropped: later it would answer nothing."""
 
-class SharedRateLimiter(BaseRateLimiter[int]):
-    """A PTB rate limiter on Redis token buckets; see the module doc.
+@dataclass
+class Reservation:
+    """One message's time in a chat's windows: ``wait`` seconds from now;
+    :meth:`release` gives it back if the message is not sent after all."""
 
-    Until :meth:`attach` gives it the store's buckets (and when ``bot_rate`` is 0) it
-    only honours 429 answers.  If Redis fails, requests go out unthrottled
-    rather than not at all.
+    wait: float
+    booked: list[tuple[str, str]]
+    """(window log, reservation name) for each window it holds a place in."""
+    buckets: FloodBuckets | None = None
+
+    async def release(self) -> None:
+        if self.buckets is None:
+            return
+        try:
+            for key, name in self.booked:
+                await self.buckets.release(key, name)
+        except Exception as error:  # the place then expires with the window
+            log.warning("flood limiter unavailable (%r)", error)
+
+
+class SharedRateLimiter(BaseRateLimiter[int]):
+    """A PTB rate limiter on sliding windows in Redis; see the module doc.
+
+    Until :meth:`attach` gives it the store's logs (and when ``overall`` is
+    None) it only honours 429 answers.  If Redis fails, requests go out
+    unthrottled rather than not at all.
     """
 
-    def __init__(self, *, chat_rate: float = CHAT_RATE, chat_burst: int = CHAT_BURST,
-                 group_rate: float = GROUP_RATE, group_burst: int = GROUP_BURST,
-                 bot_rate: float = BOT_RATE, max_retries: int = 3,
+    def __init__(self, *, group: Window = GROUP, private: Window = PRIVATE,
+                 overall: Window | None = OVERALL, margin: float = MARGIN,
+                 max_retries: int = 3,
                  clock: Callable[[], float] = time.time,
                  sleep: Callable[[float], Coroutine[Any, Any, None]] = asyncio.sleep) -> None:
-        self.chat_rate, self.chat_burst, self.bot_rate = chat_rate, chat_burst, bot_rate
-        self.group_rate, self.group_burst = group_rate, group_burst
+        self.group, self.private, self.overall, self.margin = group, private, overall, margin
         self.boards = BoardCoalescer()
         self.outbox = ChatOutbox(self._reserve, sleep=sleep, clock=clock)
         self.max_retries = max_retries
         self.clock = clock
         self.buckets: FloodBuckets | None = None
+        self._names = itertools.count()
+        self._process = uuid.uuid4().hex[:12]
 
     def attach(self, buckets: FloodBuckets) -> None:
         """Start limiting through the store's ``buckets`` (shared with the other workers)."""
@@ -99,42 +144,67 @@ class SharedRateLimiter(BaseRateLimiter[int]):
 
     @property
     def enabled(self) -> bool:
-        return self.buckets is not None and self.bot_rate > 0
+        return self.buckets is not None and self.overall is not None
 
-    def bucket_keys(self, chat_id: object) -> list[tuple[str, float, float]]:
-        """(key, rate, burst) of the buckets a message to ``chat_id`` takes from.
+    def windows(self, chat_id: object) -> list[tuple[str, Window]]:
+        """(log key, window) of the budgets a message to ``chat_id`` takes from.
 
         A group's id is negative, a private chat's positive (a username, which
         only channels use here, counts as a group).
 
-        >>> SharedRateLimiter().bucket_keys(-100)[0]
-        ('nardy:{chat:-100}:flood', 0.3333333333333333, 10)
-        >>> SharedRateLimiter().bucket_keys(42)
-        [('nardy:{chat:42}:flood', 1.0, 5), ('nardy:{flood}:all', 30.0, 30.0)]
+        >>> SharedRateLimiter().windows(-100)[0]
+        ('nardy:{chat:-100}:sent', Window(limit=20, seconds=60.0))
+        >>> SharedRateLimiter().windows(42)
+        [('nardy:{chat:42}:sent', Window(limit=5, seconds=5.0)), \
+('nardy:{flood}:sent', Window(limit=30, seconds=1.0))]
         """
         names = self.buckets.keys if self.buckets is not None else Keys()
-        keys: list[tuple[str, float, float]] = []
+        keys: list[tuple[str, Window]] = []
         if chat_id is not None:
             private = isinstance(chat_id, int) and chat_id > 0
-            keys.append((names.flood(chat_id),
-                         self.chat_rate if private else self.group_rate,
-                         self.chat_burst if private else self.group_burst))
-        keys.append((names.flood_all, self.bot_rate, max(1.0, self.bot_rate)))
+            keys.append((names.flood(chat_id), self.private if private else self.group))
+        if self.overall is not None:
+            keys.append((names.flood_all, self.overall))
         return keys
 
-    async def acquire(self, chat_id: object) -> float:
-        """Reserve one message to ``chat_id`` in every bucket; returns the wait (s)."""
+    def span(self, window: Window) -> float:
+        """The seconds the limiter keeps ``window`` over: Telegram's and a margin."""
+        margin = min(self.margin, OVERALL_MARGIN) if window is self.overall else self.margin
+        return window.seconds + margin
+
+    async def reserve(self, chat_id: object) -> Reservation:
+        """Book the earliest time one more message to ``chat_id`` fits every
+        window it takes from (the chat's, then the bot's; if the bot's is
+        later, the chat's place moves there too: it is where the message goes)."""
         if not self.enabled:
-            return 0.0
+            return Reservation(0.0, [])
         assert self.buckets is not None  # enabled
         now = self.clock()
+        name = f"{self._process}:{next(self._names)}"
+        booked: list[tuple[str, str]] = []
+        at = first = now
         try:
-            waits = [await self.buckets.take(key, rate, burst, now)
-                     for key, rate, burst in self.bucket_keys(chat_id)]
+            windows = self.windows(chat_id)
+            for key, window in windows:
+                at = now + await self.buckets.reserve(key, window.limit,
+                                                      self.span(window), now, name,
+                                                      not_before=at)
+                booked.append((key, name))
+                first = first if len(booked) > 1 else at
+            if len(windows) > 1 and at > first:
+                key, window = windows[0]
+                await self.buckets.release(key, name)
+                at = now + await self.buckets.reserve(key, window.limit,
+                                                      self.span(window), now, name,
+                                                      not_before=at)
         except Exception as error:  # Redis trouble must not stop the bot from talking
             log.warning("flood limiter unavailable (%r); sending unthrottled", error)
-            return 0.0
-        return max(waits)
+            return Reservation(0.0, [])
+        return Reservation(max(0.0, at - now), booked, self.buckets)
+
+    async def acquire(self, chat_id: object) -> float:
+        """Reserve one message to ``chat_id`` in every window; returns the wait (s)."""
+        return (await self.reserve(chat_id)).wait
 
     async def penalize(self, chat_id: object, seconds: float) -> None:
         """The Bot API said 429: nobody sends to this chat (or at all) for ``seconds``."""
@@ -142,9 +212,11 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         if not self.enabled:
             return
         assert self.buckets is not None  # enabled
-        key, rate, burst = self.bucket_keys(chat_id)[0]
+        key, window = self.windows(chat_id)[0]
         try:
-            await self.buckets.take(key, rate, burst, self.clock(), seconds)
+            await self.buckets.reserve(key, window.limit, self.span(window), self.clock(),
+                                       f"{self._process}:429:{next(self._names)}",
+                                       penalty=seconds)
         except Exception as error:
             log.warning("flood limiter unavailable (%r)", error)
 
@@ -204,11 +276,11 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         if self.enabled:
             await self.outbox.turn(chat_id, lane, park=park, stale_after=stale_after)
 
-    async def _reserve(self, chat_id: object) -> float:
-        wait = await self.acquire(chat_id)
-        if wait > 0:
-            metrics.THROTTLED_SECONDS.inc(wait)
-        return wait
+    async def _reserve(self, chat_id: object) -> Reservation:
+        reservation = await self.reserve(chat_id)
+        if reservation.wait > 0:
+            metrics.THROTTLED_SECONDS.inc(reservation.wait)
+        return reservation
 
     async def flooded(self, error: RetryAfter, endpoint: str, chat_id: object, *,
                       limited: bool) -> None:

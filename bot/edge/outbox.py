@@ -3,12 +3,14 @@
 Every message the bot sends to a chat (a new message, or the edit of one
 board, :mod:`bot.edge.coalesce`) first asks :meth:`ChatOutbox.turn` for a
 turn.  One dispenser per chat (in this process) reserves the chat's next
-token (:meth:`bot.edge.limits.SharedRateLimiter.acquire`: the Redis buckets
-shared by every worker), waits for it if the bucket is spent, and gives it to
+time (:meth:`bot.edge.limits.SharedRateLimiter.reserve`: the Redis windows
+shared by every worker), waits for it if the budget is spent, and gives it to
 the next *lane* in round robin: a lane is one game's board, or the replies to
 one update's game or user (:func:`bot.edge.ops.lane_of`), so several games in
 one chat are served in turn and a member's flood of commands only delays its
-own lane.  Nothing here waits for another chat.
+own lane.  A time reserved for nobody (every waiter gave up or went stale
+meanwhile) is given back at once, so no budget is left idle while messages
+wait.  Nothing here waits for another chat.
 
 When a chat's bucket is spent, every waiter is told so by its ``park``
 callback (:meth:`bot.edge.ops.Slot.park`): the update that asked gives its
@@ -25,10 +27,21 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from telegram.error import BadRequest
 
 Park = Callable[[], None]
+
+
+class Booking(Protocol):
+    """A message's reserved time: ``wait`` seconds from now."""
+
+    @property
+    def wait(self) -> float: ...
+
+    async def release(self) -> None:
+        """Give the time back: no message was sent in it."""
 
 
 class StaleMessage(BadRequest):
@@ -56,10 +69,10 @@ class _Chat:
 
 class ChatOutbox:
     """The chats' turns; see the module doc.  ``acquire(chat_id)`` reserves
-    one token and returns the seconds to wait for it; ``sleep`` and ``clock``
-    are injected by tests."""
+    one message's time (its :class:`Booking`); ``sleep`` and ``clock`` are
+    injected by tests."""
 
-    def __init__(self, acquire: Callable[[object], Awaitable[float]], *,
+    def __init__(self, acquire: Callable[[object], Awaitable[Booking]], *,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._acquire, self._sleep, self._clock = acquire, sleep, clock
@@ -91,7 +104,8 @@ class ChatOutbox:
     async def _dispense(self, chat_id: object, chat: _Chat) -> None:
         try:
             while chat.lanes:
-                wait = await self._acquire(chat_id)
+                booking = await self._acquire(chat_id)
+                wait = booking.wait
                 if wait > 0:
                     chat.waiting = True
                     for turns in chat.lanes.values():
@@ -102,7 +116,8 @@ class ChatOutbox:
                         await self._sleep(wait)
                     finally:
                         chat.waiting = False
-                self._grant(chat)
+                if not self._grant(chat):
+                    await booking.release()
         except BaseException as error:  # stopped (shutdown): nobody waits for ever
             for turns in chat.lanes.values():
                 for turn in turns:
@@ -115,9 +130,9 @@ class ChatOutbox:
             if self._chats.get(chat_id) is chat:
                 del self._chats[chat_id]
 
-    def _grant(self, chat: _Chat) -> None:
-        """Give the token to the first live turn of the next lane (round robin);
-        stale turns on the way are dropped."""
+    def _grant(self, chat: _Chat) -> bool:
+        """Give the time to the first live turn of the next lane (round robin);
+        stale turns on the way are dropped.  False: nobody took it."""
         now = self._clock()
         while chat.lanes:
             lane, turns = next(iter(chat.lanes.items()))
@@ -133,4 +148,5 @@ class ChatOutbox:
                 turn.granted.set_exception(StaleMessage())
                 continue
             turn.granted.set_result(None)
-            return
+            return True
+        return False

@@ -39,7 +39,7 @@ from bot.vocab.refusals import Refusal
 from bot.vocab.usertext import clean
 from engine.position import Variant
 
-LOBBY_HINT = N_("Tap Join: the first two to join play each other.")
+LOBBY_HINT = N_("Tap {join}: the first two to join play each other.")
 USAGE = N_("After the bot's name you may type the game and its options, as for /new: long, "
            "backgammon, match=5, cube=off, time=1d.")
 _VARIANT_LETTERS = {Variant.LONG: "l", Variant.BACKGAMMON: "b"}
@@ -104,17 +104,17 @@ def _lobby_result(tr: Translator, variant: Variant, options: TableOptions
                                         options=options))
     lines = [tr.gettext("<b>New game: {variant}</b>", variant=escape(title))]
     lines += [escape(extra)] if extra else []
-    lines.append(tr.gettext(LOBBY_HINT))
+    lines.append(tr.naming(LOBBY_HINT, tr))  # its Join is drawn in tr too
     return InlineQueryResultArticle(
         join.format(), title, InputTextMessageContent("\n".join(lines),
                                                       parse_mode=ParseMode.HTML),
         reply_markup=join_keyboard(tr, join.format()),
-        description=extra or tr.gettext(LOBBY_HINT))
+        description=extra or tr.naming(LOBBY_HINT, tr))
 
 
 def _explanation(tr: Translator, refusal: Refusal) -> InlineQueryResultArticle:
     """A result that only says why the query offers no game (choosing it posts that)."""
-    reason = tr.gettext(refusal.message, **refusal.values)  # plain text: escaped below
+    reason = tr.naming(refusal.message, tr, **refusal.values)  # plain text: escaped below
     text = "\n".join([escape(reason), escape(tr.gettext(USAGE))])
     return InlineQueryResultArticle(
         "why", "⚠ " + tr.gettext("No game for these words"),

@@ -114,7 +114,7 @@ class KeyboardBuilder:
         ]
 
     def _menu_row(self) -> Row:
-        return [self.button("⋯ " + self.tr.gettext("More"), ButtonAction.MENU)]
+        return [self.button(self.tr.label("more"), ButtonAction.MENU)]
 
     def _back(self) -> InlineKeyboardButton:
         return self.button("« " + self.tr.gettext("Back"), ButtonAction.BACK)
@@ -151,7 +151,7 @@ class KeyboardBuilder:
         if can_undo:
             last.append(self.button("↶ " + self.tr.gettext("Undo"), ButtonAction.UNDO))
         if complete:
-            last.append(self.button("✓ " + self.tr.gettext("Confirm"), ButtonAction.CONFIRM))
+            last.append(self.button(self.tr.label("confirm"), ButtonAction.CONFIRM))
         if last:
             rows.append(last)
         hints = [self.button("💡 " + self.tr.gettext("Hint"), ButtonAction.HINT)] if hint else []
@@ -233,14 +233,14 @@ class KeyboardBuilder:
         the tournament)."""
         tr = self.tr
         new = [self.button(tr.gettext("New game"), ButtonAction.NEW)] if new_game else []
-        check = ([InlineKeyboardButton("🎲 " + tr.gettext("Verify"), callback_data=verify)]
+        check = ([InlineKeyboardButton(tr.label("verify"), callback_data=verify)]
                  if verify else []) + self.analysis_row(analysis)
         if standings is not None and match_over:
             return InlineKeyboardMarkup([[InlineKeyboardButton(
                 "📋 " + tr.gettext("Standings"), callback_data=standings)],
                 *([check] if check else [])])
         if not (answer or withdraw):
-            first = tr.gettext("Rematch") if match_over else tr.gettext("Next game")
+            first = tr.gettext("Rematch") if match_over else tr.label("next_game")
             return InlineKeyboardMarkup([[self.button(first, ButtonAction.REMATCH), *new],
                                          *([check] if check else [])])
         rows: list[Row] = []
@@ -268,7 +268,7 @@ class KeyboardBuilder:
         bot = [[self.lobby_button("🤖 " + tr.gettext("Play the bot"), ButtonAction.COMPUTER)]]
         return InlineKeyboardMarkup([
             choice,
-            [self.lobby_button("✋ " + tr.gettext("Join"), ButtonAction.JOIN),
+            [self.lobby_button(tr.label("join"), ButtonAction.JOIN),
              self.lobby_button(tr.gettext("Leave"), ButtonAction.LEAVE)],
             *(bot if computer else []),
             [self.lobby_button(tr.gettext("Close"), ButtonAction.DROP)],
@@ -279,9 +279,9 @@ class KeyboardBuilder:
         """A seated game waiting for a player's tap: ▶ Start (and Close);
         ``keep``: the data of a 🎲 Verify button that sends the whole
         commitment to the tapper's private chat (an inline game's)."""
-        rows = [[self.lobby_button("▶ " + self.tr.gettext("Start"), ButtonAction.START)]]
+        rows = [[self.lobby_button(self.tr.label("start"), ButtonAction.START)]]
         if keep:
-            rows.append([InlineKeyboardButton("🎲 " + self.tr.gettext("Verify"),
+            rows.append([InlineKeyboardButton(self.tr.label("verify"),
                                               callback_data=keep)])
         if close:
             rows.append([self.lobby_button(self.tr.gettext("Close"), ButtonAction.DROP)])
@@ -299,7 +299,7 @@ def url_keyboard(text: str, url: str) -> InlineKeyboardMarkup:
 def join_keyboard(tr: Translator, data: str) -> InlineKeyboardMarkup:
     """An inline query's lobby result: ✋ Join, ``data`` the game itself
     (:class:`bot.present.inline.InlineJoin`, the lobby is not stored yet)."""
-    return InlineKeyboardMarkup([[InlineKeyboardButton("✋ " + tr.gettext("Join"),
+    return InlineKeyboardMarkup([[InlineKeyboardButton(tr.label("join"),
                                                        callback_data=data)]])
 
 
@@ -427,7 +427,7 @@ def verify_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup 
     """Only 🎲 Verify, once the record's seed is revealed (else nothing)."""
     check = verify_data(record)
     return None if check is None else InlineKeyboardMarkup([[InlineKeyboardButton(
-        "🎲 " + tr.gettext("Verify"), callback_data=check)]])
+        tr.label("verify"), callback_data=check)]])
 
 
 def kept_keyboard(tr: Translator, record: GameRecord) -> InlineKeyboardMarkup | None:

@@ -62,13 +62,13 @@ def dice_lines(tr: Translator, record: GameRecord) -> list[str]:
     return commitment_lines(tr, record) + ([words] if words else [])
 
 
-START_TEXT = N_("Tap ▶ Start to roll the opening: Telegram's id of your tap, which nobody knows "
+START_TEXT = N_("Tap {start} to roll the opening: Telegram's id of your tap, which nobody knows "
                 "before you tap, is mixed into the dice committed above.")
 
 
-INLINE_START_TEXT = N_("Keep the fingerprint above before ▶ Start: this message becomes the "
-                       "board. 🎲 Verify sends it to our private chat in a message the bot "
-                       "never edits. Then either player taps ▶ Start: Telegram's id of that "
+INLINE_START_TEXT = N_("Keep the fingerprint above before {start}: this message becomes the "
+                       "board. {verify} sends it to our private chat in a message the bot "
+                       "never edits. Then either player taps {start}: Telegram's id of that "
                        "tap, which nobody knows before, is mixed into the dice.")
 
 
@@ -90,14 +90,14 @@ def lobby_message(tr: Translator, record: GameRecord) -> tuple[str, InlineKeyboa
         joined = ", ".join(html_text(p.name) for p in record.players)
         lines.append(tr.gettext("Joined: {names}", names=joined))
     if awaits_start(record) and record.is_inline:
-        lines.append(tr.gettext(INLINE_START_TEXT))
+        lines.append(tr.naming(INLINE_START_TEXT, tr))
         return "\n".join(lines), keys.start(keep=keep_data(record))
     if awaits_start(record):
-        lines.append(tr.gettext(START_TEXT))
+        lines.append(tr.naming(START_TEXT, tr))
         return "\n".join(lines), keys.start(close=not record.is_private
                                               and not is_tournament_game(record.game_id))
-    lines.append(tr.gettext("Choose the game and tap Join; the game starts when two "
-                            "players have joined."))
+    lines.append(tr.naming("Choose the game and tap {join}; the game starts when two "
+                           "players have joined.", tr))
     names = [variant_name(tr, v) for v in VARIANTS]
     return "\n".join(lines), keys.lobby(names, VARIANTS.index(record.variant),
                                         computer=not record.is_inline)

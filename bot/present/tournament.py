@@ -132,7 +132,7 @@ def lobby_message(tr: Translator, record: TournamentRecord
     if record.start_at is not None:
         when = utc_time(record.start_at)
         lines.append(escape(tr.gettext("It starts by itself at {time} UTC.", time=when)))
-    lines.append(escape(tr.gettext("Tap Join to play. Whoever created it taps ▶ Start.")))
+    lines.append(escape(tr.naming("Tap {join} to play. Whoever created it taps {start}.", tr)))
     return fit_text("\n".join(lines)), _keyboard(tr, record, [
         (ButtonAction.JOIN, "✋ ", N_("Join")), (ButtonAction.LEAVE, "", N_("Leave")),
         (ButtonAction.START, "▶ ", N_("Start")), (ButtonAction.DROP, "✖ ", N_("Cancel"))])
@@ -244,7 +244,7 @@ def round_head(tr: Translator, record: TournamentRecord, round_: Round) -> tuple
     return head, False
 
 
-def round_message(tr: Translator, record: TournamentRecord) -> str:
+def round_message(tr: Translator, record: TournamentRecord, boards: Translator) -> str:
     """A round's pairings, posted when it starts."""
     current = record.rounds[-1]
     playoff = any(p.stage is Stage.PLAYOFF for p in current.pairings)
@@ -256,9 +256,9 @@ def round_message(tr: Translator, record: TournamentRecord) -> str:
     lines += [_pairing_line(tr, record, p, each) for p in current.pairings]
     if current.deadline is not None:
         when = utc_time(current.deadline)
-        lines.append(escape(tr.gettext(
+        lines.append(escape(tr.naming(
             "Play by {time} UTC ({left} left): each game has its board below, where either "
-            "player taps ▶ Start. A game nobody started by then is lost by both.",
+            "player taps {start}. A game nobody started by then is lost by both.", boards,
             time=when, left=duration(tr, current.deadline - clock.now()))))
     return fit_text("\n".join(lines))
 
@@ -398,8 +398,10 @@ def final_message(tr: Translator, record: TournamentRecord, nets: Mapping[int, i
     return fit_text("\n".join(lines))
 
 
-def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> str | None:
-    """What a player is told in private of their pairing this round."""
+def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int,
+                   boards: Translator) -> str | None:
+    """What a player is told in private of their pairing this round (in their
+    language; the board's ▶ Start named as it reads there: in ``boards``')."""
     current = record.rounds[-1]
     mine = next((p for p in current.pairings if user_id in p.players), None)
     if mine is None:
@@ -412,8 +414,8 @@ def pairing_notice(tr: Translator, record: TournamentRecord, user_id: int) -> st
     other = names(record)[mine.opponent(user_id) or 0]
     if length_of(record, mine) > 1:
         head += " · " + tr.gettext("match to {n}", n=length_of(record, mine))
-    return "🏆 " + escape(head) + "\n" + escape(tr.gettext(
-        "You play {name}: tap ▶ Start on your board in the group.", name=clean(other)))
+    return "🏆 " + escape(head) + "\n" + escape(tr.naming(
+        "You play {name}: tap {start} on your board in the group.", boards, name=clean(other)))
 
 
 def league_message(tr: Translator, season: str, rows: Sequence[LeagueRow],

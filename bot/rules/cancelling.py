@@ -10,7 +10,7 @@ from bot.vocab.records import GameRecord, Status
 from bot.vocab.refusals import NOT_PLAYING, PROPOSED, Refusal
 from bot.vocab.tournament import is_tournament_game
 
-TOURNAMENT_GAME = N_("A tournament game is not closed: either player taps ▶ Start; a game "
+TOURNAMENT_GAME = N_("A tournament game is not closed: either player taps {start}; a game "
                      "nobody starts by the round's deadline is lost by both.")
 """A player closing their tournament game's board alone would make the
 opponent lose it too (bot/service/tournament.py: a cancelled game is a

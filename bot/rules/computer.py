@@ -56,9 +56,9 @@ LEVEL_NAMES = {Level.EASY: N_("easy"), Level.MEDIUM: N_("medium"), Level.STRONG:
                Level.BEST: N_("best")}
 BOT_NAME = N_("🤖 Nardy bot ({level})")
 """The computer's name at the table, in the language of the chat it sat down in."""
-SOMEONE_WAITS = N_("Someone is waiting for a second player here: tap Join to play them.")
+SOMEONE_WAITS = N_("Someone is waiting for a second player here: tap {join} to play them.")
 NOT_YOUR_LOBBY = N_("This lobby is not yours: only whoever opened it may play the bot here. "
-                    "Tap Join to play them, or send /new bot for a game of your own.")
+                    "Tap {join} to play them, or send /new bot for a game of your own.")
 PLAYING_THE_BOT = N_("You are playing the bot here already ({count} at once at most): finish "
                      "that game or /cancel it first.")
 IDLE_DEFAULT = 7 * 24 * 3600

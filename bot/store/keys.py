@@ -50,8 +50,9 @@ chat live in one slot and a Lua script may touch several of them:
     nardy:{tournaments}:due               zset: "<chat>:<topic>:<tournament>" -> when the
                                           tournament wakes up next (its start, a deadline, a
                                           round to post), claimed by lease
-    nardy:{chat:<id>}:flood               the chat's flood-limit token bucket
-    nardy:{flood}:all                     the bot's flood-limit token bucket
+    nardy:{chat:<id>}:sent                zset: the chat's flood-limit window, reservation ->
+                                          the time its message may go (bot/edge/limits.py)
+    nardy:{flood}:sent                    zset: the bot's flood-limit window, likewise
     nardy:{user:<uid>}:games              set of GameRefs of the user's open games
     nardy:{user:<uid>}:played             set of the chat ids of the user's private and
                                           inline games (their stats, bot/store/played.py)
@@ -138,7 +139,7 @@ class Keys:
         beside the same shard's deadlines: every turn queues one, so one key would pin
         every turn to one cluster node."""
         self.open_shards = [f"{prefix}:{{stats:{n}}}:open" for n in range(SHARDS)]
-        self.flood_all = f"{prefix}:{{flood}}:all"
+        self.flood_all = f"{prefix}:{{flood}}:sent"
         self.tournaments_due = f"{prefix}:{{tournaments}}:due"
         self.schema = f"{prefix}:schema"
 
@@ -226,8 +227,8 @@ class Keys:
         return f"{self.prefix}:{{user:{user_id}}}:pace:{kind}"
 
     def flood(self, chat_id: object) -> str:
-        """The flood bucket of a chat (any id Telegram takes: a number or a username)."""
-        return f"{self.prefix}:{{chat:{chat_id}}}:flood"
+        """The flood-limit window of a chat (any id Telegram takes: a number or a username)."""
+        return f"{self.prefix}:{{chat:{chat_id}}}:sent"
 
 
 def _ref(ref: GameRef | str) -> GameRef:

@@ -7,6 +7,12 @@ handlers bind ``_ = tr.gettext``) or with :func:`N_` for text defined before a
 language is known; ``pybabel extract -F bot/present/locales/babel.cfg`` finds them all.
 Placeholders use ``str.format`` names and are filled after translation.
 
+A text that names one of our buttons says so with a placeholder from
+:data:`BUTTONS` (``"tap {join}"``, never ``"tap Join"``), filled by
+:meth:`Translator.naming` with the label *as the button's keyboard reads
+it*: the keyboard's translator is a required argument, so a Russian alert
+about an English lobby says «✋ Join», the button the player sees.
+
 >>> tr = translator("ru")
 >>> tr.gettext("Roll")
 'Бросить'
@@ -14,6 +20,9 @@ Placeholders use ``str.format`` names and are filled after translation.
 '3 taškai'
 >>> pick_language("ru-RU"), pick_language("de"), pick_language(None)
 ('ru', 'en', 'en')
+>>> translator("ru").naming("Tap {join}: the first two to join play each other.",
+...                         translator("en"))
+'Нажмите «✋ Join»: играют первые двое, кто нажмёт.'
 """
 
 from __future__ import annotations
@@ -38,6 +47,20 @@ LANGUAGE_NAMES = {"en": "English", "ru": "Русский", "lt": "Lietuvių"}
 def N_(message: str) -> str:
     """Mark ``message`` for extraction; it is translated later with ``tr.gettext``."""
     return message
+
+
+BUTTONS: dict[str, tuple[str, str]] = {
+    "join": ("✋ ", N_("Join")),
+    "start": ("▶ ", N_("Start")),
+    "verify": ("🎲 ", N_("Verify")),
+    "confirm": ("✓ ", N_("Confirm")),
+    "more": ("⋯ ", N_("More")),
+    "next_game": ("", N_("Next game")),
+}
+"""The buttons a text may name: placeholder -> (mark, label).  The keyboards
+draw these buttons with :meth:`Translator.label`, and a text names one only as
+``{placeholder}`` (tests/bot/vocab/test_button_names.py)."""
+_BUTTON_FIELDS = tuple("{" + name + "}" for name in BUTTONS)
 
 
 def pick_language(code: str | None) -> str:
@@ -75,8 +98,23 @@ class Translator:
         self._catalog = _catalog(self.lang)
 
     def gettext(self, message: str, /, **values: object) -> str:
+        if not values and "{" in message and any(field in message for field in _BUTTON_FIELDS):
+            raise KeyError(f"name its buttons with Translator.naming: {message!r}")
         text = self._catalog.gettext(message)
         return text.format(**values) if values else text
+
+    def label(self, button: str) -> str:
+        """The label of the button ``button`` (a key of :data:`BUTTONS`) in this language."""
+        mark, text = BUTTONS[button]
+        return mark + self._catalog.gettext(text)
+
+    def naming(self, message: str, buttons: Translator, /, **values: object) -> str:
+        """``message`` in this language, each button it names (``{join}`` ...)
+        as it reads on the keyboard drawn in ``buttons``' language."""
+        named = {name: buttons.label(name) for name, field in zip(BUTTONS, _BUTTON_FIELDS,
+                                                                   strict=True)
+                 if field in message}
+        return self.gettext(message, **named, **values)
 
     def ngettext(self, singular: str, plural: str, n: int, /, **values: object) -> str:
         text = self._catalog.ngettext(singular, plural, n)

@@ -22,14 +22,14 @@ CATCHING_UP = N_("The board is catching up with the last move; tap again once it
 way, paced by the group's budget) that no longer means the same: the player
 did nothing wrong (bot/rules/taps.py :func:`caught_up`)."""
 RESIGN_MOVED = N_("The game changed since you asked to resign: nothing was resigned. "
-                  "Open ⋯ More again if you still want to.")
+                  "Open {more} again if you still want to.")
 """A staked resignation's "Yes, resign" tapped after the board moved on: what
 it would cost was the old position's, so it is not offered."""
 NOT_PLAYING = N_("You are not playing in this game.")
 NOT_YOUR_TURN = N_("It is not your turn.")
 THEIR_BUTTONS = N_("It is not your turn: these buttons are your opponent's. To resign, wait for "
                    "your turn or use your own board (/games); /cancel proposes to cancel.")
-MATCH_IN_PROGRESS = N_("A match is being played here: its players go on with Next game. /cancel "
+MATCH_IN_PROGRESS = N_("A match is being played here: its players go on with {next_game}. /cancel "
                        "ends it (both players agree, or an admin decides).")
 PROPOSED = N_("You proposed it; waiting for your opponent.")
 NO_CLOCK = N_("This game has no clock.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from bot.edge import ops
 from bot.edge.app import build_application
+from bot.edge.limits import SharedRateLimiter
 from bot.rules.dice import Dealer
 from bot.store import Store
 from tests.botapi import BotApiServer
@@ -121,6 +123,11 @@ async def other_worker(world: World, seed: int, store: Store | None = None
         await app.shutdown()
 
 
+def keeps_time(limiter: object) -> bool:
+    """The bot's flood limiter counts real time: Telegram's limits apply to it."""
+    return isinstance(limiter, SharedRateLimiter) and limiter.clock is time.time
+
+
 @contextlib.asynccontextmanager
 async def running_world(store: Store, *, server: BotApiServer | None = None,
                         keep_server: bool = False, **app_options: Any) -> AsyncIterator[World]:
@@ -128,7 +135,10 @@ async def running_world(store: Store, *, server: BotApiServer | None = None,
     ``app_options`` go to ``build_application`` (e.g. ``media_chat``).
     ``keep_server``: the server goes on serving when the bot stops (a
     restart: another bot process polls it next)."""
+    # a bot with its flood limiter on real time is held to Telegram's limits
+    # (the server answers 429 above them); without it, or on a test's clock, not
     server = server or BotApiServer()
+    server.telegram_limits = keeps_time(app_options.get("limiter"))
     server.start()
     # no flood limiter on purpose: these tests check what the bot sends, and
     # Telegram's group budget (20 a minute) would make a game last a quarter

@@ -63,6 +63,8 @@ class BotProcess:
         if redis_url is not None:
             values["REDIS_URL"] = redis_url
         values.update(env or {})
+        if values.get("NARDY_RATE_LIMIT") == "0":  # the bot runs without its flood limiter
+            server.telegram_limits = False
         return cls(values, **kwargs)
 
     # ------------------------------------------------------------------ lifecycle

@@ -64,16 +64,19 @@ class BotApiServer(ChatsMixin, CallbacksMixin, MediaMixin, LimitsMixin, UpdatesM
     ``token`` is the one token accepted (None accepts any); requests with another get 401.
     ``privacy_mode`` mirrors Telegram's default: in groups where the bot is not an admin it
     only receives commands, replies to its own messages and service messages.
+    ``telegram_limits``: answer 429 above Telegram's flood limits (``limits.py``;
+    off only for a bot run without its limiter), ``limits_speed`` times faster.
     """
 
     def __init__(self, token: str | None = DEFAULT_TOKEN, *, bot_username: str = "nardy_test_bot",
                  bot_name: str = "Nardy Test", privacy_mode: bool = True,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, telegram_limits: bool = True,
+                 limits_speed: float = 1.0) -> None:
         super().__init__(token, bot_username=bot_username, bot_name=bot_name,
                          privacy_mode=privacy_mode)
         self._init_chats()
         self._init_callbacks()
-        self._init_limits()
+        self._init_limits(telegram_limits, limits_speed)
         self._init_updates()
         self._init_profile()
         self._init_inline()

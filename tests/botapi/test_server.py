@@ -292,6 +292,61 @@ async def test_rate_limit_counts_per_chat(server: BotApiServer, bot: Bot, privat
         await bot.send_message(private.id, "3")
 
 
+async def test_telegrams_flood_limits_answer_429_exactly_above_them(
+        server: BotApiServer, bot: Bot, private: Chat) -> None:
+    """A group gets at most 20 messages in any 60 s (edits count), a private chat
+    5 in any 5 s, the bot 30 in any second; the next answers 429 with the
+    seconds until it would fit, and is not counted (../shared/TELEGRAM.md)."""
+    now = [1000.0]
+    server.limits_clock = lambda: now[0]
+    group = server.add_group("Club")
+    first = await bot.send_message(group.id, "0")
+    for n in range(1, 20):
+        now[0] += 1.0
+        if n % 2:
+            await bot.edit_message_text(f"edit {n}", chat_id=group.id,
+                                        message_id=first.message_id)
+        else:
+            await bot.send_message(group.id, str(n))
+    now[0] += 1.0  # 20 s after the first: 21 in 60 s
+    with pytest.raises(RetryAfter, match="Retry in 40"):
+        await bot.send_message(group.id, "21st")
+    await bot.send_chat_action(group.id, "typing")  # no message either
+    now[0] = 1000.0 + 60.0  # the first left the window: one more fits
+    await bot.send_message(group.id, "20 in the last 60 s")
+    with pytest.raises(RetryAfter, match="Retry in 1"):
+        await bot.send_message(group.id, "one too many")
+    for n in range(5):
+        await bot.send_message(private.id, str(n))
+    with pytest.raises(RetryAfter, match="Retry in 5"):
+        await bot.send_message(private.id, "6th in 5 s")
+    assert server.breaches == 3
+    assert [r.response.get("parameters") for r in server.requests() if r.status == 429] == [
+        {"retry_after": 40}, {"retry_after": 1}, {"retry_after": 5}]
+
+
+async def test_the_bot_gets_at_most_30_messages_a_second_over_all_chats(
+        server: BotApiServer, bot: Bot) -> None:
+    now = [1000.0]
+    server.limits_clock = lambda: now[0]
+    groups = [server.add_group(f"G{n}") for n in range(31)]
+    for group in groups[:30]:
+        await bot.send_message(group.id, "hi")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(groups[30].id, "hi")
+    now[0] += 1.0
+    await bot.send_message(groups[30].id, "hi")
+
+
+async def test_a_server_for_a_bot_without_its_limiter_keeps_no_limits() -> None:
+    with BotApiServer(telegram_limits=False) as free:
+        group = free.add_group("Club")
+        async with Bot(free.token or "", base_url=free.base_url) as unlimited:
+            for n in range(25):
+                await unlimited.send_message(group.id, str(n))
+        assert free.breaches == 0 and len(free.messages(group.id)) == 25
+
+
 async def test_migrated_group_answers_chat_migrated(server: BotApiServer, bot: Bot,
                                                     alice: User) -> None:
     group = server.add_group("Club", members=[alice])

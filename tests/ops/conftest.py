@@ -65,7 +65,7 @@ async def clients() -> AsyncIterator[Callable[[], aioredis.Redis]]:
 
 @pytest.fixture
 async def api() -> AsyncIterator[BotApiServer]:
-    server = BotApiServer()
+    server = BotApiServer(telegram_limits=False)  # its workers run without a flood limiter
     server.start()
     yield server
     server.stop()

@@ -50,7 +50,7 @@ def sample(name: str, **labels: str) -> float:
 
 async def test_metrics_count_updates_taps_and_open_games(api: BotApiServer,
                                                          workers: Start) -> None:
-    limiter = SharedRateLimiter(bot_rate=0)  # measures taps; no throttling here
+    limiter = SharedRateLimiter(overall=None)  # measures taps; no throttling here
     worker = await workers(limiter)
     limiter.attach(worker.store.flood)
     await worker.app.bot.set_webhook(worker.url + PATH, secret_token=SECRET)

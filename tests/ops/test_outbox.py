@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 import bot.edge.app
-from bot.edge.limits import SharedRateLimiter
+from bot.edge.limits import SharedRateLimiter, Window
 from bot.edge.outbox import ChatOutbox, StaleMessage
 from bot.rules.seats import waiting_user
 from bot.store import Store
@@ -49,8 +50,8 @@ async def gated(store: Store, monkeypatch: pytest.MonkeyPatch
     # bucket would hold up every other update (64 slots fill the same way)
     monkeypatch.setattr(bot.edge.app, "CONCURRENT_UPDATES", 1)
     gate = Gate()
-    limiter = SharedRateLimiter(clock=Clock(), sleep=gate, group_rate=0.01, group_burst=5,
-                                bot_rate=1000)
+    limiter = SharedRateLimiter(clock=Clock(), sleep=gate, group=Window(5, 500.0),
+                                overall=Window(1000, 1.0))
     limiter.attach(store.flood)
     async with running_world(store, limiter=limiter) as world:
         yield world, limiter, gate
@@ -82,9 +83,20 @@ async def test_a_tap_elsewhere_is_answered_while_a_chats_reply_waits_for_its_buc
     assert limiter.outbox.waiting(flooded.id) == 0
 
 
+@dataclass
+class Booked:
+    """A reserved time (bot.edge.outbox.Booking) that notes whether it was given back."""
+
+    wait: float
+    released: list[float] = field(default_factory=list)
+
+    async def release(self) -> None:
+        self.released.append(self.wait)
+
+
 async def test_a_chats_turns_go_round_robin_over_its_games() -> None:
-    async def spent(_chat: object) -> float:
-        return 3.0  # every token must be waited for
+    async def spent(_chat: object) -> Booked:
+        return Booked(3.0)  # every turn must be waited for
 
     async def instant(_seconds: float) -> None:
         await asyncio.sleep(0)
@@ -109,8 +121,8 @@ async def test_a_stale_text_is_dropped_and_parks_its_handler() -> None:
     clock = Clock()
     gate = Gate()
 
-    async def spent(_chat: object) -> float:
-        return 60.0
+    async def spent(_chat: object) -> Booked:
+        return Booked(60.0)
 
     outbox = ChatOutbox(spent, sleep=gate, clock=clock)
     parked: list[str] = []
@@ -129,8 +141,30 @@ async def test_a_stale_text_is_dropped_and_parks_its_handler() -> None:
     assert outbox.waiting(-1) == 0
 
 
+async def test_a_time_nobody_takes_is_given_back() -> None:
+    """Every waiter went stale (or gave up) while its time came: the time is
+    released for the chat's next message instead of idling the budget."""
+    clock = Clock()
+    gate = Gate()
+    booked: list[Booked] = []
+
+    async def spent(_chat: object) -> Booked:
+        booked.append(Booked(60.0))
+        return booked[-1]
+
+    outbox = ChatOutbox(spent, sleep=gate, clock=clock)
+    notice = asyncio.create_task(outbox.turn(-1, "user", stale_after=30))
+    while not gate.slept:
+        await asyncio.sleep(0)
+    clock.now += 61
+    gate.opened.set()
+    with pytest.raises(StaleMessage):
+        await notice
+    assert [b.released for b in booked] == [[60.0]]
+
+
 async def test_messages_without_a_spent_bucket_do_not_park(store: Store) -> None:
-    limiter = SharedRateLimiter(group_burst=3, bot_rate=1000)
+    limiter = SharedRateLimiter(group=Window(3, 60.0), overall=Window(1000, 1.0))
     limiter.attach(store.flood)
     calls: list[Any] = []
 
@@ -154,8 +188,8 @@ async def test_two_games_in_one_group_share_its_budget_neither_starves(
     monkeypatch.setattr(bot.edge.app, "CONCURRENT_UPDATES", 1)
     gate = Gate()
     gate.opened.set()  # open while the games start (the clock stands still: every
-    limiter = SharedRateLimiter(clock=Clock(), sleep=gate, group_rate=0.01,  # token waits)
-                                group_burst=5, bot_rate=1000)
+    limiter = SharedRateLimiter(clock=Clock(), sleep=gate, group=Window(5, 500.0),  # token
+                                overall=Window(1000, 1.0))                          # waits)
     limiter.attach(store.flood)
     async with running_world(store, limiter=limiter) as world:
         s = world.server

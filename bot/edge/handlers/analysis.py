@@ -302,6 +302,7 @@ async def deliver(context: Context, tr: Translator, record: GameRecord, place: P
     store = get_store(context)
     settings = await store.games.chat_settings(place.chat_id)
     shown = await board_translator(context, settings, tr) if place.group else tr
+    tr = shown  # one exchange, one language: what is said about it too is in the analysis's
     user = asker.update.effective_user
     user_id = user.id if user is not None else 0
     at = await store.analysis.posted_at(record.chat_id, record.game_id, place.chat_id)

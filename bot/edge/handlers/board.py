@@ -63,6 +63,7 @@ from bot.present.painter import PAINTER
 from bot.present.webapp import with_app_button
 from bot.rules.chatsettings import with_board_language
 from bot.rules.clock import time_is_up
+from bot.rules.lobby import awaits_start
 from bot.rules.seats import seat_of, waiting_side, waiting_user
 from bot.store import VersionConflict
 from bot.vocab import clock
@@ -70,6 +71,7 @@ from bot.vocab.i18n import Translator, pick_language, translator
 from bot.vocab.records import (
     BoardViewRef,
     ChatSettings,
+    DiceState,
     GameRecord,
     Status,
     computer_level,
@@ -631,16 +633,23 @@ async def _notify_privately(context: Context, record: GameRecord) -> None:
 async def announce(context: Context, tr: Translator, old: GameRecord | None,
                    new: GameRecord, *, to: Sequence[tuple[int, Translator]] = ()) -> None:
     """Post the whole commitment of a seed ``new`` commits to (and ``old`` did
-    not) in a message never edited afterwards: in its chat, or each player's
-    private chat for a private game (``to``: those chats and their languages;
-    else each person's chat in ``tr``); an inline game has no chat of its own
-    (its message shows the whole commitment until the game starts): only the
-    private chats ``to`` (its first player's, if they started the bot)."""
+    not) in a message never edited afterwards: in its chat (in the language of
+    its boards), or each player's private chat for a private game (``to``:
+    those chats and their languages; else each person's chat in ``tr``); an
+    inline game has no chat of its own (its message shows the whole
+    commitment until the game starts): only the private chats ``to`` (its
+    first player's, if they started the bot).  A group's game whose entropy
+    will be a seated person's tap (▶ Start against the computer, the Accept of
+    a rematch offer) keeps it in those persons' private chats instead when they
+    all started the bot (:func:`_kept_privately`): the group gets one message."""
     state = fresh_commitment(old, new)
     if state is None or (new.is_inline and not to):
         return
     if not new.is_private:
-        await context.bot.send_message(new.chat_id, commitment_notice(tr, state),
+        if await _kept_privately(context, new, state):
+            return
+        shown = await board_translator(context, await chat_settings(context, new.chat_id), tr)
+        await context.bot.send_message(new.chat_id, commitment_notice(shown, state),
                                        message_thread_id=new.thread_id)
         return
     people = to or [(p.user_id, tr) for p in new.players if computer_level(p.user_id) is None]
@@ -650,6 +659,31 @@ async def announce(context: Context, tr: Translator, old: GameRecord | None,
         except (Forbidden, BadRequest) as error:  # blocked: the view shows it too
             if not unreachable(error):
                 raise
+
+
+async def _kept_privately(context: Context, new: GameRecord, state: DiceState) -> bool:
+    """A group's game whose entropy can only be the tap of a person seated in
+    it now (a game waiting for their ▶ Start, a rematch offer its other player
+    accepts): the commitment goes to each such person's private chat, before
+    that tap, if every one of them started the bot.  False (nothing, or not
+    everybody, reached): the group gets the message (a lobby between people
+    always does: whose tap seats the second player is unknown before it)."""
+    if not (awaits_start(new) or new.next_dice is state):
+        return False
+    store = get_store(context)
+    people = [p.user_id for p in new.players if computer_level(p.user_id) is None]
+    if not people or not all([await store.prefs.has_started(p) for p in people]):
+        return False
+    for person in people:
+        language = await addressee_translator(context, person, new.chat_id)
+        try:
+            await context.bot.send_message(person, commitment_notice(language, state))
+        except (Forbidden, BadRequest) as error:  # blocked since: the group gets it
+            if not unreachable(error):
+                raise
+            await store.prefs.forget_started(person)
+            return False
+    return True
 
 
 async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,

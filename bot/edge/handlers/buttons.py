@@ -45,6 +45,7 @@ from bot.edge.handlers.common import (
     game_and_settings,
     get_dealer,
     get_store,
+    keys_translator,
     parse_tap,
     translator_for,
 )
@@ -60,7 +61,14 @@ from bot.store.inline import inline_chat_id
 from bot.store.layout import GameLimit
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from bot.vocab.i18n import Translator
-from bot.vocab.records import BoardViewRef, GameRecord, Status, decode, encode, retrying
+from bot.vocab.records import (
+    BoardViewRef,
+    GameRecord,
+    Status,
+    decode,
+    encode,
+    retrying,
+)
 from bot.vocab.refusals import (
     CATCHING_UP,
     GAME_LIMIT,
@@ -143,7 +151,9 @@ async def on_button(update: Update, context: Context) -> None:
     except Refusal as refusal:
         if await _applied_before(context, tr, query, chat_id, data.id):
             return
-        await query.answer(alert_text(tr, refusal), show_alert=True)
+        # in the tapper's language, naming the buttons as the tapped message reads
+        await query.answer(alert_text(tr, refusal, await keys_translator(context, tr, chat_id)),
+                           show_alert=True)
         # the game as read a moment ago (its changes since redraw their own boards)
         await _log_refused(context, chat_id, data, query.id, loaded)
         await _repair(context, tr, chat_id, data.id, loaded)

@@ -156,9 +156,12 @@ async def _cancel(update: Update, context: Context, tr: Translator, record: Game
         current = await store.games.load_game(record.chat_id, record.game_id)
         return current if current is not None and _cancellable(current, user.id) else None
 
+    # a refusal names the game's buttons as its board reads them
+    shown = tr if record.is_private or record.is_inline else await board_translator(
+        context, await chat_settings(context, record.chat_id), tr)
     saved = await commit_or_reply(update, tr, store, load,
                                   lambda current, now: cancel_command(current, user.id, admin, now),
-                                  missing=OVER)
+                                  missing=OVER, buttons=shown)
     if saved is None:
         return
     saved = await computer_turns.play(context, saved)  # the computer agrees at once

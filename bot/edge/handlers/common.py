@@ -25,7 +25,13 @@ from bot.store import Store
 from bot.store.inline import inline_chat_id
 from bot.vocab.callbacks import Callback, CallbackDataError
 from bot.vocab.i18n import N_, Translator, translator
-from bot.vocab.records import ChatSettings, GameRecord, is_private_game_chat, settings_key
+from bot.vocab.records import (
+    INLINE_CHAT_BASE,
+    ChatSettings,
+    GameRecord,
+    is_private_game_chat,
+    settings_key,
+)
 from bot.vocab.refusals import Refusal
 from bot.vocab.usertext import ALERT_LIMIT, clean, fit_text
 
@@ -155,6 +161,17 @@ async def addressee_translator(context: Context, user_id: int, chat_id: int | No
     return translator(own or fallback or board)
 
 
+async def keys_translator(context: Context, tr: Translator, chat_id: int) -> Translator:
+    """The language the buttons of a game of ``chat_id`` are drawn in, for a
+    text that names them: a group's or an inline game's boards' (its /lang,
+    else the one its first board noted), else (a private game's views, each
+    in its player's language) ``tr``.  Only read: nothing is noted here."""
+    if chat_id > 0 or (is_private_game_chat(chat_id) and chat_id > INLINE_CHAT_BASE):
+        return tr
+    settings = await chat_settings(context, chat_id)
+    return translator(settings.language or settings.board_language or tr.lang)
+
+
 def display_name(user: User) -> str:
     """The user's name as the bot keeps and shows it: cleaned and cut (bot/vocab/usertext.py)."""
     return clean(user.full_name) or (f"@{user.username}" if user.username else str(user.id))
@@ -177,25 +194,27 @@ async def names_in(store: Store, chat_id: int) -> dict[int, str]:
     return names
 
 
-def refusal_text(tr: Translator, refusal: Refusal) -> str:
+def refusal_text(tr: Translator, refusal: Refusal, buttons: Translator | None = None) -> str:
     """A refusal's message for an HTML message: its values are plain text
-    (they may be the user's own words), escaped here."""
+    (they may be the user's own words), escaped here.  A button it names
+    reads as in ``buttons``' keyboards (default: ``tr``'s)."""
     values = {k: html.escape(v, quote=False) if isinstance(v, str) else v
               for k, v in refusal.values.items()}
-    return tr.gettext(refusal.message, **values)
+    return tr.naming(refusal.message, buttons or tr, **values)
 
 
 async def commit_or_reply(update: Update, tr: Translator, store: Store,
                           load: Callable[[], Awaitable[GameRecord | None]],
-                          change: Callable[[GameRecord, float], GameRecord], *, missing: str
-                          ) -> GameRecord | None:
+                          change: Callable[[GameRecord, float], GameRecord], *, missing: str,
+                          buttons: Translator | None = None) -> GameRecord | None:
     """A command's rule applied to its game and saved (:func:`commit_game`):
-    the saved record, or None after telling the caller the refusal, or
-    ``missing`` (a msgid) when ``load`` found no game."""
+    the saved record, or None after telling the caller the refusal (naming
+    the game's buttons as they read in ``buttons``' language), or ``missing``
+    (a msgid) when ``load`` found no game."""
     try:
         changed = await commit_game(store, load, change)
     except Refusal as refusal:
-        await reply(update, refusal_text(tr, refusal))
+        await reply(update, refusal_text(tr, refusal, buttons))
         return None
     if changed is None:
         await reply(update, tr.gettext(missing))
@@ -203,9 +222,11 @@ async def commit_or_reply(update: Update, tr: Translator, store: Store,
     return changed[1]
 
 
-def alert_text(tr: Translator, refusal: Refusal) -> str:
-    """A refusal's message for a tap's alert (plain text, at most 200 characters)."""
-    return clean(tr.gettext(refusal.message, **refusal.values), ALERT_LIMIT)
+def alert_text(tr: Translator, refusal: Refusal, buttons: Translator | None = None) -> str:
+    """A refusal's message for a tap's alert (plain text, at most 200
+    characters); a button it names reads as in ``buttons``' keyboards (the
+    tapped message's language; default: ``tr``'s)."""
+    return clean(tr.naming(refusal.message, buttons or tr, **refusal.values), ALERT_LIMIT)
 
 
 async def is_chat_admin(context: Context, chat: Chat, user_id: int) -> bool:

@@ -18,6 +18,7 @@ from bot.edge.handlers.common import (
     commit_or_reply,
     display_name,
     get_store,
+    keys_translator,
     replied_user,
     reply,
     tapped_chat,
@@ -112,7 +113,8 @@ async def on_verify_button(update: Update, context: Context) -> None:
         except (Forbidden, BadRequest) as error:  # never started the bot: may not write first
             if not unreachable(error):
                 raise
-            await query.answer(tr.gettext(VERIFY_PRIVATELY), show_alert=True)
+            shown = await keys_translator(context, tr, record.chat_id)  # the message's 🎲 Verify
+            await query.answer(tr.naming(VERIFY_PRIVATELY, shown), show_alert=True)
             return
         await query.answer(tr.gettext("The dice check is in our private chat."))
         return
@@ -122,7 +124,7 @@ async def on_verify_button(update: Update, context: Context) -> None:
                                        message_thread_id=thread_of(message))
 
 
-VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap 🎲 Verify "
+VERIFY_PRIVATELY = N_("Open our private chat (tap my name, then Start) and tap {verify} "
                       "again: the dice check goes there.")
 DICE_USAGE = N_("Use /dice, /dice long or /dice backgammon (reply to someone: their dice).")
 

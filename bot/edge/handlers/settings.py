@@ -33,7 +33,7 @@ from bot.present.keyboards import (
 )
 from bot.rules.chatsettings import with_setting
 from bot.vocab.callbacks import CallbackDataError, SettingChoice
-from bot.vocab.i18n import LANGUAGE_NAMES, N_, Translator
+from bot.vocab.i18n import LANGUAGE_NAMES, N_, Translator, translator
 from bot.vocab.records import ChatSettings
 
 VIEW_TEXT = {
@@ -43,10 +43,10 @@ VIEW_TEXT = {
     "black": N_("always from Black's side"),
 }
 CONFIRM_TEXT = {
-    "staked": N_("A completed turn waits for Confirm in staked games; in the others it hands "
+    "staked": N_("A completed turn waits for {confirm} in staked games; in the others it hands "
                  "the dice over at once, and the mover may take it back until the opponent taps "
                  "Roll or Double (a roll made by itself confirms it)."),
-    "always": N_("A whole-turn button waits for Confirm."),
+    "always": N_("A whole-turn button waits for {confirm}."),
     "never": N_("A completed turn hands the dice over at once; the mover may take it back "
                 "until the opponent taps Roll or Double (a roll made by itself confirms it)."),
 }
@@ -64,7 +64,8 @@ def settings_text(tr: Translator, settings: ChatSettings) -> str:
         tr.gettext("Language: {name} (change it with /lang).", name=escape(language)),
         tr.gettext("New games play forced turns by themselves.") if settings.autoplay
         else tr.gettext("New games leave forced turns to the players."),
-        tr.gettext(CONFIRM_TEXT[settings.confirm_turns]),
+        tr.naming(CONFIRM_TEXT[settings.confirm_turns],  # Confirm: on the chat's boards
+                  translator(settings.language or settings.board_language or tr.lang)),
         tr.gettext("Any member may create a tournament (/tournament).")
         if settings.tournaments == "anyone" else tr.gettext("Only chat admins create "
                                                             "tournaments (/tournament)."),

@@ -613,7 +613,8 @@ async def _post_round(context: Context, tr: Translator, record: TournamentRecord
     number = record.rounds[-1].number
     if record.announced < number and await store.tournament.first_to(
             record.chat_id, f"{record.tournament_id}:round:{number}"):
-        await context.bot.send_message(record.chat_id, present.round_message(tr, record),
+        boards = await _chat_translator(context, record)
+        await context.bot.send_message(record.chat_id, present.round_message(tr, record, boards),
                                        message_thread_id=record.thread_id)
         byes = tuple(p.first for p in record.rounds[-1].pairings if p.second is None)
         await _tell_privately(context, record, byes, None)   # the others with their boards
@@ -668,11 +669,12 @@ async def _tell_privately(context: Context, record: TournamentRecord,
     or their bye) in private too."""
     store = get_store(context)
     link = None if game is None else game_link(game)
+    boards = await _chat_translator(context, record)  # the games' boards are drawn in it
     for user_id in players:
         if not await store.prefs.has_started(user_id):
             continue
         tr = await addressee_translator(context, user_id, user_id)
-        text = present.pairing_notice(tr, record, user_id)
+        text = present.pairing_notice(tr, record, user_id, boards)
         if text is None:
             continue
         label = tr.gettext("Open the game")

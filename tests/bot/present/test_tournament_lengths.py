@@ -49,10 +49,10 @@ def test_every_tournament_message_fits(fmt: Format, name: str, lang: str) -> Non
     started = actions.start(lobby, 1, {}, NOW)
     finished = _finished(started)
     texts = [present.lobby_message(tr, lobby)[0], present.lobby_message(tr, started)[0],
-             present.round_message(tr, started), present.standings_message(tr, started)[0],
+             present.round_message(tr, started, tr), present.standings_message(tr, started)[0],
              present.standings_message(tr, finished)[0],
              present.final_message(tr, finished, nets(finished)),
-             present.pairing_notice(tr, started, 10) or ""]
+             present.pairing_notice(tr, started, 10, tr) or ""]
     for text in texts:
         assert visible_length(text) <= TEXT_LIMIT, (visible_length(text), text[:200])
     # nothing that matters was cut: the lobby's every line, every pairing of

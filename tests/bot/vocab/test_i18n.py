@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 from bot.vocab.i18n import LANGUAGES, LOCALES_DIR, po_path, translator
 
 ROOT = Path(__file__).resolve().parents[3]
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "naming": (1,)}
 _PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
 
 

@@ -24,7 +24,11 @@ KINDS = ["test_a_group_lobby", "test_a_game_against_the_computer_waits_for_start
          "test_an_inline_game_waits_for_start_after_the_second_join",
          "test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify",
          "test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap",
-         "test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game"]
+         "test_grinding_seeds_after_the_entropy_cannot_give_a_verified_game",
+         "test_a_game_against_the_computer_costs_the_group_one_message",
+         "test_a_game_against_the_computer_for_someone_without_a_private_chat",
+         "test_a_rematch_offer_between_people_is_kept_in_their_private_chats",
+         "test_a_lobby_between_people_keeps_it_in_the_group_whoever_started_the_bot"]
 FAIR = "bot/edge/handlers/board.py"  # the commitment's messages
 SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
     "S1 no never-edited commitment message": [(
@@ -65,6 +69,16 @@ SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
     "S10 tournament game's commitment only on its board": [(
         "bot/edge/handlers/tournament.py", "            await announce(context, tr, None, game)\n",
         "")],
+    "S11 a group's game kept nowhere when its tappers started the bot (issue 35)": [(
+        FAIR, "    if not (awaits_start(new) or new.next_dice is state):\n        return False\n",
+        "    if awaits_start(new) or new.next_dice is state:\n        return True\n")],
+    "S12 a lobby between people kept in its commander's private chat only": [
+        (FAIR, "    if not (awaits_start(new) or new.next_dice is state):\n        return False\n",
+         ""),
+        (FAIR, "    people = [p.user_id for p in new.players if computer_level(p.user_id) "
+               "is None]\n",
+         "    people = [p.user_id for p in new.players if computer_level(p.user_id) is None] "
+         "or [new.created_by]\n")],
 }
 
 
@@ -73,7 +87,7 @@ def run(name: str, edits: list[tuple[str, str, str]]) -> list[str]:
     for path, old, new in edits:
         text = (ROOT / path).read_text()
         assert old in text, (name, path)
-        saved[path] = text
+        saved.setdefault(path, text)  # the original, before any edit of this run
         (ROOT / path).write_text(text.replace(old, new, 1))
     try:
         done = subprocess.run(

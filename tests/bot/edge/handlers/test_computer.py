@@ -119,7 +119,7 @@ async def test_the_lobby_button_seats_the_bot(world: World) -> None:
     lobby = await world.reply(club, sent, "New game")
     await world.tap(club, alice, lobby, text="✋ Join")
     answer = await world.tap(club, bob, lobby, text="🤖 Play the bot")
-    assert answer.show_alert and "tap Join" in (answer.text or "")
+    assert answer.show_alert and "tap ✋ Join" in (answer.text or "")
     await world.tap(club, alice, lobby, text="🤖 Play the bot")
     record = await chat_game(world.store, club.id)
     assert record is not None and record.status is Status.ACTIVE

@@ -542,3 +542,88 @@ async def test_export_of_a_finished_private_game_needs_no_reply(world: World) ->
                                  timeout=60)  # with its analysis, on a busy machine
     body = (document.document_bytes or b"").decode()
     assert verify_text(body).ok and done.dice is not None and done.dice.seed in body
+
+
+async def _started_the_bot(world: World, *people: User) -> None:
+    for person in people:
+        mine = world.server.private_chat(person)
+        await world.reply(mine, await world.send(mine, person, "/start"))
+
+
+def _bot_messages(world: World, chat: Chat) -> list[Message]:
+    return [m for m in world.server.messages(chat, include_deleted=True) if m.by_bot]
+
+
+async def test_a_game_against_the_computer_costs_the_group_one_message(world: World) -> None:
+    """Issue 35: the person whose ▶ Start is the entropy started the bot: the
+    whole commitment is kept in their private chat (never edited, before the
+    tap), and the group gets only the game's message."""
+    t = _setup(world)
+    await _started_the_bot(world, t.alice)
+    before = len(_bot_messages(world, t.chat))
+    sent = await world.send(t.chat, t.alice, "/new long bot level=easy")
+    await world.reply(t.chat, sent, None)
+    await world.idle()
+    waiting = await chat_game(world.store, t.chat.id)
+    assert waiting is not None and waiting.dice is not None and not waiting.dice.fixed
+    assert len(_bot_messages(world, t.chat)) == before + 1  # the game with ▶ Start only
+    kept = _kept(world, world.server.private_chat(t.alice), waiting.dice.seed)
+    await _started(world, t.chat, "tg.start", await _tap_start(world, t.chat, t.alice), kept)
+    done = await _resign_against_the_bot(world, t.chat, t.alice)
+    assert verify_text(export_text(done)[1]).ok
+    _never_edited(world, kept)
+
+
+async def test_a_game_against_the_computer_for_someone_without_a_private_chat(
+        world: World) -> None:
+    """Who never started the bot gets the commitment in the group, as before."""
+    t = _setup(world)
+    _waiting_record, kept = await _waiting(world, t.chat, t.alice, "/new long bot level=easy")
+    assert kept.chat.id == t.chat.id
+    await _started(world, t.chat, "tg.start", await _tap_start(world, t.chat, t.alice), kept)
+
+
+async def test_a_rematch_offer_between_people_is_kept_in_their_private_chats(
+        world: World) -> None:
+    """Both players started the bot: the offer's seed is kept in each one's
+    private chat before the Accept whose id is mixed in; the group gets no
+    second message for it."""
+    from tests.bot.edge.handlers.test_analysis import _finished
+
+    t = _setup(world)
+    await _started_the_bot(world, t.alice, t.bob)
+    first = await _finished(world, t, taps=2)
+    before = len(_bot_messages(world, t.chat))
+    board = world.board(t.chat)
+    await world.tap(t.chat, t.alice, board, _data(world, board, "A"))  # Rematch: an offer
+    offered = await chat_game(world.store, t.chat.id)
+    assert offered is not None and offered.next_dice is not None
+    assert len(_bot_messages(world, t.chat)) == before  # the board edited, nothing posted
+    kept = [_kept(world, world.server.private_chat(p), offered.next_dice.seed)
+            for p in (t.alice, t.bob)]
+    board = world.board(t.chat)
+    await world.tap(t.chat, t.bob, board, _data(world, board, "a"))  # Accept
+    query = _last_query(world)
+    rematch = await chat_game(world.store, t.chat.id)
+    assert rematch is not None and rematch.game_id != first.game_id
+    assert rematch.dice is not None and rematch.dice.seed == offered.next_dice.seed
+    _in_export(rematch, "tg.join", query)
+    for message in kept:
+        _never_edited(world, message)
+
+
+async def test_a_lobby_between_people_keeps_it_in_the_group_whoever_started_the_bot(
+        world: World) -> None:
+    """Whose tap seats the second player nobody knows before it: a lobby's
+    commitment is kept in the group even when its commander has a private chat."""
+    t = _setup(world)
+    await _started_the_bot(world, t.alice, t.bob)
+    sent = await world.send(t.chat, t.alice, "/new long")
+    lobby = await world.reply(t.chat, sent, "New game")
+    await world.idle()
+    record = await chat_game(world.store, t.chat.id)
+    assert record is not None and record.dice is not None
+    kept = _kept(world, t.chat, record.dice.seed)
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    await _started(world, t.chat, "tg.join", _last_query(world), kept)

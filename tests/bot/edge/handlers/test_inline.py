@@ -77,7 +77,7 @@ async def test_an_empty_query_offers_both_games(inline_world: World) -> None:
     long = answer.result("Long nardy")
     assert long["id"] == "ij:l:1:17:0:en"
     assert long["input_message_content"]["message_text"] == (
-        "<b>New game: Long nardy</b>\nTap Join: the first two to join play each other.")
+        "<b>New game: Long nardy</b>\nTap ✋ Join: the first two to join play each other.")
     assert long["reply_markup"] == {"inline_keyboard": [[
         {"text": "✋ Join", "callback_data": "ij:l:1:17:0:en"}]]}
 

@@ -184,7 +184,8 @@ async def check(world: World, p: People, scene: str, owner: User,
             # an older drawing of this very message: its redraw lags, the player is not wrong
             told = CATCHING_UP if delta < 0 else STALE
             if delta < 0 and tapped.action is ButtonAction.RESIGN_SURE:
-                told = RESIGN_MOVED  # what it cost was the older board's: said so
+                # what it cost was the older board's: said so (naming ⋯ More as it reads)
+                told = translator("en").naming(RESIGN_MOVED, translator("en"))
             assert answer.show_alert and answer.text == told, (scene, text, delta, answer)
             await unchanged(f"{text!r} from version {before.version + delta}")
     return board

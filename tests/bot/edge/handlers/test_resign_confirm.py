@@ -132,11 +132,12 @@ async def test_a_stale_yes_resign_is_refused_and_resigns_nothing(world: World) -
     moved = await _record(world, t)
     assert moved.cancel_by == other.id
     answer = await world.tap(t.chat, mover, board, sure, strict=False)
-    assert answer.show_alert and answer.text == translator("en").gettext(RESIGN_MOVED)
+    en = translator("en")
+    assert answer.show_alert and answer.text == en.naming(RESIGN_MOVED, en)
     after = await _record(world, t)
     assert after == moved and table_of(after).game.phase is not Phase.RESIGNATION
 
 
 def test_the_stale_refusal_reads_naturally_everywhere() -> None:
     for lang in LANGUAGES:
-        assert "⋯" in translator(lang).gettext(RESIGN_MOVED)
+        assert "⋯" in translator(lang).naming(RESIGN_MOVED, translator(lang))

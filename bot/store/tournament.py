@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from pydantic import ValidationError
 from redis.exceptions import ResponseError
 
-from bot.store.client import RedisClient, as_text, idempotent
+from bot.store.client import RedisClient, as_text, corrupt_or_transient, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import CURRENT, ENDED_TTL
@@ -144,7 +144,7 @@ class Tournaments:
         try:
             ok, version = await idempotent(lambda: self._save(keys=keys, args=args))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         if not ok:
             raise VersionConflict(name, expected_version, as_text(version))
         return record.model_copy(update={"version": int(version)})

@@ -447,6 +447,13 @@ class Games:
         await self._shown(keys=[self.keys.record(game.key)],
                           args=[game.version, self._board_field(board), *fields])
 
+    async def forget_shown(self, game: GameRecord, board: tuple[int, int]) -> None:
+        """Forget what ``board`` shows (its redraw, :meth:`shown` missing it, is due):
+        a board found drawn for a version its record never reached, whose save was
+        lost with a Redis master (issue 37), is redrawn from the record."""
+        await idempotent(lambda: self.redis.hdel(self.keys.record(game.key),
+                                                 self._board_field(board)))
+
     async def shown(self, game: GameRecord) -> dict[tuple[int, int], int]:
         """The version each of the game's board messages shows, as far as noted."""
         boards = self.boards_of(game)

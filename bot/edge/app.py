@@ -193,6 +193,9 @@ def run(settings: Settings) -> None:
     async def close_store(_application: AnyApp) -> None:
         for server in ops_server:
             await server.drain(1)
+        store = _application.bot_data.get("store")
+        if store is not None:
+            await store.replicas.close()  # its own connections to a cluster's masters
         await stack.aclose()
 
     if settings.use_webhook:

@@ -36,6 +36,7 @@ from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import CURRENT, ENDED_TTL
 from bot.store.ledger import ledger_pairs
+from bot.store.replicas import Replicas
 from bot.vocab.records import (
     CorruptRecordError,
     RecordKey,
@@ -113,10 +114,12 @@ LOOKED_AT = 20
 class Tournaments:
     """Load, compare-and-set and wake tournaments (a part of :class:`bot.store.Store`)."""
 
-    def __init__(self, redis: RedisClient, keys: Keys, games: Games) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys, games: Games,
+                 replicas: Replicas | None = None) -> None:
         self.redis = redis
         self.keys = keys
         self.games = games
+        self.replicas = replicas or Replicas(redis)
         self._save = redis.register_script(_SAVE)
         self._claim = redis.register_script(_CLAIM)
         self.league = Leagues(redis, keys)
@@ -147,6 +150,8 @@ class Tournaments:
             raise corrupt_or_transient(name, error) from None
         if not ok:
             raise VersionConflict(name, expected_version, as_text(version))
+        if pairs or not record.status.is_open:  # told its prizes, or its end
+            await self.replicas.confirm(name)
         return record.model_copy(update={"version": int(version)})
 
     async def first_to(self, chat_id: int, what: str, ttl: float = POSTING) -> bool:

@@ -46,10 +46,12 @@ from bot.store.commit import commit
 from bot.store.keys import Keys
 from bot.store.layout import (
     CURRENT,
+    DEFAULT_BOTS_PER_PERSON,
     DEFAULT_MAX_LIVE,
     ENDED_KEEP,
     ENDED_TTL,
     SAVE_GAME,
+    BotLimit,
     GameLimit,
     placement,
     topic_of,
@@ -68,6 +70,7 @@ from bot.vocab.records import (
     Status,
     UnbookedEnd,
     VersionConflict,
+    computer_level,
     decode,
     encode,
     game_key,
@@ -115,6 +118,18 @@ redis.call('DEL', unpack(KEYS, 2))
 """
 
 
+def _against_computer(record: GameRecord) -> int | None:
+    """The person of a lobby with the computer seated (``/new … bot``, 🤖 Play the
+    bot: a game against it once started), whose number of such games the
+    saving script checks; None for any other record (a started game was
+    checked as its lobby)."""
+    if record.status is not Status.LOBBY:
+        return None
+    people = [p.user_id for p in record.players if computer_level(p.user_id) is None]
+    robots = len(record.players) - len(people)
+    return people[0] if robots and people else None
+
+
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
 
@@ -128,6 +143,10 @@ class Games:
         self.redis = redis
         self.keys = keys
         self.max_live = max_live
+        self.bots_per_person = DEFAULT_BOTS_PER_PERSON
+        """Live games against the computer a person may have in a chat or topic,
+        lobbies with it seated included (0: no limit): checked in the saving
+        script when a lobby with the computer seated is saved (:class:`BotLimit`)."""
         self._cas = redis.register_script(_CAS)
         self._save_game = redis.register_script(SAVE_GAME)
         self._shown = redis.register_script(_SHOWN)
@@ -255,6 +274,8 @@ class Games:
             keys.append(self.keys.record(closes.key))
             args += [closes.version, encode(closes), closes.game_id, *placement(closes)]
         ending = record.status in (Status.FINISHED, Status.CANCELLED)
+        person = _against_computer(record) if limited and data else None
+        args += [person or 0, self.bots_per_person if person else 0]
         args += ["1" if ending else "0", write_token()]
         try:
             code, value = await idempotent(lambda: self._save_game(keys=keys, args=args))
@@ -262,6 +283,8 @@ class Games:
             raise CorruptRecordError(name, f"not a hash ({error})") from None
         if code == 2:
             raise GameLimit(name, int(value))
+        if code == 5:
+            raise BotLimit(name, int(value))
         if code == 4:
             raise UnbookedEnd(name)
         if code == 3:

@@ -58,7 +58,7 @@ from bot.service.ending import after_end
 from bot.service.saving import load_current, save_first
 from bot.store import VersionConflict
 from bot.store.inline import inline_chat_id
-from bot.store.layout import GameLimit
+from bot.store.layout import BotLimit, GameLimit
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from bot.vocab.i18n import Translator
 from bot.vocab.records import BoardViewRef, GameRecord, Status, decode, encode, retrying
@@ -166,6 +166,10 @@ async def on_button(update: Update, context: Context) -> None:
     except GameLimit as full:  # a new lobby from a finished board: the chat is full
         await query.answer(alert_text(tr, Refusal(GAME_LIMIT, count=full.live)), show_alert=True)
         return
+    except BotLimit as full:  # 🤖 Play the bot beside another game of the person's at once
+        await query.answer(alert_text(tr, Refusal(computer.PLAYING_THE_BOT, count=full.count)),
+                           show_alert=True)
+        return
     effects.note(TAPPED, lambda: json.dumps({"old": encode(record), "version": record.version,
                                              "saved": saved.version, "game": saved.game_id}))
     try:
@@ -204,7 +208,7 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
         computer.playing_the_bot(
             await get_store(context).games.chat_games(record.chat_id, record.thread_id,
                                                       ended=False),
-            user.id, computer_turns.per_person(context))
+            user.id, computer_turns.per_person(context), record.game_id)
     # the entropy taps refused before this one go into the dice's log if it starts the game
     refused = (await get_store(context).games.refused_taps(record.chat_id, record.game_id)
                if entropy_tap(record, data.action) else ())

@@ -48,7 +48,7 @@ from bot.rules.ledger import with_chat_stake
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
 from bot.rules.options import OptionError, parse_new_args, with_chat_clock
-from bot.store.layout import GameLimit
+from bot.store.layout import BotLimit, GameLimit
 from bot.vocab.callbacks import CallbackDataError, LanguageChoice, PickGame
 from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.vocab.records import GameRecord, Player, Status, VersionConflict, new_game_id
@@ -86,7 +86,7 @@ async def new(update: Update, context: Context) -> None:
     else:  # and a bounded number of games against the computer
         try:
             computer.playing_the_bot(await store.games.chat_games(chat.id, thread, ended=False),
-                                     user.id, computer_turns.per_person(context))
+                                     user.id, computer_turns.per_person(context), game_id)
         except Refusal as refusal:
             await reply(update, refusal_text(tr, refusal))
             return
@@ -113,6 +113,9 @@ async def new(update: Update, context: Context) -> None:
         saved = await store.games.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
+        return
+    except BotLimit as full:  # another /new … bot of the person's at the same moment
+        await reply(update, refusal_text(tr, Refusal(computer.PLAYING_THE_BOT, count=full.count)))
         return
     except VersionConflict:  # a retry of this /new: its lobby's id follows from the update
         made = await store.games.load_game(chat.id, lobby.game_id)

@@ -47,7 +47,7 @@ from bot.rules.chatsettings import with_language
 from bot.rules.ledger import with_chat_stake
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
-from bot.rules.options import OptionError, parse_new_args, with_chat_clock
+from bot.rules.options import OptionError, check_asked, parse_new_args, with_chat_clock
 from bot.store.layout import BotLimit, GameLimit
 from bot.vocab.callbacks import CallbackDataError, LanguageChoice, PickGame
 from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
@@ -91,6 +91,11 @@ async def new(update: Update, context: Context) -> None:
             await reply(update, refusal_text(tr, refusal))
             return
     settings = await chat_settings(context, chat.id)
+    try:  # an option of the other variant than the chat's default one: not silently ignored
+        check_asked(args_of(context), variant or settings.variant)
+    except OptionError as error:
+        await reply(update, refusal_text(tr, error), quote=True)
+        return
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     options = with_chat_clock(args_of(context), options, settings.options.time_control)
     options = with_chat_autoplay(args_of(context), options, settings.autoplay)

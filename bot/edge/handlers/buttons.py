@@ -374,7 +374,7 @@ def _drawn(query: CallbackQuery, data: Callback) -> tuple[tuple[int, int], int] 
             if isinstance(button.callback_data, str):
                 with contextlib.suppress(CallbackDataError):
                     drawn = Callback.parse(button.callback_data)
-                    if drawn.id == data.id:
+                    if drawn.id == data.id and drawn.kind in (Kind.GAME, Kind.LOBBY):
                         versions.add(drawn.version)
     if len(versions) != 1:
         return None

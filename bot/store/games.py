@@ -41,7 +41,14 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from bot.store import schema
-from bot.store.client import RedisClient, as_text, idempotent, no_upkeep
+from bot.store.client import (
+    RedisClient,
+    as_text,
+    corrupt_or_transient,
+    idempotent,
+    no_upkeep,
+    raise_transient,
+)
 from bot.store.commit import commit
 from bot.store.keys import Keys
 from bot.store.layout import (
@@ -158,7 +165,7 @@ class Games:
         try:
             version, raw = await idempotent(lambda: self.redis.hmget(name, ["v", "d"]))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         return self._decoded(key, version, raw)
 
     async def load_with_settings(self, chat_id: int, game_id: str
@@ -175,12 +182,12 @@ class Games:
             pipe = self.redis.pipeline(transaction=False)
             pipe.hmget(names[0], ["v", "d", "w"])
             pipe.hmget(names[1], ["v", "d"])
-            return list(await pipe.execute(raise_on_error=False))
+            return raise_transient(list(await pipe.execute(raise_on_error=False)))
 
         game_read, settings_read = await idempotent(read)
         for name, value in zip(names, (game_read, settings_read), strict=True):
             if isinstance(value, ResponseError):
-                raise CorruptRecordError(name, f"not a hash ({value})")
+                raise corrupt_or_transient(name, value)
             if isinstance(value, Exception):
                 raise value
         record = self._decoded(game, *game_read[:2])
@@ -280,7 +287,7 @@ class Games:
         try:
             code, value = await idempotent(lambda: self._save_game(keys=keys, args=args))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         if code == 2:
             raise GameLimit(name, int(value))
         if code == 5:
@@ -300,7 +307,7 @@ class Games:
         try:
             ok, version = await idempotent(lambda: self._cas(keys=[name, slots], args=args))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         if not ok:
             raise VersionConflict(name, expected, as_text(version))
         return int(version)

@@ -11,10 +11,16 @@ masters, 3 replicas, ``cluster-node-timeout`` :data:`NODE_TIMEOUT_MS`:
 tests/bot/store/cluster.py) with ``REDIS_CLUSTER=1`` workers, and while the games
 are played kills a worker (SIGKILL, started again a second later) and a
 master (SIGKILL: its replica takes over; the node is started again and rejoins
-as a replica), in turn.  It prints games finished, taps unanswered after 10 s,
-taps answered twice, lobbies created twice, bookings missing or doubled, taps
-answered later than 30 s after the fault they met was over, and whether every
-worker still answers ``/livez`` and ``/healthz``.
+as a replica), in turn; a master is killed right after a player was told a
+game's end (the accept's answer), the master of that game's chat.  It prints
+games finished, taps unanswered after 10 s, taps answered twice, second
+answers the Bot API refused (and fails on one of another text than the
+first), lobbies created or posted twice, bookings missing or doubled, games
+missing from the booked set, players' stats wrong, taps answered later than
+30 s after the fault they met was over, workers that finished no update for
+60 s while updates waited (and whether every worker still answers ``/livez``
+and ``/healthz``), and the CPU of every worker process that ran (sampled: a
+killed one's up to its death) and of the Redis nodes (issue 37).
 
 The local Bot API server (tests/botapi) delivers webhook updates to two
 ``python -m bot`` processes in turn (``webhook_targets``).  Each game: ``/new``
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import random
 import signal
@@ -61,7 +68,7 @@ import httpx
 import redis
 
 from benchmarks.bench_redis import bench_redis_url, past_upgrade_day
-from benchmarks.cpu import CpuMeter
+from benchmarks.cpu import CpuMeter, cpu_seconds
 from bot.store.client import as_text
 from tests.bot.driver import game_board, pick
 from tests.botapi import BotApiServer, BotProcess
@@ -126,6 +133,9 @@ class Load:
         self.server = server
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
+        self.ended: collections.deque[tuple[float, int]] = collections.deque(maxlen=100)
+        """(when, chat) of each game whose end a player was just told (the accept's
+        answer): the fault thread kills that chat's master right after it."""
 
     def chance(self, p: float) -> bool:
         with self.lock:
@@ -264,6 +274,7 @@ class Load:
                 game.problems.append(f"accepting the resignation was refused: {answer}")
             else:
                 game.saves += 1
+                self.ended.append((time.time(), game.chat.id))  # told: ended and booked
             self.wait_board(game, board, since)
             game.resigner = who
             return
@@ -282,14 +293,32 @@ class Tally:
 
     finished: int = 0
     lobbies_twice: int = 0
+    lobbies_posted_twice: int = 0
     bookings_wrong: int = 0
+    booked_wrong: int = 0
+    stats_wrong: int = 0
     steps_wrong: int = 0
 
 
-def check(client: Any, games: list[Played], tally: Tally | None = None) -> list[str]:
-    """Every game's stored record, history and ledger against what was tapped."""
+def lobby_posts(server: BotApiServer) -> collections.Counter[int]:
+    """Messages posted with a lobby's buttons (``l:`` data), by chat."""
+    posts: collections.Counter[int] = collections.Counter()
+    for method in ("sendMessage", "sendPhoto"):
+        for request in server.requests(method):
+            markup = request.params.get("reply_markup")
+            text = markup if isinstance(markup, str) else json.dumps(markup)
+            if 200 <= request.status < 300 and '"l:' in text:
+                posts[int(request.params.get("chat_id") or 0)] += 1
+    return posts
+
+
+def check(client: Any, games: list[Played], tally: Tally | None = None,
+          posts: collections.Counter[int] | None = None) -> list[str]:
+    """Every game's stored record, history, ledger, booked set and players'
+    stats against what was tapped; ``posts``: lobbies posted by chat
+    (:func:`lobby_posts`, one each)."""
     from bot.rules.matchstate import MatchState
-    from bot.vocab.records import GameRecord, Status, decode
+    from bot.vocab.records import GameRecord, PlayerStats, Status, decode
 
     tally = tally or Tally()
     problems = []
@@ -297,6 +326,9 @@ def check(client: Any, games: list[Played], tally: Tally | None = None) -> list[
         name = f"nardy:{{chat:{game.chat.id}}}"
         where = f"chat {game.chat.id}"
         problems += [f"{where}: {p}" for p in game.problems]
+        if posts is not None and posts[game.chat.id] != 1:
+            tally.lobbies_posted_twice += posts[game.chat.id] > 1
+            problems.append(f"{where}: a lobby posted {posts[game.chat.id]} times")
         # the chat's one game, ended (or still live), under its own id (bot/store/games.py)
         ids = [as_text(g) for g in client.zrange(f"{name}:ended", 0, -1)
                + client.zrange(f"{name}:live", 0, -1)]
@@ -334,6 +366,16 @@ def check(client: Any, games: list[Played], tally: Tally | None = None) -> list[
             tally.bookings_wrong += 1
             problems.append(f"{where}: ledger {balance}, history says {expected} "
                             f"({entry.points} points at {STAKE})")
+        if client.zscore(f"{name}:booked", record.game_id) is None:
+            tally.booked_wrong += 1
+            problems.append(f"{where}: the game is not in the booked set")
+        for player in record.players:  # each player's one game, its result counted once
+            raw = client.hget(f"{name}:stats", f"{record.variant.value}:{player.user_id}")
+            stats = None if raw is None else decode(PlayerStats, f"{name}:stats", raw)
+            won = player.side is entry.winner
+            if stats is None or stats.games != 1 or stats.wins != int(won):
+                tally.stats_wrong += 1
+                problems.append(f"{where}: stats of {player.user_id}: {stats}")
     return problems
 
 
@@ -372,9 +414,13 @@ class Faults(threading.Thread):
     """Kills a worker and a master in turn while the games are played (``--faults``)."""
 
     def __init__(self, cluster: Any, bots: list[BotProcess], make_bot: Any, ports: list[int],
-                 worker_kills: int, master_kills: int) -> None:
+                 worker_kills: int, master_kills: int, load: Load | None = None,
+                 client: Any = None) -> None:
         super().__init__(daemon=True)
         self.cluster, self.bots, self.make_bot, self.ports = cluster, bots, make_bot, ports
+        self.load, self.client = load, client
+        self.after_told: list[int] = []
+        """Chats whose master was killed right after a player was told the game's end."""
         self.plan = ["worker", "master"] * max(worker_kills, master_kills)
         self.plan = [k for i, k in enumerate(self.plan)
                      if (worker_kills if k == "worker" else master_kills) > i // 2]
@@ -408,12 +454,92 @@ class Faults(threading.Thread):
         self.bots[index] = self.make_bot(self.ports[index]).start()
         _wait(lambda: _up(self.ports[index]), 60, "the restarted worker")
 
+    def _told_master(self) -> int | None:
+        """The master of a chat whose end a player was told a moment ago (waits up to
+        10 s for one), if that master has a replica; its chat noted."""
+        if self.load is None or self.client is None:
+            return None
+        asked = time.time()
+        deadline = asked + 10
+        while time.time() < deadline and not self.done.is_set():
+            told = [chat for when, chat in list(self.load.ended) if when >= asked - 0.5]
+            if told:
+                node = self.client.get_node_from_key(f"nardy:{{chat:{told[-1]}}}:g:x")
+                port = int(node.port) if node is not None else 0
+                if port in self.cluster.masters_with_replica():
+                    self.after_told.append(told[-1])
+                    return port
+                asked = time.time()
+            time.sleep(0.02)
+        return None
+
     def _kill_master(self) -> None:
-        port = self.cluster.kill_master(self.cluster.masters_with_replica()[0])
+        told = self._told_master()  # right after a "booked/ended" answer: it must survive
+        port = self.cluster.kill_master(told or self.cluster.masters_with_replica()[0])
         _wait(lambda: len(self.cluster.masters()) == 3 and self.cluster.healthy(), 60,
               "the replica taking over")
         self.cluster.restart(port)  # rejoins as the new master's replica
         _wait(lambda: len(self.cluster.masters_with_replica()) == 3, 60, "the node rejoining")
+
+
+STUCK = 60.0
+"""A running worker that finishes no update for this long while updates wait,
+and met no fault in the last :data:`RECOVERY` s, is stuck (even if its
+``/healthz`` answers: issue 37)."""
+
+
+class Monitor(threading.Thread):
+    """Samples the workers while the games are played: the CPU of every worker
+    process that ran (with its painter) and of Redis, a killed one's up to its
+    last sample (``--faults`` loses none), and whether a worker stops finishing
+    updates (:data:`STUCK`)."""
+
+    def __init__(self, server: BotApiServer, bots: list[BotProcess], ports: list[int],
+                 redis_pids: list[int], faults: Faults | None) -> None:
+        super().__init__(daemon=True)
+        self.server, self.bots, self.ports, self.faults = server, bots, ports, faults
+        self.redis_pids = redis_pids
+        self.first: dict[tuple[str, int], float] = {}
+        self.last: dict[tuple[str, int], float] = {}
+        self.progress = {port: (-1.0, time.time()) for port in ports}
+        self.stuck: list[str] = []
+        self.done = threading.Event()
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds by group since the monitor started."""
+        out: dict[str, float] = collections.defaultdict(float)
+        for (group, pid), seconds in self.last.items():
+            out[group] += seconds - self.first[(group, pid)]
+        return dict(out)
+
+    def run(self) -> None:
+        while not self.done.wait(2.0):
+            self.sample()
+
+    def sample(self) -> None:
+        now = time.time()
+        pids = [("bot", b.pid) for b in self.bots if b.pid is not None and b.running]
+        pids += [("redis", pid) for pid in self.redis_pids]
+        for group, pid in pids:
+            used = cpu_seconds(pid, children=group == "bot")
+            if used or (group, pid) in self.last:
+                self.first.setdefault((group, pid), 0.0 if self.last else used)
+                self.last[(group, pid)] = max(used, self.last.get((group, pid), 0.0))
+        waiting = self.server.pending_updates() > 0
+        recent = self.faults is not None and any(
+            f.began > now - RECOVERY - STUCK or not f.over for f in self.faults.faults)
+        for port in self.ports:
+            try:
+                handled = sum(worker_counts(port).values())
+            except httpx.HTTPError:
+                handled = -1.0  # down (being restarted): a fault, not a stuck loop
+            seen, since = self.progress[port]
+            if handled != seen or not waiting or recent:
+                self.progress[port] = (handled, now)
+            elif now - since > STUCK:
+                self.stuck.append(f"worker on port {port} finished no update for "
+                                  f"{now - since:.0f} s (+{now - STARTED:.0f} s)")
+                self.progress[port] = (handled, now)
 
 
 def _wait(ready: Any, timeout: float, what: str) -> None:
@@ -484,8 +610,12 @@ def main() -> None:
                 STARTED = time.time()
                 if cluster is not None:
                     faults = Faults(cluster, bots, make_bot, ports,
-                                    ARGS.worker_kills, ARGS.master_kills)
+                                    ARGS.worker_kills, ARGS.master_kills, load, client)
                     faults.start()
+                monitor = Monitor(server, faults.bots if faults else bots, ports,
+                                  [p.pid for p in cluster.processes] if cluster else
+                                  [int(client.info("server")["process_id"])], faults)
+                monitor.start()
                 with ThreadPoolExecutor(CONCURRENCY) as pool:
                     for future in [pool.submit(load.play, g) for g in games]:
                         future.result()
@@ -494,12 +624,22 @@ def main() -> None:
                     faults.join()
                 server.wait_for(lambda: server.pending_updates() == 0, TIMEOUT,
                                 description="all updates delivered")
+                monitor.done.set()
+                monitor.join()
+                monitor.sample()
                 elapsed = time.perf_counter() - began
                 deliveries = server.webhook_deliveries[delivered_before:]
                 stuck = [port for port in ports if not _alive(port)]
                 counts = [worker_counts(p) for p in ports]
                 report(server, games, deliveries, elapsed, counts,
                        faults.faults if faults else None)
+                if meter is None:  # fault mode: sampled, a killed worker's up to its death
+                    used = monitor.cpu()
+                    deliveries_n = max(len(deliveries), 1)
+                    print("  CPU ms per webhook delivery (fault mode, sampled every 2 s; "
+                          "every worker process that ran, with its painter; the 6 Redis "
+                          "nodes): " + ", ".join(f"{k} {v * 1000 / deliveries_n:.1f}"
+                                                  for k, v in sorted(used.items())))
                 if meter is not None:
                     handled = sum(c.get(k, 0) for c in counts for k in HANDLED)
                     print(f"  CPU ms per handled update ({handled:.0f}: {', '.join(HANDLED)}; "
@@ -508,8 +648,10 @@ def main() -> None:
             finally:
                 for bot in bots:
                     bot.stop()
+            posts = lobby_posts(server)
         tally = Tally()
-        problems = check(client, games, tally)
+        problems = check(client, games, tally, posts)
+        problems += monitor.stuck
     finally:
         if cluster is not None:
             cluster.stop()
@@ -517,9 +659,16 @@ def main() -> None:
         print(f"  faults: {len(faults.faults)} of {len(faults.plan)} done "
               f"({', '.join(f.kind for f in faults.faults)}); errors {faults.errors}")
         print(f"  games finished {tally.finished} of {len(games)}; lobbies created twice "
-              f"{tally.lobbies_twice}; bookings missing or doubled {tally.bookings_wrong}; "
+              f"{tally.lobbies_twice}, posted twice {tally.lobbies_posted_twice}; bookings "
+              f"missing or doubled {tally.bookings_wrong}; not in the booked set "
+              f"{tally.booked_wrong}; players' stats wrong {tally.stats_wrong}; "
               f"records whose version is not applied taps + {UNTAPPED_SAVES}: {tally.steps_wrong}; "
-              f"workers not answering /livez and /healthz: {len(stuck)}")
+              f"workers not answering /livez and /healthz: {len(stuck)}; "
+              f"workers that stopped finishing updates: {len(monitor.stuck)}")
+        lost = [chat for chat in faults.after_told
+                if any(p.startswith(f"chat {chat}:") for p in problems)]
+        print(f"  masters killed right after a player was told a game's end: "
+              f"{len(faults.after_told)}; of those games wrong afterwards: {len(lost)}")
         problems += [f"fault thread: {e}" for e in faults.errors]
         problems += [f"worker on port {p} stuck" for p in stuck]
     print(f"  consistency: {len(games)} games checked, "
@@ -550,12 +699,18 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
            elapsed: float, per_worker: list[dict[str, float]],
            faults: list[Fault] | None = None) -> None:
     answered: dict[str, list[float]] = collections.defaultdict(list)
-    refused = 0  # answers the API refused (a query has one answer, as at Telegram)
+    said: dict[str, object] = {}  # the answer the tapper saw, by query
+    second: list[tuple[str, object]] = []  # answers the API refused: a query has one answer
     for request in server.requests("answerCallbackQuery"):
+        query = str(request.params.get("callback_query_id"))
         if 200 <= request.status < 300:  # what the tapper saw
-            answered[str(request.params.get("callback_query_id"))].append(request.time)
+            answered[query].append(request.time)
+            said.setdefault(query, request.params.get("text"))
         else:
-            refused += 1
+            second.append((query, request.params.get("text")))
+    refused = len(second)
+    # a retry repeats the first attempt's answer (issue 37): another text is a problem
+    other_text = [(q, text) for q, text in second if q in said and said[q] != text]
     taps = [t for g in games for t in g.taps]
     latencies = sorted((answered[q][0] - t) * 1000 for q, t in taps if answered.get(q))
     twice = sum(len(answered[q]) > 1 for q, _ in taps)
@@ -569,7 +724,8 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
     print(f"  {len(taps)} taps: tap -> answerCallbackQuery p50 "
           f"{statistics.median(latencies):.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.1f} ms; "
           f"answered twice: {twice}, unanswered: {unanswered} "
-          f"({refused} second answers refused by the API)")
+          f"({refused} second answers refused by the API, {len(other_text)} of them with "
+          f"another text than the first)")
     for n, counts in enumerate(per_worker, 1):
         print(f"  worker {n}: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(counts.items())))
     late = 0
@@ -587,9 +743,12 @@ def report(server: BotApiServer, games: list[Played], deliveries: list[object],
             f"+{r.time - STARTED:.1f} s {r.params.get('text')!r}"
             for r in server.requests("answerCallbackQuery")
             if str(r.params.get("callback_query_id")) == q and 200 <= r.status < 300))
-    if twice or unanswered or late:
+    for q, text in other_text[:3]:
+        print(f"  answered again with another text: query {q}: {said[q]!r}, then {text!r}")
+    if twice or unanswered or late or other_text:
         games[0].problems.append(f"{twice} taps answered twice, {unanswered} unanswered, "
-                                 f"{late} late after a fault")
+                                 f"{late} late after a fault, {len(other_text)} answered "
+                                 f"again with another text")
 
 
 if __name__ == "__main__":

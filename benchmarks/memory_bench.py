@@ -6,7 +6,9 @@ Run: ``.venv/bin/python benchmarks/memory_bench.py [games]``
 It writes through the bot's own :class:`bot.store.Store`, so the keys are the
 bot's: ``games`` chats each get an active game played to a random point
 (``TURNS`` turns, the engine record grows by every roll and step) with its
-indexes, a flood window and the update markers of its taps; then every game
+indexes, its chat's settings, its board's mark and view, a flood window and
+the update markers a game keeps with the marker turnover of a real day (a
+tap every ``TAP_EVERY`` s, each marker kept ``DONE_TTL`` once done); then every game
 is finished (history entry, ledger, booked id) and replaced by the next lobby.
 Prints ``INFO memory`` ``used_memory`` deltas divided by the game count, and
 ``MEMORY USAGE`` of one game's keys.
@@ -34,8 +36,8 @@ from bot.service.saving import save
 from bot.store import Store
 from bot.store.layout import ENDED_KEEP
 from bot.store.markers import BUCKET, locate
-from bot.store.updates import UPDATE_TTL
-from bot.vocab.records import GameRecord, Player, Status, TableOptions
+from bot.store.updates import DONE_TTL, UPDATE_TTL
+from bot.vocab.records import ChatSettings, GameRecord, Player, Status, TableOptions
 from engine.game import Phase
 from engine.position import Side, Variant
 from engine.scoring import resign_kinds
@@ -44,8 +46,16 @@ GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 TURNS = (10, 60)
 """A game is measured after a random number of turns in this range (a whole
 long nardy game is about 50-60 turns a side... of which half are played)."""
-TAPS_PER_TURN = 4
-"""Update markers a turn leaves (roll, steps, confirm), kept 24 hours."""
+TAP_EVERY = 12.0
+"""Seconds between two taps of one game being played (a turn's four taps, roll,
+steps and confirm, in about 50 s): the marker turnover of a real day is every game's taps at this
+pace, around the clock.  A marker is kept ``DONE_TTL`` once its update is
+done (bot/store/updates.py; 24 h before issue 37), so an active game keeps
+``DONE_TTL / TAP_EVERY`` of them in steady state, whatever the day's length."""
+
+
+ALIVE = round(DONE_TTL / TAP_EVERY)
+"""Update markers an active game keeps in steady state."""
 
 
 def played(record: GameRecord, rng: random.Random, turns: int) -> GameRecord:
@@ -88,9 +98,15 @@ async def main() -> None:
                                     Player(user_id=bob, name=f"Bob {i}", side=Side.BLACK)))
         turns = rng.randint(*TURNS)
         record = played(start_game(lobby, Dealer.for_tests(3)), rng, turns)
-        games.append(await store.games.save(record, 0))
+        saved = await store.games.save(record, 0)
+        games.append(saved)
+        # what else a game in a group keeps: its chat's settings, its board's mark
+        # and the chat's map of board messages (bot/store/board.py)
+        await store.games.save(ChatSettings(chat_id=chat, language="ru"), 0)
+        await store.games.mark_shown(saved, (chat, 100))
+        await store.board.remember(chat, 100, saved.ref)
         pipe = redis.pipeline(transaction=False)
-        for _ in range(turns * TAPS_PER_TURN):
+        for _ in range(ALIVE):
             markers += 1
             _mark(store, pipe, markers)
         pipe.zadd(store.keys.flood(chat),  # a busy group's flood window: 20 booked messages
@@ -118,8 +134,13 @@ async def main() -> None:
     print(f"  active game, all its keys: {(active - base) / GAMES:,.0f} bytes "
           f"(engine record JSON {record_bytes:,.0f} bytes; {TURNS[0]}-{TURNS[1]} turns played)")
     print(f"    of which update markers: {markers_only / GAMES:,.0f} bytes "
-          f"({markers / GAMES:.0f} taps a game x {markers_only / markers:.0f} bytes, kept 24 h, "
-          f"{BUCKET} update ids a hash)")
+          f"({markers / GAMES:.0f} taps a game x {markers_only / markers:.0f} bytes: a tap every "
+          f"{TAP_EVERY:.0f} s, kept {DONE_TTL // 60} min once done, {BUCKET} update ids a hash)")
+    day = UPDATE_TTL / TAP_EVERY * markers_only / markers
+    print(f"    the same turnover kept 24 h (before issue 37): {day:,.0f} bytes of markers a "
+          f"game; the active game with them: {(active - base - markers_only) / GAMES + day:,.0f}"
+          f" bytes ({(active - base - markers_only) / GAMES * 1e5 / 1e9 + day * 1e5 / 1e9:,.1f} "
+          f"GB for 100 000 games, not {(active - base) / GAMES * 1e5 / 1e9:,.1f} GB)")
     print(f"    the same markers a key each (the layout before 2026-12-01): "
           f"{legacy_markers / GAMES:,.0f} bytes ({legacy_markers / markers:.0f} bytes a tap); "
           f"the active game with them: "

@@ -173,6 +173,7 @@ def run(settings: Settings) -> None:
             open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster))
         application.bot_data["store"] = Store(redis, max_live=settings.max_chat_games)
         application.bot_data[COMPUTER_PER_PERSON] = settings.computer_games_per_person
+        application.bot_data["store"].games.bots_per_person = settings.computer_games_per_person
         application.bot_data[COMPUTER_IDLE] = settings.computer_idle_days * 24 * 3600
         limiter.attach(application.bot_data["store"].flood)
         await set_commands(application)
@@ -194,6 +195,9 @@ def run(settings: Settings) -> None:
     async def close_store(_application: AnyApp) -> None:
         for server in ops_server:
             await server.drain(1)
+        store = _application.bot_data.get("store")
+        if store is not None:
+            await store.replicas.close()  # its own connections to a cluster's masters
         await stack.aclose()
 
     if settings.use_webhook:

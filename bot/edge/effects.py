@@ -27,14 +27,16 @@ The journal is written to Redis (``nardy:{update:<id // 100>}:fx``, beside the
 update's marker and with its expiry) as the attempt goes (*write-through*):
 what a handler noted before a Bot API request with a side effect is written
 before that request (:meth:`Journal.flush`), the request's own entry right
-after it; before an answer to a query, the notes wait for the answer's own
-entry and go in the same write (a round trip a tap: a worker that dies
-between the two leaves its retry to answer again, which the Bot API refuses
-as a query has one answer, and a step it saved is known by its write token,
-bot/edge/handlers/buttons.py).  So a worker that dies mid-update (kill -9, a
-lost machine) leaves the attempt that takes its claim over (bot/edge/ops.py:
-seconds later, not minutes) everything it did but the one request it may
-have been making when it died.  A done update's journal is deleted as it is
+after it; an answer to a query is written before it goes out, with its
+parameters and the notes (one round trip a tap), so that a worker that dies
+as it answers leaves its retry to give the very same answer, not what the
+retry would say of the changed state ("joined", then "out of date": issue 37;
+the Bot API refuses it if the first got through, as a query has one answer),
+and a step it saved is known by its write token (bot/edge/handlers/buttons.py).
+So a worker that dies mid-update (kill -9, a lost machine) leaves the
+attempt that takes its claim over (bot/edge/ops.py: seconds later, not
+minutes) everything it did but the one request it may have been making when
+it died.  A done update's journal is deleted as it is
 settled (nobody will read it); the retry of a failed or abandoned one reads
 it back when it claims the update.
 """
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
+import json
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -52,6 +55,7 @@ from typing import Any
 from telegram._utils.defaultvalue import DEFAULT_NONE
 from telegram._utils.types import ODVInput
 from telegram.request import RequestData
+from telegram.request._requestparameter import RequestParameter
 
 from bot.edge.http import AiohttpRequest
 
@@ -62,6 +66,9 @@ SENDING = ("send", "copy", "forward")
 NOT_EFFECTS = frozenset({"sendChatAction"})
 ANSWERS = {"answerCallbackQuery": "callback_query_id", "answerInlineQuery": "inline_query_id"}
 TOO_OLD = b"query is too old"
+INTENDED = "i:"
+"""Prefix of an answer's journal entry written before the answer goes out (its
+parameters); once it went out, the entry is the Bot API's reply."""
 ANSWERED = b'{"ok":true,"result":true}'
 
 Value = str | Callable[[], str]
@@ -154,6 +161,12 @@ async def flush() -> None:
         await journal.flush()
 
 
+def _request_of(params: Mapping[str, str]) -> RequestData:
+    """A request with the given parameters (as ``RequestData.json_parameters`` has them)."""
+    return RequestData([RequestParameter.from_input(name, value)
+                        for name, value in params.items()])
+
+
 def request_key(endpoint: str, data: RequestData | None) -> str | None:
     """The journal entry of a Bot API request with a side effect, None for others.
 
@@ -197,18 +210,28 @@ class JournaledRequest(AiohttpRequest):
                 journal.seen[key] += 1
                 key = f"{key}:{journal.seen[key]}"
             before = journal.recall(key)
-            if before is not None:
+            if before is not None and before.startswith(INTENDED):
+                # an earlier attempt was giving this answer when it died: the same one,
+                # not what this attempt would say now (issue 37: "joined", then "out of
+                # date"); refused as too old if it got through (a query has one answer)
+                log.info("%s begun by an earlier attempt of this update: the same one",
+                         endpoint)
+                request_data = _request_of(json.loads(before.removeprefix(INTENDED)))
+            elif before is not None:
                 log.info("%s done by an earlier attempt of this update: not repeated", endpoint)
                 return 200, before.encode()
-            if not key.startswith("answer:"):  # an answer's go with its own note, below
-                await journal.flush()  # what led to this request, before it happens
+            elif key.startswith("answer:"):  # kept before it goes out, with the notes
+                params = dict(request_data.json_parameters) if request_data else {}
+                journal.note(key, INTENDED + json.dumps(params, sort_keys=True))
+            await journal.flush()  # what led to this request, before it happens
         status, body = await super().do_request(
             url, method, request_data, read_timeout=read_timeout, write_timeout=write_timeout,
             connect_timeout=connect_timeout, pool_timeout=pool_timeout)
         if 200 <= status < 300:
             if journal is not None and key is not None:
                 journal.note(key, body.decode())
-                await journal.flush()
+                if not key.startswith("answer:"):  # an answer's intent is kept already
+                    await journal.flush()
         elif endpoint in ANSWERS and status == 400 and TOO_OLD in body.lower():
             # Telegram waits ~15 s for an answer; a slow or retried tap still does its work
             log.info("%s came too late (%s); the update goes on", endpoint, body[:200])

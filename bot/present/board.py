@@ -339,10 +339,16 @@ def _status_lines(tr: Translator, record: GameRecord, table: MatchState, ui: But
         lines.append("➡ " + tr.gettext(
             "{who} offers to resign ({kind}). {name}: accept or decline?",
             who=side_name(record, offer.side), name=name, kind=tr.gettext(KIND_NAMES[offer.kind])))
-    if record.cancel_by is not None:
+    if record.cancel_by is not None:  # only the answer to it may be given now (issue 37):
+        # the game's turn is no longer "➡", the proposal is
+        lines = [line.removeprefix("➡ ") for line in lines]
         proposer = next(p for p in record.players if p.user_id == record.cancel_by)
-        lines.append(tr.gettext("{name} proposes to cancel the game.",
-                                name=html_text(proposer.name)))
+        other = next((p for p in record.players if p.user_id != record.cancel_by), None)
+        lines.append("➡ " + tr.gettext(
+            "{name} proposes to cancel the game. {other}: accept or decline?",
+            name=html_text(proposer.name), other=html_text(other.name))
+            if other is not None else tr.gettext("{name} proposes to cancel the game.",
+                                                 name=html_text(proposer.name)))
     return lines
 
 

@@ -27,6 +27,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from typing import TypeVar
 
 from bot.present.render import BoardView, render_png
 from bot.present.render.png import warm_up
+from bot.vocab.processes import die_with_parent
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -44,11 +46,13 @@ MAX_RESTARTS = 5
 (a machine that cannot start one would otherwise try again for every board)."""
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     # The bot stops its painter itself; a Ctrl-C or SIGTERM sent to the whole
-    # process group must not kill a picture the bot still waits for.
+    # process group must not kill a picture the bot still waits for.  So the
+    # painter ends with the bot by itself (a SIGKILL of the bot ends nothing).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    die_with_parent(parent)
     warm_up()
 
 
@@ -81,7 +85,7 @@ class Painter:
                 try:
                     self._pool = concurrent.futures.ProcessPoolExecutor(
                         max_workers=self.processes, initializer=_start_worker,
-                        mp_context=multiprocessing.get_context("spawn"))
+                        initargs=(os.getpid(),), mp_context=multiprocessing.get_context("spawn"))
                 except OSError:
                     log.exception("cannot start the painter process; painting in a thread")
                     self.processes = 0

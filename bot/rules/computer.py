@@ -131,10 +131,14 @@ def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: 
                          dealer)
 
 
-def playing_the_bot(games: Sequence[GameRecord], user_id: int, limit: int) -> None:
+def playing_the_bot(games: Sequence[GameRecord], user_id: int, limit: int,
+                    but: str | None = None) -> None:
     """:class:`Refusal` when ``user_id`` already plays ``limit`` of ``games``
-    (a chat's or topic's live games) against the computer (0: no limit)."""
-    mine = [g for g in games if g.status is not Status.LOBBY and computer_seat(g) is not None
+    (a chat's or topic's live games) against the computer (0: no limit),
+    a lobby with the computer seated included (before its ▶ Start: four
+    ``/new … bot`` filled a chat, issue 37); ``but``: the game asked about.
+    The saving script checks it again, atomically (bot/store/layout.py)."""
+    mine = [g for g in games if computer_seat(g) is not None and g.game_id != but
             and any(p.user_id == user_id for p in g.players)]
     if 0 < limit <= len(mine):
         raise Refusal(PLAYING_THE_BOT, count=limit)

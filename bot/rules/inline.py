@@ -20,7 +20,13 @@ from collections.abc import Sequence
 
 from bot.rules.dice import Dealer
 from bot.rules.lobby import VARIANTS, apply_lobby, new_lobby
-from bot.rules.options import OptionError, engine_options, inline_refusal, parse_new_args
+from bot.rules.options import (
+    OptionError,
+    check_asked,
+    engine_options,
+    inline_refusal,
+    parse_new_args,
+)
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import GameRecord, Status, TableOptions
 from bot.vocab.refusals import STALE, Refusal
@@ -52,6 +58,7 @@ Play for stakes with /new in a group with the bot.
     refused: OptionError | None = None
     for each in [variant] if variant is not None else VARIANTS:
         try:
+            check_asked(words, each)  # cube=on offers backgammon only
             engine_options(each, options)
         except OptionError as error:
             refused = refused or error

@@ -272,6 +272,52 @@ def debts(ledger: Mapping[tuple[int, int], int]) -> list[Debt]:
     return sorted(out, key=lambda d: (-d.amount, d.debtor, d.creditor))
 
 
+def without_cycles(rows: Sequence[Debt]) -> list[Debt]:
+    """``rows`` with every circle of debts taken out (A owes B, B owes C, C owes
+    A: the smallest of them off each), as :func:`debts` orders them.  What each
+    member owes net is the same, so once a settle-up plan is paid nobody is
+    shown owing anybody: a planned payment is booked on its own pair only
+    (bot/rules/settle.py), and the pairs a plan squared could show a circle
+    (Alice → Carol 10, Bob → Alice 10, Carol → Bob 10) when all are square
+    (issue 37).  For /ledger's table; the stored pairs stay as booked.
+
+    >>> without_cycles([Debt(1, 3, 10), Debt(2, 1, 10), Debt(3, 2, 10)])
+    []
+    >>> without_cycles([Debt(1, 3, 10), Debt(2, 1, 15), Debt(3, 2, 10)])
+    [Debt(debtor=2, creditor=1, amount=5)]
+    """
+    owed = {(d.debtor, d.creditor): d.amount for d in rows if d.amount}
+    while (circle := _circle(owed)) is not None:
+        least = min(owed[edge] for edge in circle)
+        for edge in circle:
+            owed[edge] -= least
+            if not owed[edge]:
+                del owed[edge]
+    out = [Debt(debtor, creditor, amount) for (debtor, creditor), amount in owed.items()]
+    return sorted(out, key=lambda d: (-d.amount, d.debtor, d.creditor))
+
+
+def _circle(owed: Mapping[tuple[int, int], int]) -> list[tuple[int, int]] | None:
+    """The edges of one circle of debts in ``owed``, None if there is none."""
+    onward: dict[int, list[int]] = {}
+    for debtor, creditor in sorted(owed):
+        onward.setdefault(debtor, []).append(creditor)
+    for start in sorted(onward):
+        path, seen, stack = [start], {start}, [iter(onward.get(start, []))]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                seen.discard(path.pop())
+            elif step == start:
+                return list(zip(path, [*path[1:], start], strict=True))
+            elif step not in seen and step > start:  # each circle found from its lowest member
+                path.append(step)
+                seen.add(step)
+                stack.append(iter(onward.get(step, [])))
+    return None
+
+
 def _cell(name: str, width: int) -> str:
     return escape(clean(name, width).ljust(width))
 

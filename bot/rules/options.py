@@ -235,12 +235,43 @@ def parse_words(args: Sequence[str], table: Sequence[Option] = OPTIONS
                                   ["long", "backgammon", "bot"] + [f"{o.word}=…" for o in table]))
         option = by_word[name]
         values[option.field] = _value(option, value)
+    if variant is not None:
+        check_asked(args, variant, table)
     if "computer" in values and any(o.asked(args) for o in table
                                     if o.computer is VsComputer.REFUSED):
         raise OptionError(COMPUTER_UNSTAKED)
     if values.get("hints") and values.get("stake_per_point"):
         raise OptionError(HINTS_UNSTAKED)
     return variant, values
+
+
+NOT_A_RULE_OF = {
+    Variant.LONG: N_("{option}= is not a rule of long nardy (it has no doubling cube): "
+                     "leave it out, or play backgammon."),
+    Variant.BACKGAMMON: N_("{option}= is not a rule of backgammon: leave it out, or play "
+                           "long nardy."),
+}
+"""Refusing an option asked for in a variant it is no rule of (cube=on in long
+nardy was taken and ignored: issue 37)."""
+
+
+def check_asked(args: Sequence[str], variant: Variant, table: Sequence[Option] = OPTIONS
+                ) -> None:
+    """:class:`OptionError` when ``args`` (``/new``'s words) give a value to an
+    option of the other variant than ``variant`` (the one the game is of, once
+    known: the word, or the chat's default), whatever the value: it would be
+    ignored, and the player would think it set.
+
+    >>> check_asked(["cube=off"], Variant.BACKGAMMON)
+    >>> check_asked(["long", "cube=on"], Variant.LONG)
+    Traceback (most recent call last):
+    ...
+    bot.rules.options.OptionError: {option}= is not a rule of long nardy (it has no doubling \
+cube): leave it out, or play backgammon.
+    """
+    for option in table:
+        if option.variant not in (None, variant) and option.asked(args):
+            raise OptionError(option.elsewhere or NOT_A_RULE_OF[variant], option=option.word)
 
 
 def _value(option: Option, value: str) -> object:

@@ -10,7 +10,11 @@ from typing import Any, TypeAlias, TypeVar
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import (
+    AskError,
     ClusterDownError,
+    ReadOnlyError,
+    RedisClusterUnreachableError,
+    ResponseError,
     SlotNotCoveredError,
     TryAgainError,
 )
@@ -20,6 +24,8 @@ from redis.exceptions import (
 from redis.exceptions import (
     TimeoutError as RedisTimeoutError,
 )
+
+from bot.vocab.records import CorruptRecordError
 
 T = TypeVar("T")
 
@@ -72,9 +78,17 @@ async def zadd_capped(redis: RedisClient, key: str, member: str, score: float, c
 
 
 TRANSIENT = (RedisConnectionError, RedisTimeoutError, ClusterDownError, TryAgainError,
-             SlotNotCoveredError)
+             SlotNotCoveredError, AskError, ReadOnlyError, RedisClusterUnreachableError)
 """What Redis raises while a node is down or a cluster master fails over (connection
-refused or timed out, CLUSTERDOWN, TRYAGAIN, a slot without a master): it passes."""
+refused or timed out, loading, CLUSTERDOWN and MASTERDOWN, TRYAGAIN, MOVED or ASK
+the client could not follow yet, READONLY from a master just demoted, a slot
+without a master, no node reachable): it passes.  Several of them are
+``ResponseError`` subclasses, which a store reading a key of the wrong type
+takes for a corrupt record: :func:`corrupt_or_transient` tells them apart."""
+TRANSIENT_CODES = ("CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "READONLY", "MASTERDOWN",
+                   "LOADING")
+"""The same as error codes, for a reply that arrives as a plain ``ResponseError``
+(an error a Lua script passed on: "... CLUSTERDOWN The cluster is down")."""
 RETRY_BUDGET = 20.0
 """Seconds :func:`idempotent` tries a step again: a master's failover (about
 ``cluster-node-timeout`` plus a second or two) and a little more; the update's
@@ -112,13 +126,42 @@ async def idempotent(call: Callable[[], Awaitable[T]], budget: float = RETRY_BUD
     while True:
         try:
             return await call()
-        except (*TRANSIENT, AttributeError) as error:
-            if not isinstance(error, TRANSIENT) and not _client_race(error):
+        except (*TRANSIENT, AttributeError, ResponseError) as error:
+            if not isinstance(error, TRANSIENT) and not _client_race(error) \
+                    and not _transient_reply(error):
                 raise
             if time.monotonic() + pause > deadline:
                 raise Unavailable(f"Redis unavailable for {budget} s: {error!r}") from error
             await asyncio.sleep(pause)
             pause = min(2 * pause, 1.0)
+
+
+def _transient_reply(error: BaseException) -> bool:
+    """A plain ``ResponseError`` whose text carries a failover's error code."""
+    if not isinstance(error, ResponseError) or isinstance(error, TRANSIENT):
+        return False
+    words = str(error).replace(":", " ").split()
+    return any(word in TRANSIENT_CODES for word in words)
+
+
+def corrupt_or_transient(name: str, error: BaseException) -> Exception:
+    """What to raise for ``error`` met reading or writing the record at ``name``:
+    the error itself if it is an outage (:func:`is_transient`: the update is
+    retried, the player never told "something went wrong" of a failover, issue
+    37), else the record is corrupt (a key of another type)."""
+    if is_transient(error):
+        return error if isinstance(error, TRANSIENT) else Unavailable(str(error))
+    return CorruptRecordError(name, f"not a hash ({error})")
+
+
+def raise_transient(values: list[Any]) -> list[Any]:
+    """A pipeline's replies (``execute(raise_on_error=False)``), raising the first
+    that is an outage (so :func:`idempotent` tries the pipeline again) and
+    leaving any other error in place for the caller to judge."""
+    for value in values:
+        if isinstance(value, BaseException) and is_transient(value):
+            raise value if isinstance(value, TRANSIENT) else Unavailable(str(value))
+    return values
 
 
 def is_transient(error: BaseException | None) -> bool:
@@ -132,7 +175,7 @@ def is_transient(error: BaseException | None) -> bool:
     """
     seen = 0
     while error is not None and seen < 10:
-        if isinstance(error, TRANSIENT) or _client_race(error):
+        if isinstance(error, TRANSIENT) or _client_race(error) or _transient_reply(error):
             return True
         error, seen = error.__cause__ or error.__context__, seen + 1
     return False

@@ -20,7 +20,8 @@ and named after it: ``store.games.load_game(...)``, ``store.analysis.keep(record
 - ``analysis`` (:mod:`bot.store.analysis`): finished games for their analysis;
 - ``inline`` (:mod:`bot.store.inline`): an inline message's game;
 - ``played`` (:mod:`bot.store.played`): a player's private and inline games;
-- ``tournament`` (:mod:`bot.store.tournament`): tournaments, their prizes and wake-ups.
+- ``tournament`` (:mod:`bot.store.tournament`): tournaments, their prizes and wake-ups;
+- ``replicas`` (:mod:`bot.store.replicas`): a told booking waits for a replica.
 
 One style for every part (docs/architecture.md, "The store"):
 ``tests/bot/store/test_layers.py`` checks that every part is its module's
@@ -49,6 +50,7 @@ from bot.store.ledger import HISTORY_CAP, Ledger
 from bot.store.migration import Migration
 from bot.store.played import Played
 from bot.store.prefs import Prefs
+from bot.store.replicas import Replicas
 from bot.store.tournament import Tournaments
 from bot.store.updates import Updates
 from bot.vocab.records import settings_key
@@ -66,7 +68,8 @@ class Store:
         self.history_cap = history_cap
         self.keys = keys = Keys(prefix)
         self.games = games = Games(redis, keys, max_live)
-        self.ledger = Ledger(redis, keys, games, history_cap)
+        self.replicas = replicas = Replicas(redis)
+        self.ledger = Ledger(redis, keys, games, history_cap, replicas)
         self.clock = clock = Clock(redis, keys, games)
         self.updates = Updates(redis, keys)
         self.migration = migration = Migration(redis, keys, games, clock, history_cap)
@@ -77,7 +80,7 @@ class Store:
         self.analysis = Analysis(redis, keys, games)
         self.inline = Inline(games)
         self.played = Played(redis, keys, games)
-        self.tournament = Tournaments(redis, keys, games)
+        self.tournament = Tournaments(redis, keys, games, replicas)
 
     @property
     def max_live(self) -> int:

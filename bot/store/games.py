@@ -41,15 +41,24 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from bot.store import schema
-from bot.store.client import RedisClient, as_text, idempotent, no_upkeep
+from bot.store.client import (
+    RedisClient,
+    as_text,
+    corrupt_or_transient,
+    idempotent,
+    no_upkeep,
+    raise_transient,
+)
 from bot.store.commit import commit
 from bot.store.keys import Keys
 from bot.store.layout import (
     CURRENT,
+    DEFAULT_BOTS_PER_PERSON,
     DEFAULT_MAX_LIVE,
     ENDED_KEEP,
     ENDED_TTL,
     SAVE_GAME,
+    BotLimit,
     GameLimit,
     placement,
     topic_of,
@@ -68,6 +77,7 @@ from bot.vocab.records import (
     Status,
     UnbookedEnd,
     VersionConflict,
+    computer_level,
     decode,
     encode,
     game_key,
@@ -115,6 +125,18 @@ redis.call('DEL', unpack(KEYS, 2))
 """
 
 
+def _against_computer(record: GameRecord) -> int | None:
+    """The person of a lobby with the computer seated (``/new … bot``, 🤖 Play the
+    bot: a game against it once started), whose number of such games the
+    saving script checks; None for any other record (a started game was
+    checked as its lobby)."""
+    if record.status is not Status.LOBBY:
+        return None
+    people = [p.user_id for p in record.players if computer_level(p.user_id) is None]
+    robots = len(record.players) - len(people)
+    return people[0] if robots and people else None
+
+
 NOTIFICATION_TTL = 7 * 24 * 3600
 """A "your turn" ping not cleared by a move is forgotten after a week."""
 
@@ -128,6 +150,10 @@ class Games:
         self.redis = redis
         self.keys = keys
         self.max_live = max_live
+        self.bots_per_person = DEFAULT_BOTS_PER_PERSON
+        """Live games against the computer a person may have in a chat or topic,
+        lobbies with it seated included (0: no limit): checked in the saving
+        script when a lobby with the computer seated is saved (:class:`BotLimit`)."""
         self._cas = redis.register_script(_CAS)
         self._save_game = redis.register_script(SAVE_GAME)
         self._shown = redis.register_script(_SHOWN)
@@ -139,7 +165,7 @@ class Games:
         try:
             version, raw = await idempotent(lambda: self.redis.hmget(name, ["v", "d"]))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         return self._decoded(key, version, raw)
 
     async def load_with_settings(self, chat_id: int, game_id: str
@@ -156,12 +182,12 @@ class Games:
             pipe = self.redis.pipeline(transaction=False)
             pipe.hmget(names[0], ["v", "d", "w"])
             pipe.hmget(names[1], ["v", "d"])
-            return list(await pipe.execute(raise_on_error=False))
+            return raise_transient(list(await pipe.execute(raise_on_error=False)))
 
         game_read, settings_read = await idempotent(read)
         for name, value in zip(names, (game_read, settings_read), strict=True):
             if isinstance(value, ResponseError):
-                raise CorruptRecordError(name, f"not a hash ({value})")
+                raise corrupt_or_transient(name, value)
             if isinstance(value, Exception):
                 raise value
         record = self._decoded(game, *game_read[:2])
@@ -255,13 +281,17 @@ class Games:
             keys.append(self.keys.record(closes.key))
             args += [closes.version, encode(closes), closes.game_id, *placement(closes)]
         ending = record.status in (Status.FINISHED, Status.CANCELLED)
+        person = _against_computer(record) if limited and data else None
+        args += [person or 0, self.bots_per_person if person else 0]
         args += ["1" if ending else "0", write_token()]
         try:
             code, value = await idempotent(lambda: self._save_game(keys=keys, args=args))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         if code == 2:
             raise GameLimit(name, int(value))
+        if code == 5:
+            raise BotLimit(name, int(value))
         if code == 4:
             raise UnbookedEnd(name)
         if code == 3:
@@ -277,7 +307,7 @@ class Games:
         try:
             ok, version = await idempotent(lambda: self._cas(keys=[name, slots], args=args))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         if not ok:
             raise VersionConflict(name, expected, as_text(version))
         return int(version)
@@ -446,6 +476,13 @@ class Games:
         fields = [self._board_field(b) for b in self.boards_of(game)]
         await self._shown(keys=[self.keys.record(game.key)],
                           args=[game.version, self._board_field(board), *fields])
+
+    async def forget_shown(self, game: GameRecord, board: tuple[int, int]) -> None:
+        """Forget what ``board`` shows (its redraw, :meth:`shown` missing it, is due):
+        a board found drawn for a version its record never reached, whose save was
+        lost with a Redis master (issue 37), is redrawn from the record."""
+        await idempotent(lambda: self.redis.hdel(self.keys.record(game.key),
+                                                 self._board_field(board)))
 
     async def shown(self, game: GameRecord) -> dict[tuple[int, int], int]:
         """The version each of the game's board messages shows, as far as noted."""

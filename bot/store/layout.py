@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.vocab.records import GameRecord, Status, StoreError
+from bot.vocab.records import COMPUTER_USER_IDS, GameRecord, Status, StoreError
 
 ENDED_TTL = 30 * 24 * 3600
 """An ended game's record (finished, cancelled, or continued by a rematch, the
@@ -21,6 +21,20 @@ buttons); an older one is deleted (bot/store/games.py ``Games.prune``)."""
 DEFAULT_MAX_LIVE = 10
 """Live games (lobbies included) a chat or forum topic may have at once
 (``MAX_CHAT_GAMES``, bot/edge/config.py)."""
+
+
+DEFAULT_BOTS_PER_PERSON = 1
+"""Live games against the computer a person may have in a chat or topic
+(``COMPUTER_GAMES_PER_PERSON``; bot/rules/computer.py ``PER_PERSON_DEFAULT``)."""
+
+
+class BotLimit(StoreError):
+    """A game against the computer would be one too many for its person here
+    (lobbies with the computer seated count: issue 37)."""
+
+    def __init__(self, key: str, count: int) -> None:
+        super().__init__(f"{key}: its person plays the computer {count} times here already")
+        self.count = count
 
 
 class GameLimit(StoreError):
@@ -104,13 +118,18 @@ end
 
 # KEYS: record, live, ended[, previous record].  ARGV: expected version, JSON ('' deletes),
 # game id, where, topic, now, ttl, limit (0: none)[, the previous record's expected
-# version, JSON, game id, where, topic], the write's token (CURRENT).  Returns
+# version, JSON, game id, where, topic], a person and their limit of games against
+# the computer (0: none), the ending flag, the write's token (CURRENT).  Returns
 # {1, new version}, {0, stored version}, {2, live games of the topic} (a new record over
-# the limit) or {3, stored version of the previous record}.  The previous record (a game
+# the limit), {3, stored version of the previous record} or {5, the person's games
+# against the computer} (one too many).  The previous record (a game
 # continued by this new one: a rematch, the match's next game, a new lobby on its board)
 # is saved in the same step.  A hash
 # without `v` (not written by us) is never overwritten: it reports version '?'.
-SAVE_GAME = PLACE + CURRENT + """
+_COMPUTER = sorted(COMPUTER_USER_IDS.values())
+SAVE_GAME = PLACE + CURRENT + f"""
+local COMPUTER_LOW, COMPUTER_HIGH = {_COMPUTER[0]}, {_COMPUTER[-1]}
+""" + """
 -- ARGV[#ARGV - 1] '1': the record saved is finished or cancelled.  Over a game
 -- still being played that is its end, which only the books' script writes,
 -- with the booking (bot/store/ledger.py): {4, cur}, nothing written.  (JSON
@@ -126,6 +145,26 @@ end
 if cur == '0' and tonumber(ARGV[8]) > 0 then
   local n = redis.call('ZCOUNT', KEYS[2], ARGV[5], ARGV[5])
   if n >= tonumber(ARGV[8]) then return {2, n} end
+end
+-- ARGV[#ARGV - 3], ARGV[#ARGV - 2]: a person and how many live games against
+-- the computer they may have in the topic, lobbies with the computer seated
+-- included (0: no check): {5, how many} if this record would be one too many.
+if tonumber(ARGV[#ARGV - 2]) > 0 then
+  local person, n = tonumber(ARGV[#ARGV - 3]), 0
+  local prefix = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[3])
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], ARGV[5], ARGV[5])) do
+    local d = id ~= ARGV[3] and redis.call('HGET', prefix .. id, 'd')
+    local ok, r = pcall(cjson.decode, d or '')
+    if ok and type(r) == 'table' and type(r.players) == 'table' then
+      local mine, bot = false, false
+      for _, p in ipairs(r.players) do
+        if p.user_id == person then mine = true end
+        if p.user_id >= COMPUTER_LOW and p.user_id <= COMPUTER_HIGH then bot = true end
+      end
+      if mine and bot then n = n + 1 end
+    end
+  end
+  if n >= tonumber(ARGV[#ARGV - 2]) then return {5, n} end
 end
 local new = tonumber(cur) + 1
 if ARGV[2] == '' then

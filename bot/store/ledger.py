@@ -16,6 +16,7 @@ from bot.store.client import RedisClient, as_text, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
+from bot.store.replicas import Replicas
 from bot.vocab.records import (
     CorruptRecordError,
     GameRecord,
@@ -212,8 +213,9 @@ class Ledger:
     (a part of :class:`bot.store.Store`)."""
 
     def __init__(self, redis: RedisClient, keys: Keys, games: Games,
-                 history_cap: int = HISTORY_CAP) -> None:
+                 history_cap: int = HISTORY_CAP, replicas: Replicas | None = None) -> None:
         self.redis = redis
+        self.replicas = replicas or Replicas(redis)
         self.keys = keys
         self.games = games
         self.history_cap = history_cap
@@ -288,6 +290,7 @@ class Ledger:
             await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
         if code == 0:
             raise VersionConflict(keys[0], expected_version, as_text(version))
+        await self.replicas.confirm(keys[0])  # told ended: kept if this master dies now
         if code == 2:
             stored = await self.games.load(record.key)
             return FinishResult(stored or record, booked=False)
@@ -420,6 +423,7 @@ class Ledger:
             raise PlanChanged("the planned payment is no longer owed")
         if code == 2:
             return sign * int(rest[0])
+        await self.replicas.confirm(self.keys.chat(request.chat_id, "ledger"))  # told settled
         return None
 
     async def ledger(self, chat_id: int) -> dict[tuple[int, int], int]:

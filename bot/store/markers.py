@@ -78,8 +78,13 @@ return 1
 """
 
 # KEYS: the bucket, its journals.  ARGV: field, value, TTL (never shortens the
-# bucket's).  Done ('d'): the update's journal (its entries in the journals'
-# hash, named '<field>|<entry>') is deleted too: nobody will read it.
+# bucket's), the TTL of a bucket whose updates are all done.  Done ('d'): the
+# update's journal (its entries in the journals' hash, named '<field>|<entry>')
+# is deleted too: nobody will read it; and once every marker of the bucket is
+# done (none claimed or failed: their updates may still come again for a day)
+# the bucket lives only the last ARGV[4] seconds (a done update is acknowledged
+# and is not delivered again but for a reply lost on the way: issue 37, a day
+# of every tap's marker was ~58 GB at 100 000 games).
 _SETTLE = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if redis.call('TTL', KEYS[1]) < tonumber(ARGV[3]) then
@@ -89,6 +94,13 @@ if ARGV[2] == 'd' then
   local prefix = ARGV[1] .. '|'
   for _, name in ipairs(redis.call('HKEYS', KEYS[2])) do
     if string.sub(name, 1, #prefix) == prefix then redis.call('HDEL', KEYS[2], name) end
+  end
+  local short = tonumber(ARGV[4] or '0')
+  if short > 0 and redis.call('TTL', KEYS[1]) > short then
+    for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
+      if v ~= 'd' and v ~= '1' then return 1 end
+    end
+    redis.call('EXPIRE', KEYS[1], short)
   end
 end
 return 1
@@ -143,10 +155,13 @@ class Markers:
             keys=[key], args=[field, now_ms, lease_ms, owner, ttl, legacy])
         return as_text(state), int(attempt)
 
-    async def settle(self, update: int | str, value: str, ttl: int) -> None:
-        """Mark the update ``value`` (``d``: done, its journal deleted; ``f:<n>``)."""
+    async def settle(self, update: int | str, value: str, ttl: int, done_ttl: int = 0) -> None:
+        """Mark the update ``value`` (``d``: done, its journal deleted; ``f:<n>``);
+        ``done_ttl``: how long a bucket all of whose updates are done is kept (0:
+        as long as ``ttl``)."""
         key, field = locate(self.keys, update)
-        await self._settle(keys=[key, journal_of(self.keys, update)[0]], args=[field, value, ttl])
+        await self._settle(keys=[key, journal_of(self.keys, update)[0]],
+                           args=[field, value, ttl, done_ttl])
 
     async def renew(self, update: int | str, attempt: int, owner: str, now_ms: int,
                     lease_ms: int) -> bool:

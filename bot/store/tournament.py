@@ -31,11 +31,12 @@ from collections.abc import Mapping
 from pydantic import ValidationError
 from redis.exceptions import ResponseError
 
-from bot.store.client import RedisClient, as_text, idempotent
+from bot.store.client import RedisClient, as_text, corrupt_or_transient, idempotent
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import CURRENT, ENDED_TTL
 from bot.store.ledger import ledger_pairs
+from bot.store.replicas import Replicas
 from bot.vocab.records import (
     CorruptRecordError,
     RecordKey,
@@ -152,10 +153,12 @@ SHOWN = 30 * 86400.0
 class Tournaments:
     """Load, compare-and-set and wake tournaments (a part of :class:`bot.store.Store`)."""
 
-    def __init__(self, redis: RedisClient, keys: Keys, games: Games) -> None:
+    def __init__(self, redis: RedisClient, keys: Keys, games: Games,
+                 replicas: Replicas | None = None) -> None:
         self.redis = redis
         self.keys = keys
         self.games = games
+        self.replicas = replicas or Replicas(redis)
         self._save = redis.register_script(_SAVE)
         self._claim = redis.register_script(_CLAIM)
         self.league = Leagues(redis, keys)
@@ -187,12 +190,14 @@ class Tournaments:
         try:
             ok, version = await idempotent(lambda: self._save(keys=keys, args=args))
         except ResponseError as error:
-            raise CorruptRecordError(name, f"not a hash ({error})") from None
+            raise corrupt_or_transient(name, error) from None
         if ok in (2, 3):
             raise TournamentLimit(name, as_text(version) if ok == 2 else None,
                                   int(version) if ok == 3 else 0)
         if not ok:
             raise VersionConflict(name, expected_version, as_text(version))
+        if pairs or not record.status.is_open:  # told its prizes, or its end
+            await self.replicas.confirm(name)
         return record.model_copy(update={"version": int(version)})
 
     async def first_to(self, chat_id: int, what: str, ttl: float = POSTING) -> bool:

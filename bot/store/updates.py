@@ -21,6 +21,16 @@ from bot.store.keys import Keys
 from bot.store.markers import Markers, journal_of
 
 UPDATE_TTL = 24 * 3600  # Telegram keeps undelivered updates for 24 hours
+DONE_TTL = 10 * 60
+"""Seconds the markers of updates that are all done are kept after the last of
+them (:data:`UPDATE_TTL` while one of their bucket is claimed or failed: it may
+be delivered again for a day).  A done update was acknowledged (the webhook's
+200, the next poll's offset), so Telegram delivers it again only if that
+reply was lost, within a minute or so; a day of every tap's marker took most
+of an active game's memory at scale (issue 37; docs/storage.md "Update
+markers").  A redelivery later than this is handled as new: a tap's
+compare-and-set and a command's ids from the update still keep it from
+acting twice."""
 
 
 UPDATE_LEASE = 15
@@ -128,11 +138,12 @@ class Updates:
                                         self._now_ms(), int(lease * 1000))
 
     async def settle_update(self, update: int | str, attempt: int, *, ok: bool,
-                            ttl: int = UPDATE_TTL) -> None:
+                            ttl: int = UPDATE_TTL, done_ttl: int = DONE_TTL) -> None:
         """Mark a claimed update done (its journal deleted in the same step), or
-        failed (its retry is handled again, with the journal)."""
+        failed (its retry is handled again, with the journal); ``done_ttl``: see
+        :data:`DONE_TTL`."""
         value = "d" if ok else f"f:{attempt}"
-        await idempotent(lambda: self.markers.settle(update, value, ttl))
+        await idempotent(lambda: self.markers.settle(update, value, ttl, done_ttl))
         old = await self._old_marker(update)
         if old is not None:  # done (or failed) to workers of the release before too
             await self.redis.set(self.keys.update(old), "1" if ok else f"f:{attempt}", ex=ttl)

@@ -61,8 +61,13 @@ class _ChatState:
     dialog: bool = False  # a private chat between two users (inline mode only)
 
 
-@dataclass
+@dataclass(eq=False)  # by identity: a redelivery is a twin of its update (issue 37)
 class _Pending:
+    """An update waiting for its delivery.  Two of them may hold the very same
+    fields (an update redelivered twice, both posted at once): the one posted
+    is the one dropped, so they compare by identity (by fields ``list.remove``
+    dropped the twin and left the delivered one pending for ever)."""
+
     update_id: int
     payload: JSON
     forced: bool = False  # a redelivered duplicate: handed out even below the offset

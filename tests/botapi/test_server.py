@@ -622,3 +622,16 @@ def test_watched_crash_fails_waits_at_once(server: BotApiServer, private: Chat) 
 
 def test_python_is_this_interpreter(server: BotApiServer) -> None:
     assert BotProcess.for_server(server).command == [sys.executable, "-m", "bot"]
+
+
+def test_a_redelivered_twin_is_dropped_by_identity_not_by_its_fields() -> None:
+    """Issue 37: an update redelivered twice is two pending entries with the same
+    fields; the one delivered must be the one dropped (by fields, ``list.remove``
+    dropped its twin, and the delivered one stayed pending for ever)."""
+    from tests.botapi.core import _Pending
+
+    first, twin = (_Pending(7, {"update_id": 7}, forced=True, claimed=True) for _ in range(2))
+    pending = [first, twin]
+    pending.remove(twin)  # as the webhook worker does once ``twin`` was posted
+    assert pending == [first] and pending[0] is first
+    assert twin not in pending and first != twin

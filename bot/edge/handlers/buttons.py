@@ -20,6 +20,7 @@ board that is behind its game (such a redraw failed for good) redraws it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -58,7 +59,7 @@ from bot.service.ending import after_end
 from bot.service.saving import load_current, save_first
 from bot.store import VersionConflict
 from bot.store.inline import inline_chat_id
-from bot.store.layout import GameLimit
+from bot.store.layout import BotLimit, GameLimit
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from bot.vocab.i18n import Translator
 from bot.vocab.records import (
@@ -156,7 +157,7 @@ async def on_button(update: Update, context: Context) -> None:
                            show_alert=True)
         # the game as read a moment ago (its changes since redraw their own boards)
         await _log_refused(context, chat_id, data, query.id, loaded)
-        await _repair(context, tr, chat_id, data.id, loaded)
+        await _repair(context, tr, chat_id, data.id, loaded, drawn=_drawn(query, data))
         return
     if new is record:
         await query.answer()
@@ -174,6 +175,10 @@ async def on_button(update: Update, context: Context) -> None:
         return
     except GameLimit as full:  # a new lobby from a finished board: the chat is full
         await query.answer(alert_text(tr, Refusal(GAME_LIMIT, count=full.live)), show_alert=True)
+        return
+    except BotLimit as full:  # 🤖 Play the bot beside another game of the person's at once
+        await query.answer(alert_text(tr, Refusal(computer.PLAYING_THE_BOT, count=full.count)),
+                           show_alert=True)
         return
     effects.note(TAPPED, lambda: json.dumps({"old": encode(record), "version": record.version,
                                              "saved": saved.version, "game": saved.game_id}))
@@ -213,7 +218,7 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
         computer.playing_the_bot(
             await get_store(context).games.chat_games(record.chat_id, record.thread_id,
                                                       ended=False),
-            user.id, computer_turns.per_person(context))
+            user.id, computer_turns.per_person(context), record.game_id)
     # the entropy taps refused before this one go into the dice's log if it starts the game
     refused = (await get_store(context).games.refused_taps(record.chat_id, record.game_id)
                if entropy_tap(record, data.action) else ())
@@ -337,14 +342,52 @@ async def _finish_applied(context: Context, tr: Translator, query: CallbackQuery
 
 
 async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str,
-                  record: GameRecord | None = None) -> None:
+                  record: GameRecord | None = None, *,
+                  drawn: tuple[tuple[int, int] | None, int] | None = None) -> None:
     """After a refused tap: redraw the boards of the tapped game that are behind it
     (a redraw failed), so that taps on them are not refused for ever; ``record``:
-    the game as just read."""
-    record = record or await get_store(context).games.load_game(chat_id, game_id)
+    the game as just read.  ``drawn``: the tapped message and the version its
+    keyboard, as Telegram has it, is drawn for (:func:`_drawn`).  The message
+    tells what the board shows, whatever its mark says (issue 37): one drawn
+    for a version the record never reached (that save was lost with a Redis
+    master that failed over before replicating it) is ahead of its record, and
+    every tap on it was refused for ever, as was one left behind while its mark
+    (a lost write) said otherwise: its mark is dropped and it is redrawn from
+    the record (a forged or older button on a current board changes nothing)."""
+    store = get_store(context)
+    record = record or await store.games.load_game(chat_id, game_id)
     if record is not None and computer.waiting_for_computer(record):
         record = await computer_turns.resume(context, tr, record)  # it was stuck: go on
-    if record is not None and not 0 <= time.time() - record.updated_at < REPAIR_GRACE:
-        await redraw_stale(context, tr, record)
+    if record is None:
+        return
+    board, version = drawn or (None, record.version)
+    ahead = version > record.version  # no change in flight draws that: at once
+    if not ahead and 0 <= time.time() - record.updated_at < REPAIR_GRACE:
+        return
+    if board is not None and version != record.version:
+        await store.games.forget_shown(record, board)
+    await redraw_stale(context, tr, record)
+
+
+def _drawn(query: CallbackQuery, data: Callback) -> tuple[tuple[int, int], int] | None:
+    """The tapped board message (as :meth:`bot.store.games.Games.boards_of` names
+    it) and the version its keyboard is drawn for, read from the message as
+    Telegram sent it with the tap (not from the tapped data, which a forged
+    tap makes up); None when it has no such buttons (an inline message: the
+    query does not carry it)."""
+    message = query.message
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return None
+    versions = set()
+    for row in message.reply_markup.inline_keyboard:
+        for button in row:
+            if isinstance(button.callback_data, str):
+                with contextlib.suppress(CallbackDataError):
+                    drawn = Callback.parse(button.callback_data)
+                    if drawn.id == data.id and drawn.kind in (Kind.GAME, Kind.LOBBY):
+                        versions.add(drawn.version)
+    if len(versions) != 1:
+        return None
+    return (message.chat.id, message.message_id), versions.pop()
 
 

@@ -55,7 +55,7 @@ from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
-from bot.vocab.refusals import Refusal
+from bot.vocab.refusals import NOT_PLAYING, Refusal
 from bot.vocab.usertext import html_text
 
 JOB_NAME = "clock"
@@ -197,14 +197,21 @@ def _change(action: ButtonAction, record: GameRecord, user_id: int, now: float) 
 
 
 async def change_clock(context: Context, user_id: int, game_id: str, action: ButtonAction, *,
-                       inline_id: str | None = None) -> tuple[GameRecord, GameRecord]:
+                       inline_id: str | None = None, chat_id: int | None = None
+                       ) -> tuple[GameRecord, GameRecord]:
     """Apply a clock action to the user's game (the one on inline message
     ``inline_id``, if given) by compare-and-set (re-read on a conflict);
-    returns (before, after).  :class:`Refusal` when not allowed."""
+    returns (before, after).  :class:`Refusal` when not allowed.  ``chat_id``:
+    the chat the button was tapped in, where a game that is none of the
+    user's may still be open (not "over" to a bystander: issue 37)."""
     changed = await commit_game(get_store(context),
                                 lambda: _find_game(context, user_id, game_id, inline_id),
                                 lambda record, now: _change(action, record, user_id, now))
     if changed is None:
+        there = (None if chat_id is None
+                 else await get_store(context).games.load_game(chat_id, game_id))
+        if there is not None and there.status.is_open and seat_of(there, user_id) is None:
+            raise Refusal(NOT_PLAYING)
         raise Refusal(N_("This game is over."))
     return changed
 
@@ -244,8 +251,9 @@ async def on_clock_button(update: Update, context: Context) -> None:
         await query.answer(tr.gettext(MUTED if muted else UNMUTED), show_alert=True)
         return
     try:
-        before, after = await change_clock(context, user.id, data.id, data.action,
-                                           inline_id=inline_id)
+        before, after = await change_clock(
+            context, user.id, data.id, data.action, inline_id=inline_id,
+            chat_id=query.message.chat.id if query.message is not None else None)
     except Refusal as refusal:
         await query.answer(alert_text(tr, refusal), show_alert=True)
         return

@@ -47,8 +47,8 @@ from bot.rules.chatsettings import with_language
 from bot.rules.ledger import with_chat_stake
 from bot.rules.lobby import new_lobby
 from bot.rules.matchstate import match_in_progress
-from bot.rules.options import OptionError, parse_new_args, with_chat_clock
-from bot.store.layout import GameLimit
+from bot.rules.options import OptionError, check_asked, parse_new_args, with_chat_clock
+from bot.store.layout import BotLimit, GameLimit
 from bot.vocab.callbacks import CallbackDataError, LanguageChoice, PickGame
 from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, translator
 from bot.vocab.records import GameRecord, Player, Status, VersionConflict, new_game_id
@@ -86,11 +86,16 @@ async def new(update: Update, context: Context) -> None:
     else:  # and a bounded number of games against the computer
         try:
             computer.playing_the_bot(await store.games.chat_games(chat.id, thread, ended=False),
-                                     user.id, computer_turns.per_person(context))
+                                     user.id, computer_turns.per_person(context), game_id)
         except Refusal as refusal:
             await reply(update, refusal_text(tr, refusal))
             return
     settings = await chat_settings(context, chat.id)
+    try:  # an option of the other variant than the chat's default one: not silently ignored
+        check_asked(args_of(context), variant or settings.variant)
+    except OptionError as error:
+        await reply(update, refusal_text(tr, error), quote=True)
+        return
     options = with_chat_stake(args_of(context), options, settings.options.stake_per_point)
     options = with_chat_clock(args_of(context), options, settings.options.time_control)
     options = with_chat_autoplay(args_of(context), options, settings.autoplay)
@@ -113,6 +118,9 @@ async def new(update: Update, context: Context) -> None:
         saved = await store.games.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile
         await reply(update, tr.gettext(GAME_LIMIT, count=full.live))
+        return
+    except BotLimit as full:  # another /new … bot of the person's at the same moment
+        await reply(update, refusal_text(tr, Refusal(computer.PLAYING_THE_BOT, count=full.count)))
         return
     except VersionConflict:  # a retry of this /new: its lobby's id follows from the update
         made = await store.games.load_game(chat.id, lobby.game_id)

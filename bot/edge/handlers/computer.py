@@ -62,6 +62,7 @@ from bot.service.saving import commit_game, save
 from bot.store import VersionConflict
 from bot.vocab import clock
 from bot.vocab.i18n import N_, Translator, translator
+from bot.vocab.processes import die_with_parent
 from bot.vocab.records import GameRecord
 from bot.vocab.refusals import Refusal
 
@@ -114,9 +115,11 @@ def analysis_pool() -> Executor:
 def _new_pool(name: str) -> Executor:
     if os.environ.get(WORKERS_ENV, "process") == "thread":
         return concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name)
-    # spawn: a fork of a process running an event loop and threads is unsafe
+    # spawn: a fork of a process running an event loop and threads is unsafe; it
+    # ends with the bot however the bot dies (a kill -9 left it behind)
     return concurrent.futures.ProcessPoolExecutor(
-        1, mp_context=multiprocessing.get_context("spawn"))
+        1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent,
+        initargs=(os.getpid(),))
 
 
 def sweep_interval() -> float:

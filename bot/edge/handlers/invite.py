@@ -40,7 +40,7 @@ from bot.present.keyboards import url_keyboard
 from bot.present.lobby import options_line
 from bot.present.names import variant_name
 from bot.rules.dice import committed
-from bot.rules.options import OptionError, engine_options, parse_new_args
+from bot.rules.options import OptionError, check_asked, engine_options, parse_new_args
 from bot.store import invite as invites
 from bot.store.invite import Invitation, RedeemOutcome
 from bot.vocab.i18n import N_, Translator, pick_language
@@ -71,6 +71,7 @@ async def invite(update: Update, context: Context) -> None:
             raise OptionError(N_("A private game has no stakes: they are booked in a group's "
                                  "ledger. Play for stakes with /new in a group."))
         variant = variant or (await chat_settings(context, chat.id)).variant
+        check_asked(args_of(context), variant)
         engine_options(variant, options)
     except OptionError as error:
         await reply(update, refusal_text(tr, error))

@@ -27,7 +27,7 @@ from bot.edge.handlers.common import (
 )
 from bot.present.ledger import pays_text
 from bot.present.names import KIND_NAMES, variant_name
-from bot.rules.ledger import Debt, debts, ledger_table
+from bot.rules.ledger import Debt, debts, ledger_table, without_cycles
 from bot.rules.options import MAX_STAKE, OptionError, parse_new_args
 from bot.rules.settle import plan
 from bot.vocab.i18n import N_, Translator
@@ -79,7 +79,7 @@ async def ledger(update: Update, context: Context) -> None:
     chat_id = chat_id_of(update)
     balances = await store.ledger.ledger(chat_id)
     names = await names_in(store, chat_id)
-    text = ledger_table(tr, debts(balances), names)
+    text = ledger_table(tr, without_cycles(debts(balances)), names)
     transfers = plan(balances)
     if transfers:
         payments = [pays_text(tr, Debt(t.debtor, t.creditor, t.amount), names)

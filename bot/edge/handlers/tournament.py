@@ -67,7 +67,13 @@ from bot.present.render.tournament import render_standings
 from bot.rules import tournament as rules
 from bot.rules.autoplay import with_chat_autoplay
 from bot.rules.ledger import with_chat_stake
-from bot.rules.options import OptionError, engine_options, parse_new_args, with_chat_clock
+from bot.rules.options import (
+    OptionError,
+    check_asked,
+    engine_options,
+    parse_new_args,
+    with_chat_clock,
+)
 from bot.rules.tournament import league
 from bot.rules.tournament.league import SeasonError
 from bot.rules.tournament.prizes import nets
@@ -142,6 +148,7 @@ async def tournament_command(update: Update, context: Context) -> None:
         if options.computer is not None:
             raise Refusal(NO_COMPUTER)
         variant = variant or settings.variant
+        check_asked(rest, variant)
         options = with_chat_stake(rest, options, settings.options.stake_per_point)
         options = with_chat_clock(rest, options, settings.options.time_control)
         options = with_chat_autoplay(rest, options, settings.autoplay)

@@ -28,6 +28,7 @@ from bot.rules.options import (
     Option,
     OptionError,
     VsComputer,
+    check_asked,
     check_table,
     computer_fields,
     engine_options,
@@ -254,3 +255,17 @@ def test_a_row_without_its_way_into_a_join_or_with_a_taken_bit_is_refused() -> N
         check_table((*OPTIONS, dataclasses.replace(SYNTHETIC, bit=5)))
     with pytest.raises(ValueError, match="same word"):
         check_table((*OPTIONS, dataclasses.replace(SYNTHETIC, word="cube", help=None)))
+
+
+@pytest.mark.parametrize("option", [o for o in OPTIONS if o.variant is not None], ids=_word)
+def test_an_option_of_the_other_variant_is_refused_whatever_its_value(option: Option) -> None:
+    """Issue 37: ``/new long cube=on`` was taken and the cube ignored."""
+    other = next(v for v in Variant if v is not option.variant)
+    for text, _value in _samples(option):
+        with pytest.raises(OptionError) as refused:
+            parse_new_args([other.value, f"{option.word}={text}"])
+        assert refused.value.values.get("option", option.word) == option.word
+        with pytest.raises(OptionError):
+            check_asked([f"{option.word}={text}"], other)  # the chat's default variant
+        check_asked([f"{option.word}={text}"], option.variant)  # its own: fine
+        parse_new_args([option.variant.value, f"{option.word}={text}"])

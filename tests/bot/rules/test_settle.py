@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.rules.ledger import debts, without_cycles
 from bot.rules.settle import (
     SettlePlanError,
     Transfer,
@@ -120,3 +121,37 @@ def test_direct_booking_keeps_every_third_party_and_squares_the_chat(
             k: v for k, v in others.items() if v}
     assert all(value == 0 for value in nets(current).values())
     assert len(transfers) <= max(len([v for v in nets(ledger).values() if v]) - 1, 0)
+
+
+@given(ledgers())
+def test_the_ledger_shown_keeps_every_net_and_has_no_circle(ledger: Ledger) -> None:
+    """/ledger's table (issue 37: after a settle-up plan was paid it showed the
+    circle Alice → Carol 10, Bob → Alice 10, Carol → Bob 10 when all were
+    square): what each member owes net is what the stored pairs say, and no
+    circle of debts is left, so a squared chat shows nobody owing."""
+    shown = without_cycles(debts(ledger))
+    net: dict[int, int] = {}
+    for debt in shown:
+        net[debt.creditor] = net.get(debt.creditor, 0) + debt.amount
+        net[debt.debtor] = net.get(debt.debtor, 0) - debt.amount
+    assert {m: v for m, v in net.items() if v} == {m: v for m, v in nets(ledger).items() if v}
+    assert all(d.amount > 0 for d in shown)
+    if all(value == 0 for value in nets(ledger).values()):
+        assert shown == []
+    # no circle: the members can be ordered so that every debt goes one way
+    onward = {d.debtor: set() for d in shown} | {d.creditor: set() for d in shown}
+    for d in shown:
+        onward[d.debtor].add(d.creditor)
+    order: list[int] = []
+    while onward:
+        free = [m for m, nexts in onward.items() if not nexts & set(onward)]
+        assert free, f"a circle among {sorted(onward)}"
+        for member in free:
+            order.append(member)
+            del onward[member]
+
+
+def test_a_paid_plan_leaves_nobody_owing_on_the_ledger() -> None:
+    alice, bob, carol = 1, 2, 3
+    circle = {(alice, carol): -10, (alice, bob): 10, (bob, carol): 10}
+    assert debts(circle) and without_cycles(debts(circle)) == []

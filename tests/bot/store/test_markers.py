@@ -83,3 +83,28 @@ async def test_the_release_befores_markers_are_kept_only_in_the_upgrade_window(
     await store.updates.settle_update("501:bb", 1, ok=True)
     assert await store.redis.get("nardy:update:501") is None
     assert await store.updates.claim_update("501:bb") == ("done", 0)
+
+
+async def test_markers_all_done_are_kept_minutes_and_others_a_day(store: Store) -> None:
+    """Issue 37 item 9: a day of every tap's marker was most of an active game's
+    memory at 100 000 games.  A bucket whose updates are all done lives
+    ``DONE_TTL`` after its last one; one with an update in flight or failed
+    (it may come again for a day) lives ``UPDATE_TTL``."""
+    from bot.store.updates import DONE_TTL, UPDATE_TTL
+
+    ids = [f"{4200 + n}:d{n}" for n in range(3)]  # one bucket
+    key = locate(store.keys, ids[0])[0]
+    claims = [(await store.updates.claim(update))[1] for update in ids]
+    for claim in claims[:2]:
+        assert claim is not None
+        await store.updates.settle_update(claim.update, claim.attempt, ok=True)
+    assert await store.redis.ttl(key) > DONE_TTL  # the third one is still in flight
+    third = claims[2]
+    assert third is not None
+    await store.updates.settle_update(third.update, third.attempt, ok=False)
+    assert await store.redis.ttl(key) > DONE_TTL  # failed: Telegram sends it again
+    state, again = await store.updates.claim(third.update)
+    assert state == "new" and again is not None
+    await store.updates.settle_update(again.update, again.attempt, ok=True)
+    assert 0 < await store.redis.ttl(key) <= DONE_TTL < UPDATE_TTL
+    assert (await store.updates.claim(ids[0]))[0] == "done"  # still known meanwhile

@@ -130,3 +130,35 @@ async def test_join_on_the_older_drawing_of_the_lobby_joins(world: World) -> Non
     answer = await world.tap(t.chat, t.bob, lobby, join, strict=False)  # drawn before Alice's
     assert not answer.show_alert, answer
     assert (await _record(world, t)).status is Status.ACTIVE
+
+
+async def test_a_board_ahead_of_its_record_is_redrawn_from_it(world: World) -> None:
+    # issue 37 item 2: a step saved on a Redis master that failed over before
+    # replicating it is lost with its board's mark, while the board's message
+    # shows it: drawn for a version the record never reached.  Every tap on it,
+    # Resign included, was refused for ever; the first one redraws it.
+    t = _setup(world)
+    await _start(world, t)
+    record, (a, _b, _c) = await _at_a_step_choice(world, t)
+    name = world.store.keys.record(record.key)
+    before = await world.store.redis.hgetall(name)
+    board = world.board(t.chat)
+    mover = _mover(t, record)
+    answer = await world.tap(t.chat, mover, board, _step(record, record.version, a),
+                             strict=False)
+    assert not answer.show_alert, answer
+    await world.idle()
+    await world.store.redis.delete(name)  # the failover: the record as it was replicated
+    await world.store.redis.hset(name, mapping=before)
+    ahead = world.board(t.chat)
+    assert {d.split(":")[2] for _, d in world.buttons(ahead)} == {str(record.version + 1)}
+    undo = Callback.game(record.game_id, record.version + 1, ButtonAction.UNDO).format()
+    answer = await world.tap(t.chat, mover, ahead, undo, strict=False)
+    assert answer.show_alert, answer  # refused: it answers a state that is not stored
+    await world.idle()
+    redrawn = world.board(t.chat)
+    assert {d.split(":")[2] for _, d in world.buttons(redrawn)} == {str(record.version)}
+    answer = await world.tap(t.chat, mover, redrawn, _step(record, record.version, a),
+                             strict=False)  # the game goes on from its record
+    assert not answer.show_alert, answer
+    assert (await _record(world, t)).version == record.version + 1

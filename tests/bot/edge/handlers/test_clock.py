@@ -20,7 +20,7 @@ from bot.store import Store
 from bot.vocab import clock
 from bot.vocab.clock import DAY, HOUR
 from bot.vocab.records import Status
-from bot.vocab.refusals import Refusal
+from bot.vocab.refusals import NOT_PLAYING, Refusal
 from tests.bot.conftest import World, other_worker
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_handlers import Table, _record, _setup, _start
@@ -346,7 +346,7 @@ async def test_pause_by_agreement_stops_the_clock_and_resume_restarts_it(
     answer = await world.tap(t.chat, mover, proposal, clock_button(world, proposal, "Z"))
     assert answer.show_alert  # the proposer cannot agree with themselves
     answer = await world.tap(t.chat, t.eve, proposal, clock_button(world, proposal, "Z"))
-    assert answer.show_alert
+    assert answer.show_alert and answer.text == NOT_PLAYING  # not "over" (issue 37)
     await world.tap(t.chat, other, proposal, clock_button(world, proposal, "Z"))
     record = await _record(world, t)
     assert record.paused_at is not None and record.deadline is None

@@ -381,3 +381,17 @@ async def test_an_idle_game_against_the_bot_ends_unrated_and_unbooked(
     assert await world.store.ledger.player_stats(club.id) == []  # unrated: no stats booked
     assert await world.store.ledger.ledger(club.id) == {}
     await _start(world, club, alice, "/new long bot level=easy")  # her place is free again
+
+
+async def test_a_lobby_with_the_bot_seated_counts_before_its_start(world: World) -> None:
+    """Issue 37 item 6: ``/new long bot`` four times and ▶ Start on each made four
+    games against the computer (the rule counted only started games)."""
+    s = world.server
+    alice = s.add_user("Alice")
+    club = s.add_group("Club", members=[alice])
+    sent = await world.send(club, alice, "/new long bot")
+    await world.reply(club, sent, None)
+    for command in ("/new long bot", "/new backgammon bot level=strong"):
+        sent = await world.send(club, alice, command)
+        await world.reply(club, sent, "playing the bot here already")
+    assert await world.store.games.live_count(club.id) == 1

@@ -575,6 +575,9 @@ async def test_cancel_needs_both_players_or_an_admin(world: World) -> None:
     await world.reply(t.chat, sent, "Cancel proposed")
     board = world.board(t.chat)
     assert "proposes to cancel" in board.content
+    # the proposal is what waits, for Bob: no "➡ … to move" beside it (issue 37)
+    arrowed = [line for line in board.content.splitlines() if line.startswith("➡")]
+    assert len(arrowed) == 1 and "Bob: accept or decline" in arrowed[0], board.content
     self_agree = await world.tap(t.chat, t.alice, board, _data(world, board, "C"))
     assert self_agree.show_alert
     await world.tap(t.chat, t.bob, board, _data(world, board, "K"))

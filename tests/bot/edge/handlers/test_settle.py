@@ -181,3 +181,20 @@ async def test_the_store_refuses_a_planned_payment_the_ledger_no_longer_owes(
         await store.ledger.settle(request)
     assert await store.ledger.ledger(CHAT) == {(2, 3): 10}
     assert await store.ledger.load_settle(CHAT, request.request_id) is None
+
+
+async def test_a_paid_plan_leaves_nobody_owing_on_the_ledger(world: World) -> None:
+    """Issue 37: Bob → Ann 10, Ann → Eve 10; the plan's "Bob pays Eve 10" is
+    booked on the Bob-Eve pair, which left the circle Bob → Ann, Ann → Eve,
+    Eve → Bob on /ledger when everybody was square."""
+    club, ann, bob, eve = club_of_three(world)
+    await book(world, club, ann, bob, 10)
+    await book(world, club, eve, ann, 10)
+    sent = await world.send(club, bob, "/settle")
+    menu = await world.reply(club, sent, "with whom")
+    await world.tap(club, bob, menu, text="📋 Bob pays Eve 10")
+    await world.tap(club, eve, world.server.message(club.id, menu.message_id),
+                    text="✅ Settled")
+    assert await world.store.ledger.balance(club.id, bob.id, eve.id) != 0  # booked on its pair
+    text = await command(world, club, ann, "/ledger")
+    assert "Nobody owes anybody here." in text and "→" not in text, text

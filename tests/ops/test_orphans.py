@@ -1,0 +1,51 @@
+"""The bot leaves no process behind however it dies (issue 37 item 4): after a
+``kill -9`` of ``python -m bot`` its picture painter (~90 MB, it ignores
+SIGTERM) and multiprocessing's resource tracker lived on for ever.  Its
+worker processes now end by themselves once the bot is gone
+(bot/vocab/processes.py)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from bot.vocab.processes import WATCH_EVERY
+from tests.botapi import BotApiServer, BotProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_a_killed_bot_leaves_no_process_behind(tmp_path: Path) -> None:
+    with BotApiServer() as server:
+        bot = BotProcess.for_server(server, data_dir=tmp_path, log_level="INFO").start()
+        try:
+            server.watch(bot)
+            assert bot.pid is not None
+            me = psutil.Process(bot.pid)
+            deadline = time.monotonic() + 60
+            # the painter starts with the bot (and with it the resource tracker)
+            while len(me.children(recursive=True)) < 2:
+                assert time.monotonic() < deadline and bot.running, bot.log_tail()
+                time.sleep(0.2)
+            children = me.children(recursive=True)
+            bot.kill()
+            deadline = time.monotonic() + 20 * WATCH_EVERY + 10
+            while any(_alive(child) for child in children) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            left = [f"{c.pid} {c.cmdline()}" for c in children if _alive(c)]
+            for child in children:  # leave nothing behind whatever the outcome
+                if _alive(child):
+                    child.kill()
+            assert left == [], left
+        finally:
+            bot.stop()

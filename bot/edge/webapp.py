@@ -73,6 +73,8 @@ from engine.position import EngineError
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parents[1] / "webapp" / "static"
+STATIC_NAME = r"[A-Za-z0-9_-]+\.[A-Za-z0-9]+"
+"""What a static file's name may be (the files of bot/webapp/static are all such)."""
 MAX_REQUEST = 16 * 1024
 """Bytes an API request may have (a turn is four steps; initData under 1 kB)."""
 RATE = 600
@@ -175,7 +177,10 @@ def routes(webapp: Webapp) -> list[Any]:
     args = {"webapp": webapp}
     return [
         (r"/app/?", _Page),
-        (r"/app/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
+        # only plain file names reach the file handler: anything else (a NUL byte, a
+        # "..", a slash, a percent sign) is no route, so a plain 404, never the 500 a
+        # NUL byte raised in the path's resolution
+        (rf"/app/static/({STATIC_NAME})", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
         (r"/app/api/state", _State, args),
         (r"/app/api/turn", _Turn, args),
         (r"/app/api/action", _Action, args),

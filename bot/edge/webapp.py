@@ -10,8 +10,9 @@ set):
     ``{initData, game, after?}``: the game as :func:`bot.present.webstate.game_state`
     draws it for the user.  With ``after`` (a version) it is a long poll: it answers
     as soon as the stored version differs, else after :data:`LONG_POLL` seconds.
-    It reads the version from Redis every :data:`POLL_EVERY` seconds, so a change
-    saved by any worker reaches every open app within that (no process memory).
+    It waits in memory: the worker's one subscription to the games' changes
+    (:mod:`bot.edge.live`, told by every worker's saves) wakes it; a waiting poll
+    reads nothing from Redis.
 ``POST /app/api/turn``
     ``{initData, game, version, steps}``: the whole turn, checked by the engine
     (:func:`bot.rules.play.apply_turn`) and saved with the tap's compare-and-set on
@@ -31,11 +32,13 @@ Every request is refused (401) unless its ``initData`` is Telegram's and fresh
 payload, but only a seated player may act (the rules refuse others exactly as they
 refuse their taps).  Bodies over :data:`MAX_REQUEST` bytes get 413; a user making
 more than :data:`RATE` requests in :data:`RATE_WINDOW` seconds gets 429 (per worker).
+Answers over :data:`GZIP_FROM` bytes are gzipped for a client that accepts it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import logging
 import time
@@ -52,6 +55,7 @@ from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import show as show_change
 from bot.edge.handlers.common import alert_text, chat_settings
 from bot.edge.initdata import InitData, InitDataError, checked
+from bot.edge.live import LiveGames
 from bot.present.webapp import PayloadError, game_of
 from bot.present.webstate import game_state, step_of
 from bot.rules import hints
@@ -80,7 +84,8 @@ MAX_REQUEST = 16 * 1024
 RATE = 600
 RATE_WINDOW = 60.0
 LONG_POLL = 25.0
-POLL_EVERY = 0.25
+GZIP_FROM = 1024
+"""Bytes from which an answer is gzipped (a smaller one gains nothing)."""
 MAX_STEPS = 4
 ROLL_HOLD = 20.0
 """Seconds a roll made in the app waits before it redraws the boards; a turn sent
@@ -129,12 +134,16 @@ class Webapp:
 
     def __init__(self, app: Any, token: str, *, clock: Callable[[], float] = time.time,
                  rate: RateLimit | None = None, roll_hold: float = ROLL_HOLD,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 long_poll: float = LONG_POLL, live: LiveGames | None = None) -> None:
         self.app = app
         self.token = token
         self.clock = clock
         self.rate = rate or RateLimit()
         self.roll_hold, self.sleep = roll_hold, sleep
+        self.long_poll = long_poll
+        self.live = live or LiveGames(lambda: self.store)
+        """The worker's one subscription to the games' changes, for the long polls."""
         self._redraws: set[asyncio.Future[None]] = set()
 
     @property
@@ -209,7 +218,18 @@ class _Api(tornado.web.RequestHandler):
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps(body, ensure_ascii=False))
+        self.set_header("Vary", "Accept-Encoding")
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        if len(data) >= GZIP_FROM and "gzip" in self.request.headers.get("Accept-Encoding", ""):
+            data = gzip.compress(data, compresslevel=6)
+            self.set_header("Content-Encoding", "gzip")
+        self.finish(data)
+
+    def on_connection_close(self) -> None:
+        """The client went away (an app closed during its long poll): stop waiting."""
+        gone = getattr(self, "_gone", None)
+        if gone is not None and not gone.done():
+            gone.set_result(None)
 
     async def post(self) -> None:
         tr = translator(None)
@@ -288,17 +308,27 @@ class _State(_Api):
     async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
                   body: dict[str, Any]) -> dict[str, Any]:
         after = body.get("after")
-        if isinstance(after, int) and not isinstance(after, bool):
-            deadline = time.monotonic() + LONG_POLL
-            while record.version == after and time.monotonic() < deadline:
-                if self.request.connection is None or self._finished:
-                    break
-                await asyncio.sleep(POLL_EVERY)
-                found = await self.webapp.store.games.load_game(record.chat_id, record.game_id)
-                if found is None:
-                    break
-                record = found
+        if isinstance(after, int) and not isinstance(after, bool) and record.version == after:
+            record = await self.follow(record, after)
         return await self.state(context, tr, user, record)
+
+    async def follow(self, record: GameRecord, after: int) -> GameRecord:
+        """``record`` once its stored version moves past ``after`` (or as it is after
+        the long poll's time, or when the client went away), waiting in the worker's
+        memory (:mod:`bot.edge.live`)."""
+        games = self.webapp.store.games
+        name = games.name_of(record.chat_id, record.game_id)
+        self._gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        async with self.webapp.live.watch(name, after) as moved:
+            [version] = await games.versions([name])  # saved before we listened?
+            if version == after and self.request.connection is not None:
+                either: list[asyncio.Future[Any]] = [moved, self._gone]
+                await asyncio.wait(either, timeout=self.webapp.long_poll,
+                                   return_when=asyncio.FIRST_COMPLETED)
+                if not moved.done():
+                    return record
+        found = await games.load_game(record.chat_id, record.game_id)
+        return found or record
 
 
 class _Turn(_Api):

@@ -4,6 +4,7 @@ client that accepts gzip.  In process: the app's routes on a tornado server."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,6 +15,11 @@ import tornado.netutil
 import tornado.web
 
 from bot.edge.webapp import Webapp, routes
+from bot.rules.seats import waiting_user
+from bot.store import Store
+from tests.bot.conftest import World, running_world
+from tests.bot.driver import pick
+from tests.bot.edge.handlers.test_webapp_budget import _at_a_roll, _init
 
 
 @pytest.fixture
@@ -55,3 +61,81 @@ def test_every_static_file_has_a_name_the_route_serves() -> None:
     from bot.edge.webapp import STATIC, STATIC_NAME
     names = [p.name for p in STATIC.iterdir()]
     assert names and all(re.fullmatch(STATIC_NAME, name) for name in names), names
+
+
+@pytest.fixture
+async def app_world(store: Store) -> AsyncIterator[tuple[World, Webapp, str]]:
+    async with running_world(store) as world:
+        webapp = Webapp(world.app, world.server.token or "")
+        sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
+        server = tornado.httpserver.HTTPServer(tornado.web.Application(routes(webapp)))
+        server.add_sockets(sockets)
+        try:
+            yield world, webapp, f"http://127.0.0.1:{sockets[0].getsockname()[1]}/app/api"
+        finally:
+            server.stop()
+            await webapp.live.stop()
+
+
+OPEN_APPS = 200
+
+
+async def test_many_open_apps_read_nothing_while_waiting_and_a_tap_is_applied_and_seen_by_all(
+        app_world: tuple[World, Webapp, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hundreds of long polls open on one worker: while nothing changes they read
+    nothing from Redis (issue 34: each read its game every 0.25 s, and 900 of them
+    starved the taps); a tap in the chat is answered and applied, and every poll is
+    answered (none with a 5xx) with the new version."""
+    world, webapp, url = app_world
+    chat, mover, game = await _at_a_roll(world)
+    [record] = await world.store.games.chat_games(chat.id)
+    version = record.version
+    reads = [0]
+    load = world.store.games.load_game
+
+    async def counted(*args: Any) -> Any:
+        reads[0] += 1
+        return await load(*args)
+
+    users = [world.server.add_user(f"Fan{n}") for n in range(OPEN_APPS)]
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        polls = [asyncio.create_task(client.post(f"{url}/state", json={
+            "initData": _init(world, user), "game": game, "after": version}))
+            for user in users]
+        for _ in range(1000):
+            if webapp.live.waiting() == OPEN_APPS and webapp.live.subscribed:
+                break
+            await asyncio.sleep(0.01)
+        assert webapp.live.waiting() == OPEN_APPS
+        monkeypatch.setattr(world.store.games, "load_game", counted)
+        await asyncio.sleep(0.6)  # the old polls read their game every 0.25 s each
+        assert reads[0] == 0 and not any(p.done() for p in polls)
+        monkeypatch.setattr(world.store.games, "load_game", load)
+        board = world.board(chat)
+        data = pick(board)
+        assert data is not None
+        answer = await world.tap(chat, mover, board, data)
+        assert not answer.show_alert, answer
+        [applied] = await world.store.games.chat_games(chat.id)
+        assert applied.version > version and waiting_user(applied) is not None
+        answers = await asyncio.wait_for(asyncio.gather(*polls), 30)
+    assert sorted({a.status_code for a in answers}) == [200]
+    assert {a.json()["version"] for a in answers} == {applied.version}
+    assert webapp.live.subscriptions == 1
+
+
+async def test_a_big_answer_is_gzipped_for_a_client_that_accepts_it(
+        app_world: tuple[World, Webapp, str]) -> None:
+    world, _webapp, url = app_world
+    _chat, mover, game = await _at_a_roll(world)
+    body = {"initData": _init(world, mover), "game": game}
+    async with httpx.AsyncClient(timeout=30) as client:
+        plain = await client.post(f"{url}/state", json=body,
+                                  headers={"Accept-Encoding": "identity"})
+        packed = await client.post(f"{url}/state", json=body,
+                                   headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in plain.headers
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert packed.json() == plain.json()  # httpx unpacks it
+    assert int(packed.headers["Content-Length"]) < len(plain.content) * 0.7

@@ -7,12 +7,14 @@ set):
 ``GET /app/``, ``GET /app/static/<file>``
     The page and its plain JavaScript modules (bot/webapp/static, no build step).
 ``POST /app/api/state``
-    ``{initData, game, after?}``: the game as :func:`bot.present.webstate.game_state`
+    ``{initData, game, after?, packed?}``: the game as :func:`bot.present.webstate.game_state`
     draws it for the user.  With ``after`` (a version) it is a long poll: it answers
     as soon as the stored version differs, else after :data:`LONG_POLL` seconds.
     It waits in memory: the worker's one subscription to the games' changes
     (:mod:`bot.edge.live`, told by every worker's saves) wakes it; a waiting poll
-    reads nothing from Redis.
+    reads nothing from Redis.  With ``packed`` (every request may carry it) the turn
+    tree is sent packed (:func:`bot.present.webstate.pack_tree`; the app's tree.js
+    unpacks it).
 ``POST /app/api/turn``
     ``{initData, game, version, steps}``: the whole turn, checked by the engine
     (:func:`bot.rules.play.apply_turn`) and saved with the tap's compare-and-set on
@@ -242,6 +244,7 @@ class _Api(tornado.web.RequestHandler):
                 raise ApiError(400, "malformed request") from None
             if not isinstance(body, dict):
                 raise ApiError(400, "malformed request")
+            self.packed = body.get("packed") is True  # the app unpacks (tree.js)
             try:
                 user = checked(self.webapp.token, str(body.get("initData") or ""),
                                now=self.webapp.clock())
@@ -273,7 +276,8 @@ class _Api(tornado.web.RequestHandler):
     async def state(self, context: Any, tr: Translator, user: InitData,
                     record: GameRecord) -> dict[str, Any]:
         settings = await chat_settings(context, record.chat_id)
-        return game_state(tr, record, user.user_id, orientation=settings.orientation)
+        return game_state(tr, record, user.user_id, orientation=settings.orientation,
+                          packed=getattr(self, "packed", False))
 
     async def commit(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
                      new: GameRecord, *, hold: bool = False) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 // turn once.  It decides nothing: every request carries Telegram's initData, and the
 // server checks each turn with the engine.
 import { drawBoard } from "./board.js";
+import { unpackTree } from "./tree.js";
 
 const tg = window.Telegram && window.Telegram.WebApp;
 const query = new URLSearchParams(location.search);
@@ -21,9 +22,10 @@ async function api(name, body = {}) {
   window.nardyRequests = (window.nardyRequests || 0) + 1;  // read by the benchmark
   const response = await fetch(`api/${name}`, {
     method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ initData: tg ? tg.initData : "", game, ...body }),
+    body: JSON.stringify({ initData: tg ? tg.initData : "", game, packed: true, ...body }),
   });
   const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (data.tree) data.tree = unpackTree(data.tree);  // sent packed: tree.js
   if (!response.ok) throw new Error(data.error || response.statusText);
   return data;
 }

@@ -16,9 +16,10 @@ set):
     tree is sent packed (:func:`bot.present.webstate.pack_tree`; the app's tree.js
     unpacks it).
 ``POST /app/api/turn``
-    ``{initData, game, version, steps}``: the whole turn, checked by the engine
+    ``{initData, game, version, play?, steps}``: the whole turn, checked by the engine
     (:func:`bot.rules.play.apply_turn`) and saved with the tap's compare-and-set on
-    ``version``; then every board of the game is redrawn once.
+    ``version`` (or on the stored one if only the board moved since: the same
+    ``play``); then every board of the game is redrawn once.
 ``POST /app/api/action``
     ``{initData, game, version, action, level?}``: roll, double, take, pass, beaver,
     resign (``level``), accept, decline: the tap's rule (:func:`bot.rules.play.apply_game`).
@@ -59,7 +60,7 @@ from bot.edge.handlers.common import alert_text, chat_settings
 from bot.edge.initdata import InitData, InitDataError, checked
 from bot.edge.live import LiveGames
 from bot.present.webapp import PayloadError, game_of
-from bot.present.webstate import game_state, step_of
+from bot.present.webstate import game_state, play_key, step_of
 from bot.rules import hints
 from bot.rules.play import (
     apply_game,
@@ -302,9 +303,14 @@ class _Api(tornado.web.RequestHandler):
 
 
 def _version(body: dict[str, Any], record: GameRecord) -> None:
-    """Refuse a request made on another version of the game than the stored one."""
+    """Refuse a request made on another version of the game than the stored one,
+    unless only the board moved since (the same :func:`play_key`: a ``/board``
+    repost must not undo the mover's unsent steps, issue 34); the save is still the
+    compare-and-set on the version loaded."""
     version = body.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version != record.version:
+    if not isinstance(version, int) or isinstance(version, bool) or version > record.version:
+        raise Refusal(CHANGED)
+    if version != record.version and body.get("play") != play_key(record):
         raise Refusal(CHANGED)
 
 

@@ -19,7 +19,9 @@ app only walks it, and the server checks the turn it sends again.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import re
 from typing import Any
 
@@ -28,7 +30,7 @@ from bot.present.names import KIND_NAMES
 from bot.present.render.view import BoardView, occupant, viewer_point
 from bot.rules import hints
 from bot.rules.matchstate import table_of
-from bot.rules.play import may_double, resign_options
+from bot.rules.play import may_beaver, may_double, resign_options
 from bot.rules.seats import seat_of
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
@@ -177,6 +179,16 @@ def unpack_tree(packed: dict[str, Any]) -> list[dict[str, Any]]:
     return nodes
 
 
+def play_key(record: GameRecord) -> str:
+    """What the app's unsent steps stand on: the game as played (its engine state and
+    status).  A save that moves only the board (``/board`` typed by anyone, a
+    reminder, a ping) keeps it, so the app keeps the mover's steps and a turn sent
+    on the version before such a save is still taken (bot/edge/webapp.py)."""
+    data = json.dumps([record.status.value, record.engine], sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.blake2b(data.encode(), digest_size=8).hexdigest()
+
+
 def _actions(record: GameRecord, game: Game, you: Side | None, user_id: int) -> list[str]:
     """What the app offers ``you`` now (the server checks each again)."""
     if record.status is not Status.ACTIVE or you is None or game.to_act is not you:
@@ -186,7 +198,7 @@ def _actions(record: GameRecord, game: Game, you: Side | None, user_id: int) -> 
     if game.phase is Phase.ROLL:
         found += ["roll"] + (["double"] if may_double(record, table) else [])
     elif game.phase is Phase.DOUBLE:
-        found += ["take", "pass"] + (["beaver"] if game.options.beavers else [])
+        found += ["take", "pass"] + (["beaver"] if may_beaver(game) else [])
     elif game.phase is Phase.RESIGNATION:
         found += ["accept", "decline"]
     if game.phase is Phase.MOVE:
@@ -213,7 +225,8 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
                                   picture=False).text)
     cube = game.cube
     state: dict[str, Any] = {
-        "game": record.game_id, "version": record.version, "status": record.status.value,
+        "game": record.game_id, "version": record.version, "play": play_key(record),
+        "status": record.status.value,
         "variant": game.variant.value, "viewer": int(viewer),
         "you": None if you is None else int(you),
         # whoever must act (nobody once the game ended, however: the board's one end state)

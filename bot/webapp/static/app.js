@@ -34,7 +34,8 @@ function text(key) { return (state && state.texts && state.texts[key]) || key; }
 function node() { return state.tree[path.length ? path[path.length - 1].node : 0]; }
 
 function show(next) {
-  const moved = !state || next.version !== state.version;
+  // the unsent steps stay while the game is the same (a /board repost moves only the board)
+  const moved = !state || (next.play || next.version) !== (state.play || state.version);
   state = next;
   if (moved) { path = []; source = null; sure = null; note = null; }
   document.body.dataset.version = String(state.version);
@@ -160,11 +161,11 @@ async function run(work) {
 
 function submit() {
   const steps = path.map((p) => p.step);
-  return run(async () => show(await api("turn", { version: state.version, steps })));
+  return run(async () => show(await api("turn", { version: state.version, play: state.play, steps })));
 }
 
 function act(action, extra = {}) {
-  return run(async () => show(await api("action", { version: state.version, action, ...extra })));
+  return run(async () => show(await api("action", { version: state.version, play: state.play, action, ...extra })));
 }
 
 function hint() {

@@ -139,3 +139,42 @@ async def test_a_big_answer_is_gzipped_for_a_client_that_accepts_it(
     assert packed.headers["Content-Encoding"] == "gzip"
     assert packed.json() == plain.json()  # httpx unpacks it
     assert int(packed.headers["Content-Length"]) < len(plain.content) * 0.7
+
+
+async def test_a_board_repost_keeps_the_movers_unsent_steps(
+        app_world: tuple[World, Webapp, str]) -> None:
+    """``/board`` typed by anyone saves the record (its board moved), but not the game:
+    the app's state keeps its ``play``, so the app keeps the mover's steps, and the
+    turn sent on the version before the repost is taken (issue 34: it was refused
+    as "the game changed", and the app had wiped the steps already)."""
+    world, _webapp, url = app_world
+    chat, mover, game = await _at_a_roll(world)
+    board = world.board(chat)
+    roll = next(d for row in board.buttons for t, d in row if "Roll" in t and d)
+    answer = await world.tap(chat, mover, board, roll)
+    assert not answer.show_alert, answer
+    await world.idle()
+    carol = world.server.add_user("Carol")
+    async with httpx.AsyncClient(timeout=30) as client:
+        async def call(name: str, **body: Any) -> httpx.Response:
+            return await client.post(f"{url}/{name}", json={
+                "initData": _init(world, mover), "game": game, **body})
+
+        before = (await call("state")).json()
+        assert before["tree"] is not None, before
+        await world.send(chat, carol, "/board")
+        await world.idle()
+        after = (await call("state")).json()
+        assert after["version"] > before["version"]  # the record was saved...
+        assert after["play"] == before["play"]  # ...the game was not
+        tree, node, steps = before["tree"], 0, []
+        while not tree[node]["complete"]:
+            steps.append(tree[node]["steps"][0]["step"])
+            node = tree[node]["steps"][0]["next"]
+        forged = await call("turn", version=before["version"], play="0" * 16, steps=steps)
+        assert forged.status_code == 409  # another game than the app's: refused
+        sent = await call("turn", version=before["version"], play=before["play"], steps=steps)
+        assert sent.status_code == 200, sent.text
+        assert sent.json()["play"] != before["play"]  # the turn was played
+        again = await call("turn", version=before["version"], play=before["play"], steps=steps)
+        assert again.status_code == 409  # and only once

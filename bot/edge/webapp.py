@@ -53,6 +53,7 @@ from typing import Any
 import tornado.web
 from telegram.ext import CallbackContext
 
+from bot.edge.boardpace import BoardPace, Presence, at_once
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import show as show_change
@@ -138,7 +139,8 @@ class Webapp:
     def __init__(self, app: Any, token: str, *, clock: Callable[[], float] = time.time,
                  rate: RateLimit | None = None, roll_hold: float = ROLL_HOLD,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 long_poll: float = LONG_POLL, live: LiveGames | None = None) -> None:
+                 long_poll: float = LONG_POLL, live: LiveGames | None = None,
+                 pace: BoardPace | None = None, presence: Presence | None = None) -> None:
         self.app = app
         self.token = token
         self.clock = clock
@@ -147,6 +149,9 @@ class Webapp:
         self.long_poll = long_poll
         self.live = live or LiveGames(lambda: self.store)
         """The worker's one subscription to the games' changes, for the long polls."""
+        self.pace = pace or BoardPace()
+        """The group boards of games both players play in the app (bot/edge/boardpace.py)."""
+        self.presence = presence or Presence()
         self._redraws: set[asyncio.Future[None]] = set()
 
     @property
@@ -263,6 +268,7 @@ class _Api(tornado.web.RequestHandler):
             record = await self.webapp.store.games.load_game(chat_id, game_id)
             if record is None or not record.engine:
                 raise ApiError(404, tr.gettext("There is no such game."))
+            self.webapp.presence.seen(record.ref, user.user_id)
             result = await self.act(context, tr, user, record, body)
             self.answer(200, result)
         except ApiError as error:
@@ -294,11 +300,22 @@ class _Api(tornado.web.RequestHandler):
         saved = await computer_turns.play(context, saved)
         # the app has its answer at once; the boards follow at the group's pace (the
         # flood limiter may hold an edit for seconds), as a tap is answered first
-        if hold and waiting_user(saved) == user.user_id:  # the roll left the move to them
-            self.webapp.later(self.webapp.held(
-                lambda: show_change(context, tr, record, saved, user.user_id), saved), saved)
+        webapp = self.webapp
+        paced = (not saved.is_private and webapp.presence.all_here(saved)
+                 and not at_once(record, saved))
+
+        def draw(old: GameRecord, new: GameRecord) -> Coroutine[Any, Any, None]:
+            return show_change(context, tr, old, new, user.user_id)
+
+        def load() -> Awaitable[GameRecord | None]:
+            return webapp.store.games.load_game(saved.chat_id, saved.game_id)
+
+        if paced:  # both players in the app: the group board follows every EVERY s
+            webapp.later(webapp.pace.change(record, saved, draw, load, paced=True), saved)
+        elif hold and waiting_user(saved) == user.user_id:  # the roll left the move to them
+            webapp.later(webapp.held(lambda: draw(record, saved), saved), saved)
         else:
-            self.webapp.later(show_change(context, tr, record, saved, user.user_id), saved)
+            webapp.later(webapp.pace.change(record, saved, draw, load, paced=False), saved)
         return await self.state(context, tr, user, saved)
 
 

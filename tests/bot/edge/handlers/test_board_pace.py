@@ -1,0 +1,136 @@
+"""The group board while both players play in the Mini App (issue 34): their moves
+edit it at most once per pace (the newest state only), a cube decision is drawn at
+once, and a player who plays in the chat gets every move drawn as before.  In
+process: the app's routes beside the polling bot; the pace's sleep is injected and
+its clock stands still, so the tests assert order and outcome, not time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import tornado.httpserver
+import tornado.netutil
+import tornado.web
+
+from bot.edge.boardpace import BoardPace
+from bot.edge.webapp import Webapp, routes
+from bot.store import Store
+from tests.bot.conftest import World, running_world
+from tests.bot.driver import game_board
+from tests.bot.edge.handlers.test_webapp_budget import (
+    Hold,
+    _at_a_roll,
+    _call,
+    _drawn_version,
+    _init,
+)
+
+
+@pytest.fixture
+async def paced(store: Store) -> AsyncIterator[tuple[World, Hold, BoardPace, str]]:
+    hold, hold_roll = Hold(), Hold()
+    pace = BoardPace(clock=lambda: 1000.0, sleep=hold)
+    async with running_world(store) as world:
+        webapp = Webapp(world.app, world.server.token or "", sleep=hold_roll, pace=pace)
+        sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
+        server = tornado.httpserver.HTTPServer(tornado.web.Application(routes(webapp)))
+        server.add_sockets(sockets)
+        try:
+            yield world, hold, pace, f"http://127.0.0.1:{sockets[0].getsockname()[1]}/app/api"
+        finally:
+            server.stop()
+            hold.released.set()
+            hold_roll.released.set()
+            await webapp.live.stop()
+            await asyncio.sleep(0)
+
+
+async def _whole_turn(client: httpx.AsyncClient, url: str, base: dict[str, Any],
+                      state: Any) -> Any:
+    if state["tree"] is None:
+        state = await _call(client, url, "action", **base, version=state["version"],
+                            action="roll")
+    tree, node, steps = state["tree"], 0, []
+    while tree is not None and not tree[node]["complete"]:
+        steps.append(tree[node]["steps"][0]["step"])
+        node = tree[node]["steps"][0]["next"]
+    if tree is None:
+        return state
+    return await _call(client, url, "turn", **base, version=state["version"], steps=steps)
+
+
+async def _settled(world: World) -> None:
+    await world.idle()
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+
+
+async def test_both_in_the_app_the_group_board_follows_at_the_pace_newest_only(
+        paced: tuple[World, Hold, BoardPace, str]) -> None:
+    world, hold, pace, url = paced
+    chat, first, game = await _at_a_roll(world)
+    [record] = await world.store.games.chat_games(chat.id)
+    second = next(world.server._users[p.user_id] for p in record.players
+                  if p.user_id != first.id)
+    board = game_board(world.server, chat)
+    assert board is not None
+    async with httpx.AsyncClient(timeout=30) as client:
+        bases = {u.id: {"initData": _init(world, u), "game": game} for u in (first, second)}
+        for base in bases.values():  # both open the app
+            await _call(client, url, "state", **base)
+        edits = world.server.message(chat, board.message_id).edits
+        # the first move is drawn at once (nothing drawn within the pace yet)...
+        state = await _call(client, url, "action", **bases[first.id],
+                            version=record.version, action="roll")
+        await _settled(world)
+        assert world.server.message(chat, board.message_id).edits == edits + 1
+        # ...the next ones within the pace are not: one draw waits for them all
+        state = await _whole_turn(client, url, bases[first.id], state)
+        for _ in range(2):
+            mover = first if state["to_act"] == state["you"] else second
+            state = await _call(client, url, "state", **bases[mover.id])
+            if "double" in state["actions"] or state["tree"] is not None or \
+                    "roll" in state["actions"]:
+                state = await _whole_turn(client, url, bases[mover.id], state)
+        await _settled(world)
+        assert world.server.message(chat, board.message_id).edits == edits + 1
+        assert hold.asked and pace.waiting(record.ref)
+        assert "changed" not in await _drawn_version(world, chat, world.board(chat))
+        # the pace ends: the newest state, drawn once
+        hold.released.set()
+        await _settled(world)
+        assert world.server.message(chat, board.message_id).edits == edits + 2
+        assert await _drawn_version(world, chat, world.board(chat)) == "current"
+        assert pace.skipped >= 2
+
+
+async def test_a_double_from_the_app_is_drawn_at_once(
+        paced: tuple[World, Hold, BoardPace, str]) -> None:
+    world, hold, _pace, url = paced
+    chat, first, game = await _at_a_roll(world)
+    [record] = await world.store.games.chat_games(chat.id)
+    second = next(world.server._users[p.user_id] for p in record.players
+                  if p.user_id != first.id)
+    board = game_board(world.server, chat)
+    assert board is not None
+    async with httpx.AsyncClient(timeout=30) as client:
+        bases = {u.id: {"initData": _init(world, u), "game": game} for u in (first, second)}
+        for base in bases.values():
+            await _call(client, url, "state", **base)
+        state = await _call(client, url, "action", **bases[first.id],
+                            version=record.version, action="roll")
+        state = await _whole_turn(client, url, bases[first.id], state)  # waits for the pace
+        await _settled(world)
+        edits = world.server.message(chat, board.message_id).edits
+        state = await _call(client, url, "state", **bases[second.id])
+        assert "double" in state["actions"], state["actions"]
+        await _call(client, url, "action", **bases[second.id], version=state["version"],
+                    action="double")
+        await _settled(world)
+        assert not hold.released.is_set()
+        assert world.server.message(chat, board.message_id).edits == edits + 1
+        assert await _drawn_version(world, chat, world.board(chat)) == "current"

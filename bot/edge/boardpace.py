@@ -32,6 +32,11 @@ log = logging.getLogger(__name__)
 
 EVERY = 10.0
 """Seconds between two draws of a game's group board while both play in the app."""
+SHARE = 20.0
+"""Group-board draws a second all paced games of a worker may make together: of the
+~30 messages a second Telegram allows one bot in all chats, the rest is left to the
+chats' own taps and commands.  With more games than ``SHARE * EVERY`` played in the
+app at once, each one's pace lengthens to ``games / SHARE`` seconds."""
 PRESENT = 40.0
 """Seconds an app request keeps its user present (the long poll asks every 25 s)."""
 AT_ONCE = frozenset({Phase.DOUBLE, Phase.RESIGNATION, Phase.OVER})
@@ -86,9 +91,11 @@ class BoardPace:
     """One game's group board drawn at most every ``every`` seconds (see the module
     doc); ``clock`` and ``sleep`` are injected by tests."""
 
-    def __init__(self, every: float = EVERY, *, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, every: float = EVERY, *, share: float = SHARE,
+                 clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self.every, self.clock, self.sleep = every, clock, sleep
+        self.every, self.share, self.clock, self.sleep = every, share, clock, sleep
+        self._counted: tuple[float, int] = (float("-inf"), 0)
         self._last: dict[GameRef, float] = {}
         self._waiting: dict[GameRef, _Waiting] = {}
         self.drawn = 0
@@ -98,6 +105,18 @@ class BoardPace:
 
     def waiting(self, ref: GameRef) -> bool:
         return ref in self._waiting
+
+    def interval(self) -> float:
+        """Seconds between two draws of one game now: :attr:`every`, longer when more
+        games are paced than :attr:`share` draws a second allow (counted at most
+        once a second: the games drawn within the last interval)."""
+        now = self.clock()
+        since, games = self._counted
+        if now - since >= 1.0:
+            window = max(self.every, games / self.share)
+            games = sum(1 for t in self._last.values() if now - t <= window)
+            self._counted = (now, games)
+        return max(self.every, games / self.share)
 
     async def change(self, old: GameRecord, new: GameRecord, draw: Draw,
                      load: Callable[[], Awaitable[GameRecord | None]], *, paced: bool) -> None:
@@ -114,12 +133,12 @@ class BoardPace:
             waiting.task.cancel()
             self.skipped += 1
         last = self._last.get(ref)
-        now = self.clock()
-        if not paced or last is None or now - last >= self.every:
+        now, every = self.clock(), self.interval()
+        if not paced or last is None or now - last >= every:
             await self._draw(ref, old, new, draw)
             return
         task = asyncio.create_task(self._later(ref, old, new, draw, load,
-                                               last + self.every - now),
+                                               last + every - now),
                                    name=f"board-pace-{ref}")
         task.add_done_callback(_logged)
         self._waiting[ref] = _Waiting(old, task)
@@ -134,7 +153,7 @@ class BoardPace:
     async def _draw(self, ref: GameRef, old: GameRecord, new: GameRecord, draw: Draw) -> None:
         self._last[ref] = self.clock()
         if len(self._last) > 50_000:
-            cutoff = self.clock() - self.every
+            cutoff = self.clock() - self.interval()
             self._last = {k: t for k, t in self._last.items() if t >= cutoff}
         self.drawn += 1
         await draw(old, new)

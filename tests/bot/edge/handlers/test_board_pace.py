@@ -134,3 +134,22 @@ async def test_a_double_from_the_app_is_drawn_at_once(
         assert not hold.released.is_set()
         assert world.server.message(chat, board.message_id).edits == edits + 1
         assert await _drawn_version(world, chat, world.board(chat)) == "current"
+
+
+def test_with_many_games_in_the_app_each_ones_pace_lengthens_to_keep_the_bots_share() -> None:
+    """1,000 games played in the app at once would ask 100 draws a second at one per
+    10 s each, three times what Telegram allows a bot in all chats: the pace
+    lengthens so that all of them together stay within the share."""
+    from bot.vocab.records import GameRef
+    now = [0.0]
+    pace = BoardPace(every=10, share=20, clock=lambda: now[0])
+    assert pace.interval() == 10
+    for n in range(1000):  # each drawn once, over the last 10 s
+        now[0] = n / 100
+        pace._last[GameRef(-n, None, "g")] = now[0]
+    now[0] += 1.0
+    assert pace.interval() > 40  # counted over the last 10 s: 900 of them
+    now[0] += 1.0
+    assert pace.interval() == 1000 / 20  # then over the new interval: 20 draws a second
+    now[0] += 200.0  # they all left the app
+    assert pace.interval() == 10

@@ -88,6 +88,11 @@ MAX_REQUEST = 16 * 1024
 RATE = 600
 RATE_WINDOW = 60.0
 LONG_POLL = 25.0
+APP_REDIS = 24
+"""App requests that may use Redis at once: the bot's pool has 100 connections
+(redis-py's default), and the chats' updates and the jobs need theirs however many
+apps are open (issue 34: a burst of app requests took them all; the bot's taps,
+joins and jobs failed with "Too many connections").  A waiting long poll holds none."""
 GZIP_FROM = 1024
 """Bytes from which an answer is gzipped (a smaller one gains nothing)."""
 MAX_STEPS = 4
@@ -152,6 +157,8 @@ class Webapp:
         self.pace = pace or BoardPace()
         """The group boards of games both players play in the app (bot/edge/boardpace.py)."""
         self.presence = presence or Presence()
+        self.gate = asyncio.Semaphore(APP_REDIS)
+        """The app's requests reading or writing Redis at once (the others queue here)."""
         self._redraws: set[asyncio.Future[None]] = set()
 
     @property
@@ -262,14 +269,15 @@ class _Api(tornado.web.RequestHandler):
                 chat_id, game_id = game_of(str(body.get("game") or user.start_param or ""))
             except PayloadError as error:
                 raise ApiError(400, str(error)) from None
-            context = self.webapp.context()
-            settings = await chat_settings(context, chat_id)
-            tr = translator(settings.language or user.language)
-            record = await self.webapp.store.games.load_game(chat_id, game_id)
-            if record is None or not record.engine:
-                raise ApiError(404, tr.gettext("There is no such game."))
-            self.webapp.presence.seen(record.ref, user.user_id)
-            result = await self.act(context, tr, user, record, body)
+            async with self.webapp.gate:  # the app's share of the Redis pool
+                context = self.webapp.context()
+                settings = await chat_settings(context, chat_id)
+                tr = translator(settings.language or user.language)
+                record = await self.webapp.store.games.load_game(chat_id, game_id)
+                if record is None or not record.engine:
+                    raise ApiError(404, tr.gettext("There is no such game."))
+                self.webapp.presence.seen(record.ref, user.user_id)
+                result = await self.act(context, tr, user, record, body)
             self.answer(200, result)
         except ApiError as error:
             self.answer(error.status, {"error": error.message})
@@ -350,8 +358,12 @@ class _State(_Api):
             [version] = await games.versions([name])  # saved before we listened?
             if version == after and self.request.connection is not None:
                 either: list[asyncio.Future[Any]] = [moved, self._gone]
-                await asyncio.wait(either, timeout=self.webapp.long_poll,
-                                   return_when=asyncio.FIRST_COMPLETED)
+                self.webapp.gate.release()  # a waiting poll holds no share of the pool
+                try:
+                    await asyncio.wait(either, timeout=self.webapp.long_poll,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    await self.webapp.gate.acquire()
                 if not moved.done():
                     return record
         found = await games.load_game(record.chat_id, record.game_id)

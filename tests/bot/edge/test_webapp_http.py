@@ -8,13 +8,14 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import fakeredis
 import httpx
 import pytest
 import tornado.httpserver
 import tornado.netutil
 import tornado.web
 
-from bot.edge.webapp import Webapp, routes
+from bot.edge.webapp import APP_REDIS, Webapp, routes
 from bot.rules.seats import waiting_user
 from bot.store import Store
 from tests.bot.conftest import World, running_world
@@ -63,9 +64,16 @@ def test_every_static_file_has_a_name_the_route_serves() -> None:
     assert names and all(re.fullmatch(STATIC_NAME, name) for name in names), names
 
 
+POOL = 36
+assert POOL > APP_REDIS + 8
+"""The Redis pool of the bot under test: bounded like a real one (redis-py's is 100),
+small enough that the open apps alone would exhaust it without the app's gate."""
+
+
 @pytest.fixture
-async def app_world(store: Store) -> AsyncIterator[tuple[World, Webapp, str]]:
-    async with running_world(store) as world:
+async def app_world() -> AsyncIterator[tuple[World, Webapp, str]]:
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(), max_connections=POOL)
+    async with running_world(Store(client)) as world:
         webapp = Webapp(world.app, world.server.token or "")
         sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
         server = tornado.httpserver.HTTPServer(tornado.web.Application(routes(webapp)))
@@ -77,7 +85,7 @@ async def app_world(store: Store) -> AsyncIterator[tuple[World, Webapp, str]]:
             await webapp.live.stop()
 
 
-OPEN_APPS = 200
+OPEN_APPS = 250
 
 
 async def test_many_open_apps_read_nothing_while_waiting_and_a_tap_is_applied_and_seen_by_all(
@@ -111,7 +119,20 @@ async def test_many_open_apps_read_nothing_while_waiting_and_a_tap_is_applied_an
         monkeypatch.setattr(world.store.games, "load_game", counted)
         await asyncio.sleep(0.6)  # the old polls read their game every 0.25 s each
         assert reads[0] == 0 and not any(p.done() for p in polls)
-        monkeypatch.setattr(world.store.games, "load_game", load)
+        # the wake: every poll reads its game; slowed, so that they would overlap
+        # without the app's gate on the pool
+        inflight, most = [0], [0]
+
+        async def slow(*args: Any) -> Any:
+            inflight[0] += 1
+            most[0] = max(most[0], inflight[0])
+            try:
+                await asyncio.sleep(0.005)
+                return await load(*args)
+            finally:
+                inflight[0] -= 1
+
+        monkeypatch.setattr(world.store.games, "load_game", slow)
         board = world.board(chat)
         data = pick(board)
         assert data is not None
@@ -121,6 +142,7 @@ async def test_many_open_apps_read_nothing_while_waiting_and_a_tap_is_applied_an
         assert applied.version > version and waiting_user(applied) is not None
         answers = await asyncio.wait_for(asyncio.gather(*polls), 30)
     assert sorted({a.status_code for a in answers}) == [200]
+    assert most[0] <= APP_REDIS + 4, most  # the bot's own handlers keep their share
     assert {a.json()["version"] for a in answers} == {applied.version}
     assert webapp.live.subscriptions == 1
 

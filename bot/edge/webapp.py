@@ -45,7 +45,7 @@ import gzip
 import json
 import logging
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -69,7 +69,7 @@ from bot.rules.play import (
     needs_double_confirmation,
     needs_resign_confirmation,
 )
-from bot.rules.seats import waiting_user
+from bot.rules.seats import seat_of, waiting_user
 from bot.service.saving import save_first
 from bot.store import Store, VersionConflict
 from bot.vocab.callbacks import ButtonAction, Callback
@@ -93,6 +93,8 @@ APP_REDIS = 24
 (redis-py's default), and the chats' updates and the jobs need theirs however many
 apps are open (issue 34: a burst of app requests took them all; the bot's taps,
 joins and jobs failed with "Too many connections").  A waiting long poll holds none."""
+WATCHED = 2048
+"""Spectators' states kept (one per game, version, language and view)."""
 GZIP_FROM = 1024
 """Bytes from which an answer is gzipped (a smaller one gains nothing)."""
 MAX_STEPS = 4
@@ -157,6 +159,8 @@ class Webapp:
         self.pace = pace or BoardPace()
         """The group boards of games both players play in the app (bot/edge/boardpace.py)."""
         self.presence = presence or Presence()
+        self.watched: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        """The states spectators were sent lately, by game, version, language and view."""
         self.gate = asyncio.Semaphore(APP_REDIS)
         """The app's requests reading or writing Redis at once (the others queue here)."""
         self._redraws: set[asyncio.Future[None]] = set()
@@ -291,8 +295,20 @@ class _Api(tornado.web.RequestHandler):
     async def state(self, context: Any, tr: Translator, user: InitData,
                     record: GameRecord) -> dict[str, Any]:
         settings = await chat_settings(context, record.chat_id)
-        return game_state(tr, record, user.user_id, orientation=settings.orientation,
-                          packed=getattr(self, "packed", False))
+        packed = getattr(self, "packed", False)
+        if seat_of(record, user.user_id) is not None:
+            return game_state(tr, record, user.user_id, orientation=settings.orientation,
+                              packed=packed)
+        # every spectator of a version sees the same: made once (a move wakes them all)
+        key = (record.ref, record.version, tr.lang, settings.orientation, packed)
+        shown = self.webapp.watched.get(key)
+        if shown is None:
+            shown = game_state(tr, record, user.user_id, orientation=settings.orientation,
+                               packed=packed)
+            self.webapp.watched[key] = shown
+            if len(self.webapp.watched) > WATCHED:
+                self.webapp.watched.popitem(last=False)
+        return shown
 
     async def commit(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
                      new: GameRecord, *, hold: bool = False) -> dict[str, Any]:

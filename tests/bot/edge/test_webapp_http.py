@@ -15,7 +15,9 @@ import tornado.httpserver
 import tornado.netutil
 import tornado.web
 
+from bot.edge import webapp as webapp_module
 from bot.edge.webapp import APP_REDIS, Webapp, routes
+from bot.present.webstate import game_state
 from bot.rules.seats import waiting_user
 from bot.store import Store
 from tests.bot.conftest import World, running_world
@@ -133,6 +135,13 @@ async def test_many_open_apps_read_nothing_while_waiting_and_a_tap_is_applied_an
                 inflight[0] -= 1
 
         monkeypatch.setattr(world.store.games, "load_game", slow)
+        made = [0]
+
+        def counted_state(*args: Any, **kwargs: Any) -> Any:
+            made[0] += 1
+            return game_state(*args, **kwargs)
+
+        monkeypatch.setattr(webapp_module, "game_state", counted_state)
         board = world.board(chat)
         data = pick(board)
         assert data is not None
@@ -143,6 +152,7 @@ async def test_many_open_apps_read_nothing_while_waiting_and_a_tap_is_applied_an
         answers = await asyncio.wait_for(asyncio.gather(*polls), 30)
     assert sorted({a.status_code for a in answers}) == [200]
     assert most[0] <= APP_REDIS + 4, most  # the bot's own handlers keep their share
+    assert made[0] == 1  # the spectators' state of the new version was made once
     assert {a.json()["version"] for a in answers} == {applied.version}
     assert webapp.live.subscriptions == 1
 

@@ -432,7 +432,6 @@ def scale(apps: int, seconds: float, count: int = 4) -> dict[str, Any]:
     import asyncio
     import threading
 
-    import httpx
     import redis
 
     from tests.e2e.test_miniapp import app_link, start_game
@@ -462,28 +461,48 @@ def scale(apps: int, seconds: float, count: int = 4) -> dict[str, Any]:
             stop = threading.Event()
             opened = threading.Event()
 
-            async def polls() -> None:
-                limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-                async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-                    base = f"http://127.0.0.1:{port}/app"
-                    waiting = [0]
+            inflight = [0]
+
+            async def polls() -> None:  # aiohttp: the client must not be the bottleneck
+                import aiohttp
+
+                base = f"http://127.0.0.1:{port}/app/api/state"
+                opened_count = [0]
+                connector = aiohttp.TCPConnector(limit=0)
+                timeout = aiohttp.ClientTimeout(total=90)
+                async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
+                    async def ask(body: dict[str, Any]) -> tuple[int, Any]:
+                        inflight[0] += 1
+                        try:
+                            async with http.post(base, json=body) as answer:
+                                tally.statuses[answer.status] += 1
+                                return answer.status, await answer.json()
+                        except Exception:  # a refused or dropped connection: counted
+                            tally.errors += 1
+                            return 0, {}
+                        finally:
+                            inflight[0] -= 1
 
                     async def one(n: int, user: Any) -> None:
-                        client = Client(http, base, server.token or "", user,
-                                        tables[n % count][3], tally)
-                        status, state = await client.call("state")
-                        waiting[0] += 1
-                        if waiting[0] == apps:
+                        body = {"initData": init_data(server.token or "", user),
+                                "game": tables[n % count][3], "packed": True}
+                        status, state = await ask(body)
+                        opened_count[0] += 1
+                        if opened_count[0] == apps:
                             opened.set()
-                        version = state.get("version", 0)
+                        version = state.get("version", 0) if status == 200 else 0
                         while not stop.is_set():
-                            status, state = await client.call("state", after=version)
+                            status, state = await ask({**body, "after": version})
                             if status == 200:
                                 version = state["version"]
                             else:
                                 await asyncio.sleep(1.0)
 
-                    tasks = [asyncio.create_task(one(n, u)) for n, u in enumerate(fans)]
+                    tasks = []
+                    for n, user in enumerate(fans):  # opened over a few seconds, as people do
+                        tasks.append(asyncio.create_task(one(n, user)))
+                        if n % 50 == 49:
+                            await asyncio.sleep(0.1)
                     while not stop.is_set():
                         await asyncio.sleep(0.2)
                     for task in tasks:
@@ -492,8 +511,9 @@ def scale(apps: int, seconds: float, count: int = 4) -> dict[str, Any]:
 
             runner = threading.Thread(target=asyncio.run, args=(polls(),), daemon=True)
             runner.start()
-            opened.wait(120)
+            opened.wait(300)
             out["opened"] = opened.is_set()
+            out["waiting"] = []
             time.sleep(2.0)  # the last ones are waiting
             stop_at = time.monotonic() + seconds
             next_tap: dict[int, float] = {}
@@ -517,6 +537,7 @@ def scale(apps: int, seconds: float, count: int = 4) -> dict[str, Any]:
                         if answer.show_alert:
                             continue
                         out["latency"].append(time.monotonic() - before)
+                        out["waiting"].append(inflight[0])
                         out["taps"] += 1
                         try:
                             server.wait_for(lambda c=chat, b=board, e=edits:
@@ -541,6 +562,9 @@ def report_scale(result: dict[str, Any], apps: int) -> None:
     latency = result["latency"]
     print(f"== {apps} open apps on one worker (long polls, "
           f"{'all opened' if result['opened'] else 'NOT all opened'}), taps in the chat")
+    waiting = sorted(result["waiting"]) or [0]
+    print(f"  open apps' polls waiting at the taps: min {waiting[0]}, median "
+          f"{waiting[len(waiting) // 2]}")
     print(f"  taps {result['taps']}, applied (board redrawn) {result['applied']}; tap -> answer "
           f"p50 {pct(latency, .5):.2f} s, p99 {pct(latency, .99):.2f} s, max "
           f"{max(latency, default=float('nan')):.2f} s")

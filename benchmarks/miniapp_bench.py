@@ -20,12 +20,14 @@ The chat-only half (both players tapping) is the budget work's benchmark.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import random
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -302,12 +304,12 @@ def turns_of(records: list[Any]) -> int:
                if e.action is Action.ROLL)
 
 
-def groups(count: int, minutes: float, think: float) -> dict[str, Any]:
-    """``count`` groups, each a game both players play in the app, for ``minutes``."""
-    import asyncio
-
-    import httpx
-    import psutil
+@contextlib.contextmanager
+def bot_with_games(count: int, variants: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+    """The bot (its Mini App on) against the local Bot API server with Telegram's
+    limits (20 a minute a group, 30 a second in all), ``count`` groups each with a
+    game started (variants in turn): (server, bot, app port, Redis URL, tables of
+    (chat, first player, second player, the app's payload))."""
     import redis
 
     from tests.e2e.test_miniapp import app_link, start_game
@@ -315,7 +317,6 @@ def groups(count: int, minutes: float, think: float) -> dict[str, Any]:
     url = bench_redis_url()
     redis.Redis.from_url(url).flushdb()
     port = free_port()
-    out: dict[str, Any] = {}
     with BotApiServer() as server:
         server.rate_limit(GROUP_LIMIT, 60.0, per_chat=True, methods=CHAT_METHODS)
         server.rate_limit(int(TOKEN_RATE), 1.0, per_chat=False)
@@ -331,39 +332,51 @@ def groups(count: int, minutes: float, think: float) -> dict[str, Any]:
             for n in range(count):
                 alice, bob = server.add_user(f"A{n}"), server.add_user(f"B{n}")
                 chat = server.add_group(f"G{n}", members=[alice, bob])
-                start_game(server, chat, ("long", "backgammon")[n % 2], alice, bob)
+                start_game(server, chat, variants[n % len(variants)], alice, bob)
                 tables.append((chat, alice, bob, app_link(server, chat)))
-            time.sleep(2.0)  # the start's messages are out
-            since = server.clock()
-            tally = Tally()
-            process = psutil.Process(bot.pid)
-            cpu = sum(process.cpu_times()[:2])
-            began = time.monotonic()
-
-            async def play() -> None:
-                limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-                async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-                    base = f"http://127.0.0.1:{port}/app"
-                    stop_at = time.monotonic() + minutes * 60
-                    await asyncio.gather(*(
-                        app_player(Client(http, base, server.token or "", user, payload, tally),
-                                   think, stop_at, random.Random(n))
-                        for n, (_, a, b, payload) in enumerate(tables) for user in (a, b)))
-
-            asyncio.run(play())
-            elapsed = time.monotonic() - began
-            time.sleep(12.0)  # the paced draws due are made
-            out["cpu"] = sum(process.cpu_times()[:2]) - cpu
-            chats = {str(chat.id) for chat, *_ in tables}
-            done = [r for r in server.requests() if r.time >= since
-                    and str(r.params.get("chat_id")) in chats
-                    and r.method.lower().startswith(SENDING)]
-            out["messages"] = sum(1 for r in done if r.status == 200)
-            out["flooded"] = sum(1 for r in done if r.status == 429)
-            out.update(elapsed=elapsed, tally=tally, games=count)
-            out["final"] = final_boards(server, url, tables)
+            yield server, bot, port, url, tables
         finally:
             bot.stop()
+
+
+def groups(count: int, minutes: float, think: float) -> dict[str, Any]:
+    """``count`` groups, each a game both players play in the app, for ``minutes``."""
+    import asyncio
+
+    import httpx
+    import psutil
+
+    out: dict[str, Any] = {}
+    with bot_with_games(count, ("long", "backgammon")) as (server, bot, port, url, tables):
+        time.sleep(2.0)  # the start's messages are out
+        since = server.clock()
+        tally = Tally()
+        process = psutil.Process(bot.pid)
+        cpu = sum(process.cpu_times()[:2])
+        began = time.monotonic()
+
+        async def play() -> None:
+            limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+            async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+                base = f"http://127.0.0.1:{port}/app"
+                stop_at = time.monotonic() + minutes * 60
+                await asyncio.gather(*(
+                    app_player(Client(http, base, server.token or "", user, payload, tally),
+                               think, stop_at, random.Random(n))
+                    for n, (_, a, b, payload) in enumerate(tables) for user in (a, b)))
+
+        asyncio.run(play())
+        elapsed = time.monotonic() - began
+        time.sleep(12.0)  # the paced draws due are made
+        out["cpu"] = sum(process.cpu_times()[:2]) - cpu
+        chats = {str(chat.id) for chat, *_ in tables}
+        done = [r for r in server.requests() if r.time >= since
+                and str(r.params.get("chat_id")) in chats
+                and r.method.lower().startswith(SENDING)]
+        out["messages"] = sum(1 for r in done if r.status == 200)
+        out["flooded"] = sum(1 for r in done if r.status == 429)
+        out.update(elapsed=elapsed, tally=tally, games=count)
+        out["final"] = final_boards(server, url, tables)
     return out
 
 
@@ -432,128 +445,104 @@ def scale(apps: int, seconds: float, count: int = 4) -> dict[str, Any]:
     import asyncio
     import threading
 
-    import redis
-
-    from tests.e2e.test_miniapp import app_link, start_game
-
-    url = bench_redis_url()
-    redis.Redis.from_url(url).flushdb()
-    port = free_port()
     out: dict[str, Any] = {"latency": [], "applied": 0, "taps": 0}
-    with BotApiServer() as server:
-        server.rate_limit(GROUP_LIMIT, 60.0, per_chat=True, methods=CHAT_METHODS)
-        env = {"WEBAPP_URL": f"http://127.0.0.1:{port}/app", "WEBAPP_PORT": str(port)}
-        bot = BotProcess.for_server(server, redis_url=url, log_level="WARNING", env=env)
-        bot.start()
-        server.watch(bot)
-        try:
-            deadline = time.monotonic() + 60
-            while "Mini App on" not in bot.log and time.monotonic() < deadline:
-                time.sleep(0.1)
-            tables = []
-            for n in range(count):
-                alice, bob = server.add_user(f"A{n}"), server.add_user(f"B{n}")
-                chat = server.add_group(f"S{n}", members=[alice, bob])
-                start_game(server, chat, "long", alice, bob)
-                tables.append((chat, alice, bob, app_link(server, chat)))
-            tally = Tally()
-            fans = [server.add_user(f"F{n}") for n in range(apps)]
-            stop = threading.Event()
-            opened = threading.Event()
+    with bot_with_games(count, ("long",)) as (server, _bot, port, _url, tables):
+        tally = Tally()
+        fans = [server.add_user(f"F{n}") for n in range(apps)]
+        stop = threading.Event()
+        opened = threading.Event()
 
-            inflight = [0]
+        inflight = [0]
 
-            async def polls() -> None:  # aiohttp: the client must not be the bottleneck
-                import aiohttp
+        async def polls() -> None:  # aiohttp: the client must not be the bottleneck
+            import aiohttp
 
-                base = f"http://127.0.0.1:{port}/app/api/state"
-                opened_count = [0]
-                connector = aiohttp.TCPConnector(limit=0)
-                timeout = aiohttp.ClientTimeout(total=90)
-                async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
-                    async def ask(body: dict[str, Any]) -> tuple[int, Any]:
-                        inflight[0] += 1
-                        try:
-                            async with http.post(base, json=body) as answer:
-                                tally.statuses[answer.status] += 1
-                                return answer.status, await answer.json()
-                        except Exception:  # a refused or dropped connection: counted
-                            tally.errors += 1
-                            return 0, {}
-                        finally:
-                            inflight[0] -= 1
+            base = f"http://127.0.0.1:{port}/app/api/state"
+            opened_count = [0]
+            connector = aiohttp.TCPConnector(limit=0)
+            timeout = aiohttp.ClientTimeout(total=90)
+            async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
+                async def ask(body: dict[str, Any]) -> tuple[int, Any]:
+                    inflight[0] += 1
+                    try:
+                        async with http.post(base, json=body) as answer:
+                            tally.statuses[answer.status] += 1
+                            return answer.status, await answer.json()
+                    except Exception:  # a refused or dropped connection: counted
+                        tally.errors += 1
+                        return 0, {}
+                    finally:
+                        inflight[0] -= 1
 
-                    async def one(n: int, user: Any) -> None:
-                        body = {"initData": init_data(server.token or "", user),
-                                "game": tables[n % count][3], "packed": True}
-                        status, state = await ask(body)
-                        opened_count[0] += 1
-                        if opened_count[0] == apps:
-                            opened.set()
-                        version = state.get("version", 0) if status == 200 else 0
-                        while not stop.is_set():
-                            status, state = await ask({**body, "after": version})
-                            if status == 200:
-                                version = state["version"]
-                            else:
-                                await asyncio.sleep(1.0)
-
-                    tasks = []
-                    for n, user in enumerate(fans):  # opened over a few seconds, as people do
-                        tasks.append(asyncio.create_task(one(n, user)))
-                        if n % 50 == 49:
-                            await asyncio.sleep(0.1)
+                async def one(n: int, user: Any) -> None:
+                    body = {"initData": init_data(server.token or "", user),
+                            "game": tables[n % count][3], "packed": True}
+                    status, state = await ask(body)
+                    opened_count[0] += 1
+                    if opened_count[0] == apps:
+                        opened.set()
+                    version = state.get("version", 0) if status == 200 else 0
                     while not stop.is_set():
-                        await asyncio.sleep(0.2)
-                    for task in tasks:
-                        task.cancel()
-                    await asyncio.gather(*tasks, return_exceptions=True)
+                        status, state = await ask({**body, "after": version})
+                        if status == 200:
+                            version = state["version"]
+                        else:
+                            await asyncio.sleep(1.0)
 
-            runner = threading.Thread(target=asyncio.run, args=(polls(),), daemon=True)
-            runner.start()
-            opened.wait(300)
-            out["opened"] = opened.is_set()
-            out["waiting"] = []
-            time.sleep(2.0)  # the last ones are waiting
-            stop_at = time.monotonic() + seconds
-            next_tap: dict[int, float] = {}
-            while time.monotonic() < stop_at:
-                time.sleep(0.05)
-                for chat, alice, bob, _ in tables:
-                    if time.monotonic() < next_tap.get(chat.id, 0.0):
+                tasks = []
+                for n, user in enumerate(fans):  # opened over a few seconds, as people do
+                    tasks.append(asyncio.create_task(one(n, user)))
+                    if n % 50 == 49:
+                        await asyncio.sleep(0.1)
+                while not stop.is_set():
+                    await asyncio.sleep(0.2)
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+        runner = threading.Thread(target=asyncio.run, args=(polls(),), daemon=True)
+        runner.start()
+        opened.wait(300)
+        out["opened"] = opened.is_set()
+        out["waiting"] = []
+        time.sleep(2.0)  # the last ones are waiting
+        stop_at = time.monotonic() + seconds
+        next_tap: dict[int, float] = {}
+        while time.monotonic() < stop_at:
+            time.sleep(0.05)
+            for chat, alice, bob, _ in tables:
+                if time.monotonic() < next_tap.get(chat.id, 0.0):
+                    continue
+                next_tap[chat.id] = time.monotonic() + TAP_EVERY
+                board = game_board(server, chat)
+                if board is None:
+                    continue
+                data_ = pick(board)
+                if data_ is None:
+                    continue
+                edits = board.edits
+                for user in (alice, bob):  # the one whose turn it is gets no alert
+                    before = time.monotonic()
+                    tap = server.user_taps(chat, user, board, data_)
+                    answer = tap.wait_answer(60)
+                    if answer.show_alert:
                         continue
-                    next_tap[chat.id] = time.monotonic() + TAP_EVERY
-                    board = game_board(server, chat)
-                    if board is None:
-                        continue
-                    data_ = pick(board)
-                    if data_ is None:
-                        continue
-                    edits = board.edits
-                    for user in (alice, bob):  # the one whose turn it is gets no alert
-                        before = time.monotonic()
-                        tap = server.user_taps(chat, user, board, data_)
-                        answer = tap.wait_answer(60)
-                        if answer.show_alert:
-                            continue
-                        out["latency"].append(time.monotonic() - before)
-                        out["waiting"].append(inflight[0])
-                        out["taps"] += 1
-                        try:
-                            server.wait_for(lambda c=chat, b=board, e=edits:
-                                            server.message(c, b.message_id).edits > e
-                                            or (game_board(server, c) or b).message_id
-                                            != b.message_id, 30,
-                                            description="the tap's redraw", chat=chat)
-                            out["applied"] += 1
-                        except AssertionError:
-                            pass
-                        break
-            stop.set()
-            runner.join(30)
-            out["tally"] = tally
-        finally:
-            bot.stop()
+                    out["latency"].append(time.monotonic() - before)
+                    out["waiting"].append(inflight[0])
+                    out["taps"] += 1
+                    try:
+                        server.wait_for(lambda c=chat, b=board, e=edits:
+                                        server.message(c, b.message_id).edits > e
+                                        or (game_board(server, c) or b).message_id
+                                        != b.message_id, 30,
+                                        description="the tap's redraw", chat=chat)
+                        out["applied"] += 1
+                    except AssertionError:
+                        pass
+                    break
+        stop.set()
+        runner.join(30)
+        out["tally"] = tally
     return out
 
 

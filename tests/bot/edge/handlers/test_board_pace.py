@@ -69,19 +69,27 @@ async def _settled(world: World) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_both_in_the_app_the_group_board_follows_at_the_pace_newest_only(
-        paced: tuple[World, Hold, BoardPace, str]) -> None:
-    world, hold, pace, url = paced
+async def _both_in_the_app(world: World, client: httpx.AsyncClient, url: str
+                           ) -> tuple[Any, Any, Any, Any, Any, dict[int, dict[str, Any]]]:
+    """A backgammon game at its first player's roll, both players' apps open: its
+    chat, group board, record, first and second player, and each one's request base."""
     chat, first, game = await _at_a_roll(world)
     [record] = await world.store.games.chat_games(chat.id)
     second = next(world.server._users[p.user_id] for p in record.players
                   if p.user_id != first.id)
     board = game_board(world.server, chat)
     assert board is not None
+    bases = {u.id: {"initData": _init(world, u), "game": game} for u in (first, second)}
+    for base in bases.values():  # both open the app
+        await _call(client, url, "state", **base)
+    return chat, board, record, first, second, bases
+
+
+async def test_both_in_the_app_the_group_board_follows_at_the_pace_newest_only(
+        paced: tuple[World, Hold, BoardPace, str]) -> None:
+    world, hold, pace, url = paced
     async with httpx.AsyncClient(timeout=30) as client:
-        bases = {u.id: {"initData": _init(world, u), "game": game} for u in (first, second)}
-        for base in bases.values():  # both open the app
-            await _call(client, url, "state", **base)
+        chat, board, record, first, second, bases = await _both_in_the_app(world, client, url)
         edits = world.server.message(chat, board.message_id).edits
         # the first move is drawn at once (nothing drawn within the pace yet)...
         state = await _call(client, url, "action", **bases[first.id],
@@ -111,16 +119,8 @@ async def test_both_in_the_app_the_group_board_follows_at_the_pace_newest_only(
 async def test_a_double_from_the_app_is_drawn_at_once(
         paced: tuple[World, Hold, BoardPace, str]) -> None:
     world, hold, _pace, url = paced
-    chat, first, game = await _at_a_roll(world)
-    [record] = await world.store.games.chat_games(chat.id)
-    second = next(world.server._users[p.user_id] for p in record.players
-                  if p.user_id != first.id)
-    board = game_board(world.server, chat)
-    assert board is not None
     async with httpx.AsyncClient(timeout=30) as client:
-        bases = {u.id: {"initData": _init(world, u), "game": game} for u in (first, second)}
-        for base in bases.values():
-            await _call(client, url, "state", **base)
+        chat, board, record, first, second, bases = await _both_in_the_app(world, client, url)
         state = await _call(client, url, "action", **bases[first.id],
                             version=record.version, action="roll")
         state = await _whole_turn(client, url, bases[first.id], state)  # waits for the pace

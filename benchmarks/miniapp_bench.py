@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import itertools
 import random
 import statistics
 import sys
@@ -562,6 +563,75 @@ def report_scale(result: dict[str, Any], apps: int) -> None:
           f"errors {tally.errors}")
 
 
+# --- how many games one token carries: the real pace on a virtual clock
+
+
+def token(games: int, seconds: float = 600.0, turn: float = GAME_TURN) -> tuple[float, float]:
+    """``games`` games both played in the app, a turn every ``turn`` seconds each
+    (spread evenly), through one worker's :class:`BoardPace` on a virtual clock for
+    ``seconds``: the group-board draws a second in all, and the seconds between two
+    draws of one game (mean)."""
+    import asyncio
+    import heapq
+
+    from bot.edge.boardpace import BoardPace
+    from bot.vocab.records import GameRecord
+    from engine.position import Variant
+
+    async def simulate() -> tuple[float, float]:
+        now = [0.0]
+        wakes: list[tuple[float, int, asyncio.Future[None]]] = []
+        order = [0]
+
+        async def sleep(wait: float) -> None:
+            future = asyncio.get_running_loop().create_future()
+            order[0] += 1
+            heapq.heappush(wakes, (now[0] + wait, order[0], future))
+            await future
+
+        pace = BoardPace(clock=lambda: now[0], sleep=sleep)
+        records = [GameRecord(chat_id=-1 - n, game_id=f"game{n}", variant=Variant.LONG)
+                   for n in range(games)]
+        drawn: dict[int, list[float]] = {n: [] for n in range(games)}
+
+        def drawer(n: int) -> Any:
+            async def draw(_old: GameRecord, _new: GameRecord) -> None:
+                drawn[n].append(now[0])
+            return draw
+
+        async def load(n: int) -> GameRecord:
+            return records[n]
+
+        turns = sorted((n * turn / games + k * turn, n) for n in range(games)
+                       for k in range(int(seconds / turn)))
+        for at, n in turns:
+            while wakes and wakes[0][0] <= at:
+                when, _, future = heapq.heappop(wakes)
+                now[0] = when
+                future.set_result(None)
+                await asyncio.sleep(0)
+                await asyncio.sleep(0)
+            now[0] = at
+            await pace.change(records[n], records[n], drawer(n),
+                              lambda n=n: load(n), paced=True)
+            await asyncio.sleep(0)  # a draw put off starts its wait
+        total = sum(len(times) for times in drawn.values())
+        gaps = [b - a for times in drawn.values() for a, b in itertools.pairwise(times)]
+        return total / seconds, statistics.mean(gaps) if gaps else float("nan")
+
+    return asyncio.run(simulate())
+
+
+def report_token() -> None:
+    print(f"== one worker's paced group boards, a turn every {GAME_TURN:.0f} s a game "
+          f"(virtual clock, bot/edge/boardpace.py as it runs)")
+    for games in (50, 200, 500, 1000, 2000):
+        rate, gap = token(games)
+        print(f"  {games:5d} games: {rate:5.1f} board edits a second in all "
+              f"(Telegram allows {TOKEN_RATE:.0f}), each game's board every {gap:.1f} s, "
+              f"{rate / (games / GAME_TURN):.2f} per app turn")
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else "browser"
     args = sys.argv[2:] if mode != "browser" else sys.argv[1:]
@@ -570,6 +640,9 @@ def main() -> None:
         minutes = float(args[1]) if len(args) > 1 else 3.0
         think = float(args[2]) if len(args) > 2 else GAME_TURN
         report_groups(groups(count, minutes, think))
+        return
+    if mode == "token":
+        report_token()
         return
     if mode == "scale":  # scale [apps] [seconds]
         apps = int(args[0]) if args else 2000

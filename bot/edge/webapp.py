@@ -161,6 +161,8 @@ class Webapp:
         self.presence = presence or Presence()
         self.watched: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
         """The states spectators were sent lately, by game, version, language and view."""
+        self._woken: OrderedDict[tuple[int, str, int], asyncio.Future[GameRecord | None]] = \
+            OrderedDict()
         self.gate = asyncio.Semaphore(APP_REDIS)
         """The app's requests reading or writing Redis at once (the others queue here)."""
         self._redraws: set[asyncio.Future[None]] = set()
@@ -195,6 +197,20 @@ class Webapp:
         current = await self.store.games.load_game(saved.chat_id, saved.game_id)
         if current is not None and current.version == saved.version:
             await work()
+
+    async def woken(self, chat_id: int, game_id: str, version: int) -> GameRecord | None:
+        """The game as the polls a change (to ``version``) woke read it: one read for
+        them all (a move wakes every open app of the game at once)."""
+        key = (chat_id, game_id, version)
+        shared = self._woken.get(key)
+        if shared is None:
+            shared = asyncio.ensure_future(self.store.games.load_game(chat_id, game_id))
+            self._woken[key] = shared
+            shared.add_done_callback(lambda done: done.cancelled() or done.exception() is None
+                                     or self._woken.pop(key, None))
+            if len(self._woken) > WATCHED:
+                self._woken.popitem(last=False)
+        return await asyncio.shield(shared)
 
     def context(self) -> Any:
         """A handler context of its own for one request (what it reads is cached in it)."""
@@ -382,6 +398,10 @@ class _State(_Api):
                     await self.webapp.gate.acquire()
                 if not moved.done():
                     return record
+                if not moved.cancelled():  # a move woke every poll of the game: one read
+                    found = await self.webapp.woken(record.chat_id, record.game_id,
+                                                    moved.result())
+                    return found or record
         found = await games.load_game(record.chat_id, record.game_id)
         return found or record
 

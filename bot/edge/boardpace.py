@@ -6,7 +6,8 @@ it is for the watchers.  So while both are in the app (:class:`Presence`: each
 made an app request for the game within :data:`PRESENT` seconds) a move made in
 the app does not edit the group board at once: :class:`BoardPace` draws it at
 most once every :data:`EVERY` seconds per game, and then the newest state only
-(older ones are never drawn).  A game's end, a cube decision and a resignation
+(older ones are never drawn); a roll that leaves the move to the roller waits
+for the turn (its draw shows both).  A game's end, a cube decision and a resignation
 are drawn at once (and take any waiting draw with them), as is every move while
 a player plays in the chat.  The app itself never waits for any of it: it has
 its answer before the board is drawn.
@@ -30,8 +31,10 @@ from engine.game import Phase
 
 log = logging.getLogger(__name__)
 
-EVERY = 10.0
-"""Seconds between two draws of a game's group board while both play in the app."""
+EVERY = 20.0
+"""Seconds between two draws of a game's group board while both play in the app: at
+most one every 10 s was asked (issue 34), and at a turn every ~8 s, 20 s keeps the
+group at under half a message a turn (10 s cost 0.8: benchmarks.md)."""
 SHARE = 20.0
 """Group-board draws a second all paced games of a worker may make together: of the
 ~30 messages a second Telegram allows one bot in all chats, the rest is left to the
@@ -119,9 +122,12 @@ class BoardPace:
         return max(self.every, games / self.share)
 
     async def change(self, old: GameRecord, new: GameRecord, draw: Draw,
-                     load: Callable[[], Awaitable[GameRecord | None]], *, paced: bool) -> None:
+                     load: Callable[[], Awaitable[GameRecord | None]], *, paced: bool,
+                     hold: float = 0.0) -> None:
         """Draw the change from ``old`` to ``new``: now, or (``paced``) within
-        :attr:`every` of the game's last draw, the newest state ``load`` finds then."""
+        :attr:`every` of the game's last draw, the newest state ``load`` finds then;
+        ``hold``: wait at least that long (a roll whose turn is still to come: the
+        turn's draw shows both, bot/edge/webapp.py ``ROLL_HOLD``)."""
         ref = old.ref
         waiting = self._waiting.get(ref)
         if waiting is not None:
@@ -134,11 +140,11 @@ class BoardPace:
             self.skipped += 1
         last = self._last.get(ref)
         now, every = self.clock(), self.interval()
-        if not paced or last is None or now - last >= every:
+        wait = max(hold, 0.0 if last is None else last + every - now)
+        if not paced or wait <= 0:
             await self._draw(ref, old, new, draw)
             return
-        task = asyncio.create_task(self._later(ref, old, new, draw, load,
-                                               last + every - now),
+        task = asyncio.create_task(self._later(ref, old, new, draw, load, wait),
                                    name=f"board-pace-{ref}")
         task.add_done_callback(_logged)
         self._waiting[ref] = _Waiting(old, task)

@@ -350,9 +350,11 @@ class _Api(tornado.web.RequestHandler):
         def load() -> Awaitable[GameRecord | None]:
             return webapp.store.games.load_game(saved.chat_id, saved.game_id)
 
+        held = hold and waiting_user(saved) == user.user_id  # the roll left the move to them
         if paced:  # both players in the app: the group board follows every EVERY s
-            webapp.later(webapp.pace.change(record, saved, draw, load, paced=True), saved)
-        elif hold and waiting_user(saved) == user.user_id:  # the roll left the move to them
+            webapp.later(webapp.pace.change(record, saved, draw, load, paced=True,
+                                            hold=webapp.roll_hold if held else 0.0), saved)
+        elif held:
             webapp.later(webapp.held(lambda: draw(record, saved), saved), saved)
         else:
             webapp.later(webapp.pace.change(record, saved, draw, load, paced=False), saved)

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_redis import bench_redis_url
 from bot.edge.boardpace import EVERY, SHARE
+from bot.edge.webapp import ROLL_HOLD
 from bot.present.webstate import unpack_tree
 from bot.rules.play import UI_ONLY
 from bot.vocab.callbacks import Callback
@@ -368,7 +369,7 @@ def groups(count: int, minutes: float, think: float) -> dict[str, Any]:
 
         asyncio.run(play())
         elapsed = time.monotonic() - began
-        time.sleep(12.0)  # the paced draws due are made
+        time.sleep(max(EVERY, ROLL_HOLD) + 5.0)  # the paced draws still due are made
         out["cpu"] = sum(process.cpu_times()[:2]) - cpu
         chats = {str(chat.id) for chat, *_ in tables}
         done = [r for r in server.requests() if r.time >= since

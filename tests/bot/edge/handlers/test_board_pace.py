@@ -153,3 +153,45 @@ def test_with_many_games_in_the_app_each_ones_pace_lengthens_to_keep_the_bots_sh
     assert pace.interval() == 1000 / 20  # then over the new interval: 20 draws a second
     now[0] += 200.0  # they all left the app
     assert pace.interval() == 10
+
+
+def test_what_is_drawn_at_once() -> None:
+    """A game's end, a cube decision and a resignation are never paced: every
+    group board ends showing the final position."""
+    from bot.edge.boardpace import at_once
+    from bot.rules.dice import Dealer
+    from bot.rules.lobby import start_game
+    from bot.rules.matchstate import table_of
+    from bot.rules.play import apply_game, apply_turn
+    from bot.vocab.callbacks import ButtonAction, Callback
+    from bot.vocab.records import GameRecord, Player, Status, TableOptions
+    from engine.game import Phase
+    from engine.position import Side, Variant
+    from engine.turns import legal_turns
+
+    ann, bob = 101, 202
+    record = start_game(GameRecord(
+        chat_id=-5, variant=Variant.BACKGAMMON, options=TableOptions(koks=False),
+        players=(Player(user_id=ann, name="Ann", side=Side.WHITE),
+                 Player(user_id=bob, name="Bob", side=Side.BLACK))), Dealer.for_tests(4))
+
+    def tap(current: GameRecord, action: ButtonAction, *args: int) -> GameRecord:
+        game = table_of(current).game
+        user = ann if game.to_act is Side.WHITE else bob
+        return apply_game(current, user, Callback.game(current.game_id, current.version,
+                                                       action, *args))
+
+    game = table_of(record).game  # the opening roll's turn: played, as the app sends it
+    assert game.phase is Phase.MOVE and game.turn is not None
+    mover = ann if game.to_act is Side.WHITE else bob
+    played = apply_turn(record, mover, list(legal_turns(game.position, game.dice)[0].steps))
+    assert not at_once(record, played)  # a move: paced
+    assert table_of(played).game.phase is Phase.ROLL
+    rolled = tap(played, ButtonAction.ROLL)
+    assert not at_once(played, rolled)  # a roll: paced
+    doubled = tap(played, ButtonAction.DOUBLE)
+    assert at_once(played, doubled)  # the offer
+    assert at_once(doubled, tap(doubled, ButtonAction.TAKE))  # the answer
+    passed = tap(doubled, ButtonAction.PASS_SURE)
+    assert passed.status is Status.FINISHED and at_once(doubled, passed)  # the end
+    assert at_once(played, tap(played, ButtonAction.RESIGN, 1))  # a resignation offered

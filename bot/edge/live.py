@@ -11,7 +11,7 @@ game every 0.25 s each exhausted the bot's Redis pool).
 Never a missed change:
 
 * a poll registers first and then reads the stored version once
-  (:meth:`LiveGames.watch`'s caller, bot/edge/webapp.py): a change saved before
+  (:meth:`LiveGames.listen`'s caller, bot/edge/webapp.py): a change saved before
   it registered is in that read, one after it wakes it;
 * a subscription that is lost (Redis restarted, a cluster node failed over) is
   made again, and as soon as it is confirmed the versions of every game waited
@@ -79,7 +79,7 @@ class LiveGames:
         return sum(len(futures) for futures in self._waiting.values())
 
     @contextlib.asynccontextmanager
-    async def watch(self, name: str, after: int) -> AsyncIterator[asyncio.Future[int]]:
+    async def listen(self, name: str, after: int) -> AsyncIterator[asyncio.Future[int]]:
         """Wait for game record ``name`` to move past version ``after``: the future
         gets the version told (0: the record was deleted).  The caller reads the
         stored version once after entering (the version check on subscribe)."""

@@ -388,7 +388,7 @@ class _State(_Api):
         games = self.webapp.store.games
         name = games.name_of(record.chat_id, record.game_id)
         self._gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        async with self.webapp.live.watch(name, after) as moved:
+        async with self.webapp.live.listen(name, after) as moved:
             [version] = await games.versions([name])  # saved before we listened?
             if version == after and self.request.connection is not None:
                 either: list[asyncio.Future[Any]] = [moved, self._gone]

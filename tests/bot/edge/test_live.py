@@ -88,7 +88,7 @@ async def _polls(live: LiveGames, name: str, after: int, count: int
     inside = [0]
 
     async def poll() -> int:
-        async with live.watch(name, after) as moved:
+        async with live.listen(name, after) as moved:
             inside[0] += 1
             if inside[0] == count:
                 entered.set()
@@ -142,10 +142,10 @@ async def test_a_poll_for_a_version_already_passed_is_not_woken_by_an_older_one(
         store: Store) -> None:
     live = LiveGames(lambda: store)
     try:
-        async with live.watch("k", 5) as moved:
+        async with live.listen("k", 5) as moved:
             assert live.wake("k", 4) == 0 and not moved.done()  # a late, older message
             assert live.wake("k", 6) == 1 and moved.result() == 6
-        async with live.watch("k", 5) as moved:
+        async with live.listen("k", 5) as moved:
             assert live.wake("k", 0) == 1  # the record was deleted
         assert live.waiting() == 0
     finally:
@@ -160,14 +160,14 @@ async def test_with_nobody_waiting_the_subscription_is_given_up_and_made_again(
     saved = await store.games.save(new_game(), 0)
     name = store.games.name_of(CHAT, saved.game_id)
     try:
-        async with live.watch(name, 1):
+        async with live.listen(name, 1):
             await _until(lambda: live.subscribed)
         now[0] = 5
         await asyncio.sleep(1.1)
         assert live.subscribed  # lingers
         now[0] = 20
         await _until(lambda: not live.subscribed)
-        async with live.watch(name, 1) as moved:
+        async with live.listen(name, 1) as moved:
             await _until(lambda: live.subscribed)
             await store.games.save(saved.model_copy(update={"engine": {"n": 1}}), 1)
             assert await asyncio.wait_for(moved, 5) == 2

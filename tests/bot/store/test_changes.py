@@ -67,7 +67,7 @@ async def test_the_live_games_wake_a_poll_on_any_back_end(store: Store) -> None:
     saved = await store.games.save(new_game(), 0)
     name = store.games.name_of(CHAT, saved.game_id)
     try:
-        async with live.watch(name, 1) as moved:
+        async with live.listen(name, 1) as moved:
             for _ in range(200):  # the subscription is confirmed
                 if live.subscribed:
                     break

@@ -19,19 +19,30 @@ The chat-only half (both players tapping) is the budget work's benchmark.
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import dataclasses
+import itertools
+import random
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.bench_redis import bench_redis_url
+from bot.edge.boardpace import EVERY, SHARE
+from bot.edge.webapp import ROLL_HOLD
+from bot.present.webstate import unpack_tree
 from bot.rules.play import UI_ONLY
 from bot.vocab.callbacks import Callback
 from tests.bot.driver import game_board, pick
 from tests.botapi import BotApiServer, BotProcess
+from tests.botapi.limits import SENDING_METHODS
 from tests.botapi.model import Chat
 from tests.e2e.miniapp import (
     AppApi,
@@ -205,9 +216,441 @@ def report(result: dict[str, Any]) -> None:
               f"p95 {pct(live, .95):.2f} s")
 
 
+# --- several groups, both players in the app (no browser: the app's API as it calls it)
+
+GAME_TURN = 8.0
+"""Seconds a game takes per turn at human pace (each player thinks this long)."""
+CHAT_METHODS = SENDING_METHODS - {"answercallbackquery"}
+"""What a group's 20 a minute count (a tap's answer is no message in the group)."""
+TAP_EVERY = 3.5
+"""Seconds between two taps in one group in the scale run (within its 20 a minute)."""
+TOKEN_RATE = 30.0
+"""Messages a second Telegram allows one bot in all chats."""
+
+
+@dataclasses.dataclass
+class Tally:
+    app_turns: int = 0
+    actions: int = 0
+    refused: int = 0
+    errors: int = 0
+    statuses: collections.Counter[int] = dataclasses.field(default_factory=collections.Counter)
+
+
+class Client:
+    """The app's API as one user's open app calls it (initData signed by the bench)."""
+
+    def __init__(self, http: Any, url: str, token: str, user: Any, payload: str,
+                 tally: Tally) -> None:
+        self.http, self.url, self.token, self.user, self.payload = http, url, token, user, payload
+        self.tally = tally
+
+    async def call(self, name: str, **body: Any) -> tuple[int, Any]:
+        data = {"initData": init_data(self.token, self.user), "game": self.payload,
+                "packed": True, **body}
+        try:
+            answer = await self.http.post(f"{self.url}/api/{name}", json=data,
+                                          headers={"Accept-Encoding": "gzip"})
+        except Exception:  # a refused or dropped connection: counted
+            self.tally.errors += 1
+            return 0, {}
+        self.tally.statuses[answer.status_code] += 1
+        body_ = answer.json() if answer.content else {}
+        if isinstance(body_, dict) and body_.get("tree"):
+            body_["tree"] = unpack_tree(body_["tree"])
+        return answer.status_code, body_
+
+
+async def app_player(client: Client, think: float, stop_at: float, rng: random.Random) -> None:
+    """A player in the app: waits (its long poll) until the game waits for them, thinks,
+    then rolls, takes, or plays a whole turn (a random walk of the tree)."""
+    import asyncio
+
+    status, state = await client.call("state")
+    while status == 200 and state.get("status") == "active" and time.monotonic() < stop_at:
+        if state["to_act"] != state["you"]:
+            status, newer = await client.call("state", after=state["version"])
+            state = newer if status == 200 else state
+            continue
+        await asyncio.sleep(think)
+        acts, version = state["actions"], state["version"]
+        if state.get("tree"):
+            tree, node, steps = state["tree"], 0, []
+            while not tree[node]["complete"]:
+                step = rng.choice(tree[node]["steps"])
+                steps.append(step["step"])
+                node = step["next"]
+            status, answer = await client.call("turn", version=version, play=state["play"],
+                                               steps=steps)
+            client.tally.app_turns += status == 200
+        else:
+            action = next((a for a in ("take", "roll", "accept") if a in acts), None)
+            if action is None:
+                status, answer = await client.call("state", after=version)
+                state = answer if status == 200 else state
+                continue
+            status, answer = await client.call("action", version=version, action=action)
+        client.tally.actions += 1
+        if status == 200:
+            state = answer
+        else:
+            client.tally.refused += 1
+            status, state = await client.call("state")
+
+
+def turns_of(records: list[Any]) -> int:
+    """The turns played in these games (each began with a roll, blocked ones too)."""
+    from bot.rules.matchstate import table_of
+    from engine.game import Action
+    return sum(1 for record in records for e in table_of(record).game.events
+               if e.action is Action.ROLL)
+
+
+@contextlib.contextmanager
+def bot_with_games(count: int, variants: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+    """The bot (its Mini App on) against the local Bot API server with Telegram's
+    limits (20 a minute a group, 30 a second in all), ``count`` groups each with a
+    game started (variants in turn): (server, bot, app port, Redis URL, tables of
+    (chat, first player, second player, the app's payload))."""
+    import redis
+
+    from tests.e2e.test_miniapp import app_link, start_game
+
+    url = bench_redis_url()
+    redis.Redis.from_url(url).flushdb()
+    port = free_port()
+    with BotApiServer() as server:
+        server.rate_limit(GROUP_LIMIT, 60.0, per_chat=True, methods=CHAT_METHODS)
+        server.rate_limit(int(TOKEN_RATE), 1.0, per_chat=False)
+        env = {"WEBAPP_URL": f"http://127.0.0.1:{port}/app", "WEBAPP_PORT": str(port)}
+        bot = BotProcess.for_server(server, redis_url=url, log_level="WARNING", env=env)
+        bot.start()
+        server.watch(bot)
+        try:
+            deadline = time.monotonic() + 60
+            while "Mini App on" not in bot.log and time.monotonic() < deadline:
+                time.sleep(0.1)
+            tables = []
+            for n in range(count):
+                alice, bob = server.add_user(f"A{n}"), server.add_user(f"B{n}")
+                chat = server.add_group(f"G{n}", members=[alice, bob])
+                start_game(server, chat, variants[n % len(variants)], alice, bob)
+                tables.append((chat, alice, bob, app_link(server, chat)))
+            yield server, bot, port, url, tables
+        finally:
+            bot.stop()
+
+
+def groups(count: int, minutes: float, think: float) -> dict[str, Any]:
+    """``count`` groups, each a game both players play in the app, for ``minutes``."""
+    import asyncio
+
+    import httpx
+    import psutil
+
+    out: dict[str, Any] = {}
+    with bot_with_games(count, ("long", "backgammon")) as (server, bot, port, url, tables):
+        time.sleep(2.0)  # the start's messages are out
+        since = server.clock()
+        tally = Tally()
+        process = psutil.Process(bot.pid)
+        cpu = sum(process.cpu_times()[:2])
+        began = time.monotonic()
+
+        async def play() -> None:
+            limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+            async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+                base = f"http://127.0.0.1:{port}/app"
+                stop_at = time.monotonic() + minutes * 60
+                await asyncio.gather(*(
+                    app_player(Client(http, base, server.token or "", user, payload, tally),
+                               think, stop_at, random.Random(n))
+                    for n, (_, a, b, payload) in enumerate(tables) for user in (a, b)))
+
+        asyncio.run(play())
+        elapsed = time.monotonic() - began
+        time.sleep(max(EVERY, ROLL_HOLD) + 5.0)  # the paced draws still due are made
+        out["cpu"] = sum(process.cpu_times()[:2]) - cpu
+        chats = {str(chat.id) for chat, *_ in tables}
+        done = [r for r in server.requests() if r.time >= since
+                and str(r.params.get("chat_id")) in chats
+                and r.method.lower().startswith(SENDING)]
+        out["messages"] = sum(1 for r in done if r.status == 200)
+        out["flooded"] = sum(1 for r in done if r.status == 429)
+        out.update(elapsed=elapsed, tally=tally, games=count)
+        out["final"] = final_boards(server, url, tables)
+    return out
+
+
+def final_boards(server: BotApiServer, url: str, tables: list[Any]) -> dict[str, int]:
+    """How many games' group boards show their stored version (the last state), and
+    the turns played in all (from the stored games)."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from bot.store import Store
+
+    async def read() -> list[Any]:
+        client = aioredis.Redis.from_url(url)
+        try:
+            store = Store(client)
+            return [game for chat, *_ in tables
+                    for game in await store.games.chat_games(chat.id, ended=True)][:len(tables)]
+        finally:
+            await client.aclose()
+
+    records = asyncio.run(read())
+    current = 0
+    for (chat, *_), record in zip(tables, records, strict=False):
+        board = game_board(server, chat)
+        versions = {Callback.parse(d).version for row in (board.buttons if board else [])
+                    for _, d in row if d and d.startswith("g:")}
+        current += versions == {record.version} or not versions
+    return {"current": current, "turns": turns_of(records)}
+
+
+def report_groups(result: dict[str, Any]) -> None:
+    tally: Tally = result["tally"]
+    turns = result["final"]["turns"]
+    app = max(tally.app_turns, 1)
+    per_turn = result["messages"] / app
+    per_game_second = result["messages"] / (result["games"] * result["elapsed"])
+    print(f"== {result['games']} groups, both players in the app, {result['elapsed']:.0f} s, "
+          f"default limiter (20/min a group, 30/s in all), picture boards")
+    print(f"  turns {turns}: app turns (chosen in the app) {tally.app_turns}, forced or "
+          f"blocked (played by themselves) {turns - tally.app_turns}; app actions "
+          f"{tally.actions}, refused {tally.refused}")
+    print(f"  group messages {result['messages']} (429 answers: {result['flooded']}): "
+          f"{per_turn:.2f} per app turn, {result['messages'] / max(turns, 1):.2f} per turn")
+    print(f"  app API answers {dict(sorted(tally.statuses.items()))}, connection errors "
+          f"{tally.errors}")
+    print(f"  bot CPU {result['cpu']:.1f} s: {tally.app_turns / max(result['cpu'], 1e-9):.1f} "
+          f"app turns per second per core (every request of the open apps included)")
+    every = result["elapsed"] * result["games"] / max(turns, 1)
+    print(f"  a turn every {every:.1f} s a game; {per_game_second:.3f} group messages a second "
+          f"a game: one token ({TOKEN_RATE:.0f} messages/s in all chats) carries "
+          f"{TOKEN_RATE / max(per_game_second, 1e-9):.0f} such games (beyond "
+          f"{SHARE * EVERY:.0f} games in the app the pace lengthens, bot/edge/boardpace.py: "
+          f"paced boards stay within {SHARE:.0f}/s however many)")
+    print(f"  group boards showing the final state: {result['final']['current']} of "
+          f"{result['games']}")
+
+
+# --- many open apps on one worker, taps in the chat meanwhile
+
+
+def scale(apps: int, seconds: float, count: int = 4) -> dict[str, Any]:
+    """``apps`` long polls open on one worker (spread over ``count`` games' payloads,
+    as spectators), while the players tap in their groups: tap -> answer latency,
+    whether each tap was applied, and the polls' answers by status."""
+    import asyncio
+    import threading
+
+    out: dict[str, Any] = {"latency": [], "applied": 0, "taps": 0}
+    with bot_with_games(count, ("long",)) as (server, _bot, port, _url, tables):
+        tally = Tally()
+        fans = [server.add_user(f"F{n}") for n in range(apps)]
+        stop = threading.Event()
+        opened = threading.Event()
+
+        inflight = [0]
+
+        async def polls() -> None:  # aiohttp: the client must not be the bottleneck
+            import aiohttp
+
+            base = f"http://127.0.0.1:{port}/app/api/state"
+            opened_count = [0]
+            connector = aiohttp.TCPConnector(limit=0)
+            timeout = aiohttp.ClientTimeout(total=90)
+            async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
+                async def ask(body: dict[str, Any]) -> tuple[int, Any]:
+                    inflight[0] += 1
+                    try:
+                        async with http.post(base, json=body) as answer:
+                            tally.statuses[answer.status] += 1
+                            return answer.status, await answer.json()
+                    except Exception:  # a refused or dropped connection: counted
+                        tally.errors += 1
+                        return 0, {}
+                    finally:
+                        inflight[0] -= 1
+
+                async def one(n: int, user: Any) -> None:
+                    body = {"initData": init_data(server.token or "", user),
+                            "game": tables[n % count][3], "packed": True}
+                    status, state = await ask(body)
+                    opened_count[0] += 1
+                    if opened_count[0] == apps:
+                        opened.set()
+                    version = state.get("version", 0) if status == 200 else 0
+                    while not stop.is_set():
+                        status, state = await ask({**body, "after": version})
+                        if status == 200:
+                            version = state["version"]
+                        else:
+                            await asyncio.sleep(1.0)
+
+                tasks = []
+                for n, user in enumerate(fans):  # opened over a few seconds, as people do
+                    tasks.append(asyncio.create_task(one(n, user)))
+                    if n % 50 == 49:
+                        await asyncio.sleep(0.1)
+                while not stop.is_set():
+                    await asyncio.sleep(0.2)
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+        runner = threading.Thread(target=asyncio.run, args=(polls(),), daemon=True)
+        runner.start()
+        opened.wait(300)
+        out["opened"] = opened.is_set()
+        out["waiting"] = []
+        time.sleep(2.0)  # the last ones are waiting
+        stop_at = time.monotonic() + seconds
+        next_tap: dict[int, float] = {}
+        while time.monotonic() < stop_at:
+            time.sleep(0.05)
+            for chat, alice, bob, _ in tables:
+                if time.monotonic() < next_tap.get(chat.id, 0.0):
+                    continue
+                next_tap[chat.id] = time.monotonic() + TAP_EVERY
+                board = game_board(server, chat)
+                if board is None:
+                    continue
+                data_ = pick(board)
+                if data_ is None:
+                    continue
+                edits = board.edits
+                for user in (alice, bob):  # the one whose turn it is gets no alert
+                    before = time.monotonic()
+                    tap = server.user_taps(chat, user, board, data_)
+                    answer = tap.wait_answer(60)
+                    if answer.show_alert:
+                        continue
+                    out["latency"].append(time.monotonic() - before)
+                    out["waiting"].append(inflight[0])
+                    out["taps"] += 1
+                    try:
+                        server.wait_for(lambda c=chat, b=board, e=edits:
+                                        server.message(c, b.message_id).edits > e
+                                        or (game_board(server, c) or b).message_id
+                                        != b.message_id, 30,
+                                        description="the tap's redraw", chat=chat)
+                        out["applied"] += 1
+                    except AssertionError:
+                        pass
+                    break
+        stop.set()
+        runner.join(30)
+        out["tally"] = tally
+    return out
+
+
+def report_scale(result: dict[str, Any], apps: int) -> None:
+    tally: Tally = result["tally"]
+    latency = result["latency"]
+    print(f"== {apps} open apps on one worker (long polls, "
+          f"{'all opened' if result['opened'] else 'NOT all opened'}), taps in the chat")
+    waiting = sorted(result["waiting"]) or [0]
+    print(f"  open apps' polls waiting at the taps: min {waiting[0]}, median "
+          f"{waiting[len(waiting) // 2]}")
+    print(f"  taps {result['taps']}, applied (board redrawn) {result['applied']}; tap -> answer "
+          f"p50 {pct(latency, .5):.2f} s, p99 {pct(latency, .99):.2f} s, max "
+          f"{max(latency, default=float('nan')):.2f} s")
+    fives = sum(n for status, n in tally.statuses.items() if status >= 500)
+    print(f"  app answers {dict(sorted(tally.statuses.items()))}: 5xx {fives}, connection "
+          f"errors {tally.errors}")
+
+
+# --- how many games one token carries: the real pace on a virtual clock
+
+
+def token(games: int, seconds: float = 600.0, turn: float = GAME_TURN) -> tuple[float, float]:
+    """``games`` games both played in the app, a turn every ``turn`` seconds each
+    (spread evenly), through one worker's :class:`BoardPace` on a virtual clock for
+    ``seconds``: the group-board draws a second in all, and the seconds between two
+    draws of one game (mean)."""
+    import asyncio
+    import heapq
+
+    from bot.edge.boardpace import BoardPace
+    from bot.vocab.records import GameRecord
+    from engine.position import Variant
+
+    async def simulate() -> tuple[float, float]:
+        now = [0.0]
+        wakes: list[tuple[float, int, asyncio.Future[None]]] = []
+        order = [0]
+
+        async def sleep(wait: float) -> None:
+            future = asyncio.get_running_loop().create_future()
+            order[0] += 1
+            heapq.heappush(wakes, (now[0] + wait, order[0], future))
+            await future
+
+        pace = BoardPace(clock=lambda: now[0], sleep=sleep)
+        records = [GameRecord(chat_id=-1 - n, game_id=f"game{n}", variant=Variant.LONG)
+                   for n in range(games)]
+        drawn: dict[int, list[float]] = {n: [] for n in range(games)}
+
+        def drawer(n: int) -> Any:
+            async def draw(_old: GameRecord, _new: GameRecord) -> None:
+                drawn[n].append(now[0])
+            return draw
+
+        async def load(n: int) -> GameRecord:
+            return records[n]
+
+        turns = sorted((n * turn / games + k * turn, n) for n in range(games)
+                       for k in range(int(seconds / turn)))
+        for at, n in turns:
+            while wakes and wakes[0][0] <= at:
+                when, _, future = heapq.heappop(wakes)
+                now[0] = when
+                future.set_result(None)
+                await asyncio.sleep(0)
+                await asyncio.sleep(0)
+            now[0] = at
+            await pace.change(records[n], records[n], drawer(n),
+                              lambda n=n: load(n), paced=True)
+            await asyncio.sleep(0)  # a draw put off starts its wait
+        total = sum(len(times) for times in drawn.values())
+        gaps = [b - a for times in drawn.values() for a, b in itertools.pairwise(times)]
+        return total / seconds, statistics.mean(gaps) if gaps else float("nan")
+
+    return asyncio.run(simulate())
+
+
+def report_token() -> None:
+    print(f"== one worker's paced group boards, a turn every {GAME_TURN:.0f} s a game "
+          f"(virtual clock, bot/edge/boardpace.py as it runs)")
+    for games in (50, 200, 500, 1000, 2000):
+        rate, gap = token(games)
+        print(f"  {games:5d} games: {rate:5.1f} board edits a second in all "
+              f"(Telegram allows {TOKEN_RATE:.0f}), each game's board every {gap:.1f} s, "
+              f"{rate / (games / GAME_TURN):.2f} per app turn")
+
+
 def main() -> None:
-    turns = int(sys.argv[1]) if len(sys.argv) > 1 else 0
-    variants = sys.argv[2:] or ["long", "backgammon"]
+    mode = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].isdigit() else "browser"
+    args = sys.argv[2:] if mode != "browser" else sys.argv[1:]
+    if mode == "groups":  # groups [games] [minutes] [think seconds]
+        count = int(args[0]) if args else 4
+        minutes = float(args[1]) if len(args) > 1 else 3.0
+        think = float(args[2]) if len(args) > 2 else GAME_TURN
+        report_groups(groups(count, minutes, think))
+        return
+    if mode == "token":
+        report_token()
+        return
+    if mode == "scale":  # scale [apps] [seconds]
+        apps = int(args[0]) if args else 2000
+        report_scale(scale(apps, float(args[1]) if len(args) > 1 else 60.0), apps)
+        return
+    turns = int(args[0]) if args else 0
+    variants = args[1:] or ["long", "backgammon"]
     for variant in variants:
         report(run(variant, turns))
 

@@ -7,15 +7,19 @@ set):
 ``GET /app/``, ``GET /app/static/<file>``
     The page and its plain JavaScript modules (bot/webapp/static, no build step).
 ``POST /app/api/state``
-    ``{initData, game, after?}``: the game as :func:`bot.present.webstate.game_state`
+    ``{initData, game, after?, packed?}``: the game as :func:`bot.present.webstate.game_state`
     draws it for the user.  With ``after`` (a version) it is a long poll: it answers
     as soon as the stored version differs, else after :data:`LONG_POLL` seconds.
-    It reads the version from Redis every :data:`POLL_EVERY` seconds, so a change
-    saved by any worker reaches every open app within that (no process memory).
+    It waits in memory: the worker's one subscription to the games' changes
+    (:mod:`bot.edge.live`, told by every worker's saves) wakes it; a waiting poll
+    reads nothing from Redis.  With ``packed`` (every request may carry it) the turn
+    tree is sent packed (:func:`bot.present.webstate.pack_tree`; the app's tree.js
+    unpacks it).
 ``POST /app/api/turn``
-    ``{initData, game, version, steps}``: the whole turn, checked by the engine
+    ``{initData, game, version, play?, steps}``: the whole turn, checked by the engine
     (:func:`bot.rules.play.apply_turn`) and saved with the tap's compare-and-set on
-    ``version``; then every board of the game is redrawn once.
+    ``version`` (or on the stored one if only the board moved since: the same
+    ``play``); then every board of the game is redrawn once.
 ``POST /app/api/action``
     ``{initData, game, version, action, level?}``: roll, double, take, pass, beaver,
     resign (``level``), accept, decline: the tap's rule (:func:`bot.rules.play.apply_game`).
@@ -31,15 +35,17 @@ Every request is refused (401) unless its ``initData`` is Telegram's and fresh
 payload, but only a seated player may act (the rules refuse others exactly as they
 refuse their taps).  Bodies over :data:`MAX_REQUEST` bytes get 413; a user making
 more than :data:`RATE` requests in :data:`RATE_WINDOW` seconds gets 429 (per worker).
+Answers over :data:`GZIP_FROM` bytes are gzipped for a client that accepts it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import logging
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -47,13 +53,15 @@ from typing import Any
 import tornado.web
 from telegram.ext import CallbackContext
 
+from bot.edge.boardpace import BoardPace, Presence, at_once
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
 from bot.edge.handlers.board import show as show_change
 from bot.edge.handlers.common import alert_text, chat_settings
 from bot.edge.initdata import InitData, InitDataError, checked
+from bot.edge.live import LiveGames
 from bot.present.webapp import PayloadError, game_of
-from bot.present.webstate import game_state, step_of
+from bot.present.webstate import game_state, play_key, step_of
 from bot.rules import hints
 from bot.rules.play import (
     apply_game,
@@ -61,7 +69,7 @@ from bot.rules.play import (
     needs_double_confirmation,
     needs_resign_confirmation,
 )
-from bot.rules.seats import waiting_user
+from bot.rules.seats import seat_of, waiting_user
 from bot.service.saving import save_first
 from bot.store import Store, VersionConflict
 from bot.vocab.callbacks import ButtonAction, Callback
@@ -73,12 +81,22 @@ from engine.position import EngineError
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parents[1] / "webapp" / "static"
+STATIC_NAME = r"[A-Za-z0-9_-]+\.[A-Za-z0-9]+"
+"""What a static file's name may be (the files of bot/webapp/static are all such)."""
 MAX_REQUEST = 16 * 1024
 """Bytes an API request may have (a turn is four steps; initData under 1 kB)."""
 RATE = 600
 RATE_WINDOW = 60.0
 LONG_POLL = 25.0
-POLL_EVERY = 0.25
+APP_REDIS = 24
+"""App requests that may use Redis at once: the bot's pool has 100 connections
+(redis-py's default), and the chats' updates and the jobs need theirs however many
+apps are open (issue 34: a burst of app requests took them all; the bot's taps,
+joins and jobs failed with "Too many connections").  A waiting long poll holds none."""
+WATCHED = 2048
+"""Spectators' states kept (one per game, version, language and view)."""
+GZIP_FROM = 1024
+"""Bytes from which an answer is gzipped (a smaller one gains nothing)."""
 MAX_STEPS = 4
 ROLL_HOLD = 20.0
 """Seconds a roll made in the app waits before it redraws the boards; a turn sent
@@ -127,12 +145,26 @@ class Webapp:
 
     def __init__(self, app: Any, token: str, *, clock: Callable[[], float] = time.time,
                  rate: RateLimit | None = None, roll_hold: float = ROLL_HOLD,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 long_poll: float = LONG_POLL, live: LiveGames | None = None,
+                 pace: BoardPace | None = None, presence: Presence | None = None) -> None:
         self.app = app
         self.token = token
         self.clock = clock
         self.rate = rate or RateLimit()
         self.roll_hold, self.sleep = roll_hold, sleep
+        self.long_poll = long_poll
+        self.live = live or LiveGames(lambda: self.store)
+        """The worker's one subscription to the games' changes, for the long polls."""
+        self.pace = pace or BoardPace()
+        """The group boards of games both players play in the app (bot/edge/boardpace.py)."""
+        self.presence = presence or Presence()
+        self.watched: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        """The states spectators were sent lately, by game, version, language and view."""
+        self._woken: OrderedDict[tuple[int, str, int], asyncio.Future[GameRecord | None]] = \
+            OrderedDict()
+        self.gate = asyncio.Semaphore(APP_REDIS)
+        """The app's requests reading or writing Redis at once (the others queue here)."""
         self._redraws: set[asyncio.Future[None]] = set()
 
     @property
@@ -166,6 +198,20 @@ class Webapp:
         if current is not None and current.version == saved.version:
             await work()
 
+    async def woken(self, chat_id: int, game_id: str, version: int) -> GameRecord | None:
+        """The game as the polls a change (to ``version``) woke read it: one read for
+        them all (a move wakes every open app of the game at once)."""
+        key = (chat_id, game_id, version)
+        shared = self._woken.get(key)
+        if shared is None:
+            shared = asyncio.ensure_future(self.store.games.load_game(chat_id, game_id))
+            self._woken[key] = shared
+            shared.add_done_callback(lambda done: done.cancelled() or done.exception() is None
+                                     or self._woken.pop(key, None))
+            if len(self._woken) > WATCHED:
+                self._woken.popitem(last=False)
+        return await asyncio.shield(shared)
+
     def context(self) -> Any:
         """A handler context of its own for one request (what it reads is cached in it)."""
         return CallbackContext(self.app)
@@ -175,7 +221,10 @@ def routes(webapp: Webapp) -> list[Any]:
     args = {"webapp": webapp}
     return [
         (r"/app/?", _Page),
-        (r"/app/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
+        # only plain file names reach the file handler: anything else (a NUL byte, a
+        # "..", a slash, a percent sign) is no route, so a plain 404, never the 500 a
+        # NUL byte raised in the path's resolution
+        (rf"/app/static/({STATIC_NAME})", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
         (r"/app/api/state", _State, args),
         (r"/app/api/turn", _Turn, args),
         (r"/app/api/action", _Action, args),
@@ -204,7 +253,18 @@ class _Api(tornado.web.RequestHandler):
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-store")
-        self.finish(json.dumps(body, ensure_ascii=False))
+        self.set_header("Vary", "Accept-Encoding")
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        if len(data) >= GZIP_FROM and "gzip" in self.request.headers.get("Accept-Encoding", ""):
+            data = gzip.compress(data, compresslevel=6)
+            self.set_header("Content-Encoding", "gzip")
+        self.finish(data)
+
+    def on_connection_close(self) -> None:
+        """The client went away (an app closed during its long poll): stop waiting."""
+        gone = getattr(self, "_gone", None)
+        if gone is not None and not gone.done():
+            gone.set_result(None)
 
     async def post(self) -> None:
         tr = translator(None)
@@ -217,6 +277,7 @@ class _Api(tornado.web.RequestHandler):
                 raise ApiError(400, "malformed request") from None
             if not isinstance(body, dict):
                 raise ApiError(400, "malformed request")
+            self.packed = body.get("packed") is True  # the app unpacks (tree.js)
             try:
                 user = checked(self.webapp.token, str(body.get("initData") or ""),
                                now=self.webapp.clock())
@@ -228,16 +289,18 @@ class _Api(tornado.web.RequestHandler):
                 chat_id, game_id = game_of(str(body.get("game") or user.start_param or ""))
             except PayloadError as error:
                 raise ApiError(400, str(error)) from None
-            context = self.webapp.context()
-            settings = await chat_settings(context, chat_id)
-            # the app is the user's own screen: their Telegram language where the bot
-            # speaks it, else the chat's
-            tr = translator(user.language if user.language in LANGUAGES
-                            else settings.language)
-            record = await self.webapp.store.games.load_game(chat_id, game_id)
-            if record is None or not record.engine:
-                raise ApiError(404, tr.gettext("There is no such game."))
-            result = await self.act(context, tr, user, record, body)
+            async with self.webapp.gate:  # the app's share of the Redis pool
+                context = self.webapp.context()
+                settings = await chat_settings(context, chat_id)
+                # the app is the user's own screen: their Telegram language where the bot
+                # speaks it, else the chat's
+                tr = translator(user.language if user.language in LANGUAGES
+                                else settings.language)
+                record = await self.webapp.store.games.load_game(chat_id, game_id)
+                if record is None or not record.engine:
+                    raise ApiError(404, tr.gettext("There is no such game."))
+                self.webapp.presence.seen(record.ref, user.user_id)
+                result = await self.act(context, tr, user, record, body)
             self.answer(200, result)
         except ApiError as error:
             self.answer(error.status, {"error": error.message})
@@ -251,7 +314,20 @@ class _Api(tornado.web.RequestHandler):
     async def state(self, context: Any, tr: Translator, user: InitData,
                     record: GameRecord) -> dict[str, Any]:
         settings = await chat_settings(context, record.chat_id)
-        return game_state(tr, record, user.user_id, orientation=settings.orientation)
+        packed = getattr(self, "packed", False)
+        if seat_of(record, user.user_id) is not None:
+            return game_state(tr, record, user.user_id, orientation=settings.orientation,
+                              packed=packed)
+        # every spectator of a version sees the same: made once (a move wakes them all)
+        key = (record.ref, record.version, tr.lang, settings.orientation, packed)
+        shown = self.webapp.watched.get(key)
+        if shown is None:
+            shown = game_state(tr, record, user.user_id, orientation=settings.orientation,
+                               packed=packed)
+            self.webapp.watched[key] = shown
+            if len(self.webapp.watched) > WATCHED:
+                self.webapp.watched.popitem(last=False)
+        return shown
 
     async def commit(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
                      new: GameRecord, *, hold: bool = False) -> dict[str, Any]:
@@ -267,18 +343,36 @@ class _Api(tornado.web.RequestHandler):
         saved = await computer_turns.play(context, saved)
         # the app has its answer at once; the boards follow at the group's pace (the
         # flood limiter may hold an edit for seconds), as a tap is answered first
-        if hold and waiting_user(saved) == user.user_id:  # the roll left the move to them
-            self.webapp.later(self.webapp.held(
-                lambda: show_change(context, tr, record, saved, user.user_id), saved), saved)
+        webapp = self.webapp
+        paced = (not saved.is_private and webapp.presence.all_here(saved)
+                 and not at_once(record, saved))
+
+        def draw(old: GameRecord, new: GameRecord) -> Coroutine[Any, Any, None]:
+            return show_change(context, tr, old, new, user.user_id)
+
+        def load() -> Awaitable[GameRecord | None]:
+            return webapp.store.games.load_game(saved.chat_id, saved.game_id)
+
+        held = hold and waiting_user(saved) == user.user_id  # the roll left the move to them
+        if paced:  # both players in the app: the group board follows every EVERY s
+            webapp.later(webapp.pace.change(record, saved, draw, load, paced=True,
+                                            hold=webapp.roll_hold if held else 0.0), saved)
+        elif held:
+            webapp.later(webapp.held(lambda: draw(record, saved), saved), saved)
         else:
-            self.webapp.later(show_change(context, tr, record, saved, user.user_id), saved)
+            webapp.later(webapp.pace.change(record, saved, draw, load, paced=False), saved)
         return await self.state(context, tr, user, saved)
 
 
 def _version(body: dict[str, Any], record: GameRecord) -> None:
-    """Refuse a request made on another version of the game than the stored one."""
+    """Refuse a request made on another version of the game than the stored one,
+    unless only the board moved since (the same :func:`play_key`: a ``/board``
+    repost must not undo the mover's unsent steps, issue 34); the save is still the
+    compare-and-set on the version loaded."""
     version = body.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version != record.version:
+    if not isinstance(version, int) or isinstance(version, bool) or version > record.version:
+        raise Refusal(CHANGED)
+    if version != record.version and body.get("play") != play_key(record):
         raise Refusal(CHANGED)
 
 
@@ -286,17 +380,35 @@ class _State(_Api):
     async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
                   body: dict[str, Any]) -> dict[str, Any]:
         after = body.get("after")
-        if isinstance(after, int) and not isinstance(after, bool):
-            deadline = time.monotonic() + LONG_POLL
-            while record.version == after and time.monotonic() < deadline:
-                if self.request.connection is None or self._finished:
-                    break
-                await asyncio.sleep(POLL_EVERY)
-                found = await self.webapp.store.games.load_game(record.chat_id, record.game_id)
-                if found is None:
-                    break
-                record = found
+        if isinstance(after, int) and not isinstance(after, bool) and record.version == after:
+            record = await self.follow(record, after)
         return await self.state(context, tr, user, record)
+
+    async def follow(self, record: GameRecord, after: int) -> GameRecord:
+        """``record`` once its stored version moves past ``after`` (or as it is after
+        the long poll's time, or when the client went away), waiting in the worker's
+        memory (:mod:`bot.edge.live`)."""
+        games = self.webapp.store.games
+        name = games.name_of(record.chat_id, record.game_id)
+        self._gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        async with self.webapp.live.listen(name, after) as moved:
+            [version] = await games.versions([name])  # saved before we listened?
+            if version == after and self.request.connection is not None:
+                either: list[asyncio.Future[Any]] = [moved, self._gone]
+                self.webapp.gate.release()  # a waiting poll holds no share of the pool
+                try:
+                    await asyncio.wait(either, timeout=self.webapp.long_poll,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    await self.webapp.gate.acquire()
+                if not moved.done():
+                    return record
+                if not moved.cancelled():  # a move woke every poll of the game: one read
+                    found = await self.webapp.woken(record.chat_id, record.game_id,
+                                                    moved.result())
+                    return found or record
+        found = await games.load_game(record.chat_id, record.game_id)
+        return found or record
 
 
 class _Turn(_Api):

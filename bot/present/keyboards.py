@@ -39,7 +39,7 @@ from bot.present.render import (
 )
 from bot.rules.hints import can_hint
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
-from bot.rules.play import may_double, offered_turns, resign_options
+from bot.rules.play import may_beaver, may_double, offered_turns, resign_options
 from bot.rules.seats import seat_of
 from bot.vocab.callbacks import AnalyseGame, ButtonAction, Callback, LanguageChoice, SettingChoice
 from bot.vocab.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator
@@ -477,10 +477,7 @@ def game_keyboard(tr: Translator, record: GameRecord, table: MatchState, *, ui: 
     if menu:
         return keys.menu([tr.gettext(KIND_NAMES[k]) for k in resign_options(table)])
     if phase is Phase.DOUBLE:
-        cube, actor = game.cube, game.to_act
-        assert cube is not None and actor is not None
-        return keys.double(confirm_pass=ui is ButtonAction.PASS,
-                           can_beaver=cube.why_not_beaver(actor) is None)
+        return keys.double(confirm_pass=ui is ButtonAction.PASS, can_beaver=may_beaver(game))
     if phase is Phase.RESIGNATION:
         return keys.resign_offer()
     actor = game.to_act

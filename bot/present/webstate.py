@@ -20,7 +20,9 @@ app only walks it, and the server checks the turn it sends again.
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
+import json
 import re
 from typing import Any
 
@@ -34,7 +36,7 @@ from bot.rules import hints
 from bot.rules.dice import revealed
 from bot.rules.ledger import outcome
 from bot.rules.matchstate import MatchState, table_of
-from bot.rules.play import may_double, resign_cost, resign_options
+from bot.rules.play import may_beaver, may_double, resign_cost, resign_options
 from bot.rules.seats import player_on, seat_of
 from bot.vocab import clock
 from bot.vocab.i18n import N_, Translator
@@ -147,6 +149,72 @@ def turn_tree(game: Game, viewer: Side) -> list[dict[str, Any]]:
     return nodes
 
 
+PLACES = {"bar": 25, "off": 26}
+"""A step's app cell on the wire of a packed tree: the viewer's label 1..24, or these."""
+
+
+def _flat(node: dict[str, Any]) -> list[int]:
+    """A node's board as 28 numbers: the 24 cells (White's checkers counted up,
+    Black's down), then the bar and the borne off of each side."""
+    cells = [0 if side < 0 else count if side == 0 else -count for side, count in node["cells"]]
+    return cells + list(node["bar"]) + list(node["off"])
+
+
+def pack_tree(nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`turn_tree` as sent to the app (issue 34: a double's tree was up to
+    300 kB of JSON): the root's board once (:func:`_flat`), then each node as
+    ``[complete 0/1, [cell, value, ...] where its board differs from the root's,
+    [source, target, die, from, to, next, ...] for its steps]`` (``from``/``to``
+    :data:`PLACES` for the bar and off).  bot/webapp/static/tree.js ``unpackTree``
+    (and :func:`unpack_tree`) give back :func:`turn_tree`'s nodes exactly.
+
+    >>> from engine.game import Game, GameOptions
+    >>> import random
+    >>> game = Game.new(GameOptions.backgammon()).roll(random.Random(1))
+    >>> tree = turn_tree(game, Side.WHITE)
+    >>> unpack_tree(pack_tree(tree)) == tree
+    True
+    """
+    root = _flat(nodes[0])
+    packed = []
+    for node in nodes:
+        board = _flat(node)
+        changes = [n for i, (was, now) in enumerate(zip(root, board, strict=True)) if was != now
+                   for n in (i, now)]
+        steps = [n for step in node["steps"]
+                 for n in (*step["step"], PLACES.get(step["from"], step["from"]),
+                           PLACES.get(step["to"], step["to"]), step["next"])]
+        packed.append([int(node["complete"]), changes, steps])
+    return {"root": root, "nodes": packed}
+
+
+def unpack_tree(packed: dict[str, Any]) -> list[dict[str, Any]]:
+    """:func:`pack_tree` undone (what tree.js does in the app; for tests and tools)."""
+    names = {code: name for name, code in PLACES.items()}
+    nodes = []
+    for complete, changes, steps in packed["nodes"]:
+        board = list(packed["root"])
+        for i in range(0, len(changes), 2):
+            board[changes[i]] = changes[i + 1]
+        nodes.append({
+            "cells": [[-1, 0] if v == 0 else [0, v] if v > 0 else [1, -v] for v in board[:24]],
+            "bar": board[24:26], "off": board[26:28], "complete": bool(complete),
+            "steps": [{"step": steps[i:i + 3], "from": names.get(steps[i + 3], steps[i + 3]),
+                       "to": names.get(steps[i + 4], steps[i + 4]), "next": steps[i + 5]}
+                      for i in range(0, len(steps), 6)]})
+    return nodes
+
+
+def play_key(record: GameRecord) -> str:
+    """What the app's unsent steps stand on: the game as played (its engine state and
+    status).  A save that moves only the board (``/board`` typed by anyone, a
+    reminder, a ping) keeps it, so the app keeps the mover's steps and a turn sent
+    on the version before such a save is still taken (bot/edge/webapp.py)."""
+    data = json.dumps([record.status.value, record.engine], sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.blake2b(data.encode(), digest_size=8).hexdigest()
+
+
 def _actions(record: GameRecord, game: Game, you: Side | None, user_id: int) -> list[str]:
     """What the app offers ``you`` now (the server checks each again)."""
     if record.status is not Status.ACTIVE or you is None or game.to_act is not you:
@@ -156,7 +224,7 @@ def _actions(record: GameRecord, game: Game, you: Side | None, user_id: int) -> 
     if game.phase is Phase.ROLL:
         found += ["roll"] + (["double"] if may_double(record, table) else [])
     elif game.phase is Phase.DOUBLE:
-        found += ["take", "pass"] + (["beaver"] if game.options.beavers else [])
+        found += ["take", "pass"] + (["beaver"] if may_beaver(game) else [])
     elif game.phase is Phase.RESIGNATION:
         found += ["accept", "decline"]
     if game.phase is Phase.MOVE:
@@ -345,8 +413,9 @@ def _result(tr: Translator, record: GameRecord, table: MatchState,
 
 
 def game_state(tr: Translator, record: GameRecord, user_id: int, *,
-               orientation: str = "follow") -> dict[str, Any]:
-    """The JSON the app draws for ``user_id`` (a seated player, or a spectator)."""
+               orientation: str = "follow", packed: bool = False) -> dict[str, Any]:
+    """The JSON the app draws for ``user_id`` (a seated player, or a spectator);
+    ``packed``: its turn tree as :func:`pack_tree` sends it (the app asks for it)."""
     table = table_of(record)
     game = table.game
     you = seat_of(record, user_id)
@@ -356,7 +425,8 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
     cube = game.cube
     actions = _actions(record, game, you, user_id)
     state: dict[str, Any] = {
-        "game": record.game_id, "version": record.version, "status": record.status.value,
+        "game": record.game_id, "version": record.version, "play": play_key(record),
+        "status": record.status.value,
         "variant": game.variant.value, "viewer": int(viewer),
         "you": None if you is None else int(you),
         # whoever must act (nobody once the game ended, however: the board's one end state)
@@ -382,7 +452,8 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
     }
     if (record.status is Status.ACTIVE and you is not None and game.to_act is you
             and game.phase is Phase.MOVE):
-        state["tree"] = turn_tree(game, viewer)
+        tree = turn_tree(game, viewer)
+        state["tree"] = pack_tree(tree) if packed else tree
         state["played"] = [[s.source, s.target, s.die]
                            for s in (game.turn.played if game.turn else ())]
     return state

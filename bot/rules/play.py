@@ -63,6 +63,16 @@ def may_double(record: GameRecord, table: MatchState) -> bool:
     return double_offered(table.game, table.score, judge=judges_doubles(record))
 
 
+def may_beaver(game: Game) -> bool:
+    """Whether the player answering a double is offered **Beaver** now: the
+    engine's rule (beavers on, not a beaver already, the cube's limit), the one
+    place both the chat's keyboard and the app ask (issue 34: the app offered it
+    whenever beavers were on, and a second one was refused)."""
+    cube, actor = game.cube, game.to_act
+    return (game.phase is Phase.DOUBLE and cube is not None and actor is not None
+            and cube.why_not_beaver(actor) is None)
+
+
 def needs_double_confirmation(record: GameRecord) -> bool:
     """A double in a staked game is money: it asks once more, as Pass does."""
     return record.options.stake_per_point > 0

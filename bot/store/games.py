@@ -357,6 +357,34 @@ class Games:
         token = await idempotent(lambda: self.redis.hget(self.keys.record(record.key), "w"))
         return written_here(None if token is None else as_text(token))
 
+    @property
+    def changes(self) -> str:
+        """The channel every save of a game is told on, in the saving script itself
+        (``PLACE`` in bot/store/layout.py): ``"<record key> <version>"``."""
+        return f"{self.keys.prefix}:changed"
+
+    def name_of(self, chat_id: int, game_id: str) -> str:
+        """A game's record key, as :attr:`changes` names it."""
+        return self.keys.record(game_key(chat_id, game_id))
+
+    def subscription(self) -> Any:
+        """A pub/sub client of its own connection (not one of the pool's), for
+        :attr:`changes`; on a Redis Cluster any node hears every node's PUBLISH."""
+        return self.redis.pubsub()
+
+    async def versions(self, names: list[str]) -> list[int]:
+        """The stored version of each game record named (0: none), in one round trip."""
+        if not names:
+            return []
+
+        async def read() -> list[Any]:
+            pipe = self.redis.pipeline(transaction=False)
+            for name in names:
+                pipe.hget(name, "v")
+            return list(await pipe.execute())
+
+        return [0 if v is None else int(as_text(v)) for v in await idempotent(read)]
+
     async def load_game(self, chat_id: int, game_id: str) -> GameRecord | None:
         """A game (or lobby: a game with status LOBBY) of a chat, by its id."""
         key = game_key(chat_id, game_id)

@@ -113,6 +113,11 @@ local function place(key, live, ended, game_id, where, topic, now, ttl)
     redis.call('ZREM', live, game_id)
     redis.call('ZREM', ended, game_id)
   end
+  -- every save of a game is told, in the same step, to whoever follows the game
+  -- live (the Mini App's open apps, bot/edge/live.py): "<key> <version>" ('0':
+  -- deleted) on "<prefix>:changed" (a Redis Cluster passes a PUBLISH to every node)
+  redis.call('PUBLISH', string.match(key, '^(.-):{') .. ':changed',
+             key .. ' ' .. (redis.call('HGET', key, 'v') or '0'))
 end
 """
 

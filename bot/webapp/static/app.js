@@ -4,6 +4,7 @@
 // It decides nothing: every request carries Telegram's initData, and the server checks
 // each turn with the engine.  Its words come with the state, from the bot's catalogs.
 import { drawBoard } from "./board.js";
+import { unpackTree } from "./tree.js";
 
 const tg = window.Telegram && window.Telegram.WebApp;
 const query = new URLSearchParams(location.search);
@@ -26,19 +27,16 @@ async function api(name, body = {}) {
   window.nardyRequests = (window.nardyRequests || 0) + 1;  // read by the benchmark
   const response = await fetch(`api/${name}`, {
     method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ initData: tg ? tg.initData : "", game, ...body }),
+    body: JSON.stringify({ initData: tg ? tg.initData : "", game, packed: true, ...body }),
   });
   const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (data.tree) data.tree = unpackTree(data.tree);  // sent packed: tree.js
   if (!response.ok) throw new Error(data.error || response.statusText);
   return data;
 }
 
-// the turn tree as today's structure: [{cells, bar, off, complete, steps}]; a compact
-// wire form may be decoded here (window.nardyTree, a separate file), one place only
-function treeOf(s) {
-  if (!s.tree) return null;
-  return window.nardyTree ? window.nardyTree(s.tree) : s.tree;
-}
+// the turn tree as [{cells, bar, off, complete, steps}] (api() unpacked the wire form)
+function treeOf(s) { return s.tree || null; }
 
 function text(key) { return (state && state.texts && state.texts[key]) || key; }
 function label(name) { return (state.labels && state.labels[name]) || text(name); }
@@ -53,7 +51,8 @@ function haptic(kind, value) {
 
 function show(next) {
   const before = state;
-  const moved = !before || next.version !== before.version;
+  // the unsent steps stay while the game is the same (a /board repost moves only the board)
+  const moved = !before || (next.play || next.version) !== (before.play || before.version);
   next.nodes = treeOf(next);
   state = next;
   clockAt = performance.now();
@@ -426,11 +425,11 @@ async function run(work) {
 
 function submit() {
   const steps = path.map((p) => p.step);
-  return run(async () => show(await api("turn", { version: state.version, steps })));
+  return run(async () => show(await api("turn", { version: state.version, play: state.play, steps })));
 }
 
 function act(action, extra = {}) {
-  return run(async () => show(await api("action", { version: state.version, action, ...extra })));
+  return run(async () => show(await api("action", { version: state.version, play: state.play, action, ...extra })));
 }
 
 function hint() {

@@ -162,7 +162,7 @@ async def test_doubles_takes_and_a_declined_then_accepted_resignation_in_the_app
         ended = await _newer(client, url, base, offered["version"])
     assert ended["status"] == "finished" and ended["to_act"] is None, ended
     assert ended["actions"] == [] and ended["tree"] is None
-    assert "by resignation: single game, 4 points" in ended["caption"], ended["caption"]
+    assert "by resignation: single game, 4 points" in ended["result"]["line"], ended["result"]["line"]
     [record] = await world.store.games.chat_games(chat.id)
     assert record.status.value == "finished"
 
@@ -184,7 +184,7 @@ async def test_a_pass_from_the_app_ends_the_game(
         passed = await _call(client, url, "action", **base, version=state["version"],
                              action="pass")
     assert passed["status"] == "finished" and passed["actions"] == [], passed
-    assert "🏁" in passed["caption"], passed["caption"]
+    assert "the double was passed" in passed["result"]["line"], passed["result"]["line"]
     await world.server.wait_message_async(chat, "🏁", since=before_pass)
 
 
@@ -213,6 +213,6 @@ async def test_a_resignation_in_the_chat_declined_then_accepted_in_the_app(
             if answer == "decline":
                 assert state["status"] == "active" and state["to_act"] != state["you"], state
     assert state["status"] == "finished" and state["actions"] == [], state
-    assert "by resignation" in state["caption"], state["caption"]
+    assert "by resignation" in state["result"]["line"], state["result"]["line"]
     [record] = await world.store.games.chat_games(chat.id)
     assert record.status.value == "finished" and record.version == versions[-1]

@@ -15,6 +15,7 @@ from telegram.ext import BaseRateLimiter, CallbackContext
 
 from bot.edge.handlers import tournament as handler
 from bot.rules import tournament as rules
+from bot.rules.matchstate import table_of
 from bot.rules.play import resign_cost
 from bot.rules.seats import player_on
 from bot.service import saving
@@ -169,6 +170,32 @@ async def test_a_resignation_between_a_withdrawal_and_its_close_books_nothing(
     decided = record.rounds[0].pairings[0]
     assert decided.result is not None and decided.result.decision is Decision.FORFEIT
     assert decided.result.winner == first
+
+
+async def test_a_resignation_tapped_in_that_moment_is_told_and_books_nothing(
+        world: World, clock: Clock) -> None:
+    """The same moment through the real buttons: the accepted resignation's
+    tap is answered that the game is decided by forfeit (before, a Refusal
+    from the booking went unanswered), and nothing is booked."""
+    c = club(world, 4)
+    tournament_id, game, _, bob = await _game_being_played(world, c)
+    await service.commit_tournament(world.store, c.chat.id, tournament_id,
+                                    lambda r, now: rules.withdraw(r, bob, now))
+    mover = table_of(game).game.to_act
+    assert mover is not None
+    board = base.board_of(world, c, game.game_id)
+    offer = Callback.game(game.game_id, game.version, ButtonAction.RESIGN, 1).format()
+    await world.tap(c.chat, c.user(player_on(game, mover).user_id), board, offer, strict=False)
+    offered = await world.store.games.load_game(c.chat.id, game.game_id)
+    assert offered is not None and offered.version > game.version
+    board = base.board_of(world, c, game.game_id)
+    accept = Callback.game(game.game_id, offered.version, ButtonAction.ACCEPT).format()
+    answer = await world.tap(c.chat, c.user(player_on(game, mover.opponent).user_id), board,
+                             accept, strict=False)
+    assert "decided by forfeit" in (answer.text or ""), answer
+    still = await world.store.games.load_game(c.chat.id, game.game_id)
+    assert still is not None and still.status is Status.ACTIVE
+    assert not await world.store.ledger.history(c.chat.id)
 
 
 async def test_a_resignation_before_a_withdrawal_stands(world: World, clock: Clock) -> None:

@@ -15,6 +15,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.present.lobby import option_captions
 from bot.present.names import duration, utc_time, variant_name
 from bot.present.render.tournament import StandingsPicture
+from bot.rules.tournament.formats import rules_of
 from bot.rules.tournament.league import LeagueRow
 from bot.rules.tournament.prizes import split_of
 from bot.rules.tournament.standings import standings
@@ -24,7 +25,6 @@ from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import Status
 from bot.vocab.tournament import (
     Decision,
-    Format,
     NamedSeason,
     Pairing,
     Place,
@@ -41,11 +41,6 @@ pairing, the prizes): 64 players' names of 64 emoji each would be twice what
 Telegram takes in a message (4,096 UTF-16 code units)."""
 LINE_NAME = 20
 """The longest name in a pairing line of the standings' picture."""
-FORMATS = {Format.ROUND_ROBIN: N_("Round robin"), Format.SWISS: N_("Swiss"),
-           Format.KNOCKOUT: N_("Knockout")}
-TIEBREAKS = {Format.ROUND_ROBIN: (N_("H2H"), N_("SB")), Format.SWISS: (N_("Buch"), N_("SB")),
-             Format.KNOCKOUT: (N_("Rounds"), N_("Cons"))}
-"""Column heads of the tie-breaks (bot/rules/tournament/standings.py), short for a table."""
 PLAYER, POINTS, GAMES, WON, LOST = N_("Player"), N_("Pts"), N_("G"), N_("W"), N_("L")
 RATING_CHANGE = N_("±Rtg")
 """The other column heads: player, points, games, won, lost, rating change."""
@@ -66,7 +61,7 @@ def legend(tr: Translator, heads: Sequence[str]) -> str:
 
 
 def _legend(tr: Translator, record: TournamentRecord) -> str:
-    return legend(tr, (POINTS, GAMES, *TIEBREAKS[record.format]))
+    return legend(tr, (POINTS, GAMES, *rules_of(record).tiebreak_heads))
 
 
 CANCELLED = N_("The tournament was cancelled; nothing was booked.")
@@ -75,12 +70,12 @@ OVER = N_("The tournament is over.")
 
 def title(tr: Translator, record: TournamentRecord) -> str:
     """"Swiss, 5 rounds · Long nardy"."""
-    name = tr.gettext(FORMATS[record.format])
+    name = tr.gettext(rules_of(record).name)
     if record.double:
         name = tr.gettext("Double round robin")
     elif record.consolation:
         name = tr.gettext("Knockout with a consolation bracket")
-    elif record.format is Format.SWISS and record.rounds_planned:
+    elif rules_of(record).rounds_in_title and record.rounds_planned:
         name = tr.ngettext("Swiss, {n} round", "Swiss, {n} rounds", record.rounds_planned,
                            n=record.rounds_planned)
     return f"{name} · {variant_name(tr, record.variant)}"
@@ -269,7 +264,7 @@ def _cell(name: str) -> str:
 
 def table(tr: Translator, record: TournamentRecord, places: Sequence[Place]) -> str:
     """The standings as a monospace table."""
-    first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
+    first, second = (tr.gettext(head) for head in rules_of(record).tiebreak_heads)
     gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
     who = names(record)
     rows = [f"{'#':>2} {_cell(tr.gettext(PLAYER))} {tr.gettext(POINTS):>3} "
@@ -290,14 +285,6 @@ def standings_keyboard(tr: Translator, record: TournamentRecord) -> InlineKeyboa
                                   (ButtonAction.QUIT, "🏳 ", N_("Withdraw"))])
 
 
-WITHDRAWAL = {
-    Format.ROUND_ROBIN: N_("every later game of theirs is lost by forfeit too"),
-    Format.SWISS: N_("they are paired no more"),
-    Format.KNOCKOUT: N_("they are out of the tournament"),
-}
-"""What a withdrawal does besides forfeiting the game of the round (docs/tournaments.md)."""
-
-
 def withdraw_prompt(tr: Translator, record: TournamentRecord, user_id: int
                     ) -> tuple[str, InlineKeyboardMarkup]:
     """🏳 Withdraw and /withdraw ask once more: who withdraws from what, and
@@ -316,7 +303,7 @@ def withdraw_prompt(tr: Translator, record: TournamentRecord, user_id: int
                                        "forfeit.", name="\0")).replace("\0", other))
     lines.append(escape(tr.gettext(
         "Then {consequence}; their games played stand. This cannot be undone.",
-        consequence=tr.gettext(WITHDRAWAL[record.format]))))
+        consequence=tr.gettext(rules_of(record).withdrawal))))
     button = InlineKeyboardButton("🏳 " + tr.gettext("Withdraw for good"),
                                   callback_data=Callback.tournament(
                                       record.tournament_id, record.version,
@@ -361,7 +348,7 @@ def standings_picture(tr: Translator, record: TournamentRecord) -> StandingsPict
     places = record.final if record.status is Status.FINISHED else standings(record)
     who = names(record)
     gone = {e.user_id for e in record.entrants if e.withdrawn is not None}
-    first, second = (tr.gettext(head) for head in TIEBREAKS[record.format])
+    first, second = (tr.gettext(head) for head in rules_of(record).tiebreak_heads)
     head = ("#", tr.gettext(PLAYER), tr.gettext(POINTS), tr.gettext(GAMES), first, second)
     rows = tuple((str(p.rank), clean(who[p.user_id]), str(p.points), str(p.games),
                   *(str(b) for b in (*p.tiebreaks, 0, 0)[:2])) for p in places)

@@ -20,8 +20,9 @@ from bot.rules.ledger import booking, outcome, updated_stats
 from bot.rules.matchstate import table_of
 from bot.rules.tournament.league import league_lines
 from bot.service import tournament
-from bot.store import Store
+from bot.store import Forfeited, Store
 from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import FORFEITED, Refusal
 
 FollowUp = Callable[[Store, GameRecord], Awaitable[None]]
 """Something that follows a game's end, given the record as its end was saved."""
@@ -50,14 +51,20 @@ def ends(old: GameRecord, new: GameRecord) -> bool:
 async def end_game(store: Store, old: GameRecord, new: GameRecord
                    ) -> tuple[GameRecord, Callable[[], Awaitable[None]]]:
     """Save the game's end ``new`` over ``old`` with its booking (once: a
-    retried final tap finds it booked and books nothing); returns the saved
+    retried final tap finds it booked and books nothing; a tournament game's
+    whose match a forfeit decided meanwhile: ``Refusal(FORFEITED)``, nothing
+    booked, as its close says); returns the saved
     record and what is left to do after the tap's answer (:func:`after_end`)."""
     ended = outcome(new)
     entry, ledger = booking(ended)
     stats = functools.partial(updated_stats, ended)
     dice = dice_booking(new, table_of(new).game) if new.engine else None
-    booked = await store.ledger.finish_game(new, old.version, entry, ledger, stats, dice=dice,
-                                            league=league_lines)
+    try:
+        booked = await store.ledger.finish_game(new, old.version, entry, ledger, stats,
+                                                dice=dice, league=league_lines,
+                                                match=tournament.match_of(new))
+    except Forfeited:   # a withdrawal's forfeit decided it first: its close follows
+        raise Refusal(FORFEITED) from None
     return booked.record, functools.partial(after_end, store, booked.record)
 
 

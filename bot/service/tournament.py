@@ -92,6 +92,24 @@ def next_wake(record: TournamentRecord, now: float) -> float | None:
     return current.deadline
 
 
+async def _forfeits(store: Store, old: TournamentRecord, new: TournamentRecord
+                    ) -> tuple[str, ...]:
+    """The matches of the pairings ``new`` decides without their games (a
+    withdrawal's forfeit, a deadline's): marked in the same write, so that an
+    end of such a game accepted before its close is booked no more
+    (``Ledger.finish_game``)."""
+    before = {(r.number, p.board): p.result for r in old.rounds for p in r.pairings}
+    out: list[str] = []
+    for pairing in (p for r in new.rounds[-2:] for p in r.pairings
+                    if p.result is not None and p.result.decision is not Decision.PLAYED
+                    and p.game_id is not None and before.get((r.number, p.board)) is None):
+        game = await store.games.load_game(new.chat_id, pairing.game_id or "")
+        match = None if game is None else match_of(game)
+        if match is not None:
+            out.append(match)
+    return tuple(out)
+
+
 def needs_game(pairing: Pairing) -> bool:
     return pairing.second is not None and pairing.result is None and pairing.game_id is None
 
@@ -121,6 +139,7 @@ async def commit_tournament(store: Store, chat_id: int, tournament_id: str, chan
         assert old is not None and new is not None
         ending = new.status is Status.FINISHED and old.status is not Status.FINISHED
         return await tournaments.save(new, old.version, matches=matches,
+                                      forfeits=await _forfeits(store, old, new),
                                       ledger=rules.ledger(new) if ending else None)
 
     try:

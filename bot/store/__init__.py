@@ -11,10 +11,11 @@ outside this package touches Redis directly.
 
 from bot.store.client import RedisClient, no_upkeep
 from bot.store.core import Store
-from bot.store.ledger import PlanChanged, stats_field
+from bot.store.ledger import Forfeited, PlanChanged, stats_field
 from bot.vocab.records import StoreError, UnbookedEnd, VersionConflict
 
 __all__ = [
+    "Forfeited",
     "PlanChanged",
     "RedisClient",
     "Store",

@@ -55,24 +55,32 @@ LeagueUpdate = Callable[[HistoryEntry], LeagueLines | None]
 
 # KEYS: game, ledger, history, booked, stats, dice, live, ended, the league's meta
 # hash, the result's month table, the running named season's table (the month's
-# again when none runs).  ARGV: expected, JSON, where (bot/store/layout.py PLACE),
+# again when none runs), the chat's tournament match map (bot/store/tournament.py
+# ``:tmatch``).  ARGV: expected, JSON, where (bot/store/layout.py PLACE),
 # game id, history JSON, history cap, booked cap, now, #ledger pairs, #stats,
 # #dice, topic, ended TTL, the write's token (stored as the record's `w`, as every
 # write of it: bot/vocab/records.py write_token), #league lines, the named season
-# read running ('' none), when the month table expires, then ledger field/delta
+# read running ('' none), when the month table expires, the match commitment of a
+# finished game ('' for a cancelled one or none), then ledger field/delta
 # pairs, then league lines (user id, name, points, games, wins, rating change in
 # thousandths: bot/vocab/tournament.py Tally), then dice (field, the 21 roll counts
 # to add, comma separated: engine/dicestats.py), then stats (field, JSON read
 # before or '', new JSON).  Returns {1, new version}, {0, stored version}, {2,
 # stored version} (booked before) or {3, stored version} (a player's stats, or the
-# running named season, changed since read).  The league's `n` counts the history
+# running named season, changed since read) or {4, stored version} (its match's
+# pairing was decided by forfeit: nothing written).  The league's `n` counts the history
 # lines pushed since the tables were kept: older lines are not in them.
 _FINISH = PLACE + """
 local cur = redis.call('HGET', KEYS[1], 'v') or '0'
 if redis.call('ZSCORE', KEYS[4], ARGV[4]) then return {2, cur} end
 if cur ~= ARGV[1] then return {0, cur} end
+-- a tournament's forfeit marks its match ('!' before the tournament id) in the
+-- same write that decides it: no result of that match is booked after it
+if ARGV[18] ~= '' and string.sub(redis.call('HGET', KEYS[12], ARGV[18]) or '', 1, 1) == '!' then
+  return {4, cur}
+end
 if (redis.call('HGET', KEYS[9], 'season') or '') ~= ARGV[16] then return {3, cur} end
-local l = 18 + 2 * tonumber(ARGV[9])
+local l = 19 + 2 * tonumber(ARGV[9])
 local d = l + 6 * tonumber(ARGV[15])
 local s = d + 2 * tonumber(ARGV[11])
 for i = s, #ARGV, 3 do
@@ -81,7 +89,7 @@ end
 local new = tonumber(cur) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[14])
 place(KEYS[1], KEYS[7], KEYS[8], ARGV[4], ARGV[3], ARGV[12], ARGV[8], ARGV[13])
-for i = 18, l - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 19, l - 1, 2 do redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1]) end
 local tables = {KEYS[10]}
 if ARGV[16] ~= '' then tables[2] = KEYS[11] end
 for i = l, d - 1, 6 do
@@ -153,6 +161,11 @@ if ARGV[2] == '' then redis.call('DEL', KEYS[1])
 else redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') end
 return {1}
 """
+
+
+class Forfeited(StoreError):
+    """A game's end was not booked: its tournament decided its match by
+    forfeit (a withdrawal) before it; nothing was written."""
 
 
 class PlanChanged(StoreError):
@@ -232,6 +245,7 @@ class Ledger:
         retries: int = 30,
         dice: Mapping[tuple[Variant, int], DiceStats] | None = None,
         league: LeagueUpdate | None = None,
+        match: str | None = None,
     ) -> FinishResult:
         """End a game: CAS the record, book the ledger, push history - atomically.
 
@@ -250,6 +264,10 @@ class Ledger:
         and the named season's running at the moment of the script (read with
         the stats and re-checked by the script, like them), so a result counts
         once in each, with its booking (bot/store/tournament.py ``Leagues``).
+        `match` (the dice commitment of a tournament game's match): a finished
+        game of a match its tournament decided by forfeit is refused in the
+        script (:class:`Forfeited`), so a resignation accepted between a
+        withdrawal's save and its game's close books nothing.
         Raises `VersionConflict` if the game changed since `expected_version`.
         """
         if record.status not in (Status.FINISHED, Status.CANCELLED):
@@ -273,12 +291,15 @@ class Ledger:
                 update={"rating_changes": changes})
             lines = None if league is None else league(entry)
             month, kept, rows = self._league_args(chat, entry, lines)
-            tables = [month, self.keys.league_season(chat, season) if season else month]
+            tables = [month, self.keys.league_season(chat, season) if season else month,
+                      self.keys.chat(chat, "tmatch")]
             args = [
                 expected_version, encode(record), where, record.game_id,
                 encode(entry), self.history_cap, BOOKED_CAP, time.time(), len(pairs) // 2,
                 len(triples) // 3, len(rolls) // 2, topic, ENDED_TTL, token,
-                len(rows) // 6, season, kept, *pairs, *rows, *rolls, *triples,
+                len(rows) // 6, season, kept,
+                (match or "") if record.status is Status.FINISHED else "",
+                *pairs, *rows, *rolls, *triples,
             ]  # fmt: skip
             # a repeat (its reply lost) finds the game booked
             code, version = await idempotent(functools.partial(
@@ -290,6 +311,8 @@ class Ledger:
             await asyncio.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
         if code == 0:
             raise VersionConflict(keys[0], expected_version, as_text(version))
+        if code == 4:
+            raise Forfeited(f"{keys[0]}: its match was decided by forfeit")
         await self.replicas.confirm(keys[0])  # told ended: kept if this master dies now
         if code == 2:
             stored = await self.games.load(record.key)

@@ -51,12 +51,18 @@ from bot.vocab.tournament import NamedSeason, Tally, TournamentRecord
 # KEYS: record, the chat's index, the ledger, the match map, the chat's lobby
 # makers.  ARGV: expected version, JSON, tournament id, created at, '1' if
 # open, the number of ledger pairs n, the number of match entries m, then n
-# (field, amount) pairs, m (commitment) entries, the creator, '1' if a lobby,
+# (field, amount) pairs, m (commitment, tournament id) pairs (the id after '!' for
+# a match its pairing's forfeit decided: bot/store/ledger.py ``_FINISH`` books no
+# end of it any more), the creator, '1' if a lobby,
 # the most open ones a new one may join (0: neither limit is checked), the
 # seconds a closed one is kept, and the write token last (CURRENT).  Returns {1, new version},
 # {0, stored version}, or for a new one over a limit (nothing written) {2, the
 # creator's open lobby} or {3, the chat's open ones}: the limits are checked in
 # the script that writes, so commands at once never pass them together.
+FORFEIT = "!"
+"""Before the tournament id in the match map: that match's pairing was decided
+by forfeit (:meth:`Tournaments.save`'s ``forfeits``)."""
+
 _SAVE = CURRENT + """
 local creator, lobby, most = ARGV[#ARGV - 4], ARGV[#ARGV - 3], tonumber(ARGV[#ARGV - 2])
 if cur == '0' and most > 0 then
@@ -76,7 +82,7 @@ redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[2], 'w', ARGV[#ARGV])
 redis.call('ZADD', KEYS[2], ARGV[5] == '1' and ARGV[4] or -tonumber(ARGV[4]), ARGV[3])
 local n, m = tonumber(ARGV[6]), tonumber(ARGV[7])
 for i = 8, 7 + 2 * n, 2 do redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1]) end
-for i = 8 + 2 * n, 7 + 2 * n + m do redis.call('HSET', KEYS[4], ARGV[i], ARGV[3]) end
+for i = 8 + 2 * n, 7 + 2 * n + 2 * m, 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
 -- a closed one is kept a while, as an ended game is; so are the index and
 -- the match map of a chat with no open one (else they are kept)
 local ttl = tonumber(ARGV[#ARGV - 1])
@@ -170,11 +176,14 @@ class Tournaments:
 
     async def save(self, record: TournamentRecord, expected_version: int, *,
                    ledger: Mapping[tuple[int, int], int] | None = None,
-                   matches: tuple[str, ...] = (), most_open: int = 0) -> TournamentRecord:
+                   matches: tuple[str, ...] = (), forfeits: tuple[str, ...] = (),
+                   most_open: int = 0) -> TournamentRecord:
         """Write ``record`` as version ``expected_version + 1`` (0: a new one);
         with it, in the same script, ``ledger`` ((winner, loser) -> what the
         loser pays, the format of a game's booking) and the ``matches`` (dice
-        commitments) its games play.  :class:`VersionConflict` if it changed.
+        commitments) its games play, and the ``forfeits`` (the matches of pairings
+        this change decided by forfeit: their games' ends are booked no more,
+        ``Ledger.finish_game``).  :class:`VersionConflict` if it changed.
         A new one: :class:`TournamentLimit` while its creator has a lobby open
         or the chat has ``most_open`` open ones (0: neither limit)."""
         chat = record.chat_id
@@ -183,8 +192,11 @@ class Tournaments:
         keys = [name, self.keys.chat(chat, "tournaments"), self.keys.chat(chat, "ledger"),
                 self.keys.chat(chat, "tmatch"), self.keys.chat(chat, "tlobbies")]
         args = [expected_version, encode(record), record.tournament_id, record.created_at,
-                "1" if record.status.is_open else "0", len(pairs) // 2, len(matches),
-                *pairs, *matches, record.created_by,
+                "1" if record.status.is_open else "0", len(pairs) // 2,
+                len(matches) + len(forfeits), *pairs,
+                *(part for m in matches for part in (m, record.tournament_id)),
+                *(part for m in forfeits for part in (m, FORFEIT + record.tournament_id)),
+                record.created_by,
                 "1" if record.status is Status.LOBBY else "0", most_open, ENDED_TTL,
                 write_token()]
         try:
@@ -228,7 +240,7 @@ class Tournaments:
     async def of_match(self, chat_id: int, commitment: str) -> str | None:
         """The tournament whose game plays the match of this dice commitment."""
         found = await self.redis.hget(self.keys.chat(chat_id, "tmatch"), commitment)
-        return None if found is None else as_text(found)
+        return None if found is None else as_text(found).removeprefix(FORFEIT)
 
     async def open_ones(self, chat_id: int) -> list[TournamentRecord]:
         """The chat's lobbies and running tournaments, the oldest first (of

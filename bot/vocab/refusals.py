@@ -37,3 +37,7 @@ CHANGED = N_("The game changed meanwhile; please try again.")
 GAME_LIMIT = N_("Games at once here: {count}, the most this chat allows. Finish or /cancel one, "
                 "then /new.")
 LOBBY_WAITS = N_("Your lobby here still waits for players: play that one, or close it first.")
+FORFEITED = N_("This tournament game is decided by forfeit: nothing of it is booked any more.")
+"""A game's end (a resignation, a last move) that came after its pairing was
+decided by forfeit (a withdrawal) and before its close: refused in the very
+write that would book it (bot/store/ledger.py ``finish_game``)."""

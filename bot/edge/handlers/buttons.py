@@ -180,6 +180,10 @@ async def on_button(update: Update, context: Context) -> None:
         await query.answer(alert_text(tr, Refusal(computer.PLAYING_THE_BOT, count=full.count)),
                            show_alert=True)
         return
+    except Refusal as refusal:  # an end its tournament's forfeit decided first (end_game)
+        await query.answer(alert_text(tr, refusal), show_alert=True)
+        await _log_refused(context, chat_id, data, query.id)
+        return
     effects.note(TAPPED, lambda: json.dumps({"old": encode(record), "version": record.version,
                                              "saved": saved.version, "game": saved.game_id}))
     try:

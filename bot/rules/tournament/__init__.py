@@ -5,6 +5,9 @@ go in, the next record (or a ``Refusal``) comes out, as for a game.
 
 * :mod:`.actions`: create, join, leave, start, results, deadlines,
   withdrawals, the end;
+* :mod:`.formats`: the formats, one row each (limits, rounds, byes,
+  tie-breaks, texts): nothing else asks which format a tournament is;
+* :mod:`.rounds`: each format's next round;
 * :mod:`.pairing`: Berger tables, Swiss rounds, knockout brackets
   (:mod:`.matching` answers "can the rest still be paired?");
 * :mod:`.brackets`: knockout, consolation and play-off brackets replayed

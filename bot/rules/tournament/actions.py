@@ -29,13 +29,14 @@ The life of a tournament:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.rules.ratings import START, START_DEVIATION, conservative
 from bot.rules.tournament import brackets, pairing
-from bot.rules.tournament.standings import scores, standings, tied_for_first
+from bot.rules.tournament.formats import FORMATS, rules_of
+from bot.rules.tournament.rounds import gone as _gone
+from bot.rules.tournament.standings import standings
 from bot.vocab.i18n import N_
 from bot.vocab.records import COMPUTER_USER_IDS, Status, TableOptions
 from bot.vocab.refusals import Refusal
@@ -51,10 +52,9 @@ from bot.vocab.tournament import (
 )
 from engine.position import Variant
 
-MIN_ENTRANTS = {Format.ROUND_ROBIN: 3, Format.SWISS: 3, Format.KNOCKOUT: 2}
-MAX_ENTRANTS = {Format.ROUND_ROBIN: 16, Format.SWISS: 64, Format.KNOCKOUT: 64}
-"""A round robin of 16 is 15 rounds (30 played twice); a Swiss or knockout of
-64 is 6 rounds to a knockout winner, and a Swiss pairing of 64 is instant."""
+MIN_ENTRANTS = {f: row.min_entrants for f, row in FORMATS.items()}
+MAX_ENTRANTS = {f: row.max_entrants for f, row in FORMATS.items()}
+"""How many may play each format (its row in bot/rules/tournament/formats.py)."""
 MAX_SWISS_ROUNDS = 15
 NO_SHOW_LIMIT = 2
 """Games lost by not showing up that withdraw a player."""
@@ -90,7 +90,7 @@ class Setup:
 
     format: Format = Format.ROUND_ROBIN
     rounds: int = 0
-    """Swiss rounds; 0: decided at the start (:func:`swiss_rounds`)."""
+    """Swiss rounds; 0: decided at the start (its format's ``planned_rounds``)."""
     double: bool = False
     consolation: bool = False
     entry_stake: int = 0
@@ -110,8 +110,9 @@ def create(chat_id: int, thread_id: int | None, creator: int, variant: Variant,
            options: TableOptions, setup: Setup, now: float) -> TournamentRecord:
     """A tournament's lobby.  ``options`` are each game's, checked as
     ``/new`` checks them (:func:`bot.rules.options.engine_options`)."""
-    most = MAX_ENTRANTS[setup.format]
-    if not 0 <= setup.max_entrants <= most or 0 < setup.max_entrants < MIN_ENTRANTS[setup.format]:
+    row = FORMATS[setup.format]
+    most = row.max_entrants
+    if not 0 <= setup.max_entrants <= most or 0 < setup.max_entrants < row.min_entrants:
         raise TournamentError(f"max entrants {setup.max_entrants} out of range")
     if options.computer is not None:
         raise TournamentError("tournaments are between people")
@@ -190,21 +191,6 @@ def seed_order(entrants: tuple[Entrant, ...], ratings: Ratings) -> tuple[Entrant
     return tuple(item[3].model_copy(update={"seed": i + 1}) for i, item in enumerate(rated))
 
 
-def swiss_rounds(asked: int, players: int) -> int:
-    """A Swiss's rounds: as asked (default ``ceil(log2 n) + 1``), at most half
-    the players (rounded down).  Then every round can be paired without a
-    repeat however the earlier ones went, unless players withdraw: after
-    ``r - 1`` rounds each player may still meet ``n - r`` others (and the
-    bye, while somebody has not had it, ``n - r + 1`` players), at least half
-    the field, and such a graph always has a perfect matching (Dirac).
-
-    >>> swiss_rounds(0, 8), swiss_rounds(0, 64), swiss_rounds(9, 5), swiss_rounds(3, 4)
-    (4, 7, 2, 2)
-    """
-    wanted = asked or math.ceil(math.log2(players)) + 1
-    return min(wanted, max(1, players // 2))
-
-
 def start(record: TournamentRecord, user_id: int, ratings: Ratings, now: float
           ) -> TournamentRecord:
     """The creator starts it: seeding, round 1."""
@@ -219,18 +205,16 @@ def start_due(record: TournamentRecord, ratings: Ratings, now: float) -> Tournam
     """Its start time passed: it starts, or is cancelled if too few joined."""
     if record.status is not Status.LOBBY or record.start_at is None or now < record.start_at:
         raise TournamentError("not a lobby due to start")
-    if len(record.entrants) < MIN_ENTRANTS[record.format]:
+    if len(record.entrants) < rules_of(record).min_entrants:
         return record.model_copy(update={"status": Status.CANCELLED, "updated_at": now})
     return _started(record, ratings, now)
 
 
 def _started(record: TournamentRecord, ratings: Ratings, now: float) -> TournamentRecord:
-    least = MIN_ENTRANTS[record.format]
+    least = rules_of(record).min_entrants
     if len(record.entrants) < least:
         raise Refusal(TOO_FEW, count=least)
-    rounds = record.rounds_planned
-    if record.format is Format.SWISS:
-        rounds = swiss_rounds(rounds, len(record.entrants))
+    rounds = rules_of(record).planned_rounds(record.rounds_planned, len(record.entrants))
     started = record.model_copy(update={
         "status": Status.ACTIVE, "entrants": seed_order(record.entrants, ratings),
         "rounds_planned": rounds, "started_at": now, "updated_at": now})
@@ -349,10 +333,6 @@ def _withdrawn(record: TournamentRecord, players: set[int], round_number: int
     return record.model_copy(update={"entrants": entrants})
 
 
-def _gone(record: TournamentRecord) -> set[int]:
-    return {e.user_id for e in record.entrants if e.withdrawn is not None}
-
-
 def _forfeit(record: TournamentRecord, pairing: Pairing) -> Result:
     """The result of a game one or both of whose players withdrew."""
     gone = _gone(record)
@@ -366,7 +346,7 @@ def _advanced(record: TournamentRecord, now: float) -> TournamentRecord:
     """Pair the next round while the current one is over (a round of byes and
     forfeits only is over at once), or end the tournament."""
     while not record.rounds or record.rounds[-1].done:
-        stages = _next_stages(record)
+        stages = rules_of(record).next_round(record)
         if not stages:
             return record.model_copy(update={
                 "status": Status.FINISHED, "final": standings(record), "updated_at": now})
@@ -399,7 +379,7 @@ def _opened(record: TournamentRecord, stages: list[tuple[Stage, list[pairing.Pai
     number = len(record.rounds) + 1
     for stage, pairs in stages:
         # a knockout's final: the main bracket's one pair left (a bye is no final)
-        final = record.format is Format.KNOCKOUT and stage is Stage.MAIN and len(pairs) == 1
+        final = rules_of(record).has_final and stage is Stage.MAIN and len(pairs) == 1
         for first, second in pairs:
             made = Pairing(board=len(pairings) + 1, first=first, second=second, stage=stage,
                            match_length=match_length(record, number, final))
@@ -412,59 +392,3 @@ def _opened(record: TournamentRecord, stages: list[tuple[Stage, list[pairing.Pai
     opened = Round(number=number, started_at=now, deadline=now + record.round_length,
                    pairings=tuple(pairings))
     return record.model_copy(update={"rounds": (*record.rounds, opened), "updated_at": now})
-
-
-def _next_stages(record: TournamentRecord) -> list[tuple[Stage, list[pairing.Pair]]]:
-    """The pairs of the next round, by stage; [] when the tournament is over."""
-    if record.format is Format.ROUND_ROBIN:
-        return _next_round_robin(record)
-    if record.format is Format.SWISS:
-        return _next_swiss(record)
-    return _next_knockout(record)
-
-
-def _next_round_robin(record: TournamentRecord) -> list[tuple[Stage, list[pairing.Pair]]]:
-    seeded = brackets.seeded(record)
-    played = len(brackets.stage_rounds(record, Stage.MAIN))
-    if played < pairing.round_robin_rounds(len(seeded), record.double):
-        return [(Stage.MAIN, pairing.round_robin(seeded, played + 1, record.double))]
-    tied = tied_for_first(record)
-    if len(tied) < 2:
-        return []
-    pairs = brackets.playoff(record, tied).next_pairs()
-    return [(Stage.PLAYOFF, pairs)] if pairs else []
-
-
-def _next_swiss(record: TournamentRecord) -> list[tuple[Stage, list[pairing.Pair]]]:
-    gone = _gone(record)
-    seed = brackets.seeds(record)
-    playing = [p for p in brackets.seeded(record) if p not in gone]
-    if len(record.rounds) >= record.rounds_planned or len(playing) < 2:
-        return []
-    points = scores(record)
-    met = {frozenset(p.players) for r in record.rounds for p in r.pairings if p.second}
-    had_bye = {p.first for r in record.rounds for p in r.pairings if p.second is None}
-    # FIDE C.04.1 d: nor to one who won without playing (an opponent who never
-    # showed or withdrew), unless nobody else can take it
-    unplayed = had_bye | {p.result.winner for r in record.rounds for p in r.pairings
-                          if p.result is not None and p.result.decision is Decision.FORFEIT
-                          and p.result.winner is not None}
-    ranked = pairing.ranked_for_swiss(playing, points, seed)
-    found = pairing.swiss(ranked, points, met, unplayed) or pairing.swiss(ranked, points, met,
-                                                                           had_bye)
-    if found is None:
-        return []  # no pairing without a repeat is left: it ends early
-    pairs, bye = found
-    return [(Stage.MAIN, [*pairs, *([(bye, None)] if bye is not None else [])])]
-
-
-def _next_knockout(record: TournamentRecord) -> list[tuple[Stage, list[pairing.Pair]]]:
-    main = brackets.main_bracket(record)
-    out: list[tuple[Stage, list[pairing.Pair]]] = []
-    if main.next_pairs():
-        out.append((Stage.MAIN, main.next_pairs()))
-    second = brackets.consolation(record, main)
-    if second is not None and second.next_pairs():
-        out.append((Stage.CONSOLATION, second.next_pairs()))
-    return out
-

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.rules.tournament.pairing import Pair, first_slots, next_slots, slot_pairs
-from bot.vocab.tournament import Decision, Format, Pairing, Stage, TournamentRecord
+from bot.vocab.tournament import Decision, Pairing, Stage, TournamentRecord
 
 Slots = tuple[int | None, ...]
 
@@ -165,7 +165,9 @@ def still_in(record: TournamentRecord, user_id: int) -> bool:
 
     if any(p.stage is Stage.PLAYOFF for p in current):
         return alive(playoff(record, tuple(playoff_players(record))), Stage.PLAYOFF)
-    if record.format is not Format.KNOCKOUT:
+    from bot.rules.tournament.formats import rules_of  # the table names what imports this
+
+    if not rules_of(record).eliminates:
         return True
     main = main_bracket(record)
     if alive(main, Stage.MAIN):

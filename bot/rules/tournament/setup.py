@@ -11,7 +11,7 @@ The words this reads are the tournament's; every other word (the variant,
 * ``entry=N``: the entry stake (0-1,000,000; the chat's ledger unit);
 * ``split=60/30/10``: the prize split (:mod:`bot.rules.tournament.prizes`);
 * ``max=N``: the most entrants (the format's limits:
-  :data:`~bot.rules.tournament.actions.MAX_ENTRANTS`);
+  :data:`~bot.rules.tournament.formats.FORMATS`);
 * ``round=3d``: how long a round may take (1h-14d, default 7d);
 * ``start=12h``: start by itself that long after creation (1h-14d);
 * ``match=1,3,5``: each round's match length (1-25 points), the last one for
@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.rules.options import MAX_MATCH
-from bot.rules.tournament.actions import MAX_ENTRANTS, MAX_SWISS_ROUNDS, MIN_ENTRANTS, Setup
+from bot.rules.tournament.actions import MAX_SWISS_ROUNDS, Setup
+from bot.rules.tournament.formats import FORMATS
 from bot.rules.tournament.prizes import SplitError, check_split
 from bot.vocab import clock
 from bot.vocab.i18n import N_
@@ -44,15 +45,9 @@ from bot.vocab.tournament import Format
 
 MAX_ENTRY = 1_000_000
 
-FORMAT_WORDS: dict[str, tuple[Format, dict[str, bool]]] = {
-    "rr": (Format.ROUND_ROBIN, {}),
-    "robin": (Format.ROUND_ROBIN, {}),
-    "double": (Format.ROUND_ROBIN, {"double": True}),
-    "swiss": (Format.SWISS, {}),
-    "ko": (Format.KNOCKOUT, {}),
-    "knockout": (Format.KNOCKOUT, {}),
-    "consolation": (Format.KNOCKOUT, {"consolation": True}),
-}
+FORMAT_WORDS: dict[str, tuple[Format, Mapping[str, bool]]] = {
+    word: (f, flags) for f, row in FORMATS.items() for word, flags in row.words.items()}
+"""Each format's words (its row's ``words``) -> the format and the flags it sets."""
 
 NUMBER = N_("{option} needs a whole number from {low} to {high}, for example {example}.")
 ONE_FORMAT = N_("Pick one format: rr or double (round robin), swiss, ko or consolation "
@@ -66,6 +61,9 @@ BAD_MATCHES = N_("match=1,3,5 gives each round's match length, 1 to {most} point
 KNOCKOUT_ONLY = N_("final= is for a knockout: final=7 makes its final a 7-point match.")
 SPLIT_PLACES = N_("split= pays {places} places but max= lets only {most} play: pay at most "
                   "{most}.")
+ONLY = {"rounds": SWISS_ONLY, "final": KNOCKOUT_ONLY}
+"""A value only some formats take (their rows' ``takes``) -> the refusal of
+another's."""
 BAD_START = N_("start is when the tournament starts by itself, 1h to 14d from now: start=12h.")
 
 
@@ -94,14 +92,13 @@ def parse_setup(args: Sequence[str]) -> tuple[Setup, list[str]]:
             values[name] = _VALUES[name](value)
         else:
             rest.append(arg)
-    format_ = format_ or Format.ROUND_ROBIN
-    if "rounds" in values and format_ is not Format.SWISS:
-        raise SetupError(SWISS_ONLY)
-    if "final" in values and format_ is not Format.KNOCKOUT:
-        raise SetupError(KNOCKOUT_ONLY)
+    format_ = format_ or Setup().format
+    row = FORMATS[format_]
+    for name, refusal in ONLY.items():
+        if name in values and name not in row.takes:
+            raise SetupError(refusal)
     if "max" in values:
-        values["max"] = _number("max", str(values["max"]), MIN_ENTRANTS[format_],
-                                MAX_ENTRANTS[format_])
+        values["max"] = _number("max", str(values["max"]), row.min_entrants, row.max_entrants)
         if len(values.get("split", ())) > values["max"]:   # never paid as asked
             raise SetupError(SPLIT_PLACES, places=len(values["split"]), most=values["max"])
     fields = {_FIELDS[name]: value for name, value in values.items()}

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bot.rules.tournament.brackets import consolation, main_bracket, playoff, seeds
-from bot.vocab.tournament import Decision, Format, Pairing, Place, Stage, TournamentRecord
+from bot.vocab.tournament import Decision, Pairing, Place, Stage, TournamentRecord
 
 
 @dataclass
@@ -63,8 +63,10 @@ def main_games(record: TournamentRecord) -> Iterator[tuple[int, Pairing]]:
 
 def tallies(record: TournamentRecord) -> dict[int, Tally]:
     """Every entrant's tally (withdrawn ones too)."""
+    from bot.rules.tournament.formats import rules_of  # the table names this module's keys
+
     out = {e.user_id: Tally() for e in record.entrants}
-    bye_scores = record.format is Format.SWISS
+    bye_scores = rules_of(record).bye_scores
     for number, pairing in main_games(record):
         result = pairing.result
         assert result is not None
@@ -115,7 +117,7 @@ def head_to_head(final: dict[int, Tally]) -> dict[int, int]:
             for player, tally in final.items()}
 
 
-def _round_robin_keys(record: TournamentRecord, final: dict[int, Tally]
+def round_robin_keys(record: TournamentRecord, final: dict[int, Tally]
                       ) -> dict[int, tuple[int, ...]]:
     h2h = head_to_head(final)
     played_off = any(p.stage is Stage.PLAYOFF for r in record.rounds for p in r.pairings)
@@ -138,13 +140,14 @@ def _tied(final: dict[int, Tally], h2h: dict[int, int]) -> list[int]:
     return [p for p in key if key[p] == best]
 
 
-def _swiss_keys(record: TournamentRecord, final: dict[int, Tally]) -> dict[int, tuple[int, ...]]:
+def swiss_keys(record: TournamentRecord, final: dict[int, Tally]) -> dict[int, tuple[int, ...]]:
     rounds = sum(r.done for r in record.rounds)   # mid-round, the rounds over
     return {p: (buchholz_cut1(t, final, rounds), sonneborn_berger(t, final))
             for p, t in final.items()}
 
 
-def _knockout_keys(record: TournamentRecord) -> dict[int, tuple[int, ...]]:
+def knockout_keys(record: TournamentRecord, final: dict[int, Tally]
+                  ) -> dict[int, tuple[int, ...]]:
     main = main_bracket(record)
     second = consolation(record, main)
     won = main.rounds_won()
@@ -155,14 +158,13 @@ def _knockout_keys(record: TournamentRecord) -> dict[int, tuple[int, ...]]:
 
 def standings(record: TournamentRecord) -> tuple[Place, ...]:
     """The standings now: by points, then the format's tie-breaks; best first."""
+    from bot.rules.tournament.formats import rules_of  # the table names this module's keys
+
     final = tallies(record)
-    if record.format is Format.KNOCKOUT:   # by the rounds won, not points
-        breaks = _knockout_keys(record)
-        key = {p: breaks[p] for p in final}
-    else:
-        breaks = (_round_robin_keys(record, final) if record.format is Format.ROUND_ROBIN
-                  else _swiss_keys(record, final))
-        key = {p: (final[p].points, *breaks[p]) for p in final}
+    row = rules_of(record)
+    breaks = row.tiebreaks(record, final)
+    # a knockout by the rounds won, not points
+    key = {p: (final[p].points, *breaks[p]) if row.by_points else breaks[p] for p in final}
     seed = seeds(record)
     order = sorted(final, key=lambda p: (tuple(-k for k in key[p]), seed[p]))
     places: list[Place] = []

@@ -162,7 +162,8 @@ async def test_doubles_takes_and_a_declined_then_accepted_resignation_in_the_app
         ended = await _newer(client, url, base, offered["version"])
     assert ended["status"] == "finished" and ended["to_act"] is None, ended
     assert ended["actions"] == [] and ended["tree"] is None
-    assert "by resignation: single game, 4 points" in ended["result"]["line"], ended["result"]["line"]
+    line = ended["result"]["line"]
+    assert "by resignation: single game, 4 points" in line, line
     [record] = await world.store.games.chat_games(chat.id)
     assert record.status.value == "finished"
 

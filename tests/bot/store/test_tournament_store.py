@@ -11,12 +11,12 @@ import pytest
 
 from bot.rules import tournament as rules
 from bot.service.tournament import commit_tournament
-from bot.store import Store, VersionConflict
+from bot.store import Forfeited, Store, VersionConflict
 from bot.store.layout import ENDED_TTL
 from bot.vocab import clock
-from bot.vocab.records import Status, TableOptions
+from bot.vocab.records import GameRecord, HistoryEntry, Player, Status, TableOptions
 from bot.vocab.tournament import Decision, Format, Result, TournamentRecord
-from engine.position import Variant
+from engine.position import Side, Variant
 
 CHAT = -100777
 
@@ -138,3 +138,33 @@ async def test_a_closed_tournament_is_kept_a_while_and_an_open_one_for_good(stor
     ids = await store.redis.zrange(store.keys.chat(CHAT, "tournaments"), 0, -1)
     assert sorted(i.decode() if isinstance(i, bytes) else i for i in ids) == sorted(
         [record.tournament_id, other.tournament_id])
+
+
+async def test_a_forfeited_match_books_no_finished_end_but_may_close(store: Store) -> None:
+    """The save that decides a pairing by forfeit marks its match; from then
+    the booking script refuses a finished end of it (a resignation between a
+    withdrawal and its game's close), nothing written, and takes its close
+    (cancelled, unrated).  The match still leads to its tournament."""
+    record = await store.tournament.save(lobby(2), 0, matches=("m1", "m2"))
+    record = await store.tournament.save(record, record.version, forfeits=("m1",))
+    assert await store.tournament.of_match(CHAT, "m1") == record.tournament_id
+    assert await store.tournament.of_match(CHAT, "m2") == record.tournament_id
+    players = (Player(user_id=1, name="p1", side=Side.WHITE),
+               Player(user_id=2, name="p2", side=Side.BLACK))
+    game = await store.games.save(GameRecord(chat_id=CHAT, variant=Variant.LONG,
+                                             players=players, status=Status.ACTIVE), 0)
+    done = game.model_copy(update={"status": Status.FINISHED})
+    won = HistoryEntry(game_id=game.game_id, variant=Variant.LONG, players=players,
+                       winner=Side.WHITE, result="single", points=1)
+    with pytest.raises(Forfeited):
+        await store.ledger.finish_game(done, game.version, won, match="m1")
+    assert await store.games.load_game(CHAT, game.game_id) == game
+    assert not await store.ledger.history(CHAT)
+    other = await store.games.save(game.model_copy(update={"game_id": "g2", "version": 0}), 0)
+    assert (await store.ledger.finish_game(   # another match of it is booked as ever
+        other.model_copy(update={"status": Status.FINISHED}), other.version,
+        won.model_copy(update={"game_id": "g2"}), match="m2")).booked
+    closed = game.model_copy(update={"status": Status.CANCELLED})
+    cancelled = HistoryEntry(game_id=game.game_id, variant=Variant.LONG, players=players,
+                             result="cancelled")
+    assert (await store.ledger.finish_game(closed, game.version, cancelled, match="m1")).booked

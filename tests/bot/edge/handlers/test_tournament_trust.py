@@ -15,11 +15,16 @@ from telegram.ext import BaseRateLimiter, CallbackContext
 
 from bot.edge.handlers import tournament as handler
 from bot.rules import tournament as rules
+from bot.rules.matchstate import table_of
+from bot.rules.play import resign_cost
+from bot.rules.seats import player_on
+from bot.service import saving
 from bot.service import tournament as service
 from bot.store import Store
 from bot.vocab import clock as clocks
 from bot.vocab.callbacks import ButtonAction, Callback
-from bot.vocab.records import Status
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import FORFEITED, Refusal
 from bot.vocab.tournament import Decision
 from tests.bot.conftest import World, running_world
 from tests.bot.edge.handlers import test_tournament as base
@@ -111,6 +116,106 @@ async def test_a_forfeited_game_being_played_closes_and_books_nothing(world: Wor
                            for h in history), history
     assert not await world.store.ledger.ledger(c.chat.id)
     assert decided.result.winner == pairing.first
+
+
+async def _game_being_played(world: World, c: base.Club
+                             ) -> tuple[str, GameRecord, int, int]:
+    """A 4-player Swiss's first game started: (tournament id, the game, its
+    first player's id, the second's)."""
+    record = await base.tournament(world, c, "swiss rounds=2 backgammon")
+    pairing = record.rounds[-1].pairings[0]
+    assert pairing.game_id is not None and pairing.second is not None
+    board = base.board_of(world, c, pairing.game_id)
+    start = base.button(world, board, ButtonAction.START)
+    assert start is not None
+    await world.tap(c.chat, c.user(pairing.first), board, start)
+    game = await world.store.games.load_game(c.chat.id, pairing.game_id)
+    assert game is not None and game.status is Status.ACTIVE
+    return record.tournament_id, game, pairing.first, pairing.second
+
+
+async def _resign(world: World, game: GameRecord, user_id: int) -> None:
+    """``user_id`` resigns ``game`` (what Resign does once tapped)."""
+    side = next(p.side for p in game.players if p.user_id == user_id)
+    assert player_on(game, side).user_id == user_id
+
+    async def load() -> GameRecord | None:
+        return await world.store.games.load_game(game.chat_id, game.game_id)
+
+    await saving.commit_game(world.store, load, lambda r, now: resign_cost(r, side, 1)[0])
+
+
+async def test_a_resignation_between_a_withdrawal_and_its_close_books_nothing(
+        world: World, clock: Clock) -> None:
+    """The withdrawal is saved, its game is closed right after: a
+    resignation accepted in between once booked a rated "Eve beat Bob" over
+    the forfeit.  The booking's own write finds the match forfeited."""
+    c = club(world, 4)
+    tournament_id, game, first, bob = await _game_being_played(world, c)
+    await service.commit_tournament(world.store, c.chat.id, tournament_id,
+                                    lambda r, now: rules.withdraw(r, bob, now))
+    with pytest.raises(Refusal) as refused:   # before the close (handler.process)
+        await _resign(world, game, bob)
+    assert refused.value.message == FORFEITED
+    still = await world.store.games.load_game(c.chat.id, game.game_id)
+    assert still is not None and still.status is Status.ACTIVE
+    assert not await world.store.ledger.history(c.chat.id)
+    await handler.process(CallbackContext(world.app), c.chat.id, tournament_id)
+    await world.idle()
+    closed = await world.store.games.load_game(c.chat.id, game.game_id)
+    assert closed is not None and closed.status is Status.CANCELLED
+    history = await world.store.ledger.history(c.chat.id)   # the close: cancelled, unrated
+    assert history and all(h.rating_changes is None and h.winner is None for h in history)
+    record = await base.current(world, c)
+    decided = record.rounds[0].pairings[0]
+    assert decided.result is not None and decided.result.decision is Decision.FORFEIT
+    assert decided.result.winner == first
+
+
+async def test_a_resignation_tapped_in_that_moment_is_told_and_books_nothing(
+        world: World, clock: Clock) -> None:
+    """The same moment through the real buttons: the accepted resignation's
+    tap is answered that the game is decided by forfeit (before, a Refusal
+    from the booking went unanswered), and nothing is booked."""
+    c = club(world, 4)
+    tournament_id, game, _, bob = await _game_being_played(world, c)
+    await service.commit_tournament(world.store, c.chat.id, tournament_id,
+                                    lambda r, now: rules.withdraw(r, bob, now))
+    mover = table_of(game).game.to_act
+    assert mover is not None
+    board = base.board_of(world, c, game.game_id)
+    offer = Callback.game(game.game_id, game.version, ButtonAction.RESIGN, 1).format()
+    await world.tap(c.chat, c.user(player_on(game, mover).user_id), board, offer, strict=False)
+    offered = await world.store.games.load_game(c.chat.id, game.game_id)
+    assert offered is not None and offered.version > game.version
+    board = base.board_of(world, c, game.game_id)
+    accept = Callback.game(game.game_id, offered.version, ButtonAction.ACCEPT).format()
+    answer = await world.tap(c.chat, c.user(player_on(game, mover.opponent).user_id), board,
+                             accept, strict=False)
+    assert "decided by forfeit" in (answer.text or ""), answer
+    still = await world.store.games.load_game(c.chat.id, game.game_id)
+    assert still is not None and still.status is Status.ACTIVE
+    assert not await world.store.ledger.history(c.chat.id)
+
+
+async def test_a_resignation_before_a_withdrawal_stands(world: World, clock: Clock) -> None:
+    """The other order: the game ended by resignation first is booked and
+    counts as played; the later withdrawal forfeits only what is left."""
+    c = club(world, 4)
+    tournament_id, game, first, bob = await _game_being_played(world, c)
+    await _resign(world, game, bob)
+    await service.commit_tournament(world.store, c.chat.id, tournament_id,
+                                    lambda r, now: rules.withdraw(r, bob, now))
+    await handler.process(CallbackContext(world.app), c.chat.id, tournament_id)
+    await world.idle()
+    ended = await world.store.games.load_game(c.chat.id, game.game_id)
+    assert ended is not None and ended.status is Status.FINISHED
+    history = await world.store.ledger.history(c.chat.id)
+    assert len(history) == 1 and history[0].winner is not None and history[0].rating_changes
+    record = await base.current(world, c)
+    decided = record.rounds[0].pairings[0]
+    assert decided.result is not None and decided.result.decision is Decision.PLAYED
+    assert decided.result.winner == first
 
 
 class HeldChat(BaseRateLimiter[None]):

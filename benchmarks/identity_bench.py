@@ -5,17 +5,17 @@
 
 For a game analysed with one value function, White's result is what the
 game was worth before its first roll plus White's luck minus Black's, minus
-the points White's decisions lost plus Black's (:func:`ai.analysis.balance`,
+the points White's decisions lost plus Black's, plus what the evaluation
+changed its mind by between its depths (the drift; :func:`ai.analysis.balance`,
 docs/analysis.md "Luck and skill add up").  This plays ``--games`` cubeless
 games through the engine (``ai.arena.play_recorded``; ``--pairing``:
 ``strong-medium``, the strong level against the medium one with the colours
 alternating, or ``self``, the strong level on both sides), analyses each at
 the strong depth and prints, per game, the result, the luck difference, the
-error difference, the start value and the residual ``result - start - luck
-+ error``; then the residual's mean with a 95% interval (normal, from the
-games' spread), its largest size, and the luck per roll over all rolls (0
-on average for an evaluation whose every depth agrees: what is left is the
-net's disagreement between its own depths).
+error difference, the start value, the drift and the residual ``result -
+start - luck + error - drift``; then the residual's mean with a 95% interval (normal, from the
+games' spread), its largest size, and the luck per roll over all rolls
+(each roll against the average of the 21 of its position: 0 on average).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def run(variant: Variant, games: int, seed: int, pairing: str, quiet: bool) -> N
     lucks: list[float] = []
     print(f"{variant.value}: {games} games, {pairing}, analysed at the strong depth")
     if not quiet:
-        print("  game  starter  result    luck   error   start  residual")
+        print("  game  starter  result    luck   error   start   drift  residual")
     for index in range(games):
         levels = (Level.STRONG, Level.STRONG if pairing == "self" else Level.MEDIUM)
         players = [make_player(variant, level, seed * 1000 + index + 500 * i)
@@ -63,11 +63,13 @@ def run(variant: Variant, games: int, seed: int, pairing: str, quiet: bool) -> N
         if not quiet:
             print(f"  {index:4}  {analysis.movers[0].name.lower():7}  {check.result:+5.0f}  "
                   f"{check.luck:+6.3f}  {check.error:+6.3f}  {check.start:+6.3f}  "
-                  f"{check.residual:+8.4f}")
+                  f"{check.drift:+6.3f}  {check.residual:+8.4f}")
     residuals = [b.residual for b in balances]
     mean, low, high = interval(residuals)
     print(f"  residual per game: mean {mean:+.4f} (95% {low:+.4f} .. {high:+.4f}), "
           f"sd {statistics.pstdev(residuals):.4f}, largest {max(map(abs, residuals)):.1e}")
+    mean, low, high = interval([b.drift for b in balances])
+    print(f"  drift per game: mean {mean:+.4f} (95% {low:+.4f} .. {high:+.4f})")
     raw = [b.result - b.luck + b.error for b in balances]
     mean, low, high = interval(raw)
     print(f"  result - luck + error (start left in): mean {mean:+.4f} "

@@ -2,6 +2,7 @@
 
     python benchmarks/identity_bench.py --games 100
     python benchmarks/identity_bench.py --games 40 --variant backgammon --pairing self
+    python benchmarks/identity_bench.py --games 120 --variant long --level medium --quiet
 
 For a game analysed with one value function, White's result is what the
 game was worth before its first roll plus White's luck minus Black's, minus
@@ -42,11 +43,12 @@ def interval(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def run(variant: Variant, games: int, seed: int, pairing: str, quiet: bool) -> None:
+def run(variant: Variant, games: int, seed: int, pairing: str, quiet: bool,
+        level: Level = Level.STRONG) -> None:
     options = GameOptions(variant)  # cubeless: the identity is about moves and dice
     balances: list[Balance] = []
     lucks: list[float] = []
-    print(f"{variant.value}: {games} games, {pairing}, analysed at the strong depth")
+    print(f"{variant.value}: {games} games, {pairing}, analysed at the {level.value} depth")
     if not quiet:
         print("  game  starter  result    luck   error   start   drift  residual")
     for index in range(games):
@@ -56,7 +58,7 @@ def run(variant: Variant, games: int, seed: int, pairing: str, quiet: bool) -> N
         if index % 2:
             players.reverse()
         game = play_recorded(players, random.Random(seed * 1_000_003 + index), options)
-        analysis = analyse(game)
+        analysis = analyse(game, level=level)
         check = balance(analysis)
         balances.append(check)
         lucks.extend(analysis.luck)
@@ -87,11 +89,14 @@ def main() -> None:
                         default="both")
     parser.add_argument("--pairing", choices=["strong-medium", "self"], default="strong-medium")
     parser.add_argument("--quiet", action="store_true", help="only the summary lines")
+    parser.add_argument("--level", choices=[level.value for level in Level], default="strong",
+                        help="the depth analysed at (the luck is the same at every depth: "
+                        "medium is the quick way to count many rolls)")
     args = parser.parse_args()
     variants = [Variant.LONG, Variant.BACKGAMMON] if args.variant == "both" else [
         Variant(args.variant)]
     for variant in variants:
-        run(variant, args.games, args.seed, args.pairing, args.quiet)
+        run(variant, args.games, args.seed, args.pairing, args.quiet, Level(args.level))
 
 
 if __name__ == "__main__":

@@ -299,34 +299,50 @@ class Analysis:
     game); else by money equity."""
     start: float = 0.0
     """What the game was worth to White before its first roll, by the
-    analysis's own evaluation: 0 when an opening roll decided who starts
-    (that roll's luck is the starter's), else the starter's equity on roll
-    in the starting position, turned to White's view (a match game whose
-    starter the rules chose)."""
+    analysis's roll values (long nardy): 0 when an opening roll (the lot)
+    decided who starts - what winning it was worth, the starter's equity
+    on roll, is luck, half to each player's figure (+ to the starter, - to
+    the other) and in no roll's - else the starter's equity on roll, turned
+    to White's view (a game whose starter the rules chose)."""
+    lot: float = 0.0
+    """What the opening roll that decided who starts gave White in long
+    nardy (the starter's equity on roll, + when White starts): luck of
+    neither's dice, half of it in each player's :attr:`PlayerReport.luck`
+    (White's +half, Black's -half)."""
+    drift: tuple[float, ...] = ()
+    """Per turn, in White's view: what the analysis's equities changed
+    their mind by, beyond the roll's luck - the best turn's equity at the
+    analysis depth minus what the previous turn left, minus the roll's
+    luck (which is measured against the average roll at one depth: see
+    :func:`roll_lucks`).  0 for an evaluation whose depths agree; it closes
+    the luck + skill identity (:class:`Balance`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Balance:
     """A game's luck + skill identity, from White's view, in points:
-    ``result = start + luck - error`` up to :attr:`residual`
+    ``result = start + luck - error + drift`` up to :attr:`residual`
     (docs/analysis.md, "Luck and skill add up").
 
     ``result``: the points White won (signed); ``start``:
     :attr:`Analysis.start`; ``luck``: White's luck minus Black's (each roll
     times the cube then in play); ``error``: the points White's decisions
-    lost minus Black's.
+    lost minus Black's; ``drift``: the sum of :attr:`Analysis.drift`, what
+    the evaluation changed its mind by between its depths (neither dice
+    nor players).
     """
 
     result: float
     start: float
     luck: float
     error: float
+    drift: float = 0.0
 
     @property
     def residual(self) -> float:
-        """``result - start - luck + error``: 0 when luck and errors are
-        measured by one value function and the game ended on the board."""
-        return self.result - self.start - self.luck + self.error
+        """``result - start - luck + error - drift``: 0 (up to rounding)
+        for a cubeless game that ended on the board."""
+        return self.result - self.start - self.luck + self.error - self.drift
 
 
 def balance(analysis: Analysis) -> Balance:
@@ -339,7 +355,8 @@ def balance(analysis: Analysis) -> Balance:
     white, black = analysis.players
     return Balance(result=white.result, start=analysis.start,
                    luck=white.luck_cubed - black.luck_cubed,
-                   error=white.error_total - black.error_total)
+                   error=white.error_total - black.error_total,
+                   drift=float(np.sum(analysis.drift)))
 
 
 def grade(variant: Variant, loss: float) -> Grade | None:
@@ -490,11 +507,20 @@ def _played_index(turns: Sequence[Turn], after: Position) -> int:
     raise AnalysisError("a recorded turn is not legal: the game record is inconsistent")
 
 
+def roll_lucks(player: Player, positions: Sequence[Position]) -> np.ndarray:
+    """The luck of each of the 21 :data:`ROLLS` for the side on roll in
+    each position, shape ``(N, 21)``: the equity after the roll's best turn
+    minus the average of that over the rolls (36 weighted), both by
+    :meth:`Player.roll_values` (the best turn by the player's first depth:
+    GNU Backgammon's 0-ply in backgammon, the net's 1 ply in long nardy).
+    Weighted by the rolls' chances, each position's row sums to 0: the dice
+    favour nobody on average."""
+    values = player.roll_values(positions)
+    return np.asarray(values - (values @ _CHANCES)[:, None], dtype=float)
+
+
 def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
-    """Each roll's luck for its roller (backgammon; long nardy's comes from
-    the decisions' own equities, in :func:`analyse`): its equity after the
-    best turn with the roll it got minus the average over all rolls, at the
-    player's shallow depth (as GNU Backgammon, which judges luck at 0 ply).  The
+    """Each roll's luck for its roller (:func:`roll_lucks`).  The
     backgammon opening roll's average is 0: it also decides who moves, and
     the starting position is the same for both (GNU Backgammon's rule)."""
     lucks: list[float] = []
@@ -502,10 +528,14 @@ def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
         batch = plies[first : first + _BATCH]
         values = player.roll_values([ply.position for ply in batch])
         for ply, row in zip(batch, values, strict=True):
-            high, low = max(ply.dice.first, ply.dice.second), min(ply.dice.first, ply.dice.second)
             average = 0.0 if ply.opening else float(row @ _CHANCES)
-            lucks.append(float(row[_INDEX[Dice(low, high)]]) - average)
+            lucks.append(float(row[_roll_index(ply.dice)]) - average)
     return lucks
+
+
+def _roll_index(dice: Dice) -> int:
+    """The column of ``dice`` in :data:`ROLLS`."""
+    return _INDEX[Dice(min(dice.first, dice.second), max(dice.first, dice.second))]
 
 
 _LUCK_TURNS = 3
@@ -528,29 +558,13 @@ def _match_lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
             shallow = player.shallow(ply.position, turns)
             best = [int(i) for i in np.argsort(-shallow, kind="stable")[:_LUCK_TURNS]]
             values[column] = max(_match_turn_emg(turns[i], cube, side, 0) for i in best)
-        high, low = max(ply.dice.first, ply.dice.second), min(ply.dice.first, ply.dice.second)
         if ply.opening:
             mine = score_of(cube, side)
             average = to_emg(match_equity(mine.me, mine.them, mine.later), mine)
         else:
             average = float(values @ _CHANCES)
-        lucks.append(float(values[_INDEX[Dice(low, high)]]) - average)
+        lucks.append(float(values[_roll_index(ply.dice)]) - average)
     return lucks
-
-
-def _on_roll_value(player: Player, position: Position) -> float:
-    """The equity of the side on roll in ``position`` before its roll, by
-    the evaluation a turn is judged by: minus what a turn leading here would
-    be worth at the analysis depth (long nardy: at 2 ply the average over
-    the rolls of the best turn by 1 ply, :meth:`Player.roll_values`; at
-    1 ply the net's estimate of the position)."""
-    from ai.long_player import LongNetPlayer
-
-    if player.depth.candidates:
-        return float(player.roll_values([position])[0] @ _CHANCES)
-    assert isinstance(player, LongNetPlayer)
-    probs = player.probabilities(position)
-    return float(player.net.value(np.array([probs]), player.koks)[0])
 
 
 def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | None, float]:
@@ -877,25 +891,28 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     decisions: list[Decision] = []
     equity: list[float] = []
     chance: list[float] = []
-    # long nardy: each roll's luck by the very equities its decision is
-    # judged by (the identity result = start + luck - error holds exactly);
-    # backgammon: GNU Backgammon's luck at 0-ply (_lucks), as it prints it
-    own_luck = variant is Variant.LONG
-    luck = [] if own_luck else _match_lucks(player, plies) if in_match else _lucks(player, plies)
-    start = 0.0
-    if own_luck and plies and game.opening is None:
-        # a starter the rules chose: what the start was worth to it
-        value = _on_roll_value(player, plies[0].position)
-        start = value if plies[0].side is Side.WHITE else -value
+    # every roll's luck against the average of the 21 rolls at one depth
+    # (_lucks: 0 on average for each position); what the analysis depth's
+    # equities say beyond it is the evaluation's drift (Balance.drift)
+    luck = _match_lucks(player, plies) if in_match else _lucks(player, plies)
+    start = lot = 0.0
+    if variant is Variant.LONG and plies:
+        # what being on roll at the start is worth to the starter, by the
+        # same roll values; a lot (the opening roll) that decided who
+        # starts is luck shared by both, else nobody's
+        value = float(player.roll_values([plies[0].position])[0] @ _CHANCES)
+        white = value if plies[0].side is Side.WHITE else -value
+        start, lot = (0.0, white) if game.opening is not None else (white, 0.0)
     # the roller's equity before the roll: what the previous turn left
-    before = start if not plies or plies[0].side is Side.WHITE else -start
+    before = 0.0 if not plies else start + lot if plies[0].side is Side.WHITE else -start - lot
+    drift: list[float] = []
     for index, ply in enumerate(plies):
         decision, mine = decide(player, index, ply)
         if decision is not None:
             decisions.append(decision)
-        if own_luck:
-            luck.append(mine + (decision.loss if decision is not None else 0.0) - before)
-            before = -mine
+        best = mine + (decision.loss if decision is not None else 0.0)
+        drift.append(best - before - luck[index])
+        before = -mine
         white = ply.side is Side.WHITE
         equity.append(mine if white else -mine)
         win = _win_chance(player, _after(ply.position, ply.steps))
@@ -904,10 +921,12 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
         decisions.extend(_match_cube_decisions(player, cubes, chances) if in_match
                          else _cube_decisions(player, game, cubes, chances))
         decisions.sort(key=lambda d: (d.ply, d.kind is DecisionKind.MOVE))
-    lucks = {side: float(np.sum([v for v, p in zip(luck, plies, strict=True) if p.side is side]))
-             for side in Side}
-    cubed = {side: float(np.sum([v * p.cube.value for v, p in zip(luck, plies, strict=True)
-                                 if p.side is side])) for side in Side}
+    shares = {Side.WHITE: lot / 2, Side.BLACK: -lot / 2}
+    lucks = {side: shares[side] + float(np.sum([v for v, p in zip(luck, plies, strict=True)
+                                                if p.side is side])) for side in Side}
+    cubed = {side: shares[side] + float(np.sum([v * p.cube.value for v, p
+                                                in zip(luck, plies, strict=True)
+                                                if p.side is side])) for side in Side}
     result = game.result
     reports = tuple(
         _report(side, decisions, lucks[side], rolls=sum(p.side is side for p in plies),
@@ -920,5 +939,7 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
         variant=variant, level=player.level if hasattr(player, "level") else level,
         players=(reports[0], reports[1]), decisions=tuple(decisions),
         movers=tuple(p.side for p in plies), equity=tuple(equity), win_chance=tuple(chance),
-        luck=tuple(luck), match_score=in_match, start=start,
+        luck=tuple(luck), match_score=in_match, start=start, lot=lot,
+        drift=tuple(d if m is Side.WHITE else -d
+                    for d, m in zip(drift, (p.side for p in plies), strict=True)),
     )

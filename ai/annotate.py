@@ -111,7 +111,7 @@ def header_line(analysis: Analysis) -> str:
 def report_lines(who: str, report: PlayerReport, variant: Variant) -> list[str]:
     """One player's figures (of a game or, from :func:`ai.analysis.totals`,
     a match): the error rate with its rating word, the counts, the luck,
-    then XG's performance rating, Snowie's error rate, the luck per roll
+    then (backgammon) XG's performance rating and Snowie's error rate, the luck per roll
     and the luck-adjusted result; in backgammon with cube decisions the
     cube errors split by kind (docs/analysis.md)."""
     rating = report.rating.value.replace("_", " ") if report.rating else "n/a"
@@ -119,10 +119,12 @@ def report_lines(who: str, report: PlayerReport, variant: Variant) -> list[str]:
         f"{who}: {report.error_rate:.1f} millipoints per decision ({rating}), "
         f"{report.decisions} decisions: {report.doubtful} doubtful, {report.bad} bad, "
         f"{report.very_bad} very bad; luck {report.luck:+.2f}"),
-        _line(f"{who}: PR {report.performance_rating:.1f}, Snowie error rate "
-              f"{report.snowie_error_rate:.1f}, luck rate {report.luck_rate:+.1f} "
-              f"millipoints per roll, result {report.result:+.0f}, luck-adjusted "
-              f"{report.luck_adjusted:+.2f}")]
+        # XG's PR and Snowie's error rate are backgammon programs' scales
+        _line(f"{who}: " + (f"PR {report.performance_rating:.1f}, Snowie error rate "
+                            f"{report.snowie_error_rate:.1f}, "
+                            if variant is Variant.BACKGAMMON else "")
+              + f"luck rate {report.luck_rate:+.1f} millipoints per roll, result "
+              f"{report.result:+.0f}, luck-adjusted {report.luck_adjusted:+.2f}")]
     if variant is Variant.BACKGAMMON and report.cube_decisions:
         tallies = ((report.missed_doubles, "missed doubles"), (report.wrong_doubles,
                    "wrong doubles"), (report.wrong_takes, "wrong takes"),

@@ -6,7 +6,9 @@ search over the legal turns (:mod:`ai.long_search`).
 * medium: 1 ply with an intermediate player's smaller mistakes;
 * strong: 1 ply, then 2 ply (the opponent's 21 rolls and its best reply)
   for the best three turns within 0.2 equity of the best;
-* best: the same as strong (a deeper search does not fit the move time).
+* best: 1 ply, 2 ply for the best five within 0.3, then 3 ply
+  (:func:`ai.long_search.three_ply`) for the best two by 2 ply within
+  :data:`THIRD_MARGIN` of each other.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from functools import cache
 import numpy as np
 
 from ai.long_net import LongNet
-from ai.long_search import CHANCES, afterstate_equities, roll_values, rows
-from ai.player import Depth, Level, Noise, Player
+from ai.long_search import CHANCES, afterstate_equities, roll_values, rows, three_ply
+from ai.player import Depth, Level, Noise, Player, RankedTurn
 from engine import Position, Turn, Variant, end_turn
 
 NOISE = {
@@ -29,7 +31,12 @@ NOISE = {
 ``benchmarks/levels_bench.py`` so that each level beats the one below in
 about 62-66% of the games (docs/ai.md, "Levels")."""
 _DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2),
-          Level.BEST: Depth(candidates=3, margin=0.2)}
+          Level.BEST: Depth(candidates=5, margin=0.3)}
+THIRD_CANDIDATES = 2
+THIRD_MARGIN = 0.1
+"""The best level looks at its best :data:`THIRD_CANDIDATES` turns by 2 ply
+again at 3 ply when they are within :data:`THIRD_MARGIN` of the first (a
+clear first needs no third look; the move time stays within a second)."""
 _CACHED_POSITIONS = 4096
 
 
@@ -71,6 +78,27 @@ class LongNetPlayer(Player):
         their chances (:func:`ai.long_search.roll_values`)."""
         values = self.roll_values([end_turn(turns[i].position) for i in indices])
         return [-float(row @ CHANCES) for row in values]
+
+    def rank(
+        self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
+        full: bool = False,
+    ) -> list[RankedTurn]:
+        """:meth:`Player.rank`; the best level then looks at its close
+        first turns again at 3 ply and puts them first in that order."""
+        ranking = super().rank(position, turns, also, full)
+        if self.level is not Level.BEST or len(ranking) < 2:
+            return ranking
+        first = ranking[0].equity
+        close = [entry for entry in ranking[:THIRD_CANDIDATES]
+                 if entry.equity >= first - THIRD_MARGIN
+                 and entry.turn.position.winner is None]
+        if len(close) < 2:
+            return ranking
+        values = -three_ply(self.net, [end_turn(entry.turn.position) for entry in close],
+                            self.koks)
+        deeper = sorted(zip(values, close, strict=True), key=lambda pair: -pair[0])
+        return [RankedTurn(entry.turn, float(value)) for value, entry in deeper] + ranking[
+            len(close):]
 
     def roll_values(self, positions: Sequence[Position]) -> np.ndarray:
         """:func:`ai.long_search.roll_values`, remembered for the last few

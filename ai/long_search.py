@@ -115,3 +115,38 @@ def roll_values(net: LongNet, positions: Sequence[Position], koks: bool) -> Matr
             mover = np.array(position.board[position.turn][:24], dtype=np.int64)
             values[index] = -exact_win(mover, koks)
     return values
+
+
+def reply_positions(net: LongNet, positions: Sequence[Position], koks: bool) -> list[Position]:
+    """For each position (its side to roll), the position after that
+    side's best turn by 1 ply for each of the 21 :data:`ROLLS`, the other
+    side to roll: ``21 * len(positions)`` positions, roll by roll.  A
+    position whose side to roll has already lost repeats itself."""
+    replies: list[Position] = []
+    for position in positions:
+        side = position.turn
+        other = np.array(position.board[side.opponent][:24], dtype=np.int64)
+        tail = position.board[side][24:]
+        for dice, _ in ROLLS:
+            if not other.any():
+                replies.append(position)
+                continue
+            movers = _unpack(b"".join(packed_results(position, dice)))
+            best = movers[int(np.argmax(afterstate_equities(net, movers, other, koks)))]
+            row = (*(int(count) for count in best), *tail)
+            board = (row, position.board[side.opponent]) if side.value == 0 else (
+                position.board[side.opponent], row)
+            replies.append(Position(position.variant, board, side.opponent))
+    return replies
+
+
+def three_ply(net: LongNet, positions: Sequence[Position], koks: bool) -> Vector:
+    """The equity of the side to roll in each position at 3 ply: for each
+    of its 21 rolls its best turn by 1 ply, then the other side's 2-ply
+    value of the position it leaves (the average over that side's 21 rolls
+    of its best turn by 1 ply, :func:`roll_values`), weighted by the
+    rolls' chances and turned round.  (The roller's turn is chosen at
+    1 ply, as GNU Backgammon's move filters choose at a lower ply.)"""
+    replies = reply_positions(net, positions, koks)
+    after = roll_values(net, replies, koks) @ CHANCES
+    return np.asarray(-(after.reshape(len(positions), len(ROLLS)) @ CHANCES), dtype=float)

@@ -172,13 +172,35 @@ def cube_mwc(probs: Probs, score: Score) -> tuple[float, float, float]:
     probabilities; it holds the cube or the cube is centred) of no double,
     double/take, double/pass: gnubg-nn's figures; where gnubg-nn has none
     (no double worth giving) the outcomes valued at the score, the cube as
-    it is and doubled (then dead), and the point(s) a pass gives."""
+    it is and doubled (then dead), and the point(s) a pass gives.  Where
+    the cube is dead after a take (:func:`dead_after_take`), double/take
+    is exactly the outcomes at the score with the cube doubled, as GNU
+    Backgammon values it, not gnubg-nn's shortcut."""
     figures = _gnubg_cube(probs, score)
-    if figures is not None:
-        return figures
     doubled = Score(score.me, score.them, 2 * score.cube, score.crawford, score.later)
+    if figures is not None:
+        if not dead_after_take(score):
+            return figures
+        # a dead cube: the game is played out at twice the cube, exactly
+        # the outcomes at the score (gnubg-nn's shortcut left the doubler
+        # 0.002-0.015 short with gammons and backgammons where the taker
+        # is one away after the Crawford game and the doubler 5 or more:
+        # it graded the free drop a take; issue 38)
+        return figures[0], outcome_mwc(probs, doubled), figures[2]
     return (outcome_mwc(probs, score), outcome_mwc(probs, doubled),
             _after(score, score.cube, 0))
+
+
+def dead_after_take(score: Score) -> bool:
+    """Whether the cube is dead once the double is taken: the taker, its
+    owner then, already wins the match by winning the doubled cube, so it
+    never redoubles (the leader one away after the Crawford game; 2-away
+    taking a cube of 2...).
+
+    >>> dead_after_take(Score(6, 1, 1, later=True)), dead_after_take(Score(5, 5))
+    (True, False)
+    """
+    return score.them <= 2 * score.cube
 
 
 def cubeful_mwc(probs: Probs, score: Score, may_double: bool) -> float:

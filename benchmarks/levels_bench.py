@@ -69,8 +69,9 @@ NOISE = {Variant.BACKGAMMON: BACKGAMMON_NOISE, Variant.LONG: LONG_NOISE}
 
 
 def levels_of(variant: Variant) -> tuple[Level, ...]:
-    """The levels that differ in ``variant`` (long nardy's best is strong)."""
-    return LADDER if variant is Variant.BACKGAMMON else LADDER[:3]
+    """The levels of ``variant`` (in long nardy too best differs from strong
+    since issue 38)."""
+    return LADDER
 
 
 @dataclass

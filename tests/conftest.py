@@ -9,6 +9,12 @@ Never point REDIS_URL at a database that holds anything you want to keep.
 from __future__ import annotations
 
 import os
+
+# before numpy loads (ai/__init__.py sets the same for the bot's processes):
+# threaded OpenBLAS gave a long nardy batch evaluation 0.04 off on this
+# machine (issue 38), so a position's value depended on its batch
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from collections.abc import AsyncIterator
 
 import fakeredis

@@ -113,11 +113,19 @@ def luck_text(tr: Translator, report: PlayerReport) -> str:
     return tr.gettext("luck {value}", value=number(tr, report.luck, SIGNED))
 
 
-def ratings_text(tr: Translator, report: PlayerReport) -> str:
+def ratings_text(tr: Translator, report: PlayerReport, variant: Variant) -> str:
     """``"PR 7.4 · Snowie 3.1"``: XG's performance rating and Snowie's error
-    rate (docs/analysis.md)."""
+    rate, backgammon programs' scales (docs/analysis.md); ``""`` in long
+    nardy, which has only its own (the error rate and its word)."""
+    if variant is not Variant.BACKGAMMON:
+        return ""
     return tr.gettext("PR {pr} · Snowie {snowie}", pr=number(tr, report.performance_rating),
                       snowie=number(tr, report.snowie_error_rate))
+
+
+def joined(*parts: str) -> str:
+    """The non-empty ``parts`` joined by `` · ``."""
+    return " · ".join(part for part in parts if part)
 
 
 def luck_figures_text(tr: Translator, report: PlayerReport) -> str:
@@ -187,21 +195,21 @@ def _title(tr: Translator, record: GameRecord, limit: int) -> str:
 def _player_line(tr: Translator, record: GameRecord, report: PlayerReport, limit: int) -> str:
     name = html_text(_name(record, report.side, limit))
     return (f"{MARKS[report.side]} <b>{name}</b>: "
-            + escape(tr.gettext("error rate {rating}", rating=rating_text(tr, report)))
-            + " · " + escape(ratings_text(tr, report))
-            + " · " + escape(counts_text(tr, report)) + " · " + escape(luck_text(tr, report)))
+            + escape(joined(tr.gettext("error rate {rating}", rating=rating_text(tr, report)),
+                            ratings_text(tr, report, record.variant),
+                            counts_text(tr, report), luck_text(tr, report))))
 
 
 def _footnote(tr: Translator, analysis: Analysis) -> str:
     """What the figures are, and the level of the bot that judged."""
     level = tr.gettext(LEVEL_NAMES[analysis.level])
+    scales = "" if analysis.variant is not Variant.BACKGAMMON else " " + escape(tr.gettext(
+        "PR: XG's performance rating, half the error rate; Snowie: thousandths of a point "
+        "lost per move of both players; a match game is judged at the match score."))
     return ("<i>" + escape(tr.gettext(
         "Error rate: thousandths of a point lost per decision, as judged by the bot at its "
         "{level} level; luck: points the dice gave against an average roll.", level=level))
-        + " " + escape(tr.gettext(
-            "PR: XG's performance rating, half the error rate; Snowie: thousandths of a point "
-            "lost per move of both players; a match game is judged at the match score."))
-        + "</i>")
+        + scales + "</i>")
 
 
 def caption(tr: Translator, record: GameRecord, analysis: Analysis) -> str:
@@ -253,7 +261,8 @@ def analysis_text(tr: Translator, record: GameRecord, analysis: Analysis) -> str
                                        rating=rating_text(tr, report), n=report.decisions)))
         lines.append(escape(capital(counts_text(tr, report)) + " · "
                             + luck_text(tr, report)))
-        lines.append(escape(ratings_text(tr, report) + " · " + luck_figures_text(tr, report)))
+        lines.append(escape(joined(ratings_text(tr, report, analysis.variant),
+                                   luck_figures_text(tr, report))))
         cube = cube_errors_text(tr, report)
         if cube:
             lines.append(escape(capital(cube)))
@@ -312,8 +321,8 @@ def _panel(tr: Translator, record: GameRecord, report: PlayerReport) -> PlayerPa
                                    takes=report.wrong_takes.count,
                                    passes=report.wrong_passes.count)))
     lines = (tr.gettext("Error rate: {rating}", rating=rating_text(tr, report)),
-             tr.ngettext("{n} decision", "{n} decisions", report.decisions, n=report.decisions)
-             + " · " + ratings_text(tr, report),
+             joined(tr.ngettext("{n} decision", "{n} decisions", report.decisions,
+                                n=report.decisions), ratings_text(tr, report, record.variant)),
              capital(counts_text(tr, report)),
              capital(luck_text(tr, report)) + " · " + tr.gettext(
                  "luck rate {rate} per roll", rate=number(tr, report.luck_rate, "+0.0;-0.0")),

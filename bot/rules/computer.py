@@ -26,6 +26,7 @@ What the computer does (docs/playing.md):
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,6 +69,48 @@ holds one of the chat's games at once (``MAX_CHAT_GAMES``) meanwhile."""
 PER_PERSON_DEFAULT = 1
 """Games against the computer one person may play at once in a chat or topic
 (``COMPUTER_GAMES_PER_PERSON``), as a person may have one lobby open there."""
+
+
+AUTO_STEP = 0.5
+"""How far one game moves ``level=auto`` along its ladder: two wins in a
+row (or two losses) move it a whole level."""
+AUTO_START = 1.0
+"""Where a person starts on ``level=auto``'s ladder: medium, the default."""
+AUTO_MARGIN = 2.0
+"""Levels' worth of rungs beyond each end of the ladder (they play easy
+below, best above): a staircase that hit its end would stay put on a loss
+at easy (a win at best), which would leave the person's result short of
+even (a person who beats easy 55% of the time would win 44% with no
+margin, 48% with it: the simulation in tests/bot/rules/test_computer_rules.py)."""
+AUTO_FLOOR = -AUTO_MARGIN
+AUTO_TOP = len(LEVELS) + AUTO_MARGIN - AUTO_STEP
+
+
+def auto_rung(rung: float, person_won: bool) -> float:
+    """``level=auto`` after a game: a step up the ladder when the person won,
+    a step down when they lost, within :data:`AUTO_FLOOR` ..
+    :data:`AUTO_TOP`.
+
+    Equal steps make a staircase: where the person wins more than half the
+    games against a level the rung climbs, where less it falls, so it
+    settles between the two levels that bracket an even result, and as its
+    steps up and down even out, so do the person's wins and losses.
+
+    >>> auto_rung(AUTO_START, True), auto_rung(AUTO_FLOOR, False), auto_rung(AUTO_TOP, True)
+    (1.5, -2.0, 5.5)
+    """
+    moved = rung + (AUTO_STEP if person_won else -AUTO_STEP)
+    return min(max(moved, AUTO_FLOOR), AUTO_TOP)
+
+
+def auto_level(rung: float) -> Level:
+    """The level ``level=auto`` plays at from ``rung`` (two rungs a level;
+    easy below the ladder, best above it).
+
+    >>> [auto_level(r).value for r in (-2.0, 0.5, 1.0, 2.5, 3.5, 5.5)]
+    ['easy', 'easy', 'medium', 'strong', 'best', 'best']
+    """
+    return LEVELS[min(max(math.floor(rung), 0), len(LEVELS) - 1)]
 
 
 def user_id(level: Level) -> int:

@@ -22,10 +22,10 @@ from ai.analysis import (
     analyse,
 )
 from ai.arena import play_recorded
-from ai.backgammon import after_turn_probs, turn_equity
+from ai.backgammon import GnubgPlayer, after_turn_probs, turn_equity
 from ai.cube import CubeState, janowski
-from ai.matchequity import Score, match_equity, outcome_mwc, score_of, to_emg
-from engine import Action, Dice, GameOptions, Side, Variant, legal_turns
+from ai.matchequity import Score, cube_mwc, match_equity, match_take, outcome_mwc, score_of, to_emg
+from engine import Action, Dice, GameOptions, Position, Side, Variant, legal_turns
 from engine.ids import position_from_id
 from engine.match import Match
 
@@ -157,3 +157,33 @@ def test_a_turn_of_the_cubes_owner_counts_the_cube_it_keeps() -> None:
     dead = CubeState(2, W, 7, (5, 0))
     assert _match_turn_emg(turn, dead, W, 0) == pytest.approx(
         to_emg(outcome_mwc(probs, score_of(dead, W)), score_of(dead, W)))
+
+
+def test_a_dead_cube_take_is_valued_exactly_and_the_free_drop_is_a_pass() -> None:
+    """At 6-1 in a 7-point match after the Crawford game the trailer (6
+    away) doubles: the leader's take leaves a dead cube, the game played
+    out for 2, worth exactly its outcomes at the score.  gnubg-nn's
+    shortcut valued it without the backgammons (0.1878 for the doubler,
+    under the 0.1894 of a pass), so the take was graded right where GNU
+    Backgammon passes - the free drop (issue 38)."""
+    probs = (0.5, 0.2, 0.01, 0.02, 0.0)  # the trailer's, on roll
+    score = Score(6, 1, 1, crawford=False, later=True)
+    _, take, drop = cube_mwc(probs, score)
+    assert take == pytest.approx(outcome_mwc(probs, Score(6, 1, 2, later=True)))
+    assert take > drop == pytest.approx(match_equity(5, 1, post_crawford=True))
+    cube = CubeState(1, None, 7, (6, 1), False)
+    assert not match_take(probs, cube, B)  # the leader (White) passes
+
+    class Fixed(GnubgPlayer):
+        def probabilities(self, position: Position) -> tuple[float, ...]:
+            return probs if position.turn is B else (0.5, 0.1, 0.0, 0.1, 0.0)
+
+    position = Position.initial(Variant.BACKGAMMON, B)
+    decisions = _match_cube_decisions(Fixed(Level.STRONG), [
+        _Cube(6, B, Action.DOUBLE, position, 1, None, cube),
+        _Cube(6, W, Action.TAKE, position, 1, None, cube)], [])
+    taken = next(d for d in decisions if d.kind is DecisionKind.TAKE)
+    assert taken.played == CubeAction.TAKE.value and taken.best == CubeAction.PASS.value
+    assert taken.loss == pytest.approx(to_emg(1 - drop, Score(1, 6, 1, later=True))
+                                       - to_emg(1 - take, Score(1, 6, 1, later=True)))
+    assert taken.loss > 0.01

@@ -88,7 +88,8 @@ def test_the_command_prints_the_analysis(tmp_path: Path, capsys: pytest.CaptureF
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Analysis by nardy, medium level (our own net, 1 ply); losses in points " \
                        "per game at cube 1"
-    assert lines[1].startswith("Game 1, Ann: ") and lines[2].startswith("Game 1, Ann: PR ")
+    # long nardy: its own scale, no PR (a backgammon scale)
+    assert lines[1].startswith("Game 1, Ann: ") and lines[2].startswith("Game 1, Ann: luck rate ")
     assert lines[3].startswith("Game 1, Bob: ")
     assert main(["analyse", str(path), "--annotate"]) == 0
     assert capsys.readouterr().out.startswith('; [Variation "Long Nardy"]\n; Analysis by nardy')

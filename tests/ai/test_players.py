@@ -333,8 +333,8 @@ def test_ranked_lists_every_distinct_turn_best_first_and_the_first_is_played(
             assert ranking[0].turn == player.choose(position, roll)
         equities = [r.equity for r in ranking]
         deep = player.depth.candidates or len(equities)
-        if level is Level.BEST and variant is Variant.BACKGAMMON:
-            deep = 1  # 2-ply first, then 1-ply: checked by the best level's own test
+        if level is Level.BEST:
+            deep = 1  # a deeper ply first: checked by the best level's own test
         head = equities[: min(deep, len(equities))]
         assert head == sorted(head, reverse=True)
         assert all(-3 <= e <= 3 for e in equities)
@@ -381,7 +381,7 @@ def test_the_strong_backgammon_hint_looks_at_its_best_four_again_at_2_ply() -> N
 def test_the_best_backgammon_level_plays_the_strong_hint() -> None:
     """The best level ranks (and plays) what the strong level's hint shows:
     its best four at gnubg's 2-ply; a turn asked for (analysis: the one
-    played) is valued at 2-ply too.  Long nardy's best is its strong."""
+    played) is valued at 2-ply too."""
     from ai.backgammon import turn_equity
 
     best = make_player(Variant.BACKGAMMON, Level.BEST)
@@ -394,7 +394,38 @@ def test_the_best_backgammon_level_plays_the_strong_hint() -> None:
     entry = next(e for e in best.rank(start, turns, also=(worst,), full=True)
                  if e.turn.position == turns[worst].position)
     assert entry.equity == turn_equity(turns[worst], 2)
-    long_best = make_player(Variant.LONG, Level.BEST)
-    long_strong = make_player(Variant.LONG, Level.STRONG)
-    opening = Position.initial(Variant.LONG)
-    assert long_best.ranked(opening, Dice(6, 5)) == long_strong.ranked(opening, Dice(6, 5))
+
+
+@pytest.mark.slow
+def test_the_best_long_nardy_level_looks_a_roll_deeper_than_strong() -> None:
+    """Issue 38: long nardy's best gave the strong level's very answers.
+    Now its close first turns are valued at 3 ply (the opponent's 21 rolls,
+    its best reply by 1 ply, then our 21 rolls): always a legal turn, its
+    first entries ordered by the 3-ply values, and some choices differ
+    from strong's."""
+    from ai.long_player import THIRD_CANDIDATES, THIRD_MARGIN
+    from ai.long_search import three_ply
+    from ai.player import Player
+    from engine import end_turn
+
+    best = make_player(Variant.LONG, Level.BEST)
+    strong = make_player(Variant.LONG, Level.STRONG)
+    differ = deeper = 0
+    for position, roll in random_game_positions(Variant.LONG, seed=5, count=30):
+        turns = legal_turns(position, roll)
+        chosen = best.choose(position, roll)
+        assert chosen.position in {t.position for t in turns}
+        differ += chosen.position != strong.choose(position, roll).position
+        ranking = best.ranked(position, roll)
+        two_ply = Player.rank(best, position, turns, full=True)
+        head = two_ply[:THIRD_CANDIDATES]
+        if len(head) == THIRD_CANDIDATES and head[-1].equity >= head[0].equity - THIRD_MARGIN:
+            deeper += 1
+            values = -three_ply(best.net, [end_turn(e.turn.position) for e in head], False)
+            assert [e.equity for e in ranking[:THIRD_CANDIDATES]] == pytest.approx(
+                sorted(values, reverse=True))
+            assert {e.turn.position for e in ranking[:THIRD_CANDIDATES]} == {
+                e.turn.position for e in head}
+        else:
+            assert ranking == two_ply
+    assert differ > 0 and deeper > differ

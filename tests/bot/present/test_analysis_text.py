@@ -266,3 +266,35 @@ def test_the_figures_players_of_gnubg_and_xg_expect_are_shown() -> None:
         assert "PR 125" in shown and "{" not in shown
         if lang != "en":
             assert tr.gettext("luck-adjusted result {value}") != "luck-adjusted result {value}"
+
+
+def test_long_nardy_shows_its_own_scale_not_backgammons() -> None:
+    """XG's PR and Snowie's error rate are backgammon programs' scales: a
+    long nardy analysis shows its own error rate and word, in the text, the
+    caption, the picture's panels and the export, in every language
+    (issue 38)."""
+    import random
+
+    from ai import make_player
+    from ai.analysis import analyse
+    from ai.annotate import report_lines
+    from ai.arena import play_recorded
+
+    analysis = _analysis(Variant.LONG, cube=False)
+    record = _record(Variant.LONG, ("Ann", "Bob"))
+    for lang in LANGUAGES:
+        tr = translator(lang)
+        shown = [analysis_text(tr, record, analysis), caption(tr, record, analysis),
+                 *(line for panel in analysis_picture(tr, record, analysis).panels
+                   for line in panel.lines)]
+        assert not any("PR" in text or "Snowie" in text or "XG" in text for text in shown)
+        assert all(" ·  · " not in text and not text.startswith(" · ") for text in shown)
+        assert tr.gettext(RATING_NAMES[Rating.AWFUL]) in shown[0]  # our own word
+    players = [make_player(Variant.LONG, level, 1) for level in (Level.EASY, Level.MEDIUM)]
+    game = play_recorded(players, random.Random(2), GameOptions.long())
+    report = analyse(game, level=Level.MEDIUM).players[0]
+    lines = report_lines("Ann", report, Variant.LONG)
+    assert lines[1].startswith("; Ann: luck rate ") and "PR" not in "".join(lines)
+    # backgammon keeps them
+    assert "PR " in analysis_text(translator("en"), _record(Variant.BACKGAMMON, ("A", "B")),
+                                  _analysis(Variant.BACKGAMMON))

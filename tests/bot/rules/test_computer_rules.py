@@ -91,3 +91,44 @@ def test_the_computer_never_leaves_a_game_waiting_for_it(seed: int, variant: Var
         assert seats.waiting_user(record) == person
         record = _person_acts(record, person, rng)
     raise AssertionError("the game did not end")
+
+
+def _simulate(chances: dict[Level, float], games: int, seed: int) -> tuple[float, float]:
+    """A person who beats each level with a known chance plays ``games`` at
+    level=auto: their win share over the last three quarters, and where the
+    rung ends."""
+    rng = random.Random(seed)
+    rung, wins = computer.AUTO_START, []
+    for _ in range(games):
+        won = rng.random() < chances[computer.auto_level(rung)]
+        wins.append(won)
+        rung = computer.auto_rung(rung, won)
+    settled = wins[games // 4:]
+    return sum(settled) / len(settled), rung
+
+
+def test_level_auto_settles_where_the_person_wins_about_half() -> None:
+    """Issue 38: simulated people of known strength converge to an even
+    result, whichever two levels bracket it; one stronger than every level
+    meets best, one weaker than every level easy."""
+    people = [
+        {Level.EASY: 0.8, Level.MEDIUM: 0.6, Level.STRONG: 0.4, Level.BEST: 0.35},
+        {Level.EASY: 0.55, Level.MEDIUM: 0.3, Level.STRONG: 0.15, Level.BEST: 0.1},
+        {Level.EASY: 0.95, Level.MEDIUM: 0.85, Level.STRONG: 0.7, Level.BEST: 0.45},
+        {Level.EASY: 0.9, Level.MEDIUM: 0.52, Level.STRONG: 0.2, Level.BEST: 0.1},
+    ]
+    for seed, chances in enumerate(people):
+        share, _ = _simulate(chances, 8000, seed)
+        assert abs(share - 0.5) < 0.03, (chances, share)
+    share, rung = _simulate(dict.fromkeys(Level, 0.7), 400, 9)
+    assert computer.auto_level(rung) is Level.BEST and abs(share - 0.7) < 0.08
+    share, rung = _simulate(dict.fromkeys(Level, 0.2), 400, 10)
+    assert computer.auto_level(rung) is Level.EASY and abs(share - 0.2) < 0.08
+
+
+@given(st.floats(computer.AUTO_FLOOR, computer.AUTO_TOP), st.booleans())
+def test_level_auto_stays_on_the_ladder_and_follows_the_result(rung: float, won: bool) -> None:
+    after = computer.auto_rung(rung, won)
+    assert computer.AUTO_FLOOR <= after <= computer.AUTO_TOP
+    assert (after >= rung) if won else (after <= rung)
+    assert computer.auto_level(after) in computer.LEVELS

@@ -20,7 +20,7 @@ it plays, and it shares nothing with the net but a fit of a few weights:
 
 It is the same search as the strong level's deeper look
 (:func:`ai.long_search.roll_values`) with the hand evaluation in place of
-the net, over every turn rather than the best three.  Deterministic: no
+the net, over every turn rather than the best few.  Deterministic: no
 draw is made; among equal turns the first in :func:`engine.legal_turns`'s
 order wins.
 """

@@ -5,7 +5,9 @@ search over the legal turns (:mod:`ai.long_search`).
   :class:`ai.player.Noise`);
 * medium: 1 ply with an intermediate player's smaller mistakes;
 * strong: 1 ply, then 2 ply (the opponent's 21 rolls and its best reply)
-  for the best three turns within 0.2 equity of the best;
+  for the best five turns within 0.3 equity of the best (three within 0.2
+  lost 1.2 mp per decision against 2 ply for every turn, five 0.2, within
+  its time: docs/ai.md, "The yardstick and the strong level's search");
 * best: the same as strong (a deeper search does not fit the move time).
 """
 
@@ -28,8 +30,8 @@ NOISE = {
 """The levels' mistakes (:class:`ai.player.Noise`), tuned by
 ``benchmarks/levels_bench.py`` so that each level beats the one below in
 about 62-66% of the games (docs/ai.md, "Levels")."""
-_DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2),
-          Level.BEST: Depth(candidates=3, margin=0.2)}
+_DEPTH = {Level.STRONG: Depth(candidates=5, margin=0.3),
+          Level.BEST: Depth(candidates=5, margin=0.3)}
 _CACHED_POSITIONS = 4096
 
 

@@ -64,7 +64,7 @@ MAX_LINE = 250
 
 _DEPTHS = {
     (Variant.BACKGAMMON, Level.STRONG): "GNU Backgammon's nets, 0-ply then 1-ply for the best 8",
-    (Variant.LONG, Level.STRONG): "our own net, 1 ply then 2 ply for the best 3",
+    (Variant.LONG, Level.STRONG): "our own net, 1 ply then 2 ply for the best 5",
     (Variant.BACKGAMMON, Level.MEDIUM): "GNU Backgammon's nets, 0-ply",
     (Variant.LONG, Level.MEDIUM): "our own net, 1 ply",
 }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +47,16 @@ def outcome(winner_off: int, loser_row: Rows) -> Vector:
     mars = float(loser_row.sum() == 15)
     koks = mars * float(not loser_row[:6].any())
     return np.array([1.0, mars, koks, 0.0, 0.0])
+
+
+class Evaluation(Protocol):
+    """What a search needs of an evaluation (:class:`LongNet`, or the hand
+    one of :mod:`ai.long_expectimax`): the five estimates for ``me`` to
+    roll, and the equity they give."""
+
+    def probs(self, me: Rows, opp: Rows) -> Matrix: ...
+
+    def value(self, probs: Matrix, koks: bool = False) -> Vector: ...
 
 
 @dataclass

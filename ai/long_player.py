@@ -5,8 +5,10 @@ search over the legal turns (:mod:`ai.long_search`).
   :class:`ai.player.Noise`);
 * medium: 1 ply with an intermediate player's smaller mistakes;
 * strong: 1 ply, then 2 ply (the opponent's 21 rolls and its best reply)
-  for the best three turns within 0.2 equity of the best;
-* best: 1 ply, 2 ply for the best five within 0.3, then 3 ply
+  for the best five turns within 0.3 equity of the best (three within 0.2
+  lost 1.2 mp per decision against 2 ply for every turn, five 0.2, within
+  its time: docs/ai.md, "The yardstick and the strong level's search");
+* best: 1 ply, 2 ply for the best five within 0.3 (as strong), then 3 ply
   (:func:`ai.long_search.three_ply`) for the best two by 2 ply within
   :data:`THIRD_MARGIN` of each other.
 """
@@ -30,7 +32,7 @@ NOISE = {
 """The levels' mistakes (:class:`ai.player.Noise`), tuned by
 ``benchmarks/levels_bench.py`` so that each level beats the one below in
 about 62-66% of the games (docs/ai.md, "Levels")."""
-_DEPTH = {Level.STRONG: Depth(candidates=3, margin=0.2),
+_DEPTH = {Level.STRONG: Depth(candidates=5, margin=0.3),
           Level.BEST: Depth(candidates=5, margin=0.3)}
 THIRD_CANDIDATES = 2
 THIRD_MARGIN = 0.1

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ai.long_features import Matrix, Rows
-from ai.long_net import LongNet, Vector
+from ai.long_net import Evaluation, Vector
 from ai.player import ROLLS
 from engine import Dice, Position, Turn, Variant, legal_turns
 from engine.turns import PACKED_BYTES, packed_results
@@ -38,7 +38,7 @@ def exact_win(loser: Rows, koks: bool) -> float:
     return 2.0
 
 
-def afterstate_equities(net: LongNet, movers: Rows, opponent: Rows, koks: bool) -> Vector:
+def afterstate_equities(net: Evaluation, movers: Rows, opponent: Rows, koks: bool) -> Vector:
     """The mover's equity after each of ``movers`` (K, 24) with ``opponent``
     to roll next."""
     count = len(movers)
@@ -51,7 +51,7 @@ def afterstate_equities(net: LongNet, movers: Rows, opponent: Rows, koks: bool) 
 
 
 def turn_equities(
-    net: LongNet, position: Position, dice: Dice, koks: bool = False
+    net: Evaluation, position: Position, dice: Dice, koks: bool = False
 ) -> tuple[list[Turn], Vector]:
     """Every legal turn with the mover's 1-ply equity after it."""
     assert position.variant is Variant.LONG
@@ -77,7 +77,7 @@ CHANCES: Vector = np.array([chance for _, chance in ROLLS])
 """The chances of :data:`ROLLS`, in their order."""
 
 
-def roll_values(net: LongNet, positions: Sequence[Position], koks: bool) -> Matrix:
+def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> Matrix:
     """For each position, the equity of the side to roll after its best
     turn (by 1 ply) for each of the 21 :data:`ROLLS`: shape ``(N, 21)``.
     Every reply of every position is evaluated in one batch, each with the
@@ -117,7 +117,7 @@ def roll_values(net: LongNet, positions: Sequence[Position], koks: bool) -> Matr
     return values
 
 
-def reply_positions(net: LongNet, positions: Sequence[Position], koks: bool) -> list[Position]:
+def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool) -> list[Position]:
     """For each position (its side to roll), the position after that
     side's best turn by 1 ply for each of the 21 :data:`ROLLS`, the other
     side to roll: ``21 * len(positions)`` positions, roll by roll.  A
@@ -140,7 +140,7 @@ def reply_positions(net: LongNet, positions: Sequence[Position], koks: bool) -> 
     return replies
 
 
-def three_ply(net: LongNet, positions: Sequence[Position], koks: bool) -> Vector:
+def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vector:
     """The equity of the side to roll in each position at 3 ply: for each
     of its 21 rolls its best turn by 1 ply, then the other side's 2-ply
     value of the position it leaves (the average over that side's 21 rolls

@@ -163,7 +163,7 @@ class Migration:
         await self._import_tournaments_of(old_id, new_id, tournaments)
         # stats and dice counts: a player the new chat knows already keeps the
         # new chat's (HSETNX: a re-run after a crash writes nothing twice)
-        for name in ("stats", "dice"):
+        for name in ("stats", "dice", "tlobbies"):  # tlobbies: members' open tournaments
             for field, value in (await self.redis.hgetall(self.keys.chat(old_id, name))).items():
                 await self.redis.hsetnx(self.keys.chat(new_id, name), field, value)
         for old, new in zip(records, moved, strict=True):
@@ -173,7 +173,7 @@ class Migration:
         names = [self.keys.record(r.key) for r in old_records] + league + [
             self.keys.chat(old_id, name)
             for name in ("slots", "live", "ended", "ledger", "history", "booked", "stats", "dice",
-                         "league", "tournaments", "tmatch")
+                         "league", "tournaments", "tmatch", "tlobbies")
         ]
         await self.redis.delete(*names)
         await self.redis.set(self.keys.chat(old_id, "moved_to"), new_id)

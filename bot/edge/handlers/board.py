@@ -95,15 +95,18 @@ def is_lobby(record: GameRecord) -> bool:
 
 
 def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
-           style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
+           style: str | None = None, picture: bool = True, live: bool = False,
+           **ui: object) -> BoardMessage:
     """The board (or lobby) message in the chat's board style (or ``style``);
     ``ui`` may also name the ``player`` whose own board it is;
     ``picture=False`` leaves a picture board's picture out (a keyboard-only
-    redraw keeps the one posted)."""
+    redraw keeps the one posted); ``live``: a group's board of a game both
+    players play in the Mini App says so (beside its 📱 button)."""
     if is_lobby(record):
         return BoardMessage(*lobby_message(tr, record))
     board = board_message(tr, record, style=style or settings.board_style, picture=picture,
-                          orientation=settings.orientation, **ui)  # type: ignore[arg-type]
+                          orientation=settings.orientation,
+                          live=live and not record.is_inline, **ui)  # type: ignore[arg-type]
     if record.status is not Status.ACTIVE or record.is_inline:
         return board
     # the Mini App's button (none without WEBAPP_URL): web_app works only in private chats
@@ -113,17 +116,18 @@ def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
 
 
 async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,
-               style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
+               style: str | None = None, picture: bool = True, live: bool = False,
+               **ui: object) -> BoardMessage:
     """:func:`render`, with the picture painted by :data:`bot.present.painter.PAINTER`
     (in its own process: the loop goes on answering taps meanwhile)."""
-    board = render(tr, record, settings, style=style, picture=picture, **ui)
+    board = render(tr, record, settings, style=style, picture=picture, live=live, **ui)
     if board.picture is None:
         return board
     try:
         return painted(board, await PAINTER.png(board.picture))
     except Exception:  # a board is always shown: this once as text (the next edit retries)
         log.exception("cannot paint the board of game %s; showing it as text", record.game_id)
-        return render(tr, record, settings, style=TEXT, picture=False, **ui)
+        return render(tr, record, settings, style=TEXT, picture=False, live=live, **ui)
 
 
 class Viewer(NamedTuple):
@@ -169,18 +173,20 @@ def is_gone(error: BadRequest) -> bool:
 
 
 async def edit(context: Context, tr: Translator, record: GameRecord, *,
-               view: BoardViewRef | None = None, **ui: object) -> None:
+               view: BoardViewRef | None = None, live: bool = False, **ui: object) -> None:
     """Redraw every board of the record: its chat's board message and each
     view; a board deleted or of the other style is posted again.  ``ui`` (a
     keyboard-only tap) redraws only the board tapped (``view``, else the
-    chat's): the picture stays, only the caption and keyboard change."""
+    chat's): the picture stays, only the caption and keyboard change.
+    ``live``: the chat's board says the game is played in the Mini App (the
+    players' own views do not: they are the players')."""
     if ui:
         if view is None:
             await _edit_main(context, tr, record, ui)
         else:
             await _edit_view(context, tr, record, view, ui)
         return
-    if await _edit_main(context, tr, record, {}):
+    if await _edit_main(context, tr, record, {}, live=live):
         return  # posted again: repost redrew the views
     for each in record.views:
         if await _edit_view(context, tr, record, each, {}):
@@ -188,7 +194,8 @@ async def edit(context: Context, tr: Translator, record: GameRecord, *,
 
 
 async def _edit_main(context: Context, tr: Translator, record: GameRecord,
-                     ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
+                     ui: dict[str, object], *, keyboard_only: bool = False,
+                     live: bool = False) -> bool:
     """Redraw the chat's board message (an inline game's: its inline message);
     True if it had to be posted again."""
     if record.is_inline:
@@ -197,26 +204,26 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     if record.is_private:
         return False
     if record.board_message_id is None:
-        await repost(context, tr, record)
+        await repost(context, tr, record, live=live)
         return True
     settings = await chat_settings(context, record.chat_id)
     tr = await board_translator(context, settings, tr)
     if (settings.board_style == "png" and not is_lobby(record)) != record.board_photo:
         # a lobby that became a game, or the style changed: it is replaced, not kept
-        await repost(context, tr, record, settings=settings, delete_old=True)
+        await repost(context, tr, record, settings=settings, delete_old=True, live=live)
         return True
     same_picture = bool(ui) or keyboard_only
     board = await draw(tr, record, settings, style=settings.board_style,
-                       picture=not same_picture, **ui)
+                       picture=not same_picture, live=live, **ui)
     if board.photo is None and record.board_photo:  # not painted: the text board replaces it
-        await repost(context, tr, record, settings=settings, delete_old=True)
+        await repost(context, tr, record, settings=settings, delete_old=True, live=live)
         return True
     if not await _edit_shown(context, record, (record.chat_id, record.board_message_id), board,
                              same_picture, ui):
         return False
     log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
              record.chat_id)
-    await repost(context, tr, record, strip_old=False, settings=settings)
+    await repost(context, tr, record, strip_old=False, settings=settings, live=live)
     return True
 
 
@@ -413,17 +420,17 @@ async def _edit_message(context: Context, board: Board, message: BoardMessage,
 
 async def repost(context: Context, tr: Translator, record: GameRecord, *,
                  strip_old: bool = True, delete_old: bool = False,
-                 settings: ChatSettings | None = None) -> GameRecord:
+                 settings: ChatSettings | None = None, live: bool = False) -> GameRecord:
     """Post the board (or lobby) at the bottom of the chat and make it the
     active one; the old message loses its buttons (and any left answer
-    stale), or is deleted with ``delete_old``."""
+    stale), or is deleted with ``delete_old``; ``live`` as for :func:`render`."""
     store = get_store(context)
     if settings is None:
         settings = await chat_settings(context, record.chat_id)
     if not record.is_private:
         tr = await board_translator(context, settings, tr)
     drawn = record.model_copy(update={"version": record.version + 1})
-    board = await draw(tr, drawn, settings)
+    board = await draw(tr, drawn, settings, live=live)
     message = await send_board(context, record.chat_id, record.thread_id, board)
     posted = {"board_message_id": message.message_id, "board_photo": board.photo is not None}
     try:
@@ -711,9 +718,10 @@ async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
 
 
 async def show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
-                user_id: int, *, repair: bool = False) -> None:
+                user_id: int, *, repair: bool = False, live: bool = False) -> None:
     """Redraw the board and ping whoever the game waits for now; ``repair``: only
-    the boards that do not show ``new`` yet (a retry)."""
+    the boards that do not show ``new`` yet (a retry); ``live``: both players play
+    in the Mini App (the group board says so, :func:`render`)."""
     if new.is_inline and old.status is Status.LOBBY and new.status is Status.ACTIVE:
         await get_store(context).keep_chat(new.chat_id, None)  # its game started (issue 21)
     if repair:
@@ -722,7 +730,7 @@ async def show(context: Context, tr: Translator, old: GameRecord, new: GameRecor
         await start_from_finished(context, tr, old, new)
     else:
         await keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
-        await edit(context, tr, new)
+        await edit(context, tr, new, live=live)
         if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
             # posted again as pictures: ping under those
             new = await get_store(context).games.load(new.key) or new

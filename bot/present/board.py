@@ -442,6 +442,8 @@ watchers learn where the game is played, and which button shows it."""
 def _live_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
     """:data:`LIVE_IN_APP` for a game still being played (never on its final board);
     the button named as this board's keyboard reads it (the same translator)."""
+    if record.status is not Status.ACTIVE or game.is_over:
+        return None
     return "📱 " + tr.naming(LIVE_IN_APP, tr)
 
 

@@ -95,18 +95,16 @@ def is_lobby(record: GameRecord) -> bool:
 
 
 def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
-           style: str | None = None, picture: bool = True, live: bool = False,
-           **ui: object) -> BoardMessage:
+           style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
     """The board (or lobby) message in the chat's board style (or ``style``);
-    ``ui`` may also name the ``player`` whose own board it is;
+    ``ui`` may also name the ``player`` whose own board it is, or be ``live``
+    (a group's board of a game both players play in the Mini App says so);
     ``picture=False`` leaves a picture board's picture out (a keyboard-only
-    redraw keeps the one posted); ``live``: a group's board of a game both
-    players play in the Mini App says so (beside its 📱 button)."""
+    redraw keeps the one posted)."""
     if is_lobby(record):
         return BoardMessage(*lobby_message(tr, record))
     board = board_message(tr, record, style=style or settings.board_style, picture=picture,
-                          orientation=settings.orientation,
-                          live=live and not record.is_inline, **ui)  # type: ignore[arg-type]
+                          orientation=settings.orientation, **ui)  # type: ignore[arg-type]
     if record.status is not Status.ACTIVE or record.is_inline:
         return board
     # the Mini App's button (none without WEBAPP_URL): web_app works only in private chats
@@ -116,18 +114,17 @@ def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
 
 
 async def draw(tr: Translator, record: GameRecord, settings: ChatSettings, *,
-               style: str | None = None, picture: bool = True, live: bool = False,
-               **ui: object) -> BoardMessage:
+               style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
     """:func:`render`, with the picture painted by :data:`bot.present.painter.PAINTER`
     (in its own process: the loop goes on answering taps meanwhile)."""
-    board = render(tr, record, settings, style=style, picture=picture, live=live, **ui)
+    board = render(tr, record, settings, style=style, picture=picture, **ui)
     if board.picture is None:
         return board
     try:
         return painted(board, await PAINTER.png(board.picture))
     except Exception:  # a board is always shown: this once as text (the next edit retries)
         log.exception("cannot paint the board of game %s; showing it as text", record.game_id)
-        return render(tr, record, settings, style=TEXT, picture=False, live=live, **ui)
+        return render(tr, record, settings, style=TEXT, picture=False, **ui)
 
 
 class Viewer(NamedTuple):

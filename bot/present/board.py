@@ -490,7 +490,8 @@ def _short_names(record: GameRecord, limit: int) -> GameRecord:
 
 def _board_message(tr: Translator, record: GameRecord, *, style: str, orientation: str,
                    ui: ButtonAction | None, source: int | None, player: Side | None,
-                   picture: bool, live: bool) -> tuple[BoardMessage, list[str], list[int]]:
+                   picture: bool, live: bool = False
+                   ) -> tuple[BoardMessage, list[str], list[int]]:
     """:func:`board_message` before it is fitted to Telegram's limit, its
     lines (each balanced HTML: the ``<pre>`` text board is one) and the
     indexes of those that may be dropped, least needed first."""

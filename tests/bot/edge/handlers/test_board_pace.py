@@ -18,10 +18,11 @@ import tornado.web
 
 from bot.edge.boardpace import BoardPace
 from bot.edge.webapp import Webapp, routes
+from bot.rules.seats import waiting_user
 from bot.store import Store
 from bot.vocab.records import Status
 from tests.bot.conftest import World, running_world
-from tests.bot.driver import game_board
+from tests.bot.driver import game_board, pick
 from tests.bot.edge.handlers.test_webapp_budget import (
     Hold,
     _at_a_roll,
@@ -126,6 +127,15 @@ async def test_both_in_the_app_the_group_board_follows_at_the_pace_newest_only(
         assert pace.skipped >= 3 and pace.drawn == 1
         # and it says where the game is played, the link to watch beside it
         assert LIVE in _text(world, chat, board.message_id)
+        # a player who plays in the chat again: the board drawn for it no longer says so
+        [now] = await world.store.games.chat_games(chat.id)
+        tapper = first if waiting_user(now) == first.id else second
+        data = pick(world.board(chat))
+        assert data is not None
+        await world.tap(chat, tapper, world.board(chat), data)
+        await _settled(world)
+        assert world.server.message(chat, board.message_id).edits == edits + 2
+        assert LIVE not in _text(world, chat, board.message_id)
 
 
 async def test_a_double_from_the_app_is_drawn_at_once(

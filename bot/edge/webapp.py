@@ -348,7 +348,10 @@ class _Api(tornado.web.RequestHandler):
                  and not at_once(record, saved))
 
         def draw(old: GameRecord, new: GameRecord) -> Coroutine[Any, Any, None]:
-            return show_change(context, tr, old, new, user.user_id)
+            # asked when drawn (a paced draw comes later): the group board says the game
+            # is played in the app while both still are, the pace's own condition
+            live = not new.is_private and webapp.presence.all_here(new)
+            return show_change(context, tr, old, new, user.user_id, live=live)
 
         def load() -> Awaitable[GameRecord | None]:
             return webapp.store.games.load_game(saved.chat_id, saved.game_id)

@@ -434,10 +434,23 @@ def _deadline_line(tr: Translator, record: GameRecord) -> str | None:
     return "\n".join(lines) or None
 
 
+LIVE_IN_APP = N_("Played live in the board app: tap {app} to watch.")
+"""The group board's line while both players play in the Mini App (issue 34): the
+watchers learn where the game is played, and which button shows it."""
+
+
+def _live_line(tr: Translator, record: GameRecord, game: Game) -> str | None:
+    """:data:`LIVE_IN_APP` for a game still being played (never on its final board);
+    the button named as this board's keyboard reads it (the same translator)."""
+    if record.status is not Status.ACTIVE or game.is_over:
+        return None
+    return "📱 " + tr.naming(LIVE_IN_APP, tr)
+
+
 def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
                   orientation: str = "follow", ui: ButtonAction | None = None,
                   source: int | None = None, player: Side | None = None,
-                  picture: bool = True) -> BoardMessage:
+                  picture: bool = True, live: bool = False) -> BoardMessage:
     """The board message of an active or finished game and its keyboard.
 
     ``style`` is ``"png"`` (a picture, the status in its caption) or
@@ -450,11 +463,13 @@ def board_message(tr: Translator, record: GameRecord, *, style: str = PICTURE,
     keyboard of a picture board whose picture stays as it is (a keyboard-only
     redraw).  The picture is not drawn here (it costs ~5 ms): ``picture`` is
     the view to draw (:func:`painted`, or :mod:`bot.present.painter` off the loop).
+    ``live``: both players play it in the Mini App now (bot/edge/boardpace.py): the
+    group board says so while the game goes on (:data:`LIVE_IN_APP`).
     """
     for cut in NAME_CUTS:  # long names are shortened before any line is dropped
         message, lines, drop_order = _board_message(
             tr, _short_names(record, cut), style=style, orientation=orientation, ui=ui,
-            source=source, player=player, picture=picture)
+            source=source, player=player, picture=picture, live=live)
         limit = CAPTION_LIMIT if message.photo is not None else TEXT_LIMIT
         if visible_length(message.text) <= limit:
             return message
@@ -475,7 +490,8 @@ def _short_names(record: GameRecord, limit: int) -> GameRecord:
 
 def _board_message(tr: Translator, record: GameRecord, *, style: str, orientation: str,
                    ui: ButtonAction | None, source: int | None, player: Side | None,
-                   picture: bool) -> tuple[BoardMessage, list[str], list[int]]:
+                   picture: bool, live: bool = False
+                   ) -> tuple[BoardMessage, list[str], list[int]]:
     """:func:`board_message` before it is fitted to Telegram's limit, its
     lines (each balanced HTML: the ``<pre>`` text board is one) and the
     indexes of those that may be dropped, least needed first."""
@@ -517,6 +533,10 @@ def _board_message(tr: Translator, record: GameRecord, *, style: str, orientatio
     deadline = _deadline_line(tr, record)
     if deadline:
         lines.append(deadline)
+    live_line = _live_line(tr, record, game) if live else None
+    if live_line:  # the first dropped: the 📱 button stays without it
+        drop_order.insert(0, len(lines))
+        lines.append(live_line)
     markup = game_keyboard(tr, record, table, ui=ui, source=source, viewer=view.numbered_for,
                            player=player)
     return BoardMessage(LINE_BREAK.join(lines), markup, photo, to_draw), lines, drop_order

@@ -73,7 +73,7 @@ def app_button(tr: Translator, links: WebappLinks, chat_id: int, game_id: str, *
                private: bool) -> InlineKeyboardButton:
     """📱 Board: a ``web_app`` button in a private chat, else the Direct Link (also
     in a private chat when ``WEBAPP_URL`` is plain http: a browser test's address)."""
-    text = "📱 " + tr.gettext("Open the board app")
+    text = tr.label("app")
     if private and links.url.startswith("https://"):  # Telegram opens web_app only over HTTPS
         return InlineKeyboardButton(text, web_app=WebAppInfo(links.page(chat_id, game_id)))
     return InlineKeyboardButton(text, url=links.direct(chat_id, game_id))

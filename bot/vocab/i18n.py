@@ -56,6 +56,7 @@ BUTTONS: dict[str, tuple[str, str]] = {
     "confirm": ("✓ ", N_("Confirm")),
     "more": ("⋯ ", N_("More")),
     "next_game": ("", N_("Next game")),
+    "app": ("📱 ", N_("Open the board app")),
 }
 """The buttons a text may name: placeholder -> (mark, label).  The keyboards
 draw these buttons with :meth:`Translator.label`, and a text names one only as

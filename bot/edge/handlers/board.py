@@ -97,7 +97,8 @@ def is_lobby(record: GameRecord) -> bool:
 def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
            style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
     """The board (or lobby) message in the chat's board style (or ``style``);
-    ``ui`` may also name the ``player`` whose own board it is;
+    ``ui`` may also name the ``player`` whose own board it is, or be ``live``
+    (a group's board of a game both players play in the Mini App says so);
     ``picture=False`` leaves a picture board's picture out (a keyboard-only
     redraw keeps the one posted)."""
     if is_lobby(record):
@@ -169,18 +170,20 @@ def is_gone(error: BadRequest) -> bool:
 
 
 async def edit(context: Context, tr: Translator, record: GameRecord, *,
-               view: BoardViewRef | None = None, **ui: object) -> None:
+               view: BoardViewRef | None = None, live: bool = False, **ui: object) -> None:
     """Redraw every board of the record: its chat's board message and each
     view; a board deleted or of the other style is posted again.  ``ui`` (a
     keyboard-only tap) redraws only the board tapped (``view``, else the
-    chat's): the picture stays, only the caption and keyboard change."""
+    chat's): the picture stays, only the caption and keyboard change.
+    ``live``: the chat's board says the game is played in the Mini App (the
+    players' own views do not: they are the players')."""
     if ui:
         if view is None:
             await _edit_main(context, tr, record, ui)
         else:
             await _edit_view(context, tr, record, view, ui)
         return
-    if await _edit_main(context, tr, record, {}):
+    if await _edit_main(context, tr, record, {}, live=live):
         return  # posted again: repost redrew the views
     for each in record.views:
         if await _edit_view(context, tr, record, each, {}):
@@ -188,7 +191,8 @@ async def edit(context: Context, tr: Translator, record: GameRecord, *,
 
 
 async def _edit_main(context: Context, tr: Translator, record: GameRecord,
-                     ui: dict[str, object], *, keyboard_only: bool = False) -> bool:
+                     ui: dict[str, object], *, keyboard_only: bool = False,
+                     live: bool = False) -> bool:
     """Redraw the chat's board message (an inline game's: its inline message);
     True if it had to be posted again."""
     if record.is_inline:
@@ -197,26 +201,26 @@ async def _edit_main(context: Context, tr: Translator, record: GameRecord,
     if record.is_private:
         return False
     if record.board_message_id is None:
-        await repost(context, tr, record)
+        await repost(context, tr, record, live=live)
         return True
     settings = await chat_settings(context, record.chat_id)
     tr = await board_translator(context, settings, tr)
     if (settings.board_style == "png" and not is_lobby(record)) != record.board_photo:
         # a lobby that became a game, or the style changed: it is replaced, not kept
-        await repost(context, tr, record, settings=settings, delete_old=True)
+        await repost(context, tr, record, settings=settings, delete_old=True, live=live)
         return True
     same_picture = bool(ui) or keyboard_only
     board = await draw(tr, record, settings, style=settings.board_style,
-                       picture=not same_picture, **ui)
+                       picture=not same_picture, live=live, **ui)
     if board.photo is None and record.board_photo:  # not painted: the text board replaces it
-        await repost(context, tr, record, settings=settings, delete_old=True)
+        await repost(context, tr, record, settings=settings, delete_old=True, live=live)
         return True
     if not await _edit_shown(context, record, (record.chat_id, record.board_message_id), board,
                              same_picture, ui):
         return False
     log.info("board message %s in chat %s is gone; re-posting", record.board_message_id,
              record.chat_id)
-    await repost(context, tr, record, strip_old=False, settings=settings)
+    await repost(context, tr, record, strip_old=False, settings=settings, live=live)
     return True
 
 
@@ -413,17 +417,17 @@ async def _edit_message(context: Context, board: Board, message: BoardMessage,
 
 async def repost(context: Context, tr: Translator, record: GameRecord, *,
                  strip_old: bool = True, delete_old: bool = False,
-                 settings: ChatSettings | None = None) -> GameRecord:
+                 settings: ChatSettings | None = None, live: bool = False) -> GameRecord:
     """Post the board (or lobby) at the bottom of the chat and make it the
     active one; the old message loses its buttons (and any left answer
-    stale), or is deleted with ``delete_old``."""
+    stale), or is deleted with ``delete_old``; ``live`` as for :func:`render`."""
     store = get_store(context)
     if settings is None:
         settings = await chat_settings(context, record.chat_id)
     if not record.is_private:
         tr = await board_translator(context, settings, tr)
     drawn = record.model_copy(update={"version": record.version + 1})
-    board = await draw(tr, drawn, settings)
+    board = await draw(tr, drawn, settings, live=live)
     message = await send_board(context, record.chat_id, record.thread_id, board)
     posted = {"board_message_id": message.message_id, "board_photo": board.photo is not None}
     try:
@@ -711,9 +715,10 @@ async def keep_inline(context: Context, tr: Translator, old: GameRecord | None,
 
 
 async def show(context: Context, tr: Translator, old: GameRecord, new: GameRecord,
-                user_id: int, *, repair: bool = False) -> None:
+                user_id: int, *, repair: bool = False, live: bool = False) -> None:
     """Redraw the board and ping whoever the game waits for now; ``repair``: only
-    the boards that do not show ``new`` yet (a retry)."""
+    the boards that do not show ``new`` yet (a retry); ``live``: both players play
+    in the Mini App (the group board says so, :func:`render`)."""
     if new.is_inline and old.status is Status.LOBBY and new.status is Status.ACTIVE:
         await get_store(context).keep_chat(new.chat_id, None)  # its game started (issue 21)
     if repair:
@@ -722,7 +727,7 @@ async def show(context: Context, tr: Translator, old: GameRecord, new: GameRecor
         await start_from_finished(context, tr, old, new)
     else:
         await keep_inline(context, tr, old, new, user_id)  # before its Start or Accept
-        await edit(context, tr, new)
+        await edit(context, tr, new, live=live)
         if new.is_private and old.status is Status.LOBBY:  # its text views were posted again
             # posted again as pictures: ping under those
             new = await get_store(context).games.load(new.key) or new

@@ -18,9 +18,11 @@ import tornado.web
 
 from bot.edge.boardpace import BoardPace
 from bot.edge.webapp import Webapp, routes
+from bot.rules.seats import waiting_user
 from bot.store import Store
+from bot.vocab.records import Status
 from tests.bot.conftest import World, running_world
-from tests.bot.driver import game_board
+from tests.bot.driver import game_board, pick
 from tests.bot.edge.handlers.test_webapp_budget import (
     Hold,
     _at_a_roll,
@@ -47,6 +49,15 @@ async def paced(store: Store) -> AsyncIterator[tuple[World, Hold, BoardPace, str
             hold_roll.released.set()
             await webapp.live.stop()
             await asyncio.sleep(0)
+
+
+LIVE = "📱 Played live in the board app: tap 📱 Open the board app to watch."
+"""The group board's line while both players play in the app (the board is English)."""
+
+
+def _text(world: World, chat: Any, message_id: int) -> str:
+    message = world.server.message(chat, message_id)
+    return message.text or message.caption or ""
 
 
 async def _whole_turn(client: httpx.AsyncClient, url: str, base: dict[str, Any],
@@ -114,6 +125,17 @@ async def test_both_in_the_app_the_group_board_follows_at_the_pace_newest_only(
         assert world.server.message(chat, board.message_id).edits == edits + 1
         assert await _drawn_version(world, chat, world.board(chat)) == "current"
         assert pace.skipped >= 3 and pace.drawn == 1
+        # and it says where the game is played, the link to watch beside it
+        assert LIVE in _text(world, chat, board.message_id)
+        # a player who plays in the chat again: the board drawn for it no longer says so
+        [now] = await world.store.games.chat_games(chat.id)
+        tapper = first if waiting_user(now) == first.id else second
+        data = pick(world.board(chat))
+        assert data is not None
+        await world.tap(chat, tapper, world.board(chat), data)
+        await _settled(world)
+        assert world.server.message(chat, board.message_id).edits == edits + 2
+        assert LIVE not in _text(world, chat, board.message_id)
 
 
 async def test_a_double_from_the_app_is_drawn_at_once(
@@ -134,6 +156,18 @@ async def test_a_double_from_the_app_is_drawn_at_once(
         assert not hold.released.is_set()
         assert world.server.message(chat, board.message_id).edits == edits + 1
         assert await _drawn_version(world, chat, world.board(chat)) == "current"
+        assert LIVE in _text(world, chat, board.message_id)  # both are still in the app
+        # the pass ends the game, drawn at once: the final board does not say it
+        state = await _call(client, url, "state", **bases[first.id])
+        assert "pass" in state["actions"], state["actions"]
+        await _call(client, url, "action", **bases[first.id], version=state["version"],
+                    action="pass")
+        await _settled(world)
+        [over] = await world.store.games.chat_games(chat.id)
+        assert over.status is Status.FINISHED
+        assert world.server.message(chat, board.message_id).edits == edits + 2
+        assert LIVE not in _text(world, chat, board.message_id)
+        assert "🏁" in _text(world, chat, board.message_id)
 
 
 def test_with_many_games_in_the_app_each_ones_pace_lengthens_to_keep_the_bots_share() -> None:

@@ -62,6 +62,17 @@ class World:
         await self.idle()
         return message
 
+    async def answer(self, chat: Chat | int, sent: Message, contains: str | None = None
+                     ) -> Message:
+        """The bot's reply to the command ``sent`` (a message quoting it).  Not
+        :meth:`reply`'s "the first message sent or edited since": a board that
+        says the same words (a proposal's line) may be edited first on a loaded
+        machine, and was then taken for the reply (issue 37)."""
+        message = await self.server.wait_message_async(
+            chat, contains, since=sent, match=lambda m: m.reply_to == sent.message_id)
+        await self.idle()
+        return message
+
     async def idle(self) -> None:
         """Let the bot finish what an update started (edits after the answer)."""
         last = -1

@@ -256,7 +256,7 @@ async def test_every_clock_button_refuses_who_may_not_press_it(world: World,
     t = _setup(world)
     late, winner, offer = await _time_out(world, t, timed)
     sent = await world.send(t.chat, winner, "/pause")
-    proposal = await world.reply(t.chat, sent, "proposes to pause")
+    proposal = await world.answer(t.chat, sent, "proposes to pause")
     table = [(offer, clock_button(world, offer, action), refused)
              for action, refused in (("W", (late, t.eve)), ("T", (late, t.eve)))] + [
         (proposal, clock_button(world, proposal, action), refused)
@@ -341,7 +341,7 @@ async def test_pause_by_agreement_stops_the_clock_and_resume_restarts_it(
     mover = await waiting(world, t)
     other = t.bob if mover is t.alice else t.alice
     sent = await world.send(t.chat, mover, "/pause")
-    proposal = await world.reply(t.chat, sent, "proposes to pause")
+    proposal = await world.answer(t.chat, sent, "proposes to pause")
     assert (await _record(world, t)).paused_at is None
     answer = await world.tap(t.chat, mover, proposal, clock_button(world, proposal, "Z"))
     assert answer.show_alert  # the proposer cannot agree with themselves
@@ -357,7 +357,7 @@ async def test_pause_by_agreement_stops_the_clock_and_resume_restarts_it(
     assert bot_texts(world, t.chat, "ran out") == []
     # the player who is not to move proposes to resume; the player to move agrees
     sent = await world.send(t.chat, other, "/resume")
-    proposal = await world.reply(t.chat, sent, "proposes to resume")
+    proposal = await world.answer(t.chat, sent, "proposes to resume")
     assert (await _record(world, t)).paused_at is not None
     await world.tap(t.chat, mover, proposal, clock_button(world, proposal, "Y"))
     record = await _record(world, t)
@@ -365,7 +365,7 @@ async def test_pause_by_agreement_stops_the_clock_and_resume_restarts_it(
     assert abs(record.deadline - clock.now() - LIMIT) < 30
     # the player to move may also resume alone; a proposal may be refused
     sent = await world.send(t.chat, other, "/pause")
-    proposal = await world.reply(t.chat, sent, "proposes to pause")
+    proposal = await world.answer(t.chat, sent, "proposes to pause")
     await world.tap(t.chat, mover, proposal, clock_button(world, proposal, "z"))
     assert "said no" in world.server.message(t.chat.id, proposal.message_id).content
     assert (await _record(world, t)).pause_by is None

@@ -440,18 +440,6 @@ board, a lobby, a clock's proposal, a settle request, a command's list of
 games, /lang and /settings."""
 
 
-async def answer_to(world: World, chat: Chat, sent: Message, contains: str | None = None
-                    ) -> Message:
-    """The bot's reply to the command ``sent``.  Not "the first message sent or
-    edited since" (``world.reply``): on a loaded machine (load 10–19 in a full
-    run, issue 37) an earlier step's board edit may land after the command,
-    and was then taken for its reply, whose buttons were another kind's."""
-    message = await world.server.wait_message_async(
-        chat, contains, since=sent, match=lambda m: m.reply_to == sent.message_id)
-    await world.idle()
-    return message
-
-
 async def test_every_button_forged_onto_every_other_message_changes_nothing(
         world: World) -> None:
     """Issue 21, item 4: Telegram delivers any callback data a client sends,
@@ -471,19 +459,19 @@ async def test_every_button_forged_onto_every_other_message_changes_nothing(
     await world.tap(chat, alice, board, text="✋ Join")
     await world.tap(chat, bob, board, text="✋ Join")
     sent = await world.send(chat, alice, "/pause")
-    clock = await world.reply(chat, sent, "proposes to pause")
+    clock = await world.answer(chat, sent, "proposes to pause")
     sent = await world.send(chat, alice, "/new backgammon")
     lobby = await world.reply(chat, sent, "New game")
     await world.store.redis.hset(world.store.keys.chat(chat.id, "ledger"),
                                  mapping={f"{min(alice.id, bob.id)}:{max(alice.id, bob.id)}": 5})
     sent = await world.send(chat, alice, "/settle")
-    settle_menu = await answer_to(world, chat, sent, "with whom")
+    settle_menu = await world.answer(chat, sent, "with whom")
     sent = await world.send(chat, alice, "/board")
-    picker = await answer_to(world, chat, sent, "Which one?")
+    picker = await world.answer(chat, sent, "Which one?")
     sent = await world.send(chat, alice, "/lang")
-    lang = await answer_to(world, chat, sent)
+    lang = await world.answer(chat, sent)
     sent = await world.send(chat, alice, "/settings")
-    settings_message = await answer_to(world, chat, sent)
+    settings_message = await world.answer(chat, sent)
     messages = dict(zip(FORGED_ONTO, (board, lobby, clock, settle_menu, picker, lang,
                                       settings_message), strict=True))
     game = next(g for g in await world.store.games.chat_games(chat.id) if g.players[1:])

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bot.store import schema
-from bot.store.client import RedisClient, as_text
+from bot.store.client import RedisClient, as_text, hset_expiring
 from bot.store.clock import Clock
 from bot.store.games import Games
 from bot.store.keys import Keys
@@ -272,3 +272,11 @@ class Migration:
                 await self.redis.sadd(user, new_ref)
                 await self.redis.srem(user, old_ref)
         await self.clock.rename(old_ref, new_ref)
+        # private notices whose button follows the board (bot/store/board.py `link`):
+        # keyed by the game's chat, so they move with it or would never be relinked
+        links = self.keys.chat(old.chat_id, f"links:{old.game_id}")
+        fields, ttl = await self.redis.hgetall(links), await self.redis.ttl(links)
+        if fields:  # the same expiry (a re-run after a crash finds the old key gone)
+            await hset_expiring(self.redis, self.keys.chat(new.chat_id, f"links:{new.game_id}"),
+                                {as_text(k): v for k, v in fields.items()}, max(int(ttl), 1))
+            await self.redis.delete(links)

@@ -162,3 +162,19 @@ async def test_a_closed_tournament_moves_with_its_expiry(store: Store) -> None:
     moved = closed.model_copy(update={"chat_id": NEW})
     assert await store.tournament.load(NEW, closed.tournament_id) == moved
     assert 0 < await store.redis.ttl(store.keys.record(moved.key)) <= ENDED_TTL
+
+
+async def test_a_private_notice_linking_to_a_moved_game_follows_it(store: Store) -> None:
+    """A tournament player's private notice links to its game's board
+    (``store.board.link``); after the chat moved, a new board of the game must
+    still find it to relink it, with the link's expiry kept."""
+    active, _ = await populate(store)
+    await store.board.link(active.ref, ALICE, 77, "Board")
+    await store.migration.migrate_chat(OLD, NEW)
+    moved = await store.games.load_game(NEW, active.game_id)
+    assert moved is not None
+    assert await store.board.links(moved.ref) == [(ALICE, 77, "Board")]
+    assert await store.board.links(active.ref) == []
+    assert await store.redis.ttl(store.keys.chat(NEW, f"links:{active.game_id}")) > 0
+    await store.migration.migrate_chat(OLD, NEW)  # a re-run moves nothing twice
+    assert await store.board.links(moved.ref) == [(ALICE, 77, "Board")]

@@ -41,6 +41,7 @@ from bot.present.webstate import unpack_tree
 from bot.rules.play import UI_ONLY
 from bot.vocab.callbacks import Callback
 from tests.bot.driver import game_board, pick
+from tests.bot.trees import walk
 from tests.botapi import BotApiServer, BotProcess
 from tests.botapi.limits import SENDING_METHODS
 from tests.botapi.model import Chat
@@ -275,11 +276,7 @@ async def app_player(client: Client, think: float, stop_at: float, rng: random.R
         await asyncio.sleep(think)
         acts, version = state["actions"], state["version"]
         if state.get("tree"):
-            tree, node, steps = state["tree"], 0, []
-            while not tree[node]["complete"]:
-                step = rng.choice(tree[node]["steps"])
-                steps.append(step["step"])
-                node = step["next"]
+            steps = [edge["step"] for edge in walk(state["tree"], rng.choice)]
             status, answer = await client.call("turn", version=version, play=state["play"],
                                                steps=steps)
             client.tally.app_turns += status == 200

@@ -39,7 +39,8 @@ from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import Refusal
 from engine.game import Phase
-from engine.position import Side, Step, Variant
+from engine.position import Side, Variant
+from tests.bot.trees import random_turn
 from tests.botapi.model import User
 from tests.e2e.miniapp import free_port, init_data, phone_size, wait_version
 
@@ -183,11 +184,7 @@ def advance(record: GameRecord, rng: random.Random, *, double: bool = False) -> 
     user = user_of(record, game.to_act)
     if game.phase is Phase.MOVE:
         tree = turn_tree(game, Side.WHITE)
-        node, steps = 0, []
-        while not tree[node]["complete"]:
-            step = rng.choice(tree[node]["steps"])
-            steps.append(Step(*step["step"]))
-            node = step["next"]
+        steps = random_turn(tree, rng)
         new = apply_turn(record, user, steps)
     else:
         action = {Phase.ROLL: ButtonAction.DOUBLE if double else ButtonAction.ROLL,

@@ -24,6 +24,7 @@ from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import NOT_PLAYING, NOT_YOUR_TURN, STALE, Refusal
 from engine.game import Phase
 from engine.position import Side, Step, Variant
+from tests.bot.trees import random_turn
 
 TOKEN = "123456:secret-token"
 ANN, BOB, EVE = 101, 202, 303
@@ -127,11 +128,7 @@ def test_a_whole_game_of_whole_turns_from_the_tree(variant: Variant) -> None:
                                                             ButtonAction.ROLL))
             continue
         tree = turn_tree(game, Side.WHITE)
-        node, steps = 0, []
-        while not tree[node]["complete"]:
-            step = rng.choice(tree[node]["steps"])
-            steps.append(Step(*step["step"]))
-            node = step["next"]
+        steps = random_turn(tree, rng)
         other = BOB if user == ANN else ANN
         with pytest.raises(Refusal) as refused:
             apply_turn(record, other, steps)
@@ -192,11 +189,7 @@ def _after_black_moved(variant: Variant, **options: object) -> GameRecord:
         user = _mover(record)
         if game.phase is Phase.MOVE:
             tree = turn_tree(game, Side.WHITE)
-            node, steps = 0, []
-            while not tree[node]["complete"]:
-                step = rng.choice(tree[node]["steps"])
-                steps.append(Step(*step["step"]))
-                node = step["next"]
+            steps = random_turn(tree, rng)
             record = apply_turn(record, user, steps)
         else:
             record = apply_game(record, user, Callback.game(record.game_id, record.version,

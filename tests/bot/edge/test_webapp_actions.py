@@ -23,6 +23,7 @@ from tests.bot.edge.handlers.test_webapp_budget import (
     _init,
     served,  # noqa: F401 (the fixture)
 )
+from tests.bot.trees import walk
 from tests.botapi.model import Chat, User
 
 
@@ -79,11 +80,7 @@ async def _play_in_the_app(client: httpx.AsyncClient, url: str, base: dict[str, 
     if state["tree"] is None:
         state = await _call(client, url, "action", **base, version=state["version"],
                             action="roll")
-    tree, node, steps = state["tree"], 0, []
-    while not tree[node]["complete"]:
-        step = tree[node]["steps"][0]
-        steps.append(step["step"])
-        node = step["next"]
+    steps = [edge["step"] for edge in walk(state["tree"])]
     return await _call(client, url, "turn", **base, version=state["version"], steps=steps)
 
 

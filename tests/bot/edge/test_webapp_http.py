@@ -23,6 +23,7 @@ from bot.store import Store
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_webapp_budget import _at_a_roll, _init
+from tests.bot.trees import walk
 
 
 @pytest.fixture
@@ -196,10 +197,7 @@ async def test_a_board_repost_keeps_the_movers_unsent_steps(
         after = (await call("state")).json()
         assert after["version"] > before["version"]  # the record was saved...
         assert after["play"] == before["play"]  # ...the game was not
-        tree, node, steps = before["tree"], 0, []
-        while not tree[node]["complete"]:
-            steps.append(tree[node]["steps"][0]["step"])
-            node = tree[node]["steps"][0]["next"]
+        steps = [edge["step"] for edge in walk(before["tree"])]
         forged = await call("turn", version=before["version"], play="0" * 16, steps=steps)
         assert forged.status_code == 409  # another game than the app's: refused
         sent = await call("turn", version=before["version"], play=before["play"], steps=steps)

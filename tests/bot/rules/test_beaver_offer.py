@@ -21,7 +21,8 @@ from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
 from bot.vocab.refusals import Refusal
 from engine.game import Phase
-from engine.position import Side, Step, Variant
+from engine.position import Side, Variant
+from tests.bot.trees import random_turn
 
 ANN, BOB = 101, 202
 EN = translator("en")
@@ -84,11 +85,7 @@ def test_beaver_is_offered_exactly_when_the_rule_takes_it(seed: int) -> None:
                           else ButtonAction.ROLL)
         elif game.phase is Phase.MOVE:
             tree = game_state(EN, record, user)["tree"]
-            node, steps = 0, []
-            while not tree[node]["complete"]:
-                step = rng.choice(tree[node]["steps"])
-                steps.append(Step(*step["step"]))
-                node = step["next"]
+            steps = random_turn(tree, rng)
             record = apply_turn(record, user, steps)
         else:
             break

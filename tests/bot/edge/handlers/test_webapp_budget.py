@@ -27,6 +27,7 @@ from bot.vocab.callbacks import Callback
 from bot.vocab.records import ChatSettings, settings_key
 from tests.bot.conftest import World, running_world
 from tests.bot.driver import game_board, game_id_of, pick
+from tests.bot.trees import walk
 from tests.botapi.model import Chat, Message, User
 
 
@@ -137,11 +138,7 @@ async def test_a_roll_and_the_turn_after_it_edit_the_group_board_once(
         await world.idle()
         await _held(hold)  # the roll's redraw waits for the hold
         assert world.server.message(chat, board.message_id).edits == edits
-        tree, node, steps = rolled["tree"], 0, []
-        while not tree[node]["complete"]:
-            step = tree[node]["steps"][0]
-            steps.append(step["step"])
-            node = step["next"]
+        steps = [edge["step"] for edge in walk(rolled["tree"])]
         played = await _call(client, url, "turn", **base, version=rolled["version"],
                              steps=steps)
         assert played["version"] > rolled["version"]

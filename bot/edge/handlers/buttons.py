@@ -228,14 +228,15 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
                if entropy_tap(record, data.action) else ())
     settings = await chat_settings(context, record.chat_id)
     setting = settings.confirm_turns
-    # the computer is named in the board's language, not the tapper's
-    named = (await board_translator(context, settings, tr)
-             if data.action is ButtonAction.COMPUTER else tr)
+    seat = None
+    if data.kind is Kind.LOBBY and data.action is ButtonAction.COMPUTER:
+        # the computer is named in the board's language, not the tapper's
+        seat = await computer_turns.seat(context, await board_translator(context, settings, tr),
+                                         computer.DEFAULT_CHOICE, user.id, record.variant)
     try:
         new = tap(record, user.id, display_name(user), aimed,
                   get_dealer(context).tapped(query.id, refused), own_board=view is not None,
-                  bot_name=lambda level: computer.bot_name(named, level),
-                  confirm=confirms_turns(record, setting))
+                  seat=seat, confirm=confirms_turns(record, setting))
     except Refusal as refusal:
         # an older drawing whose step is no longer legal: the board lags, not the player
         if record.version != data.version and refusal.message != NOT_PLAYING:

@@ -197,8 +197,9 @@ async def _seated_anew(context: Context, old: GameRecord, new: GameRecord) -> Ga
             or new.options.computer is None:
         return new
     person = next(p for p in new.players if p.user_id != bot.user_id)
-    named = await board_translator(context, await chat_settings(context, new.chat_id),
-                                   translator(None))
+    # the board's language, as when it first sat down (noted then; else the person's)
+    named = await board_translator(context, await chat_settings(context, new.chat_id), translator(
+        await get_store(context).prefs.language(person.user_id)))
     return computer.seat_computer(new, await seat(context, named, new.options.computer,
                                                   person.user_id, new.variant), person)
 

@@ -11,7 +11,7 @@ import functools
 from ai import Level
 from bot.rules import computer, matchstate, seats
 from bot.service.ending import after_end
-from bot.vocab.callbacks import ButtonAction, Callback
+from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
 from bot.vocab.records import COMPUTER_USER_IDS, GameRecord, Status
 from engine.position import Variant
 from tests.bot.conftest import World
@@ -35,14 +35,21 @@ async def _resign(world: World, chat: Chat, user: User) -> int:
     assert record is not None and seats.waiting_user(record) == user.id
     board = game_board(world.server, chat)
     assert board is not None
-    await world.tap(chat, user, board, world.find(
-        board, lambda _t, d: Callback.parse(d).action is ButtonAction.MENU)[1])
-    resigns = [d for t, d in world.buttons(board) if t.startswith("Resign: ")]
+    menu = world.find(board, lambda _t, d: _is(d, ButtonAction.MENU))[1]
+    await world.tap(chat, user, board, menu)
+    resigns = [d for _, d in world.buttons(board) if _is(d, ButtonAction.RESIGN)]
     tap = world.server.user_taps(chat, user, board, resigns[-1])
     answer = await tap.wait_answer_async()
     await world.idle()
     assert not answer.show_alert, answer
     return tap.update_id
+
+
+def _is(data: str | None, action: ButtonAction) -> bool:
+    try:
+        return data is not None and Callback.parse(data).action is action
+    except CallbackDataError:
+        return False
 
 
 async def _stats(world: World, chat: Chat, user: User) -> str:
@@ -141,3 +148,16 @@ async def test_a_whole_game_at_auto_played_out(world: World) -> None:
     standing = await world.store.computer.standing(alice.id, Variant.BACKGAMMON)
     assert standing is not None and (standing.games, standing.wins) == (1, int(won))
     assert standing.rung == computer.auto_rung(computer.AUTO_START, won)
+
+
+async def test_its_name_and_stats_in_the_chats_language(world: World) -> None:
+    s = world.server
+    alice = s.add_user("Alice", language_code="ru")
+    chat = s.private_chat(alice)
+    record = await _start(world, chat, alice, "/new long bot auto")
+    assert record.players[1].name == "🤖 Бот-нардист (авто: средний)"
+    await _resign(world, chat, alice)
+    sent = await world.send(chat, alice, "/stats")
+    text = (await world.reply(chat, sent, "Уровень сейчас")).content
+    assert "Уровень сейчас: лёгкий" in text, text
+    assert "Игр на auto во всех чатах: 1, побед 0" in text, text

@@ -309,6 +309,9 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
     if current is None:
         return
     if current.version != note["saved"]:  # moved on since: that change's handler shows it
+        # (the computer's answer in this very update may have ended it, and the first
+        # attempt died before what follows an end: that is idempotent, run it)
+        await after_end(store, current)
         await redraw_stale(context, tr, current)
         return
     await store.games.reindex(current)

@@ -38,12 +38,19 @@ from bot.rules.dice import Dealer
 from bot.rules.hints import TOP, HintQuestion, Ranked
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import MatchState, match_in_progress, table_of
-from bot.rules.options import computer_fields
+from bot.rules.options import AUTO, computer_fields
 from bot.rules.play import apply_game, may_double
 from bot.rules.seats import waiting_user
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_, Translator
-from bot.vocab.records import COMPUTER_USER_IDS, GameRecord, Player, Status, TableOptions
+from bot.vocab.records import (
+    COMPUTER_USER_IDS,
+    AutoStanding,
+    GameRecord,
+    Player,
+    Status,
+    TableOptions,
+)
 from bot.vocab.records import computer_level as record_level
 from bot.vocab.refusals import STALE, Refusal
 from engine.game import Phase
@@ -52,11 +59,14 @@ from engine.scoring import ResultKind
 
 LEVELS = tuple(Level)
 DEFAULT_LEVEL = Level.MEDIUM
+DEFAULT_CHOICE = DEFAULT_LEVEL.value
 """``/new long bot`` and the lobby's button: the middle level."""
 LEVEL_NAMES = {Level.EASY: N_("easy"), Level.MEDIUM: N_("medium"), Level.STRONG: N_("strong"),
                Level.BEST: N_("best")}
 BOT_NAME = N_("🤖 Nardy bot ({level})")
 """The computer's name at the table, in the language of the chat it sat down in."""
+AUTO_NAME = N_("auto: {level}")
+"""The level in :data:`BOT_NAME` of a game at ``level=auto``: "🤖 Nardy bot (auto: strong)"."""
 SOMEONE_WAITS = N_("Someone is waiting for a second player here: tap {join} to play them.")
 NOT_YOUR_LOBBY = N_("This lobby is not yours: only whoever opened it may play the bot here. "
                     "Tap {join} to play them, or send /new bot for a game of your own.")
@@ -113,6 +123,79 @@ def auto_level(rung: float) -> Level:
     return LEVELS[min(max(math.floor(rung), 0), len(LEVELS) - 1)]
 
 
+def auto_moved(standing: AutoStanding | None, user_id: int, variant: Variant,
+               person_won: bool) -> AutoStanding:
+    """``user_id``'s standing at auto in ``variant`` after a finished game at
+    auto (``standing``: before it; None: their first), as bot/store/computer.py
+    books it, once per game.
+
+    >>> first = auto_moved(None, 7, Variant.LONG, False)
+    >>> first.rung, first.games, first.wins, auto_level(first.rung).value
+    (0.5, 1, 0, 'easy')
+    >>> auto_moved(first, 7, Variant.LONG, True).rung
+    1.0
+    """
+    before = standing or AutoStanding(user_id=user_id, variant=variant, rung=AUTO_START)
+    return before.model_copy(update={"rung": auto_rung(before.rung, person_won),
+                                     "games": before.games + 1,
+                                     "wins": before.wins + person_won})
+
+
+def auto_result(record: GameRecord) -> tuple[int, Variant, bool] | None:
+    """What the end of ``record`` does to ``level=auto``: the person, the
+    variant and whether the person won, for a game at auto that was played
+    to its end (won, lost, resigned, passed); None for any other (a game
+    between people or at a fixed level, a cancelled game, one never started).
+
+    >>> from engine.position import Side
+    >>> people = (Player(user_id=7, name="P", side=Side.WHITE),
+    ...           Player(user_id=user_id(Level.EASY), name="bot", side=Side.BLACK))
+    >>> auto_result(GameRecord(chat_id=1, variant=Variant.LONG, players=people,
+    ...                        status=Status.CANCELLED, options=TableOptions(computer=AUTO)))
+    """
+    seat = computer_seat(record)
+    if (record.options.computer != AUTO or seat is None or record.status is not Status.FINISHED
+            or not record.engine):
+        return None
+    result = table_of(record).game.result
+    person = next((p for p in record.players if p.user_id != seat.user_id), None)
+    if result is None or person is None:
+        return None
+    return person.user_id, record.variant, person.side is result.winner
+
+
+def level_for(choice: str, standing: AutoStanding | None) -> Level:
+    """The level the computer plays at for a game asked at ``choice`` (a
+    level's word, or :data:`AUTO`: the one the person's ``standing`` in the
+    game's variant gives now; no standing yet: :data:`AUTO_START`).
+
+    >>> level_for("strong", None).value, level_for(AUTO, None).value
+    ('strong', 'medium')
+    """
+    if choice == AUTO:
+        return auto_level(AUTO_START if standing is None else standing.rung)
+    return Level(choice)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Where the computer sits down: the level asked for (:attr:`choice`, a
+    word of :data:`bot.rules.options.LEVEL_WORDS`, kept in the game's options),
+    the level it plays at, and its name at the table."""
+
+    choice: str
+    level: Level
+    name: str
+
+
+def seat_for(tr: Translator, choice: str, standing: AutoStanding | None) -> Seat:
+    """The computer's seat for a game asked at ``choice`` by a person whose
+    standing at auto in its variant is ``standing``, named in ``tr``'s language
+    (that of the board it sits at)."""
+    level = level_for(choice, standing)
+    return Seat(choice, level, bot_name(tr, level, choice))
+
+
 def user_id(level: Level) -> int:
     """The computer's seat at ``level`` (a reserved, never a Telegram, user id)."""
     return COMPUTER_USER_IDS[level.value]
@@ -128,38 +211,44 @@ def computer_seat(record: GameRecord) -> Player | None:
     return next((p for p in record.players if record_level(p.user_id) is not None), None)
 
 
-def computer_options(options: TableOptions, level: Level) -> TableOptions:
-    """A game against the computer: never staked, no clock (it never runs
-    out of time, and nobody waits for a person against a machine), no
-    beavers (it never beavers, and answers no beaver): each option's
-    :attr:`~bot.rules.options.Option.computer` in the table.
+def computer_options(options: TableOptions, choice: str) -> TableOptions:
+    """A game against the computer at ``choice`` (a level, or :data:`AUTO`):
+    never staked, no clock (it never runs out of time, and nobody waits for
+    a person against a machine), no beavers (it never beavers, and answers
+    no beaver): each option's :attr:`~bot.rules.options.Option.computer` in
+    the table.
 
     >>> computer_options(TableOptions(stake_per_point=5, beavers=True, jacoby=True),
-    ...                  Level.EASY).model_dump(include={"stake_per_point", "beavers", "jacoby"})
+    ...                  "easy").model_dump(include={"stake_per_point", "beavers", "jacoby"})
     {'stake_per_point': 0, 'jacoby': True, 'beavers': False}
     """
-    return options.model_copy(update={**computer_fields(), "computer": level.value})
+    return options.model_copy(update={**computer_fields(), "computer": choice})
 
 
-def seat_computer(lobby: GameRecord, level: Level, name: str, person: Player,
+def seat_computer(lobby: GameRecord, seat: Seat, person: Player,
                   dealer: Dealer | None = None) -> GameRecord:
     """``lobby`` with ``person`` and the computer seated (the person plays
     White, the first seat); started (the opening rolled) with ``dealer``'s
-    tap, else waiting for the person's ▶ Start (:func:`awaits_start`)."""
-    options = computer_options(lobby.options, level)
+    tap, else waiting for the person's ▶ Start (:func:`awaits_start`).  A
+    rematch waiting for its Start is seated again this way, at the level its
+    choice gives now (bot/edge/handlers/computer.py)."""
+    options = computer_options(lobby.options, seat.choice)
     players = (person.model_copy(update={"side": Side.WHITE}),
-               Player(user_id=user_id(level), name=name, side=Side.BLACK))
+               Player(user_id=user_id(seat.level), name=seat.name, side=Side.BLACK))
     seated = lobby.model_copy(update={"players": players, "options": options})
     return seated if dealer is None else start_game(seated, dealer)
 
 
+def bot_name(tr: Translator, level: Level, choice: str | None = None) -> str:
+    """The computer's name at ``level``, asked for at ``choice`` (at auto it says so)."""
+    named = tr.gettext(LEVEL_NAMES[level])
+    if choice == AUTO:
+        named = tr.gettext(AUTO_NAME, level=named)
+    return tr.gettext(BOT_NAME, level=named)
 
-def bot_name(tr: Translator, level: Level) -> str:
-    return tr.gettext(BOT_NAME, level=tr.gettext(LEVEL_NAMES[level]))
 
-
-def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: str,
-                    dealer: Dealer, level: Level = DEFAULT_LEVEL) -> GameRecord:
+def play_from_lobby(record: GameRecord, user_id: int, name: str, seat: Seat,
+                    dealer: Dealer) -> GameRecord:
     """The lobby's "Play the bot": the tapper plays the computer, unless
     somebody else has joined and waits for a person.  Only whoever opened the
     lobby (or sits in it) may: anyone else would take away their lobby, and
@@ -170,8 +259,7 @@ def play_from_lobby(record: GameRecord, user_id: int, name: str, computer_name: 
         raise Refusal(SOMEONE_WAITS)
     if not record.players and user_id != record.created_by:
         raise Refusal(NOT_YOUR_LOBBY)
-    return seat_computer(record, level, computer_name, Player(user_id=user_id, name=name[:64]),
-                         dealer)
+    return seat_computer(record, seat, Player(user_id=user_id, name=name[:64]), dealer)
 
 
 def playing_the_bot(games: Sequence[GameRecord], user_id: int, limit: int,

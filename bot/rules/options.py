@@ -39,7 +39,7 @@ class Kind(Enum):
     ON_OFF = "on|off"  # also yes/no, 1/0
     NUMBER = "N"  # a whole number from Option.low to Option.high
     TIME = "time"  # a time per move: 12h, 1d, none (bot/vocab/clock.py)
-    LEVEL = "level"  # the computer's level: easy, medium, strong, best
+    LEVEL = "level"  # the computer's level: easy, medium, strong, best, auto
 
 
 class VsComputer(Enum):
@@ -167,7 +167,8 @@ OPTIONS: tuple[Option, ...] = (
            invalid=N_("time is the limit per move, 1h to 14d: time=12h, time=1d, time=3d or "
                       "time=none."),
            on=N_("{time} per move"), computer=VsComputer.REFUSED),
-    Option("level", "computer", Kind.LEVEL, invalid=N_("level is easy, medium, strong or best."),
+    Option("level", "computer", Kind.LEVEL,
+           invalid=N_("level is easy, medium, strong, best or auto (it follows your results)."),
            inline_refusal=NO_COMPUTER),
     Option("autoplay", "autoplay", Kind.ON_OFF, bit=4, off=N_("forced turns by hand")),
     Option("hints", "hints", Kind.ON_OFF, bit=5, inline_off=None, on=N_("hints on"), mark="💡 ",
@@ -189,7 +190,11 @@ VARIANT_WORDS = {
 }
 OPTION_NAMES = tuple(option.word for option in OPTIONS)
 COMPUTER_WORDS = frozenset({"bot", "computer", "ai"})
-LEVEL_WORDS = ("easy", "medium", "strong", "best")
+AUTO = "auto"
+LEVEL_WORDS = ("easy", "medium", "strong", "best", AUTO)
+"""What ``level=`` takes (and, after ``bot``, a word alone: ``/new long bot auto``):
+the computer's levels, and :data:`AUTO`, the level that follows the person's
+results (bot/rules/computer.py ``auto_rung``)."""
 COMPUTER_UNSTAKED = N_("Games against the bot are never staked and have no clock: leave out "
                        "stake= and time=.")
 HINTS_UNSTAKED = N_("A game with hints is practice and is never staked: leave out stake= or "
@@ -204,6 +209,8 @@ def parse_new_args(args: Sequence[str]) -> tuple[Variant | None, TableOptions]:
     (<Variant.BACKGAMMON: 'backgammon'>, 7, False, False, 0)
     >>> parse_new_args(["long", "bot", "level=strong"])[1].computer
     'strong'
+    >>> parse_new_args(["long", "bot", "auto"])[1].computer
+    'auto'
     >>> parse_new_args(["speed=9"])
     Traceback (most recent call last):
     ...
@@ -227,6 +234,9 @@ def parse_words(args: Sequence[str], table: Sequence[Option] = OPTIONS
             continue
         if word in COMPUTER_WORDS:
             values.setdefault("computer", "medium")
+            continue
+        if word in LEVEL_WORDS:  # a level alone plays the bot: /new long bot auto
+            values["computer"] = word
             continue
         name, sep, value = word.partition("=")
         if not sep or name not in by_word:

@@ -6,9 +6,7 @@ answers the button (:mod:`bot.rules.lobby`, :mod:`bot.rules.play`,
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 
-from ai import Level
 from bot.rules import computer
 from bot.rules.aftergame import after_game
 from bot.rules.dice import Dealer
@@ -82,11 +80,13 @@ def caught_up(record: GameRecord, data: Callback) -> Callback:
 
 
 def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dealer, *,
-        own_board: bool, bot_name: Callable[[Level], str], confirm: bool = True) -> GameRecord:
+        own_board: bool, seat: computer.Seat | None = None, confirm: bool = True
+        ) -> GameRecord:
     """The record a tap by ``user_id`` (called ``name``) makes: the same one for
-    keyboard-only taps; :class:`Refusal` when nothing may change.  ``bot_name``
-    names the computer, should it sit down; ``confirm``: a whole turn waits
-    for Confirm (:func:`bot.rules.play.confirms_turns`)."""
+    keyboard-only taps; :class:`Refusal` when nothing may change.  ``seat``:
+    where the computer sits down on the lobby's 🤖 Play the bot (its level
+    and name, :func:`bot.rules.computer.seat_for`); ``confirm``: a whole turn
+    waits for Confirm (:func:`bot.rules.play.confirms_turns`)."""
     if data.kind is Kind.LOBBY:
         if data.action is ButtonAction.START:
             return start_seated(record, user_id, dealer)
@@ -95,9 +95,9 @@ def tap(record: GameRecord, user_id: int, name: str, data: Callback, dealer: Dea
         if data.action is ButtonAction.COMPUTER and record.is_inline:
             raise Refusal(STALE)  # not offered: the computer plays in the private chat
         if data.action is ButtonAction.COMPUTER:
-            level = computer.DEFAULT_LEVEL
-            return computer.play_from_lobby(record, user_id, name, bot_name(level), dealer,
-                                            level)
+            if seat is None:
+                raise Refusal(STALE)  # pragma: no cover - the edge finds its seat first
+            return computer.play_from_lobby(record, user_id, name, seat, dealer)
         return apply_lobby(record, user_id, name, data, dealer)
     if record.status is not Status.ACTIVE:  # the buttons after the end
         new = after_game(record, user_id, data, dealer)

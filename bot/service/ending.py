@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable
 
+from bot.rules import computer
 from bot.rules.dice import dice_booking
 from bot.rules.ledger import booking, outcome, updated_stats
 from bot.rules.matchstate import table_of
@@ -33,8 +34,20 @@ async def keep_for_analysis(store: Store, record: GameRecord) -> None:
     await store.analysis.keep(record)
 
 
+async def move_auto_level(store: Store, record: GameRecord) -> None:
+    """A game at ``level=auto`` played to its end moves its person's standing
+    (bot/rules/computer.py ``auto_rung``), once: keyed by the game
+    (bot/store/computer.py), as this runs again for a retried update."""
+    moved = computer.auto_result(record)
+    if moved is not None:
+        user_id, variant, won = moved
+        await store.computer.move(user_id, variant, str(record.ref), functools.partial(
+            computer.auto_moved, user_id=user_id, variant=variant, person_won=won))
+
+
 AFTER_END: tuple[FollowUp, ...] = (
     keep_for_analysis,
+    move_auto_level,  # level=auto follows the result (bot/rules/computer.py)
     tournament.game_ended,  # a tournament's pairing: its result (bot/service/tournament.py)
 )
 """What follows a game's end (finished or cancelled), in order, after the

@@ -21,6 +21,7 @@ and named after it: ``store.games.load_game(...)``, ``store.analysis.keep(record
 - ``inline`` (:mod:`bot.store.inline`): an inline message's game;
 - ``played`` (:mod:`bot.store.played`): a player's private and inline games;
 - ``tournament`` (:mod:`bot.store.tournament`): tournaments, their prizes and wake-ups;
+- ``computer`` (:mod:`bot.store.computer`): each person's standing at ``level=auto``;
 - ``replicas`` (:mod:`bot.store.replicas`): a told booking waits for a replica.
 
 One style for every part (docs/architecture.md, "The store"):
@@ -40,6 +41,7 @@ from bot.store.analysis import Analysis
 from bot.store.board import Board
 from bot.store.client import RedisClient
 from bot.store.clock import Clock
+from bot.store.computer import Computer
 from bot.store.flood import FloodBuckets
 from bot.store.games import Games
 from bot.store.inline import Inline
@@ -81,6 +83,7 @@ class Store:
         self.inline = Inline(games)
         self.played = Played(redis, keys, games)
         self.tournament = Tournaments(redis, keys, games, replicas)
+        self.computer = Computer(redis, keys)
 
     @property
     def max_live(self) -> int:

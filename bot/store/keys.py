@@ -58,6 +58,9 @@ chat live in one slot and a Lua script may touch several of them:
                                           inline games (their stats, bot/store/played.py)
     nardy:{user:<uid>}:prefs              hash: started, muted, lang (bot/store/prefs.py)
     nardy:{user:<uid>}:finished           zset of the user's last finished games' refs
+    nardy:{user:<uid>}:auto               hash "<variant>" -> AutoStanding JSON: where the
+                                          user stands on level=auto's ladder (rung, games,
+                                          wins, the games that moved it: bot/store/computer.py)
     nardy:{user:<uid>}:pace:<kind>        the user's input-limit bucket for commands or
                                           taps (bot/edge/handlers/pace.py), expiring
     nardy:{invite:<token>}:offer / :used  an invitation; who redeemed it
@@ -208,6 +211,10 @@ class Keys:
         """The chat's kept finished games (``game_id`` None), one of them, or a
         ``part`` of it (``:analysis``, ``:busy``): bot/store/analysis.py."""
         return self.chat(chat_id, "finished" if game_id is None else f"finished:{game_id}{part}")
+
+    def auto(self, user_id: int) -> str:
+        """The user's standing at ``level=auto``, per variant (bot/store/computer.py)."""
+        return f"{self.prefix}:{{user:{user_id}}}:auto"
 
     def user_finished(self, user_id: int) -> str:
         return f"{self.prefix}:{{user:{user_id}}}:finished"

@@ -263,8 +263,10 @@ class TableOptions(_Model):
     jacoby: bool = False
     beavers: bool = False
     time_control: int | None = Field(default=None, gt=0, description="seconds per move")
-    computer: Literal["easy", "medium", "strong", "best"] | None = Field(
-        default=None, description="the opponent is the computer at this level")
+    computer: Literal["easy", "medium", "strong", "best", "auto"] | None = Field(
+        default=None, description="the opponent is the computer at this level; ``auto``: at "
+        "the level the person's standing gave when it sat down (AutoStanding; the seat's "
+        "user id says which), kept so that a rematch is at auto again")
     autoplay: bool = Field(default=True, description="forced turns are played by themselves")
     hints: bool | None = Field(
         default=None, description="the 💡 Hint button: None is on against the computer and "
@@ -518,6 +520,23 @@ class PlayerStats(_Model):
                                     "(bot/rules/ratings.py); None: kept before deviations, "
                                     "read as its experience implies")
     rated_at: float | None = Field(default=None, description="when its last rated match ended")
+
+
+class AutoStanding(_Model):
+    """Where a person stands on ``level=auto``'s ladder in one variant, in every
+    chat (bot/rules/computer.py ``auto_rung``), and their games at auto."""
+
+    kind: ClassVar[str] = "auto"
+    schema_version: int = SCHEMA_VERSION
+    user_id: int
+    variant: Variant
+    rung: float = Field(description="the ladder's rung: two a level, easy from 0 "
+                        "(bot/rules/computer.py auto_level)")
+    games: int = Field(default=0, ge=0, description="finished games at auto")
+    wins: int = Field(default=0, ge=0)
+    moved_by: tuple[str, ...] = Field(
+        default=(), description="the refs of the last games that moved the rung, newest "
+        "last: a game moves it once, however often its end is delivered (bot/store/computer.py)")
 
 
 def planned_payment(requester: int, other: int, change: int) -> tuple[int, int, int]:

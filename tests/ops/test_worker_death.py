@@ -370,3 +370,47 @@ async def test_a_private_tap_delivered_again_after_its_marker_was_lost_is_not_ap
     tap = api.user_taps(chat, alice, board, data)
     applied, _again = await _delivered_again_without_its_marker(api, first, second, tap)
     assert applied.version > record.version
+
+
+async def test_a_game_the_computer_ended_as_its_worker_died_still_moves_level_auto(
+        api: BotApiServer, workers: Start, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The person resigns at level=auto, the computer's acceptance ends the game
+    (booked), and the worker dies before what follows a game's end
+    (``after_end``): the retry finds the game moved on past the tap's own save
+    and must still run it, so the standing moves, once (issue 38)."""
+    from bot.rules import computer
+    from bot.service import ending
+    from bot.vocab.callbacks import ButtonAction, Callback
+    from engine.position import Variant
+    from tests.bot.driver import game_board, start_button
+
+    first, second, clock = await _two_workers(workers)
+    alice = api.add_user("Alice")
+    chat = api.add_group("G", members=[alice])
+    await first.app.bot.set_webhook(first.url + PATH, secret_token=SECRET)
+    api.user_sends(chat, alice, "/new long bot auto")
+    await api.wait_for_async(lambda: game_board(api, chat) is not None, 15)
+    board = game_board(api, chat)
+    start = None if board is None else start_button(board)
+    assert board is not None and start is not None
+    await api.user_taps(chat, alice, board, start).wait_answer_async(10)
+    await api.wait_for_async(lambda: api.pending_updates() == 0, 15)
+    record = await chat_game(first.store, chat.id)
+    assert record is not None and waiting_user(record) == alice.id
+    menu = Callback.game(record.game_id, record.version, ButtonAction.MENU).format()
+    await api.user_taps(chat, alice, record.board_message_id or 0, menu,
+                        strict=False).wait_answer_async(10)
+    await api.wait_for_async(lambda: api.pending_updates() == 0, 15)
+    await first.app.bot.delete_webhook()  # from here the test delivers the updates itself
+    resign = Callback.game(record.game_id, record.version, ButtonAction.RESIGN, 2).format()
+    api.user_taps(chat, alice, record.board_message_id or 0, resign, strict=False)
+    payload = api.updates()[-1]
+    reached = _hang_once(monkeypatch, ending, "after_end")  # booked; what follows: not yet
+    await _die_at(first, payload, reached)
+    ended = await chat_game(first.store, chat.id)
+    assert ended is not None and ended.status is Status.FINISHED
+    assert await first.store.computer.standing(alice.id, Variant.LONG) is None
+    await _retry(second, clock, payload)
+    standing = await second.store.computer.standing(alice.id, Variant.LONG)
+    assert standing is not None and (standing.games, standing.wins) == (1, 0)
+    assert standing.rung == computer.AUTO_START - computer.AUTO_STEP

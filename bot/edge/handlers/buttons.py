@@ -228,14 +228,15 @@ async def _decide(query: CallbackQuery, context: Context, tr: Translator, data: 
                if entropy_tap(record, data.action) else ())
     settings = await chat_settings(context, record.chat_id)
     setting = settings.confirm_turns
-    # the computer is named in the board's language, not the tapper's
-    named = (await board_translator(context, settings, tr)
-             if data.action is ButtonAction.COMPUTER else tr)
+    seat = None
+    if data.kind is Kind.LOBBY and data.action is ButtonAction.COMPUTER:
+        # the computer is named in the board's language, not the tapper's
+        seat = await computer_turns.seat(context, await board_translator(context, settings, tr),
+                                         computer.DEFAULT_CHOICE, user.id, record.variant)
     try:
         new = tap(record, user.id, display_name(user), aimed,
                   get_dealer(context).tapped(query.id, refused), own_board=view is not None,
-                  bot_name=lambda level: computer.bot_name(named, level),
-                  confirm=confirms_turns(record, setting))
+                  seat=seat, confirm=confirms_turns(record, setting))
     except Refusal as refusal:
         # an older drawing whose step is no longer legal: the board lags, not the player
         if record.version != data.version and refusal.message != NOT_PLAYING:
@@ -308,6 +309,9 @@ async def _finish(context: Context, tr: Translator, query: CallbackQuery, tapped
     if current is None:
         return
     if current.version != note["saved"]:  # moved on since: that change's handler shows it
+        # (the computer's answer in this very update may have ended it, and the first
+        # attempt died before what follows an end: that is idempotent, run it)
+        await after_end(store, current)
         await redraw_stale(context, tr, current)
         return
     await store.games.reindex(current)

@@ -15,7 +15,6 @@ from html import escape
 from telegram import Message, Update
 from telegram.error import BadRequest
 
-from ai import Level
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import which
 from bot.edge.handlers.board import announce, board_translator, edit, repost, show_view
@@ -109,11 +108,12 @@ async def new(update: Update, context: Context) -> None:
         await reply(update, tr.gettext(GAME_LIMIT, count=store.max_live))
         return
     if options.computer is not None:  # the computer sits down at once: no lobby
-        level = Level(options.computer)
         person = Player(user_id=user.id, name=display_name(user))
         # seated, not started: the person's ▶ Start on the posted commitment is the entropy
         named = await board_translator(context, await chat_settings(context, chat.id), tr)
-        lobby = computer.seat_computer(lobby, level, computer.bot_name(named, level), person)
+        seat = await computer_turns.seat(context, named, options.computer, user.id,
+                                         lobby.variant)
+        lobby = computer.seat_computer(lobby, seat, person)
     try:
         saved = await store.games.save(lobby, 0)
     except GameLimit as full:  # the chat filled up meanwhile

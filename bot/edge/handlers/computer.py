@@ -51,13 +51,14 @@ from typing import TypeVar
 
 from ai.analysis import Analysis
 from bot.edge import ops
-from bot.edge.handlers.board import edit, notify
-from bot.edge.handlers.common import Context, chat_language, get_dealer, get_store
+from bot.edge.handlers.board import board_translator, edit, notify
+from bot.edge.handlers.common import Context, chat_language, chat_settings, get_dealer, get_store
 from bot.edge.memo import Memo
 from bot.rules import computer
 from bot.rules.analysis import Job, analyse_job, earlier_jobs, job
 from bot.rules.cancelling import cancelled
 from bot.rules.dice import Dealer
+from bot.rules.lobby import awaits_start
 from bot.service.saving import commit_game, save
 from bot.store import VersionConflict
 from bot.vocab import clock
@@ -65,6 +66,7 @@ from bot.vocab.i18n import N_, Translator, translator
 from bot.vocab.processes import die_with_parent
 from bot.vocab.records import GameRecord
 from bot.vocab.refusals import Refusal
+from engine.position import Variant
 
 log = logging.getLogger(__name__)
 Q = TypeVar("Q")
@@ -174,6 +176,34 @@ async def opening(record: GameRecord, dealer: Dealer) -> GameRecord:
         return record
 
 
+async def seat(context: Context, named: Translator, choice: str, user_id: int,
+               variant: Variant) -> computer.Seat:
+    """Where the computer sits down against ``user_id`` in a game of ``variant``
+    asked at ``choice`` (a level, or auto: the level of their standing, read
+    now), named in ``named``'s language (the board's).  Every place the
+    computer sits down asks here: ``/new … bot``, the lobby's 🤖 Play the bot,
+    a rematch (:func:`play`)."""
+    standing = await get_store(context).computer.standing(user_id, variant)
+    return computer.seat_for(named, choice, standing)
+
+
+async def _seated_anew(context: Context, old: GameRecord, new: GameRecord) -> GameRecord:
+    """A rematch the computer accepted (``new`` continues ``old``, waiting for
+    the person's ▶ Start): the computer seated again by the game's choice of
+    level, so a game at auto is followed by one at the level its result gave
+    (a fixed level sits as it was)."""
+    bot = computer.computer_seat(new)
+    if new.game_id == old.game_id or not awaits_start(new) or bot is None \
+            or new.options.computer is None:
+        return new
+    person = next(p for p in new.players if p.user_id != bot.user_id)
+    # the board's language, as when it first sat down (noted then; else the person's)
+    named = await board_translator(context, await chat_settings(context, new.chat_id), translator(
+        await get_store(context).prefs.language(person.user_id)))
+    return computer.seat_computer(new, await seat(context, named, new.options.computer,
+                                                  person.user_id, new.variant), person)
+
+
 async def play(context: Context, record: GameRecord) -> GameRecord:
     """Let the computer act in the stored ``record`` and save it (one
     compare-and-set); returns the stored record after it, or the newest
@@ -187,6 +217,7 @@ async def play(context: Context, record: GameRecord) -> GameRecord:
         new = await advance(record, get_dealer(context))
         if new is record:
             return record
+        new = await _seated_anew(context, record, new)
         return await save(store, record, new)
     except (VersionConflict, Refusal) as lost:
         # a tap or another process moved the game on: the stored record is the truth

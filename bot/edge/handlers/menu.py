@@ -114,7 +114,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("new", commands.new, N_("Start a game: /new long or /new backgammon"),
             help=N_("/new — open a game; add <code>long</code> or <code>backgammon</code> and "
                     "options like <code>match=7 stake=10 cube=off</code>; <code>/new long "
-                    "bot level=strong</code> plays the bot (levels: easy, medium, strong, best)")),
+                    "bot level=strong</code> plays the bot (levels: easy, medium, strong, best, "
+                    "and auto, which follows your results)")),
     Command("board", commands.board, N_("Show the current board again"),
             help=N_("/board — show the current board again at the bottom")),
     Command("cancel", commands.cancel, N_("Close the lobby or cancel the game"),

@@ -28,7 +28,7 @@ from bot.rules.options import VARIANT_WORDS
 from bot.rules.ratings import is_provisional, shown
 from bot.vocab import clock
 from bot.vocab.i18n import N_, Translator
-from bot.vocab.records import PlayerStats
+from bot.vocab.records import AutoStanding, PlayerStats
 from bot.vocab.usertext import html_text
 from engine.position import Variant
 
@@ -81,6 +81,21 @@ def stats_block(tr: Translator, stats: PlayerStats, *, elsewhere: bool = False) 
     return "\n".join(lines)
 
 
+AUTO_TITLE = N_("{variant} against the bot at auto")
+AUTO_LEVEL = N_("Level now: {level}")
+AUTO_GAMES = N_("Games at auto, in every chat: {games}, won {wins}")
+
+
+def auto_block(tr: Translator, standing: AutoStanding) -> str:
+    """Where a person stands at ``level=auto`` in one variant: the level the
+    computer plays them at now, and their games at auto (in every chat: the
+    standing is the person's, bot/store/computer.py)."""
+    title = tr.gettext(AUTO_TITLE, variant=variant_name(tr, standing.variant))
+    level = tr.gettext(computer.LEVEL_NAMES[computer.auto_level(standing.rung)])
+    return "\n".join([f"<b>{escape(title)}</b>", tr.gettext(AUTO_LEVEL, level=level),
+                      tr.gettext(AUTO_GAMES, games=standing.games, wins=standing.wins)])
+
+
 async def stats(update: Update, context: Context) -> None:
     tr = await translator_for(update, context)
     user = replied_user(update.effective_message) or update.effective_user
@@ -92,13 +107,14 @@ async def stats(update: Update, context: Context) -> None:
     # in the private chat: also the games outside groups (private and inline ones)
     elsewhere = [s for s in summed(await store.played.stats(user.id)) if s.games] \
         if chat.type == Chat.PRIVATE else []
+    auto = [s for s in await store.computer.standings(user.id) if s.games]
     name = html_text(display_name(user))
-    if not mine and not elsewhere:
+    if not mine and not elsewhere and not auto:
         await reply(update, tr.gettext("{name} has no finished games here yet.", name=name))
         return
     mine.sort(key=lambda s: (s.versus != "", s.variant.value, _LEVEL_ORDER.get(s.versus, 0)))
     blocks = [f"<b>{name}</b>"] + [stats_block(tr, s) for s in mine] + [
-        stats_block(tr, s, elsewhere=True) for s in elsewhere]
+        auto_block(tr, s) for s in auto] + [stats_block(tr, s, elsewhere=True) for s in elsewhere]
     await reply(update, "\n\n".join(blocks))
 
 

@@ -75,8 +75,8 @@ def test_the_computer_never_leaves_a_game_waiting_for_it(seed: int, variant: Var
     options = TableOptions(match_length=match, koks=False)
     dealer = Dealer.for_tests(seed)
     opened = lobby.new_lobby(-100, None, variant, options, person, dealer)
-    record = computer.seat_computer(opened, Level.EASY, "bot", Player(user_id=person, name="P"),
-                                    dealer)
+    record = computer.seat_computer(opened, computer.Seat("easy", Level.EASY, "bot"),
+                                    Player(user_id=person, name="P"), dealer)
     assert record.options.stake_per_point == 0 and record.options.time_control is None
     for _ in range(400):
         record = _computer_round(record, rng)

@@ -164,7 +164,7 @@ def test_the_computer_plays_each_option_as_its_row_says(option: Option) -> None:
             options = parse_new_args(asked)[1]  # a lobby's, then "Play the bot" on it
         else:
             options = parse_new_args([*asked, "bot"])[1]
-        played = computer_options(options, Level.EASY)
+        played = computer_options(options, Level.EASY.value)
         if option.field == "computer":
             assert played.computer == "easy"  # the level tapped
             continue

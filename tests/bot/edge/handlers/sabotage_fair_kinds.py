@@ -39,8 +39,8 @@ SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
         "        pass\n")],
     "S3 computer game rolls at /new (its update id)": [(
         "bot/edge/handlers/commands.py",
-        "lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person)",
-        "lobby = computer.seat_computer(lobby, level, computer.bot_name(tr, level), person, "
+        "lobby = computer.seat_computer(lobby, seat, person)",
+        "lobby = computer.seat_computer(lobby, seat, person, "
         "get_dealer(context).tapped(str(update.update_id)))")],
     "S4 computer rematch starts at once": [(
         "bot/rules/aftergame.py",

@@ -71,7 +71,7 @@ async def test_stake_and_clock_are_refused_for_a_bot_game(world: World) -> None:
     assert answer.reply_to == sent.message_id
     assert await chat_game(world.store, club.id) is None
     sent = await world.send(club, alice, "/new long bot level=hard")
-    await world.reply(club, sent, "level is easy, medium, strong or best")
+    await world.reply(club, sent, "level is easy, medium, strong, best or auto")
     # the chat's own stake and clock do not apply to the bot
     await world.send(club, alice, "/stake 10")
     await world.idle()

@@ -486,3 +486,151 @@ def test_a_hit_is_marked_beside_the_board_not_over_a_checker(host: AppHost,
           (m) => Math.min(m.right, c.right) - Math.max(m.left, c.left) > 0.5
               && Math.min(m.bottom, c.bottom) - Math.max(m.top, c.top) > 0.5)).length""")
     assert touching == 0
+
+
+# ---- touch: every candidate a finger's width (44 px), though a point is ~22-27 px ----
+
+TOUCH = 44
+EDGE = 18  # px beside a point's centre: inside its neighbour's column, inside its own reach
+
+
+def _neighbours(label: int) -> list[tuple[int, int]]:
+    """The points beside ``label`` in its half of the board, each with the screen side it
+    lies on (+1 right, -1 left): a row's labels run 13..24 left to right on top and 12..1
+    on the bottom, the bar between 18|19 and 7|6."""
+    found = []
+    for other in (label - 1, label + 1):
+        if not 1 <= other <= 24 or (label > 12) != (other > 12) or {label, other} in (
+                {18, 19}, {6, 7}):
+            continue
+        right = other > label if label > 12 else other < label
+        found.append((other, 1 if right else -1))
+    return found
+
+
+def edge_pair(record: GameRecord) -> tuple[int, int, int, int] | None:
+    """A source and one of its targets (Ann's numbers), each with a side where the
+    neighbouring point is no candidate (picking up: no other source; dropping: no other
+    target, nor a source, nor where it came from): ``(source, side, target, side)``."""
+    game = table_of(record).game
+    if game.phase is not Phase.MOVE or game.to_act is not Side.WHITE:
+        return None
+    steps = turn_tree(game, Side.WHITE)[0]["steps"]
+    sources = {s["from"] for s in steps}
+    for source in sorted(s for s in sources if isinstance(s, int)):
+        picks = [side for other, side in _neighbours(source) if other not in sources]
+        targets = {s["to"] for s in steps if s["from"] == source}
+        for target in sorted(t for t in targets if isinstance(t, int)):
+            drops = [side for other, side in _neighbours(target)
+                     if other not in sources | targets | {source}]
+            if picks and drops:
+                return source, picks[0], target, drops[0]
+    return None
+
+
+@functools.cache
+def edge_moment(variant: Variant) -> GameRecord:
+    return until(started(variant), lambda r: moving_after(Side.WHITE)(r)
+                 and edge_pair(r) is not None)
+
+
+def at_edge(driver: Any, label: int, side: int) -> Any:
+    """Actions moved to ``EDGE`` px beside ``label``'s centre, towards ``side``."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    return ActionChains(driver).move_to_element_with_offset(cell(driver, label), side * EDGE, 0)
+
+
+def mine_on(driver: Any, label: int) -> int:
+    return len(driver.find_elements("css selector", f'circle.checker-0[data-at="{label}"]'))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("size", [(390, 844), NARROW], ids=["390", "320"])
+def test_a_tap_beside_a_point_reaches_the_candidate(variant: Variant, size: tuple[int, int],
+                                                   host: AppHost, driver: Any) -> None:
+    """A tap 18 px beside a point's centre, over the neighbouring point (no candidate),
+    picks up the checker; then a tap 18 px beside a lit target lands there; and a drag
+    from beside the checker to beside the target plays the same step."""
+    record = edge_moment(variant)
+    pair = edge_pair(record)
+    assert pair is not None
+    source, pick, target, drop = pair
+    open_page(driver, host, record, ANN, size=size)
+    column = js(driver, f"return document.querySelector('[data-cell=\"{source}\"]')"
+                        ".getBoundingClientRect().width")
+    assert column < EDGE * 2, column  # the finger is over the neighbouring point
+    before = mine_on(driver, target)
+    at_edge(driver, source, pick).click().perform()
+    assert driver.find_elements("css selector", f'[data-lit="chosen:{source}"]')
+    assert not driver.find_elements("css selector", "#status .note")
+    at_edge(driver, target, drop).click().perform()
+    assert used_dice(driver) == 1
+    assert mine_on(driver, target) == before + 1
+    assert not driver.find_elements("css selector", "#status .note")
+    click(driver, '[data-action="undo"]')
+    assert used_dice(driver) == 0
+    # dragged: pressed beside the checker, released beside the target
+    at_edge(driver, source, pick).click_and_hold().move_by_offset(0, 30).perform()
+    assert driver.find_elements("id", "drag-ghost")
+    at_edge(driver, target, drop).release().perform()
+    assert used_dice(driver) == 1
+    assert mine_on(driver, target) == before + 1
+
+
+REACH = """const box = (e) => { const r = e.getBoundingClientRect();
+  return [r.left, r.top, r.right, r.bottom]; };
+return { reach: [...document.querySelectorAll('#reach [data-reach]')].map(
+           (e) => [e.dataset.reach, ...box(e)]),
+         cells: Object.fromEntries([...document.querySelectorAll('#hits [data-cell]')].map(
+           (e) => [e.dataset.cell, box(e)])),
+         landing: [...document.querySelectorAll('#under [data-landing]')].map(
+           (e) => [e.dataset.landing, ...box(e)]) }"""
+
+
+def check_reach(driver: Any, candidates: set[str]) -> None:
+    """Each candidate's touch area, measured in the page: its whole half of the board
+    tall (≥ 44 px), and reaching 22 px to each side of its centre, or half-way to the
+    next candidate's centre where that is nearer; its landing marker as wide."""
+    found = js(driver, REACH)
+    areas = found["reach"]
+    assert {a[0] for a in areas} == candidates
+    centre = {c: (b[0] + b[2]) / 2 for c, b in found["cells"].items()}
+    width: dict[str, float] = {}
+    for name, left, top, right, bottom in areas:
+        assert bottom - top >= TOUCH, (name, bottom - top)
+        row = [c for c, _, t, _, _ in areas if abs(t - top) < 1 and c != name]
+        x = centre[name]
+        lefts = [x - centre[c] for c in row if centre[c] < x]
+        rights = [centre[c] - x for c in row if centre[c] > x]
+        board_left, board_right = found["cells"]["13"][0], found["cells"]["off"][2]
+        want_left = min([TOUCH / 2, x - board_left - 4] + [d / 2 for d in lefts])
+        want_right = min([TOUCH / 2, board_right - x] + [d / 2 for d in rights])
+        assert x - left >= want_left - 0.5 and right - x >= want_right - 0.5, (name, x, left,
+                                                                               right, row)
+        width[name] = min(width.get(name, right - left), right - left)
+    for name, left, _, right, _ in found["landing"]:
+        assert right - left >= min(TOUCH, width[name]) - 1.5, (name, right - left, width[name])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("size", [(390, 844), NARROW], ids=["390", "320"])
+def test_each_candidates_touch_area_is_a_fingers_width(variant: Variant,
+                                                        size: tuple[int, int],
+                                                        host: AppHost, driver: Any) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    record = edge_moment(variant)
+    open_page(driver, host, record, ANN, size=size)
+    steps = turn_tree(table_of(record).game, Side.WHITE)[0]["steps"]
+    sources = {str(s["from"]) for s in steps}
+    check_reach(driver, sources)  # nothing picked: the checkers that may move
+    source = next(s["from"] for s in steps)
+    targets = {str(s["to"]) for s in steps if s["from"] == source}
+    click(driver, f'[data-cell="{source}"]')  # tapped: its targets and the other checkers
+    check_reach(driver, sources | targets)
+    assert {c[0] for c in js(driver, REACH)["landing"]} == targets - {"off"}
+    click(driver, f'[data-cell="{source}"]')  # put back
+    ActionChains(driver).click_and_hold(cell(driver, source)).move_by_offset(0, 30).perform()
+    check_reach(driver, targets | {str(source)})  # held: where it may be dropped
+    ActionChains(driver).release().perform()

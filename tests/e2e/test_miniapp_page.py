@@ -21,9 +21,12 @@ import pytest
 from bot.present.board import last_turn
 from bot.present.webapp import payload
 from bot.present.webstate import turn_tree
+from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.play import may_double
+from bot.rules.taps import tap
 from bot.vocab import clock
+from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Status
 from engine.game import Phase
@@ -335,18 +338,25 @@ def test_the_result_screen(variant: Variant, size: tuple[int, int], host: AppHos
     assert result is not None
     winner = ANN if result.winner is Side.WHITE else BOB
     loser = BOB if winner == ANN else ANN
-    open_page(driver, host, record, loser, size=size)
-    assert driver.find_element("css selector", "#result h2").text == "You lost"
-    open_page(driver, host, record, winner, size=size)
+    # the headline is who won as the viewer sees it; the line under it says how and
+    # names nobody ("You won!" above "Bob wins: …" read as a contradiction)
+    name = "Ann" if winner == ANN else "Bob"
+    for user, headline in ((loser, "You lost"), (EVE, f"🏆 {name} wins"),
+                           (winner, "🏆 You won!")):
+        open_page(driver, host, record, user, size=size)
+        assert driver.find_element("css selector", "#result h2").text == headline
+        how = driver.find_element("css selector", "#result h2 + p").text
+        assert "wins" not in how and "Ann" not in how and "Bob" not in how, how
+        assert bool(driver.find_elements("css selector", '#result [data-action="rematch"]')) \
+            is (user != EVE)
     box = driver.find_element("id", "result")
     assert box.is_displayed()
-    assert driver.find_element("css selector", "#result h2").text == "🏆 You won!"
     body = driver.find_element("tag name", "body").text
     assert "/verify" not in body and "newest message" not in body
-    for name in ("rematch", "new-game", "analysis"):
+    for name in ("new-game", "analysis"):  # the group's: a lobby, the analysis
         click(driver, f'#result [data-action="{name}"]')
     links = [c for c in calls(driver) if c[0] == "openTelegramLink"]
-    assert links == [["openTelegramLink", "https://t.me/c/1234567890/77"]] * 3
+    assert links == [["openTelegramLink", "https://t.me/c/1234567890/77"]] * 2
     click(driver, "#verify summary")
     seed = driver.find_element("css selector", "#result .seed")
     assert seed.is_displayed() and "Seed:" in seed.text
@@ -634,3 +644,51 @@ def test_each_candidates_touch_area_is_a_fingers_width(variant: Variant,
     ActionChains(driver).click_and_hold(cell(driver, source)).move_by_offset(0, 30).perform()
     check_reach(driver, targets | {str(source)})  # held: where it may be dropped
     ActionChains(driver).release().perform()
+
+
+def result_text(driver: Any) -> str:
+    text: str = driver.find_element("id", "result").text
+    return text
+
+
+def test_a_rematch_offered_and_followed_in_the_app(host: AppHost, driver: Any) -> None:
+    """Ann offers a rematch from the result screen (the board's own rule), waits for
+    Bob, who is told to accept on the chat's board (his tap there is the new match's
+    dice entropy) and may decline in the app; offered again and accepted in the chat,
+    Ann's open app goes on into the new game."""
+    record = ended(Variant.LONG)
+    key = payload(record.chat_id, record.game_id)
+    open_page(driver, host, record, ANN)
+    click(driver, '#result [data-action="rematch"]')
+    wait_version(driver, record.version + 1)
+    offered = host.games[key]
+    assert offered.rematch_by == ANN and offered.next_dice is not None  # its seed committed
+    assert EN.gettext("Waiting for {name} to accept the rematch.", name="Bob") \
+        in result_text(driver)
+    assert not driver.find_elements("css selector", '#result [data-action="rematch"]')
+    assert driver.find_elements("css selector", '#result [data-action="withdraw"]')
+    # Bob: accept in the chat (it opens the board), or decline here
+    open_page(driver, host, offered, BOB)
+    assert EN.gettext("{name} offers a rematch.", name="Ann") in result_text(driver)
+    click(driver, '#result [data-action="accept-in-chat"]')
+    assert calls(driver)[-1] == ["openTelegramLink", "https://t.me/c/1234567890/77"]
+    assert host.games[key].version == offered.version  # nothing accepted by the app
+    click(driver, '#result [data-action="decline"]')
+    wait_version(driver, offered.version + 1)
+    assert host.games[key].rematch_by is None
+    assert driver.find_elements("css selector", '#result [data-action="rematch"]')
+    # offered again; Bob accepts on the chat's board: Ann's open app follows
+    open_page(driver, host, host.games[key], ANN)
+    click(driver, '#result [data-action="rematch"]')
+    wait_version(driver, offered.version + 2)
+    again = host.games[key]
+    accepted = tap(again, BOB, "Bob", Callback.game(again.game_id, again.version,
+                                                   ButtonAction.ACCEPT),
+                   Dealer.for_tests(9).tapped("4411"), own_board=False,
+                   bot_name=lambda level: "bot")
+    assert accepted.game_id != again.game_id
+    host.saved(again, accepted)
+    wait_version(driver, 1)  # the new game's first version
+    assert accepted.game_id in js(driver, "return location.search")
+    assert js(driver, "return document.body.dataset.status") == "active"
+    assert not driver.find_element("id", "result").is_displayed()

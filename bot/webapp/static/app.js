@@ -62,6 +62,13 @@ function show(next) {
   document.body.dataset.you = state.you === null ? "" : String(state.you);
   document.documentElement.lang = state.lang || "en";
   render();
+  // the rematch (or the match's next game) began while the result was open: a player
+  // goes on into it, as the chat's board does (the game as played is unchanged: not
+  // `moved`)
+  if (before && state.you !== null && state.result && state.result.next && before.result
+      && !before.result.next) {
+    follow(state.result.next);
+  }
   if (!before || !moved) return;
   const mine = state.you !== null && state.to_act === state.you;
   const theirs = state.last && state.last.side !== state.you;
@@ -76,6 +83,7 @@ function show(next) {
   if (state.result && !before.result) {
     haptic("notify", state.result.winner === state.you ? "success" : "warning");
   }
+
 }
 
 function render() {
@@ -437,6 +445,8 @@ function hint() {
   return run(async () => { note = (await api("hint")).hint; });
 }
 
+function follow(next) { location.search = `?game=${encodeURIComponent(next)}`; }
+
 function openBoard() {
   if (state.board_link && tg && tg.openTelegramLink) tg.openTelegramLink(state.board_link);
   else if (tg && tg.close) tg.close();
@@ -448,35 +458,49 @@ function result() {
   const r = state.result, box = $("result");
   box.hidden = !r;
   if (!r) return;
+  // who won, as the server words it for this viewer (webstate.py _headline); then how
   const title = document.createElement("h2");
-  const won = state.you !== null && r.winner === state.you;
-  title.textContent = state.you === null || r.winner === null
-    ? (r.winner === null ? r.line : `🏆 ${state.players[r.winner].name}`)
-    : won ? `🏆 ${text("you_won")}` : text("you_lost");
-  title.className = won ? "won" : "lost";
-  const lines = [r.line, r.match, r.booked, ...(state.notes || [])].filter(Boolean).map((line) => {
+  title.textContent = r.title;
+  title.className = state.you !== null && r.winner === state.you ? "won" : "lost";
+  const offer = r.offer;
+  const said = offer ? [offer.line] : (state.notes || []);
+  const lines = [r.how, r.match, r.booked, ...said].filter(Boolean).map((line) => {
     const p = document.createElement("p");
     p.textContent = line;
     return p;
   });
+  if (r.waits_start) lines.push(Object.assign(document.createElement("p"),
+                                              { textContent: text("start_in_chat") }));
   const row = document.createElement("div");
   row.className = "row";
-  const link = (name, caption) => {
+  const button = (name, caption, run, primary = false) => {
     const b = document.createElement("button");
     b.textContent = caption;
     b.dataset.action = name;
-    b.addEventListener("click", openBoard);
+    if (primary) b.className = "primary";
+    b.disabled = busy;
+    b.addEventListener("click", run);
     return b;
   };
-  if (r.next) {  // the next game has begun (a rematch accepted in the chat): open it here
-    const b = document.createElement("button");
-    b.textContent = text("next_game");
-    b.dataset.action = "next-game";
-    b.className = "primary";
-    b.addEventListener("click", () => { location.search = `?game=${encodeURIComponent(r.next)}`; });
-    row.append(b);
+  const link = (name, caption) => button(name, caption, openBoard);
+  // the offer of the next game is made and answered here, as on the chat's board
+  // (the same rule on the server); New game (a lobby is the group's) and Analysis open
+  // the game's board in the chat
+  if (r.next) {  // the next game has begun (a rematch accepted): open it here
+    row.append(button("next-game", text("next_game"), () => follow(r.next), true));
+  } else if (r.waits_start) {  // against the computer: its ▶ Start is a tap in the chat
+    row.append(link("to-board", text("to_board")));
+  } else if (offer && offer.mine) {  // waiting for the opponent: the offer may be taken back
+    row.append(button("withdraw", text("withdraw"), () => act("withdraw")));
+  } else if (offer) {  // the opponent offers: accept here, or in the chat where its tap
+    // is the new match's dice entropy (the line says so)
+    const accept = offer.accept === "app"
+      ? button("accept", text("accept"), () => act("accept"), true)
+      : link("accept-in-chat", text("accept_in_chat"));
+    accept.className = "primary";
+    row.append(accept, button("decline", text("decline"), () => act("decline")));
   } else if (r.rematch) {
-    row.append(Object.assign(link("rematch", text("rematch")), { className: "primary" }));
+    row.append(button("rematch", r.rematch_label || text("rematch"), () => act("rematch"), true));
   }
   row.append(link("new-game", text("new_game")));
   if (r.winner !== null) row.append(link("analysis", "📊 " + text("analysis")));

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from bot.present.webapp import game_of, payload
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
 from tests.bot.conftest import World
 from tests.bot.driver import pick
@@ -217,3 +218,61 @@ async def test_a_resignation_in_the_chat_declined_then_accepted_in_the_app(
     assert "by resignation" in state["result"]["line"], state["result"]["line"]
     [record] = await world.store.games.chat_games(chat.id)
     assert record.status.value == "finished" and record.version == versions[-1]
+
+
+async def test_a_rematch_offered_in_the_app_is_accepted_on_the_group_board(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """The app's Rematch is the group board's: the offer saved with its seed committed,
+    the group board redrawn with Accept / Decline; the other player's Accept from the
+    app is refused (its tap is the new match's dice entropy), made on the group board;
+    the app's long poll then names the new game, whose dice mixed in that tap's id."""
+    world, hold, url = served
+    hold.released.set()
+    chat, app_user, chat_user, game = await _seated(world)  # the app's player at a roll
+    chat_id, game_id = game_of(game)
+    async with httpx.AsyncClient(timeout=30) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        state = await _call(client, url, "state", **base)
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)  # the game ends
+        ended = await _newer(client, url, base, offered["version"])
+        assert ended["status"] == "finished" and ended["result"]["rematch"], ended["result"]
+        assert ended["result"]["offer"] is None
+        offer = await _call(client, url, "action", **base, version=ended["version"],
+                            action="rematch")
+        assert offer["result"]["offer"] == {
+            "mine": True, "accept": None,
+            "line": f"Waiting for {chat_user.first_name} to accept the rematch."}
+        assert not offer["result"]["rematch"]
+        record = await world.store.games.load_game(chat_id, game_id)
+        assert record is not None and record.rematch_by == app_user.id
+        assert record.next_dice is not None and not record.next_dice.fixed  # committed
+        await world.idle()
+        for _ in range(500):  # the group board, redrawn after the answer
+            if _data(world, chat, ButtonAction.ACCEPT) is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert "offers a rematch" in world.board(chat).text, world.board(chat).text
+        assert _data(world, chat, ButtonAction.DECLINE) is not None
+        # the other player's Accept from the app: refused, nothing changes
+        other = {"initData": _init(world, chat_user), "game": game}
+        seen = await _call(client, url, "state", **other)
+        assert seen["result"]["offer"]["accept"] == "chat", seen["result"]["offer"]
+        refused = await client.post(f"{url}/action", json={
+            **other, "version": seen["version"], "action": "accept"})
+        assert refused.status_code == 409
+        assert "board in the chat" in refused.json()["error"], refused.text
+        again = await world.store.games.load_game(chat_id, game_id)
+        assert again is not None and again.version == record.version
+        # accepted on the group board: the app's long poll names the new game
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)
+        following = await _newer(client, url, base, offer["version"])
+    old = await world.store.games.load_game(chat_id, game_id)
+    assert old is not None and old.next_game is not None
+    assert following["result"]["next"] == payload(chat_id, old.next_game)
+    new = await world.store.games.load_game(chat_id, old.next_game)
+    assert new is not None and new.status.value == "active" and new.dice is not None
+    assert new.dice.seed == record.next_dice.seed  # the seed committed with the offer
+    assert any(item.startswith("tg.join=") for item in new.dice.entropy), new.dice

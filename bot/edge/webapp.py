@@ -35,6 +35,11 @@ set):
     gets the roll drawn when the hold ends.
 ``POST /app/api/hint``
     ``{initData, game}``: the hint's text, where a 💡 Hint tap would give one.
+``POST /app/api/analysis``
+    ``{initData, game}``: a finished game's analysis, each player's figures
+    (:func:`bot.present.analysis.summary`), computed as 📊 and ``/analyze`` compute it
+    (:func:`bot.edge.handlers.computer.analysed`: in the analysis pool, off the event
+    loop, once per game, within the same bounds per chat and user).
 
 Every request is refused (401) unless its ``initData`` is Telegram's and fresh
 (:mod:`bot.edge.initdata`); a game is shown to anyone with a valid ``initData`` and its
@@ -62,13 +67,17 @@ from telegram.ext import CallbackContext
 from bot.edge.boardpace import BoardPace, Presence, at_once
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
+from bot.edge.handlers.analysis import NO_GAME, NOT_OVER
 from bot.edge.handlers.board import show as show_change
 from bot.edge.handlers.common import alert_text, chat_settings, get_dealer
+from bot.edge.handlers.computer import TooManyAnalyses, analysed
 from bot.edge.initdata import InitData, InitDataError, checked
 from bot.edge.live import LiveGames
+from bot.present.analysis import summary
 from bot.present.webapp import PayloadError, game_of
 from bot.present.webstate import game_state, play_key, step_of
 from bot.rules import computer, hints
+from bot.rules.analysis import analysable
 from bot.rules.dice import Dealer, entropy_tap
 from bot.rules.play import (
     apply_game,
@@ -241,6 +250,7 @@ def routes(webapp: Webapp) -> list[Any]:
         (r"/app/api/turn", _Turn, args),
         (r"/app/api/action", _Action, args),
         (r"/app/api/hint", _Hint, args),
+        (r"/app/api/analysis", _Analysis, args),
     ]
 
 
@@ -505,3 +515,21 @@ class _Hint(_Api):
                   body: dict[str, Any]) -> dict[str, Any]:
         question = hints.ask(record, user.user_id)
         return {"hint": await hint_answers.answer_text(tr, question)}
+
+
+class _Analysis(_Api):
+    async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                  body: dict[str, Any]) -> dict[str, Any]:
+        # who may see it and when: as 📊 on the board (a private game: its players only)
+        if record.is_private and seat_of(record, user.user_id) is None:
+            raise ApiError(404, tr.gettext("There is no such game."))
+        if not analysable(record):
+            raise Refusal(NOT_OVER if record.status.is_open else NO_GAME)
+        self.webapp.gate.release()  # seconds in the pool: no share of the Redis pool held
+        try:
+            report = await analysed(record, record.chat_id, user.user_id)
+        except TooManyAnalyses as busy:
+            raise Refusal(busy.message) from None
+        finally:
+            await self.webapp.gate.acquire()
+        return {"analysis": summary(tr, record, report)}

@@ -75,7 +75,7 @@ TEXTS = {
     "rematch": N_("Rematch"), "new_game": N_("New game"), "analysis": N_("Analysis"),
     "verify": N_("Verify the dice"), "to_board": N_("Open the board in the chat"),
     "next_game": N_("Play the next game"), "withdraw": N_("Withdraw the offer"),
-    "accept_in_chat": N_("Accept in the chat"),
+    "accept_in_chat": N_("Accept in the chat"), "analysing": N_("📊 Analysing the game…"),
     "start_in_chat": N_("The next game starts with ▶ Start on its board in the chat."),
     "resign_title": N_("Resign?"), "resign_yes": N_("Resign"),
     # the clock in a player's bar (the app fills in the numbers)

@@ -23,9 +23,11 @@ import tornado.web
 
 from bot.edge.initdata import InitDataError, checked
 from bot.edge.webapp import STATIC, acted
+from bot.present.analysis import summary
 from bot.present.webapp import payload
 from bot.present.webstate import game_state, step_of, turn_tree
 from bot.rules.aftergame import continued
+from bot.rules.analysis import analyse_job, job
 from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
@@ -55,6 +57,7 @@ class AppHost:
         self.orientation = "follow"
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.inflight = 0
+        self.analysed = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -92,7 +95,7 @@ class AppHost:
         app = tornado.web.Application([
             (r"/app/", _Page),
             (r"/app/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
-            (r"/app/api/(state|turn|action|hint)", _Api, {"host": self}),
+            (r"/app/api/(state|turn|action|hint|analysis)", _Api, {"host": self}),
         ])
         app.listen(self.port, "127.0.0.1")
         self._ready.set()
@@ -154,6 +157,12 @@ class _Api(tornado.web.RequestHandler):
                 record = self.host.saved(record, new)
             elif name == "hint":
                 self.finish({"hint": "💡 24/18 13/10"})
+                return
+            elif name == "analysis":  # the bot's own analysis, in a thread (the bot: a pool)
+                found = await asyncio.get_running_loop().run_in_executor(
+                    None, analyse_job, job(record))
+                self.host.analysed += 1
+                self.finish({"analysis": summary(tr, record, found)})
                 return
         except Refusal as refusal:
             self.set_status(409)

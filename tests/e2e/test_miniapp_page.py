@@ -18,9 +18,11 @@ from typing import Any
 
 import pytest
 
+from bot.present.analysis import summary
 from bot.present.board import last_turn
 from bot.present.webapp import payload
 from bot.present.webstate import turn_tree
+from bot.rules.analysis import analyse_job, job
 from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.play import may_double
@@ -353,10 +355,9 @@ def test_the_result_screen(variant: Variant, size: tuple[int, int], host: AppHos
     assert box.is_displayed()
     body = driver.find_element("tag name", "body").text
     assert "/verify" not in body and "newest message" not in body
-    for name in ("new-game", "analysis"):  # the group's: a lobby, the analysis
-        click(driver, f'#result [data-action="{name}"]')
+    click(driver, '#result [data-action="new-game"]')  # a lobby is the group's
     links = [c for c in calls(driver) if c[0] == "openTelegramLink"]
-    assert links == [["openTelegramLink", "https://t.me/c/1234567890/77"]] * 2
+    assert links == [["openTelegramLink", "https://t.me/c/1234567890/77"]]
     click(driver, "#verify summary")
     seed = driver.find_element("css selector", "#result .seed")
     assert seed.is_displayed() and "Seed:" in seed.text
@@ -692,3 +693,33 @@ def test_a_rematch_offered_and_followed_in_the_app(host: AppHost, driver: Any) -
     assert accepted.game_id in js(driver, "return location.search")
     assert js(driver, "return document.body.dataset.status") == "active"
     assert not driver.find_element("id", "result").is_displayed()
+
+
+@pytest.mark.parametrize("size", [(390, 844), NARROW], ids=["390", "320"])
+def test_the_analysis_in_the_app(size: tuple[int, int], host: AppHost, driver: Any) -> None:
+    """📊 Analysis on the result screen shows each player's figures in the app, as the
+    bot's analysis words them (errors, luck, error rate), wrapped to the screen."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    record = ended(Variant.LONG)
+    open_page(driver, host, record, BOB, size=size)
+    click(driver, '#result [data-action="analysis"]')
+    WebDriverWait(driver, 60).until(lambda d: d.find_elements("css selector", "#analysis h3"))
+    expected = summary(EN, record, analyse_job(job(record)))
+    players = expected["players"]
+    assert isinstance(players, list)
+    assert texts(driver, "#analysis h3") == [p["name"] for p in players] == ["Ann", "Bob"]
+    shown = texts(driver, "#analysis > p")
+    for player in players:
+        for line in player["lines"]:
+            assert line in shown, (line, shown)
+    assert any(line.startswith("Error rate: ") for line in shown)
+    assert any("doubtful" in line for line in shown) and any("Luck" in line for line in shown)
+    assert texts(driver, "#analysis li") == [w for p in players for w in p["worst"]]
+    assert js(driver, "const a = document.getElementById('analysis');"
+                      "return a.scrollWidth <= a.clientWidth")
+    assert not [c for c in calls(driver) if c[0] == "openTelegramLink"]
+    if size == (390, 844):
+        shot(driver, "analysis")
+    click(driver, '[data-action="analysis-close"]')
+    assert not driver.find_element("id", "analysis").is_displayed()

@@ -503,7 +503,7 @@ function result() {
     row.append(button("rematch", r.rematch_label || text("rematch"), () => act("rematch"), true));
   }
   row.append(link("new-game", text("new_game")));
-  if (r.winner !== null) row.append(link("analysis", "📊 " + text("analysis")));
+  if (r.winner !== null) row.append(button("analysis", "📊 " + text("analysis"), analysis));
   const parts = [title, ...lines, row];
   if (r.dice) {
     const details = document.createElement("details");
@@ -517,6 +517,51 @@ function result() {
     parts.push(details);
   }
   box.replaceChildren(...parts);
+}
+
+// ---- the analysis: each player's figures, computed by the bot as 📊 in the chat ----
+
+let analysed = null;   // null: closed; {loading} | {error} | {data} while its sheet is open
+
+async function analysis() {
+  analysed = { loading: true };
+  drawAnalysis();
+  try {
+    analysed = { data: (await api("analysis")).analysis };
+  } catch (error) {
+    analysed = { error: error.message };
+  }
+  drawAnalysis();
+}
+
+function drawAnalysis() {
+  const box = $("analysis");
+  box.hidden = !analysed;
+  if (!analysed) return;
+  const add = (tag, content, kind) => {
+    const node = document.createElement(tag);
+    node.textContent = content;
+    if (kind) node.className = kind;
+    return node;
+  };
+  const parts = [add("h2", "📊 " + text("analysis"))];
+  if (analysed.loading) parts.push(add("p", text("analysing")));
+  if (analysed.error) parts.push(add("p", analysed.error, "note"));
+  if (analysed.data) {
+    for (const p of analysed.data.players) {
+      const who = add("h3", "");
+      who.dataset.side = p.side;
+      who.append(span("disc", "", { side: p.side }), add("span", p.name));
+      const worst = document.createElement("ol");
+      worst.append(...p.worst.map((line) => add("li", line)));
+      parts.push(who, ...p.lines.map((line) => add("p", line)), worst);
+    }
+    parts.push(add("p", analysed.data.footnote, "footnote"));
+  }
+  const close = add("button", text("close"));
+  close.dataset.action = "analysis-close";
+  close.addEventListener("click", () => { analysed = null; drawAnalysis(); });
+  box.replaceChildren(...parts, close);
 }
 
 // ---- theme, live updates, start ----

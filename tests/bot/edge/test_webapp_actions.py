@@ -12,8 +12,11 @@ from typing import Any
 
 import httpx
 
+from bot.present.analysis import summary
 from bot.present.webapp import game_of, payload
+from bot.rules.analysis import analyse_job, job
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
+from bot.vocab.i18n import translator
 from tests.bot.conftest import World
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_webapp_budget import (
@@ -276,3 +279,30 @@ async def test_a_rematch_offered_in_the_app_is_accepted_on_the_group_board(
     assert new is not None and new.status.value == "active" and new.dice is not None
     assert new.dice.seed == record.next_dice.seed  # the seed committed with the offer
     assert any(item.startswith("tg.join=") for item in new.dice.entropy), new.dice
+
+
+async def test_the_analysis_in_the_app_is_the_bots(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """📊 from the app: refused while the game is on; after it, each player's figures as
+    the bot's analysis gives them (computed in its analysis pool, as /analyze does)."""
+    world, hold, url = served
+    hold.released.set()
+    chat, app_user, chat_user, game = await _seated(world)
+    chat_id, game_id = game_of(game)
+    async with httpx.AsyncClient(timeout=60) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        early = await client.post(f"{url}/analysis", json=base)
+        assert early.status_code == 409 and "not over" in early.json()["error"], early.text
+        state = await _call(client, url, "state", **base)
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)
+        await _newer(client, url, base, offered["version"])
+        answer = await _call(client, url, "analysis", **base)
+    record = await world.store.games.load_game(chat_id, game_id)
+    assert record is not None
+    expected = summary(translator("en"), record, analyse_job(job(record)))
+    assert answer["analysis"] == expected
+    assert [p["name"] for p in answer["analysis"]["players"]] == [
+        p.name for p in record.players]

@@ -43,6 +43,7 @@ from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
 from bot.vocab.refusals import ACCEPT_IN_CHAT, Refusal
+from bot.vocab.tournament import is_tournament_game
 from bot.vocab.usertext import clean
 from engine.game import Game, Phase
 from engine.notation import format_turn, hits
@@ -440,9 +441,12 @@ def _result(tr: Translator, record: GameRecord, table: MatchState,
                              "dice": plain(verify_message(tr, record))
                              if record.dice is not None and revealed(record) else None,
                              # Rematch (or the match's next game) may be offered
+                             # (a tournament's finished match: its next round instead)
                              "rematch": bool(you is not None and record.status is Status.FINISHED
                                              and record.next_game is None
-                                             and record.rematch_by is None),
+                                             and record.rematch_by is None
+                                             and not (table.match_over and is_tournament_game(
+                                                 record.game_id))),
                              "rematch_label": tr.gettext("Rematch") if table.match_over
                              else tr.label("next_game"),
                              "offered": record.rematch_by,

@@ -394,6 +394,12 @@ class _Api(tornado.web.RequestHandler):
             webapp.later(webapp.held(lambda: draw(record, saved), saved), saved)
         else:
             webapp.later(webapp.pace.change(record, saved, draw, load, paced=False), saved)
+        if saved.game_id != record.game_id:
+            # the next game began (accepted here): the app shows the game it asked for,
+            # now continued, and goes on into the next one from it (its payload)
+            record = await webapp.store.games.load_game(record.chat_id, record.game_id) \
+                or record
+            return await self.state(context, tr, user, record)
         return await self.state(context, tr, user, saved)
 
 

@@ -723,3 +723,24 @@ def test_the_analysis_in_the_app(size: tuple[int, int], host: AppHost, driver: A
         shot(driver, "analysis")
     click(driver, '[data-action="analysis-close"]')
     assert not driver.find_element("id", "analysis").is_displayed()
+
+
+def test_the_matchs_next_game_accepted_in_the_app(host: AppHost, driver: Any) -> None:
+    """Between two games of a match: Bob offers the next game, Ann accepts it in the app
+    (the match's dice: nothing to mix in) and goes on into it."""
+    record = until(started(Variant.BACKGAMMON, match_length=15), over)
+    assert not table_of(record).match_over
+    key = host.put(record)
+    open_page(driver, host, record, BOB)
+    assert texts(driver, '#result [data-action="rematch"]') == ["Next game"]
+    click(driver, '#result [data-action="rematch"]')
+    wait_version(driver, record.version + 1)
+    assert EN.gettext("Waiting for {name} to accept the next game.", name="Ann") \
+        in result_text(driver)
+    open_page(driver, host, host.games[key], ANN)
+    assert EN.gettext("{name} offers the next game.", name="Bob") in result_text(driver)
+    click(driver, '#result [data-action="accept"]')
+    following = host.games[key].next_game
+    wait_version(driver, 1)
+    assert following is not None and following in js(driver, "return location.search")
+    assert js(driver, "return document.body.dataset.status") == "active"

@@ -112,10 +112,11 @@ async def _play_until(world: World, chat: Chat, chat_user: User, client: httpx.A
     raise AssertionError(world.server.transcript(chat))
 
 
-async def _seated(world: World) -> tuple[Chat, User, User, str]:
-    """A backgammon game at a roll (:func:`_at_a_roll`): its chat, the player at
-    the roll, the other player, and the game's app payload."""
-    chat, rolling, game = await _at_a_roll(world)
+async def _seated(world: World, options: str = "") -> tuple[Chat, User, User, str]:
+    """A backgammon game at a roll (:func:`_at_a_roll`, ``options`` as /new takes
+    them): its chat, the player at the roll, the other player, and the game's app
+    payload."""
+    chat, rolling, game = await _at_a_roll(world, options)
     [record] = await world.store.games.chat_games(chat.id)
     ids = {p.user_id for p in record.players}
     other = next(u for u in world.server.users() if u.id in ids and u.id != rolling.id)
@@ -306,3 +307,34 @@ async def test_the_analysis_in_the_app_is_the_bots(
     assert answer["analysis"] == expected
     assert [p["name"] for p in answer["analysis"]["players"]] == [
         p.name for p in record.players]
+
+
+async def test_the_matchs_next_game_accepted_in_the_app(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """Between two games of a match (the match's dice: no tap to mix in) the next game
+    offered on the group board is accepted in the app; its answer is the game it
+    asked for, continued, naming the next one, which is being played."""
+    world, hold, url = served
+    hold.released.set()
+    chat, app_user, chat_user, game = await _seated(world, "match=3")
+    chat_id, game_id = game_of(game)
+    async with httpx.AsyncClient(timeout=30) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        state = await _call(client, url, "state", **base)
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)  # game 1 of the match ends
+        ended = await _newer(client, url, base, offered["version"])
+        assert ended["result"]["rematch_label"] == "Next game", ended["result"]
+        await _tap(world, chat, chat_user, ButtonAction.REMATCH)  # Next game, in the chat
+        asked = await _newer(client, url, base, ended["version"])
+        assert asked["result"]["offer"]["accept"] == "app", asked["result"]
+        answer = await _call(client, url, "action", **base, version=asked["version"],
+                             action="accept")
+    old = await world.store.games.load_game(chat_id, game_id)
+    assert old is not None and old.next_game is not None
+    assert answer["game"] == game_id and answer["result"]["next"] == payload(
+        chat_id, old.next_game), answer["result"]
+    new = await world.store.games.load_game(chat_id, old.next_game)
+    assert new is not None and new.status.value == "active" and new.dice == old.dice

@@ -23,12 +23,23 @@ set):
 ``POST /app/api/action``
     ``{initData, game, version, action, level?}``: roll, double, take, pass, beaver,
     resign (``level``), accept, decline: the tap's rule (:func:`bot.rules.play.apply_game`).
+    After the game: rematch (the offer of a rematch or of the match's next game),
+    withdraw, accept, decline: the group board's buttons' rule
+    (:func:`bot.rules.taps.tap`, so :func:`bot.rules.aftergame.after_game`), the
+    rematch's seed committed with the offer; an Accept whose tap is the new match's
+    dice entropy (docs/fair-dice.md) is refused here: it is made on the board in the
+    chat, whose tap Telegram gives an id the bot cannot know before.
     A roll's redraw of the boards is held for :data:`ROLL_HOLD` seconds: the turn
     the mover then sends in the app redraws them once for both (the group's budget,
     issue 24: a Mini App turn costs one group message); a mover who thinks longer
     gets the roll drawn when the hold ends.
 ``POST /app/api/hint``
     ``{initData, game}``: the hint's text, where a 💡 Hint tap would give one.
+``POST /app/api/analysis``
+    ``{initData, game}``: a finished game's analysis, each player's figures
+    (:func:`bot.present.analysis.summary`), computed as 📊 and ``/analyze`` compute it
+    (:func:`bot.edge.handlers.computer.analysed`: in the analysis pool, off the event
+    loop, once per game, within the same bounds per chat and user).
 
 Every request is refused (401) unless its ``initData`` is Telegram's and fresh
 (:mod:`bot.edge.initdata`); a game is shown to anyone with a valid ``initData`` and its
@@ -56,13 +67,18 @@ from telegram.ext import CallbackContext
 from bot.edge.boardpace import BoardPace, Presence, at_once
 from bot.edge.handlers import computer as computer_turns
 from bot.edge.handlers import hints as hint_answers
+from bot.edge.handlers.analysis import NO_GAME, NOT_OVER
 from bot.edge.handlers.board import show as show_change
-from bot.edge.handlers.common import alert_text, chat_settings
+from bot.edge.handlers.common import alert_text, chat_settings, get_dealer
+from bot.edge.handlers.computer import TooManyAnalyses, analysed
 from bot.edge.initdata import InitData, InitDataError, checked
 from bot.edge.live import LiveGames
+from bot.present.analysis import summary
 from bot.present.webapp import PayloadError, game_of
 from bot.present.webstate import game_state, play_key, step_of
-from bot.rules import hints
+from bot.rules import computer, hints
+from bot.rules.analysis import analysable
+from bot.rules.dice import Dealer, entropy_tap
 from bot.rules.play import (
     apply_game,
     apply_turn,
@@ -70,12 +86,14 @@ from bot.rules.play import (
     needs_resign_confirmation,
 )
 from bot.rules.seats import seat_of, waiting_user
+from bot.rules.taps import tap
 from bot.service.saving import save_first
 from bot.store import Store, VersionConflict
+from bot.store.layout import GameLimit
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import LANGUAGES, Translator, translator
-from bot.vocab.records import GameRecord
-from bot.vocab.refusals import CHANGED, Refusal
+from bot.vocab.records import GameRecord, Status
+from bot.vocab.refusals import ACCEPT_IN_CHAT, CHANGED, GAME_LIMIT, STALE, Refusal
 from engine.position import EngineError
 
 log = logging.getLogger(__name__)
@@ -108,6 +126,9 @@ ACTIONS = {"roll": ButtonAction.ROLL, "double": ButtonAction.DOUBLE,
            "accept": ButtonAction.ACCEPT, "decline": ButtonAction.DECLINE}
 """The app's action names and the buttons they are (Pass and a staked Double are
 confirmed in the app itself, so they are the buttons' second taps)."""
+AFTER = {"rematch": ButtonAction.REMATCH, "withdraw": ButtonAction.WITHDRAW,
+         "accept": ButtonAction.ACCEPT, "decline": ButtonAction.DECLINE}
+"""The app's actions after the game: the board's buttons for the next game's offer."""
 
 
 class ApiError(ValueError):
@@ -229,6 +250,7 @@ def routes(webapp: Webapp) -> list[Any]:
         (r"/app/api/turn", _Turn, args),
         (r"/app/api/action", _Action, args),
         (r"/app/api/hint", _Hint, args),
+        (r"/app/api/analysis", _Analysis, args),
     ]
 
 
@@ -316,8 +338,14 @@ class _Api(tornado.web.RequestHandler):
         settings = await chat_settings(context, record.chat_id)
         packed = getattr(self, "packed", False)
         if seat_of(record, user.user_id) is not None:
+            waits = False
+            if record.next_game is not None and record.status is not Status.ACTIVE:
+                # a rematch against the computer waits for ▶ Start, a tap in the chat
+                following = await self.webapp.store.games.load_game(record.chat_id,
+                                                                     record.next_game)
+                waits = following is not None and not following.engine
             return game_state(tr, record, user.user_id, orientation=settings.orientation,
-                              packed=packed)
+                              packed=packed, next_waits=waits)
         # every spectator of a version sees the same: made once (a move wakes them all)
         key = (record.ref, record.version, tr.lang, settings.orientation, packed)
         shown = self.webapp.watched.get(key)
@@ -339,6 +367,8 @@ class _Api(tornado.web.RequestHandler):
             saved, upkeep = await save_first(self.webapp.store, record, new)
         except VersionConflict:
             raise Refusal(CHANGED) from None
+        except GameLimit as full:  # the match's next game, in a chat at its limit
+            raise Refusal(GAME_LIMIT, count=full.live) from None
         await upkeep()
         saved = await computer_turns.play(context, saved)
         # the app has its answer at once; the boards follow at the group's pace (the
@@ -364,6 +394,12 @@ class _Api(tornado.web.RequestHandler):
             webapp.later(webapp.held(lambda: draw(record, saved), saved), saved)
         else:
             webapp.later(webapp.pace.change(record, saved, draw, load, paced=False), saved)
+        if saved.game_id != record.game_id:
+            # the next game began (accepted here): the app shows the game it asked for,
+            # now continued, and goes on into the next one from it (its payload)
+            record = await webapp.store.games.load_game(record.chat_id, record.game_id) \
+                or record
+            return await self.state(context, tr, user, record)
         return await self.state(context, tr, user, saved)
 
 
@@ -429,27 +465,55 @@ class _Turn(_Api):
                                  apply_turn(record, user.user_id, steps))
 
 
+def acted(tr: Translator, record: GameRecord, user: InitData, body: dict[str, Any],
+          dealer: Dealer) -> GameRecord:
+    """The record an app action (``body``'s) makes: during the game the tap's rule
+    (:func:`bot.rules.play.apply_game`); after it, the board's buttons' rule
+    (:func:`bot.rules.taps.tap`, so :func:`bot.rules.aftergame.after_game`: a rematch's
+    seed committed with its offer).  :class:`ApiError` or :class:`Refusal` otherwise.
+    Pure: the API and the page tests' stand-in server (tests/e2e/apphost.py) call it."""
+    name = str(body.get("action"))
+    if record.status is not Status.ACTIVE:
+        action = AFTER.get(name)
+        if action is None:
+            raise ApiError(400, "unknown action")
+        if entropy_tap(record, action) is not None:
+            # it would fix the new match's dice: a request from the app has no id the
+            # bot could not make up, a tap in the chat has Telegram's (docs/fair-dice.md)
+            raise Refusal(ACCEPT_IN_CHAT)
+        data = Callback.game(record.game_id, record.version, action)
+        try:
+            return tap(record, user.user_id, user.name, data, dealer, own_board=False,
+                       bot_name=lambda level: computer.bot_name(tr, level))
+        except Refusal as refusal:
+            if refusal.message == STALE:  # the chat's words ("use the newest message")
+                raise Refusal(CHANGED) from None
+            raise
+    action = ACTIONS.get(name)
+    if action is None:
+        raise ApiError(400, "unknown action")
+    args: tuple[int, ...] = ()
+    if action is ButtonAction.RESIGN:
+        level = body.get("level")
+        if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 3:
+            raise ApiError(400, "resign needs a level 1..3")
+        args = (level,)
+    if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
+        action = ButtonAction.DOUBLE_SURE  # the app asked "Yes, double" itself
+    if action is ButtonAction.RESIGN and needs_resign_confirmation(record):
+        action = ButtonAction.RESIGN_SURE  # and "resign?" (confirmFirst)
+    return apply_game(record, user.user_id, Callback.game(record.game_id, record.version,
+                                                          action, *args))
+
+
 class _Action(_Api):
     async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
                   body: dict[str, Any]) -> dict[str, Any]:
         _version(body, record)
-        action = ACTIONS.get(str(body.get("action")))
-        if action is None:
-            raise ApiError(400, "unknown action")
-        args: tuple[int, ...] = ()
-        if action is ButtonAction.RESIGN:
-            level = body.get("level")
-            if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 3:
-                raise ApiError(400, "resign needs a level 1..3")
-            args = (level,)
-        if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
-            action = ButtonAction.DOUBLE_SURE  # the app asked "Yes, double" itself
-        if action is ButtonAction.RESIGN and needs_resign_confirmation(record):
-            action = ButtonAction.RESIGN_SURE  # and "resign?" (confirmFirst)
-        data = Callback.game(record.game_id, record.version, action, *args)
-        new = apply_game(record, user.user_id, data)
-        return await self.commit(context, tr, user, record, new,
-                                 hold=action is ButtonAction.ROLL)
+        # the dealer commits a rematch's seed; no tap id: an app request is no entropy
+        new = acted(tr, record, user, body, get_dealer(context).tapped(None))
+        rolled = record.status is Status.ACTIVE and body.get("action") == "roll"
+        return await self.commit(context, tr, user, record, new, hold=rolled)
 
 
 class _Hint(_Api):
@@ -457,3 +521,21 @@ class _Hint(_Api):
                   body: dict[str, Any]) -> dict[str, Any]:
         question = hints.ask(record, user.user_id)
         return {"hint": await hint_answers.answer_text(tr, question)}
+
+
+class _Analysis(_Api):
+    async def act(self, context: Any, tr: Translator, user: InitData, record: GameRecord,
+                  body: dict[str, Any]) -> dict[str, Any]:
+        # who may see it and when: as 📊 on the board (a private game: its players only)
+        if record.is_private and seat_of(record, user.user_id) is None:
+            raise ApiError(404, tr.gettext("There is no such game."))
+        if not analysable(record):
+            raise Refusal(NOT_OVER if record.status.is_open else NO_GAME)
+        self.webapp.gate.release()  # seconds in the pool: no share of the Redis pool held
+        try:
+            report = await analysed(record, record.chat_id, user.user_id)
+        except TooManyAnalyses as busy:
+            raise Refusal(busy.message) from None
+        finally:
+            await self.webapp.gate.acquire()
+        return {"analysis": summary(tr, record, report)}

@@ -30,6 +30,7 @@ from bot.present.render.analysis import (
     Mistake,
     PlayerPanel,
 )
+from bot.present.webstate import plain
 from bot.rules.computer import LEVEL_NAMES
 from bot.rules.seats import player_on
 from bot.vocab.i18n import N_, Translator
@@ -330,6 +331,20 @@ def _panel(tr: Translator, record: GameRecord, report: PlayerReport) -> PlayerPa
                                 value=number(tr, report.luck_adjusted, "+0.00;-0.00"))),
              *cube)
     return PlayerPanel(report.side, _name(record, report.side, 32), lines)
+
+
+def summary(tr: Translator, record: GameRecord, analysis: Analysis) -> dict[str, object]:
+    """The analysis as the board app shows it (issue 34), plain text: each player's
+    figures as the picture's panel words them (error rate, decisions, doubtful / bad /
+    very bad, luck) and their biggest mistakes, and what the figures are."""
+    players = []
+    for report in analysis.players:
+        panel = _panel(tr, record, report)
+        players.append({"side": int(report.side), "name": panel.name, "lines": list(panel.lines),
+                        "worst": [mistake_text(tr, record, d, names=False)
+                                  for d in report.worst]})
+    return {"title": tr.gettext("Analysis"), "players": players,
+            "footnote": plain(_footnote(tr, analysis))}
 
 
 def analysis_picture(tr: Translator, record: GameRecord, analysis: Analysis) -> AnalysisPicture:

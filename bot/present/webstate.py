@@ -33,19 +33,22 @@ from bot.present.names import KIND_NAMES, board_labels, side_name
 from bot.present.render.view import BoardView, occupant, viewer_point
 from bot.present.webapp import payload
 from bot.rules import hints
-from bot.rules.dice import revealed
+from bot.rules.dice import entropy_tap, revealed
 from bot.rules.ledger import outcome
 from bot.rules.matchstate import MatchState, table_of
 from bot.rules.play import may_beaver, may_double, resign_cost, resign_options
 from bot.rules.seats import player_on, seat_of
 from bot.vocab import clock
+from bot.vocab.callbacks import ButtonAction
 from bot.vocab.i18n import N_, Translator
 from bot.vocab.records import GameRecord, Status
-from bot.vocab.refusals import Refusal
+from bot.vocab.refusals import ACCEPT_IN_CHAT, Refusal
+from bot.vocab.tournament import is_tournament_game
 from bot.vocab.usertext import clean
 from engine.game import Game, Phase
 from engine.notation import format_turn, hits
 from engine.position import BAR, OFF, POINTS, Position, Side, Step, Variant
+from engine.scoring import EndReason
 
 MAX_NODES = 6000
 """Positions a turn tree may list (a double's tree has a few hundred at most)."""
@@ -72,8 +75,9 @@ TEXTS = {
     "more_steps": N_("Play all your dice first."),
     "rematch": N_("Rematch"), "new_game": N_("New game"), "analysis": N_("Analysis"),
     "verify": N_("Verify the dice"), "to_board": N_("Open the board in the chat"),
-    "next_game": N_("Play the next game"),
-    "you_won": N_("You won!"), "you_lost": N_("You lost"),
+    "next_game": N_("Play the next game"), "withdraw": N_("Withdraw the offer"),
+    "accept_in_chat": N_("Accept in the chat"), "analysing": N_("📊 Analysing the game…"),
+    "start_in_chat": N_("The next game starts with ▶ Start on its board in the chat."),
     "resign_title": N_("Resign?"), "resign_yes": N_("Resign"),
     # the clock in a player's bar (the app fills in the numbers)
     "clock_days": N_("{d}d {h}h"), "clock_hours": N_("{h}h {m}m"),
@@ -377,10 +381,57 @@ def _notes(tr: Translator, record: GameRecord) -> list[str]:
     return lines
 
 
+HOW = {EndReason.BORNE_OFF: N_("{kind}, {points}."),
+       EndReason.RESIGNED: N_("By resignation: {kind}, {points}."),
+       EndReason.DOUBLE_PASSED: N_("The double was passed: {points}."),
+       EndReason.TIMEOUT: N_("On time: {points}.")}
+"""How a game was won, naming nobody: the result screen's headline says who."""
+
+
+def _headline(tr: Translator, record: GameRecord, winner: Side, you: Side | None) -> str:
+    """The result screen's headline: who won as the viewer sees it (a player: "You
+    won!" or "You lost"; a spectator: the winner's name).  The line under it says how
+    and names nobody: "Bob wins: …" under Bob's own "You won!" read as a contradiction
+    (issue 34), the sheet covering his bar, so nothing on it said he was Bob."""
+    if you is None:
+        return "🏆 " + tr.gettext("{name} wins", name=side_name(record, winner))
+    return "🏆 " + tr.gettext("You won!") if winner is you else tr.gettext("You lost")
+
+
+OFFERS = {True: (N_("Waiting for {name} to accept the rematch."), N_("{name} offers a rematch.")),
+          False: (N_("Waiting for {name} to accept the next game."),
+                  N_("{name} offers the next game."))}
+"""The offer of the next game after a game, by whether the match is over (a rematch)
+or goes on: as its offerer waits for it, and as the other player is asked."""
+
+
+def _offer(tr: Translator, record: GameRecord, table: MatchState,
+           you: Side | None) -> dict[str, Any] | None:
+    """The offer of the next game (a rematch, the match's next game) as a player sees
+    it: ``mine`` (its offerer may withdraw it), its line, and where the other player
+    accepts it: ``app``, or ``chat`` where that tap is the new match's dice entropy
+    (:func:`bot.rules.dice.entropy_tap`: a request from the app carries none)."""
+    if (you is None or record.status is not Status.FINISHED or record.next_game is not None
+            or record.rematch_by is None):
+        return None
+    offerer = seat_of(record, record.rematch_by)
+    if offerer is None:
+        return None
+    waiting, offered = OFFERS[table.match_over]
+    if offerer is you:
+        return {"mine": True, "accept": None, "line": tr.gettext(
+            waiting, name=clean(player_on(record, you.opponent).name))}
+    chat = entropy_tap(record, ButtonAction.ACCEPT) is not None
+    return {"mine": False, "accept": "chat" if chat else "app",
+            "line": tr.gettext(offered, name=clean(player_on(record, offerer).name))
+            + (" " + tr.gettext(ACCEPT_IN_CHAT) if chat else "")}
+
+
 def _result(tr: Translator, record: GameRecord, table: MatchState,
-            you: Side | None) -> dict[str, Any] | None:
-    """The result screen: who won and how, the points, the match, what was booked,
-    and the dice's verification (the seed, once revealed)."""
+            you: Side | None, next_waits: bool = False) -> dict[str, Any] | None:
+    """The result screen: who won (``title``, for the viewer) and how (``how``), the
+    points, the match, what was booked, and the dice's verification (the seed, once
+    revealed); ``line``: the chat's sentence."""
     game = table.game
     if record.status is Status.ACTIVE:
         return None
@@ -389,17 +440,30 @@ def _result(tr: Translator, record: GameRecord, table: MatchState,
                              "line": "", "points": None, "match": None, "booked": None,
                              "dice": plain(verify_message(tr, record))
                              if record.dice is not None and revealed(record) else None,
+                             # Rematch (or the match's next game) may be offered
+                             # (a tournament's finished match: its next round instead)
                              "rematch": bool(you is not None and record.status is Status.FINISHED
-                                             and record.next_game is None),
+                                             and record.next_game is None
+                                             and record.rematch_by is None
+                                             and not (table.match_over and is_tournament_game(
+                                                 record.game_id))),
+                             "rematch_label": tr.gettext("Rematch") if table.match_over
+                             else tr.label("next_game"),
                              "offered": record.rematch_by,
+                             "offer": _offer(tr, record, table, you),
                              # the game that continued this one (a rematch accepted, the
                              # match's next game): the app opens it
-                             "next": None if record.next_game is None
-                             else payload(record.chat_id, record.next_game)}
+                             "next": None if record.next_game is None or next_waits
+                             else payload(record.chat_id, record.next_game),
+                             "waits_start": next_waits}
     if result is None:
-        found["line"] = tr.gettext("The game was cancelled.")
+        found["line"] = found["title"] = tr.gettext("The game was cancelled.")
         return found
     found["line"] = plain(result_line(tr, record, game))
+    found["title"] = plain(_headline(tr, record, result.winner, you))
+    how = tr.gettext(HOW[result.reason], kind=tr.gettext(KIND_NAMES[result.kind]),
+                     points=_points(tr, result.points))
+    found["how"] = how[:1].upper() + how[1:]
     found["points"] = _points(tr, result.points)
     if table.match_length:
         white, black = table.score
@@ -413,9 +477,12 @@ def _result(tr: Translator, record: GameRecord, table: MatchState,
 
 
 def game_state(tr: Translator, record: GameRecord, user_id: int, *,
-               orientation: str = "follow", packed: bool = False) -> dict[str, Any]:
+               orientation: str = "follow", packed: bool = False,
+               next_waits: bool = False) -> dict[str, Any]:
     """The JSON the app draws for ``user_id`` (a seated player, or a spectator);
-    ``packed``: its turn tree as :func:`pack_tree` sends it (the app asks for it)."""
+    ``packed``: its turn tree as :func:`pack_tree` sends it (the app asks for it);
+    ``next_waits``: the game that continued this one waits for ▶ Start in the chat
+    (a rematch against the computer), so the app cannot open it yet."""
     table = table_of(record)
     game = table.game
     you = seat_of(record, user_id)
@@ -441,7 +508,7 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
         "players": _players(record, table), "clock": _clock(record),
         "last": _last(tr, record, game, viewer), "prompt": _prompt(tr, record, game, you),
         "notes": _notes(tr, record),
-        "result": _result(tr, record, table, you),
+        "result": _result(tr, record, table, you, next_waits),
         "actions": actions, "labels": _labels(tr, game, actions),
         "resign": (_resigns(tr, record, you) if you is not None and "resign" in actions
                    else []),

@@ -41,3 +41,8 @@ FORFEITED = N_("This tournament game is decided by forfeit: nothing of it is boo
 """A game's end (a resignation, a last move) that came after its pairing was
 decided by forfeit (a withdrawal) and before its close: refused in the very
 write that would book it (bot/store/ledger.py ``finish_game``)."""
+ACCEPT_IN_CHAT = N_("Accept it on the game's board in the chat: your tap there is mixed into "
+                    "the new match's dice.")
+"""An Accept of a rematch sent from the board app: the tap that accepts fixes the new
+match's dice with its entropy (Telegram's id of the tap, unknown to the bot before it),
+which a request from the app does not carry (docs/fair-dice.md)."""

@@ -22,18 +22,16 @@ from typing import Any
 import tornado.web
 
 from bot.edge.initdata import InitDataError, checked
-from bot.edge.webapp import ACTIONS, STATIC
+from bot.edge.webapp import STATIC, acted
+from bot.present.analysis import summary
 from bot.present.webapp import payload
 from bot.present.webstate import game_state, step_of, turn_tree
+from bot.rules.aftergame import continued
+from bot.rules.analysis import analyse_job, job
 from bot.rules.dice import Dealer
 from bot.rules.lobby import start_game
 from bot.rules.matchstate import table_of
-from bot.rules.play import (
-    apply_game,
-    apply_turn,
-    needs_double_confirmation,
-    needs_resign_confirmation,
-)
+from bot.rules.play import apply_game, apply_turn
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
@@ -60,6 +58,7 @@ class AppHost:
         self.orientation = "follow"
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.inflight = 0
+        self.analysed = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -80,13 +79,24 @@ class AppHost:
         self.games[key] = record
         return key
 
+    def saved(self, old: GameRecord, new: GameRecord) -> GameRecord:
+        """``new`` saved over ``old`` as the store does: the next version, or a game
+        that continues ``old`` (a rematch accepted) saved beside it, ``old`` pointing
+        to it; returns what became of ``old``'s game."""
+        if new.game_id != old.game_id:
+            self.put(new.model_copy(update={"version": 1}))
+            new = continued(old, new, time.time())
+        done = new.model_copy(update={"version": old.version + 1})
+        self.put(done)
+        return done
+
     def _serve(self) -> None:
         self._loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self._loop)
         app = tornado.web.Application([
             (r"/app/", _Page),
             (r"/app/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
-            (r"/app/api/(state|turn|action|hint)", _Api, {"host": self}),
+            (r"/app/api/(state|turn|action|hint|analysis)", _Api, {"host": self}),
         ])
         app.listen(self.port, "127.0.0.1")
         self._ready.set()
@@ -143,19 +153,17 @@ class _Api(tornado.web.RequestHandler):
                     raise Refusal("The game changed meanwhile; please try again.")
                 if name == "turn":
                     new = apply_turn(record, user.user_id, [step_of(s) for s in body["steps"]])
-                else:
-                    action = ACTIONS[body["action"]]
-                    args = (body["level"],) if action is ButtonAction.RESIGN else ()
-                    if action is ButtonAction.DOUBLE and needs_double_confirmation(record):
-                        action = ButtonAction.DOUBLE_SURE
-                    if action is ButtonAction.RESIGN and needs_resign_confirmation(record):
-                        action = ButtonAction.RESIGN_SURE
-                    new = apply_game(record, user.user_id,
-                                     Callback.game(record.game_id, record.version, action, *args))
-                record = new.model_copy(update={"version": record.version + 1})
-                self.host.games[key] = record
+                else:  # the API's own rule (the real dealer's seeds: a rematch's)
+                    new = acted(tr, record, user, body, Dealer.for_tests(len(self.host.requests)))
+                record = self.host.saved(record, new)
             elif name == "hint":
                 self.finish({"hint": "💡 24/18 13/10"})
+                return
+            elif name == "analysis":  # the bot's own analysis, in a thread (the bot: a pool)
+                found = await asyncio.get_running_loop().run_in_executor(
+                    None, analyse_job, job(record))
+                self.host.analysed += 1
+                self.finish({"analysis": summary(tr, record, found)})
                 return
         except Refusal as refusal:
             self.set_status(409)

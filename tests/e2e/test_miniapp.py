@@ -303,6 +303,31 @@ def test_a_private_board_opens_the_app(tmp_path: Path, driver: Any) -> None:
                         "id", "status").text, 60, description="the hint")
                 play_turn(driver, state)
                 state_after(api, state["version"])  # the turn, then the computer's
+            # resigned (the most it may cost: the computer takes it) and a rematch
+            # offered, both from the app: the computer accepts at once, and the new
+            # game waits for ▶ Start in the chat (its tap is the dice's entropy): the
+            # result screen says so and opens the chat instead of the next game
+            state = synced(driver, api)
+            while "resign" not in state["actions"]:
+                state = state_after(api, state["version"])
+            level = state["resign"][-1]["level"]
+            status, ended = api.call("action", version=state["version"], play=state["play"],
+                                     action="resign", level=level)
+            assert status == 200, ended
+            while ended["status"] != "finished":
+                ended = state_after(api, ended["version"])
+            assert not any(start_button(m) is not None for m in server.messages(chat))
+            status, answer = api.call("action", version=ended["version"], action="rematch")
+            assert status == 200, answer
+            assert answer["result"]["waits_start"] and answer["result"]["next"] is None, \
+                answer["result"]
+            wait_version(driver, answer["version"])
+            server.wait_for(lambda: bool(driver.find_elements(
+                "css selector", '#result [data-action="to-board"]')), 30,
+                description="the result screen sending Alice to ▶ Start")
+            server.wait_for(lambda: any(start_button(m) is not None
+                                        for m in server.messages(chat)), 30,
+                            description="the rematch's board with ▶ Start", chat=chat)
             assert " ERROR " not in bot.log, bot.log_tail()
         finally:
             bot.stop()

@@ -18,12 +18,17 @@ from typing import Any
 
 import pytest
 
+from bot.present.analysis import summary
 from bot.present.board import last_turn
 from bot.present.webapp import payload
 from bot.present.webstate import turn_tree
+from bot.rules.analysis import analyse_job, job
+from bot.rules.dice import Dealer
 from bot.rules.matchstate import table_of
 from bot.rules.play import may_double
+from bot.rules.taps import tap
 from bot.vocab import clock
+from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import translator
 from bot.vocab.records import GameRecord, Status
 from engine.game import Phase
@@ -335,18 +340,24 @@ def test_the_result_screen(variant: Variant, size: tuple[int, int], host: AppHos
     assert result is not None
     winner = ANN if result.winner is Side.WHITE else BOB
     loser = BOB if winner == ANN else ANN
-    open_page(driver, host, record, loser, size=size)
-    assert driver.find_element("css selector", "#result h2").text == "You lost"
-    open_page(driver, host, record, winner, size=size)
+    # the headline is who won as the viewer sees it; the line under it says how and
+    # names nobody ("You won!" above "Bob wins: …" read as a contradiction)
+    name = "Ann" if winner == ANN else "Bob"
+    for user, headline in ((loser, "You lost"), (EVE, f"🏆 {name} wins"),
+                           (winner, "🏆 You won!")):
+        open_page(driver, host, record, user, size=size)
+        assert driver.find_element("css selector", "#result h2").text == headline
+        how = driver.find_element("css selector", "#result h2 + p").text
+        assert "wins" not in how and "Ann" not in how and "Bob" not in how, how
+        assert bool(driver.find_elements("css selector", '#result [data-action="rematch"]')) \
+            is (user != EVE)
     box = driver.find_element("id", "result")
     assert box.is_displayed()
-    assert driver.find_element("css selector", "#result h2").text == "🏆 You won!"
     body = driver.find_element("tag name", "body").text
     assert "/verify" not in body and "newest message" not in body
-    for name in ("rematch", "new-game", "analysis"):
-        click(driver, f'#result [data-action="{name}"]')
+    click(driver, '#result [data-action="new-game"]')  # a lobby is the group's
     links = [c for c in calls(driver) if c[0] == "openTelegramLink"]
-    assert links == [["openTelegramLink", "https://t.me/c/1234567890/77"]] * 3
+    assert links == [["openTelegramLink", "https://t.me/c/1234567890/77"]]
     click(driver, "#verify summary")
     seed = driver.find_element("css selector", "#result .seed")
     assert seed.is_displayed() and "Seed:" in seed.text
@@ -486,3 +497,250 @@ def test_a_hit_is_marked_beside_the_board_not_over_a_checker(host: AppHost,
           (m) => Math.min(m.right, c.right) - Math.max(m.left, c.left) > 0.5
               && Math.min(m.bottom, c.bottom) - Math.max(m.top, c.top) > 0.5)).length""")
     assert touching == 0
+
+
+# ---- touch: every candidate a finger's width (44 px), though a point is ~22-27 px ----
+
+TOUCH = 44
+EDGE = 18  # px beside a point's centre: inside its neighbour's column, inside its own reach
+
+
+def _neighbours(label: int) -> list[tuple[int, int]]:
+    """The points beside ``label`` in its half of the board, each with the screen side it
+    lies on (+1 right, -1 left): a row's labels run 13..24 left to right on top and 12..1
+    on the bottom, the bar between 18|19 and 7|6."""
+    found = []
+    for other in (label - 1, label + 1):
+        if not 1 <= other <= 24 or (label > 12) != (other > 12) or {label, other} in (
+                {18, 19}, {6, 7}):
+            continue
+        right = other > label if label > 12 else other < label
+        found.append((other, 1 if right else -1))
+    return found
+
+
+def edge_pair(record: GameRecord) -> tuple[int, int, int, int] | None:
+    """A source and one of its targets (Ann's numbers), each with a side where the
+    neighbouring point is no candidate (picking up: no other source; dropping: no other
+    target, nor a source, nor where it came from): ``(source, side, target, side)``."""
+    game = table_of(record).game
+    if game.phase is not Phase.MOVE or game.to_act is not Side.WHITE:
+        return None
+    steps = turn_tree(game, Side.WHITE)[0]["steps"]
+    sources = {s["from"] for s in steps}
+    for source in sorted(s for s in sources if isinstance(s, int)):
+        picks = [side for other, side in _neighbours(source) if other not in sources]
+        targets = {s["to"] for s in steps if s["from"] == source}
+        for target in sorted(t for t in targets if isinstance(t, int)):
+            drops = [side for other, side in _neighbours(target)
+                     if other not in sources | targets | {source}]
+            if picks and drops:
+                return source, picks[0], target, drops[0]
+    return None
+
+
+@functools.cache
+def edge_moment(variant: Variant) -> GameRecord:
+    return until(started(variant), lambda r: moving_after(Side.WHITE)(r)
+                 and edge_pair(r) is not None)
+
+
+def at_edge(driver: Any, label: int, side: int) -> Any:
+    """Actions moved to ``EDGE`` px beside ``label``'s centre, towards ``side``."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    return ActionChains(driver).move_to_element_with_offset(cell(driver, label), side * EDGE, 0)
+
+
+def mine_on(driver: Any, label: int) -> int:
+    return len(driver.find_elements("css selector", f'circle.checker-0[data-at="{label}"]'))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("size", [(390, 844), NARROW], ids=["390", "320"])
+def test_a_tap_beside_a_point_reaches_the_candidate(variant: Variant, size: tuple[int, int],
+                                                   host: AppHost, driver: Any) -> None:
+    """A tap 18 px beside a point's centre, over the neighbouring point (no candidate),
+    picks up the checker; then a tap 18 px beside a lit target lands there; and a drag
+    from beside the checker to beside the target plays the same step."""
+    record = edge_moment(variant)
+    pair = edge_pair(record)
+    assert pair is not None
+    source, pick, target, drop = pair
+    open_page(driver, host, record, ANN, size=size)
+    column = js(driver, f"return document.querySelector('[data-cell=\"{source}\"]')"
+                        ".getBoundingClientRect().width")
+    assert column < EDGE * 2, column  # the finger is over the neighbouring point
+    before = mine_on(driver, target)
+    at_edge(driver, source, pick).click().perform()
+    assert driver.find_elements("css selector", f'[data-lit="chosen:{source}"]')
+    assert not driver.find_elements("css selector", "#status .note")
+    at_edge(driver, target, drop).click().perform()
+    assert used_dice(driver) == 1
+    assert mine_on(driver, target) == before + 1
+    assert not driver.find_elements("css selector", "#status .note")
+    click(driver, '[data-action="undo"]')
+    assert used_dice(driver) == 0
+    # dragged: pressed beside the checker, released beside the target
+    at_edge(driver, source, pick).click_and_hold().move_by_offset(0, 30).perform()
+    assert driver.find_elements("id", "drag-ghost")
+    at_edge(driver, target, drop).release().perform()
+    assert used_dice(driver) == 1
+    assert mine_on(driver, target) == before + 1
+
+
+REACH = """const box = (e) => { const r = e.getBoundingClientRect();
+  return [r.left, r.top, r.right, r.bottom]; };
+return { reach: [...document.querySelectorAll('#reach [data-reach]')].map(
+           (e) => [e.dataset.reach, ...box(e)]),
+         cells: Object.fromEntries([...document.querySelectorAll('#hits [data-cell]')].map(
+           (e) => [e.dataset.cell, box(e)])),
+         landing: [...document.querySelectorAll('#under [data-landing]')].map(
+           (e) => [e.dataset.landing, ...box(e)]) }"""
+
+
+def check_reach(driver: Any, candidates: set[str]) -> None:
+    """Each candidate's touch area, measured in the page: its whole half of the board
+    tall (≥ 44 px), and reaching 22 px to each side of its centre, or half-way to the
+    next candidate's centre where that is nearer; its landing marker as wide."""
+    found = js(driver, REACH)
+    areas = found["reach"]
+    assert {a[0] for a in areas} == candidates
+    centre = {c: (b[0] + b[2]) / 2 for c, b in found["cells"].items()}
+    width: dict[str, float] = {}
+    for name, left, top, right, bottom in areas:
+        assert bottom - top >= TOUCH, (name, bottom - top)
+        row = [c for c, _, t, _, _ in areas if abs(t - top) < 1 and c != name]
+        x = centre[name]
+        lefts = [x - centre[c] for c in row if centre[c] < x]
+        rights = [centre[c] - x for c in row if centre[c] > x]
+        board_left, board_right = found["cells"]["13"][0], found["cells"]["off"][2]
+        want_left = min([TOUCH / 2, x - board_left - 4] + [d / 2 for d in lefts])
+        want_right = min([TOUCH / 2, board_right - x] + [d / 2 for d in rights])
+        assert x - left >= want_left - 0.5 and right - x >= want_right - 0.5, (name, x, left,
+                                                                               right, row)
+        width[name] = min(width.get(name, right - left), right - left)
+    for name, left, _, right, _ in found["landing"]:
+        assert right - left >= min(TOUCH, width[name]) - 1.5, (name, right - left, width[name])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("size", [(390, 844), NARROW], ids=["390", "320"])
+def test_each_candidates_touch_area_is_a_fingers_width(variant: Variant,
+                                                        size: tuple[int, int],
+                                                        host: AppHost, driver: Any) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    record = edge_moment(variant)
+    open_page(driver, host, record, ANN, size=size)
+    steps = turn_tree(table_of(record).game, Side.WHITE)[0]["steps"]
+    sources = {str(s["from"]) for s in steps}
+    check_reach(driver, sources)  # nothing picked: the checkers that may move
+    source = next(s["from"] for s in steps)
+    targets = {str(s["to"]) for s in steps if s["from"] == source}
+    click(driver, f'[data-cell="{source}"]')  # tapped: its targets and the other checkers
+    check_reach(driver, sources | targets)
+    assert {c[0] for c in js(driver, REACH)["landing"]} == targets - {"off"}
+    click(driver, f'[data-cell="{source}"]')  # put back
+    ActionChains(driver).click_and_hold(cell(driver, source)).move_by_offset(0, 30).perform()
+    check_reach(driver, targets | {str(source)})  # held: where it may be dropped
+    ActionChains(driver).release().perform()
+
+
+def result_text(driver: Any) -> str:
+    text: str = driver.find_element("id", "result").text
+    return text
+
+
+def test_a_rematch_offered_and_followed_in_the_app(host: AppHost, driver: Any) -> None:
+    """Ann offers a rematch from the result screen (the board's own rule), waits for
+    Bob, who is told to accept on the chat's board (his tap there is the new match's
+    dice entropy) and may decline in the app; offered again and accepted in the chat,
+    Ann's open app goes on into the new game."""
+    record = ended(Variant.LONG)
+    key = payload(record.chat_id, record.game_id)
+    open_page(driver, host, record, ANN)
+    click(driver, '#result [data-action="rematch"]')
+    wait_version(driver, record.version + 1)
+    offered = host.games[key]
+    assert offered.rematch_by == ANN and offered.next_dice is not None  # its seed committed
+    assert EN.gettext("Waiting for {name} to accept the rematch.", name="Bob") \
+        in result_text(driver)
+    assert not driver.find_elements("css selector", '#result [data-action="rematch"]')
+    assert driver.find_elements("css selector", '#result [data-action="withdraw"]')
+    # Bob: accept in the chat (it opens the board), or decline here
+    open_page(driver, host, offered, BOB)
+    assert EN.gettext("{name} offers a rematch.", name="Ann") in result_text(driver)
+    click(driver, '#result [data-action="accept-in-chat"]')
+    assert calls(driver)[-1] == ["openTelegramLink", "https://t.me/c/1234567890/77"]
+    assert host.games[key].version == offered.version  # nothing accepted by the app
+    click(driver, '#result [data-action="decline"]')
+    wait_version(driver, offered.version + 1)
+    assert host.games[key].rematch_by is None
+    assert driver.find_elements("css selector", '#result [data-action="rematch"]')
+    # offered again; Bob accepts on the chat's board: Ann's open app follows
+    open_page(driver, host, host.games[key], ANN)
+    click(driver, '#result [data-action="rematch"]')
+    wait_version(driver, offered.version + 2)
+    again = host.games[key]
+    accepted = tap(again, BOB, "Bob", Callback.game(again.game_id, again.version,
+                                                   ButtonAction.ACCEPT),
+                   Dealer.for_tests(9).tapped("4411"), own_board=False,
+                   bot_name=lambda level: "bot")
+    assert accepted.game_id != again.game_id
+    host.saved(again, accepted)
+    wait_version(driver, 1)  # the new game's first version
+    assert accepted.game_id in js(driver, "return location.search")
+    assert js(driver, "return document.body.dataset.status") == "active"
+    assert not driver.find_element("id", "result").is_displayed()
+
+
+@pytest.mark.parametrize("size", [(390, 844), NARROW], ids=["390", "320"])
+def test_the_analysis_in_the_app(size: tuple[int, int], host: AppHost, driver: Any) -> None:
+    """📊 Analysis on the result screen shows each player's figures in the app, as the
+    bot's analysis words them (errors, luck, error rate), wrapped to the screen."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    record = ended(Variant.LONG)
+    open_page(driver, host, record, BOB, size=size)
+    click(driver, '#result [data-action="analysis"]')
+    WebDriverWait(driver, 60).until(lambda d: d.find_elements("css selector", "#analysis h3"))
+    expected = summary(EN, record, analyse_job(job(record)))
+    players = expected["players"]
+    assert isinstance(players, list)
+    assert texts(driver, "#analysis h3") == [p["name"] for p in players] == ["Ann", "Bob"]
+    shown = texts(driver, "#analysis > p")
+    for player in players:
+        for line in player["lines"]:
+            assert line in shown, (line, shown)
+    assert any(line.startswith("Error rate: ") for line in shown)
+    assert any("doubtful" in line for line in shown) and any("Luck" in line for line in shown)
+    assert texts(driver, "#analysis li") == [w for p in players for w in p["worst"]]
+    assert js(driver, "const a = document.getElementById('analysis');"
+                      "return a.scrollWidth <= a.clientWidth")
+    assert not [c for c in calls(driver) if c[0] == "openTelegramLink"]
+    if size == (390, 844):
+        shot(driver, "analysis")
+    click(driver, '[data-action="analysis-close"]')
+    assert not driver.find_element("id", "analysis").is_displayed()
+
+
+def test_the_matchs_next_game_accepted_in_the_app(host: AppHost, driver: Any) -> None:
+    """Between two games of a match: Bob offers the next game, Ann accepts it in the app
+    (the match's dice: nothing to mix in) and goes on into it."""
+    record = until(started(Variant.BACKGAMMON, match_length=15), over)
+    assert not table_of(record).match_over
+    key = host.put(record)
+    open_page(driver, host, record, BOB)
+    assert texts(driver, '#result [data-action="rematch"]') == ["Next game"]
+    click(driver, '#result [data-action="rematch"]')
+    wait_version(driver, record.version + 1)
+    assert EN.gettext("Waiting for {name} to accept the next game.", name="Ann") \
+        in result_text(driver)
+    open_page(driver, host, host.games[key], ANN)
+    assert EN.gettext("{name} offers the next game.", name="Bob") in result_text(driver)
+    click(driver, '#result [data-action="accept"]')
+    following = host.games[key].next_game
+    wait_version(driver, 1)
+    assert following is not None and following in js(driver, "return location.search")
+    assert js(driver, "return document.body.dataset.status") == "active"

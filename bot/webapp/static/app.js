@@ -62,6 +62,13 @@ function show(next) {
   document.body.dataset.you = state.you === null ? "" : String(state.you);
   document.documentElement.lang = state.lang || "en";
   render();
+  // the rematch (or the match's next game) began while the result was open: a player
+  // goes on into it, as the chat's board does (the game as played is unchanged: not
+  // `moved`)
+  if (before && state.you !== null && state.result && state.result.next && before.result
+      && !before.result.next) {
+    follow(state.result.next);
+  }
   if (!before || !moved) return;
   const mine = state.you !== null && state.to_act === state.you;
   const theirs = state.last && state.last.side !== state.you;
@@ -76,6 +83,7 @@ function show(next) {
   if (state.result && !before.result) {
     haptic("notify", state.result.winner === state.you ? "success" : "warning");
   }
+
 }
 
 function render() {
@@ -107,11 +115,12 @@ function render() {
 }
 
 // the board's height in its own units (360 wide): what the phone leaves for it under the
-// bars, the status and the buttons, so that the whole game fits on one screen
+// bars, two lines of status and the buttons (measured: 204 px with the page's buttons, 144
+// with Telegram's), so that the whole game fits on one screen with no third of it empty
 function boardHeight() {
   const width = Math.min(window.innerWidth, 560);
   document.body.classList.toggle("narrow", width < 360);
-  const below = useTelegramButtons() ? 170 : 230;   // bars, status (and the buttons)
+  const below = useTelegramButtons() ? 150 : 212;
   return ((window.innerHeight - below) / width) * 360;
 }
 
@@ -436,6 +445,8 @@ function hint() {
   return run(async () => { note = (await api("hint")).hint; });
 }
 
+function follow(next) { location.search = `?game=${encodeURIComponent(next)}`; }
+
 function openBoard() {
   if (state.board_link && tg && tg.openTelegramLink) tg.openTelegramLink(state.board_link);
   else if (tg && tg.close) tg.close();
@@ -447,38 +458,52 @@ function result() {
   const r = state.result, box = $("result");
   box.hidden = !r;
   if (!r) return;
+  // who won, as the server words it for this viewer (webstate.py _headline); then how
   const title = document.createElement("h2");
-  const won = state.you !== null && r.winner === state.you;
-  title.textContent = state.you === null || r.winner === null
-    ? (r.winner === null ? r.line : `🏆 ${state.players[r.winner].name}`)
-    : won ? `🏆 ${text("you_won")}` : text("you_lost");
-  title.className = won ? "won" : "lost";
-  const lines = [r.line, r.match, r.booked, ...(state.notes || [])].filter(Boolean).map((line) => {
+  title.textContent = r.title;
+  title.className = state.you !== null && r.winner === state.you ? "won" : "lost";
+  const offer = r.offer;
+  const said = offer ? [offer.line] : (state.notes || []);
+  const lines = [r.how, r.match, r.booked, ...said].filter(Boolean).map((line) => {
     const p = document.createElement("p");
     p.textContent = line;
     return p;
   });
+  if (r.waits_start) lines.push(Object.assign(document.createElement("p"),
+                                              { textContent: text("start_in_chat") }));
   const row = document.createElement("div");
   row.className = "row";
-  const link = (name, caption) => {
+  const button = (name, caption, run, primary = false) => {
     const b = document.createElement("button");
     b.textContent = caption;
     b.dataset.action = name;
-    b.addEventListener("click", openBoard);
+    if (primary) b.className = "primary";
+    b.disabled = busy;
+    b.addEventListener("click", run);
     return b;
   };
-  if (r.next) {  // the next game has begun (a rematch accepted in the chat): open it here
-    const b = document.createElement("button");
-    b.textContent = text("next_game");
-    b.dataset.action = "next-game";
-    b.className = "primary";
-    b.addEventListener("click", () => { location.search = `?game=${encodeURIComponent(r.next)}`; });
-    row.append(b);
+  const link = (name, caption) => button(name, caption, openBoard);
+  // the offer of the next game is made and answered here, as on the chat's board
+  // (the same rule on the server); New game (a lobby is the group's) and Analysis open
+  // the game's board in the chat
+  if (r.next) {  // the next game has begun (a rematch accepted): open it here
+    row.append(button("next-game", text("next_game"), () => follow(r.next), true));
+  } else if (r.waits_start) {  // against the computer: its ▶ Start is a tap in the chat
+    row.append(link("to-board", text("to_board")));
+  } else if (offer && offer.mine) {  // waiting for the opponent: the offer may be taken back
+    row.append(button("withdraw", text("withdraw"), () => act("withdraw")));
+  } else if (offer) {  // the opponent offers: accept here, or in the chat where its tap
+    // is the new match's dice entropy (the line says so)
+    const accept = offer.accept === "app"
+      ? button("accept", text("accept"), () => act("accept"), true)
+      : link("accept-in-chat", text("accept_in_chat"));
+    accept.className = "primary";
+    row.append(accept, button("decline", text("decline"), () => act("decline")));
   } else if (r.rematch) {
-    row.append(Object.assign(link("rematch", text("rematch")), { className: "primary" }));
+    row.append(button("rematch", r.rematch_label || text("rematch"), () => act("rematch"), true));
   }
   row.append(link("new-game", text("new_game")));
-  if (r.winner !== null) row.append(link("analysis", "📊 " + text("analysis")));
+  if (r.winner !== null) row.append(button("analysis", "📊 " + text("analysis"), analysis));
   const parts = [title, ...lines, row];
   if (r.dice) {
     const details = document.createElement("details");
@@ -492,6 +517,51 @@ function result() {
     parts.push(details);
   }
   box.replaceChildren(...parts);
+}
+
+// ---- the analysis: each player's figures, computed by the bot as 📊 in the chat ----
+
+let analysed = null;   // null: closed; {loading} | {error} | {data} while its sheet is open
+
+async function analysis() {
+  analysed = { loading: true };
+  drawAnalysis();
+  try {
+    analysed = { data: (await api("analysis")).analysis };
+  } catch (error) {
+    analysed = { error: error.message };
+  }
+  drawAnalysis();
+}
+
+function drawAnalysis() {
+  const box = $("analysis");
+  box.hidden = !analysed;
+  if (!analysed) return;
+  const add = (tag, content, kind) => {
+    const node = document.createElement(tag);
+    node.textContent = content;
+    if (kind) node.className = kind;
+    return node;
+  };
+  const parts = [add("h2", "📊 " + text("analysis"))];
+  if (analysed.loading) parts.push(add("p", text("analysing")));
+  if (analysed.error) parts.push(add("p", analysed.error, "note"));
+  if (analysed.data) {
+    for (const p of analysed.data.players) {
+      const who = add("h3", "");
+      who.dataset.side = p.side;
+      who.append(span("disc", "", { side: p.side }), add("span", p.name));
+      const worst = document.createElement("ol");
+      worst.append(...p.worst.map((line) => add("li", line)));
+      parts.push(who, ...p.lines.map((line) => add("p", line)), worst);
+    }
+    parts.push(add("p", analysed.data.footnote, "footnote"));
+  }
+  const close = add("button", text("close"));
+  close.dataset.action = "analysis-close";
+  close.addEventListener("click", () => { analysed = null; drawAnalysis(); });
+  box.replaceChildren(...parts, close);
 }
 
 // ---- theme, live updates, start ----

@@ -2,8 +2,9 @@
 // the viewer's points 13..24 along the top from left to right, 12..1 along the bottom,
 // the bar in the middle, the borne-off tray on the right.  Pure drawing: it decides nothing.
 // Layers, bottom to top: the wood, the points, the highlights (lit points, landing rings,
-// where the last turn's checkers came from), the checkers, rings *around* checkers (the
-// last turn's), the hit areas (transparent).  So a highlight never recolours a checker.
+// where the last turn's checkers came from), the candidates' touch areas (invisible), the
+// checkers, rings *around* checkers (the last turn's), the hit areas (transparent).  So a
+// highlight never recolours a checker.
 const NS = "http://www.w3.org/2000/svg";
 export const W = 360;
 let H = 400;                                // set by each drawing (the phone's height)
@@ -14,7 +15,7 @@ const CW = (FIELD - BAR) / 12;              // one point's width
 const R = CW / 2 - 0.8;                     // a checker's radius
 let HALF, DEPTH, STACK;                      // one half of the field, a triangle, a stack
 function resize(height) {
-  H = Math.round(Math.min(500, Math.max(330, height || 400)));
+  H = Math.round(Math.min(640, Math.max(330, height || 400)));
   HALF = (H - 2 * NUM) / 2;
   DEPTH = HALF - 26;
   STACK = HALF - 14;
@@ -23,6 +24,7 @@ resize(400);
 const TRAY_X = W - 4 - TRAY;
 const BAR_X = 4 + 6 * CW;                   // the bar's left edge
 const SLICE = 7;                            // a borne-off checker seen edge-on
+export const TOUCH = 44;                    // px: the least a finger's target may be (HIG)
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(NS, name);
@@ -101,7 +103,10 @@ function light(layer, view, cell, kind, mover) {
     const [side, count] = view.cells[cell - 1];
     const n = side === mover ? count : 0;   // a blot hit is replaced
     const [x, y] = spot(cell, mover, n, n + 1, 1 - view.viewer);
-    el("circle", { cx: x, cy: y, r: R - 1, class: "landing" }, layer);
+    // as wide as the point's touch area, a finger's width where no other candidate is beside
+    const [left, right] = (current && current.reach[cell]) || [x - R, x + R];
+    const r = Math.max(R - 1, Math.min(TOUCH / 2 / scaleNow(), x - left, right - x) - 0.5);
+    el("circle", { cx: x, cy: y, r, class: "landing", "data-landing": cell }, layer);
   }
 }
 
@@ -110,6 +115,7 @@ function light(layer, view, cell, kind, mover) {
 // handlers: {tap(cell), drag(from, to), press(cell) -> targets of a checker picked up}
 export function drawBoard(container, view, handlers) {
   resize(view.height);
+  scale = (container.clientWidth || W) / W;
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, id: "board-svg" });
   const bottom = view.viewer, top = 1 - bottom;
   el("rect", { x: 0, y: 0, width: W, height: H, class: "frame" }, svg);
@@ -127,6 +133,10 @@ export function drawBoard(container, view, handlers) {
   }
   // highlights: under the checkers
   const under = el("g", { id: "under" }, svg);
+  const reachLayer = el("g", { id: "reach" }, svg);
+  const candidates = new Set([...view.sources, ...view.targets]);
+  current = { svg, view, handlers, topOf: {}, under, top, reachLayer, reach: {} };
+  current.reach = reach(reachLayer, candidates);
   for (const cell of view.sources) {
     if (cell !== view.chosen) light(under, view, cell, "source", view.mover);
   }
@@ -146,7 +156,7 @@ export function drawBoard(container, view, handlers) {
   }
   // checkers
   const pieces = el("g", { id: "checkers" }, svg);
-  const topOf = {};               // "cell:side" -> the outermost checker's element
+  const topOf = current.topOf;    // "cell:side" -> the outermost checker's element
   for (let label = 1; label <= 24; label++) {
     for (const [side, count] of onCell(view, label)) {
       for (let i = 0; i < count; i++) {
@@ -236,7 +246,6 @@ export function drawBoard(container, view, handlers) {
   el("rect", { x: BAR_X, y: 0, width: BAR, height: H, class: "hit", "data-cell": "bar" }, hits);
   el("rect", { x: TRAY_X - GAP, y: 0, width: TRAY + GAP + 4, height: H, class: "hit",
                "data-cell": "off" }, hits);
-  current = { svg, view, handlers, topOf, under, top };
   listen(svg);
   container.replaceChildren(svg);
   return { animate: (moves, hitsOf) => animate(moves, hitsOf) };
@@ -292,19 +301,82 @@ function animate(moves, hitCells) {
   return slid;
 }
 
+// ---- touch: every target a finger's width ----
+// Twelve points and the bar share a phone's width: a point is ~27 px wide at 390 px,
+// ~22 px at 320, less than the 44 px a finger needs.  So a touch goes to the nearest
+// *candidate* (a point whose checker may move; once one is picked up, its lit targets),
+// within 22 px of the candidate's centre (or its own column, if wider): the candidate's
+// touch area is its column widened to 44 px, split half-way where it would reach into
+// another candidate's, along the whole height of its half of the board (the bar and the
+// tray: both halves).  These areas are drawn (invisible, `#reach [data-reach]`) and a
+// touch is resolved by them (reachAt), so what a test measures is what a finger gets.
+// A touch in no candidate's area is the cell under it (an illegal tap says why).
+let scale = 1;                                 // screen px per board unit, at the last draw
+
+function scaleNow() {
+  const box = current && current.svg.isConnected && current.svg.getBoundingClientRect();
+  return box && box.width ? box.width / W : scale;
+}
+
+// [centre, half-width of its own area] of a cell, in board units
+function column(cell) {
+  if (cell === "bar") return [BAR_X + BAR / 2, BAR / 2];
+  if (cell === "off") return [TRAY_X + TRAY / 2, TRAY / 2 + GAP];
+  return [columnX(cellOf(cell)[1]) + CW / 2, CW / 2];
+}
+
+// Draw the candidates' touch areas; returns each cell's narrowest [left, right].
+function reach(layer, candidates) {
+  layer.replaceChildren();
+  const half = TOUCH / 2 / scale, found = {};
+  for (const row of [0, 1]) {
+    const members = [...candidates].filter((c) => c === "bar" || c === "off"
+      || cellOf(c)[0] === row).map((c) => [c, ...column(c)]).sort((a, b) => a[1] - b[1]);
+    members.forEach(([cell, x, own], i) => {
+      let left = Math.max(0, x - Math.max(half, own)), right = Math.min(W, x + Math.max(half, own));
+      if (i > 0) left = Math.max(left, (members[i - 1][1] + x) / 2);
+      if (i < members.length - 1) right = Math.min(right, (x + members[i + 1][1]) / 2);
+      el("rect", { x: left, y: row === 0 ? 0 : H / 2, width: right - left, height: H / 2,
+                   class: "reach", "data-reach": cell }, layer);
+      const was = found[cell];
+      found[cell] = was ? [Math.max(was[0], left), Math.min(was[1], right)] : [left, right];
+    });
+  }
+  return found;
+}
+
+// the candidate whose touch area holds the point (screen coordinates), else null
+function reachAt(x, y) {
+  if (!current) return null;
+  for (const area of current.reachLayer.children) {
+    const box = area.getBoundingClientRect();
+    if (x >= box.left && x <= box.right && y >= box.top && y <= box.bottom) {
+      const value = area.dataset.reach;
+      return value === "bar" || value === "off" ? value : Number(value);
+    }
+  }
+  return null;
+}
+
 // Taps and drags, by pointer events (a mouse, a finger, a pen alike): a press and a
-// release on one cell is a tap (tap(cell)); a press on a checker that may move lights its
-// targets at once (press(cell) gives them) and the checker follows the finger; released on
-// another cell it is a drag (drag(from, to)); released just beside a lit target, it goes
-// there.  The app decides what either does with the server's steps.
-let current = null;   // the board drawn last: {svg, view, handlers, topOf, under, top}
-let pressed = null;   // {cell, ghost, moved, targets, lit} while a pointer is down
+// release within a few px is a tap on the cell pressed (tap(cell)); a press on a checker
+// that may move lights its targets at once (press(cell) gives them) and the checker
+// follows the finger; released on another cell it is a drag (drag(from, to)).  Both
+// resolve the touch by the candidates' areas (reachAt).  The app decides what either
+// does with the server's steps.
+let current = null;   // the board drawn last: {svg, view, handlers, topOf, under, top, reach…}
+let pressed = null;   // {cell, ghost, far, x, y, targets} while a pointer is down
+const SLOP = 8;       // px a finger may slide and still tap
 
 function cellAt(x, y) {
   const hit = document.elementFromPoint(x, y);
   const value = hit && hit.dataset ? hit.dataset.cell : undefined;
   if (value === undefined) return null;
   return value === "bar" || value === "off" ? value : Number(value);
+}
+
+function touched(event) {
+  return reachAt(event.clientX, event.clientY) ?? cellAt(event.clientX, event.clientY);
 }
 
 function svgPoint(svg, event) {
@@ -315,30 +387,20 @@ function svgPoint(svg, event) {
   return point.matrixTransform(matrix.inverse());
 }
 
-// a lit target within reach of a finger's release: the nearest one whose point is under
-// the finger's row, at most 8 px (screen) to the side (a point is ~27 px wide on a phone)
-function nearTarget(event, targets) {
-  let best = null, gap = 8;
-  for (const cell of targets) {
-    const area = current.svg.querySelector(`[data-cell="${cell}"]`);
-    if (!area) continue;
-    const box = area.getBoundingClientRect();
-    if (event.clientY < box.top || event.clientY > box.bottom) continue;
-    const away = Math.max(0, box.left - event.clientX, event.clientX - box.right);
-    if (away <= gap) { best = cell; gap = away; }
-  }
-  return best;
-}
-
 function listen(svg) {
   svg.addEventListener("pointerdown", (event) => {
-    const cell = cellAt(event.clientX, event.clientY);
-    if (cell === null || !current) return;
+    if (!current) return;
+    const cell = touched(event);
+    if (cell === null) return;
     event.preventDefault();
     const { view, handlers } = current;
-    pressed = { cell, ghost: null, moved: false, targets: [], lit: [] };
+    pressed = { cell, ghost: null, far: false, x: event.clientX,
+                y: event.clientY, targets: [] };
     if (view.sources.has(cell)) {  // a checker that may move: its targets lit at once
       pressed.targets = handlers.press(cell) || [];
+      scale = scaleNow();
+      // where it may be dropped: its targets, or back where it was
+      current.reach = reach(current.reachLayer, new Set([cell, ...pressed.targets]));
       for (const target of pressed.targets) {
         light(current.under, view, target, "target", view.mover);
       }
@@ -356,7 +418,8 @@ function listen(svg) {
       const origin = current.topOf[`${pressed.cell}:${pressed.ghost.side}`];
       if (origin) origin.classList.add("lifted");
     }
-    pressed.moved = true;
+    pressed.far = pressed.far || Math.hypot(event.clientX - pressed.x,
+                                            event.clientY - pressed.y) > SLOP;
     pressed.ghost.node.setAttribute("cx", point.x);
     pressed.ghost.node.setAttribute("cy", point.y - 10);  // above the finger, to be seen
   });
@@ -364,13 +427,11 @@ function listen(svg) {
 
 function release(event) {
   if (!pressed || !current) return;
-  const { cell, ghost, targets, moved } = pressed;
+  const { cell, ghost, far } = pressed;
   pressed = null;
   if (ghost && ghost.node) ghost.node.remove();
-  let target = cellAt(event.clientX, event.clientY);
-  if (moved && target !== cell && !targets.includes(target)) {
-    target = nearTarget(event, targets) ?? target;
-  }
+  // a finger that barely slid tapped the cell it pressed (not a neighbour it drifted to)
+  const target = far ? touched(event) : cell;
   if (target === null) { current.handlers.drag(cell, null); return; }
   if (target === cell) current.handlers.tap(cell);
   else current.handlers.drag(cell, target);

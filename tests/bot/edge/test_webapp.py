@@ -248,3 +248,98 @@ def test_proposals_on_the_chats_board_are_told_in_the_app() -> None:
     asked = record.model_copy(update={"cancel_by": BOB, "pause_by": BOB})
     assert game_state(EN, asked, ANN)["notes"] == ["Bob proposes to cancel the game.",
                                                    "Bob proposes to pause the clock."]
+
+
+def _ended(**options: object) -> GameRecord:
+    """A game of backgammon played at random to its end."""
+    rng = random.Random(5)
+    record = GameRecord(chat_id=-1001234567890, variant=Variant.BACKGAMMON, players=PLAYERS,
+                        options=TableOptions(koks=False, **options), board_message_id=9)
+    record = start_game(record, Dealer.for_tests(3))
+    while record.status is Status.ACTIVE:
+        game = table_of(record).game
+        user = _mover(record)
+        if game.phase is Phase.MOVE:
+            tree, node, steps = turn_tree(game, Side.WHITE), 0, []
+            while not tree[node]["complete"]:
+                step = rng.choice(tree[node]["steps"])
+                steps.append(Step(*step["step"]))
+                node = step["next"]
+            record = apply_turn(record, user, steps)
+        else:
+            record = apply_game(record, user, Callback.game(record.game_id, record.version,
+                                                            ButtonAction.ROLL))
+    return record
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "lt"])
+def test_the_result_headline_is_who_won_for_the_viewer(lang: str) -> None:
+    """A player reads "You won!" or "You lost", a spectator the winner's name; the line
+    under it says how and names nobody (issue 34: Bob's "You won!" sat above "Bob wins:
+    oin, 1 point.", which read as a contradiction)."""
+    tr = translator(lang)
+    record = _ended()
+    result = table_of(record).game.result
+    assert result is not None
+    winner, loser = (ANN, BOB) if result.winner is Side.WHITE else (BOB, ANN)
+    name = "Ann" if winner == ANN else "Bob"
+    seen = {user: game_state(tr, record, user)["result"] for user in (ANN, BOB, EVE)}
+    assert seen[winner]["title"] == "🏆 " + tr.gettext("You won!")
+    assert seen[loser]["title"] == tr.gettext("You lost")
+    assert seen[EVE]["title"] == "🏆 " + tr.gettext("{name} wins", name=name)
+    for shown in seen.values():
+        assert shown["how"] and "Ann" not in shown["how"] and "Bob" not in shown["how"]
+        assert shown["how"] == seen[EVE]["how"]
+        assert name in shown["line"]  # the chat's sentence stays as it was
+
+
+def _after(record: GameRecord, user: int, action: str) -> GameRecord:
+    from bot.edge.initdata import InitData
+    from bot.edge.webapp import acted
+
+    asker = InitData(user_id=user, name="x", language=None, auth_date=NOW, start_param=None)
+    return acted(EN, record, asker, {"action": action}, Dealer.for_tests(8)).model_copy(
+        update={"version": record.version + 1})
+
+
+def test_a_rematch_offer_as_each_player_sees_it() -> None:
+    """Offered from the app: the offerer waits (and may withdraw), the other is sent to
+    the chat's board to accept, where the tap is the new match's dice entropy; an Accept
+    from the app is refused and changes nothing."""
+    record = _after(_ended(), ANN, "rematch")
+    assert record.rematch_by == ANN and record.next_dice is not None
+    mine, theirs = (game_state(EN, record, user)["result"] for user in (ANN, BOB))
+    assert mine["offer"] == {"mine": True, "accept": None,
+                             "line": "Waiting for Bob to accept the rematch."}
+    assert theirs["offer"]["accept"] == "chat" and theirs["offer"]["line"].startswith(
+        "Ann offers a rematch. Accept it on the game's board in the chat")
+    assert not mine["rematch"] and not theirs["rematch"]
+    assert game_state(EN, record, EVE)["result"]["offer"] is None
+    with pytest.raises(Refusal) as refused:
+        _after(record, BOB, "accept")
+    assert "board in the chat" in refused.value.message
+    with pytest.raises(Refusal):
+        _after(record, BOB, "withdraw")  # only the offerer
+    assert _after(record, ANN, "withdraw").rematch_by is None
+    assert _after(record, BOB, "decline").rematch_by is None
+
+
+def test_the_matchs_next_game_is_accepted_in_the_app() -> None:
+    """Between two games of a match the dice are the match's: nothing to mix in, so the
+    next game is offered and accepted in the app; the continued game's state names it,
+    or, where it waits for ▶ Start in the chat, says so."""
+    record = _ended(match_length=5)
+    assert not table_of(record).match_over
+    offered = _after(record, BOB, "rematch")
+    assert game_state(EN, offered, BOB)["result"]["offer"]["line"] == \
+        "Waiting for Ann to accept the next game."
+    asked = game_state(EN, offered, ANN)["result"]["offer"]
+    assert asked == {"mine": False, "accept": "app", "line": "Bob offers the next game."}
+    following = _after(offered, ANN, "accept")
+    assert following.game_id != record.game_id and following.status is Status.ACTIVE
+    assert following.dice == record.dice  # the match's seed
+    done = offered.model_copy(update={"next_game": following.game_id, "rematch_by": None})
+    assert game_state(EN, done, ANN)["result"]["next"] == payload(done.chat_id,
+                                                                   following.game_id)
+    waiting = game_state(EN, done, ANN, next_waits=True)["result"]
+    assert waiting["next"] is None and waiting["waits_start"]

@@ -12,7 +12,11 @@ from typing import Any
 
 import httpx
 
+from bot.present.analysis import summary
+from bot.present.webapp import game_of, payload
+from bot.rules.analysis import analyse_job, job
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
+from bot.vocab.i18n import translator
 from tests.bot.conftest import World
 from tests.bot.driver import pick
 from tests.bot.edge.handlers.test_webapp_budget import (
@@ -105,10 +109,11 @@ async def _play_until(world: World, chat: Chat, chat_user: User, client: httpx.A
     raise AssertionError(world.server.transcript(chat))
 
 
-async def _seated(world: World) -> tuple[Chat, User, User, str]:
-    """A backgammon game at a roll (:func:`_at_a_roll`): its chat, the player at
-    the roll, the other player, and the game's app payload."""
-    chat, rolling, game = await _at_a_roll(world)
+async def _seated(world: World, options: str = "") -> tuple[Chat, User, User, str]:
+    """A backgammon game at a roll (:func:`_at_a_roll`, ``options`` as /new takes
+    them): its chat, the player at the roll, the other player, and the game's app
+    payload."""
+    chat, rolling, game = await _at_a_roll(world, options)
     [record] = await world.store.games.chat_games(chat.id)
     ids = {p.user_id for p in record.players}
     other = next(u for u in world.server.users() if u.id in ids and u.id != rolling.id)
@@ -214,3 +219,119 @@ async def test_a_resignation_in_the_chat_declined_then_accepted_in_the_app(
     assert "by resignation" in state["result"]["line"], state["result"]["line"]
     [record] = await world.store.games.chat_games(chat.id)
     assert record.status.value == "finished" and record.version == versions[-1]
+
+
+async def test_a_rematch_offered_in_the_app_is_accepted_on_the_group_board(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """The app's Rematch is the group board's: the offer saved with its seed committed,
+    the group board redrawn with Accept / Decline; the other player's Accept from the
+    app is refused (its tap is the new match's dice entropy), made on the group board;
+    the app's long poll then names the new game, whose dice mixed in that tap's id."""
+    world, hold, url = served
+    hold.released.set()
+    chat, app_user, chat_user, game = await _seated(world)  # the app's player at a roll
+    chat_id, game_id = game_of(game)
+    async with httpx.AsyncClient(timeout=30) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        state = await _call(client, url, "state", **base)
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)  # the game ends
+        ended = await _newer(client, url, base, offered["version"])
+        assert ended["status"] == "finished" and ended["result"]["rematch"], ended["result"]
+        assert ended["result"]["offer"] is None
+        offer = await _call(client, url, "action", **base, version=ended["version"],
+                            action="rematch")
+        assert offer["result"]["offer"] == {
+            "mine": True, "accept": None,
+            "line": f"Waiting for {chat_user.first_name} to accept the rematch."}
+        assert not offer["result"]["rematch"]
+        record = await world.store.games.load_game(chat_id, game_id)
+        assert record is not None and record.rematch_by == app_user.id
+        assert record.next_dice is not None and not record.next_dice.fixed  # committed
+        await world.idle()
+        for _ in range(500):  # the group board, redrawn after the answer
+            if _data(world, chat, ButtonAction.ACCEPT) is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert "offers a rematch" in world.board(chat).text, world.board(chat).text
+        assert _data(world, chat, ButtonAction.DECLINE) is not None
+        # the other player's Accept from the app: refused, nothing changes
+        other = {"initData": _init(world, chat_user), "game": game}
+        seen = await _call(client, url, "state", **other)
+        assert seen["result"]["offer"]["accept"] == "chat", seen["result"]["offer"]
+        refused = await client.post(f"{url}/action", json={
+            **other, "version": seen["version"], "action": "accept"})
+        assert refused.status_code == 409
+        assert "board in the chat" in refused.json()["error"], refused.text
+        again = await world.store.games.load_game(chat_id, game_id)
+        assert again is not None and again.version == record.version
+        # accepted on the group board: the app's long poll names the new game
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)
+        following = await _newer(client, url, base, offer["version"])
+    old = await world.store.games.load_game(chat_id, game_id)
+    assert old is not None and old.next_game is not None
+    assert following["result"]["next"] == payload(chat_id, old.next_game)
+    new = await world.store.games.load_game(chat_id, old.next_game)
+    assert new is not None and new.status.value == "active" and new.dice is not None
+    assert new.dice.seed == record.next_dice.seed  # the seed committed with the offer
+    assert any(item.startswith("tg.join=") for item in new.dice.entropy), new.dice
+
+
+async def test_the_analysis_in_the_app_is_the_bots(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """📊 from the app: refused while the game is on; after it, each player's figures as
+    the bot's analysis gives them (computed in its analysis pool, as /analyze does)."""
+    world, hold, url = served
+    hold.released.set()
+    chat, app_user, chat_user, game = await _seated(world)
+    chat_id, game_id = game_of(game)
+    async with httpx.AsyncClient(timeout=60) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        early = await client.post(f"{url}/analysis", json=base)
+        assert early.status_code == 409 and "not over" in early.json()["error"], early.text
+        state = await _call(client, url, "state", **base)
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)
+        await _newer(client, url, base, offered["version"])
+        answer = await _call(client, url, "analysis", **base)
+    record = await world.store.games.load_game(chat_id, game_id)
+    assert record is not None
+    expected = summary(translator("en"), record, analyse_job(job(record)))
+    assert answer["analysis"] == expected
+    assert [p["name"] for p in answer["analysis"]["players"]] == [
+        p.name for p in record.players]
+
+
+async def test_the_matchs_next_game_accepted_in_the_app(
+        served: tuple[World, Hold, str]) -> None:  # noqa: F811
+    """Between two games of a match (the match's dice: no tap to mix in) the next game
+    offered on the group board is accepted in the app; its answer is the game it
+    asked for, continued, naming the next one, which is being played."""
+    world, hold, url = served
+    hold.released.set()
+    chat, app_user, chat_user, game = await _seated(world, "match=3")
+    chat_id, game_id = game_of(game)
+    async with httpx.AsyncClient(timeout=30) as client:
+        base = {"initData": _init(world, app_user), "game": game}
+        state = await _call(client, url, "state", **base)
+        offered = await _call(client, url, "action", **base, version=state["version"],
+                              action="resign", level=1)
+        await world.idle()
+        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)  # game 1 of the match ends
+        ended = await _newer(client, url, base, offered["version"])
+        assert ended["result"]["rematch_label"] == "Next game", ended["result"]
+        await _tap(world, chat, chat_user, ButtonAction.REMATCH)  # Next game, in the chat
+        asked = await _newer(client, url, base, ended["version"])
+        assert asked["result"]["offer"]["accept"] == "app", asked["result"]
+        answer = await _call(client, url, "action", **base, version=asked["version"],
+                             action="accept")
+    old = await world.store.games.load_game(chat_id, game_id)
+    assert old is not None and old.next_game is not None
+    assert answer["game"] == game_id and answer["result"]["next"] == payload(
+        chat_id, old.next_game), answer["result"]
+    new = await world.store.games.load_game(chat_id, old.next_game)
+    assert new is not None and new.status.value == "active" and new.dice == old.dice

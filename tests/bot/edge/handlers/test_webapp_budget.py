@@ -66,15 +66,16 @@ def _init(world: World, user: User) -> str:
                                            "auth_date": str(int(time.time()))})
 
 
-async def _at_a_roll(world: World) -> tuple[Chat, User, str]:
-    """A backgammon game (the cube on: every roll is a choice, so a tap) played in the
-    chat until a player must roll; that player and the game's app payload."""
+async def _at_a_roll(world: World, options: str = "") -> tuple[Chat, User, str]:
+    """A backgammon game (the cube on: every roll is a choice, so a tap; ``options``
+    as /new takes them) played in the chat until a player must roll; that player and
+    the game's app payload."""
     s = world.server
     alice, bob = s.add_user("Alice"), s.add_user("Bob")
     chat = s.add_group("Table", members=[alice, bob])
     await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
-    sent = await world.send(chat, alice, "/new backgammon")
+    sent = await world.send(chat, alice, f"/new backgammon {options}".strip())
     lobby = await world.reply(chat, sent, "New game")
     await world.tap(chat, alice, lobby, text="✋ Join")
     await world.tap(chat, bob, lobby, text="✋ Join")

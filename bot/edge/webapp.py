@@ -76,7 +76,7 @@ from bot.edge.live import LiveGames
 from bot.present.analysis import summary
 from bot.present.webapp import PayloadError, game_of
 from bot.present.webstate import game_state, play_key, step_of
-from bot.rules import computer, hints
+from bot.rules import hints
 from bot.rules.analysis import analysable
 from bot.rules.dice import Dealer, entropy_tap
 from bot.rules.play import (
@@ -483,8 +483,7 @@ def acted(tr: Translator, record: GameRecord, user: InitData, body: dict[str, An
             raise Refusal(ACCEPT_IN_CHAT)
         data = Callback.game(record.game_id, record.version, action)
         try:
-            return tap(record, user.user_id, user.name, data, dealer, own_board=False,
-                       bot_name=lambda level: computer.bot_name(tr, level))
+            return tap(record, user.user_id, user.name, data, dealer, own_board=False)
         except Refusal as refusal:
             if refusal.message == STALE:  # the chat's words ("use the newest message")
                 raise Refusal(CHANGED) from None

@@ -685,8 +685,7 @@ def test_a_rematch_offered_and_followed_in_the_app(host: AppHost, driver: Any) -
     again = host.games[key]
     accepted = tap(again, BOB, "Bob", Callback.game(again.game_id, again.version,
                                                    ButtonAction.ACCEPT),
-                   Dealer.for_tests(9).tapped("4411"), own_board=False,
-                   bot_name=lambda level: "bot")
+                   Dealer.for_tests(9).tapped("4411"), own_board=False)
     assert accepted.game_id != again.game_id
     host.saved(again, accepted)
     wait_version(driver, 1)  # the new game's first version

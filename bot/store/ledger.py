@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.store.client import RedisClient, as_text, idempotent
+from bot.store.clock import Clock
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
 from bot.store.replicas import Replicas
+from bot.vocab import clock
 from bot.vocab.records import (
     CorruptRecordError,
     GameRecord,
@@ -226,9 +228,11 @@ class Ledger:
     (a part of :class:`bot.store.Store`)."""
 
     def __init__(self, redis: RedisClient, keys: Keys, games: Games,
-                 history_cap: int = HISTORY_CAP, replicas: Replicas | None = None) -> None:
+                 history_cap: int = HISTORY_CAP, replicas: Replicas | None = None,
+                 ends: Clock | None = None) -> None:
         self.redis = redis
         self.replicas = replicas or Replicas(redis)
+        self.ends = ends or Clock(redis, keys, games)
         self.keys = keys
         self.games = games
         self.history_cap = history_cap
@@ -268,6 +272,9 @@ class Ledger:
         game of a match its tournament decided by forfeit is refused in the
         script (:class:`Forfeited`), so a resignation accepted between a
         withdrawal's save and its game's close books nothing.
+        Before the script the game goes into the pending ends
+        (bot/store/clock.py ``Clock.ending``): if what follows the booking is
+        never done (the worker died), the clock's sweep does it.
         Raises `VersionConflict` if the game changed since `expected_version`.
         """
         if record.status not in (Status.FINISHED, Status.CANCELLED):
@@ -285,6 +292,7 @@ class Ledger:
         where, topic = placement(record)
         # the update's own token: its retry tells the end it booked from another's
         token = write_token()
+        await self.ends.ending(record.ref, clock.now())
         for attempt in range(retries + 1):
             triples, changes, season = await self._stats_args(record, stats)
             entry = history if changes is None else history.model_copy(

@@ -10,7 +10,8 @@ and named after it: ``store.games.load_game(...)``, ``store.analysis.keep(record
 - ``ledger`` (:mod:`bot.store.ledger`): a game's end booked in one script (ledger,
   history, stats, dice counts), their reading, settle requests;
 - ``clock`` (:mod:`bot.store.clock`): the deadline queue, its wake-ups claimed
-  by one process, the stage markers, the delayed turn pings;
+  by one process, the stage markers, the delayed turn pings, the booked ends
+  whose follow-ups are pending;
 - ``updates`` (:mod:`bot.store.updates`): each update once (markers, the effects journal);
 - ``migration`` (:mod:`bot.store.migration`): a chat that became a supergroup;
 - ``flood`` (:mod:`bot.store.flood`): the flood limiter's token buckets;

@@ -250,16 +250,20 @@ class Clock:
 
     async def ends_tick(self, now: float, follow: Follow, *, lease: float = LEASE,
                         limit: int = 100) -> list[GameRef]:
-        """Claim the ends left pending past their time (:meth:`ending`) and run
-        ``follow`` for each game that is booked as ended; returns those.  One
+        """Claim up to ``limit`` ends left pending past their time (:meth:`ending`)
+        and run ``follow`` for each game that is booked as ended; returns those.  One
         whose follow-up failed stays claimed and is handed out again after its
         lease; a game gone or not ended is dropped."""
         start = self._next_end
         self._next_end = (start + 1) % SHARDS
         done: list[GameRef] = []
-        for n in range(SHARDS):
+        claimed = 0
+        for n in range(SHARDS):  # from a different shard first each time: none starves
+            if claimed >= limit:
+                break
             shard = self.keys.ends_shards[(start + n) % SHARDS]
-            flat = await self._claim(keys=shard, args=[now, now + lease, limit])
+            flat = await self._claim(keys=shard, args=[now, now + lease, limit - claimed])
+            claimed += len(flat) // 2
             for member in flat[::2]:
                 ref = GameRef.parse(as_text(member))
                 record = await self.games.load_game(ref.chat_id, ref.game_id)

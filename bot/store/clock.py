@@ -45,7 +45,8 @@ after the booking, outside its script, so a worker that dies (or whose Redis
 fails over) between the two would lose it wherever no retried update runs it
 again (the Mini App, the computer's turns, the clock's and a tournament's
 deadlines).  So :meth:`Clock.ending` puts the game in its shard's pending ends
-(``nardy:{deadlines:<shard>}:ends``) *before* the booking script, due
+(``nardy:{deadlines:<shard>}:ends``) *before* the booking script (with its read
+of the stats), due
 :data:`ENDS_GRACE` later; :meth:`Clock.followed` takes it out once every
 follow-up ran; :meth:`Clock.ends_tick` (every tick) claims the entries left
 past their time with the same lease and runs them for the game as stored: a
@@ -60,6 +61,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
@@ -224,12 +226,13 @@ class Clock:
         if not await self.redis.zrem(self.keys.ping_shard(ref)[1], member):
             await self.redis.zrem(self.keys.pings[1], member)
 
-    async def ending(self, ref: GameRef, now: float) -> None:
+    def ending(self, pipe: Any, ref: GameRef, now: float) -> None:
         """``ref``'s end is about to be booked: unless :meth:`followed` says its
         follow-ups ran by ``now`` + :data:`ENDS_GRACE`, :meth:`ends_tick` runs them.
-        Written before the booking, so no booked end is without it (an entry
-        whose booking never came is dropped by the sweep)."""
-        await self.redis.zadd(self.keys.ends_shard(ref)[0], {str(ref): now + ENDS_GRACE})
+        Queued on ``pipe``, a pipeline the booking runs before its script (its
+        read of the stats: no round trip of its own), so no booked end is
+        without it; an entry whose booking never came is dropped by the sweep."""
+        pipe.zadd(self.keys.ends_shard(ref)[0], {str(ref): now + ENDS_GRACE})
 
     async def followed(self, ref: GameRef) -> None:
         """What follows ``ref``'s booked end ran: nothing is pending for it."""

@@ -292,7 +292,6 @@ class Ledger:
         where, topic = placement(record)
         # the update's own token: its retry tells the end it booked from another's
         token = write_token()
-        await self.ends.ending(record.ref, clock.now())
         for attempt in range(retries + 1):
             triples, changes, season = await self._stats_args(record, stats)
             entry = history if changes is None else history.model_copy(
@@ -347,8 +346,11 @@ class Ledger:
         """(field, JSON as read or '', new JSON) for each player `stats` changes,
         what their ratings moved by, in the order of the record's players
         (None when no rating moved: unrated, or against the computer), and the
-        id of the chat's running named season ('' none), read in one round trip."""
+        id of the chat's running named season ('' none), read in one round trip
+        that also puts the game in the pending ends."""
         pipe = self.redis.pipeline(transaction=False)
+        # the end goes into the pending ends first (bot/store/clock.py ``ending``)
+        self.ends.ending(pipe, record.ref, clock.now())
         pipe.hget(self.keys.chat(record.chat_id, "league"), "season")
         name = self.keys.chat(record.chat_id, "stats")
         ids = [player.user_id for player in record.players]
@@ -356,7 +358,7 @@ class Ledger:
                   for uid in ids]
         if stats is not None and fields:
             pipe.hmget(name, fields)
-        read_season, *read_stats = await pipe.execute()
+        _, read_season, *read_stats = await pipe.execute()
         season = "" if read_season is None else as_text(read_season)
         if stats is None or not record.players:
             return [], None, season

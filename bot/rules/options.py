@@ -88,6 +88,10 @@ class Option:
     inline_refusal: str | None = None
     """The msgid refusing it in an inline game (asked for, or not its
     default); None: it travels in the Join (a bit, or its own part)."""
+    invite_refusal: str | None = None
+    """The msgid refusing it in an invitation (``/invite``: a private game
+    between two people), asked for or not its default; None: the invitation
+    carries it."""
     on: str | None = None
     """The msgid of its caption when on (an on/off option), or when not its
     default (a number: ``{n}``, a time: ``{time}``)."""
@@ -142,13 +146,16 @@ def _hints_usual(options: TableOptions) -> bool:
 NO_STAKE = N_("Inline games have no chat ledger, so they are never staked. Play for stakes "
               "with /new in a group with the bot.")
 NO_COMPUTER = N_("To play the bot, send /new bot in our private chat.")
+NO_PRIVATE_STAKE = N_("A private game has no stakes: they are booked in a group's ledger. "
+                      "Play for stakes with /new in a group.")
+INVITE_PERSON = N_("An invitation is for a person: to play the bot, send /new bot.")
 MAX_MATCH = 25
 MAX_STAKE = 1_000_000
 BACKGAMMON_CUBE_RULES = N_("Jacoby and beavers are backgammon cube rules.")
 
 OPTIONS: tuple[Option, ...] = (
     Option("stake", "stake_per_point", Kind.NUMBER, low=0, high=MAX_STAKE, example="stake=10",
-           inline_refusal=NO_STAKE, on=N_("stake {n} per point"),
+           inline_refusal=NO_STAKE, invite_refusal=NO_PRIVATE_STAKE, on=N_("stake {n} per point"),
            help=N_("stake=N (per point)"), computer=VsComputer.REFUSED),
     Option("match", "match_length", Kind.NUMBER, low=1, high=MAX_MATCH, example="match=5",
            on=N_("match to {n}"), leads_caption=True, help=N_("match=N (points)")),
@@ -169,7 +176,7 @@ OPTIONS: tuple[Option, ...] = (
            on=N_("{time} per move"), computer=VsComputer.REFUSED),
     Option("level", "computer", Kind.LEVEL,
            invalid=N_("level is easy, medium, strong, best or auto (it follows your results)."),
-           inline_refusal=NO_COMPUTER),
+           inline_refusal=NO_COMPUTER, invite_refusal=INVITE_PERSON),
     Option("autoplay", "autoplay", Kind.ON_OFF, bit=4, off=N_("forced turns by hand")),
     Option("hints", "hints", Kind.ON_OFF, bit=5, inline_off=None, on=N_("hints on"), mark="💡 ",
            off=N_("no hints"), usual=_hints_usual,
@@ -378,7 +385,29 @@ def inline_refusal(args: Sequence[str], options: TableOptions,
                    table: Sequence[Option] = OPTIONS) -> str | None:
     """Why an inline game cannot have ``options`` (a msgid), None if it can:
     an option inline games refuse asked for in ``args``, or not its default."""
-    return next((o.inline_refusal for o in table if o.inline_refusal is not None
+    return _refused(args, options, [(o, o.inline_refusal) for o in table])
+
+
+def invite_refusal(args: Sequence[str], options: TableOptions,
+                   table: Sequence[Option] = OPTIONS) -> str | None:
+    """Why an invitation cannot have ``options`` (a msgid), None if it can: an
+    option an invitation refuses asked for in ``args`` (``level=``), or not
+    its default (``bot``, a level word alone: the computer's level).
+
+    >>> invite_refusal(["long", "bot"], parse_new_args(["long", "bot"])[1]) == INVITE_PERSON
+    True
+    >>> invite_refusal(["koks=on"], parse_new_args(["koks=on"])[1]) is None
+    True
+    """
+    return _refused(args, options, [(o, o.invite_refusal) for o in table])
+
+
+def _refused(args: Sequence[str], options: TableOptions,
+             refusals: Sequence[tuple[Option, str | None]]) -> str | None:
+    """The first refusal (a msgid) of an option asked for in ``args`` or not
+    at its default, among the options a kind of game refuses (``refusals``:
+    each option with its refusal there, None: not refused)."""
+    return next((why for o, why in refusals if why is not None
                  and (o.asked(args) or getattr(options, o.field) != o.default)), None)
 
 

@@ -8,6 +8,10 @@ ledger's stake, the history line, both players' stats and ratings, their
 dice statistics and the chat's league tables (``store.ledger.finish_game``).
 After it, once the tap is answered, what follows a game's end:
 :data:`AFTER_END`, the one hook (a tournament's pairing: one more line there).
+The booking leaves the game pending (bot/store/clock.py ``Clock.ending``) until
+:func:`after_end` ran, so if the worker dies in between (whichever path ended
+the game: a tap, the Mini App, the computer, a deadline) the clock's job runs it
+(bot/edge/handlers/clock.py ``tick_job``).
 """
 
 from __future__ import annotations
@@ -83,7 +87,10 @@ async def end_game(store: Store, old: GameRecord, new: GameRecord
 
 async def after_end(store: Store, record: GameRecord) -> None:
     """What follows the end of ``record``'s game (:data:`AFTER_END`); nothing
-    while it is not over.  Also called again by a retried update."""
+    while it is not over.  Also called again by a retried update, and by the
+    clock's sweep for an end whose worker never got here (bot/store/clock.py
+    ``Clock.ends_tick``): the booking left it pending until this says it ran."""
     if record.status in (Status.FINISHED, Status.CANCELLED):
         for follow in AFTER_END:
             await follow(store, record)
+        await store.clock.followed(record.ref)

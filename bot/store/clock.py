@@ -38,6 +38,21 @@ record's version (``nardy:{deadlines}:pings``, due a while later,
 and sends each only if the game is still at that version, i.e. nobody acted
 meanwhile (a live game of two present players sends none).  Being in Redis, a
 queued ping survives a restart.
+
+**What follows a booked end** (bot/service/ending.py ``after_end``: the game kept
+for its analysis, a ``level=auto`` standing moved, a tournament's result) runs
+after the booking, outside its script, so a worker that dies (or whose Redis
+fails over) between the two would lose it wherever no retried update runs it
+again (the Mini App, the computer's turns, the clock's and a tournament's
+deadlines).  So :meth:`Clock.ending` puts the game in its shard's pending ends
+(``nardy:{deadlines:<shard>}:ends``) *before* the booking script (with its read
+of the stats), due
+:data:`ENDS_GRACE` later; :meth:`Clock.followed` takes it out once every
+follow-up ran; :meth:`Clock.ends_tick` (every tick) claims the entries left
+past their time with the same lease and runs them for the game as stored: a
+booked end (finished or cancelled) is followed up, anything else (the booking
+was refused, or it is not there yet) is dropped.  The follow-ups are idempotent,
+so a slow worker and the sweep both running them do no harm.
 """
 
 from __future__ import annotations
@@ -46,6 +61,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from bot.store.client import RedisClient, as_text
 from bot.store.games import Games
@@ -72,6 +88,13 @@ Act = Callable[[GameRecord, int], Awaitable[None]]
 """Does what a stage means (remind, offer the win) for a game record."""
 Ping = Callable[[GameRecord], Awaitable[None]]
 """Sends the "your turn" ping of a game record (still at the ping's version)."""
+Follow = Callable[[GameRecord], Awaitable[None]]
+"""What follows a booked end, for the record as stored (bot/service/ending.py)."""
+
+ENDS_GRACE = 60.0
+"""Seconds a booked end's follow-ups are left to the worker that booked it
+before the sweep runs them: they follow the tap's answer, which waits for the
+flood limiter at most a few seconds (a second run is harmless, only wasted)."""
 
 
 # KEYS: due, processing.  ARGV: now, lease end, limit.  Expired leases go back
@@ -139,6 +162,7 @@ class Clock:
         self._advance_script = redis.register_script(_ADVANCE)
         self._next_shard = 0
         self._next_ping = 0
+        self._next_end = 0
 
     async def schedule(self, ref: GameRef, due: float, *, lower_only: bool = False) -> None:
         """Set (or move) the next wake-up of a game.  `save` does this from
@@ -201,6 +225,61 @@ class Clock:
         member = f"{version}@{ref}"
         if not await self.redis.zrem(self.keys.ping_shard(ref)[1], member):
             await self.redis.zrem(self.keys.pings[1], member)
+
+    def ending(self, pipe: Any, ref: GameRef, now: float) -> None:
+        """``ref``'s end is about to be booked: unless :meth:`followed` says its
+        follow-ups ran by ``now`` + :data:`ENDS_GRACE`, :meth:`ends_tick` runs them.
+        Queued on ``pipe``, a pipeline the booking runs before its script (its
+        read of the stats: no round trip of its own), so no booked end is
+        without it; an entry whose booking never came is dropped by the sweep."""
+        pipe.zadd(self.keys.ends_shard(ref)[0], {str(ref): now + ENDS_GRACE})
+
+    async def followed(self, ref: GameRef) -> None:
+        """What follows ``ref``'s booked end ran: nothing is pending for it."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in self.keys.ends_shard(ref):
+            pipe.zrem(key, str(ref))
+        await pipe.execute()
+
+    async def pending_ends(self) -> list[GameRef]:
+        """Every booked end not known followed up, pending or claimed (for tests
+        and the operator)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for pair in self.keys.ends_shards:
+            for key in pair:
+                pipe.zrange(key, 0, -1)
+        return sorted({GameRef.parse(as_text(member))
+                       for members in await pipe.execute() for member in members}, key=str)
+
+    async def ends_tick(self, now: float, follow: Follow, *, lease: float = LEASE,
+                        limit: int = 100) -> list[GameRef]:
+        """Claim up to ``limit`` ends left pending past their time (:meth:`ending`)
+        and run ``follow`` for each game that is booked as ended; returns those.  One
+        whose follow-up failed stays claimed and is handed out again after its
+        lease; a game gone or not ended is dropped."""
+        start = self._next_end
+        self._next_end = (start + 1) % SHARDS
+        done: list[GameRef] = []
+        claimed = 0
+        for n in range(SHARDS):  # from a different shard first each time: none starves
+            if claimed >= limit:
+                break
+            shard = self.keys.ends_shards[(start + n) % SHARDS]
+            flat = await self._claim(keys=shard, args=[now, now + lease, limit - claimed])
+            claimed += len(flat) // 2
+            for member in flat[::2]:
+                ref = GameRef.parse(as_text(member))
+                record = await self.games.load_game(ref.chat_id, ref.game_id)
+                if record is not None and record.status in (Status.FINISHED, Status.CANCELLED):
+                    try:
+                        await follow(record)
+                    except Exception:
+                        log.exception("what follows the end of %s failed; it is retried "
+                                      "after its lease", ref)
+                        continue
+                    done.append(ref)
+                await self.followed(ref)
+        return done
 
     async def rename(self, old: str, new: str) -> None:
         """Move a game's entries (due and claimed) to its new ref, keeping their

@@ -10,7 +10,8 @@ and named after it: ``store.games.load_game(...)``, ``store.analysis.keep(record
 - ``ledger`` (:mod:`bot.store.ledger`): a game's end booked in one script (ledger,
   history, stats, dice counts), their reading, settle requests;
 - ``clock`` (:mod:`bot.store.clock`): the deadline queue, its wake-ups claimed
-  by one process, the stage markers, the delayed turn pings;
+  by one process, the stage markers, the delayed turn pings, the booked ends
+  whose follow-ups are pending;
 - ``updates`` (:mod:`bot.store.updates`): each update once (markers, the effects journal);
 - ``migration`` (:mod:`bot.store.migration`): a chat that became a supergroup;
 - ``flood`` (:mod:`bot.store.flood`): the flood limiter's token buckets;
@@ -71,8 +72,8 @@ class Store:
         self.keys = keys = Keys(prefix)
         self.games = games = Games(redis, keys, max_live)
         self.replicas = replicas = Replicas(redis)
-        self.ledger = Ledger(redis, keys, games, history_cap, replicas)
         self.clock = clock = Clock(redis, keys, games)
+        self.ledger = Ledger(redis, keys, games, history_cap, replicas, clock)
         self.updates = Updates(redis, keys)
         self.migration = migration = Migration(redis, keys, games, clock, history_cap)
         self.flood = FloodBuckets(redis, keys)

@@ -76,6 +76,10 @@ chat live in one slot and a Lua script may touch several of them:
                                           in SHARDS shards by chat
     nardy:{deadlines}:pings / :pings:processing
                                           the same, unsharded (before 2026-12): still claimed
+    nardy:{deadlines:<shard>}:ends / :ends:processing
+                                          zsets of GameRefs whose end is being booked, by when
+                                          the sweep runs what follows it if its worker did not
+                                          (bot/store/clock.py) / lease end, SHARDS by chat
     nardy:{update:<id // 100>}:m          hash <id % 100>:<digest> -> de-duplication marker
                                           of each update (bot/store/markers.py): p:<n>:<lease
                                           end ms> being handled (attempt n), f:<n> failed n
@@ -141,6 +145,11 @@ class Keys:
         """The delayed turn pings' shards (bot/store/clock.py), each due and processing,
         beside the same shard's deadlines: every turn queues one, so one key would pin
         every turn to one cluster node."""
+        self.ends_shards = [[f"{prefix}:{{deadlines:{n}}}:{name}"
+                             for name in ("ends", "ends:processing")] for n in range(SHARDS)]
+        """The booked ends whose follow-ups (bot/service/ending.py ``after_end``) are not
+        known done, each shard pending and processing, beside the shard's deadlines
+        (bot/store/clock.py ``Clock.ends_tick``)."""
         self.open_shards = [f"{prefix}:{{stats:{n}}}:open" for n in range(SHARDS)]
         self.flood_all = f"{prefix}:{{flood}}:sent"
         self.tournaments_due = f"{prefix}:{{tournaments}}:due"
@@ -153,6 +162,10 @@ class Keys:
     def ping_shard(self, ref: GameRef | str) -> list[str]:
         """Due and processing of the shard that holds ``ref``'s delayed pings."""
         return self.ping_shards[shard_of(_ref(ref).chat_id)]
+
+    def ends_shard(self, ref: GameRef | str) -> list[str]:
+        """Pending and processing of the shard that holds ``ref``'s booked end."""
+        return self.ends_shards[shard_of(_ref(ref).chat_id)]
 
     def open_shard(self, ref: GameRef | str) -> str:
         """The open-games shard that holds ``ref``."""

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.store.client import RedisClient, as_text, idempotent
+from bot.store.clock import Clock
 from bot.store.games import Games
 from bot.store.keys import Keys
 from bot.store.layout import ENDED_TTL, PLACE, placement
 from bot.store.replicas import Replicas
+from bot.vocab import clock
 from bot.vocab.records import (
     CorruptRecordError,
     GameRecord,
@@ -226,9 +228,11 @@ class Ledger:
     (a part of :class:`bot.store.Store`)."""
 
     def __init__(self, redis: RedisClient, keys: Keys, games: Games,
-                 history_cap: int = HISTORY_CAP, replicas: Replicas | None = None) -> None:
+                 history_cap: int = HISTORY_CAP, replicas: Replicas | None = None,
+                 ends: Clock | None = None) -> None:
         self.redis = redis
         self.replicas = replicas or Replicas(redis)
+        self.ends = ends or Clock(redis, keys, games)
         self.keys = keys
         self.games = games
         self.history_cap = history_cap
@@ -268,6 +272,9 @@ class Ledger:
         game of a match its tournament decided by forfeit is refused in the
         script (:class:`Forfeited`), so a resignation accepted between a
         withdrawal's save and its game's close books nothing.
+        Before the script the game goes into the pending ends
+        (bot/store/clock.py ``Clock.ending``): if what follows the booking is
+        never done (the worker died), the clock's sweep does it.
         Raises `VersionConflict` if the game changed since `expected_version`.
         """
         if record.status not in (Status.FINISHED, Status.CANCELLED):
@@ -339,8 +346,11 @@ class Ledger:
         """(field, JSON as read or '', new JSON) for each player `stats` changes,
         what their ratings moved by, in the order of the record's players
         (None when no rating moved: unrated, or against the computer), and the
-        id of the chat's running named season ('' none), read in one round trip."""
+        id of the chat's running named season ('' none), read in one round trip
+        that also puts the game in the pending ends."""
         pipe = self.redis.pipeline(transaction=False)
+        # the end goes into the pending ends first (bot/store/clock.py ``ending``)
+        self.ends.ending(pipe, record.ref, clock.now())
         pipe.hget(self.keys.chat(record.chat_id, "league"), "season")
         name = self.keys.chat(record.chat_id, "stats")
         ids = [player.user_id for player in record.players]
@@ -348,7 +358,7 @@ class Ledger:
                   for uid in ids]
         if stats is not None and fields:
             pipe.hmget(name, fields)
-        read_season, *read_stats = await pipe.execute()
+        _, read_season, *read_stats = await pipe.execute()
         season = "" if read_season is None else as_text(read_season)
         if stats is None or not record.players:
             return [], None, season

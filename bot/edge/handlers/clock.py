@@ -17,6 +17,7 @@ muting, and the chat's default time control.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from html import escape
 
@@ -50,6 +51,7 @@ from bot.rules.clock import (
 )
 from bot.rules.matchstate import table_of
 from bot.rules.seats import seat_of
+from bot.service import ending
 from bot.service.saving import commit_game
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction
@@ -72,8 +74,9 @@ def interval() -> float:
 
 
 async def tick_job(context: Context) -> None:
-    """The repeating job: wake up the games that are due and send the delayed
-turn pings (see :mod:`bot.store.clock`)."""
+    """The repeating job: wake up the games that are due, send the delayed
+turn pings and do what follows the booked ends no worker followed up (see
+:mod:`bot.store.clock`)."""
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
@@ -87,6 +90,9 @@ turn pings (see :mod:`bot.store.clock`)."""
     now = clock.now()
     await store.clock.tick(now, act_here)
     await store.clock.ping_tick(now, ping_here)  # delayed turn pings (bot/store/clock.py)
+    # what follows a booked end whose worker died before it (the first tick after
+    # a start-up too): the analysis keep, level=auto, a tournament's result
+    await store.clock.ends_tick(now, functools.partial(ending.after_end, store))
 
 
 async def act(context: Context, record: GameRecord, stage: int) -> None:

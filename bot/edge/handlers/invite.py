@@ -1,7 +1,9 @@
 """/invite: private games through one-use invitation links.
 
-``/invite [variant] [options]`` (the options of /new, except a stake: a
-private game has no chat ledger) answers with a link; whoever opens it
+``/invite [variant] [options]`` (the options of /new, but those the options
+table refuses in an invitation: a stake, as a private game has no chat
+ledger, and the computer's level, as it is a game between two people;
+bot/rules/options.py ``invite_refusal``) answers with a link; whoever opens it
 (``/start i<token>`` in their private chat with the bot) plays the inviter.
 The game lives under a synthetic chat id (:func:`bot.store.invite.game_chat_id`)
 and is shown only as two views, one in each player's private chat, each
@@ -40,7 +42,13 @@ from bot.present.keyboards import url_keyboard
 from bot.present.lobby import options_line
 from bot.present.names import variant_name
 from bot.rules.dice import committed
-from bot.rules.options import OptionError, check_asked, engine_options, parse_new_args
+from bot.rules.options import (
+    OptionError,
+    check_asked,
+    engine_options,
+    invite_refusal,
+    parse_new_args,
+)
 from bot.store import invite as invites
 from bot.store.invite import Invitation, RedeemOutcome
 from bot.vocab.i18n import N_, Translator, pick_language
@@ -67,9 +75,9 @@ async def invite(update: Update, context: Context) -> None:
     store = get_store(context)
     try:
         variant, options = parse_new_args(args_of(context))
-        if options.stake_per_point:
-            raise OptionError(N_("A private game has no stakes: they are booked in a group's "
-                                 "ledger. Play for stakes with /new in a group."))
+        refused = invite_refusal(args_of(context), options)  # a stake, the computer
+        if refused is not None:
+            raise OptionError(refused)
         variant = variant or (await chat_settings(context, chat.id)).variant
         check_asked(args_of(context), variant)
         engine_options(variant, options)

@@ -35,6 +35,7 @@ from bot.rules.options import (
     engine_rules,
     from_inline_flags,
     inline_flags,
+    invite_refusal,
     parse_new_args,
     parse_words,
 )
@@ -102,6 +103,18 @@ def test_every_option_reaches_the_game_through_an_inline_join(option: Option) ->
             for lang in LANGUAGES:
                 tr = translator(lang)
                 assert _line(tr, variant, back.options) == _line(tr, variant, options)
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=_word)
+def test_an_invitation_refuses_what_the_table_says_and_carries_the_rest(option: Option) -> None:
+    """An invitation (a private game between two people) refuses the options
+    whose row says so, whatever their value, and carries every other one."""
+    for text, _value in _samples(option):
+        words = [f"{option.word}={text}"]
+        _, options = parse_new_args(words)
+        assert invite_refusal(words, options) == option.invite_refusal, words
+    for words in (["long", "bot"], ["backgammon", "strong"], ["auto"]):  # the level, unasked
+        assert invite_refusal(words, parse_new_args(words)[1]) is not None, words
 
 
 def _caption(tr: Translator, option: Option, value: object) -> str | None:

@@ -470,3 +470,24 @@ async def test_a_used_mark_from_before_it_kept_the_invitation_still_answers(
     assert "accepted this invitation already" in again.text
     other = await _open(world, p.carol, invites.invite_payload(token))
     assert "already used" in other.text
+
+
+async def test_an_invitation_for_the_bot_is_refused_and_nothing_is_offered(world: World) -> None:
+    """An invitation is a game between two people: the computer's words and
+    level= are refused by the options table (bot/rules/options.py
+    ``invite_refusal``), in the inviter's language, and no link is made."""
+    p = _people(world)
+    chat = p.chat(world, p.alice)
+    for args in ("long bot", "long strong", "long auto", "backgammon level=easy",
+                 "computer", "bot level=auto"):
+        sent = await world.send(chat, p.alice, f"/invite {args}")
+        answer = (await world.reply(chat, sent)).text or ""
+        assert "An invitation is for a person" in answer and "/new bot" in answer, (args, answer)
+        assert LINK.search(answer) is None, answer
+    offers = [key async for key in world.store.redis.scan_iter(match="*invite:*")]
+    assert offers == []
+    ru = world.server.add_user("Ivan", language_code="ru")
+    sent = await world.send(world.server.private_chat(ru), ru, "/invite long bot")
+    answer = (await world.reply(world.server.private_chat(ru), sent)).text or ""
+    assert "Приглашение" in answer and "/new bot" in answer, answer
+    await _invite(world, p, "long")  # a game between people is still invited

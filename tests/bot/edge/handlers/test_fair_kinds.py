@@ -49,8 +49,8 @@ def _kept_past_the_tap(world: World, record: GameRecord) -> list[tuple[int, int]
     """The class of issues 25 and 35, from the Bot API server's record of
     requests: the tap mixed into ``record``'s dice (its ``tg.join`` or
     ``tg.start``) found at least one message of the bot showing the whole
-    commitment (in any chat), and no such message had its text changed after
-    that tap.  Returns those messages (chat id, message id)."""
+    commitment (in any chat) that was neither edited to another text nor
+    deleted after that tap.  Returns those messages (chat id, message id)."""
     assert record.dice is not None and record.dice.fixed
     commitment = str(seed_of(record.dice).commitment)
     taps = [item.partition("=")[2] for item in record.dice.entropy if item.startswith("tg.")]
@@ -71,10 +71,11 @@ def _kept_past_the_tap(world: World, record: GameRecord) -> list[tuple[int, int]
     holding = {key for key, text in shown.items() if commitment in text}
     assert holding, f"no message showed {commitment} before the tap"
     for request in requests[answered:]:
-        if request.method.lower() in _TEXT_EDITS and "message_id" in request.params:
+        method = request.method.lower()
+        if method in (*_TEXT_EDITS, "deletemessage") and "message_id" in request.params:
             key = (int(request.params["chat_id"]), int(request.params["message_id"]))
-            if key in holding and _text_of(request) != shown[key]:
-                holding.discard(key)  # edited after the tap: it proves nothing
+            if key in holding and (method == "deletemessage" or _text_of(request) != shown[key]):
+                holding.discard(key)  # edited or deleted after the tap: it proves nothing
     assert holding, f"every message showing {commitment} was edited after the tap"
     return sorted(holding)
 
@@ -147,6 +148,7 @@ async def _started(world: World, chat: Chat, label: str, query: str, kept: Messa
     assert started is not None and started.status is Status.ACTIVE
     _in_export(started, label, query)
     _never_edited(world, kept)
+    _kept_past_the_tap(world, started)
     return started
 
 
@@ -284,6 +286,7 @@ async def test_a_game_against_the_computer_waits_for_start(world: World) -> None
     assert started.dice.refused == (f"tg.start={eve}",)  # refused: logged, not mixed in
     body = _in_export(started, "tg.start", query)
     assert f'; [Dice refused "tg.start={eve}"]' in body
+    _kept_past_the_tap(world, started)
     done = await _resign_against_the_bot(world, t.chat, t.alice)
     assert verify_text(export_text(done)[1]).ok
     _never_edited(world, kept)
@@ -316,6 +319,7 @@ async def test_a_matchs_next_game_keeps_the_first_games_tap(world: World) -> Non
     body = _in_export(second, "tg.start", query)
     assert " Game 2" in body
     _never_edited(world, kept)
+    _kept_past_the_tap(world, second)
 
 
 async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
@@ -341,6 +345,7 @@ async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
     _in_export(started, "tg.start", query)
     _never_edited(world, kept)
     _never_edited(world, invitation)
+    assert (kept.chat.id, kept.message_id) in _kept_past_the_tap(world, started)
 
 
 async def test_a_tournament_game_waits_for_a_players_start(world: World) -> None:
@@ -370,6 +375,7 @@ async def test_a_tournament_game_waits_for_a_players_start(world: World) -> None
     assert started.dice.entropy == (f"tg.start={query}",)
     _in_export(started, "tg.start", query)
     _never_edited(world, kept)
+    _kept_past_the_tap(world, started)
 
 
 def _request_index(world: World, method: str, match: object) -> int:
@@ -431,6 +437,8 @@ async def test_an_inline_game_waits_for_start_after_the_second_join(store: objec
         _in_export(started, "tg.start", query)
         _never_edited(w, alices)
         _never_edited(w, bobs)
+        kept = _kept_past_the_tap(w, started)
+        assert {(m.chat.id, m.message_id) for m in (alices, bobs)} <= set(kept)
 
 
 async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
@@ -472,6 +480,7 @@ async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
         body = _in_export(started, "tg.start", query)
         assert f'; [Dice refused "tg.start={carols}"]' in body
         _never_edited(w, kept[0])
+        assert (kept[0].chat.id, kept[0].message_id) in _kept_past_the_tap(w, started)
 
 
 async def _resign_inline(world: World, chat: Chat, people: dict[int, User], inline_id: str
@@ -539,6 +548,7 @@ async def test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap(
         assert rematch.dice.entropy == (f"tg.join={query}",)
         _in_export(rematch, "tg.join", query)
         _never_edited(w, kept)
+        assert (kept.chat.id, kept.message_id) in _kept_past_the_tap(w, rematch)
 
 
 # ---------------------------------------------------------------- the seed-grinding attack
@@ -765,6 +775,7 @@ async def test_a_rematch_offer_between_people_is_kept_in_their_private_chats(
     _in_export(rematch, "tg.join", query)
     for message in kept:
         _never_edited(world, message)
+    assert {(m.chat.id, m.message_id) for m in kept} <= set(_kept_past_the_tap(world, rematch))
 
 
 async def test_a_lobby_between_people_keeps_it_in_the_lobby_whoever_started_the_bot(

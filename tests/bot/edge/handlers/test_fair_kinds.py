@@ -13,7 +13,7 @@ import pytest
 from bot.present.export import export_text
 from bot.rules.dice import seed_of
 from bot.rules.matchstate import table_of
-from bot.vocab.records import GameRecord, Status
+from bot.vocab.records import ChatSettings, GameRecord, Status, settings_key
 from engine.dice import DiceSeed, Entropy, FairDice, verify_text
 from tests.bot.conftest import World
 from tests.bot.driver import game_board, pick, start_button
@@ -208,12 +208,17 @@ async def test_a_group_lobby(world: World) -> None:
     _unchanged_since(world, at_the_tap)
 
 
+@pytest.mark.parametrize("style", ["png", "text"])
 async def test_a_lobby_costs_the_group_one_message_less_to_the_first_turn(
-        world: World) -> None:
+        world: World, style: str) -> None:
     """/new, both Joins and the first player's whole turn: the lobby, its
     first Join's redraw, the game's board and the turn's redraw (the kept
-    "Dice of the next game committed" message is gone: it was a fifth)."""
+    "Dice of the next game committed" message is gone: it was a fifth).
+    Picture boards were posted below the lobby before too (which was
+    deleted); a text board was the lobby edited: now a message of its own."""
     t = _setup(world)
+    await world.store.games.update(settings_key(t.chat.id), lambda _s: ChatSettings(
+        chat_id=t.chat.id, board_style=style))
     before = await _group_messages(world, t.chat)
     sent = await world.send(t.chat, t.alice, "/new long")
     lobby = await world.reply(t.chat, sent, "New game")

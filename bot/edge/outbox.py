@@ -79,8 +79,9 @@ class _Turn:
     granted: asyncio.Future[None]
     park: Park | None
     stale_at: float | None
-    back: asyncio.Future[float] | None = None
-    """Set when the granted turn's request came back (the time it did)."""
+    back: asyncio.Future[float | None]
+    """Set once the granted turn's request came back (the time it did; None:
+    its caller gave up before sending it)."""
 
 
 @dataclass
@@ -130,17 +131,17 @@ class ChatOutbox:
         try:
             await turn.granted  # cancelled: the dispenser skips it
         except asyncio.CancelledError:
-            if turn.granted.done() and not turn.granted.cancelled():
-                self._back(turn)  # granted as the caller gave up: nothing was sent
+            self._back(turn, None)  # granted as the caller gave up: nothing was sent
             raise
         try:
             yield
         finally:
-            self._back(turn)
+            self._back(turn, self._clock())
 
-    def _back(self, turn: _Turn) -> None:
-        if turn.back is not None and not turn.back.done():
-            turn.back.set_result(self._clock())
+    @staticmethod
+    def _back(turn: _Turn, at: float | None) -> None:
+        if not turn.back.done():
+            turn.back.set_result(at)
 
     async def _dispense(self, chat_id: object, chat: _Chat) -> None:
         try:
@@ -158,13 +159,15 @@ class ChatOutbox:
                     finally:
                         chat.waiting = False
                 granted = self._grant(chat)
-                if granted is None:
-                    await booking.release()
-                elif granted.back is not None:
+                back = None
+                if granted is not None:
                     try:
                         back = await asyncio.wait_for(asyncio.shield(granted.back), IN_FLIGHT)
                     except TimeoutError:
                         continue  # lost: its reserved time stays in the log
+                if back is None:  # nobody took the time, or sent nothing in it
+                    await booking.release()
+                else:
                     await booking.settle(back)
         except BaseException as error:  # stopped (shutdown): nobody waits for ever
             for turns in chat.lanes.values():

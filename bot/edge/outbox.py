@@ -20,7 +20,9 @@ reserved for it when the event loop lags; it arrived no later than its
 answer came back.  So when the dispenser reserves, each message it let go
 is logged no earlier than it arrived, and the window it reserves in holds
 every message the server may count with the new one, whatever the delays
-(tests/ops/test_limits.py, a request delayed beyond the margin).  The cost:
+(tests/ops/test_limits.py, a request delayed beyond the margin); another
+worker's message still on its way is logged at its reserved time, so
+between workers the limiter's margin still covers the way.  The cost:
 one chat's messages from one process go one request at a time (other
 chats, and other processes, are not held).  A holder that never comes back
 frees the turn after :data:`IN_FLIGHT` seconds (requests time out sooner).

@@ -253,3 +253,41 @@ async def test_two_games_in_one_group_share_its_budget_neither_starves(
         # of her burst (which lane a round starts with depends on when each joined the
         # rotation); first come, first served would put both after all four replies
         assert edited[0] <= 1 and edited[-1] <= 3, sent
+
+
+async def test_a_chats_next_time_is_booked_once_its_message_came_back() -> None:
+    """The outbox holds a chat's turn while its request is on its way and
+    books the next time only after it came back, noting when it did (the
+    limiter moves the message's entry there: bot/edge/limits.py)."""
+    clock = Clock()
+    booked: list[Booked] = []
+
+    async def free(_chat: object) -> Booked:
+        booked.append(Booked(0.0))
+        return booked[-1]
+
+    outbox = ChatOutbox(free, clock=clock)
+    back = asyncio.Event()
+    order: list[str] = []
+
+    async def first() -> None:
+        async with outbox.turn(-1, "game"):
+            order.append("first sent")
+            await back.wait()  # the request is on its way
+            clock.now += 7.5   # and comes back late
+        order.append("first back")
+
+    async def second() -> None:
+        async with outbox.turn(-1, "user"):
+            order.append("second sent")
+
+    tasks = [asyncio.create_task(first())]
+    await asyncio.sleep(0)
+    tasks.append(asyncio.create_task(second()))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert order == ["first sent"] and len(booked) == 1  # the next time is not booked yet
+    back.set()
+    await asyncio.gather(*tasks)
+    assert order == ["first sent", "first back", "second sent"]
+    assert booked[0].settled == [1_000_007.5] and booked[0].released == []

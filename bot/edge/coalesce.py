@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,9 @@ def board_of(endpoint: str, data: dict[str, Any]) -> Board | None:
 
 
 Park = Callable[[], None]
+Throttle = Callable[[Park], AbstractAsyncContextManager[None]]
+"""Waits for a message token (calling its ``park`` if it must wait for a spent
+bucket) and holds it while the edit is sent (bot/edge/outbox.py)."""
 
 
 @dataclass
@@ -104,12 +108,12 @@ class BoardCoalescer:
         return len(queue.wanted) if queue else 0
 
     async def submit(self, board: Board, endpoint: str, send: Callable[[], Awaitable[Any]], *,
-                     throttle: Callable[[Park], Awaitable[None]],
+                     throttle: Throttle,
                      flooded: Callable[[RetryAfter], Awaitable[None]], retries: int,
                      park: Park | None = None) -> Any:
         """Queue this state of ``board``; returns when it (or a newer state that
         replaces it) has been sent.  ``throttle(park)`` waits for a message
-        token (calling ``park`` if it must wait for a spent bucket), ``flooded``
+        token and holds it while the edit goes (:data:`Throttle`), ``flooded``
         waits out a 429 (after which a newer state may go instead); ``park``:
         the caller's, called whenever its state waits for a spent bucket."""
         queue = self._queues.setdefault(board, _Queue())
@@ -124,38 +128,44 @@ class BoardCoalescer:
                                                name=f"board-sender-{next(self._ids)}")
         return await asyncio.shield(wanted.done)
 
-    async def _send(self, board: Board, queue: _Queue,
-                    throttle: Callable[[Park], Awaitable[None]],
+    async def _send(self, board: Board, queue: _Queue, throttle: Throttle,
                     flooded: Callable[[RetryAfter], Awaitable[None]], retries: int) -> None:
         try:
             while queue.wanted:
+                flood: RetryAfter | None = None
+                entered = False
                 try:
-                    await throttle(queue.park)
+                    async with throttle(queue.park):
+                        entered = True
+                        queue.parked = False
+                        newest = _newest(queue.wanted)
+                        for older in queue.wanted[:newest]:
+                            self.dropped += 1
+                            _finish(older, True)
+                        del queue.wanted[:newest]
+                        wanted = queue.wanted[0]
+                        try:
+                            result = await wanted.send()
+                        except RetryAfter as error:
+                            flood = error
+                        except Exception as error:  # the caller gets it, as without coalescing
+                            queue.wanted.pop(0)
+                            _fail(wanted, error)
+                            continue
                 finally:
-                    queue.parked = False
-                newest = _newest(queue.wanted)
-                for older in queue.wanted[:newest]:
-                    self.dropped += 1
-                    _finish(older, True)
-                del queue.wanted[:newest]
-                wanted = queue.wanted[0]
-                try:
-                    result = await wanted.send()
-                except RetryAfter as error:
+                    if not entered:
+                        queue.parked = False
+                if flood is not None:
                     wanted.attempts += 1
                     if wanted.attempts > retries:
                         queue.wanted.pop(0)
-                        _fail(wanted, error)
+                        _fail(wanted, flood)
                     else:
                         queue.park()  # a 429 is waited out off the update slots too
                         try:
-                            await flooded(error)  # then a newer state may replace it
+                            await flooded(flood)  # then a newer state may replace it
                         finally:
                             queue.parked = False
-                    continue
-                except Exception as error:  # the caller gets it, as without coalescing
-                    queue.wanted.pop(0)
-                    _fail(wanted, error)
                     continue
                 self.sent += 1
                 queue.wanted.pop(0)

@@ -18,7 +18,11 @@ no idle gap.  A reservation whose message is not sent after all (its caller
 gave up, or it went stale) is given back.  The limiter's window is
 :data:`MARGIN` longer than Telegram's: a message reserved for time *t*
 reaches Telegram a little later (the sleep's overshoot, the request's way),
-so the 21st must not leave exactly 60 s after the first did.  A 429 from the
+so the 21st must not leave exactly 60 s after the first did.  A message's
+entry moves to the time its request came back (:meth:`Reservation.settle`,
+one ZADD): an event loop that lags more than the margin between the
+reserved time and the request (2,000 open Mini Apps did) no longer lets
+the server see 21 in 60 s (bot/edge/outbox.py says why it holds).  A 429 from the
 Bot API holds the chat's (or the bot's) window for ``retry_after`` seconds
 for every worker, then the request is retried.
 
@@ -41,13 +45,14 @@ the update's arrival to its ``answerCallbackQuery`` (the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import itertools
 import logging
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,6 +104,19 @@ class Reservation:
     booked: list[tuple[str, str]]
     """(window log, reservation name) for each window it holds a place in."""
     buckets: FloodBuckets | None = None
+    settles: tuple[str, str] | None = None
+    """(window log, name) moved to the time the message came back
+    (:meth:`settle`): the chat's; the bot's overall window is left at its
+    reserved time (Telegram's bulk limit is loose, and another slot of a
+    Redis cluster would cost a second call)."""
+
+    async def settle(self, at: float) -> None:
+        if self.buckets is None or self.settles is None:
+            return
+        try:
+            await self.buckets.settle(*self.settles, at)
+        except Exception as error:  # it then leaves the window at its reserved time
+            log.warning("flood limiter unavailable (%r)", error)
 
     async def release(self) -> None:
         if self.buckets is None:
@@ -200,7 +218,8 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         except Exception as error:  # Redis trouble must not stop the bot from talking
             log.warning("flood limiter unavailable (%r); sending unthrottled", error)
             return Reservation(0.0, [])
-        return Reservation(max(0.0, at - now), booked, self.buckets)
+        settles = booked[0] if chat_id is not None and booked else None
+        return Reservation(max(0.0, at - now), booked, self.buckets, settles)
 
     async def acquire(self, chat_id: object) -> float:
         """Reserve one message to ``chat_id`` in every window; returns the wait (s)."""
@@ -249,10 +268,13 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         stale = STALE_AFTER if endpoint == "sendMessage" and not data.get("reply_markup") \
             else None
         for attempt in range(retries + 1):
-            if limited:
-                await self.throttle(chat_id, lane, park, stale if attempt == 0 else None)
             try:
-                result = await callback(*args, **kwargs)
+                if limited:  # the chat's turn is held until the request is back
+                    async with self.throttle(chat_id, lane, park,
+                                             stale if attempt == 0 else None):
+                        result = await callback(*args, **kwargs)
+                else:
+                    result = await callback(*args, **kwargs)
             except RetryAfter as error:
                 if attempt == retries:
                     raise
@@ -267,14 +289,18 @@ class SharedRateLimiter(BaseRateLimiter[int]):
             return result
         raise AssertionError("unreachable")
 
+    @contextlib.asynccontextmanager
     async def throttle(self, chat_id: object, lane: object = None, park: Park | None = None,
-                       stale_after: float | None = None) -> None:
+                       stale_after: float | None = None) -> AsyncIterator[None]:
         """Wait for this chat's (and the bot's) next message token, given to
-        ``lane`` in its turn (:mod:`bot.edge.outbox`); ``park`` is called if
-        the bucket is spent.  :class:`bot.edge.outbox.StaleMessage` after
-        ``stale_after`` seconds."""
-        if self.enabled:
-            await self.outbox.turn(chat_id, lane, park=park, stale_after=stale_after)
+        ``lane`` in its turn (:mod:`bot.edge.outbox`), and hold it while the
+        body sends the message; ``park`` is called if the bucket is spent.
+        :class:`bot.edge.outbox.StaleMessage` after ``stale_after`` seconds."""
+        if not self.enabled:
+            yield
+            return
+        async with self.outbox.turn(chat_id, lane, park=park, stale_after=stale_after):
+            yield
 
     async def _reserve(self, chat_id: object) -> Reservation:
         reservation = await self.reserve(chat_id)

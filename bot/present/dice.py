@@ -12,6 +12,7 @@ from html import escape
 from bot.present.names import variant_name
 from bot.present.render.dice import DiceChart
 from bot.rules.dice import revealed, rolls_by_side, seed_of, shown
+from bot.rules.lobby import awaits_start
 from bot.rules.matchstate import table_of
 from bot.vocab.callbacks import VerifyDice
 from bot.vocab.i18n import Translator
@@ -73,7 +74,9 @@ def words_line(tr: Translator, record: GameRecord) -> str | None:
             or record.is_private:  # an invitation's game has no chat to send /seed in
         return None
     words = [item.partition("=")[2] for item in state.entropy if item.startswith("seed.")]
-    if not words:
+    if not words or not awaits_start(record):
+        # a lobby between people keeps the commitment and is not edited for
+        # words: it shows only the invitation (the /seed reply and /verify list them)
         return tr.gettext("Add your own words to the dice with /seed words before the game "
                           "starts.")
     return tr.gettext("Words for the dice (/seed): {words}",

@@ -34,10 +34,19 @@ def new_lobby(chat_id: int, thread_id: int | None, variant: Variant, options: Ta
 def start_game(record: GameRecord, dealer: Dealer, label: str = JOIN_LABEL) -> GameRecord:
     """Two players are seated: fix the dice's entropy with the starting tap
     (its id under ``label``), make the game, roll the opening and play on to
-    the first choice (:func:`bot.rules.autoplay.advance`)."""
+    the first choice (:func:`bot.rules.autoplay.advance`).
+
+    A chat's lobby seated by a tap on it (``tg.join``: the second player's
+    Join, 🤖 Play the bot) is the message that keeps the dice's whole
+    commitment, posted before that tap: it is never edited into the game,
+    whose board is posted as a message of its own (no board message yet)
+    (docs/fair-dice.md)."""
     state = with_tap(record.dice if record.dice is not None else committed(dealer),
                      dealer.tap_id, label, dealer.refused)
-    record = record.model_copy(update={"dice": state})
+    update: dict[str, object] = {"dice": state}
+    if label == JOIN_LABEL and not record.is_inline:
+        update |= {"board_message_id": None, "board_photo": False}
+    record = record.model_copy(update=update)
     table = MatchState(Game.new(engine_options(record.variant, record.options)))
     return with_table(record, advanced(table, record), status=Status.ACTIVE)
 

@@ -14,7 +14,7 @@ from bot.rules.lobby import apply_lobby, awaits_start, start_seated
 from bot.rules.play import apply_game, ui_only
 from bot.vocab.callbacks import ButtonAction, Callback, Kind
 from bot.vocab.records import BoardViewRef, GameRecord, Status
-from bot.vocab.refusals import CATCHING_UP, RESIGN_MOVED, STALE, Refusal
+from bot.vocab.refusals import CATCHING_UP, LOBBY_STARTED, RESIGN_MOVED, STALE, Refusal
 
 
 def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: bool,
@@ -36,6 +36,16 @@ def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: b
     if record.board_message_id is not None and message_id != record.board_message_id:
         raise Refusal(STALE)
     return None
+
+
+def off_the_lobby(record: GameRecord, data: Callback, message_id: int) -> None:
+    """:class:`Refusal` (:data:`LOBBY_STARTED`) for a lobby button tapped on a
+    chat's lobby message after its game started: the message keeps the dice's
+    commitment and is never edited, buttons included (docs/fair-dice.md), so
+    the tapper is told where the game is instead of "out of date"."""
+    if data.kind is Kind.LOBBY and record.status is not Status.LOBBY \
+            and not record.is_inline and message_id != record.board_message_id:
+        raise Refusal(LOBBY_STARTED)
 
 
 SAME_MEANING = frozenset({

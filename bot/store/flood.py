@@ -107,6 +107,14 @@ class FloodBuckets:
         """Give back a reservation whose message was not sent (its caller gave up)."""
         await self._redis.zrem(key, name)
 
+    async def settle(self, key: str, name: str, at: float) -> None:
+        """The message reserved under ``name`` came back at ``at``: its entry
+        moves there (never earlier; not at all if it left the log), so the
+        window counts it until ``at`` + window: the server saw it no later
+        than ``at``, however late after its reserved time that was.  One
+        ZADD (XX GT) per message."""
+        await self._redis.zadd(key, {name: at}, xx=True, gt=True)
+
     async def admit(self, key: str, rate: float, burst: float, now: float,
                     warn_every: float) -> str:
         """Take one token of bucket ``key`` if it has one: ``ok``; else ``warn``

@@ -17,6 +17,8 @@ class Refusal(Exception):
 
 
 STALE = N_("This board is out of date; use the newest message.")
+LOBBY_STARTED = N_("This lobby's game has started: it is played on its own board, posted below "
+                   "this message. The lobby stays as it was: it keeps the dice's fingerprint.")
 CATCHING_UP = N_("The board is catching up with the last move; tap again once it shows it.")
 """A tap on an older drawing of the board's own message (its redraw is on its
 way, paced by the group's budget) that no longer means the same: the player

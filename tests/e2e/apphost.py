@@ -177,8 +177,10 @@ class _Api(tornado.web.RequestHandler):
 
 def started(variant: Variant, seed: int = 3, **options: Any) -> GameRecord:
     record = GameRecord(chat_id=-1001234567890, variant=variant, players=PLAYERS,
-                        options=TableOptions(koks=False, **options), board_message_id=77)
-    return start_game(record, Dealer.for_tests(seed)).model_copy(update={"version": 1})
+                        options=TableOptions(koks=False, **options))
+    # the game's board is a message of its own, posted when it starts (its lobby stays)
+    return start_game(record, Dealer.for_tests(seed)).model_copy(
+        update={"version": 1, "board_message_id": 77})
 
 
 def user_of(record: GameRecord, side: Side | None) -> int:

@@ -85,13 +85,24 @@ async def test_a_tap_elsewhere_is_answered_while_a_chats_reply_waits_for_its_buc
 
 @dataclass
 class Booked:
-    """A reserved time (bot.edge.outbox.Booking) that notes whether it was given back."""
+    """A reserved time (bot.edge.outbox.Booking) that notes whether it was
+    given back, and when its message came back."""
 
     wait: float
     released: list[float] = field(default_factory=list)
+    settled: list[float] = field(default_factory=list)
 
     async def release(self) -> None:
         self.released.append(self.wait)
+
+    async def settle(self, at: float) -> None:
+        self.settled.append(at)
+
+
+async def _take(outbox: ChatOutbox, chat: int, lane: str, **kw: Any) -> None:
+    """Wait for a turn and send nothing in it."""
+    async with outbox.turn(chat, lane, **kw):
+        pass
 
 
 async def test_a_chats_turns_go_round_robin_over_its_games() -> None:
@@ -105,8 +116,8 @@ async def test_a_chats_turns_go_round_robin_over_its_games() -> None:
     served: list[str] = []
 
     async def send(lane: str, n: int) -> None:
-        await outbox.turn(-1, lane)
-        served.append(f"{lane}{n}")
+        async with outbox.turn(-1, lane):
+            served.append(f"{lane}{n}")
 
     # game x redraws five times before games y and z ask once each
     tasks = [asyncio.create_task(send("x", n)) for n in range(5)]
@@ -126,8 +137,8 @@ async def test_a_stale_text_is_dropped_and_parks_its_handler() -> None:
 
     outbox = ChatOutbox(spent, sleep=gate, clock=clock)
     parked: list[str] = []
-    board = asyncio.create_task(outbox.turn(-1, "game", park=lambda: parked.append("board")))
-    notice = asyncio.create_task(outbox.turn(-1, "user", park=lambda: parked.append("notice"),
+    board = asyncio.create_task(_take(outbox, -1, "game", park=lambda: parked.append("board")))
+    notice = asyncio.create_task(_take(outbox, -1, "user", park=lambda: parked.append("notice"),
                                              stale_after=30))
     while len(gate.slept) < 1:
         await asyncio.sleep(0)
@@ -153,7 +164,7 @@ async def test_a_time_nobody_takes_is_given_back() -> None:
         return booked[-1]
 
     outbox = ChatOutbox(spent, sleep=gate, clock=clock)
-    notice = asyncio.create_task(outbox.turn(-1, "user", stale_after=30))
+    notice = asyncio.create_task(_take(outbox, -1, "user", stale_after=30))
     while not gate.slept:
         await asyncio.sleep(0)
     clock.now += 61
@@ -242,3 +253,41 @@ async def test_two_games_in_one_group_share_its_budget_neither_starves(
         # of her burst (which lane a round starts with depends on when each joined the
         # rotation); first come, first served would put both after all four replies
         assert edited[0] <= 1 and edited[-1] <= 3, sent
+
+
+async def test_a_chats_next_time_is_booked_once_its_message_came_back() -> None:
+    """The outbox holds a chat's turn while its request is on its way and
+    books the next time only after it came back, noting when it did (the
+    limiter moves the message's entry there: bot/edge/limits.py)."""
+    clock = Clock()
+    booked: list[Booked] = []
+
+    async def free(_chat: object) -> Booked:
+        booked.append(Booked(0.0))
+        return booked[-1]
+
+    outbox = ChatOutbox(free, clock=clock)
+    back = asyncio.Event()
+    order: list[str] = []
+
+    async def first() -> None:
+        async with outbox.turn(-1, "game"):
+            order.append("first sent")
+            await back.wait()  # the request is on its way
+            clock.now += 7.5   # and comes back late
+        order.append("first back")
+
+    async def second() -> None:
+        async with outbox.turn(-1, "user"):
+            order.append("second sent")
+
+    tasks = [asyncio.create_task(first())]
+    await asyncio.sleep(0)
+    tasks.append(asyncio.create_task(second()))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert order == ["first sent"] and len(booked) == 1  # the next time is not booked yet
+    back.set()
+    await asyncio.gather(*tasks)
+    assert order == ["first sent", "first back", "second sent"]
+    assert booked[0].settled == [1_000_007.5] and booked[0].released == []

@@ -94,6 +94,14 @@ def is_lobby(record: GameRecord) -> bool:
                                              and not record.engine)
 
 
+def people_lobby(record: GameRecord) -> bool:
+    """A chat's open lobby whose seats are still free: the tap that fills them
+    is mixed into its dice, so its message is the one keeping the whole
+    commitment (:func:`announce`)."""
+    return (record.status is Status.LOBBY and not awaits_start(record)
+            and not record.is_inline and not record.is_private)
+
+
 def render(tr: Translator, record: GameRecord, settings: ChatSettings, *,
            style: str | None = None, picture: bool = True, **ui: object) -> BoardMessage:
     """The board (or lobby) message in the chat's board style (or ``style``);
@@ -645,9 +653,12 @@ async def announce(context: Context, tr: Translator, old: GameRecord | None,
     first player's, if they started the bot).  A group's game whose entropy
     will be a seated person's tap (▶ Start against the computer, the Accept of
     a rematch offer) keeps it in those persons' private chats instead when they
-    all started the bot (:func:`_kept_privately`): the group gets one message."""
+    all started the bot (:func:`_kept_privately`): the group gets one message.
+    A chat's lobby between people is itself the kept message (it shows the
+    whole commitment, and the tap that seats its second player posts the game
+    as a new message, :func:`bot.rules.lobby.start_game`): nothing more."""
     state = fresh_commitment(old, new)
-    if state is None or (new.is_inline and not to):
+    if state is None or (new.is_inline and not to) or people_lobby(new):
         return
     if not new.is_private:
         if await _kept_privately(context, new, state):
@@ -670,8 +681,7 @@ async def _kept_privately(context: Context, new: GameRecord, state: DiceState) -
     it now (a game waiting for their ▶ Start, a rematch offer its other player
     accepts): the commitment goes to each such person's private chat, before
     that tap, if every one of them started the bot.  False (nothing, or not
-    everybody, reached): the group gets the message (a lobby between people
-    always does: whose tap seats the second player is unknown before it)."""
+    everybody, reached): the group gets the message."""
     if not (awaits_start(new) or new.next_dice is state):
         return False
     store = get_store(context)

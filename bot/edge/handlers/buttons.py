@@ -54,7 +54,7 @@ from bot.rules import computer, hints
 from bot.rules.dice import entropy_tap
 from bot.rules.play import confirms_turns
 from bot.rules.seats import waiting_user
-from bot.rules.taps import caught_up, tap, tapped_view
+from bot.rules.taps import caught_up, off_the_lobby, tap, tapped_view
 from bot.service.ending import after_end
 from bot.service.saving import load_current, save_first
 from bot.store import VersionConflict
@@ -295,6 +295,8 @@ async def _tapped(query: CallbackQuery, context: Context, data: Callback, chat_i
     record = await load_current(get_store(context), chat_id, data, loaded)
     message = query.message  # None on an inline game's message: the tap names its id
     where = (0, 0) if message is None else (message.chat.id, message.message_id)
+    if message is not None and not in_view:
+        off_the_lobby(record, data, message.message_id)
     return record, tapped_view(record, *where, in_view=in_view,
                                inline_message_id=query.inline_message_id)
 

@@ -10,7 +10,7 @@ from telegram import Message, Update
 from telegram.error import BadRequest, Forbidden
 
 from bot.edge.handlers import which
-from bot.edge.handlers.board import edit, unreachable
+from bot.edge.handlers.board import edit, people_lobby, unreachable
 from bot.edge.handlers.common import (
     Context,
     args_of,
@@ -33,7 +33,7 @@ from bot.present.dice import (
     verify_message,
 )
 from bot.present.render.dice import render_dice_chart
-from bot.rules.dice import NO_LOBBY, seeded
+from bot.rules.dice import NO_LOBBY, WORDS_LABEL, seeded
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
 from bot.vocab.callbacks import CallbackDataError, VerifyDice
@@ -57,8 +57,20 @@ async def _seed(update: Update, context: Context, tr: Translator, record: GameRe
                                   missing=NO_LOBBY)
     if saved is None:
         return
+    if people_lobby(saved):
+        # the lobby's message keeps the commitment and is not edited for words
+        # (each edit costs the group a message): this reply confirms them
+        label = WORDS_LABEL.format(user=user.id) + "="
+        entropy = saved.dice.entropy if saved.dice is not None else ()
+        mine = next((item[len(label):] for item in entropy if item.startswith(label)), "")
+        await reply(update, tr.gettext(WORDS_IN, words=html_text(mine)))
+        return
     await reply(update, tr.gettext("Your words are in the dice of the next game."))
     await edit(context, tr, saved)
+
+
+WORDS_IN = N_("Your words «{words}» are in the dice of the next game; /verify lists everything "
+              "mixed in so far.")
 
 
 SEED = which.need("seed", _lobby, _seed, nothing=NO_LOBBY, listed=False)

@@ -178,8 +178,10 @@ def _after_black_moved(variant: Variant, **options: object) -> GameRecord:
     """White to move, right after a turn of Black's with steps."""
     rng = random.Random(5)
     record = start_game(GameRecord(chat_id=-1001234567890, variant=variant, players=PLAYERS,
-                                   options=TableOptions(koks=False, **options),  # type: ignore[arg-type]
-                                   board_message_id=9), Dealer.for_tests(3))
+                                   options=TableOptions(koks=False, **options)),  # type: ignore[arg-type]
+                        Dealer.for_tests(3))
+    # the game's board is a message of its own, posted when it starts (its lobby stays)
+    record = record.model_copy(update={"board_message_id": 9})
     for _ in range(400):
         game = table_of(record).game
         moves = [e for e in game.events if e.action.name == "MOVE"]

@@ -28,7 +28,10 @@ KINDS = ["test_a_group_lobby", "test_a_game_against_the_computer_waits_for_start
          "test_a_game_against_the_computer_costs_the_group_one_message",
          "test_a_game_against_the_computer_for_someone_without_a_private_chat",
          "test_a_rematch_offer_between_people_is_kept_in_their_private_chats",
-         "test_a_lobby_between_people_keeps_it_in_the_group_whoever_started_the_bot"]
+         "test_a_lobby_between_people_keeps_it_in_the_lobby_whoever_started_the_bot",
+         "test_a_lobby_costs_the_group_one_message_less_to_the_first_turn",
+         "test_play_the_bot_on_a_lobby_keeps_the_lobby",
+         "test_seed_words_are_confirmed_in_the_reply_not_edited_into_the_lobby"]
 FAIR = "bot/edge/handlers/board.py"  # the commitment's messages
 SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
     "S1 no never-edited commitment message": [(
@@ -73,12 +76,18 @@ SABOTAGES: dict[str, list[tuple[str, str, str]]] = {
         FAIR, "    if not (awaits_start(new) or new.next_dice is state):\n        return False\n",
         "    if awaits_start(new) or new.next_dice is state:\n        return True\n")],
     "S12 a lobby between people kept in its commander's private chat only": [
+        (FAIR, "(new.is_inline and not to) or people_lobby(new):", "(new.is_inline and not to):"),
         (FAIR, "    if not (awaits_start(new) or new.next_dice is state):\n        return False\n",
          ""),
         (FAIR, "    people = [p.user_id for p in new.players if computer_level(p.user_id) "
                "is None]\n",
          "    people = [p.user_id for p in new.players if computer_level(p.user_id) is None] "
          "or [new.created_by]\n")],
+    "S13 the seating tap turns the lobby into the game (issue 35)": [(
+        "bot/rules/lobby.py", "    if label == JOIN_LABEL and not record.is_inline:\n",
+        "    if False:\n")],
+    "S14 /seed words edited into the lobby": [(
+        "bot/edge/handlers/dice.py", "    if people_lobby(saved):\n", "    if False:\n")],
 }
 
 

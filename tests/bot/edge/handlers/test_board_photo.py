@@ -61,8 +61,10 @@ async def test_the_board_is_a_photo_with_status_caption_and_moves(world: World) 
     assert "Pips: ○ 167 – ● 167" in caption
     assert "to move" in caption or "to roll" in caption
     assert world.buttons(board)
-    # the lobby message made way for the picture
-    assert not any("New game" in m.content for m in world.server.messages(c.chat) if m.from_bot)
+    # the picture is a message of its own; the lobby stays as it was, never
+    # edited: it keeps the dice's whole commitment (issue 35, docs/fair-dice.md)
+    lobbies = [m for m in world.server.messages(c.chat) if m.from_bot and "New game" in m.content]
+    assert len(lobbies) == 1 and lobbies[0].message_id < board.message_id
 
 
 async def test_a_step_redraws_the_photo_in_place(world: World) -> None:

@@ -76,8 +76,10 @@ async def test_a_whole_game_never_shows_its_seed_and_then_verifies(
     commitment = seed_of(committed.dice).commitment
     assert commitment.short in lobby.text  # published before anything is mixed in
     sent = await world.send(t.chat, t.eve, "/seed  lucky\tseven ")
-    await world.reply(t.chat, sent, "Your words")
-    assert "«lucky seven»" in world.server.message(t.chat.id, lobby.message_id).text
+    said = await world.reply(t.chat, sent, "Your words")
+    # confirmed in the reply: the lobby keeps the commitment and is not edited for words
+    assert "«lucky seven»" in said.text
+    assert "lucky seven" not in world.server.message(t.chat.id, lobby.message_id).text
     await world.tap(t.chat, t.alice, lobby, text="✋ Join")
     await world.tap(t.chat, t.bob, lobby, text="✋ Join")
     join = world.server.requests("answerCallbackQuery")[-1].params["callback_query_id"]

@@ -6,18 +6,19 @@ give a verified game with chosen dice."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
 from bot.present.export import export_text
 from bot.rules.dice import seed_of
 from bot.rules.matchstate import table_of
-from bot.vocab.records import GameRecord, Status
+from bot.vocab.records import ChatSettings, GameRecord, Status, settings_key
 from engine.dice import DiceSeed, Entropy, FairDice, verify_text
 from tests.bot.conftest import World
 from tests.bot.driver import game_board, pick, start_button
-from tests.bot.edge.handlers.test_handlers import _data, _setup
-from tests.botapi.model import Chat, Message, User
+from tests.bot.edge.handlers.test_handlers import _data, _mover, _setup
+from tests.botapi.model import Chat, Message, RequestRecord, User
 from tests.conftest import chat_game
 
 
@@ -30,9 +31,64 @@ def _kept(world: World, chat: Chat | int, state_seed: str) -> Message:
     return kept[0]
 
 
+def _text_of(request: RequestRecord) -> str | None:
+    """The text (or caption) a send or edit request gives its message."""
+    params = request.params
+    media = params.get("media")
+    if isinstance(media, str):
+        media = json.loads(media)
+    caption = media.get("caption") if isinstance(media, dict) else None
+    text = params.get("text", params.get("caption", caption))
+    return None if text is None else str(text)
+
+
+_TEXT_EDITS = ("editmessagetext", "editmessagecaption", "editmessagemedia")
+
+
+def _kept_past_the_tap(world: World, record: GameRecord) -> list[tuple[int, int]]:
+    """The class of issues 25 and 35, from the Bot API server's record of
+    requests: the tap mixed into ``record``'s dice (its ``tg.join`` or
+    ``tg.start``) found at least one message of the bot showing the whole
+    commitment (in any chat) that was neither edited to another text nor
+    deleted after that tap.  Returns those messages (chat id, message id)."""
+    assert record.dice is not None and record.dice.fixed
+    commitment = str(seed_of(record.dice).commitment)
+    taps = [item.partition("=")[2] for item in record.dice.entropy if item.startswith("tg.")]
+    assert len(taps) == 1, record.dice.entropy
+    requests = world.server.requests()
+    answered = next(i for i, r in enumerate(requests) if r.method.lower() == "answercallbackquery"
+                    and str(r.params.get("callback_query_id")) == taps[0])
+    shown: dict[tuple[int, int], str] = {}  # each message's text as the tapper saw it
+    for request in requests[:answered]:
+        method, text = request.method.lower(), _text_of(request)
+        result = request.response.get("result") if isinstance(request.response, dict) else None
+        if request.status != 200 or text is None:
+            continue
+        if method.startswith("send") and isinstance(result, dict):
+            shown[(int(result["chat"]["id"]), int(result["message_id"]))] = text
+        elif method in _TEXT_EDITS and "message_id" in request.params:
+            shown[(int(request.params["chat_id"]), int(request.params["message_id"]))] = text
+    holding = {key for key, text in shown.items() if commitment in text}
+    assert holding, f"no message showed {commitment} before the tap"
+    for request in requests[answered:]:
+        method = request.method.lower()
+        if method in (*_TEXT_EDITS, "deletemessage") and "message_id" in request.params:
+            key = (int(request.params["chat_id"]), int(request.params["message_id"]))
+            if key in holding and (method == "deletemessage" or _text_of(request) != shown[key]):
+                holding.discard(key)  # edited or deleted after the tap: it proves nothing
+    assert holding, f"every message showing {commitment} was edited after the tap"
+    return sorted(holding)
+
+
 def _never_edited(world: World, message: Message) -> None:
     now = world.server.message(message.chat.id, message.message_id)
     assert now.revision == now.created_revision and now.text == message.text
+
+
+def _unchanged_since(world: World, seen: Message) -> None:
+    """The message is as ``seen`` (a snapshot taken before a tap): not edited since."""
+    now = world.server.message(seen.chat.id, seen.message_id)
+    assert now.revision == seen.revision and now.text == seen.text and not now.deleted
 
 
 def _last_query(world: World) -> str:
@@ -92,20 +148,126 @@ async def _started(world: World, chat: Chat, label: str, query: str, kept: Messa
     assert started is not None and started.status is Status.ACTIVE
     _in_export(started, label, query)
     _never_edited(world, kept)
+    _kept_past_the_tap(world, started)
     return started
 
 
+async def _group_messages(world: World, chat: Chat) -> int:
+    """Messages the group got from the bot so far: sends and edits (Telegram
+    counts both in its 20 a minute)."""
+    await world.idle()
+    return sum(1 for r in world.server.requests()
+               if r.method.lower().startswith(("send", "edit")) and r.status == 200
+               and str(r.params.get("chat_id")) == str(chat.id))
+
+
+def _edits_of(world: World, message: Message, since: int = 0) -> list[RequestRecord]:
+    return [r for r in world.server.requests()[since:]
+            if r.method.lower().startswith("edit")
+            and str(r.params.get("chat_id")) == str(message.chat.id)
+            and str(r.params.get("message_id")) == str(message.message_id)]
+
+
 async def test_a_group_lobby(world: World) -> None:
+    """Issue 35: a lobby between people costs the group one message at /new:
+    the lobby itself keeps the whole commitment.  The tap that seats the
+    second player is mixed in; the game is posted as a message of its own and
+    the lobby is never edited after that tap (the server's record of edits);
+    a tap on it then says where the game is; the dice verify."""
+    t = _setup(world)
+    before = await _group_messages(world, t.chat)
+    sent = await world.send(t.chat, t.alice, "/new backgammon")
+    lobby = await world.reply(t.chat, sent, "New game")
+    assert await _group_messages(world, t.chat) == before + 1  # the lobby only
+    record = await chat_game(world.store, t.chat.id)
+    assert record is not None and record.dice is not None and not record.dice.fixed
+    commitment = str(seed_of(record.dice).commitment)
+    assert commitment in lobby.content  # the whole one
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.idle()
+    at_the_tap = world.server.message(t.chat, lobby.message_id)
+    seat = len(world.server.requests())
+    await world.tap(t.chat, t.bob, at_the_tap, text="✋ Join")
+    query = _last_query(world)
+    started = await chat_game(world.store, t.chat.id)
+    assert started is not None and started.status is Status.ACTIVE
+    _in_export(started, "tg.join", query)
+    _unchanged_since(world, at_the_tap)
+    assert started.dice is not None and started.dice.entropy == (f"tg.join={query}",)
+    assert started.board_message_id not in (None, lobby.message_id)  # a message of its own
+    assert _edits_of(world, lobby, seat) == []
+    refused = await world.tap(t.chat, t.eve, at_the_tap, text="✋ Join")
+    assert refused.show_alert and "has started" in (refused.text or "")
+    _unchanged_since(world, at_the_tap)
+    assert _kept_past_the_tap(world, started) == [(t.chat.id, lobby.message_id)]
+    from tests.bot.edge.handlers.test_analysis import _resigned
+
+    done = await _resigned(world, t, 2)
+    assert verify_text(export_text(done)[1]).ok
+    assert _edits_of(world, lobby, seat) == [] and commitment in at_the_tap.content
+    _unchanged_since(world, at_the_tap)
+
+
+@pytest.mark.parametrize("style", ["png", "text"])
+async def test_a_lobby_costs_the_group_one_message_less_to_the_first_turn(
+        world: World, style: str) -> None:
+    """/new, both Joins and the first player's whole turn: the lobby, its
+    first Join's redraw, the game's board and the turn's redraw (the kept
+    "Dice of the next game committed" message is gone: it was a fifth).
+    Picture boards were posted below the lobby before too (which was
+    deleted); a text board was the lobby edited: now a message of its own."""
+    t = _setup(world)
+    await world.store.games.update(settings_key(t.chat.id), lambda _s: ChatSettings(
+        chat_id=t.chat.id, board_style=style))
+    before = await _group_messages(world, t.chat)
+    sent = await world.send(t.chat, t.alice, "/new long")
+    lobby = await world.reply(t.chat, sent, "New game")
+    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
+    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
+    seated = await _group_messages(world, t.chat) - before
+    mover, _other = await _mover(world, t)
+    while (current := await chat_game(world.store, t.chat.id)) is not None \
+            and current.status is Status.ACTIVE and (await _mover(world, t))[0] == mover:
+        board = world.board(t.chat)
+        data = pick(board)
+        assert data is not None, board.content
+        await world.tap(t.chat, mover, board, data)
+    assert seated == 3, world.server.transcript(t.chat)
+    assert await _group_messages(world, t.chat) - before == 4, world.server.transcript(t.chat)
+
+
+async def test_play_the_bot_on_a_lobby_keeps_the_lobby(world: World) -> None:
+    """🤖 Play the bot on a lobby is the tap mixed in (``tg.join``): the lobby
+    keeps the commitment, the game against the computer is a message of its own."""
     t = _setup(world)
     sent = await world.send(t.chat, t.alice, "/new backgammon")
     lobby = await world.reply(t.chat, sent, "New game")
+    await world.idle()
+    seat = len(world.server.requests())
+    await world.tap(t.chat, t.alice, lobby, text="🤖 Play the bot")
+    started = await _started(world, t.chat, "tg.join", _last_query(world), lobby)
+    await world.tap(t.chat, t.alice, lobby, text="🤖 Play the bot")  # the old button: told
+    _never_edited(world, lobby)
+    assert started.board_message_id != lobby.message_id and _edits_of(world, lobby, seat) == []
+    assert _kept_past_the_tap(world, started) == [(t.chat.id, lobby.message_id)]
+    done = await _resign_against_the_bot(world, t.chat, t.alice)
+    assert verify_text(export_text(done)[1]).ok
+
+
+async def test_seed_words_are_confirmed_in_the_reply_not_edited_into_the_lobby(
+        world: World) -> None:
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new long")
+    lobby = await world.reply(t.chat, sent, "New game")
+    since = len(world.server.requests())
+    sent = await world.send(t.chat, t.eve, "/seed  lucky   seven ")
+    said = await world.reply(t.chat, sent, "lucky seven")
+    assert "/verify" in said.content and _edits_of(world, lobby, since) == []
     record = await chat_game(world.store, t.chat.id)
-    assert record is not None and record.dice is not None and not record.dice.fixed
-    kept = _kept(world, t.chat, record.dice.seed)
-    assert str(seed_of(record.dice).commitment) in lobby.content  # the whole one on the lobby too
-    await world.tap(t.chat, t.alice, lobby, text="✋ Join")
-    await world.tap(t.chat, t.bob, lobby, text="✋ Join")
-    await _started(world, t.chat, "tg.join", _last_query(world), kept)
+    assert record is not None and record.dice is not None
+    assert f"seed.{t.eve.id}=lucky seven" in record.dice.entropy
+    sent = await world.send(t.chat, t.alice, "/verify")
+    assert "lucky seven" in (await world.reply(t.chat, sent, "Fingerprint")).content
 
 
 async def test_a_game_against_the_computer_waits_for_start(world: World) -> None:
@@ -129,6 +291,7 @@ async def test_a_game_against_the_computer_waits_for_start(world: World) -> None
     assert started.dice.refused == (f"tg.start={eve}",)  # refused: logged, not mixed in
     body = _in_export(started, "tg.start", query)
     assert f'; [Dice refused "tg.start={eve}"]' in body
+    _kept_past_the_tap(world, started)
     done = await _resign_against_the_bot(world, t.chat, t.alice)
     assert verify_text(export_text(done)[1]).ok
     _never_edited(world, kept)
@@ -161,6 +324,7 @@ async def test_a_matchs_next_game_keeps_the_first_games_tap(world: World) -> Non
     body = _in_export(second, "tg.start", query)
     assert " Game 2" in body
     _never_edited(world, kept)
+    _kept_past_the_tap(world, second)
 
 
 async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
@@ -186,6 +350,7 @@ async def test_an_invitation_waits_for_a_players_start(world: World) -> None:
     _in_export(started, "tg.start", query)
     _never_edited(world, kept)
     _never_edited(world, invitation)
+    assert (kept.chat.id, kept.message_id) in _kept_past_the_tap(world, started)
 
 
 async def test_a_tournament_game_waits_for_a_players_start(world: World) -> None:
@@ -215,6 +380,7 @@ async def test_a_tournament_game_waits_for_a_players_start(world: World) -> None
     assert started.dice.entropy == (f"tg.start={query}",)
     _in_export(started, "tg.start", query)
     _never_edited(world, kept)
+    _kept_past_the_tap(world, started)
 
 
 def _request_index(world: World, method: str, match: object) -> int:
@@ -276,6 +442,8 @@ async def test_an_inline_game_waits_for_start_after_the_second_join(store: objec
         _in_export(started, "tg.start", query)
         _never_edited(w, alices)
         _never_edited(w, bobs)
+        kept = _kept_past_the_tap(w, started)
+        assert {(m.chat.id, m.message_id) for m in (alices, bobs)} <= set(kept)
 
 
 async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
@@ -317,6 +485,7 @@ async def test_an_inline_player_who_never_started_the_bot_keeps_it_by_verify(
         body = _in_export(started, "tg.start", query)
         assert f'; [Dice refused "tg.start={carols}"]' in body
         _never_edited(w, kept[0])
+        assert (kept[0].chat.id, kept[0].message_id) in _kept_past_the_tap(w, started)
 
 
 async def _resign_inline(world: World, chat: Chat, people: dict[int, User], inline_id: str
@@ -384,6 +553,7 @@ async def test_an_inline_rematch_keeps_its_commitment_before_the_accepting_tap(
         assert rematch.dice.entropy == (f"tg.join={query}",)
         _in_export(rematch, "tg.join", query)
         _never_edited(w, kept)
+        assert (kept.chat.id, kept.message_id) in _kept_past_the_tap(w, rematch)
 
 
 # ---------------------------------------------------------------- the seed-grinding attack
@@ -610,20 +780,27 @@ async def test_a_rematch_offer_between_people_is_kept_in_their_private_chats(
     _in_export(rematch, "tg.join", query)
     for message in kept:
         _never_edited(world, message)
+    assert {(m.chat.id, m.message_id) for m in kept} <= set(_kept_past_the_tap(world, rematch))
 
 
-async def test_a_lobby_between_people_keeps_it_in_the_group_whoever_started_the_bot(
+async def test_a_lobby_between_people_keeps_it_in_the_lobby_whoever_started_the_bot(
         world: World) -> None:
-    """Whose tap seats the second player nobody knows before it: a lobby's
-    commitment is kept in the group even when its commander has a private chat."""
+    """Whose tap seats the second player nobody knows before it, so no private
+    chat can hold the commitment in time: the lobby holds it, and nothing
+    else is sent, to the group or privately."""
     t = _setup(world)
     await _started_the_bot(world, t.alice, t.bob)
+    private = [len(_bot_messages(world, world.server.private_chat(p))) for p in (t.alice, t.bob)]
+    before = len(_bot_messages(world, t.chat))
     sent = await world.send(t.chat, t.alice, "/new long")
     lobby = await world.reply(t.chat, sent, "New game")
     await world.idle()
-    record = await chat_game(world.store, t.chat.id)
-    assert record is not None and record.dice is not None
-    kept = _kept(world, t.chat, record.dice.seed)
+    assert len(_bot_messages(world, t.chat)) == before + 1
+    assert [len(_bot_messages(world, world.server.private_chat(p)))
+            for p in (t.alice, t.bob)] == private
     await world.tap(t.chat, t.alice, lobby, text="✋ Join")
     await world.tap(t.chat, t.bob, lobby, text="✋ Join")
-    await _started(world, t.chat, "tg.join", _last_query(world), kept)
+    started = await chat_game(world.store, t.chat.id)
+    assert started is not None and started.status is Status.ACTIVE
+    _in_export(started, "tg.join", _last_query(world))
+    assert _kept_past_the_tap(world, started) == [(t.chat.id, lobby.message_id)]

@@ -455,9 +455,10 @@ async def test_every_button_forged_onto_every_other_message_changes_nothing(
     await world.store.games.update(settings_key(chat.id), lambda _s: ChatSettings(
         chat_id=chat.id, board_style="text"))
     sent = await world.send(chat, alice, "/new long time=1d")
-    board = await world.reply(chat, sent, "New game")
-    await world.tap(chat, alice, board, text="✋ Join")
-    await world.tap(chat, bob, board, text="✋ Join")
+    first = await world.reply(chat, sent, "New game")
+    await world.tap(chat, alice, first, text="✋ Join")
+    await world.tap(chat, bob, first, text="✋ Join")
+    board = world.board(chat)  # posted below its lobby, which stays as it was (issue 35)
     sent = await world.send(chat, alice, "/pause")
     clock = await world.answer(chat, sent, "proposes to pause")
     sent = await world.send(chat, alice, "/new backgammon")

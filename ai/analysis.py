@@ -468,6 +468,11 @@ class _Walk:
     first roll's, or any while there is none yet); ``None`` before the
     opening."""
 
+    @property
+    def rolls(self) -> list[_Ply]:
+        """Every roll: the turns', then the one not played."""
+        return [*self.plies, self.pending] if self.pending is not None else self.plies
+
 
 def _walk(game: Game, score: tuple[int, int]) -> _Walk:
     """The game's turns, its cube actions and rolls (:class:`_Walk`)."""
@@ -517,10 +522,11 @@ def _walk(game: Game, score: tuple[int, int]) -> _Walk:
                 value, owner, beavered = value * 2, side, True
             elif action is Action.TAKE:
                 value, owner, beavered = value * 2, owner if beavered else side, False
-    rolls = [*plies, pending] if pending is not None else plies
-    first = rolls[0] if rolls else _Ply(start, Position.initial(game.variant, start),
-                                        Dice(1, 2), (), opening_roll, state(1, None))
-    return _Walk(plies, cubes, chances, pending, first)
+    walk = _Walk(plies, cubes, chances, pending)
+    walk.first = walk.rolls[0] if walk.rolls else _Ply(
+        start, Position.initial(game.variant, start), Dice(1, 2), (), opening_roll,
+        state(1, None))
+    return walk
 
 
 # -- the analysis ---------------------------------------------------------------
@@ -968,7 +974,7 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     # depth (_roll_table: 0 on average for each position, the same at every
     # level); what the analysis depth's equities say beyond it is the
     # evaluation's drift (Balance.drift)
-    rolls = [*plies, pending] if pending is not None else plies
+    rolls = walk.rolls
     table = _roll_table(player, rolls, in_match)
     averages = [float(row @ _weights(ply)) for ply, row in zip(rolls, table, strict=True)]
     lucks = [float(row[_roll_index(ply.dice)]) - average

@@ -35,7 +35,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ai.cube import CubeState, janowski
-from ai.matchequity import cube_mwc, cubeful_mwc, match_equity, score_of, to_emg
+from ai.matchequity import (
+    cube_mwc,
+    cubeful_mwc,
+    emg_scale,
+    from_emg,
+    match_equity,
+    score_of,
+    to_emg,
+)
 from ai.player import ROLLS, Level, Player
 from engine import (
     Action,
@@ -225,8 +233,9 @@ class PlayerReport:
     cube_decisions: int = 0
     """Of :attr:`decisions`, the cube's."""
     rolls: int = 0
-    """The player's turns (rolls played, forced ones and those that could
-    not be played included)."""
+    """The player's rolls: its turns (forced ones and those that could not
+    be played included) and a last roll the game ended before it was
+    played (:attr:`Analysis.unplayed`)."""
     both_rolls: int = 0
     """Both players' turns: Snowie's denominator."""
     result: float = 0.0
@@ -299,16 +308,20 @@ class Analysis:
     game); else by money equity."""
     start: float = 0.0
     """What the game was worth to White before its first roll, by the
-    analysis's roll values (long nardy): 0 when an opening roll (the lot)
-    decided who starts - what winning it was worth, the starter's equity
-    on roll, is luck, half to each player's figure (+ to the starter, - to
-    the other) and in no roll's - else the starter's equity on roll, turned
-    to White's view (a game whose starter the rules chose)."""
+    analysis's roll values: when an opening roll (the lot) decided who
+    starts, the average over who starts (0: the two starts are worth the
+    same) - what winning the lot was worth, the starter's equity on roll
+    minus that, is luck, half to each player's figure (+ to the starter, -
+    to the other) and in no roll's; else the starter's equity on roll,
+    turned to White's view (a long nardy game whose starter the rules
+    chose)."""
     lot: float = 0.0
-    """What the opening roll that decided who starts gave White in long
-    nardy (the starter's equity on roll, + when White starts): luck of
-    neither's dice, half of it in each player's :attr:`PlayerReport.luck`
-    (White's +half, Black's -half)."""
+    """What the opening roll that decided who starts gave White (the
+    starter's equity on roll minus :attr:`start`, + when White starts; in
+    backgammon the starter's equity on roll is the average of the 15 rolls
+    without doubles it may play): luck of neither's dice, half of it in
+    each player's :attr:`PlayerReport.luck` (White's +half, Black's
+    -half)."""
     drift: tuple[float, ...] = ()
     """Per turn, in White's view: what the analysis's equities changed
     their mind by, beyond the roll's luck - the best turn's equity at the
@@ -316,6 +329,12 @@ class Analysis:
     luck (which is measured against the average roll at one depth: see
     :func:`roll_lucks`).  0 for an evaluation whose depths agree; it closes
     the luck + skill identity (:class:`Balance`)."""
+    unplayed: tuple[Side, float] | None = None
+    """A last roll whose turn was not played (the game ended by a
+    resignation or a timeout between the roll and its move, or the turn is
+    under way): its roller and its luck, which is in that player's
+    :attr:`PlayerReport.luck` and :attr:`PlayerReport.rolls` but in no
+    turn's (a bad roll its roller resigned on is still the dice's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,13 +449,36 @@ class _Chance:
     state: CubeState = field(default_factory=CubeState)
 
 
-def _walk(game: Game, score: tuple[int, int]) -> tuple[list[_Ply], list[_Cube], list[_Chance]]:
-    """The game's turns, its cube actions, and the points where the side on
-    roll could have doubled (a live cube: :meth:`CubeState.may_double`) and
-    rolled instead."""
+@dataclass
+class _Walk:
+    """A game taken apart by :func:`_walk`."""
+
+    plies: list[_Ply] = field(default_factory=list)
+    """The turns played."""
+    cubes: list[_Cube] = field(default_factory=list)
+    chances: list[_Chance] = field(default_factory=list)
+    """The points where the side on roll could have doubled (a live cube:
+    :meth:`CubeState.may_double`) and rolled instead."""
+    pending: _Ply | None = None
+    """A last roll whose turn was not played (the game ended by a
+    resignation or a timeout between the roll and its move, or the turn is
+    under way): no turn, but its roller's roll all the same."""
+    first: _Ply | None = None
+    """The starter on roll before the game's first roll (its dice are the
+    first roll's, or any while there is none yet); ``None`` before the
+    opening."""
+
+    @property
+    def rolls(self) -> list[_Ply]:
+        """Every roll: the turns', then the one not played."""
+        return [*self.plies, self.pending] if self.pending is not None else self.plies
+
+
+def _walk(game: Game, score: tuple[int, int]) -> _Walk:
+    """The game's turns, its cube actions and rolls (:class:`_Walk`)."""
     start = starter_of(game)
     if start is None:
-        return [], [], []
+        return _Walk()
     options = game.options
     position = Position.initial(game.variant, start)
     plies: list[_Ply] = []
@@ -444,7 +486,10 @@ def _walk(game: Game, score: tuple[int, int]) -> tuple[list[_Ply], list[_Cube], 
     chances: list[_Chance] = []
     value, owner = 1, None
     dice: Dice | None = None
-    opening_roll = game.variant is Variant.BACKGAMMON and not options.opening_reroll
+    # the starter plays the lot's two dice (no doubles): backgammon's opening roll
+    opening_roll = (game.variant is Variant.BACKGAMMON and not options.opening_reroll
+                    and game.opening is not None)
+    pending: _Ply | None = None
     doubled = beavered = False
 
     def state(value: int, owner: Side | None) -> CubeState:
@@ -460,10 +505,12 @@ def _walk(game: Game, score: tuple[int, int]) -> tuple[list[_Ply], list[_Cube], 
             if options.cube and plies and not doubled and cube.may_double(side):
                 chances.append(_Chance(len(plies), side, position, value, owner, cube))
             doubled = False
+            pending = _Ply(side, position, dice, (), opening_roll and not plies, cube)
         elif action is Action.MOVE:
             assert dice is not None
             plies.append(_Ply(side, position, dice, event.steps, opening_roll and not plies,
                               state(value, owner)))
+            pending = None
             position = _after(position, event.steps)
             if position.winner is None:
                 position = end_turn(position)
@@ -475,7 +522,11 @@ def _walk(game: Game, score: tuple[int, int]) -> tuple[list[_Ply], list[_Cube], 
                 value, owner, beavered = value * 2, side, True
             elif action is Action.TAKE:
                 value, owner, beavered = value * 2, owner if beavered else side, False
-    return plies, cubes, chances
+    walk = _Walk(plies, cubes, chances, pending)
+    walk.first = walk.rolls[0] if walk.rolls else _Ply(
+        start, Position.initial(game.variant, start), Dice(1, 2), (), opening_roll,
+        state(1, None))
+    return walk
 
 
 # -- the analysis ---------------------------------------------------------------
@@ -507,30 +558,43 @@ def _played_index(turns: Sequence[Turn], after: Position) -> int:
     raise AnalysisError("a recorded turn is not legal: the game record is inconsistent")
 
 
-def roll_lucks(player: Player, positions: Sequence[Position]) -> np.ndarray:
+def roll_lucks(player: Player, positions: Sequence[Position], *, opening: bool = False
+               ) -> np.ndarray:
     """The luck of each of the 21 :data:`ROLLS` for the side on roll in
     each position, shape ``(N, 21)``: the equity after the roll's best turn
     minus the average of that over the rolls (36 weighted), both by
     :meth:`Player.roll_values` (the best turn by the player's first depth:
     GNU Backgammon's 0-ply in backgammon, the net's 1 ply in long nardy).
     Weighted by the rolls' chances, each position's row sums to 0: the dice
-    favour nobody on average."""
+    favour nobody on average.  ``opening``: backgammon's opening roll,
+    whose average is over the 15 rolls without doubles (:data:`OPENING`)."""
     values = player.roll_values(positions)
-    return np.asarray(values - (values @ _CHANCES)[:, None], dtype=float)
+    weights = OPENING if opening else _CHANCES
+    return np.asarray(values - (values @ weights)[:, None], dtype=float)
 
 
-def _lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
-    """Each roll's luck for its roller (:func:`roll_lucks`).  The
-    backgammon opening roll's average is 0: it also decides who moves, and
-    the starting position is the same for both (GNU Backgammon's rule)."""
-    lucks: list[float] = []
-    for first in range(0, len(plies), _BATCH):
-        batch = plies[first : first + _BATCH]
-        values = player.roll_values([ply.position for ply in batch])
-        for ply, row in zip(batch, values, strict=True):
-            average = 0.0 if ply.opening else float(row @ _CHANCES)
-            lucks.append(float(row[_roll_index(ply.dice)]) - average)
-    return lucks
+OPENING = np.array([0.0 if dice.is_double else 1 / 15 for dice, _ in ROLLS])
+"""The chances of the rolls in backgammon's opening roll once it is known
+who starts: the starter's die is the higher one, so each of the 15 rolls
+without doubles is one of its 15 equally likely outcomes."""
+
+
+def _weights(ply: _Ply) -> np.ndarray:
+    return OPENING if ply.opening else _CHANCES
+
+
+def _roll_table(player: Player, rolls: Sequence[_Ply], in_match: bool) -> np.ndarray:
+    """What each of the 21 rolls would have made each of ``rolls`` worth
+    to its roller, shape ``(N, 21)``: by :meth:`Player.roll_values` (the
+    equity after the roll's best turn at one depth: the same at every
+    analysis level), or at the match score (:func:`_match_values`).  A
+    roll's luck is its column minus the row's average (:func:`_weights`):
+    0 on average in every position, whatever the evaluation."""
+    if in_match:
+        return np.array([_match_values(player, ply) for ply in rolls]).reshape(-1, len(ROLLS))
+    rows = [player.roll_values([ply.position for ply in rolls[first : first + _BATCH]])
+            for first in range(0, len(rolls), _BATCH)]
+    return np.concatenate(rows) if rows else np.empty((0, len(ROLLS)))
 
 
 def _roll_index(dice: Dice) -> int:
@@ -543,28 +607,42 @@ _LUCK_TURNS = 3
 valued at the score."""
 
 
-def _match_lucks(player: Player, plies: Sequence[_Ply]) -> list[float]:
-    """:func:`_lucks` at the match score, in EMG: each roll's value is its
-    best turn's (of the :data:`_LUCK_TURNS` best by money at 0-ply) at the
-    score at 0-ply, cubeful as :func:`_match_turn_emg`; the opening roll's
-    average is what the game was worth before it, the match equity table's
-    chance at the score."""
-    lucks: list[float] = []
-    for ply in plies:
-        side, cube = ply.side, ply.cube
-        values = np.empty(len(ROLLS))
-        for column, (dice, _) in enumerate(ROLLS):
-            turns = legal_turns(ply.position, dice)
-            shallow = player.shallow(ply.position, turns)
-            best = [int(i) for i in np.argsort(-shallow, kind="stable")[:_LUCK_TURNS]]
-            values[column] = max(_match_turn_emg(turns[i], cube, side, 0) for i in best)
-        if ply.opening:
-            mine = score_of(cube, side)
-            average = to_emg(match_equity(mine.me, mine.them, mine.later), mine)
-        else:
-            average = float(values @ _CHANCES)
-        lucks.append(float(values[_roll_index(ply.dice)]) - average)
-    return lucks
+def _match_values(player: Player, ply: _Ply) -> np.ndarray:
+    """A match roll's 21 values in EMG: each roll's best turn (of the
+    :data:`_LUCK_TURNS` best by money at 0-ply) at the score at 0-ply,
+    cubeful as :func:`_match_turn_emg`."""
+    side, cube = ply.side, ply.cube
+    values = np.empty(len(ROLLS))
+    for column, (dice, _) in enumerate(ROLLS):
+        turns = legal_turns(ply.position, dice)
+        shallow = player.shallow(ply.position, turns)
+        best = [int(i) for i in np.argsort(-shallow, kind="stable")[:_LUCK_TURNS]]
+        values[column] = max(_match_turn_emg(turns[i], cube, side, 0) for i in best)
+    return values
+
+
+def _lot(player: Player, first: _Ply, value: float, in_match: bool) -> tuple[float, float]:
+    """(start, lot) of a game whose opening roll decided who starts, from
+    White's view: what the game was worth to White before it (the average
+    over who starts: 0 when the two starts are worth the same) and what it
+    gave White (+ when White starts), from ``value``, the starter's worth
+    on roll, and the other side's had it started.  Over the lot's outcomes
+    White's (and Black's) share of it averages exactly 0."""
+    other = first.side.opponent
+    theirs = replace(first, side=other, position=Position.initial(first.position.variant, other))
+    weights = _weights(first)
+    their_value = float(_roll_table(player, [theirs], in_match)[0] @ weights)
+    white = first.side is Side.WHITE
+    if not in_match:
+        before = (value - their_value) / 2
+        return (before, value - before) if white else (-before, before - value)
+    # in match winning chances, then in White's EMG
+    chance = from_emg(value, score_of(first.cube, first.side))
+    before = (chance + 1 - from_emg(their_value, score_of(first.cube, other))) / 2
+    if not white:
+        chance, before = 1 - chance, 1 - before
+    score = score_of(first.cube, Side.WHITE)
+    return to_emg(before, score), emg_scale(score) * (chance - before)
 
 
 def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | None, float]:
@@ -885,26 +963,37 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
     player = player or make_player(variant, level, koks=game.options.koks)
     if player.variant is not variant:
         raise AnalysisError(f"a {player.variant.value} player cannot analyse {variant.value}")
-    plies, cubes, chances = _walk(game, score)
+    walk = _walk(game, score)
+    plies, pending = walk.plies, walk.pending
     in_match = _in_match(player, game)
     decide = _match_move_decision if in_match else _move_decision
     decisions: list[Decision] = []
     equity: list[float] = []
     chance: list[float] = []
-    # every roll's luck against the average of the 21 rolls at one depth
-    # (_lucks: 0 on average for each position); what the analysis depth's
-    # equities say beyond it is the evaluation's drift (Balance.drift)
-    luck = _match_lucks(player, plies) if in_match else _lucks(player, plies)
-    start = lot = 0.0
-    if variant is Variant.LONG and plies:
-        # what being on roll at the start is worth to the starter, by the
-        # same roll values; a lot (the opening roll) that decided who
+    # every roll's luck against the average of its position's rolls at one
+    # depth (_roll_table: 0 on average for each position, the same at every
+    # level); what the analysis depth's equities say beyond it is the
+    # evaluation's drift (Balance.drift)
+    rolls = walk.rolls
+    table = _roll_table(player, rolls, in_match)
+    averages = [float(row @ _weights(ply)) for ply, row in zip(rolls, table, strict=True)]
+    lucks = [float(row[_roll_index(ply.dice)]) - average
+             for ply, row, average in zip(rolls, table, averages, strict=True)]
+    luck = lucks[: len(plies)]
+    start = lot = on_roll = 0.0
+    if walk.first is not None:
+        # what being on roll at the start was worth to the starter, by the
+        # same roll values: a lot (the opening roll) that decided who
         # starts is luck shared by both, else nobody's
-        value = float(player.roll_values([plies[0].position])[0] @ _CHANCES)
-        white = value if plies[0].side is Side.WHITE else -value
-        start, lot = (0.0, white) if game.opening is not None else (white, 0.0)
+        first = walk.first
+        on_roll = averages[0] if rolls else float(
+            _roll_table(player, [first], in_match)[0] @ _weights(first))
+        if game.opening is not None:
+            start, lot = _lot(player, first, on_roll, in_match)
+        else:  # (long nardy: no match game is judged at the score)
+            start = on_roll if first.side is Side.WHITE else -on_roll
     # the roller's equity before the roll: what the previous turn left
-    before = 0.0 if not plies else start + lot if plies[0].side is Side.WHITE else -start - lot
+    before = on_roll
     drift: list[float] = []
     for index, ply in enumerate(plies):
         decision, mine = decide(player, index, ply)
@@ -918,18 +1007,19 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
         win = _win_chance(player, _after(ply.position, ply.steps))
         chance.append(win if white else 1.0 - win)
     if game.options.cube:
-        decisions.extend(_match_cube_decisions(player, cubes, chances) if in_match
-                         else _cube_decisions(player, game, cubes, chances))
+        decisions.extend(_match_cube_decisions(player, walk.cubes, walk.chances) if in_match
+                         else _cube_decisions(player, game, walk.cubes, walk.chances))
         decisions.sort(key=lambda d: (d.ply, d.kind is DecisionKind.MOVE))
+    # every roll in its roller's figures, a last one not played included
     shares = {Side.WHITE: lot / 2, Side.BLACK: -lot / 2}
-    lucks = {side: shares[side] + float(np.sum([v for v, p in zip(luck, plies, strict=True)
-                                                if p.side is side])) for side in Side}
-    cubed = {side: shares[side] + float(np.sum([v * p.cube.value for v, p
-                                                in zip(luck, plies, strict=True)
-                                                if p.side is side])) for side in Side}
+    own = {side: [(v, p) for v, p in zip(lucks, rolls, strict=True) if p.side is side]
+           for side in Side}
+    total = {side: shares[side] + float(np.sum([v for v, _ in own[side]])) for side in Side}
+    cubed = {side: shares[side] + float(np.sum([v * p.cube.value for v, p in own[side]]))
+             for side in Side}
     result = game.result
     reports = tuple(
-        _report(side, decisions, lucks[side], rolls=sum(p.side is side for p in plies),
+        _report(side, decisions, total[side], rolls=len(own[side]),
                 both_rolls=len(plies),
                 result=0.0 if result is None else
                 float(result.points if result.winner is side else -result.points),
@@ -940,6 +1030,7 @@ def analyse(game: Game, *, score: tuple[int, int] = (0, 0), level: Level = DEFAU
         players=(reports[0], reports[1]), decisions=tuple(decisions),
         movers=tuple(p.side for p in plies), equity=tuple(equity), win_chance=tuple(chance),
         luck=tuple(luck), match_score=in_match, start=start, lot=lot,
+        unplayed=None if pending is None else (pending.side, lucks[-1]),
         drift=tuple(d if m is Side.WHITE else -d
                     for d, m in zip(drift, (p.side for p in plies), strict=True)),
     )

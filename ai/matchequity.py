@@ -130,6 +130,12 @@ def to_emg(mwc: float, score: Score) -> float:
     return (2 * mwc - (win + lose)) / (win - lose)
 
 
+def from_emg(emg: float, score: Score) -> float:
+    """The MWC of a normalised equity: :func:`to_emg` turned round."""
+    win, lose = _after(score, score.cube, 0), _after(score, 0, score.cube)
+    return (emg * (win - lose) + win + lose) / 2
+
+
 def emg_scale(score: Score) -> float:
     """EMG per unit of MWC at the score (errors: ``scale * mwc lost``)."""
     win, lose = _after(score, score.cube, 0), _after(score, 0, score.cube)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 import pickle
 import random
+from collections.abc import Sequence
+from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +32,20 @@ from ai.arena import play_recorded
 from ai.backgammon import GnubgPlayer
 from ai.cube import CubeState
 from ai.player import ROLLS
-from engine import Game, GameOptions, Match, Position, Side, Step, Variant, format_match
+from engine import (
+    OFF,
+    Action,
+    Game,
+    GameOptions,
+    Match,
+    Phase,
+    Position,
+    Side,
+    Step,
+    Variant,
+    format_match,
+    legal_turns,
+)
 from tests.engine.gameplay import Scripted
 from tests.engine.test_matfile_gnubg import assert_same, gnubg_import
 
@@ -132,11 +147,12 @@ def test_luck_follows_the_dice(
         whites, blacks = report.luck[0:6:2], report.luck[1:6:2]
         assert min(whites) > 0.1 and sum(whites) > 1.0
         assert sum(blacks) < 0
-    # long nardy's opening lot: half its worth to each (White started)
+    # the opening lot, what starting is worth: half of it to each (White started)
     assert white.luck == pytest.approx(sum(report.luck[0::2]) + report.lot / 2)
     assert black.luck == pytest.approx(sum(report.luck[1::2]) - report.lot / 2)
-    assert report.lot > 0 if variant is Variant.LONG else report.lot == 0
-    # the game's first roll: the opening (backgammon) or the starter's first roll
+    assert report.lot > 0 and report.start == pytest.approx(0, abs=1e-12)
+    # the game's first roll: the opening (backgammon's 6-1, the best of the
+    # 15 rolls it may be) or the starter's first roll
     assert report.luck[0] > 0
 
 
@@ -182,6 +198,159 @@ def test_luck_averages_zero_over_the_rolls_of_every_position(variant: Variant) -
     lucks = roll_lucks(make_player(variant, Level.STRONG), positions)
     assert lucks.shape == (len(positions), 21) and np.abs(lucks).max() > 0.05
     assert np.abs(lucks @ chances).max() < 1e-12
+
+
+class Remembering(GnubgPlayer):
+    """GNU Backgammon's evaluation at the medium depth with its roll values
+    remembered (as the long nardy player's are): the 21 games that differ
+    in one roll share every roll before it."""
+
+    def __init__(self) -> None:
+        super().__init__(Level.MEDIUM)
+        self.seen: dict[Position, np.ndarray] = {}
+
+    def roll_values(self, positions: Sequence[Position]) -> np.ndarray:
+        missing = [p for p in dict.fromkeys(positions) if p not in self.seen]
+        if missing:
+            self.seen.update(zip(missing, super().roll_values(missing), strict=True))
+        return np.array([self.seen[p] for p in positions])
+
+
+def _replay(game: Game, rolls: int) -> Game:
+    """``game`` again from its opening up to its roll number ``rolls`` (0:
+    the first; backgammon's opening roll is that), the dice not yet rolled."""
+    again = Game.new(game.options, starter=game.starter) if game.opening is None else (
+        Game.new(game.options).roll(Scripted(*(die for pair in game.opening.rolls
+                                               for die in pair))))
+    rolled = sum(event.action is Action.ROLL for event in again.events)
+    for event in game.events[len(again.events):]:
+        if event.action is Action.ROLL:
+            assert event.dice is not None
+            if rolled == rolls:
+                break
+            again, rolled = again.roll(Scripted(event.dice.first, event.dice.second)), rolled + 1
+        elif event.action is Action.MOVE and again.phase is Phase.MOVE:
+            for step in event.steps:  # (a roll that cannot be played confirmed itself)
+                again = again.play_step(step)
+            again = again.confirm()
+    assert rolled == rolls
+    return again
+
+
+def _played(game: Game, turn: int = 0) -> Game:
+    """``game`` with its roll's ``turn``-th legal turn played (as it is when
+    the roll cannot be played: it has passed the dice already)."""
+    if game.phase is not Phase.MOVE:
+        return game
+    assert game.turn is not None
+    turns = legal_turns(game.turn_start, game.turn.dice)
+    for step in turns[turn % len(turns)].steps:
+        game = game.play_step(step)
+    return game.confirm()
+
+
+def _lucks(report: Analysis) -> dict[Side, float]:
+    return {side: report.players[side].luck for side in Side}
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_every_roll_of_a_real_game_is_lucky_by_zero_on_average(variant: Variant) -> None:
+    """Issue 38: luck averages exactly 0, by the analysis players see.  In
+    positions of real games (their first and last rolls, the middle, the
+    bear-off), the game is analysed again with each of the 21 rolls in the
+    place of the one rolled (and its turn played, or not yet: a player who
+    resigns on his roll): weighted by the rolls' chances, the roller's
+    luck grows by 0 and the other's does not move, and the roll is counted
+    once, in the roller's rolls.  The rolls tried include ones that cannot
+    be played, doubles played in part, bearing off, winning rolls and long
+    nardy's first turn that leaves the head twice."""
+    player = make_player(variant, Level.MEDIUM) if variant is Variant.LONG else Remembering()
+    seen: set[str] = set()
+    for seed in (31, 32):
+        game = play_recorded([make_player(variant, Level.MEDIUM, seed + i) for i in (0, 1)],
+                             random.Random(seed), GameOptions(variant))
+        rolls_at = list(accumulate(event.action is Action.ROLL for event in game.events))
+        count = rolls_at[-1]
+        # where a roll could not be played (or else the middle)
+        blocked = next((rolls_at[i] - 1 for i, event in enumerate(game.events)
+                        if event.action is Action.MOVE and not event.steps), count // 2)
+        first = 1 if variant is Variant.BACKGAMMON else 0  # (the opening: below)
+        chosen = (first, blocked, count - 1) if seed % 2 else (first + 1, blocked)
+        for rolls in chosen:
+            start = _replay(game, rolls)
+            before = analyse(start, player=player)
+            side = start.to_act
+            assert side is not None
+            mean = {s: 0.0 for s in Side}
+            for index, (dice, chance) in enumerate(ROLLS):
+                rolled = start.roll(Scripted(dice.first, dice.second))
+                played = _played(rolled, index)
+                report = analyse(played, player=player)
+                luck = report.luck[-1]
+                waiting = analyse(rolled, player=player)
+                if rolled.phase is Phase.MOVE:  # not played yet: the same luck
+                    assert waiting.unplayed is not None and waiting.unplayed[0] is side
+                    assert waiting.unplayed[1] == pytest.approx(luck, abs=1e-12)
+                    assert len(waiting.luck) == len(before.luck)
+                else:
+                    seen.add("blocked" if not played.events[-1].steps else "forced")
+                for done in (report, waiting):
+                    assert done.players[side].rolls == before.players[side].rolls + 1
+                    assert done.players[side.opponent].rolls == before.players[
+                        side.opponent].rolls
+                    assert _lucks(done)[side] == pytest.approx(
+                        _lucks(before)[side] + luck, abs=1e-12)
+                    assert _lucks(done)[side.opponent] == _lucks(before)[side.opponent]
+                for s in Side:
+                    mean[s] += chance * _lucks(report)[s]
+                steps = played.events[-1].steps
+                seen |= {"bear-off" for step in steps if step.target == OFF}
+                seen |= {"won"} if played.result is not None else set()
+                seen |= {"double in part"} if dice.is_double and 0 < len(steps) < 4 else set()
+                seen |= {"head twice"} if sum(step.source == 24 for step in steps) > 1 else set()
+            for s in Side:
+                assert mean[s] == pytest.approx(_lucks(before)[s], abs=1e-12)
+    assert seen >= {"blocked", "bear-off", "won", "double in part"} | (
+        {"head twice"} if variant is Variant.LONG else set())
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_rolls_luck_is_the_same_at_every_level(variant: Variant) -> None:
+    """A roll's luck is measured at one depth whatever the analysis level
+    (long nardy's net at 1 ply, gnubg's 0-ply): the quick medium analysis
+    gives the strong one's luck to the last bit (identity_bench counts
+    rolls that way)."""
+    game = play_recorded([make_player(variant, Level.MEDIUM, seed) for seed in (41, 42)],
+                         random.Random(41), GameOptions(variant))
+    quick, strong = analyse(game, level=Level.MEDIUM), analyse(game, level=Level.STRONG)
+    assert quick.luck == strong.luck and (quick.lot, quick.start) == (strong.lot, strong.start)
+    assert _lucks(quick) == _lucks(strong)
+    assert quick.drift != strong.drift  # the decisions' depth differs
+
+
+@pytest.mark.parametrize("options", [GameOptions.backgammon(), GameOptions.long(),
+                                     GameOptions.backgammon(opening_reroll=True)],
+                         ids=["backgammon", "long", "reroll"])
+def test_the_opening_roll_is_lucky_by_zero_for_each_player(options: GameOptions) -> None:
+    """The opening roll decides who starts (and in backgammon the
+    starter's first roll, no doubles): over its 30 outcomes each player's
+    luck averages exactly 0 - the lot's worth shared, half to each, the
+    starter's roll against the average of the 15 rolls it may be (GNU
+    Backgammon's luck gives the starter the whole roll: each player's
+    averaged +0.02 a game).  Before the starter's move and after it."""
+    player = make_player(options.variant, Level.MEDIUM)
+    for play in (False, True):
+        mean = {side: 0.0 for side in Side}
+        for white in range(1, 7):
+            for black in set(range(1, 7)) - {white}:
+                game = Game.new(options).roll(Scripted(white, black))
+                report = analyse(_played(game) if play else game, player=player)
+                assert report.start == pytest.approx(0, abs=1e-12)
+                assert report.lot * (1 if white > black else -1) > 0.03
+                for side in Side:
+                    mean[side] += _lucks(report)[side] / 30
+        assert mean[Side.WHITE] == pytest.approx(0, abs=1e-12)
+        assert mean[Side.BLACK] == pytest.approx(0, abs=1e-12)
 
 
 def test_a_start_the_rules_chose_is_counted_apart_from_the_luck() -> None:

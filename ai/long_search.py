@@ -197,7 +197,8 @@ def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool) 
             row = (*code[1 : 24 + 1], *tail)
             board = (row, position.board[side.opponent]) if side.value == 0 else (
                 position.board[side.opponent], row)
-            found.append(Position(position.variant, board, side.opponent))
+            # from_rows: the other side's first turn read from its checkers, as end_turn
+            found.append(Position.from_rows(position.variant, board, side.opponent))
     return found
 
 

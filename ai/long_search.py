@@ -10,9 +10,12 @@ the luck of a roll in analysis; :meth:`ai.long_player.LongNetPlayer.deepen`).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ai.long_features import Matrix, Rows
 from ai.long_net import Evaluation, Vector
@@ -38,12 +41,28 @@ def exact_win(loser: Rows, koks: bool) -> float:
     return 2.0
 
 
+CHUNK = 2048
+"""Rows per call of the evaluation: a 3-ply look values up to some 100,000
+positions, and their feature matrices (184 floats a row) in one piece
+outgrow the processor's caches: 8.7 µs a row in one piece, 4.7-5.5 in
+pieces of 2,048 (docs/ai.md, "Long nardy's best: a roll deeper")."""
+
+
+def evaluate(net: Evaluation, me: Rows, opp: Rows, koks: bool) -> Vector:
+    """``net.value(net.probs(me, opp), koks)``: the equity of ``me`` to
+    roll, in pieces of :data:`CHUNK` rows (row by row the same values)."""
+    if len(me) <= CHUNK:
+        return net.value(net.probs(me, opp), koks)
+    return np.concatenate([net.value(net.probs(me[i : i + CHUNK], opp[i : i + CHUNK]), koks)
+                           for i in range(0, len(me), CHUNK)])
+
+
 def afterstate_equities(net: Evaluation, movers: Rows, opponent: Rows, koks: bool) -> Vector:
     """The mover's equity after each of ``movers`` (K, 24) with ``opponent``
     to roll next."""
     count = len(movers)
     others = np.broadcast_to(opponent, (count, 24))
-    values = -net.value(net.probs(others, movers), koks)
+    values = -evaluate(net, others, movers, koks)
     finished = movers.sum(axis=1) == 0
     if finished.any():
         values[finished] = exact_win(opponent, koks)
@@ -77,43 +96,81 @@ CHANCES: Vector = np.array([chance for _, chance in ROLLS])
 """The chances of :data:`ROLLS`, in their order."""
 
 
+@dataclass(frozen=True)
+class _Replies:
+    """Every reply to every roll of some positions, each distinct one
+    valued once (:func:`_replies`)."""
+
+    codes: list[bytes]
+    """The distinct replies: the roller's points after them, packed."""
+    values: Vector
+    """The roller's equity after each of :attr:`codes`, the other side to roll."""
+    where: npt.NDArray[np.intp]
+    """The replies of each roll of each live position in turn (the
+    generator's order), as indices into :attr:`codes`."""
+    bounds: list[int]
+    """Where each roll's replies start in :attr:`where`."""
+    live: list[int]
+    """The positions whose other side has not borne off (those rolled for)."""
+
+
+def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Replies:
+    """The replies of the side to roll in ``positions`` to each of the 21
+    :data:`ROLLS`, valued in one batch (in pieces of :data:`CHUNK`).  A
+    reply met again - from another roll (6-1, 5-2 and 4-3 can each move
+    one checker 7 pips) or from another position with the same other side -
+    is valued once: a 3-ply look meets each reply about 1.3 times."""
+    tables: dict[tuple[int, ...], tuple[int, dict[bytes, int]]] = {}
+    others: list[tuple[int, ...]] = []
+    codes: list[bytes] = []
+    groups: list[int] = []
+    where: list[int] = []
+    bounds: list[int] = []
+    live: list[int] = []
+    for index, position in enumerate(positions):
+        other = position.board[position.turn.opponent][:24]
+        if not any(other):
+            continue
+        live.append(index)
+        if other not in tables:
+            tables[other] = (len(others), {})
+            others.append(other)
+        group, seen = tables[other]
+        for dice, _ in ROLLS:
+            bounds.append(len(where))
+            for code in packed_results(position, dice):
+                at = seen.get(code)
+                if at is None:
+                    at = seen[code] = len(codes)
+                    codes.append(code)
+                    groups.append(group)
+                where.append(at)
+    values = np.empty(0)
+    if codes:
+        theirs = _unpack(b"".join(codes))
+        mine = np.array(others, dtype=np.int64)[groups]
+        # each reply seen by the other side, to roll next; turned round
+        values = -evaluate(net, mine, theirs, koks)
+        finished = theirs.sum(axis=1) == 0
+        if finished.any():
+            values[finished] = [exact_win(row, koks) for row in mine[finished]]
+    return _Replies(codes, values, np.array(where, dtype=np.intp), bounds, live)
+
+
 def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> Matrix:
     """For each position, the equity of the side to roll after its best
     turn (by 1 ply) for each of the 21 :data:`ROLLS`: shape ``(N, 21)``.
     Every reply of every position is evaluated in one batch, each with the
-    other side to roll.  A position whose other side has already borne
-    off is lost: every roll gives minus that side's exact win."""
-    replies: list[bytes] = []
-    bounds: list[int] = []
-    others: list[Rows] = []
-    counts: list[int] = []
-    for position in positions:
-        other = np.array(position.board[position.turn.opponent][:24], dtype=np.int64)
-        first = len(replies)
-        if other.any():
-            for dice, _ in ROLLS:
-                bounds.append(len(replies))
-                replies.extend(packed_results(position, dice))
-        others.append(other)
-        counts.append(len(replies) - first)
+    other side to roll (:func:`_replies`).  A position whose other side has
+    already borne off is lost: every roll gives minus that side's exact win."""
     values = np.empty((len(positions), len(ROLLS)))
-    if replies:
-        theirs = _unpack(b"".join(replies))
-        mine = np.repeat(np.array(others), counts, axis=0)
-        # each reply seen by the other side, to roll next; turned round
-        reply_values = -net.value(net.probs(mine, theirs), koks)
-        finished = theirs.sum(axis=1) == 0
-        if finished.any():
-            reply_values[finished] = [exact_win(row, koks) for row in mine[finished]]
-        best = np.maximum.reduceat(reply_values, bounds)
-    row = 0
-    for index, (position, other) in enumerate(zip(positions, others, strict=True)):
-        if other.any():
-            values[index] = best[row : row + len(ROLLS)]
-            row += len(ROLLS)
-        else:
-            mover = np.array(position.board[position.turn][:24], dtype=np.int64)
-            values[index] = -exact_win(mover, koks)
+    replies = _replies(net, positions, koks)
+    if replies.live:
+        best = np.maximum.reduceat(replies.values[replies.where], replies.bounds)
+        values[replies.live] = best.reshape(len(replies.live), len(ROLLS))
+    for index in sorted(set(range(len(positions))) - set(replies.live)):
+        mover, _ = rows(positions[index])
+        values[index] = -exact_win(mover, koks)
     return values
 
 
@@ -122,22 +179,26 @@ def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool) 
     side's best turn by 1 ply for each of the 21 :data:`ROLLS`, the other
     side to roll: ``21 * len(positions)`` positions, roll by roll.  A
     position whose side to roll has already lost repeats itself."""
-    replies: list[Position] = []
-    for position in positions:
+    replies = _replies(net, positions, koks)
+    ends = [*replies.bounds[1:], len(replies.where)]
+    chosen = iter(zip(replies.bounds, ends, strict=True))
+    found: list[Position] = []
+    live = set(replies.live)
+    for index, position in enumerate(positions):
+        if index not in live:
+            found.extend([position] * len(ROLLS))
+            continue
         side = position.turn
-        other = np.array(position.board[side.opponent][:24], dtype=np.int64)
         tail = position.board[side][24:]
-        for dice, _ in ROLLS:
-            if not other.any():
-                replies.append(position)
-                continue
-            movers = _unpack(b"".join(packed_results(position, dice)))
-            best = movers[int(np.argmax(afterstate_equities(net, movers, other, koks)))]
-            row = (*(int(count) for count in best), *tail)
+        for first, end in itertools.islice(chosen, len(ROLLS)):
+            indices = replies.where[first:end]
+            code = replies.codes[int(indices[int(np.argmax(replies.values[indices]))])]
+            row = (*code[1 : 24 + 1], *tail)
             board = (row, position.board[side.opponent]) if side.value == 0 else (
                 position.board[side.opponent], row)
-            replies.append(Position(position.variant, board, side.opponent))
-    return replies
+            # from_rows: the other side's first turn read from its checkers, as end_turn
+            found.append(Position.from_rows(position.variant, board, side.opponent))
+    return found
 
 
 def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vector:

@@ -1,0 +1,90 @@
+"""The long nardy search's batched looks (:mod:`ai.long_search`) give what
+their definitions give, turn by turn through ``legal_turns``: the same
+values, so the same choices, however the batch is cut and deduplicated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ai.long_search as search
+from ai import Level
+from ai.long_player import LongNetPlayer
+from ai.player import ROLLS
+from engine import Dice, Position, Side, Variant, end_turn, legal_turns
+from tests.engine.strategies import random_game_positions
+
+
+def _net_player() -> LongNetPlayer:
+    return LongNetPlayer(Level.MEDIUM)
+
+
+def _positions() -> list[Position]:
+    """Positions of random games: the opening, the middle, the bear-off
+    (where replies finish the game), one position twice, two positions
+    with the same side not to roll (replies the batch values only once) and
+    two with the same roller's checkers against different other sides
+    (replies it must value apart)."""
+    games = [position for position, _ in random_game_positions(Variant.LONG, seed=38, count=400)]
+    picked = [games[0], games[40], games[150], games[40], games[260]]
+    late = [p for p in games if sum(p.board[p.turn][:24]) <= 3 and any(p.board[p.turn][:24])]
+    assert len(late) >= 2
+    moved = legal_turns(games[150], Dice(6, 5))[0].position  # the same side still to move
+    # the opening roller's very checkers against another other side
+    answered = end_turn(legal_turns(end_turn(games[0]), Dice(6, 5))[0].position)
+    return [*picked, *late[:2], moved, answered]
+
+
+def _lost() -> Position:
+    """The side to roll has lost: the other side bore off every checker."""
+    rows = [[0] * 25, [0] * 25]
+    rows[0][23] = 15
+    return Position.from_rows(Variant.LONG, rows, Side.WHITE)
+
+
+def _by_definition(player: LongNetPlayer, position: Position) -> tuple[list[float], list[Position]]:
+    """For each roll: the roller's best turn by 1 ply, its value and the
+    position it leaves (the other side to roll), one roll at a time."""
+    values, after = [], []
+    for dice, _ in ROLLS:
+        turns = legal_turns(position, dice)
+        equities = player.shallow(position, turns)
+        best = int(np.argmax(equities))
+        values.append(float(equities[best]))
+        after.append(end_turn(turns[best].position))
+    return values, after
+
+
+def test_roll_values_and_replies_are_the_best_turn_of_each_roll() -> None:
+    player = _net_player()
+    positions = [*_positions(), _lost()]
+    values = search.roll_values(player.net, positions, False)
+    replies = search.reply_positions(player.net, positions[:-1], False)
+    assert values.shape == (len(positions), len(ROLLS))
+    for index, position in enumerate(positions[:-1]):
+        expected, after = _by_definition(player, position)
+        assert values[index].tolist() == pytest.approx(expected, abs=1e-12)
+        assert replies[21 * index : 21 * (index + 1)] == after
+    assert (values[-1] == -2.0).all()  # mars: no checker of the loser home or off
+
+
+def test_the_values_do_not_depend_on_how_the_batch_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    player = _net_player()
+    positions = _positions()
+    whole = search.roll_values(player.net, positions, False)
+    monkeypatch.setattr(search, "CHUNK", 7)
+    assert (search.roll_values(player.net, positions, False) == whole).all()
+    one_by_one = np.array([search.roll_values(player.net, [p], False)[0] for p in positions])
+    assert (one_by_one == whole).all()
+
+
+def test_three_ply_is_the_two_ply_value_after_each_best_turn() -> None:
+    """3 ply by its definition: for each of the roller's 21 rolls its best
+    turn by 1 ply, then the other side's 2-ply value of what it leaves."""
+    player = _net_player()
+    positions = _positions()[1:3]
+    values = search.three_ply(player.net, positions, False)
+    for position, value in zip(positions, values, strict=True):
+        _, after = _by_definition(player, position)
+        two_ply = [float(np.dot(_by_definition(player, p)[0], search.CHANCES)) for p in after]
+        assert value == pytest.approx(-float(np.dot(two_ply, search.CHANCES)), abs=1e-12)

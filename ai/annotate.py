@@ -33,14 +33,14 @@ stay short (gnubg reads lines of up to 1,023 characters).
 ; Analysis by nardy, strong level (GNU Backgammon's nets, 0-ply then 1-ply for the best
 8); cube by money rules (Janowski); losses in points per game at cube 1
 ; Game 1, Ann: 37.4 millipoints per decision (awful), 33 decisions: 6 doubtful, 5 bad, 1
-very bad; luck -0.88
-; Game 1, Ann: PR 18.7, Snowie error rate 16.9, luck rate -24.3 millipoints per roll,
+very bad; luck -0.90
+; Game 1, Ann: PR 18.7, Snowie error rate 16.9, luck rate -24.9 millipoints per roll,
 result -2, luck-adjusted -1.32
 ; Game 1, Ann: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong
 passes
 ; Game 1, Bob: 23.1 millipoints per decision (casual), 31 decisions: 4 doubtful, 4 bad,
-0 very bad; luck -0.33
-; Game 1, Bob: PR 11.5, Snowie error rate 9.8, luck rate -9.0 millipoints per roll,
+0 very bad; luck -0.35
+; Game 1, Bob: PR 11.5, Snowie error rate 9.8, luck rate -9.6 millipoints per roll,
 result +2, luck-adjusted +1.32
 ; Game 1, Bob: cube errors 0 missed doubles, 0 wrong doubles, 0 wrong takes, 0 wrong
 passes

@@ -77,7 +77,7 @@ TEXTS = {
     "verify": N_("Verify the dice"), "to_board": N_("Open the board in the chat"),
     "next_game": N_("Play the next game"), "withdraw": N_("Withdraw the offer"),
     "accept_in_chat": N_("Accept in the chat"), "analysing": N_("📊 Analysing the game…"),
-    "start_in_chat": N_("The next game starts with ▶ Start on its board in the chat."),
+    "start_in_chat": N_("The next game starts with {start} on its board in the chat."),
     "resign_title": N_("Resign?"), "resign_yes": N_("Resign"),
     # the clock in a player's bar (the app fills in the numbers)
     "clock_days": N_("{d}d {h}h"), "clock_hours": N_("{h}h {m}m"),
@@ -514,7 +514,8 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
                    else []),
         **_board(game.position, viewer),
         "tree": None,
-        "texts": {key: tr.gettext(msgid) for key, msgid in TEXTS.items()},
+        # a text that names a button names it as it reads (here: in the viewer's language)
+        "texts": {key: tr.naming(msgid, tr) for key, msgid in TEXTS.items()},
         "lang": tr.lang, "board_link": board_link(record),
     }
     if (record.status is Status.ACTIVE and you is not None and game.to_act is you

@@ -68,6 +68,18 @@ async def _tap(world: World, chat: Chat, user: User, *actions: ButtonAction) -> 
     assert not answer.show_alert, answer
 
 
+async def _resigned(world: World, client: httpx.AsyncClient, url: str, base: dict[str, Any],
+                    chat: Any, chat_user: Any) -> dict[str, Any]:
+    """The app's player resigns (a single game's worth), the other accepts on the group
+    board: the app's state once the game has ended."""
+    state = await _call(client, url, "state", **base)
+    offered = await _call(client, url, "action", **base, version=state["version"],
+                          action="resign", level=1)
+    await world.idle()
+    await _tap(world, chat, chat_user, ButtonAction.ACCEPT)
+    return await _newer(client, url, base, offered["version"])
+
+
 async def _newer(client: httpx.AsyncClient, url: str, base: dict[str, Any],
                  version: int) -> Any:
     """The app's state once the stored game moved on from ``version`` (its long poll)."""
@@ -233,12 +245,7 @@ async def test_a_rematch_offered_in_the_app_is_accepted_on_the_group_board(
     chat_id, game_id = game_of(game)
     async with httpx.AsyncClient(timeout=30) as client:
         base = {"initData": _init(world, app_user), "game": game}
-        state = await _call(client, url, "state", **base)
-        offered = await _call(client, url, "action", **base, version=state["version"],
-                              action="resign", level=1)
-        await world.idle()
-        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)  # the game ends
-        ended = await _newer(client, url, base, offered["version"])
+        ended = await _resigned(world, client, url, base, chat, chat_user)
         assert ended["status"] == "finished" and ended["result"]["rematch"], ended["result"]
         assert ended["result"]["offer"] is None
         offer = await _call(client, url, "action", **base, version=ended["version"],
@@ -317,12 +324,7 @@ async def test_the_matchs_next_game_accepted_in_the_app(
     chat_id, game_id = game_of(game)
     async with httpx.AsyncClient(timeout=30) as client:
         base = {"initData": _init(world, app_user), "game": game}
-        state = await _call(client, url, "state", **base)
-        offered = await _call(client, url, "action", **base, version=state["version"],
-                              action="resign", level=1)
-        await world.idle()
-        await _tap(world, chat, chat_user, ButtonAction.ACCEPT)  # game 1 of the match ends
-        ended = await _newer(client, url, base, offered["version"])
+        ended = await _resigned(world, client, url, base, chat, chat_user)  # game 1 of 3
         assert ended["result"]["rematch_label"] == "Next game", ended["result"]
         await _tap(world, chat, chat_user, ButtonAction.REMATCH)  # Next game, in the chat
         asked = await _newer(client, url, base, ended["version"])

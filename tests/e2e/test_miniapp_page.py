@@ -727,6 +727,8 @@ def test_the_analysis_in_the_app(size: tuple[int, int], host: AppHost, driver: A
 def test_the_matchs_next_game_accepted_in_the_app(host: AppHost, driver: Any) -> None:
     """Between two games of a match: Bob offers the next game, Ann accepts it in the app
     (the match's dice: nothing to mix in) and goes on into it."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     record = until(started(Variant.BACKGAMMON, match_length=15), over)
     assert not table_of(record).match_over
     key = host.put(record)
@@ -739,6 +741,8 @@ def test_the_matchs_next_game_accepted_in_the_app(host: AppHost, driver: Any) ->
     open_page(driver, host, host.games[key], ANN)
     assert EN.gettext("{name} offers the next game.", name="Bob") in result_text(driver)
     click(driver, '#result [data-action="accept"]')
+    # the tap's request runs while the test goes on: wait for its record (a hang guard)
+    WebDriverWait(driver, 30).until(lambda _: host.games[key].next_game is not None)
     following = host.games[key].next_game
     wait_version(driver, 1)
     assert following is not None and following in js(driver, "return location.search")

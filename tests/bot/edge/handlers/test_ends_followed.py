@@ -112,6 +112,13 @@ async def _followed_once(world: World, timed: Clock, deaths: Deaths, ended: Game
     assert deaths.follows[str(ended.ref)] == 1
 
 
+async def _kept_for(world: World, ended: GameRecord, *users: Any) -> None:
+    """📊 finds ``ended`` as each of ``users``' last game: the analysis was kept."""
+    for user in users:
+        kept = await world.store.analysis.last_of_user(user.id)
+        assert kept is not None and kept.game_id == ended.game_id
+
+
 async def test_a_game_ended_in_the_mini_app_is_kept_for_analysis_by_the_sweep(
         served: tuple[World, Hold, str], tmp_path: Path,  # noqa: F811
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,9 +143,7 @@ async def test_a_game_ended_in_the_mini_app_is_kept_for_analysis_by_the_sweep(
     assert ended.status is Status.FINISHED
     assert await world.store.analysis.last_of_user(app_user.id) is None  # not kept: it died
     await _followed_once(world, timed, deaths, ended)
-    for user in (app_user, chat_user):
-        kept = await world.store.analysis.last_of_user(user.id)
-        assert kept is not None and kept.game_id == ended.game_id
+    await _kept_for(world, ended, app_user, chat_user)
 
 
 async def test_a_game_the_computer_ended_idle_is_followed_up_by_the_sweep(
@@ -168,9 +173,7 @@ async def test_a_claimed_timeout_is_kept_for_analysis_by_the_sweep(
     assert ended.status is Status.FINISHED
     assert await world.store.analysis.last_of_user(winner.id) is None
     await _followed_once(world, timed, deaths, ended)
-    for user in (winner, late):
-        kept = await world.store.analysis.last_of_user(user.id)
-        assert kept is not None and kept.game_id == ended.game_id
+    await _kept_for(world, ended, winner, late)
 
 
 async def test_a_tournament_games_result_lost_with_its_worker_is_reported_by_the_sweep(

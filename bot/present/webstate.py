@@ -248,10 +248,12 @@ def _viewer(game: Game, you: Side | None, orientation: str) -> Side:
     return you if you is not None else viewer_of(game, orientation)
 
 
-def _last(tr: Translator, record: GameRecord, game: Game, viewer: Side) -> dict[str, Any] | None:
+def _last(tr: Translator, record: GameRecord, game: Game, viewer: Side,
+          you: Side | None) -> dict[str, Any] | None:
     """The last confirmed turn, in the viewer's cells: each step's origin and target,
     the cells where it hit, its dice, and its text in the viewer's numbers (the app
-    prints the viewer's numbers only, so no "(Bob's numbers)" note is needed)."""
+    prints the viewer's numbers only, so no "(Bob's numbers)" note is needed); a
+    player's own turn is "You played", as the bars say "you"."""
     last = last_turn(game)
     if last is None or last.start is None:
         return None
@@ -259,13 +261,16 @@ def _last(tr: Translator, record: GameRecord, game: Game, viewer: Side) -> dict[
     dice = [roll.first, roll.second] if roll is not None else []
     name = side_name(record, last.side)
     shown = f"{roll.first}-{roll.second}" if roll is not None else ""
+    own = last.side is you
     if not last.steps:
-        text = tr.gettext("{name} rolled {dice} and cannot move.", name=name, dice=shown)
+        text = (tr.gettext("You rolled {dice} and could not move.", dice=shown) if own else
+                tr.gettext("{name} rolled {dice} and cannot move.", name=name, dice=shown))
     else:
         labels = board_labels(tr)
-        text = tr.gettext("{name} played {dice}: {steps}", name=name, dice=shown,
-                          steps=format_turn(last.start, last.steps, numbering=viewer,
-                                            bar=labels.bar, off=labels.off))
+        steps = format_turn(last.start, last.steps, numbering=viewer, bar=labels.bar,
+                            off=labels.off)
+        text = (tr.gettext("You played {dice}: {steps}", dice=shown, steps=steps) if own else
+                tr.gettext("{name} played {dice}: {steps}", name=name, dice=shown, steps=steps))
     place = functools.partial(_place, game.variant, last.side, viewer)
     return {"side": int(last.side), "dice": dice, "text": plain(text),
             "moves": [[place(s.source), place(s.target)] for s in last.steps],
@@ -506,7 +511,7 @@ def game_state(tr: Translator, record: GameRecord, user_id: int, *,
         "score": list(table.score) if table.match_length else None,
         "match_length": table.match_length or None,
         "players": _players(record, table), "clock": _clock(record),
-        "last": _last(tr, record, game, viewer), "prompt": _prompt(tr, record, game, you),
+        "last": _last(tr, record, game, viewer, you), "prompt": _prompt(tr, record, game, you),
         "notes": _notes(tr, record),
         "result": _result(tr, record, table, you, next_waits),
         "actions": actions, "labels": _labels(tr, game, actions),

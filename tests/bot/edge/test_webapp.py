@@ -221,6 +221,9 @@ def test_the_last_turn_is_sent_in_the_viewers_cells(variant: Variant) -> None:
     last = state["last"]
     assert last["side"] == 1 and len(last["dice"]) == 2 and last["moves"]
     assert last["text"].startswith("Bob played ")
+    # the mover reads their own turn as theirs, a spectator by name
+    assert game_state(EN, record, BOB)["last"]["text"].startswith("You played ")
+    assert game_state(EN, record, EVE)["last"]["text"].startswith("Bob played ")
     for _, target in last["moves"][-1:]:  # the last step's checker stands where it went
         if target not in ("bar", "off"):
             assert state["cells"][target - 1][0] == 1

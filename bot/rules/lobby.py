@@ -4,13 +4,12 @@ game that starts when two players are seated.
 
 from __future__ import annotations
 
-import time
-
 from bot.rules.cancelling import TOURNAMENT_GAME
 from bot.rules.dice import JOIN_LABEL, START_LABEL, Dealer, committed, with_tap
 from bot.rules.matchstate import MatchState, with_table
 from bot.rules.options import OptionError, engine_options
 from bot.rules.play import advanced
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.i18n import N_
 from bot.vocab.records import GameRecord, Player, Status, TableOptions
@@ -79,7 +78,7 @@ def apply_lobby(record: GameRecord, user_id: int, name: str, data: Callback,
             raise Refusal(N_("You have joined already; waiting for a second player."))
         side = Side(len(record.players))
         players = (*record.players, Player(user_id=user_id, name=name[:64], side=side))
-        joined = record.model_copy(update={"players": players, "updated_at": time.time()})
+        joined = record.model_copy(update={"players": players, "updated_at": clock.now()})
         # an inline game waits for ▶ Start: its second player's Join is the first
         # moment the bot knows them, so the commitment reaches them (their private
         # chat, 🎲 Verify) before a tap of theirs is mixed in (docs/fair-dice.md)

@@ -13,11 +13,11 @@ import base64
 import dataclasses
 import json
 import threading
-import time
 import zlib
 from collections import OrderedDict
 from typing import Any
 
+from bot.vocab import clock
 from bot.vocab.records import GameRecord, Status
 from engine.game import Game
 from engine.match import Standing
@@ -177,7 +177,7 @@ def engine_dict(table: MatchState) -> dict[str, Any]:
 
 
 def with_table(record: GameRecord, table: MatchState, **changes: Any) -> GameRecord:
-    return record.model_copy(update={"engine": engine_dict(table), "updated_at": time.time(),
+    return record.model_copy(update={"engine": engine_dict(table), "updated_at": clock.now(),
                                      **changes})
 
 

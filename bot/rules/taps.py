@@ -16,6 +16,19 @@ from bot.vocab.callbacks import ButtonAction, Callback, Kind
 from bot.vocab.records import BoardViewRef, GameRecord, Status
 from bot.vocab.refusals import CATCHING_UP, LOBBY_STARTED, RESIGN_MOVED, STALE, Refusal
 
+REPAIR_GRACE = 1.0
+"""Seconds after a change during which a refused tap leaves the boards to the
+handler of that change (its redraw is on its way)."""
+
+
+def settling(record: GameRecord, now: float) -> bool:
+    """Whether ``record`` changed within :data:`REPAIR_GRACE` of ``now``, so a
+    refused tap leaves its boards to the handler of that change rather than
+    redrawing (posting) them a second time beside it.  ``now`` and the stamp
+    come from one clock, :func:`bot.vocab.clock.now` (a test's offset moves
+    both); a stamp a little ahead (another worker's clock) is recent too."""
+    return abs(now - record.updated_at) < REPAIR_GRACE
+
 
 def tapped_view(record: GameRecord, chat_id: int, message_id: int, *, in_view: bool,
                 inline_message_id: str | None = None) -> BoardViewRef | None:

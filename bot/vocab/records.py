@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.vocab import clock
 from engine.match import Standing
 from engine.position import Side, Variant
 
@@ -384,8 +385,8 @@ class GameRecord(Record):
     takeback_by: int | None = Field(default=None, description="the player whose whole turn "
                                     "was handed over without Confirm: they may take it back "
                                     "until the opponent acts (bot/rules/play.py)")
-    created_at: float = Field(default_factory=time.time)
-    updated_at: float = Field(default_factory=time.time)
+    created_at: float = Field(default_factory=clock.now)
+    updated_at: float = Field(default_factory=clock.now)
     deadline: float | None = Field(default=None, description="when the player to move "
                                    "runs out of time (bot/vocab/clock.py); None: no clock "
                                    "running")

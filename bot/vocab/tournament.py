@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import enum
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.vocab import clock
 from bot.vocab.records import Record, RecordKey, Status, TableOptions, new_game_id
 from engine.position import Variant
 
@@ -183,8 +183,8 @@ class TournamentRecord(Record):
                              "this length; 0: as its round")
     start_at: float | None = Field(default=None, description="starts by itself then")
     created_by: int
-    created_at: float = Field(default_factory=time.time)
-    updated_at: float = Field(default_factory=time.time)
+    created_at: float = Field(default_factory=clock.now)
+    updated_at: float = Field(default_factory=clock.now)
     started_at: float | None = None
     entrants: tuple[Entrant, ...] = ()
     rounds: tuple[Round, ...] = ()

@@ -16,7 +16,7 @@ from telegram import Update
 from telegram.ext import TypeHandler
 
 from bot.edge.handlers import board as board_handlers
-from bot.edge.handlers import buttons
+from bot.rules import taps
 from bot.rules.seats import waiting_user
 from bot.vocab.records import ChatSettings, GameRecord, settings_key
 from tests.bot.driver import pick
@@ -168,7 +168,7 @@ async def test_a_board_left_behind_is_redrawn_by_the_next_tap(
     worker = await workers()
     chat, users = await _game(api, worker, "png")
     record, after, board, data = await _left_behind(api, worker, chat, users)
-    monkeypatch.setattr(buttons, "REPAIR_GRACE", 0.0)  # the step is not on its way any more
+    monkeypatch.setattr(taps, "REPAIR_GRACE", 0.0)  # the step is not on its way any more
     stale = api.user_taps(chat, users[waiting_user(record) or 0], board, data, strict=False)
     assert (await worker.post(api.updates()[-1])).status_code == 200
     answer = await stale.wait_answer_async(5)

@@ -3,7 +3,6 @@ example style: short async functions, one central error handler)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from telegram import Update
@@ -33,6 +32,7 @@ from bot.edge.handlers import (
 from bot.edge.handlers.common import note_language
 from bot.present.painter import PAINTER
 from bot.vocab.callbacks import OTHER, pattern
+from bot.vocab.clock import now
 
 STARTUP_JOB: dict[str, Any] = {"misfire_grace_time": None, "coalesce": True}
 """APScheduler options of a job due at start-up: run it when the scheduler
@@ -76,7 +76,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         app.job_queue.run_repeating(computer.sweep_job, interval=computer.sweep_interval(),
                                     first=1.0, name=computer.SWEEP_JOB, job_kwargs=STARTUP_JOB)
         # boards a failed redraw left behind before a restart (nobody may tap them soon)
-        app.job_queue.run_once(board.startup_redraw_job, when=1.0, data=time.time(),
+        app.job_queue.run_once(board.startup_redraw_job, when=1.0, data=now(),
                                name=board.STARTUP_REDRAW_JOB, job_kwargs=STARTUP_JOB)
     app.add_error_handler(errors.on_error)
     PAINTER.start()  # the painter process warms up before the first game needs it

@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -336,7 +335,7 @@ async def startup_redraw_job(context: Context) -> None:
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet: the next start tries again
         return
-    started = context.job.data if context.job is not None else time.time()
+    started = context.job.data if context.job is not None else clock.now()
     assert isinstance(started, float)
     behind = [record for record in await store.board.behind(STARTUP_REDRAWS)
               if record.updated_at <= started - STARTUP_GRACE]

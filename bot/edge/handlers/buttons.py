@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import time
 
 from telegram import CallbackQuery, Chat, Message, Update
 
@@ -54,12 +53,13 @@ from bot.rules import computer, hints
 from bot.rules.dice import entropy_tap
 from bot.rules.play import confirms_turns
 from bot.rules.seats import waiting_user
-from bot.rules.taps import caught_up, off_the_lobby, tap, tapped_view
+from bot.rules.taps import caught_up, off_the_lobby, settling, tap, tapped_view
 from bot.service.ending import after_end
 from bot.service.saving import load_current, save_first
 from bot.store import VersionConflict
 from bot.store.inline import inline_chat_id
 from bot.store.layout import BotLimit, GameLimit
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError, Kind
 from bot.vocab.i18n import Translator
 from bot.vocab.records import (
@@ -83,9 +83,6 @@ log = logging.getLogger(__name__)
 
 TAPPED = "tap"
 """Journal entry of a tap whose step was saved: the record before it, the version saved."""
-REPAIR_GRACE = 1.0
-"""Seconds after a change during which a refused tap leaves the boards to the
-handler of that change (its redraw is on its way)."""
 
 
 async def on_other(update: Update, context: Context) -> None:
@@ -371,8 +368,14 @@ async def _repair(context: Context, tr: Translator, chat_id: int, game_id: str,
     if record is None:
         return
     board, version = drawn or (None, record.version)
-    ahead = version > record.version  # no change in flight draws that: at once
-    if not ahead and 0 <= time.time() - record.updated_at < REPAIR_GRACE:
+    # a board posted anew is drawn for the version the save naming it is about
+    # to make (board.repost): a message the record does not name yet, one
+    # version ahead of a record that just changed, is that post on its way (a
+    # second post beside it would be its twin); a board the record names ahead
+    # of it is a lost save's (above), redrawn at once
+    posting = board is not None and board not in store.games.boards_of(record) \
+        and version == record.version + 1
+    if (version <= record.version or posting) and settling(record, clock.now()):
         return
     if board is not None and version != record.version:
         await store.games.forget_shown(record, board)

@@ -43,7 +43,6 @@ import json
 import logging
 import multiprocessing
 import os
-import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, Executor
@@ -280,10 +279,10 @@ async def sweep_job(context: Context) -> None:
     store = context.bot_data.get("store")
     if store is None:  # Redis not open yet
         return
-    now = time.time()
+    now = clock.now()
     for level in computer.LEVELS:
         for record in await store.games.user_games(computer.user_id(level)):
-            if computer.idle(record, clock.now(), idle_after(context)):
+            if computer.idle(record, now, idle_after(context)):
                 work, what = end_idle, "ending the idle game"
             elif computer.waiting_for_computer(record) \
                     and now - record.updated_at >= IDLE_BEFORE_SWEEP:

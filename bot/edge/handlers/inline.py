@@ -31,7 +31,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, Update
@@ -55,11 +54,13 @@ from bot.edge.handlers.common import (
 from bot.present.inline import InlineJoin, inline_results
 from bot.rules.chatsettings import with_board_language
 from bot.rules.inline import inline_lobby, join_inline
+from bot.rules.taps import settling
 from bot.service.saving import save_first
 from bot.store import VersionConflict
 from bot.store.commit import commit
 from bot.store.inline import inline_chat_id, lobby_id
 from bot.store.layout import ENDED_TTL
+from bot.vocab import clock
 from bot.vocab.callbacks import CallbackDataError
 from bot.vocab.i18n import Translator
 from bot.vocab.records import GameRecord, Status
@@ -69,9 +70,6 @@ log = logging.getLogger(__name__)
 
 CACHE_SECONDS = 60
 """How long Telegram may show the same answer to the same query of a user."""
-REPAIR_GRACE = 1.0
-"""As in bot/edge/handlers/buttons.py: a refused tap this soon after a change
-leaves the redraw to that change's handler."""
 
 
 async def on_inline_query(update: Update, context: Context) -> None:
@@ -164,7 +162,7 @@ async def _refused(context: Context, tr: Translator, query: CallbackQuery, inlin
     """A refused Join: the alert, and the message redrawn if it is behind its game."""
     await query.answer(alert_text(tr, refusal), show_alert=True)
     current = await get_store(context).inline.game(inline_id)
-    if current is not None and not 0 <= time.time() - current.updated_at < REPAIR_GRACE:
+    if current is not None and not settling(current, clock.now()):
         await redraw_stale(context, tr, current)
 
 

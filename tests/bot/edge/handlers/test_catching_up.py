@@ -8,8 +8,12 @@ with (``strict=False``) after the newer state was saved."""
 
 from __future__ import annotations
 
+import pytest
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
 from bot.rules.matchstate import table_of
 from bot.rules.seats import waiting_user
+from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
 from bot.vocab.records import GameRecord, Status
 from bot.vocab.refusals import CATCHING_UP, STALE
@@ -162,3 +166,39 @@ async def test_a_board_ahead_of_its_record_is_redrawn_from_it(world: World) -> N
                              strict=False)  # the game goes on from its record
     assert not answer.show_alert, answer
     assert (await _record(world, t)).version == record.version + 1
+
+
+async def test_a_tap_on_a_board_whose_post_is_on_its_way_leaves_it_to_that_post(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A board posted anew (▶ Start in a picture chat, /board) is drawn for the
+    # version the save naming it is about to make, and goes out before that
+    # save: a quick player taps it while the record still names the old board.
+    # The tap is refused, and must leave the boards to the handler posting it:
+    # a redraw beside it posted the board twice (a tournament under load).
+    t = _setup(world)
+    await _start(world, t)
+    await world.idle()
+    record = await _record(world, t)
+    main = (t.chat.id, record.board_message_id)
+    await world.store.games.forget_shown(record, main)  # its redraw is what is on its way
+    data = Callback.game(record.game_id, record.version + 1, ButtonAction.MENU).format()
+    keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("☰", callback_data=data)]])
+    on_its_way = await world.app.bot.send_message(t.chat.id, "the board, posted anew",
+                                                  reply_markup=keyboard)
+    drawn = ("sendMessage", "sendPhoto", "editMessageText", "editMessageCaption",
+             "editMessageMedia", "editMessageReplyMarkup")
+
+    def redraws() -> int:
+        return sum(world.server.request_count(method) for method in drawn)
+
+    before = redraws()
+    for after_change, redrawn in ((0.4, 0), (-0.4, 0), (5.0, 1)):  # one clock, either way
+        monkeypatch.setattr(clock, "now", lambda at=after_change: record.updated_at + at)
+        answer = await world.tap(t.chat, _mover(t, record), on_its_way.message_id, data,
+                                 strict=False)
+        await world.idle()
+        assert answer.show_alert, answer   # the record does not name that message yet
+        # within the grace nothing is drawn beside the post; past it, the board
+        # left behind is (nothing is on its way any more)
+        assert redraws() - before == redrawn, (after_change, world.server.requests()[-3:])
+        before = redraws()

@@ -423,3 +423,25 @@ async def test_a_scheduler_that_died_mid_claim_leaves_it_to_another(world: World
     await tick(world, second_app)
     [reminder] = bot_texts(world, t.chat, "your move is waiting")
     assert claim.ref == (await _record(world, t)).ref and reminder
+
+
+async def test_every_change_of_a_game_is_stamped_by_the_bots_clock(world: World,
+                                                                   timed: Clock) -> None:
+    # A record's updated_at is compared with the clock (a tap refused moments
+    # after a change leaves the redraw to that change: bot.rules.taps.settling;
+    # the idle and abandoned games' sweeps): a change stamped by the system
+    # time while the clock is a day ahead read as a day old, and the tap's
+    # redraw posted a board beside the one on its way (the tournament e2e test).
+    timed.advance(DAY)
+    t = _setup(world)
+    sent = await world.send(t.chat, t.alice, "/new long")
+    lobby = await world.reply(t.chat, sent, "New game")
+    stamps = []
+    for user in (t.alice, t.bob):   # each join is a change; the second starts the game
+        await world.tap(t.chat, user, lobby, text="✋ Join")
+        stamps.append((await _record(world, t)).updated_at)
+    await play_turn(world, t)
+    record = await _record(world, t)
+    assert record.status is Status.ACTIVE and record.version > 2
+    for stamp in (*stamps, record.created_at, record.updated_at):
+        assert abs(stamp - clock.now()) < 60, (stamp, clock.now())

@@ -320,7 +320,9 @@ class Ledger:
             raise VersionConflict(keys[0], expected_version, as_text(version))
         if code == 4:
             raise Forfeited(f"{keys[0]}: its match was decided by forfeit")
-        await self.replicas.confirm(keys[0])  # told ended: kept if this master dies now
+        # told ended: kept if this master dies now, and so is the pending end
+        # (written first, bot/store/clock.py) that follows it up if this worker dies
+        await self.replicas.confirm_each(keys[0], self.keys.ends_shard(record.ref)[0])
         if code == 2:
             stored = await self.games.load(record.key)
             return FinishResult(stored or record, booked=False)

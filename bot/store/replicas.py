@@ -25,6 +25,7 @@ docs/storage.md "Told means kept"; the cost: docs/benchmarks.md.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -101,6 +102,12 @@ class Replicas:
             self.unacknowledged += 1
             log.warning("no replica acknowledged the write to %s within %s ms", key,
                         self.wait_ms)
+
+    async def confirm_each(self, *keys: str) -> None:
+        """:meth:`confirm` for writes in several slots: one ``WAIT`` on each
+        master they are on, at once."""
+        masters = {self._node_name(key): key for key in keys}
+        await asyncio.gather(*(self.confirm(key) for key in masters.values()))
 
     def _node_name(self, key: str) -> str:
         if not isinstance(self.redis, RedisCluster):

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from redis.exceptions import RedisClusterException, RedisError
 
 from bot.store import Store
 from bot.store.connection import client_for_url
@@ -73,7 +74,9 @@ async def test_an_end_told_is_on_a_replica_and_survives_its_master(cluster: Loca
         finally:
             os.kill(replica.pid, signal.SIGCONT)
         result = await asyncio.wait_for(booking, 30)
-        assert result.booked and store.ledger.replicas.waits == 1
+        masters = {client.get_node_from_key(k).name  # type: ignore[union-attr]
+                   for k in (name, store.keys.ends_shard(game.ref)[0])}
+        assert result.booked and store.ledger.replicas.waits == len(masters)  # one WAIT each
         cluster.kill_master(master)  # right after the answer
         await _until(lambda: asyncio.sleep(0, cluster.healthy()))
         fresh = Store(client_for_url(cluster.url, cluster=True))
@@ -109,3 +112,63 @@ async def test_without_replicas_nothing_waits(store: Store) -> None:
     done, entry = finished(game)
     await store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10})
     assert not await store.replicas.have() and store.replicas.waits == 0
+
+
+async def test_the_pending_end_is_on_a_replica_of_its_own_master(cluster: LocalCluster) -> None:
+    # The end goes into its shard's pending ends before the booking, so that a
+    # worker dying between the booking and its follow-ups (the analysis kept, a
+    # tournament's result) leaves them to the sweep (bot/store/clock.py).  That
+    # shard may live on another master than the game: told ended waits for a
+    # replica of each, or a failover there lost the entry with the worker.
+    client = client_for_url(cluster.url, cluster=True)
+    store = Store(client)
+    store.ledger.replicas.wait_ms = 30_000  # longer than the replica is stopped
+
+    def master_of(key: str) -> int:
+        node = client.get_node_from_key(key)
+        assert node is not None
+        return int(node.port)
+
+    try:
+        await client.initialize()  # the slots' masters known
+        game = next(g for g in (new_game(chat=CHAT - n) for n in range(200))
+                    if master_of(store.keys.ends_shard(g.ref)[0])
+                    != master_of(store.keys.record(g.key)))
+        game = await store.games.save(game, 0)
+        pending = store.keys.ends_shard(game.ref)[0]
+        master = master_of(pending)
+        replica = cluster.processes[cluster.ports.index(_replica_of(cluster, master))]
+        done, entry = finished(game)
+        os.kill(replica.pid, signal.SIGSTOP)
+        try:
+            booking = asyncio.ensure_future(
+                store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10}))
+            await asyncio.sleep(1.0)
+            assert not booking.done(), "told booked while the pending end was on no replica"
+        finally:
+            os.kill(replica.pid, signal.SIGCONT)
+        result = await asyncio.wait_for(booking, 30)
+        assert result.booked and store.ledger.replicas.waits == 2   # one WAIT per master
+        cluster.kill_master(master)  # right after the answer
+        alive = next(port for port in cluster.ports if port != master)
+
+        async def promoted() -> bool:   # the replica serves the shard's slot now
+            fresh = client_for_url(f"redis://127.0.0.1:{alive}", cluster=True)
+            try:
+                await fresh.initialize()
+                node = fresh.get_node_from_key(pending)
+                return node is not None and int(node.port) != master
+            except (RedisError, RedisClusterException):
+                return False
+            finally:
+                await fresh.aclose()
+
+        await _until(promoted)
+        fresh = client_for_url(f"redis://127.0.0.1:{alive}", cluster=True)
+        try:
+            assert await fresh.zscore(pending, str(game.ref)) is not None
+        finally:
+            await fresh.aclose()
+    finally:
+        await store.replicas.close()
+        await client.aclose()

@@ -150,6 +150,10 @@ async def accept(update: Update, context: Context, token: str) -> None:
     if redemption.outcome is RedeemOutcome.EXPIRED or offer is None:
         await reply(update, tr.gettext(EXPIRED, hours=HOURS))
         return
+    refused = invite_refusal((), offer.options)  # kept from before the table refused it
+    if refused is not None:
+        await reply(update, tr.gettext(refused))
+        return
     await _start(update, context, tr, token, offer)
 
 

@@ -15,7 +15,14 @@ from bot.rules.chatsettings import with_setting
 from bot.rules.matchstate import table_of
 from bot.store import invite as invites
 from bot.vocab.i18n import translator
-from bot.vocab.records import ChatSettings, GameRecord, Status, is_private_game_chat, settings_key
+from bot.vocab.records import (
+    ChatSettings,
+    GameRecord,
+    Status,
+    TableOptions,
+    is_private_game_chat,
+    settings_key,
+)
 from engine.game import Phase
 from engine.position import Side, Variant
 from tests.bot.conftest import World
@@ -491,3 +498,20 @@ async def test_an_invitation_for_the_bot_is_refused_and_nothing_is_offered(world
     answer = (await world.reply(world.server.private_chat(ru), sent)).text or ""
     assert "Приглашение" in answer and "/new bot" in answer, answer
     await _invite(world, p, "long")  # a game between people is still invited
+
+
+async def test_an_invitation_kept_from_before_the_bot_was_refused_starts_nothing(
+        world: World) -> None:
+    """An invitation made while /invite still took the computer's level (its
+    link lives a day) is refused when opened, by the same table, and starts
+    no game between two people with a computer's level."""
+    p = _people(world)
+    for level in ("strong", "auto"):
+        offer = invites.Invitation(token=invites.new_token(), inviter=p.alice.id, name="Alice",
+                                   variant=Variant.LONG,
+                                   options=TableOptions(computer=level))  # type: ignore[arg-type]
+        await world.store.invite.offer(offer)
+        answer = await _open(world, p.bob, invites.invite_payload(offer.token))
+        assert "An invitation is for a person" in (answer.text or ""), answer.text
+        assert not await world.store.games.user_games(p.bob.id)
+        assert not await world.store.games.user_games(p.alice.id)

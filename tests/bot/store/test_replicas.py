@@ -21,7 +21,8 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from bot.store import Store
 from bot.store.connection import client_for_url
-from bot.vocab.records import SettleRequest, Status
+from bot.store.ledger import FinishResult
+from bot.vocab.records import GameRecord, SettleRequest, Status
 from tests.bot.store.cluster import LocalCluster, _cli, available
 from tests.bot.store.test_store import ALICE, BOB, CHAT, finished, new_game
 
@@ -52,6 +53,23 @@ async def _until(check: object, hang: float = 30.0) -> None:
     await asyncio.wait_for(wait(), hang)
 
 
+async def _booked_while_stopped(cluster: LocalCluster, store: Store, game: GameRecord,
+                                master: int) -> FinishResult:
+    """The game's end booked while the replica of ``master`` is stopped: it is
+    not told booked before that replica runs again."""
+    replica = cluster.processes[cluster.ports.index(_replica_of(cluster, master))]
+    done, entry = finished(game)
+    os.kill(replica.pid, signal.SIGSTOP)
+    try:
+        booking = asyncio.ensure_future(
+            store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10}))
+        await asyncio.sleep(1.0)
+        assert not booking.done(), f"told booked while no replica of {master} had it"
+    finally:
+        os.kill(replica.pid, signal.SIGCONT)
+    return await asyncio.wait_for(booking, 30)
+
+
 async def test_an_end_told_is_on_a_replica_and_survives_its_master(cluster: LocalCluster
                                                                   ) -> None:
     client = client_for_url(cluster.url, cluster=True)
@@ -63,17 +81,7 @@ async def test_an_end_told_is_on_a_replica_and_survives_its_master(cluster: Loca
         node = client.get_node_from_key(name)
         assert node is not None
         master = int(node.port)
-        replica = cluster.processes[cluster.ports.index(_replica_of(cluster, master))]
-        done, entry = finished(game)
-        os.kill(replica.pid, signal.SIGSTOP)
-        try:
-            booking = asyncio.ensure_future(
-                store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10}))
-            await asyncio.sleep(1.0)
-            assert not booking.done(), "told booked while no replica had it"
-        finally:
-            os.kill(replica.pid, signal.SIGCONT)
-        result = await asyncio.wait_for(booking, 30)
+        result = await _booked_while_stopped(cluster, store, game, master)
         masters = {client.get_node_from_key(k).name  # type: ignore[union-attr]
                    for k in (name, store.keys.ends_shard(game.ref)[0])}
         assert result.booked and store.ledger.replicas.waits == len(masters)  # one WAIT each
@@ -137,17 +145,7 @@ async def test_the_pending_end_is_on_a_replica_of_its_own_master(cluster: LocalC
         game = await store.games.save(game, 0)
         pending = store.keys.ends_shard(game.ref)[0]
         master = master_of(pending)
-        replica = cluster.processes[cluster.ports.index(_replica_of(cluster, master))]
-        done, entry = finished(game)
-        os.kill(replica.pid, signal.SIGSTOP)
-        try:
-            booking = asyncio.ensure_future(
-                store.ledger.finish_game(done, game.version, entry, {(ALICE, BOB): 10}))
-            await asyncio.sleep(1.0)
-            assert not booking.done(), "told booked while the pending end was on no replica"
-        finally:
-            os.kill(replica.pid, signal.SIGCONT)
-        result = await asyncio.wait_for(booking, 30)
+        result = await _booked_while_stopped(cluster, store, game, master)
         assert result.booked and store.ledger.replicas.waits == 2   # one WAIT per master
         cluster.kill_master(master)  # right after the answer
         alive = next(port for port in cluster.ports if port != master)

@@ -32,7 +32,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ai.long_features import INDEX, SIDE_NAMES, SIZE, Matrix, Rows, features
-from ai.long_net import Vector
+from ai.long_hand import StrategyEvaluation
+from ai.long_net import Evaluation, Vector
 from ai.long_search import CHANCES, afterstate_equities, roll_values, rows
 from ai.player import Depth, Player
 from engine import Position, Turn, Variant, end_turn
@@ -107,15 +108,25 @@ class HandEvaluation:
 
 class ExpectimaxPlayer(Player):
     """The yardstick: every legal turn by the expectation over the
-    opponent's rolls of its best reply, by :class:`HandEvaluation`."""
+    opponent's rolls of its best reply, by ``evaluation`` (by default
+    :class:`ai.long_hand.StrategyEvaluation`, the hand-tuned one; the
+    first yardstick's :class:`HandEvaluation` with ``weights``).
+    ``greedy``: the same evaluation at 1 ply alone (each turn by the
+    position after it) - how its weights were tuned, cheaply."""
 
     name = "long-expectimax"
     depth = Depth(candidates=10**6, margin=float("inf"))
 
     def __init__(self, seed: int = 0, koks: bool = False,
-                 weights: Mapping[str, float] = HAND_WEIGHTS) -> None:
+                 weights: Mapping[str, float] | None = None,
+                 evaluation: Evaluation | None = None, greedy: bool = False) -> None:
         super().__init__(Variant.LONG, seed, koks)
-        self.evaluation = HandEvaluation(weights)
+        if evaluation is None:
+            evaluation = (StrategyEvaluation() if weights is None
+                          else HandEvaluation(weights))
+        self.evaluation = evaluation
+        if greedy:
+            self.depth = Depth()
 
     def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
         side = position.turn

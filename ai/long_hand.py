@@ -33,7 +33,10 @@ of mine minus the opponent's, plus :data:`ON_ROLL`:
   pips, in units of 30 pips, clipped at 0..3);
 * ``mobility``: for each die, the points (up to three) from which a
   checker of mine can move that far onto a point the other side does not
-  hold, / 18 - a roll that cannot be played is pips lost.
+  hold, / 18 - a roll that cannot be played is pips lost;
+* ``front``: ``pressed`` unsquared; ``deep``: checkers on my 1..3 (played
+  deep while there is contact: pips spent for nothing); ``head2``:
+  ``head`` squared (one checker a turn leaves the head).
 
 Cheap: numpy over the batch, some 30 column operations.
 """
@@ -55,27 +58,30 @@ _ENTRY = np.maximum(_POINTS - 6, 0)
 NAMES: tuple[str, ...] = (
     "race", "head", "home", "entry", "q_home", "q_theirs", "q_block", "q_start",
     "stack", "trapped4", "trapped5", "trapped6", "rear_block", "pressed", "mars",
-    "mobility",
+    "mobility", "front", "deep", "head2",
 )
 INDEX = {name: i for i, name in enumerate(NAMES)}
 
 STRATEGY_WEIGHTS: Mapping[str, float] = {
-    "race": 0.6,
-    "head": -1.5,
-    "home": 0.5,
-    "entry": -0.5,
-    "q_home": 0.3,
+    "race": 0.692,
+    "head": -3.0,
+    "home": 0.0,
+    "entry": -1.5,
+    "q_home": 0.293,
     "q_theirs": 1.0,
-    "q_block": 0.8,
+    "q_block": 0.0,
     "q_start": 0.2,
-    "stack": -1.0,
-    "trapped4": -1.0,
-    "trapped5": -1.5,
+    "stack": -1.833,
+    "trapped4": -1.234,
+    "trapped5": -2.167,
     "trapped6": -2.0,
-    "rear_block": -1.0,
+    "rear_block": -0.628,
     "pressed": -1.0,
     "mars": -0.3,
-    "mobility": 0.0,
+    "mobility": 1.0,
+    "front": 0.0,
+    "deep": -1.0,
+    "head2": -2.0,
 }
 """Logit weights (mine +, the opponent's -); see the module doc."""
 ON_ROLL = 0.2
@@ -148,6 +154,9 @@ def side(x: Matrix, y: Matrix, y_pips: Vector) -> Matrix:
         pressed,
         np.where(off, 0, np.clip((y_pips - entry) / 30, 0, 3)),
         sources / 18,
+        (x[:, 6:] * front[:, 6:] / 6).sum(axis=1) / 15,
+        x[:, :3].sum(axis=1) / 15,
+        (x[:, 23] / 15) ** 2,
     ], axis=1)
     return out
 

@@ -5,8 +5,9 @@
 
 ``score``: the win share of the greedy hand player (each turn by the
 position after it, :class:`ai.long_expectimax.ExpectimaxPlayer` with
-``greedy``) against an opponent (``--against medium``, or ``hand`` - the
-greedy player with :data:`ai.long_hand.STRATEGY_WEIGHTS`), in paired games
+``greedy``) against an opponent (``--against medium``, ``hand`` - the
+greedy player with :data:`ai.long_hand.STRATEGY_WEIGHTS` - or ``old``, the
+first yardstick's evaluation at the same depth), in paired games
 (one seeded roll sequence per pair, seats swapped), with ``--weights
 NAME=W,...`` changed.  ``tune``: a (1+1) evolution strategy on that share
 - each step perturbs a few weights (Gaussian, relative step ``--sigma``),
@@ -30,23 +31,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import Level, make_player
 from ai.arena import play_game
-from ai.long_expectimax import ExpectimaxPlayer
+from ai.long_expectimax import HAND_WEIGHTS, ExpectimaxPlayer
 from ai.long_hand import NAMES, STRATEGY_WEIGHTS, StrategyEvaluation
 from ai.player import Player
 from engine import Variant
 
 
 def opponent(against: str, seed: int) -> Player:
+    """``hand``: the greedy player with the shipped weights; ``old``: with
+    the first yardstick's fitted evaluation; else a level by name."""
     if against == "hand":
         return ExpectimaxPlayer(seed, greedy=True)
     if against == "old":
-        return _old(seed)
+        return ExpectimaxPlayer(seed, weights=HAND_WEIGHTS, greedy=True)
     return make_player(Variant.LONG, Level(against), seed)
-
-
-def _old(seed: int) -> Player:
-    from ai.long_expectimax import HAND_WEIGHTS
-    return ExpectimaxPlayer(seed, weights=HAND_WEIGHTS, greedy=True)
 
 
 def score(weights: Mapping[str, float], pairs: int, first: int, seed: int, against: str,

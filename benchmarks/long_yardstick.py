@@ -8,20 +8,21 @@ Each pair: two cubeless games on the same dice (one seeded roll sequence
 per pair, White starting), seats swapped.  Prints the level's win share
 with a 95% interval over the pairs (a pair scores 0, 1/2 or 1), its points
 per game, and the CPU milliseconds of its choices (p50 / p95 / max, one
-core: ``time.process_time`` around each choice), and the yardstick's
-own the same way.  ``--log`` appends one JSON line per pair, ``--first N``
+core: ``time.process_time`` around each choice), and the yardstick's own
+the same way.  ``--log`` appends one JSON line per pair, ``--first N``
 starts at pair ``N`` (a run split over processes; the same pairs, the same
-dice).  ``--candidates``/``--margin`` try another depth for the level than
-its table's, ``--net`` other weights; ``--weights NAME=W,...`` plays a
-yardstick with other hand weights (of :data:`ai.long_hand.STRATEGY_WEIGHTS`);
-``--old`` the first yardstick (:class:`ai.long_expectimax.HandEvaluation`,
-fitted to the net; ``--weights`` then changes :data:`HAND_WEIGHTS`).
+dice); ``--summary LOG`` sums such a log up.  ``--candidates`` and
+``--margin`` try another depth for the level than its table's, ``--net``
+other weights; ``--weights NAME=W,...`` plays a yardstick with other hand
+weights (of :data:`ai.long_hand.STRATEGY_WEIGHTS`); ``--old`` the first
+yardstick (:class:`ai.long_expectimax.HandEvaluation`, fitted to the net;
+``--weights`` then changes :data:`HAND_WEIGHTS`).
 
     nice -n 19 python benchmarks/long_yardstick.py --fit
 
 prints where the first yardstick's :data:`ai.long_expectimax.HAND_WEIGHTS`
-came from: the least-squares fit, over the contact positions of 30 games of the medium
-level against itself (seeds below), of the logit of the shipped net's
+came from: the least-squares fit, over the contact positions of 30 games
+of the medium level against itself (seeds below), of the logit of the shipped net's
 chance of winning on each side's hand features (mine minus the opponent's)
 and a constant (the roll).
 """
@@ -146,6 +147,21 @@ def fit(games: int = 30) -> None:
         print(f"  {name:14} {weight:+.2f}")
 
 
+def summary(log: Path) -> None:
+    """The win share over every pair of a ``--log`` (runs split by
+    ``--first`` put together), per level; a pair logged twice counts once."""
+    pairs: dict[tuple[str, int], dict[str, float]] = {}
+    for line in log.read_text().splitlines():
+        entry = json.loads(line)
+        pairs[(entry["level"], entry["pair"])] = entry
+    for level in sorted({level for level, _ in pairs}):
+        entries = [pairs[key] for key in sorted(pairs) if key[0] == level]
+        numbers = [int(e["pair"]) for e in entries]
+        points = int(sum(e["points"] for e in entries))
+        print(f"long {level} vs the yardstick, pairs {min(numbers)}-{max(numbers)} "
+              f"({len(numbers)}): {_summary([e['score'] for e in entries], points)}")
+
+
 def parse_weights(settings: Sequence[str], base: dict[str, float]) -> dict[str, float]:
     weights = dict(base)
     for setting in settings:
@@ -168,9 +184,13 @@ def main() -> None:
     parser.add_argument("--log", type=Path)
     parser.add_argument("--old", action="store_true", help="the first yardstick (fitted)")
     parser.add_argument("--fit", action="store_true", help="print the first weights' fit")
+    parser.add_argument("--summary", type=Path, metavar="LOG", help="sum up a --log")
     args = parser.parse_args()
     if args.fit:
         fit()
+        return
+    if args.summary:
+        summary(args.summary)
         return
     depth = None
     if args.candidates is not None:

@@ -28,9 +28,12 @@ of mine minus the opponent's, plus :data:`ON_ROLL`:
   ``rear_block``: the longest block ahead of my rearmost checker;
   ``pressed``: the other side's points among the six in front of each
   of my checkers outside home, squared (how few dice move it);
-* mars: ``mars``, while nothing of mine is borne off, how far the other
-  side is ahead of bringing my last checker home (``entry`` against its
-  pips, in units of 30 pips, clipped at 0..3);
+* mars: ``mars``, while nothing of mine is borne off, my margin against
+  it: the other side's pips minus my ``entry``, in units of 30 pips,
+  clipped at 0..3 (0 where mars threatens, 3 when far from it).  Its
+  weight (-0.3, the first hand guess, kept as measured) counts that
+  margin slightly against me: the wrong sign for the intent, a small
+  term (a trial at -1 lost 0.8 points at 1 ply) left to a next tuning;
 * ``mobility``: for each die, the points (up to three) from which a
   checker of mine can move that far onto a point the other side does not
   hold, / 18 - a roll that cannot be played is pips lost;
@@ -83,7 +86,9 @@ STRATEGY_WEIGHTS: Mapping[str, float] = {
     "deep": -1.0,
     "head2": -2.0,
 }
-"""Logit weights (mine +, the opponent's -); see the module doc."""
+"""Logit weights (mine +, the opponent's -); see the module doc.  Tuned
+by play (docs/ai.md, "The yardstick"): ``home``, ``q_block`` and ``front``
+ended at 0 (kept as features to tune again)."""
 ON_ROLL = 0.2
 """Logit of being on roll in contact."""
 RACE_SCALE = 0.11

@@ -3,16 +3,20 @@
 Issue 38 measures the strong level against "a hand-tuned 1-ply expectimax
 player"; this is the project's own such player, so the figure can be
 reproduced (``benchmarks/long_yardstick.py``).  Nothing is learned while
-it plays, and it shares nothing with the net but a fit of a few weights:
+it plays:
 
-* the evaluation (:class:`HandEvaluation`) is a weighted sum of hand-chosen
-  features of :mod:`ai.long_features` - the pip race, checkers still on the
-  head, the longest block and points held (primes), the home board, blocks
-  in the opponent's home, the opponent's moves taken away (its mobility:
-  how free it is to escape), stacks, checkers borne off and the danger of
-  mars - each side's taken from the other's, turned into a chance of
-  winning by a logistic; in a pure race (no contact left) the chance
-  comes from the pip counts alone, the side to roll getting half a roll;
+* the evaluation: by default :class:`ai.long_hand.StrategyEvaluation`,
+  features of long nardy strategy (blocks and the checkers trapped behind
+  them, the head, quarters, waste, mars) with weights tuned by play
+  (docs/ai.md, "The yardstick").  The first yardstick's
+  :class:`HandEvaluation` stays for comparison: a weighted sum of
+  features of :mod:`ai.long_features` - the pip race, checkers still on
+  the head, the longest block and points held, the home board, blocks in
+  the opponent's home, mobility, stacks, checkers borne off and the
+  danger of mars - each side's taken from the other's, with weights
+  fitted to the net's logit (:data:`HAND_WEIGHTS`), so it shared the net's
+  blind spots; in a pure race the pip counts alone, the side to roll
+  getting half a roll;
 * the search: every legal turn is valued by the expectation over the
   opponent's 21 rolls of the position after its best reply by the same
   evaluation ("1-ply expectimax" as the issue says it: one ply of chance
@@ -32,7 +36,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ai.long_features import INDEX, SIDE_NAMES, SIZE, Matrix, Rows, features
-from ai.long_net import Vector
+from ai.long_hand import StrategyEvaluation
+from ai.long_net import Evaluation, Vector
 from ai.long_search import CHANCES, afterstate_equities, roll_values, rows
 from ai.player import Depth, Player
 from engine import Position, Turn, Variant, end_turn
@@ -107,15 +112,25 @@ class HandEvaluation:
 
 class ExpectimaxPlayer(Player):
     """The yardstick: every legal turn by the expectation over the
-    opponent's rolls of its best reply, by :class:`HandEvaluation`."""
+    opponent's rolls of its best reply, by ``evaluation`` (by default
+    :class:`ai.long_hand.StrategyEvaluation`, the hand-tuned one; the
+    first yardstick's :class:`HandEvaluation` with ``weights``).
+    ``greedy``: the same evaluation at 1 ply alone (each turn by the
+    position after it) - how its weights were tuned, cheaply."""
 
     name = "long-expectimax"
     depth = Depth(candidates=10**6, margin=float("inf"))
 
     def __init__(self, seed: int = 0, koks: bool = False,
-                 weights: Mapping[str, float] = HAND_WEIGHTS) -> None:
+                 weights: Mapping[str, float] | None = None,
+                 evaluation: Evaluation | None = None, greedy: bool = False) -> None:
         super().__init__(Variant.LONG, seed, koks)
-        self.evaluation = HandEvaluation(weights)
+        if evaluation is None:
+            evaluation = (StrategyEvaluation() if weights is None
+                          else HandEvaluation(weights))
+        self.evaluation = evaluation
+        if greedy:
+            self.depth = Depth()
 
     def shallow(self, position: Position, turns: Sequence[Turn]) -> np.ndarray:
         side = position.turn

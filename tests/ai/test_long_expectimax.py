@@ -13,6 +13,7 @@ from ai import Level, make_player
 from ai.arena import play_game
 from ai.long_expectimax import ON_ROLL, ExpectimaxPlayer, HandEvaluation, weight_vector
 from ai.long_features import features
+from ai.long_hand import NAMES, STRATEGY_WEIGHTS, StrategyEvaluation, side
 from ai.long_search import rows
 from ai.player import ROLLS
 from engine import Dice, Position, Turn, Variant, end_turn, legal_turns
@@ -45,7 +46,8 @@ def test_the_yardstick_is_deterministic_whatever_its_seed(
         assert one.choose(position, roll) == other.choose(position, roll)
 
 
-def _value(evaluation: HandEvaluation, me: list[int], opp: list[int]) -> float:
+def _value(evaluation: HandEvaluation | StrategyEvaluation, me: list[int], opp: list[int]
+           ) -> float:
     """The side to roll's equity by the hand evaluation."""
     probs = evaluation.probs(np.array([me[:24]]), np.array([opp[:24]]))
     return float(evaluation.value(probs)[0])
@@ -54,7 +56,7 @@ def _value(evaluation: HandEvaluation, me: list[int], opp: list[int]) -> float:
 def _expectimax(position: Position, turn: Turn) -> float:
     """The definition, turn by turn: the mover's expectation over the
     opponent's rolls of the position after the opponent's best reply."""
-    evaluation = HandEvaluation()
+    evaluation = StrategyEvaluation()
     me = position.turn
     after = end_turn(turn.position)
     total = 0.0
@@ -100,8 +102,8 @@ def test_the_hand_evaluation_is_the_same_from_either_side(
     np.testing.assert_allclose(logit, 2 * ON_ROLL, atol=1e-9)
 
 
-def test_in_a_race_the_pip_lead_decides() -> None:
-    evaluation = HandEvaluation()
+@pytest.mark.parametrize("evaluation", [HandEvaluation(), StrategyEvaluation()])
+def test_in_a_race_the_pip_lead_decides(evaluation: HandEvaluation | StrategyEvaluation) -> None:
     me = [0] * 24
     me[:6] = [3, 2, 2, 2, 2, 2]
     opp = list(me)
@@ -117,3 +119,53 @@ def test_in_a_race_the_pip_lead_decides() -> None:
 def test_weights_name_side_features() -> None:
     with pytest.raises(ValueError, match="no side feature"):
         weight_vector({"race": 1.0})
+
+
+def test_the_strategy_evaluation_is_the_same_from_either_side(
+    met: tuple[tuple[Position, Dice], ...],
+) -> None:
+    """Turned round, a contact position's logit changes sign besides the
+    roll's bonus (the race term, which holds the roll's half a roll in its
+    pips, left out)."""
+    mine, theirs = zip(*(rows(p) for p, _ in met), strict=True)
+    me, opp = np.array(mine), np.array(theirs)
+    evaluation = StrategyEvaluation({**STRATEGY_WEIGHTS, "race": 0.0})
+    contact = me[:, 12:].any(axis=1) | opp[:, 12:].any(axis=1)
+    assert contact.any() and not contact.all()
+    total = evaluation.logits(me, opp) + evaluation.logits(opp, me)
+    np.testing.assert_allclose(total[contact], 2 * 0.2, atol=1e-9)
+
+
+def _points(**held: int) -> list[int]:
+    row = [0] * 24
+    for name, count in held.items():
+        row[int(name[1:]) - 1] = count
+    return row
+
+
+def test_checkers_behind_a_block_are_trapped() -> None:
+    """Three of my checkers on my 20 face the other side's five points in a
+    row on my 14..18 (its own 2..6); my two on my 10 are past it."""
+    me = np.array([_points(p20=3, p10=2, p24=10)], dtype=np.float64)
+    seen = np.array([_points(p14=1, p15=1, p16=1, p17=1, p18=1, p3=10)], dtype=np.float64)
+    row = side(me, seen, np.array([200.0]))[0]
+    named = dict(zip(NAMES, row, strict=True))
+    assert named["trapped4"] == pytest.approx(13 / 15)
+    assert named["trapped5"] == pytest.approx(13 / 15)
+    assert named["trapped6"] == 0
+    assert named["rear_block"] == pytest.approx(5 / 6)
+    assert named["head"] == pytest.approx(10 / 15)
+
+
+def test_a_block_in_front_of_the_opponent_is_worth_having() -> None:
+    """The same checkers, spread into a block facing the opponent's head
+    checkers (my 7..11, its 19..23) or scattered on as many pips: the
+    block is better for its holder."""
+    evaluation = StrategyEvaluation()
+    opp = [0] * 24
+    opp[23], opp[16] = 13, 2
+    block = _points(p24=9, p11=1, p10=1, p9=1, p8=1, p7=1, p20=1)
+    scattered = _points(p24=9, p16=2, p17=1, p6=1, p5=2)
+    assert sum(block) == sum(scattered) == 15
+    assert sum(p * n for p, n in enumerate(block)) == sum(p * n for p, n in enumerate(scattered))
+    assert _value(evaluation, block, opp) > _value(evaluation, scattered, opp)

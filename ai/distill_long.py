@@ -3,7 +3,8 @@ targets, fitted supervised.
 
 Three steps, each written to ``--work`` so a later one can be run again alone:
 
-1. ``positions``: self-play games of the shipped net at 1 ply (greedy, the
+1. ``positions``: self-play games of the net (``--start-from``, the shipped
+   one by default) at 1 ply (greedy, the
    dice explore; game ``i``'s dice from ``seed * 1_000_003 + i``); each
    position before a roll is kept with chance ``keep`` (seeded), so the kept
    ones are far apart in their games.  With each kept position: the game's
@@ -14,7 +15,7 @@ Three steps, each written to ``--work`` so a later one can be run again alone:
    side's best reply by 1 ply, the net's five estimates there averaged with
    the rolls' chances - the strong level's 2-ply look, one roll deeper) and
    one roll ahead (:func:`roll_probs`), all five outputs, not just the equity.
-3. ``fit``: the net, started from the shipped weights (widened to ``hidden``
+3. ``fit``: the net, started from those weights (widened to ``hidden``
    units by units whose output weights are 0, so it starts as the same
    function), fitted to ``(1 - outcome_weight) * search + outcome_weight *
    result`` by Adam with the cross-entropy on the five outputs, over
@@ -24,7 +25,8 @@ Three steps, each written to ``--work`` so a later one can be run again alone:
 
     nice -n 19 python -m ai.distill_long --work /tmp/distill --out /tmp/distill/net.npz
 
-Settings: :data:`SETTINGS` (docs/ai.md, "The fourth run").
+Settings: :data:`SETTINGS`.  The run of 6 December 2026 and its gate
+(not passed: the shipped net stays) are in docs/ai.md, "The fourth run".
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from engine import Dice, Position, Side, Variant
 
 SETTINGS: dict[str, float] = {
     "seed": 20261206,
+    "first_game": 0,
     "games": 1000,
     "keep": 0.2,
     "hidden": 64,
@@ -154,13 +157,15 @@ def widen(net: LongNet, hidden: int, rng: np.random.Generator) -> LongNet:
 
 
 def collect(net: LongNet, work: Path) -> None:
-    seed, games, keep = int(SETTINGS["seed"]), int(SETTINGS["games"]), SETTINGS["keep"]
+    seed, keep = int(SETTINGS["seed"]), SETTINGS["keep"]
+    first_game = int(SETTINGS["first_game"])
+    games = range(first_game, first_game + int(SETTINGS["games"]))
     me: list[Rows] = []
     opp: list[Rows] = []
     game_of: list[int] = []
     results: list[Matrix] = []
     positions: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
-    for index in range(games):
+    for index in games:
         rng = random.Random(seed * 1_000_003 + index)
         kept, result = self_play_positions(net, rng, keep)
         for position in kept:
@@ -173,7 +178,7 @@ def collect(net: LongNet, work: Path) -> None:
     np.savez(work / "positions.npz", me=np.array(me), opp=np.array(opp),
              game=np.array(game_of), result=np.concatenate(results),
              boards=np.array([[*b0, *b1, turn] for b0, b1, turn in positions]))
-    print(f"positions: {len(me)} from {games} games", flush=True)
+    print(f"positions: {len(me)} from games {games.start}..{games.stop - 1}", flush=True)
 
 
 def _positions(boards: Matrix) -> list[Position]:
@@ -203,15 +208,20 @@ def label(net: LongNet, work: Path, block: int = 200) -> None:
               f"{time.process_time() - clock:.0f} s CPU", flush=True)
 
 
-def fit(start: LongNet, work: Path, out: Path, target: str) -> LongNet:
-    data = np.load(work / "positions.npz")
-    labels = np.load(work / "labels.npz")
-    search = labels["two" if target == "three" else "one"]
-    count = len(search)
-    w = SETTINGS["outcome_weight"]
-    targets = (1 - w) * search + w * data["result"][:count]
-    x = features(data["me"][:count], data["opp"][:count])
-    games = data["game"][:count]
+def fit(start: LongNet, works: Sequence[Path], out: Path, target: str) -> LongNet:
+    """Fit to the labelled positions of every folder in ``works``."""
+    parts: list[tuple[Matrix, Matrix, Rows]] = []
+    for work in works:
+        data = np.load(work / "positions.npz")
+        labels = np.load(work / "labels.npz")
+        search = labels["two" if target == "three" else "one"]
+        count = len(search)
+        w = SETTINGS["outcome_weight"]
+        parts.append(((1 - w) * search + w * data["result"][:count],
+                      features(data["me"][:count], data["opp"][:count]), data["game"][:count]))
+    targets = np.concatenate([part[0] for part in parts])
+    x = np.concatenate([part[1] for part in parts])
+    games = np.concatenate([part[2] for part in parts])
     rng = np.random.default_rng(int(SETTINGS["seed"]))
     held = games % round(1 / SETTINGS["holdout"]) == 0
     train = np.flatnonzero(~held)
@@ -256,7 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     from ai.train_long import CALIBRATION, fit_on_roll
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, required=True, help="folder for the steps' files")
+    parser.add_argument("--work", type=Path, required=True, action="append",
+                        help="folder for the steps' files (fit: more than one may be given; "
+                             "the others' labelled positions join the first's)")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--start-from", type=Path, default=WEIGHTS_PATH)
     parser.add_argument("--steps", default="positions,label,fit",
@@ -271,13 +283,14 @@ def main(argv: list[str] | None = None) -> int:
         assert name in SETTINGS, name
         SETTINGS[name] = float(value)
     print(f"settings {SETTINGS}", flush=True)
-    args.work.mkdir(parents=True, exist_ok=True)
+    work = args.work[0]
+    work.mkdir(parents=True, exist_ok=True)
     net = LongNet.load(args.start_from)
     steps = args.steps.split(",")
     if "positions" in steps:
-        collect(net, args.work)
+        collect(net, work)
     if "label" in steps:
-        label(net, args.work)
+        label(net, work)
     if "fit" in steps:
         fitted = fit(net, args.work, args.out, args.target)
         fitted.on_roll = fit_on_roll(fitted, CALIBRATION["games"], CALIBRATION["seed"])

@@ -46,7 +46,7 @@ Cheap: numpy over the batch, some 30 column operations.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -209,3 +209,18 @@ class StrategyEvaluation:
     def value(self, probs: Matrix, koks: bool = False) -> Vector:
         del koks
         return np.asarray(2 * probs[:, 0] - 1)
+
+
+def parse_weights(settings: Sequence[str], base: Mapping[str, float]) -> dict[str, float]:
+    """``base`` with the weights of ``settings`` (each ``NAME=W,NAME=W``, as
+    the benchmarks' ``--weights`` take them) put in.
+
+    >>> parse_weights(["head=-3,deep=-1"], {"head": -1.5, "race": 1.0})
+    {'head': -3.0, 'race': 1.0, 'deep': -1.0}
+    """
+    weights = dict(base)
+    for setting in settings:
+        for item in setting.split(","):
+            name, _, value = item.partition("=")
+            weights[name] = float(value)
+    return weights

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ai import Level, make_player
 from ai.arena import play_game
 from ai.long_expectimax import HAND_WEIGHTS, ExpectimaxPlayer
-from ai.long_hand import NAMES, STRATEGY_WEIGHTS, StrategyEvaluation
+from ai.long_hand import NAMES, STRATEGY_WEIGHTS, StrategyEvaluation, parse_weights
 from ai.player import Player
 from engine import Variant
 
@@ -60,15 +60,6 @@ def score(weights: Mapping[str, float], pairs: int, first: int, seed: int, again
             record = play_game(white, black, random.Random(dice_seed))
             total += 0.5 * ((record.winner == 0) == hand_first)
     return total / pairs
-
-
-def parse(settings: list[str], base: Mapping[str, float]) -> dict[str, float]:
-    weights = dict(base)
-    for setting in settings:
-        for item in setting.split(","):
-            name, _, value = item.partition("=")
-            weights[name] = float(value)
-    return weights
 
 
 def tune(weights: dict[str, float], pairs: int, seed: int, against: str, steps: int,
@@ -105,7 +96,7 @@ def main() -> None:
     parser.add_argument("--sigma", type=float, default=0.5)
     parser.add_argument("--deep", action="store_true", help="score the 1-ply expectimax")
     args = parser.parse_args()
-    weights = parse(args.weights, STRATEGY_WEIGHTS)
+    weights = parse_weights(args.weights, STRATEGY_WEIGHTS)
     if args.action == "score":
         start, cpu = time.time(), time.process_time()
         share = score(weights, args.pairs, args.first, args.seed, args.against, args.deep)

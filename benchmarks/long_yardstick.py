@@ -34,7 +34,6 @@ import json
 import random
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ai import Level, make_player
 from ai.arena import play_game
 from ai.long_expectimax import HAND_WEIGHTS, ExpectimaxPlayer, HandEvaluation
-from ai.long_hand import STRATEGY_WEIGHTS, StrategyEvaluation
+from ai.long_hand import STRATEGY_WEIGHTS, StrategyEvaluation, parse_weights
 from ai.long_net import Evaluation, LongNet
 from ai.player import Depth, Player
 from engine import Dice, Game, Position, Turn, Variant
@@ -160,15 +159,6 @@ def summary(log: Path) -> None:
         points = int(sum(e["points"] for e in entries))
         print(f"long {level} vs the yardstick, pairs {min(numbers)}-{max(numbers)} "
               f"({len(numbers)}): {_summary([e['score'] for e in entries], points)}")
-
-
-def parse_weights(settings: Sequence[str], base: dict[str, float]) -> dict[str, float]:
-    weights = dict(base)
-    for setting in settings:
-        for item in setting.split(","):
-            name, _, value = item.partition("=")
-            weights[name] = float(value)
-    return weights
 
 
 def main() -> None:

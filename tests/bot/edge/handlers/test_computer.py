@@ -15,16 +15,33 @@ from bot.rules import computer, matchstate, play, seats
 from bot.service import saving
 from bot.vocab import clock
 from bot.vocab.callbacks import ButtonAction, Callback
-from bot.vocab.records import COMPUTER_USER_IDS, Status
+from bot.vocab.records import COMPUTER_USER_IDS, GameRecord, Status
 from engine import legal_turns
 from tests.bot.conftest import World
 from tests.bot.driver import Driver, game_board
+from tests.botapi.model import Chat, User
 from tests.conftest import chat_game
 
 
-async def _start(world: World, chat: object, user: object, command: str) -> None:
-    answer = await world.start_computer(chat, user, command)  # type: ignore[arg-type]
+async def _start(world: World, chat: Chat, user: User, command: str) -> GameRecord:
+    """``user`` starts a game against the computer: its record, under way."""
+    answer = await world.start_computer(chat, user, command)
     assert not answer.show_alert, answer
+    record = await chat_game(world.store, chat.id)
+    assert record is not None and record.status is Status.ACTIVE
+    return record
+
+
+async def _played_out(world: World, command: str) -> tuple[Chat, User, GameRecord]:
+    """Alice, alone in a group, plays ``command``'s game against the computer
+    to its end: the group, Alice and the finished record."""
+    alice = world.server.add_user("Alice")
+    club = world.server.add_group("Club", members=[alice])
+    await _start(world, club, alice, command)
+    await asyncio.to_thread(Driver(world.server, club, (alice, alice)).play)
+    done = await chat_game(world.store, club.id)
+    assert done is not None and done.status is Status.FINISHED
+    return club, alice, done
 
 
 @pytest.mark.parametrize("variant", ["long", "backgammon"])
@@ -50,11 +67,7 @@ async def _stats_text(world: World, chat: object, user: object) -> str:
 
 
 async def test_stats_against_the_bot_are_apart_per_level_and_unrated(world: World) -> None:
-    s = world.server
-    alice = s.add_user("Alice")
-    club = s.add_group("Club", members=[alice])
-    await _start(world, club, alice, "/new long bot level=easy")
-    await asyncio.to_thread(Driver(s, club, (alice, alice)).play)
+    club, alice, _ = await _played_out(world, "/new long bot level=easy")
     text = await _stats_text(world, club, alice)
     assert "Long nardy against the bot (easy)" in text, text
     assert "Rating" not in text, text  # no rating against a machine

@@ -5,27 +5,19 @@ more), a rematch stays at auto at the new level, and /stats shows it."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 
 from ai import Level
 from bot.rules import computer, matchstate, seats
 from bot.service.ending import after_end
 from bot.vocab.callbacks import ButtonAction, Callback, CallbackDataError
-from bot.vocab.records import COMPUTER_USER_IDS, GameRecord, Status
+from bot.vocab.records import COMPUTER_USER_IDS, Status
 from engine.position import Variant
 from tests.bot.conftest import World
-from tests.bot.driver import Driver, game_board, start_button
+from tests.bot.driver import game_board, start_button
+from tests.bot.edge.handlers.test_computer import _played_out, _start
 from tests.botapi.model import Chat, User
 from tests.conftest import chat_game
-
-
-async def _start(world: World, chat: Chat, user: User, command: str) -> GameRecord:
-    answer = await world.start_computer(chat, user, command)
-    assert not answer.show_alert, answer
-    record = await chat_game(world.store, chat.id)
-    assert record is not None and record.status is Status.ACTIVE
-    return record
 
 
 async def _resign(world: World, chat: Chat, user: User) -> int:
@@ -135,13 +127,7 @@ async def test_the_next_game_sits_at_the_level_the_results_gave(world: World) ->
 
 async def test_a_whole_game_at_auto_played_out(world: World) -> None:
     """Borne off to the end, whoever wins: the standing moves by the result."""
-    s = world.server
-    alice = s.add_user("Alice")
-    club = s.add_group("Club", members=[alice])
-    await _start(world, club, alice, "/new backgammon bot auto")
-    await asyncio.to_thread(Driver(s, club, (alice, alice)).play)
-    done = await chat_game(world.store, club.id)
-    assert done is not None and done.status is Status.FINISHED
+    _, alice, done = await _played_out(world, "/new backgammon bot auto")
     result = matchstate.table_of(done).game.result
     assert result is not None
     won = done.players[0].side is result.winner

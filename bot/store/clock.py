@@ -283,11 +283,14 @@ class Clock:
 
     async def rename(self, old: str, new: str) -> None:
         """Move a game's entries (due and claimed) to its new ref, keeping their
-        times; idempotent (a chat's migration: the new chat may be in another
-        shard, so the entry is added there before it is removed here)."""
+        times: its deadline's and its pending end's (:meth:`ending`: a sweep
+        would find no game under the old ref and drop it); idempotent (a chat's
+        migration: the new chat may be in another shard, so the entry is added
+        there before it is removed here)."""
         await drain_deadlines(self.redis, self.keys)  # an old entry is renamed too
-        for source, target in zip(self.keys.deadline_shard(old), self.keys.deadline_shard(new),
-                                  strict=True):
+        pairs = [*zip(self.keys.deadline_shard(old), self.keys.deadline_shard(new), strict=True),
+                 *zip(self.keys.ends_shard(old), self.keys.ends_shard(new), strict=True)]
+        for source, target in pairs:
             score = await self.redis.zscore(source, old)
             if score is not None:
                 await self.redis.zadd(target, {new: score})

@@ -178,3 +178,23 @@ async def test_a_private_notice_linking_to_a_moved_game_follows_it(store: Store)
     assert await store.redis.ttl(store.keys.chat(NEW, f"links:{active.game_id}")) > 0
     await store.migration.migrate_chat(OLD, NEW)  # a re-run moves nothing twice
     assert await store.board.links(moved.ref) == [(ALICE, 77, "Board")]
+
+
+async def test_a_pending_end_follows_its_game_to_the_new_chat(store: Store) -> None:
+    """An end whose follow-ups are still pending (its worker died,
+    bot/store/clock.py ``ending``) keeps its time under the game's new ref:
+    under the old one the sweep would find no game and drop it."""
+    active, _ = await populate(store)
+    pipe = store.redis.pipeline(transaction=False)
+    store.clock.ending(pipe, active.ref, 1000.0)
+    await pipe.execute()
+    old = store.keys.ends_shard(active.ref)[0]
+    due = await store.redis.zscore(old, str(active.ref))
+    assert due is not None
+    for _ in range(2):   # a re-run moves nothing twice
+        await store.migration.migrate_chat(OLD, NEW)
+        moved = await store.games.load_game(NEW, active.game_id)
+        assert moved is not None
+        assert await store.redis.zscore(store.keys.ends_shard(moved.ref)[0],
+                                        str(moved.ref)) == due
+        assert await store.redis.zscore(old, str(active.ref)) is None

@@ -147,6 +147,13 @@ def with_words(state: DiceState, user_id: int, text: str) -> DiceState:
     return state.model_copy(update={"entropy": (*kept, str(EntropyItem(label, words)))})
 
 
+def words_of(state: DiceState | None, user_id: int) -> str:
+    """The ``/seed`` words of ``user_id`` as :func:`with_words` kept them, '' if none."""
+    label = WORDS_LABEL.format(user=user_id) + "="
+    entropy = () if state is None else state.entropy
+    return next((item[len(label):] for item in entropy if item.startswith(label)), "")
+
+
 def fair_dice(state: DiceState, number: int) -> FairDice:
     """The dice of game ``number`` of the match."""
     return FairDice(seed_of(state), Entropy.parse(state.entropy), number)

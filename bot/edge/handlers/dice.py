@@ -33,7 +33,7 @@ from bot.present.dice import (
     verify_message,
 )
 from bot.present.render.dice import render_dice_chart
-from bot.rules.dice import NO_LOBBY, WORDS_LABEL, seeded
+from bot.rules.dice import NO_LOBBY, seeded, words_of
 from bot.rules.options import VARIANT_WORDS
 from bot.rules.seats import seat_of
 from bot.vocab.callbacks import CallbackDataError, VerifyDice
@@ -60,10 +60,7 @@ async def _seed(update: Update, context: Context, tr: Translator, record: GameRe
     if people_lobby(saved):
         # the lobby's message keeps the commitment and is not edited for words
         # (each edit costs the group a message): this reply confirms them
-        label = WORDS_LABEL.format(user=user.id) + "="
-        entropy = saved.dice.entropy if saved.dice is not None else ()
-        mine = next((item[len(label):] for item in entropy if item.startswith(label)), "")
-        await reply(update, tr.gettext(WORDS_IN, words=html_text(mine)))
+        await reply(update, tr.gettext(WORDS_IN, words=html_text(words_of(saved.dice, user.id))))
         return
     await reply(update, tr.gettext("Your words are in the dice of the next game."))
     await edit(context, tr, saved)

@@ -144,18 +144,6 @@ def three_ply_probs(net: LongNet, positions: Sequence[Position]) -> Matrix:
                        * CHANCES[None, :, None]).sum(axis=1))
 
 
-def widen(net: LongNet, hidden: int, rng: np.random.Generator) -> LongNet:
-    """``net`` with ``hidden`` units: the new ones have small random input
-    weights and output weights 0, so the wider net is the same function."""
-    extra = hidden - net.w1.shape[1]
-    assert extra >= 0
-    w1 = np.concatenate([net.w1, rng.normal(0, 0.1 / np.sqrt(net.w1.shape[0]),
-                                            (net.w1.shape[0], extra))], axis=1)
-    b1 = np.concatenate([net.b1, np.zeros(extra)])
-    w2 = np.concatenate([net.w2, np.zeros((extra, net.w2.shape[1]))], axis=0)
-    return LongNet(w1, b1, w2, net.b2.copy(), on_roll=net.on_roll)
-
-
 def collect(net: LongNet, work: Path) -> None:
     seed, keep = int(SETTINGS["seed"]), SETTINGS["keep"]
     first_game = int(SETTINGS["first_game"])
@@ -218,14 +206,15 @@ def fit(start: LongNet, works: Sequence[Path], out: Path, target: str) -> LongNe
         count = len(search)
         w = SETTINGS["outcome_weight"]
         parts.append(((1 - w) * search + w * data["result"][:count],
-                      features(data["me"][:count], data["opp"][:count]), data["game"][:count]))
+                      features(data["me"][:count], data["opp"][:count], start.inputs),
+                      data["game"][:count]))
     targets = np.concatenate([part[0] for part in parts])
     x = np.concatenate([part[1] for part in parts])
     games = np.concatenate([part[2] for part in parts])
     rng = np.random.default_rng(int(SETTINGS["seed"]))
     held = games % round(1 / SETTINGS["holdout"]) == 0
     train = np.flatnonzero(~held)
-    net = widen(start, int(SETTINGS["hidden"]), rng)
+    net = start.widened(int(SETTINGS["hidden"]), rng)
 
     def loss(indices: np.ndarray) -> float:
         p = net.probs_of_features(x[indices])

@@ -31,6 +31,16 @@ Per side (mine first, then the opponent's, each seen from its own side):
 Shared: ``race`` (1 when no contact is left: every checker of both sides is
 on its own points 1..12, the two groups can never meet again) and
 ``pip_lead`` ((opponent's pips - mine) / 100).
+
+These :data:`SIZE` inputs are the shipped net's.  A net may take
+:data:`WIDE_SIZE`: the same and, per side (mine, then the opponent's),
+the blocks in front of its checkers (``BLOCK_NAMES``; the yardstick's
+strategy features, :mod:`ai.long_hand`, computed here on bit masks):
+``trapped4``/``5``/``6`` - checkers with a block of at least 4, 5, 6 of
+the other side's points in a row somewhere ahead of them, / 15;
+``rear_block`` - the longest such block ahead of the rearmost checker, / 6;
+``pressed`` - for each checker outside home, (the other side's points among
+the six in front of it / 6) squared, summed / 15.
 """
 
 from __future__ import annotations
@@ -72,6 +82,13 @@ NAMES: tuple[str, ...] = (
 )
 SIZE = len(NAMES)
 INDEX = {name: i for i, name in enumerate(NAMES)}
+BLOCK_NAMES: tuple[str, ...] = ("trapped4", "trapped5", "trapped6", "rear_block", "pressed")
+WIDE_NAMES: tuple[str, ...] = (
+    *NAMES,
+    *(f"me_{name}" for name in BLOCK_NAMES),
+    *(f"opp_{name}" for name in BLOCK_NAMES),
+)
+WIDE_SIZE = len(WIDE_NAMES)
 
 
 _BITS = 1 << np.arange(POINTS, dtype=np.int64)
@@ -87,8 +104,9 @@ _LINEAR[:, 4] = _ENTRY_WEIGHT / 100  # entry
 _LINEAR[18:, 5] = 1 / 15  # start quarter
 
 
-def _longest_run(held: Rows, cap: int = 8) -> Matrix:
-    """Longest run of held points (bit masks) per row, up to ``cap``."""
+def _longest_run(held: Rows, cap: int = 8, joined: int = _NO_WRAP) -> Matrix:
+    """Longest run of held points (bit masks) per row, up to ``cap``; a run
+    goes on from bit ``i - 1`` to bit ``i`` only where ``joined`` has bit ``i``."""
     best = np.zeros(held.shape[0])
     run = held
     for _ in range(cap):
@@ -96,8 +114,44 @@ def _longest_run(held: Rows, cap: int = 8) -> Matrix:
         if not alive.any():
             break
         best += alive
-        run = run & (run << 1) & _NO_WRAP
+        run = run & (run << 1) & joined
     return best
+
+
+_SHIFTS = np.arange(POINTS, dtype=np.int64)
+
+
+def _unpack(bits: Rows) -> Rows:
+    """``(N, 24)`` 0/1 columns of 24-bit masks."""
+    return np.asarray((bits[:, None] >> _SHIFTS) & 1)
+
+
+def _blocks(n: Matrix, seen: Rows) -> Matrix:
+    """:data:`BLOCK_NAMES` of each row of ``n`` (checkers, own numbering)
+    against the other side's held points ``seen`` in the same numbering
+    (bit ``p - 1`` for point ``p``).  A checker moves down its numbering,
+    so what is ahead of point ``p`` is on the bits below ``p - 1``; the
+    other side's points in a row are a block here across the middle too."""
+    columns = []
+    starts = seen
+    for length in range(2, 7):
+        starts = starts & (seen >> (length - 1))
+        if length < 4:
+            continue
+        # checkers above the top of the lowest block of this length
+        lowest = starts & -starts
+        above = ~((lowest << length) - 1) & _ALL
+        columns.append((n * _unpack(np.where(starts != 0, above, 0))).sum(axis=1) / 15)
+    mine = (n > 0).astype(np.int64) @ _BITS
+    rear = np.where(mine > 0, np.floor(np.log2(np.maximum(mine, 1))), 0).astype(np.int64)
+    below = np.where(mine > 0, (np.int64(1) << rear) - 1, 0)
+    columns.append(_longest_run(seen & below, POINTS, _ALL) / 6)
+    theirs = _unpack(seen).cumsum(axis=1)
+    ahead = np.zeros_like(theirs)
+    ahead[:, 1:] = theirs[:, :-1]
+    ahead[:, 7:] -= theirs[:, :-7]
+    columns.append((n[:, 6:] * (ahead[:, 6:] / 6) ** 2).sum(axis=1) / 15)
+    return np.stack(columns, axis=1)
 
 
 def _sides(n_int: Rows, other_held_bits: Rows, other_pips: Matrix) -> Matrix:
@@ -135,8 +189,11 @@ def _sides(n_int: Rows, other_held_bits: Rows, other_pips: Matrix) -> Matrix:
     return np.concatenate([held, n >= 2, np.maximum(n - 2, 0) / 13, singles], axis=1)
 
 
-def features(me: Rows, opp: Rows) -> Matrix:
-    """The ``(N, SIZE)`` feature matrix of a batch (see the module doc)."""
+def features(me: Rows, opp: Rows, size: int = SIZE) -> Matrix:
+    """The ``(N, size)`` feature matrix of a batch (see the module doc):
+    ``size`` is :data:`SIZE` or :data:`WIDE_SIZE`."""
+    if size not in (SIZE, WIDE_SIZE):
+        raise ValueError(f"a net takes {SIZE} or {WIDE_SIZE} inputs, not {size}")
     both = np.concatenate([np.asarray(me), np.asarray(opp)])
     count = len(both) // 2
     pips = both @ _POINT_NUMBERS
@@ -147,4 +204,9 @@ def features(me: Rows, opp: Rows) -> Matrix:
     behind = np.asarray(both[:, 12:].any(axis=1))
     race = ~(behind[:count] | behind[count:])
     lead = (other_pips[:count] - pips[:count]) / 100
-    return np.concatenate([sides[:count], sides[count:], race[:, None], lead[:, None]], axis=1)
+    parts = [sides[:count], sides[count:], race[:, None], lead[:, None]]
+    if size == WIDE_SIZE:
+        seen = ((others >> 12) | (others << 12)) & _ALL
+        blocks = _blocks(both.astype(np.float64), seen)
+        parts += [blocks[:count], blocks[count:]]
+    return np.concatenate(parts, axis=1)

@@ -20,7 +20,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ai.long_features import SIZE, Matrix, Rows, features
+from ai.long_features import SIZE, WIDE_SIZE, Matrix, Rows, features
 
 OUTPUTS = ("win", "win_mars", "win_koks", "lose_mars", "lose_koks")
 WEIGHTS_PATH = Path(__file__).parent / "data" / "long_net.npz"
@@ -61,7 +61,8 @@ class Evaluation(Protocol):
 
 @dataclass
 class LongNet:
-    """``SIZE`` inputs, ``hidden`` tanh units, five sigmoid outputs."""
+    """:data:`~ai.long_features.SIZE` or :data:`~ai.long_features.WIDE_SIZE`
+    inputs (:attr:`inputs`), ``hidden`` tanh units, five sigmoid outputs."""
 
     w1: Matrix
     b1: Vector
@@ -112,6 +113,26 @@ class LongNet:
         arrays["on_roll"] = np.array(self.on_roll)
         np.savez_compressed(path, allow_pickle=False, **arrays)
 
+    @property
+    def inputs(self) -> int:
+        """How many features the net takes (:func:`ai.long_features.features`'s ``size``)."""
+        return int(self.w1.shape[0])
+
+    def widened(self, hidden: int, rng: np.random.Generator, inputs: int | None = None) -> LongNet:
+        """The same function with ``hidden`` units and ``inputs`` features
+        (:data:`~ai.long_features.WIDE_SIZE` adds the blocks): new inputs
+        start with weights 0, new units with small random input weights and
+        output weights 0, so training goes on from the net as it plays."""
+        inputs = self.inputs if inputs is None else inputs
+        extra, more = hidden - self.w1.shape[1], inputs - self.inputs
+        if extra < 0 or more < 0 or inputs not in (SIZE, WIDE_SIZE):
+            raise ValueError(f"cannot widen {self.inputs}x{self.w1.shape[1]} to {inputs}x{hidden}")
+        w1 = np.concatenate([self.w1, np.zeros((more, self.w1.shape[1]))])
+        w1 = np.concatenate([w1, rng.normal(0, 0.1 / np.sqrt(inputs), (inputs, extra))], axis=1)
+        b1 = np.concatenate([self.b1, np.zeros(extra)])
+        w2 = np.concatenate([self.w2, np.zeros((extra, self.w2.shape[1]))])
+        return LongNet(w1, b1, w2, self.b2.copy(), on_roll=self.on_roll)
+
     def hidden(self, x: Matrix) -> Matrix:
         return np.asarray(np.tanh(x @ self.w1 + self.b1))
 
@@ -121,7 +142,7 @@ class LongNet:
 
     def probs(self, me: Rows, opp: Rows) -> Matrix:
         """Estimates for ``me`` to roll against ``opp`` (batches of rows)."""
-        return self.probs_of_features(features(me, opp))
+        return self.probs_of_features(features(me, opp, self.inputs))
 
 
 @dataclass

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ai.long_features import Matrix, features
+from ai.long_features import WIDE_SIZE, Matrix, features
 from ai.long_net import WEIGHTS_PATH, Adam, LongNet, flip, outcome
 from ai.long_search import afterstate_equities, final_rows
 from engine import Dice, Position, Side, Variant
@@ -70,7 +70,7 @@ def self_play(net: LongNet, rng: random.Random, explore: float) -> tuple[Matrix,
             final = outcome(15, np.array(board[side.opponent][:24]))
             break
         side = side.opponent
-    x = features(np.array(mes), np.array(opps))
+    x = features(np.array(mes), np.array(opps), net.inputs)
     targets = lambda_returns(net.probs_of_features(x), final, SETTINGS["lam"])
     return x, targets
 
@@ -153,6 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start-from", type=Path, metavar="WEIGHTS",
                         help="without a checkpoint: go on from these weights (a fresh optimiser, "
                              "the game count theirs, so the dice go on where they stopped)")
+    parser.add_argument("--widen", type=int, metavar="HIDDEN",
+                        help="with --start-from: go on with this many hidden units "
+                             "(the new ones start silent: LongNet.widened)")
+    parser.add_argument("--blocks", action="store_true",
+                        help="with --start-from: add the block inputs "
+                             "(ai.long_features.WIDE_SIZE), their weights starting at 0")
     parser.add_argument("--rate", type=float, default=SETTINGS["rate"], help="Adam's step size")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the value of being on roll of the weights in --out, no training")
@@ -173,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.start_from:
         start_net = LongNet.load(args.start_from)
         net = LongNet(start_net.w1, start_net.b1, start_net.w2, start_net.b2)
+        if args.widen or args.blocks:
+            net = net.widened(args.widen or net.w1.shape[1],
+                              np.random.default_rng(int(SETTINGS["seed"])),
+                              WIDE_SIZE if args.blocks else net.inputs)
         games, seconds = int(start_net.info.get("games", 0)), start_net.info.get("seconds", 0.0)
         print(f"going on from {args.start_from} after {games} games", flush=True)
     else:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
-from ai.distill_long import roll_probs, self_play_positions, three_ply_probs, widen
-from ai.long_features import features
+from ai.distill_long import roll_probs, self_play_positions, three_ply_probs
+from ai.long_features import WIDE_SIZE, features
 from ai.long_net import LongNet, equity
 from ai.long_search import CHANCES, roll_values, rows, three_ply
 
@@ -46,10 +47,23 @@ def test_the_targets_agree_with_the_searchs_equities() -> None:
 
 
 def test_a_widened_net_is_the_same_function() -> None:
+    """More hidden units, and the block inputs, start silent: the widened
+    net plays as the one it came from until training moves them."""
     net = _net()
-    wide = widen(net, 96, np.random.default_rng(0))
-    assert wide.w1.shape[1] == 96 and wide.on_roll == net.on_roll
     positions, _ = self_play_positions(net, random.Random(6), 0.2)
-    me, opp = zip(*(rows(p) for p in positions), strict=True)
-    x = features(np.array(me), np.array(opp))
-    assert np.allclose(wide.probs_of_features(x), net.probs_of_features(x))
+    me, opp = (np.array(side) for side in zip(*(rows(p) for p in positions), strict=True))
+    for inputs in (net.inputs, WIDE_SIZE):
+        wide = net.widened(96, np.random.default_rng(0), inputs)
+        assert wide.w1.shape == (inputs, 96) and wide.on_roll == net.on_roll
+        assert wide.inputs == inputs
+        assert np.allclose(wide.probs(me, opp), net.probs(me, opp))
+        x = features(me, opp, inputs)
+        assert np.allclose(wide.probs_of_features(x), net.probs(me, opp))
+
+
+def test_a_net_cannot_be_narrowed() -> None:
+    net = _net()
+    with pytest.raises(ValueError, match="cannot widen"):
+        net.widened(32, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="cannot widen"):
+        net.widened(64, np.random.default_rng(0), net.inputs + 1)

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from ai.arena import play_game
-from ai.long_features import INDEX, SIZE, features
+from ai.long_features import BLOCK_NAMES, INDEX, SIZE, WIDE_NAMES, WIDE_SIZE, features
+from ai.long_hand import INDEX as HAND_INDEX
+from ai.long_hand import side
 from ai.long_net import LongNet, flip, outcome
 from ai.long_player import LongNetPlayer
 from ai.long_search import CHANCES, roll_values, rows
@@ -37,6 +39,50 @@ def test_features_of_the_start() -> None:
     # each die moves the head checker to a free point
     assert all(start[f"me_mobility_{d}"] == 1 / 8 for d in range(1, 7))
     assert start["me_entry"] == pytest.approx(15 * 18 / 100)
+
+
+def _wide(me: dict[int, int], opp: dict[int, int]) -> dict[str, float]:
+    values = features(_rows(me), _rows(opp), WIDE_SIZE)[0]
+    assert np.array_equal(values[:SIZE], features(_rows(me), _rows(opp))[0])
+    return dict(zip(WIDE_NAMES, values.tolist(), strict=True))
+
+
+def test_the_block_inputs_of_a_position() -> None:
+    # the opponent holds its 7..11 (my 19..23): five in a row in front of
+    # my head checkers; my 12 and 2 are past them (ahead: nothing)
+    wide = _wide({24: 10, 12: 3, 2: 2}, {7: 3, 8: 3, 9: 3, 10: 3, 11: 3})
+    assert wide["me_trapped4"] == wide["me_trapped5"] == 10 / 15
+    assert wide["me_trapped6"] == 0
+    assert wide["me_rear_block"] == 5 / 6
+    # each head checker has all five in the six points in front of it
+    assert wide["me_pressed"] == pytest.approx(10 * (5 / 6) ** 2 / 15)
+    # in the opponent's numbering my points are its 12, 24 and 14: none in
+    # front of its checkers on 7..11
+    assert wide["opp_trapped4"] == wide["opp_rear_block"] == wide["opp_pressed"] == 0
+    with pytest.raises(ValueError, match="184 or 194"):
+        features(_rows({24: 15}), _rows({24: 15}), SIZE + 1)
+
+
+def test_the_block_inputs_are_the_yardsticks_block_features() -> None:
+    """Two implementations, one definition: bit masks here, the yardstick's
+    runs of points there (ai.long_hand.side), on played positions where
+    blocks of 4 to 6 occur."""
+    player = LongNetPlayer(Level.MEDIUM, seed=3)
+    me_rows, opp_rows = [], []
+    for index in range(3):
+        record = play_game(player, player, random.Random(index), first_starts=True, keep=True)
+        for position, _ in record.positions:
+            me, opp = rows(position)
+            me_rows.append(me)
+            opp_rows.append(opp)
+    me, opp = np.array(me_rows), np.array(opp_rows)
+    wide = features(me, opp, WIDE_SIZE)
+    points = np.arange(1, 25)
+    for first, x, y in ((SIZE, me, opp), (SIZE + len(BLOCK_NAMES), opp, me)):
+        hand = side(x.astype(float), np.roll(y, 12, axis=1).astype(float), y @ points)
+        for k, name in enumerate(BLOCK_NAMES):
+            assert np.allclose(wide[:, first + k], hand[:, HAND_INDEX[name]]), name
+    assert (wide[:, SIZE + 1] > 0).any() and (wide[:, SIZE + 2] > 0).any()
 
 
 def test_blocks_mobility_race_and_mars_danger() -> None:

@@ -133,15 +133,19 @@ def _blocks(n: Matrix, seen: Rows) -> Matrix:
     so what is ahead of point ``p`` is on the bits below ``p - 1``; the
     other side's points in a row are a block here across the middle too."""
     columns = []
+    # above[:, i]: checkers on bits i.. (points i + 1..); 0 past the top
+    above = np.zeros((len(n), POINTS + 7))
+    above[:, :POINTS] = n[:, ::-1].cumsum(axis=1)[:, ::-1]
+    rows = np.arange(len(n))
     starts = seen
     for length in range(2, 7):
         starts = starts & (seen >> (length - 1))
         if length < 4:
             continue
-        # checkers above the top of the lowest block of this length
-        lowest = starts & -starts
-        above = ~((lowest << length) - 1) & _ALL
-        columns.append((n * _unpack(np.where(starts != 0, above, 0))).sum(axis=1) / 15)
+        # the checkers above the top of the lowest block of this length
+        lowest = np.log2(np.maximum(starts & -starts, 1)).astype(np.int64)
+        top = np.where(starts != 0, lowest + length, POINTS)
+        columns.append(above[rows, top] / 15)
     mine = (n > 0).astype(np.int64) @ _BITS
     rear = np.where(mine > 0, np.floor(np.log2(np.maximum(mine, 1))), 0).astype(np.int64)
     below = np.where(mine > 0, (np.int64(1) << rear) - 1, 0)

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ai.long_features import WIDE_SIZE, Matrix, features
+from ai.long_hand import StrategyEvaluation
 from ai.long_net import WEIGHTS_PATH, Adam, LongNet, flip, outcome
 from ai.long_search import afterstate_equities, final_rows
 from engine import Dice, Position, Side, Variant
@@ -44,9 +45,14 @@ SETTINGS = {
 }
 
 
-def self_play(net: LongNet, rng: random.Random, explore: float) -> tuple[Matrix, Matrix]:
+def self_play(net: LongNet, rng: random.Random, explore: float,
+              hand: float = 0.0) -> tuple[Matrix, Matrix]:
     """One game of the net against itself: the features of each position
-    before a roll (for the side to roll) and their λ-return targets."""
+    before a roll (for the side to roll) and their λ-return targets.  A
+    ``hand`` share of the turns is chosen by the yardstick's evaluation at
+    1 ply (:class:`ai.long_hand.StrategyEvaluation`): a player who builds
+    blocks, so the games reach the positions such a player makes, which
+    the net's own play seldom does."""
     board = [[0] * 24 + [0], [0] * 24 + [0]]
     board[0][23] = board[1][23] = 15
     side = Side.WHITE
@@ -62,6 +68,9 @@ def self_play(net: LongNet, rng: random.Random, explore: float) -> tuple[Matrix,
         movers = final_rows(position, dice)
         if len(movers) > 1 and rng.random() < explore:
             chosen = movers[rng.randrange(len(movers))]
+        elif hand and len(movers) > 1 and rng.random() < hand:
+            values = afterstate_equities(_HAND, movers, np.array(other[:24]), False)
+            chosen = movers[int(np.argmax(values))]
         else:
             values = afterstate_equities(net, movers, np.array(other[:24]), False)
             chosen = movers[int(np.argmax(values))]
@@ -73,6 +82,9 @@ def self_play(net: LongNet, rng: random.Random, explore: float) -> tuple[Matrix,
     x = features(np.array(mes), np.array(opps), net.inputs)
     targets = lambda_returns(net.probs_of_features(x), final, SETTINGS["lam"])
     return x, targets
+
+
+_HAND = StrategyEvaluation()
 
 
 def lambda_returns(values: Matrix, final: Matrix, lam: float) -> Matrix:
@@ -159,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", action="store_true",
                         help="with --start-from: add the block inputs "
                              "(ai.long_features.WIDE_SIZE), their weights starting at 0")
+    parser.add_argument("--hand", type=float, default=0.0, metavar="SHARE",
+                        help="this share of the turns chosen by the yardstick's evaluation")
     parser.add_argument("--rate", type=float, default=SETTINGS["rate"], help="Adam's step size")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the value of being on roll of the weights in --out, no training")
@@ -194,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     while games < args.games and time.monotonic() < deadline:
         rng = random.Random(int(SETTINGS["seed"]) * 1_000_003 + games)
         explore = SETTINGS["explore"] if games < SETTINGS["explore_games"] else 0.0
-        x, targets = self_play(net, rng, explore)
+        x, targets = self_play(net, rng, explore, args.hand)
         losses.append(adam.step(net, x, targets))
         games += 1
         if games % args.checkpoint_every == 0:

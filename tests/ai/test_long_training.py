@@ -124,6 +124,21 @@ def test_self_play_is_reproducible_and_the_net_learns_from_it() -> None:
     assert first[0].shape[1] == SIZE and first[1].shape == (len(first[0]), 5)
 
 
+def test_self_play_with_the_hand_share_plays_the_yardsticks_turns() -> None:
+    """--hand 1: every turn is the hand evaluation's, so two different nets
+    play the same game (their targets differ); with no share they do not.
+    A net with the block inputs gets them in its training rows."""
+    one = LongNet.fresh(8, np.random.default_rng(0)).widened(8, np.random.default_rng(1),
+                                                             WIDE_SIZE)
+    other = LongNet.fresh(8, np.random.default_rng(2))
+    by_hand = [self_play(net, random.Random(4), explore=0.0, hand=1.0) for net in (one, other)]
+    assert by_hand[0][0].shape[1] == WIDE_SIZE and by_hand[1][0].shape[1] == SIZE
+    assert np.array_equal(by_hand[0][0][:, :SIZE], by_hand[1][0])
+    assert not np.array_equal(by_hand[0][1], by_hand[1][1])
+    own = [self_play(net, random.Random(4), explore=0.0) for net in (one, other)]
+    assert len(own[0][0]) != len(own[1][0]) or not np.array_equal(own[0][0][:, :SIZE], own[1][0])
+
+
 def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> None:
     """fit_on_roll: with the fitted value added to every estimate of the side
     to roll, the net's estimate of a position before a roll and its look one

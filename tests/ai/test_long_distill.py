@@ -52,9 +52,10 @@ def test_a_widened_net_is_the_same_function() -> None:
     net = _net()
     positions, _ = self_play_positions(net, random.Random(6), 0.2)
     me, opp = (np.array(side) for side in zip(*(rows(p) for p in positions), strict=True))
+    hidden = net.w1.shape[1] + 32
     for inputs in (net.inputs, WIDE_SIZE):
-        wide = net.widened(96, np.random.default_rng(0), inputs)
-        assert wide.w1.shape == (inputs, 96) and wide.on_roll == net.on_roll
+        wide = net.widened(hidden, np.random.default_rng(0), inputs)
+        assert wide.w1.shape == (inputs, hidden) and wide.on_roll == net.on_roll
         assert wide.inputs == inputs
         assert np.allclose(wide.probs(me, opp), net.probs(me, opp))
         x = features(me, opp, inputs)
@@ -64,6 +65,6 @@ def test_a_widened_net_is_the_same_function() -> None:
 def test_a_net_cannot_be_narrowed() -> None:
     net = _net()
     with pytest.raises(ValueError, match="cannot widen"):
-        net.widened(32, np.random.default_rng(0))
+        net.widened(net.w1.shape[1] - 1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="cannot widen"):
-        net.widened(64, np.random.default_rng(0), net.inputs + 1)
+        net.widened(net.w1.shape[1], np.random.default_rng(0), WIDE_SIZE + 1)

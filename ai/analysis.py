@@ -7,7 +7,7 @@ player's evaluation, with the luck of the dice (docs/analysis.md).
 >>> players = [make_player(Variant.LONG, Level.MEDIUM, seed) for seed in (1, 2)]
 >>> report = analyse(play_recorded(players, random.Random(4)), level=Level.MEDIUM)
 >>> round(report.players[Side.WHITE].error_rate, 1), report.players[Side.BLACK].rating
-(14.3, <Rating.INTERMEDIATE: 'intermediate'>)
+(21.1, <Rating.ADVANCED: 'advanced'>)
 
 :func:`analyse` takes a finished :class:`engine.Game` (what the bot stores:
 ``GameRecord.engine`` decoded, the game of ``bot.rules.matchstate.table_of``)

@@ -126,15 +126,15 @@ def _unpack(bits: Rows) -> Rows:
     return np.asarray((bits[:, None] >> _SHIFTS) & 1)
 
 
-def _blocks(n: Matrix, seen: Rows) -> Matrix:
-    """:data:`BLOCK_NAMES` of each row of ``n`` (checkers, own numbering)
-    against the other side's held points ``seen`` in the same numbering
-    (bit ``p - 1`` for point ``p``).  A checker moves down its numbering,
+def _blocks(n: Matrix, mine: Rows, seen: Rows) -> Matrix:
+    """:data:`BLOCK_NAMES` of each row of ``n`` (checkers, own numbering,
+    held points ``mine``) against the other side's held points ``seen`` in
+    the same numbering (bit ``p - 1`` for point ``p``).  A checker moves down its numbering,
     so what is ahead of point ``p`` is on the bits below ``p - 1``; the
     other side's points in a row are a block here across the middle too."""
     columns = []
     # above[:, i]: checkers on bits i.. (points i + 1..); 0 past the top
-    above = np.zeros((len(n), POINTS + 7))
+    above = np.zeros((len(n), POINTS + 1))
     above[:, :POINTS] = n[:, ::-1].cumsum(axis=1)[:, ::-1]
     rows = np.arange(len(n))
     starts = seen
@@ -146,7 +146,6 @@ def _blocks(n: Matrix, seen: Rows) -> Matrix:
         lowest = np.log2(np.maximum(starts & -starts, 1)).astype(np.int64)
         top = np.where(starts != 0, lowest + length, POINTS)
         columns.append(above[rows, top] / 15)
-    mine = (n > 0).astype(np.int64) @ _BITS
     rear = np.where(mine > 0, np.floor(np.log2(np.maximum(mine, 1))), 0).astype(np.int64)
     below = np.where(mine > 0, (np.int64(1) << rear) - 1, 0)
     columns.append(_longest_run(seen & below, POINTS, _ALL) / 6)
@@ -158,16 +157,14 @@ def _blocks(n: Matrix, seen: Rows) -> Matrix:
     return np.stack(columns, axis=1)
 
 
-def _sides(n_int: Rows, other_held_bits: Rows, other_pips: Matrix) -> Matrix:
-    """The per-side features of each row of ``n_int`` against the other
-    side whose held points (bit ``p - 1`` for its point ``p``) are given."""
-    n = n_int.astype(np.float64)
+def _sides(n: Matrix, bits: Rows, seen: Rows, other_pips: Matrix) -> Matrix:
+    """The per-side features of each row of ``n`` (held points ``bits``,
+    bit ``p - 1`` for point ``p``) against the other side whose held points
+    ``seen`` are given in the same numbering."""
     held = n > 0
-    bits = held.astype(np.int64) @ _BITS
     linear = n @ _LINEAR
     pips, on, home, head, entry, quarter = linear.T
     off = 1 - on
-    seen = ((other_held_bits >> 12) | (other_held_bits << 12)) & _ALL
     free = ~seen & _ALL
     mobility = [np.bitwise_count(bits & (free << die)) for die in range(1, 7)]
     stack = np.maximum(n[:, :23] - 3, 0).sum(axis=1) / 15
@@ -199,18 +196,20 @@ def features(me: Rows, opp: Rows, size: int = SIZE) -> Matrix:
     if size not in (SIZE, WIDE_SIZE):
         raise ValueError(f"a net takes {SIZE} or {WIDE_SIZE} inputs, not {size}")
     both = np.concatenate([np.asarray(me), np.asarray(opp)])
+    n = both.astype(np.float64)
     count = len(both) // 2
     pips = both @ _POINT_NUMBERS
     held_bits = (both > 0).astype(np.int64) @ _BITS
     others = np.concatenate([held_bits[count:], held_bits[:count]])
+    # the other side's points in each side's own numbering
+    seen = ((others >> 12) | (others << 12)) & _ALL
     other_pips = np.concatenate([pips[count:], pips[:count]])
-    sides = _sides(both, others, other_pips)
+    sides = _sides(n, held_bits, seen, other_pips)
     behind = np.asarray(both[:, 12:].any(axis=1))
     race = ~(behind[:count] | behind[count:])
     lead = (other_pips[:count] - pips[:count]) / 100
     parts = [sides[:count], sides[count:], race[:, None], lead[:, None]]
     if size == WIDE_SIZE:
-        seen = ((others >> 12) | (others << 12)) & _ALL
-        blocks = _blocks(both.astype(np.float64), seen)
+        blocks = _blocks(n, held_bits, seen)
         parts += [blocks[:count], blocks[count:]]
     return np.concatenate(parts, axis=1)

@@ -45,6 +45,10 @@ SETTINGS = {
 }
 
 
+_HAND = StrategyEvaluation()
+"""The sparring partner of ``--hand``: the yardstick's evaluation."""
+
+
 def self_play(net: LongNet, rng: random.Random, explore: float,
               hand: float = 0.0) -> tuple[Matrix, Matrix]:
     """One game of the net against itself: the features of each position
@@ -68,11 +72,10 @@ def self_play(net: LongNet, rng: random.Random, explore: float,
         movers = final_rows(position, dice)
         if len(movers) > 1 and rng.random() < explore:
             chosen = movers[rng.randrange(len(movers))]
-        elif hand and len(movers) > 1 and rng.random() < hand:
-            values = afterstate_equities(_HAND, movers, np.array(other[:24]), False)
-            chosen = movers[int(np.argmax(values))]
         else:
-            values = afterstate_equities(net, movers, np.array(other[:24]), False)
+            by_hand = hand and len(movers) > 1 and rng.random() < hand
+            values = afterstate_equities(_HAND if by_hand else net, movers,
+                                         np.array(other[:24]), False)
             chosen = movers[int(np.argmax(values))]
         board[side] = [*chosen.tolist(), 0]
         if sum(board[side]) == 0:
@@ -82,9 +85,6 @@ def self_play(net: LongNet, rng: random.Random, explore: float,
     x = features(np.array(mes), np.array(opps), net.inputs)
     targets = lambda_returns(net.probs_of_features(x), final, SETTINGS["lam"])
     return x, targets
-
-
-_HAND = StrategyEvaluation()
 
 
 def lambda_returns(values: Matrix, final: Matrix, lam: float) -> Matrix:
@@ -177,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the value of being on roll of the weights in --out, no training")
     args = parser.parse_args(argv)
+    if not 0 <= args.hand <= 1:
+        parser.error(f"--hand is a share of the turns, 0 to 1, not {args.hand}")
+    if (args.widen or args.blocks) and not args.start_from:
+        parser.error("--widen and --blocks widen the net of --start-from")
     if args.calibrate_only:
         net = LongNet.load(args.out)
         net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])

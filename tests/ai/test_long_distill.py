@@ -49,17 +49,20 @@ def test_the_targets_agree_with_the_searchs_equities() -> None:
 def test_a_widened_net_is_the_same_function() -> None:
     """More hidden units, and the block inputs, start silent: the widened
     net plays as the one it came from until training moves them."""
-    net = _net()
-    positions, _ = self_play_positions(net, random.Random(6), 0.2)
+    shipped = _net()
+    positions, _ = self_play_positions(shipped, random.Random(6), 0.2)
     me, opp = (np.array(side) for side in zip(*(rows(p) for p in positions), strict=True))
-    hidden = net.w1.shape[1] + 32
-    for inputs in (net.inputs, WIDE_SIZE):
-        wide = net.widened(hidden, np.random.default_rng(0), inputs)
-        assert wide.w1.shape == (inputs, hidden) and wide.on_roll == net.on_roll
-        assert wide.inputs == inputs
-        assert np.allclose(wide.probs(me, opp), net.probs(me, opp))
-        x = features(me, opp, inputs)
-        assert np.allclose(wide.probs_of_features(x), net.probs(me, opp))
+    narrow = LongNet.fresh(16, np.random.default_rng(3))  # the 184 inputs: the blocks are new
+    assert narrow.inputs < WIDE_SIZE
+    for net in (shipped, narrow):
+        hidden = net.w1.shape[1] + 32
+        for inputs in (net.inputs, WIDE_SIZE):
+            wide = net.widened(hidden, np.random.default_rng(0), inputs)
+            assert wide.w1.shape == (inputs, hidden) and wide.on_roll == net.on_roll
+            assert wide.inputs == inputs
+            assert np.allclose(wide.probs(me, opp), net.probs(me, opp))
+            x = features(me, opp, inputs)
+            assert np.allclose(wide.probs_of_features(x), net.probs(me, opp))
 
 
 def test_a_net_cannot_be_narrowed() -> None:

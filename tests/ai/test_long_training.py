@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from ai.long_net import LongNet, flip, outcome
 from ai.long_player import LongNetPlayer
 from ai.long_search import CHANCES, roll_values, rows
 from ai.player import Level
-from ai.train_long import fit_on_roll, lambda_returns, self_play
+from ai.train_long import fit_on_roll, lambda_returns, main, self_play
 from engine import legal_turns
 
 
@@ -137,6 +138,23 @@ def test_self_play_with_the_hand_share_plays_the_yardsticks_turns() -> None:
     assert not np.array_equal(by_hand[0][1], by_hand[1][1])
     own = [self_play(net, random.Random(4), explore=0.0) for net in (one, other)]
     assert len(own[0][0]) != len(own[1][0]) or not np.array_equal(own[0][0][:, :SIZE], own[1][0])
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (["--hand", "1.5"], "a share of the turns, 0 to 1"),
+    (["--hand", "-0.1"], "a share of the turns, 0 to 1"),
+    (["--blocks"], "widen the net of --start-from"),
+    (["--widen", "128"], "widen the net of --start-from"),
+])
+def test_training_refuses_options_it_cannot_follow(
+    options: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Bad options are said, and nothing is trained or written."""
+    out = tmp_path / "net.npz"
+    with pytest.raises(SystemExit):
+        main([*options, "--out", str(out), "--games", "1"])
+    assert said in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
 
 
 def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> None:

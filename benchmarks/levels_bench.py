@@ -192,11 +192,11 @@ def analysed(variant: Variant, games: int, seed: int) -> None:
     :func:`ai.analysis.analyse` (at its default, strong depth) over
     ``games`` cubeless games of the level against itself (both sides
     counted)."""
-    from ai.analysis import analyse, totals
+    from ai.analysis import PlayerReport, analyse, totals
     from ai.arena import play_recorded
 
     for level in levels_of(variant):
-        reports = []
+        reports: list[PlayerReport] = []
         for game in range(games):
             players = [make_player(variant, level, seed + 2 * game + side) for side in (0, 1)]
             report = analyse(play_recorded(players, random.Random(seed * 7_919 + game)))

@@ -25,13 +25,14 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
 from ai.long_features import WIDE_SIZE, Matrix, features
 from ai.long_hand import StrategyEvaluation
-from ai.long_net import WEIGHTS_PATH, Adam, LongNet, flip, outcome
+from ai.long_net import WEIGHTS_PATH, Adam, LongNet, Vector, flip, outcome
 from ai.long_search import afterstate_equities, final_rows
 from engine import Dice, Position, Side, Variant
 
@@ -50,18 +51,27 @@ _HAND = StrategyEvaluation()
 
 
 def self_play(net: LongNet, rng: random.Random, explore: float,
-              hand: float = 0.0) -> tuple[Matrix, Matrix]:
+              hand: float = 0.0, cut: bool = False) -> tuple[Matrix, Matrix]:
     """One game of the net against itself: the features of each position
     before a roll (for the side to roll) and their λ-return targets.  A
     ``hand`` share of the turns is chosen by the yardstick's evaluation at
     1 ply (:class:`ai.long_hand.StrategyEvaluation`): a player who builds
     blocks, so the games reach the positions such a player makes, which
-    the net's own play seldom does."""
+    the net's own play seldom does.
+
+    With ``cut``, where the partner's turn is not the one the net would
+    play, the position before it is valued by the net's own best turn
+    instead, and the λ-return of the positions before it goes on from
+    there (Watkins's cut): the net still meets the partner's positions,
+    but its values stay those of its own play - without it they are the
+    mixed play's, whose mars (the partner plays for the win alone) comes
+    more often than the net's."""
     board = [[0] * 24 + [0], [0] * 24 + [0]]
     board[0][23] = board[1][23] = 15
     side = Side.WHITE
     mes: list[list[int]] = []
     opps: list[list[int]] = []
+    cuts: dict[int, Vector] = {}
     while True:
         mover, other = board[side], board[side.opponent]
         mes.append(mover[:24])
@@ -74,26 +84,38 @@ def self_play(net: LongNet, rng: random.Random, explore: float,
             chosen = movers[rng.randrange(len(movers))]
         else:
             by_hand = hand and len(movers) > 1 and rng.random() < hand
-            values = afterstate_equities(_HAND if by_hand else net, movers,
-                                         np.array(other[:24]), False)
+            waiting = np.array(other[:24])
+            values = afterstate_equities(_HAND if by_hand else net, movers, waiting, False)
             chosen = movers[int(np.argmax(values))]
+            if by_hand and cut:
+                own = movers[int(np.argmax(afterstate_equities(net, movers, waiting, False)))]
+                if not np.array_equal(own, chosen):
+                    cuts[len(mes) - 1] = (outcome(15, waiting) if not own.any() else
+                                          flip(net.probs(waiting[None, :], own[None, :]))[0])
         board[side] = [*chosen.tolist(), 0]
         if sum(board[side]) == 0:
             final = outcome(15, np.array(board[side.opponent][:24]))
             break
         side = side.opponent
     x = features(np.array(mes), np.array(opps), net.inputs)
-    targets = lambda_returns(net.probs_of_features(x), final, SETTINGS["lam"])
+    targets = lambda_returns(net.probs_of_features(x), final, SETTINGS["lam"], cuts)
     return x, targets
 
 
-def lambda_returns(values: Matrix, final: Matrix, lam: float) -> Matrix:
+def lambda_returns(values: Matrix, final: Matrix, lam: float,
+                   cuts: Mapping[int, Vector] | None = None) -> Matrix:
     """λ-returns for positions ``0..T`` whose sides to roll alternate; the
-    last side to roll won with the result ``final``."""
+    last side to roll won with the result ``final``.  ``cuts``: positions
+    whose target is given (for their side to roll); the returns before
+    them go on from it."""
+    cuts = cuts or {}
     count = len(values)
     targets = np.empty_like(values)
-    targets[-1] = final
+    targets[-1] = cuts.get(count - 1, final)
     for t in range(count - 2, -1, -1):
+        if t in cuts:
+            targets[t] = cuts[t]
+            continue
         ahead = (1 - lam) * values[t + 1] + lam * targets[t + 1]
         targets[t] = flip(ahead[None, :])[0]
     return targets
@@ -173,12 +195,17 @@ def main(argv: list[str] | None = None) -> int:
                              "(ai.long_features.WIDE_SIZE), their weights starting at 0")
     parser.add_argument("--hand", type=float, default=0.0, metavar="SHARE",
                         help="this share of the turns chosen by the yardstick's evaluation")
+    parser.add_argument("--cut", action="store_true",
+                        help="with --hand: where the partner's turn is not the net's, value the "
+                             "position by the net's own best turn (its values stay its own play's)")
     parser.add_argument("--rate", type=float, default=SETTINGS["rate"], help="Adam's step size")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the value of being on roll of the weights in --out, no training")
     args = parser.parse_args(argv)
     if not 0 <= args.hand <= 1:
         parser.error(f"--hand is a share of the turns, 0 to 1, not {args.hand}")
+    if args.cut and not args.hand:
+        parser.error("--cut cuts the λ-return at the turns of --hand's partner: give --hand")
     if (args.widen or args.blocks) and not args.start_from:
         parser.error("--widen and --blocks widen the net of --start-from")
     if args.calibrate_only:
@@ -212,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     while games < args.games and time.monotonic() < deadline:
         rng = random.Random(int(SETTINGS["seed"]) * 1_000_003 + games)
         explore = SETTINGS["explore"] if games < SETTINGS["explore_games"] else 0.0
-        x, targets = self_play(net, rng, explore, args.hand)
+        x, targets = self_play(net, rng, explore, args.hand, args.cut)
         losses.append(adam.step(net, x, targets))
         games += 1
         if games % args.checkpoint_every == 0:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ai import train_long
 from ai.arena import play_game
 from ai.long_features import BLOCK_NAMES, INDEX, SIZE, WIDE_NAMES, WIDE_SIZE, features
 from ai.long_hand import INDEX as HAND_INDEX
@@ -117,6 +118,20 @@ def test_lambda_returns_turn_round_each_position() -> None:
     assert np.allclose(targets[0], final)
 
 
+def test_lambda_returns_go_on_from_a_cut() -> None:
+    """A cut position takes its given target, and the positions before it
+    are valued from there, not from the game that followed."""
+    values = np.full((4, 5), 0.5)
+    final = outcome(15, np.array([1] + [0] * 22 + [14]))
+    given = np.array([0.7, 0.1, 0.0, 0.2, 0.05])
+    targets = lambda_returns(values, final, lam=1.0, cuts={1: given})
+    assert np.allclose(targets[3], final) and np.allclose(targets[2], flip(final[None, :])[0])
+    assert np.allclose(targets[1], given)
+    assert np.allclose(targets[0], flip(given[None, :])[0])
+    assert np.allclose(lambda_returns(values, final, lam=0.7, cuts={}),
+                       lambda_returns(values, final, lam=0.7))
+
+
 def test_self_play_is_reproducible_and_the_net_learns_from_it() -> None:
     net = LongNet.fresh(8, np.random.default_rng(0))
     first = self_play(net, random.Random(4), explore=0.0)
@@ -140,7 +155,26 @@ def test_self_play_with_the_hand_share_plays_the_yardsticks_turns() -> None:
     assert len(own[0][0]) != len(own[1][0]) or not np.array_equal(own[0][0][:, :SIZE], own[1][0])
 
 
+def test_the_cut_keeps_the_partners_game_and_values_it_by_the_nets_own_turns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--hand 1 --cut: the same game as without the cut (the partner still
+    plays every turn), other targets where the net would have played
+    otherwise; a partner who plays as the net does leaves nothing to cut."""
+    net = LongNet.fresh(8, np.random.default_rng(0))
+    plain = self_play(net, random.Random(4), explore=0.0, hand=1.0)
+    cut = self_play(net, random.Random(4), explore=0.0, hand=1.0, cut=True)
+    assert np.array_equal(plain[0], cut[0])
+    assert not np.allclose(plain[1], cut[1])
+    monkeypatch.setattr(train_long, "_HAND", net)
+    agreeing = [self_play(net, random.Random(4), explore=0.0, hand=1.0, cut=c)
+                for c in (False, True)]
+    assert np.array_equal(agreeing[0][0], agreeing[1][0])
+    assert np.array_equal(agreeing[0][1], agreeing[1][1])
+
+
 @pytest.mark.parametrize(("options", "said"), [
+    (["--cut"], "give --hand"),
     (["--hand", "1.5"], "a share of the turns, 0 to 1"),
     (["--hand", "-0.1"], "a share of the turns, 0 to 1"),
     (["--blocks"], "widen the net of --start-from"),

@@ -89,9 +89,10 @@ def self_play(net: LongNet, rng: random.Random, explore: float,
             chosen = movers[int(np.argmax(values))]
             if by_hand and cut:
                 own = movers[int(np.argmax(afterstate_equities(net, movers, waiting, False)))]
+                # never a finished game: the partner takes a turn that ends it (scored
+                # exactly, above its every estimate), so then the two turns agree
                 if not np.array_equal(own, chosen):
-                    cuts[len(mes) - 1] = (outcome(15, waiting) if not own.any() else
-                                          flip(net.probs(waiting[None, :], own[None, :]))[0])
+                    cuts[len(mes) - 1] = flip(net.probs(waiting[None, :], own[None, :]))[0]
         board[side] = [*chosen.tolist(), 0]
         if sum(board[side]) == 0:
             final = outcome(15, np.array(board[side.opponent][:24]))

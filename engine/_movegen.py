@@ -147,6 +147,27 @@ def may_block(mine: bytes | bytearray, opp_min: int, steps: int) -> bool:
     return max(sixes[5 : len(region)]) >= need
 
 
+def rearmost(theirs: bytes | bytearray) -> int:
+    """The opponent's lowest point (its numbers) with a checker, the one
+    the block rule counts from (long nardy); 0 once it has borne off,
+    which makes every block legal."""
+    if sum(theirs) != CHECKERS:
+        return 0
+    return len(theirs) - len(theirs.lstrip(b"\0")) + 1
+
+
+def long_key(mover: Sequence[int], opponent: Sequence[int], first_turn: bool,
+             dice: tuple[int, int]) -> tuple[object, ...]:
+    """All that a long nardy turn's results depend on (:class:`Generator`
+    reads no more): the mover's checkers; of the opponent's only the points
+    it holds (a step may not land there) and :func:`rearmost` (the block
+    rule); the first turn (the head rule); the roll.  Nothing is hit in
+    long nardy, so the opponent's checkers never change."""
+    theirs = bytes(opponent)
+    return (tuple(mover), theirs.translate(_HELD), rearmost(theirs), first_turn,
+            min(dice), max(dice))
+
+
 class _Reach(dict[int, list[Move]]):
     """The moves to an open point, made once per die on first use: ``[die]``
     all of them, ``[die + 8]`` those not from the head, ``[-die]`` entering
@@ -243,10 +264,7 @@ class Generator:
             on = b"\0" + theirs[12:24] + theirs[:12]
             if strict:
                 self.head_limit = head_limit(on, first_turn, dice[0], double) if first_turn else 1
-                # the lowest opponent point (its numbers) with a checker; 0
-                # once it has borne off, which makes every block legal
-                if sum(theirs) == CHECKERS:
-                    self.opp_min = len(theirs) - len(theirs.lstrip(b"\0")) + 1
+                self.opp_min = rearmost(theirs)
         else:
             on = b"\0" + theirs[23::-1] + b"\0"
         # a move can only land where the opponent has at most one checker, so

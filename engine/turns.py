@@ -18,9 +18,20 @@ rule.  The search itself lives in :mod:`engine._movegen`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Hashable
 from dataclasses import FrozenInstanceError, dataclass, field
 
-from engine._movegen import _CODE_BYTES, BAR, OFF, Code, Generator, Path, Row, final_states
+from engine._movegen import (
+    _CODE_BYTES,
+    BAR,
+    OFF,
+    Code,
+    Generator,
+    Path,
+    Row,
+    final_states,
+    long_key,
+)
 from engine.position import (
     Dice,
     IllegalStepError,
@@ -126,6 +137,20 @@ def packed_results(position: Position, dice: Dice) -> list[bytes]:
     gen = _generator(position, dice)
     codes = sorted(final_states(gen, (dice.first, dice.second))) or [gen.code]
     return [code.to_bytes(_CODE_BYTES, "little") for code in codes]
+
+
+def results_key(position: Position, dice: Dice) -> Hashable:
+    """What :func:`packed_results` depends on: two (position, roll) pairs
+    with equal keys have the same packed results.  In long nardy the
+    opponent's checkers count only by the points they hold and the
+    rearmost of them (:func:`engine._movegen.long_key`), so a search that
+    meets the same mover against many replies of its opponent generates
+    its turns once; in backgammon, where a hit changes the opponent, the
+    key is the whole position and roll."""
+    if position.variant is not Variant.LONG:
+        return position, min(dice.first, dice.second), max(dice.first, dice.second)
+    opponent, mover = position.board if position.turn else position.board[::-1]
+    return long_key(mover, opponent, position.first_turn, (dice.first, dice.second))
 
 
 def _generator(position: Position, dice: Dice, strict: bool = True) -> Generator:

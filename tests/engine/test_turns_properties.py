@@ -4,6 +4,7 @@ GNU Backgammon checks backgammon separately in test_gnubg_crosscheck.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 import pytest
@@ -14,6 +15,7 @@ from engine import (
     CHECKERS,
     HEAD,
     Dice,
+    InvalidPositionError,
     Position,
     Step,
     TurnInProgress,
@@ -22,6 +24,7 @@ from engine import (
     legal_turns,
     opponent_point,
 )
+from engine.turns import packed_results, results_key
 from tests.engine.strategies import dice, game_positions, random_game_positions
 
 LONG = Variant.LONG
@@ -217,3 +220,53 @@ def test_first_long_turns_are_sampled() -> None:
     pool = random_game_positions(LONG, seed=5, count=700)
     assert sum(position.first_turn for position, _ in pool) >= 10
     assert any(Step(24, 18, 6) in t.steps for p, r in pool for t in legal_turns(p, r))
+
+
+def opponent_variants(position: Position) -> list[Position]:
+    """The position with the opponent's checkers changed one at a time: a
+    checker moved to any point the mover does not hold, or taken off."""
+    side = position.turn
+    mover, opp = position.board[side], position.board[side.opponent]
+    found = [position]
+    for source in range(24):
+        if not opp[source]:
+            continue
+        for target in [*range(24), None]:
+            taken = target is not None and mover[opponent_point(LONG, target + 1) - 1]
+            if target == source or taken:
+                continue
+            row = list(opp)
+            row[source] -= 1
+            if target is not None:
+                row[target] += 1
+            board = [list(mover), row] if side.value == 0 else [row, list(mover)]
+            with contextlib.suppress(InvalidPositionError):
+                found.append(Position.from_rows(LONG, board, side, position.first_turn))
+    return found
+
+
+def test_results_key_decides_the_packed_results() -> None:
+    # a search generates a mover's turns once per key (ai.long_search._replies):
+    # every position sharing a key must share the results, however its opponent's
+    # checkers stand
+    merged = 0
+    for position, roll in random_game_positions(LONG, seed=8, count=120):
+        groups: dict[object, tuple[list[bytes], Position]] = {}
+        for variant in opponent_variants(position):
+            key = results_key(variant, roll)
+            results = packed_results(variant, roll)
+            if key in groups:
+                merged += groups[key][1].board != variant.board
+                assert results == groups[key][0], (groups[key][1], variant, roll)
+            else:
+                groups[key] = (results, variant)
+    assert merged > 1000  # the key does merge different opponents
+
+
+def test_results_key_tells_apart_what_the_turns_depend_on() -> None:
+    start = Position.initial(LONG)
+    roll = Dice(6, 5)
+    assert results_key(start, roll) == results_key(start, Dice(5, 6))
+    assert results_key(start, roll) != results_key(start, Dice(6, 4))
+    later = [v for v in opponent_variants(start) if v.board != start.board]
+    assert all(results_key(v, roll) != results_key(start, roll) for v in later)

@@ -131,7 +131,7 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
     bounds: list[int] = []
     live: list[int] = []
     # the turns of a mover against replies that leave the points held as they were
-    generated: dict[Hashable, list[bytes]] = {}
+    generated: dict[tuple[Hashable, Dice], list[bytes]] = {}
     for index, position in enumerate(positions):
         other = position.board[position.turn.opponent][:24]
         if not any(other):
@@ -141,12 +141,12 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
             tables[other] = (len(others), {})
             others.append(other)
         group, seen = tables[other]
+        key = results_key(position)
         for dice, _ in ROLLS:
             bounds.append(len(where))
-            key = results_key(position, dice)
-            results = generated.get(key)
+            results = generated.get((key, dice))
             if results is None:
-                results = generated[key] = packed_results(position, dice)
+                results = generated[key, dice] = packed_results(position, dice)
             for code in results:
                 at = seen.get(code)
                 if at is None:

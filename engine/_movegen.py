@@ -156,16 +156,15 @@ def rearmost(theirs: bytes | bytearray) -> int:
     return len(theirs) - len(theirs.lstrip(b"\0")) + 1
 
 
-def long_key(mover: Sequence[int], opponent: Sequence[int], first_turn: bool,
-             dice: tuple[int, int]) -> tuple[object, ...]:
-    """All that a long nardy turn's results depend on (:class:`Generator`
-    reads no more): the mover's checkers; of the opponent's only the points
-    it holds (a step may not land there) and :func:`rearmost` (the block
-    rule); the first turn (the head rule); the roll.  Nothing is hit in
-    long nardy, so the opponent's checkers never change."""
+def long_key(mover: Sequence[int], opponent: Sequence[int], first_turn: bool
+             ) -> tuple[object, ...]:
+    """All that a long nardy turn's results depend on besides the roll
+    (:class:`Generator` reads no more): the mover's checkers; of the
+    opponent's only the points it holds (a step may not land there) and
+    :func:`rearmost` (the block rule); the first turn (the head rule).
+    Nothing is hit in long nardy, so the opponent's checkers never change."""
     theirs = bytes(opponent)
-    return (tuple(mover), theirs.translate(_HELD), rearmost(theirs), first_turn,
-            min(dice), max(dice))
+    return tuple(mover), theirs.translate(_HELD), rearmost(theirs), first_turn
 
 
 class _Reach(dict[int, list[Move]]):

@@ -139,18 +139,18 @@ def packed_results(position: Position, dice: Dice) -> list[bytes]:
     return [code.to_bytes(_CODE_BYTES, "little") for code in codes]
 
 
-def results_key(position: Position, dice: Dice) -> Hashable:
-    """What :func:`packed_results` depends on: two (position, roll) pairs
-    with equal keys have the same packed results.  In long nardy the
-    opponent's checkers count only by the points they hold and the
-    rearmost of them (:func:`engine._movegen.long_key`), so a search that
-    meets the same mover against many replies of its opponent generates
-    its turns once; in backgammon, where a hit changes the opponent, the
-    key is the whole position and roll."""
+def results_key(position: Position) -> Hashable:
+    """What :func:`packed_results` depends on besides the roll: two
+    positions with equal keys have the same packed results for every roll.
+    In long nardy the opponent's checkers count only by the points they
+    hold and the rearmost of them (:func:`engine._movegen.long_key`), so a
+    search that meets the same mover against many replies of its opponent
+    generates its turns once; in backgammon, where a hit changes the
+    opponent, the key is the whole position."""
     if position.variant is not Variant.LONG:
-        return position, min(dice.first, dice.second), max(dice.first, dice.second)
+        return position
     opponent, mover = position.board if position.turn else position.board[::-1]
-    return long_key(mover, opponent, position.first_turn, (dice.first, dice.second))
+    return long_key(mover, opponent, position.first_turn)
 
 
 def _generator(position: Position, dice: Dice, strict: bool = True) -> Generator:

@@ -46,7 +46,6 @@ from ai.long_search import (
     CHANCES,
     CHUNK,
     _replies,
-    _unpack,
     afterstate_equities,
     final_rows,
     reply_positions,
@@ -115,7 +114,7 @@ def roll_probs(net: LongNet, positions: Sequence[Position]) -> Matrix:
         hits = np.flatnonzero(values == best[segment])
         _, first = np.unique(segment[hits], return_index=True)
         chosen = replies.where[hits[first]]
-        theirs = _unpack(b"".join(replies.codes[i] for i in chosen))
+        theirs = replies.rows[chosen]
         others = np.array([positions[i].board[positions[i].turn.opponent][:24]
                            for i in replies.live], dtype=np.int64)
         mine = np.repeat(others, len(ROLLS), axis=0)
@@ -206,7 +205,8 @@ def fit(start: LongNet, works: Sequence[Path], out: Path, target: str) -> LongNe
         count = len(search)
         w = SETTINGS["outcome_weight"]
         parts.append(((1 - w) * search + w * data["result"][:count],
-                      features(data["me"][:count], data["opp"][:count], start.inputs),
+                      features(data["me"][:count], data["opp"][:count], start.inputs,
+                               start.legacy),
                       data["game"][:count]))
     targets = np.concatenate([part[0] for part in parts])
     x = np.concatenate([part[1] for part in parts])

@@ -92,7 +92,8 @@ class HandEvaluation:
         self.weights = weight_vector(weights)
 
     def probs(self, me: Rows, opp: Rows) -> Matrix:
-        x = features(me, opp)
+        # fitted on the nets' old sums (ai.long_features._legacy_sums), kept as fitted
+        x = features(me, opp, legacy=True)
         logit = x @ self.weights + ON_ROLL
         race = x[:, INDEX["race"]] > 0
         if race.any():

@@ -45,13 +45,21 @@ the six in front of it / 6) squared, summed / 15.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
+
+try:
+    from ai import _longcore
+except ImportError:  # built without a C compiler: numpy serves
+    _longcore = None  # type: ignore[assignment]
 
 Rows = npt.NDArray[np.int64]
 Matrix = npt.NDArray[np.float64]
 
 POINTS = 24
+CHECKERS = 15
 _POINT_NUMBERS = np.arange(1, POINTS + 1, dtype=np.float64)
 _ENTRY_WEIGHT = np.maximum(_POINT_NUMBERS - 6, 0)
 
@@ -95,13 +103,18 @@ _BITS = 1 << np.arange(POINTS, dtype=np.int64)
 _ALL = (1 << POINTS) - 1
 _NO_WRAP = _ALL & ~(1 << 12)
 """A run of held points breaks between my points 12 and 13 (bits 11, 12)."""
-_LINEAR = np.zeros((POINTS, 6))
-_LINEAR[:, 0] = _POINT_NUMBERS / 360  # pips
-_LINEAR[:, 1] = 1 / 15  # on the board (off = 1 - this)
-_LINEAR[:6, 2] = 1 / 15  # home
-_LINEAR[23, 3] = 1 / 15  # head
-_LINEAR[:, 4] = _ENTRY_WEIGHT / 100  # entry
-_LINEAR[18:, 5] = 1 / 15  # start quarter
+_LINEAR = np.zeros((POINTS, 6), dtype=np.int64)
+_LINEAR[:, 0] = np.arange(1, POINTS + 1)  # pips
+_LINEAR[:, 1] = 1  # checkers on the board
+_LINEAR[:6, 2] = 1  # home
+_LINEAR[23, 3] = 1  # head
+_LINEAR[:, 4] = _ENTRY_WEIGHT  # entry
+_LINEAR[18:, 5] = 1  # start quarter
+_SCALE = np.array([360, 15, 15, 15, 100, 15])
+"""The counts of :data:`_LINEAR` are summed in integers and divided once:
+summed as fractions (``n @ (w / 15)``) they came out 1e-16 off in half the
+positions, in the summation order of the processor's BLAS, and ``off > 0``
+("any off") and the mars margin's "nothing off" with them."""
 
 
 def _longest_run(held: Rows, cap: int = 8, joined: int = _NO_WRAP) -> Matrix:
@@ -126,7 +139,7 @@ def _unpack(bits: Rows) -> Rows:
     return np.asarray((bits[:, None] >> _SHIFTS) & 1)
 
 
-def _blocks(n: Matrix, mine: Rows, seen: Rows) -> Matrix:
+def _blocks(n: Rows, mine: Rows, seen: Rows) -> Matrix:
     """:data:`BLOCK_NAMES` of each row of ``n`` (checkers, own numbering,
     held points ``mine``) against the other side's held points ``seen`` in
     the same numbering (bit ``p - 1`` for point ``p``).  A checker moves down its numbering,
@@ -134,7 +147,7 @@ def _blocks(n: Matrix, mine: Rows, seen: Rows) -> Matrix:
     other side's points in a row are a block here across the middle too."""
     columns = []
     # above[:, i]: checkers on bits i.. (points i + 1..); 0 past the top
-    above = np.zeros((len(n), POINTS + 1))
+    above = np.zeros((len(n), POINTS + 1), dtype=np.int64)
     above[:, :POINTS] = n[:, ::-1].cumsum(axis=1)[:, ::-1]
     rows = np.arange(len(n))
     starts = seen
@@ -153,31 +166,34 @@ def _blocks(n: Matrix, mine: Rows, seen: Rows) -> Matrix:
     ahead = np.zeros_like(theirs)
     ahead[:, 1:] = theirs[:, :-1]
     ahead[:, 7:] -= theirs[:, :-7]
-    columns.append((n[:, 6:] * (ahead[:, 6:] / 6) ** 2).sum(axis=1) / 15)
+    # (the other side's points among the six ahead / 6) squared, in integers
+    columns.append((n[:, 6:] * ahead[:, 6:] ** 2).sum(axis=1) / (36 * 15))
     return np.stack(columns, axis=1)
 
 
-def _sides(n: Matrix, bits: Rows, seen: Rows, other_pips: Matrix) -> Matrix:
-    """The per-side features of each row of ``n`` (held points ``bits``,
-    bit ``p - 1`` for point ``p``) against the other side whose held points
-    ``seen`` are given in the same numbering."""
+def _sides(both: Rows, bits: Rows, seen: Rows, other_pips: Rows) -> Matrix:
+    """The per-side features of each row of ``both`` (checkers, own
+    numbering; held points ``bits``, bit ``p - 1`` for point ``p``) against
+    the other side whose held points ``seen`` are given in the same
+    numbering.  Sums are taken in integers, so they are exact."""
+    n = both.astype(np.float64)
     held = n > 0
-    linear = n @ _LINEAR
-    pips, on, home, head, entry, quarter = linear.T
-    off = 1 - on
+    counts = both @ _LINEAR
+    pips, home, head, entry, quarter = (counts[:, [0, 2, 3, 4, 5]] / _SCALE[[0, 2, 3, 4, 5]]).T
+    on = counts[:, 1]
     free = ~seen & _ALL
     mobility = [np.bitwise_count(bits & (free << die)) for die in range(1, 7)]
-    stack = np.maximum(n[:, :23] - 3, 0).sum(axis=1) / 15
+    stack = np.maximum(both[:, :23] - 3, 0).sum(axis=1) / 15
     singles = np.stack(
         [
             pips,
-            off,
-            off > 0,
+            (CHECKERS - on) / 15,
+            on < CHECKERS,
             home,
-            entry == 0,
+            counts[:, 4] == 0,
             head,
             entry,
-            np.clip((other_pips - 100 * entry) / 60, -3, 3) * (off == 0),
+            np.clip((other_pips - counts[:, 4]) / 60, -3, 3) * (on == CHECKERS),
             *(m / 8 for m in mobility),
             _longest_run(bits) / 6,
             np.bitwise_count(bits) / 12,
@@ -190,26 +206,68 @@ def _sides(n: Matrix, bits: Rows, seen: Rows, other_pips: Matrix) -> Matrix:
     return np.concatenate([held, n >= 2, np.maximum(n - 2, 0) / 13, singles], axis=1)
 
 
-def features(me: Rows, opp: Rows, size: int = SIZE) -> Matrix:
+def features(me: Rows, opp: Rows, size: int = SIZE, legacy: bool = False,
+             dtype: type[np.floating[Any]] = np.float64) -> Matrix:
     """The ``(N, size)`` feature matrix of a batch (see the module doc):
-    ``size`` is :data:`SIZE` or :data:`WIDE_SIZE`."""
+    ``size`` is :data:`SIZE` or :data:`WIDE_SIZE`; ``legacy`` for a net
+    trained on the old sums (:func:`_legacy_sums`); ``dtype`` float64 or
+    float32.  Computed in C (:mod:`ai._longcore`, equal bit for bit) where
+    it was built."""
     if size not in (SIZE, WIDE_SIZE):
         raise ValueError(f"a net takes {SIZE} or {WIDE_SIZE} inputs, not {size}")
-    both = np.concatenate([np.asarray(me), np.asarray(opp)])
-    n = both.astype(np.float64)
+    if _longcore is None:
+        found = numpy_features(me, opp, size).astype(dtype)
+    else:
+        mine = np.ascontiguousarray(me, dtype=np.uint8)
+        found = np.empty((len(mine), size), dtype=dtype)
+        _longcore.features(mine, np.ascontiguousarray(opp, dtype=np.uint8), found)
+    if legacy:
+        _legacy_sums(found, me, opp)
+    return found
+
+
+def numpy_features(me: Rows, opp: Rows, size: int = SIZE) -> Matrix:
+    """:func:`features` in numpy (where the C module was not built, and to
+    check it)."""
+    both = np.concatenate([np.asarray(me), np.asarray(opp)]).astype(np.int64)
     count = len(both) // 2
-    pips = both @ _POINT_NUMBERS
+    pips = both @ _LINEAR[:, 0]
     held_bits = (both > 0).astype(np.int64) @ _BITS
     others = np.concatenate([held_bits[count:], held_bits[:count]])
     # the other side's points in each side's own numbering
     seen = ((others >> 12) | (others << 12)) & _ALL
     other_pips = np.concatenate([pips[count:], pips[:count]])
-    sides = _sides(n, held_bits, seen, other_pips)
+    sides = _sides(both, held_bits, seen, other_pips)
     behind = np.asarray(both[:, 12:].any(axis=1))
     race = ~(behind[:count] | behind[count:])
     lead = (other_pips[:count] - pips[:count]) / 100
     parts = [sides[:count], sides[count:], race[:, None], lead[:, None]]
     if size == WIDE_SIZE:
-        blocks = _blocks(n, held_bits, seen)
+        blocks = _blocks(both, held_bits, seen)
         parts += [blocks[:count], blocks[count:]]
     return np.concatenate(parts, axis=1)
+
+
+_LEGACY_ON = np.full((POINTS, 6), 1 / 15)
+_OFF_COLUMNS = [(INDEX[f"{side}_off"], INDEX[f"{side}_any_off"], INDEX[f"{side}_mars_margin"])
+                for side in ("me", "opp")]
+
+
+def _legacy_sums(found: Matrix, me: Rows, opp: Rows) -> None:
+    """Make ``found`` what the nets trained before 7 December 2026 saw.
+
+    They summed the checkers on the board as fractions, ``n @ (1 / 15)``
+    in a matrix product, which came out 1e-16 above or below 1 in about
+    half the positions (by the summation order of the processor's BLAS):
+    there "any off" read 1 and the mars margin read 0 while nothing was
+    off.  Such a net plays as trained only with the same readings (with
+    the exact ones the shipped net won 46.0% of 250 games against itself:
+    docs/ai.md)."""
+    both = np.concatenate([np.asarray(me), np.asarray(opp)]).astype(np.float64)
+    off = 1 - (both @ _LEGACY_ON)[:, 1]
+    count = len(both) // 2
+    for (at_off, at_any, at_margin), part in zip(_OFF_COLUMNS, (off[:count], off[count:]),
+                                                 strict=True):
+        found[:, at_off] = part
+        found[:, at_any] = part > 0
+        found[:, at_margin] *= part == 0

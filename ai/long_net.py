@@ -74,6 +74,10 @@ class LongNet:
     the value of being on roll (:func:`ai.train_long.fit_on_roll`), which
     makes the net's estimate of a position before a roll agree on average
     with its own look one roll ahead."""
+    legacy: bool = False
+    """Trained on the old sums of checkers (:func:`ai.long_features._legacy_sums`):
+    the nets saved before 7 December 2026, which have no ``exact_sums`` in
+    their file."""
 
     def value(self, probs: Matrix, koks: bool = False) -> Vector:
         """The equity of the side to roll for the net's ``probs``:
@@ -99,7 +103,7 @@ class LongNet:
                 np.asarray(data[name], dtype=np.float64) for name in ("w1", "b1", "w2", "b2")
             )
             on_roll = float(data["on_roll"]) if "on_roll" in data.files else 0.0
-            return cls(w1, b1, w2, b2, info, on_roll)
+            return cls(w1, b1, w2, b2, info, on_roll, legacy="exact_sums" not in data.files)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,6 +115,8 @@ class LongNet:
         }
         arrays |= {f"info_{key}": np.array(value) for key, value in self.info.items()}
         arrays["on_roll"] = np.array(self.on_roll)
+        if not self.legacy:
+            arrays["exact_sums"] = np.array(True)
         np.savez_compressed(path, allow_pickle=False, **arrays)
 
     @property
@@ -131,7 +137,7 @@ class LongNet:
         w1 = np.concatenate([w1, rng.normal(0, 0.1 / np.sqrt(inputs), (inputs, extra))], axis=1)
         b1 = np.concatenate([self.b1, np.zeros(extra)])
         w2 = np.concatenate([self.w2, np.zeros((extra, self.w2.shape[1]))])
-        return LongNet(w1, b1, w2, self.b2.copy(), on_roll=self.on_roll)
+        return LongNet(w1, b1, w2, self.b2.copy(), on_roll=self.on_roll, legacy=self.legacy)
 
     def hidden(self, x: Matrix) -> Matrix:
         return np.asarray(np.tanh(x @ self.w1 + self.b1))
@@ -141,8 +147,14 @@ class LongNet:
         return np.asarray(1 / (1 + np.exp(-logits)))
 
     def probs(self, me: Rows, opp: Rows) -> Matrix:
-        """Estimates for ``me`` to roll against ``opp`` (batches of rows)."""
-        return self.probs_of_features(features(me, opp, self.inputs))
+        """Estimates for ``me`` to roll against ``opp`` (batches of rows).
+        The features and the first layer in float32: a third of the time of
+        float64 (1.4 µs a row), the estimates within some 1e-6 of
+        :meth:`probs_of_features` (training's float64)."""
+        x = features(me, opp, self.inputs, self.legacy, np.float32)
+        h = np.tanh(x @ self.w1.astype(np.float32) + self.b1.astype(np.float32))
+        logits = h.astype(np.float64) @ self.w2 + self.b2
+        return np.asarray(1 / (1 + np.exp(-logits)))
 
 
 @dataclass

@@ -23,6 +23,11 @@ from ai.player import ROLLS
 from engine import Dice, Position, Turn, Variant, legal_turns
 from engine.turns import PACKED_BYTES, packed_results, results_key
 
+try:
+    from ai import _longcore
+except ImportError:  # built without a C compiler: the engine's generator serves
+    _longcore = None  # type: ignore[assignment]
+
 
 def rows(position: Position) -> tuple[Rows, Rows]:
     """``(mover, opponent)`` as arrays of 24 points (no bar in long nardy)."""
@@ -83,6 +88,10 @@ def turn_equities(
 
 def final_rows(position: Position, dice: Dice) -> Rows:
     """The mover's rows (K, 24) after each of ``legal_turns(position, dice)``."""
+    if _longcore is not None:
+        mover, opponent = _sides(position)
+        found = _longcore.results(mover, opponent, position.first_turn, dice.first, dice.second)
+        return np.frombuffer(found, dtype=np.uint8).reshape(-1, 24).astype(np.int64)
     return _unpack(b"".join(packed_results(position, dice)))
 
 
@@ -92,8 +101,15 @@ def _unpack(codes: bytes) -> Rows:
     return packed[:, 1 : 24 + 1].astype(np.int64)
 
 
+def _sides(position: Position) -> tuple[bytes, bytes]:
+    """The points 1..24 of the side to roll and of the other side, a byte each."""
+    board = position.board
+    return bytes(board[position.turn][:24]), bytes(board[position.turn.opponent][:24])
+
+
 CHANCES: Vector = np.array([chance for _, chance in ROLLS])
 """The chances of :data:`ROLLS`, in their order."""
+_ROLL_BYTES = bytes(die for dice, _ in ROLLS for die in (dice.first, dice.second))
 
 
 @dataclass(frozen=True)
@@ -101,13 +117,13 @@ class _Replies:
     """Every reply to every roll of some positions, each distinct one
     valued once (:func:`_replies`)."""
 
-    codes: list[bytes]
-    """The distinct replies: the roller's points after them, packed."""
+    rows: Rows
+    """The distinct replies: the roller's points after them, ``(M, 24)``."""
     values: Vector
-    """The roller's equity after each of :attr:`codes`, the other side to roll."""
+    """The roller's equity after each of :attr:`rows`, the other side to roll."""
     where: npt.NDArray[np.intp]
     """The replies of each roll of each live position in turn (the
-    generator's order), as indices into :attr:`codes`."""
+    generator's order), as indices into :attr:`rows`."""
     bounds: list[int]
     """Where each roll's replies start in :attr:`where`."""
     live: list[int]
@@ -119,10 +135,39 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
     :data:`ROLLS`, valued in one batch (in pieces of :data:`CHUNK`).  A
     reply met again - from another roll (6-1, 5-2 and 4-3 can each move
     one checker 7 pips) or from another position with the same other side -
-    is valued once: a 3-ply look meets each reply about 1.3 times.  A mover
-    met again against other checkers holding the same points (what
-    :func:`engine.turns.results_key` says decides its turns) has its turns
-    generated once: in a 3-ply look some 40% of the calls."""
+    is valued once: a 3-ply look meets each reply about 1.3 times.  The
+    turns come from the C generator (:mod:`ai._longcore`, the engine's
+    mirror) where it was built, else from the engine."""
+    if _longcore is None:
+        theirs, mine, where, bounds, live = _generated(positions)
+    else:
+        movers, opponents = zip(*map(_sides, positions), strict=True) if positions else ((), ())
+        found, sources, at, starts, alive = _longcore.replies(
+            b"".join(movers), b"".join(opponents),
+            bytes(position.first_turn for position in positions), _ROLL_BYTES)
+        theirs = np.frombuffer(found, dtype=np.uint8).reshape(-1, 24)
+        others = np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24)
+        mine = others[np.frombuffer(sources, dtype=np.int32)]
+        where = np.frombuffer(at, dtype=np.int32).astype(np.intp)
+        bounds = np.frombuffer(starts, dtype=np.int32).tolist()
+        live = np.frombuffer(alive, dtype=np.int32).tolist()
+    values = np.empty(0)
+    if len(theirs):
+        # each reply seen by the other side, to roll next; turned round
+        values = -evaluate(net, mine, theirs, koks)
+        finished = theirs.sum(axis=1) == 0
+        if finished.any():
+            values[finished] = [exact_win(row, koks) for row in mine[finished]]
+    return _Replies(theirs, values, where, bounds, live)
+
+
+def _generated(positions: Sequence[Position]
+               ) -> tuple[Rows, Rows, npt.NDArray[np.intp], list[int], list[int]]:
+    """What :func:`_replies` takes from the C generator, from the engine's:
+    the distinct replies, their opponents' rows, ``where``, ``bounds`` and
+    ``live``.  A mover met again against other checkers holding the same
+    points (what :func:`engine.turns.results_key` says decides its turns)
+    has its turns generated once: in a 3-ply look some 40% of the calls."""
     tables: dict[tuple[int, ...], tuple[int, dict[bytes, int]]] = {}
     others: list[tuple[int, ...]] = []
     codes: list[bytes] = []
@@ -154,16 +199,9 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
                     codes.append(code)
                     groups.append(group)
                 where.append(at)
-    values = np.empty(0)
-    if codes:
-        theirs = _unpack(b"".join(codes))
-        mine = np.array(others, dtype=np.int64)[groups]
-        # each reply seen by the other side, to roll next; turned round
-        values = -evaluate(net, mine, theirs, koks)
-        finished = theirs.sum(axis=1) == 0
-        if finished.any():
-            values[finished] = [exact_win(row, koks) for row in mine[finished]]
-    return _Replies(codes, values, np.array(where, dtype=np.intp), bounds, live)
+    theirs = _unpack(b"".join(codes)) if codes else np.empty((0, 24), dtype=np.int64)
+    mine = np.array(others, dtype=np.int64).reshape(-1, 24)[groups]
+    return theirs, mine, np.array(where, dtype=np.intp), bounds, live
 
 
 def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> Matrix:
@@ -201,8 +239,8 @@ def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool) 
         tail = position.board[side][24:]
         for first, end in itertools.islice(chosen, len(ROLLS)):
             indices = replies.where[first:end]
-            code = replies.codes[int(indices[int(np.argmax(replies.values[indices]))])]
-            row = (*code[1 : 24 + 1], *tail)
+            best = replies.rows[int(indices[int(np.argmax(replies.values[indices]))])]
+            row = (*best.tolist(), *tail)
             board = (row, position.board[side.opponent]) if side.value == 0 else (
                 position.board[side.opponent], row)
             # from_rows: the other side's first turn read from its checkers, as end_turn

@@ -98,7 +98,7 @@ def self_play(net: LongNet, rng: random.Random, explore: float,
             final = outcome(15, np.array(board[side.opponent][:24]))
             break
         side = side.opponent
-    x = features(np.array(mes), np.array(opps), net.inputs)
+    x = features(np.array(mes), np.array(opps), net.inputs, net.legacy)
     targets = lambda_returns(net.probs_of_features(x), final, SETTINGS["lam"], cuts)
     return x, targets
 

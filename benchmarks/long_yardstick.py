@@ -131,7 +131,7 @@ def fit(games: int = 30) -> None:
             mine.append(me)
             theirs.append(opp)
     me_rows, opp_rows = np.array(mine), np.array(theirs)
-    x = features(me_rows, opp_rows)
+    x = features(me_rows, opp_rows, legacy=True)  # as the first weights were fitted
     win = np.clip(shipped_net().probs(me_rows, opp_rows)[:, 0], 0.01, 0.99)
     contact = x[:, INDEX["race"]] == 0
     names = list(HAND_WEIGHTS)

@@ -1,6 +1,6 @@
 # Sourced by bin/start and bin/test: make sure .venv exists and holds what
-# pyproject.toml asks for.  Re-installs only when pyproject.toml changed, so a
-# second run starts at once.
+# pyproject.toml asks for, with the search's C core (ai/_longcore.c) built.
+# Re-installs only when either changed, so a second run starts at once.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -10,8 +10,14 @@ if [ ! -x "$VENV/bin/python" ]; then
     echo "creating $VENV" >&2
     "$PY" -m venv "$VENV"
 fi
-stamp="$VENV/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
+stamp="$VENV/.installed-$(cat pyproject.toml ai/_longcore.c | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
+    if ! command -v cc >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        # the C core is optional (the search falls back to the engine), but a
+        # compiler is one package away
+        echo "installing gcc (the search's C core)" >&2
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc >/dev/null
+    fi
     echo "installing dependencies into $VENV" >&2
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
     "$VENV/bin/python" -m pip install --quiet -e ".[test]"

@@ -1,0 +1,773 @@
+/* The long nardy move generator in C, for the search (ai/long_search.py).
+ *
+ * The rules live in engine/: this file is a fast mirror of
+ * engine._movegen's Generator for long nardy (the head rule with its
+ * first-turn exception, the block rule, bearing off, both dice or the larger
+ * one), used where the search meets a hundred thousand turns a move.  It
+ * answers exactly what engine.turns.packed_results answers - the mover's
+ * points after each distinct legal turn, in the same order - and
+ * tests/ai/test_longcore.py holds the two equal on random and played
+ * positions for every roll.  Without a C compiler the package installs
+ * without it and the search uses the engine (ai/long_search.py).
+ *
+ * A row is the mover's checkers on its points 1..24 (24 bytes; index 0 is
+ * point 1), each side in its own numbering: my point p is the opponent's
+ * (p + 11) % 24 + 1.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POINTS 24
+#define HEAD 24
+#define HOME 6
+#define CHECKERS 15
+#define NONE 25 /* the neighbour past either end: r[NONE] is always 0 */
+#define MAX_MOVES 32
+
+static int THEIR[NONE + 1], UP[NONE + 1], DOWN[NONE + 1];
+
+static void init_frame(void)
+{
+    /* blocks are counted along the opponent's path, so neighbours are taken
+       in its numbers ("up": one of its points higher); its 24 and 1 are not
+       neighbours */
+    for (int p = 0; p <= NONE; p++) {
+        THEIR[p] = 0;
+        UP[p] = DOWN[p] = NONE;
+    }
+    for (int p = 1; p <= POINTS; p++)
+        THEIR[p] = (p + 11) % 24 + 1;
+    for (int p = 1; p <= POINTS; p++)
+        for (int q = 1; q <= POINTS; q++) {
+            if (THEIR[q] == THEIR[p] + 1)
+                UP[p] = q;
+            if (THEIR[q] == THEIR[p] - 1)
+                DOWN[p] = q;
+        }
+}
+
+/* ---- a set of rows, in the order first added ---- */
+
+typedef struct {
+    unsigned char *rows; /* size rows of width bytes */
+    Py_ssize_t size, capacity;
+    int32_t *table; /* open addressing: index into rows, or -1 */
+    Py_ssize_t mask;
+    int width;
+} RowSet;
+
+static int rowset_init(RowSet *s, int width, Py_ssize_t capacity)
+{
+    Py_ssize_t slots = 64;
+    while (slots < 2 * capacity)
+        slots *= 2;
+    s->width = width;
+    s->size = 0;
+    s->capacity = capacity;
+    s->rows = malloc((size_t)capacity * width);
+    s->table = malloc(sizeof(int32_t) * (size_t)slots);
+    s->mask = slots - 1;
+    if (!s->rows || !s->table)
+        return -1;
+    memset(s->table, 0xff, sizeof(int32_t) * (size_t)slots);
+    return 0;
+}
+
+static void rowset_free(RowSet *s)
+{
+    free(s->rows);
+    free(s->table);
+    s->rows = NULL;
+    s->table = NULL;
+}
+
+static void rowset_clear(RowSet *s)
+{
+    s->size = 0;
+    memset(s->table, 0xff, sizeof(int32_t) * (size_t)(s->mask + 1));
+}
+
+static uint64_t hash_bytes(const unsigned char *key, int width)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    int i = 0;
+    for (; i + 8 <= width; i += 8) {
+        uint64_t word;
+        memcpy(&word, key + i, 8);
+        h = (h ^ word) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    for (; i < width; i++)
+        h = (h ^ key[i]) * 0x100000001b3ULL;
+    h ^= h >> 29;
+    return h;
+}
+
+static int rowset_grow(RowSet *s)
+{
+    Py_ssize_t capacity = 2 * s->capacity;
+    unsigned char *rows = realloc(s->rows, (size_t)capacity * s->width);
+    if (!rows)
+        return -1;
+    s->rows = rows;
+    s->capacity = capacity;
+    Py_ssize_t slots = 2 * (s->mask + 1);
+    int32_t *table = malloc(sizeof(int32_t) * (size_t)slots);
+    if (!table)
+        return -1;
+    memset(table, 0xff, sizeof(int32_t) * (size_t)slots);
+    free(s->table);
+    s->table = table;
+    s->mask = slots - 1;
+    for (Py_ssize_t i = 0; i < s->size; i++) {
+        Py_ssize_t slot = (Py_ssize_t)(hash_bytes(s->rows + i * s->width, s->width) & (uint64_t)s->mask);
+        while (table[slot] >= 0)
+            slot = (slot + 1) & s->mask;
+        table[slot] = (int32_t)i;
+    }
+    return 0;
+}
+
+/* The index of ``key`` in the set, added if new (*added says which); -1 when
+   out of memory. */
+static Py_ssize_t rowset_add(RowSet *s, const unsigned char *key, int *added)
+{
+    if (2 * (s->size + 1) > s->mask + 1 || s->size == s->capacity) {
+        if (rowset_grow(s) < 0)
+            return -1;
+    }
+    Py_ssize_t slot = (Py_ssize_t)(hash_bytes(key, s->width) & (uint64_t)s->mask);
+    for (;;) {
+        int32_t at = s->table[slot];
+        if (at < 0)
+            break;
+        if (memcmp(s->rows + (Py_ssize_t)at * s->width, key, (size_t)s->width) == 0) {
+            *added = 0;
+            return at;
+        }
+        slot = (slot + 1) & s->mask;
+    }
+    memcpy(s->rows + s->size * s->width, key, (size_t)s->width);
+    s->table[slot] = (int32_t)s->size;
+    *added = 1;
+    return s->size++;
+}
+
+/* ---- one turn ---- */
+
+typedef struct {
+    unsigned char opens[NONE + 1]; /* 1 where the opponent holds nothing (my numbers) */
+    int opp_min;                   /* the opponent's rearmost point, its numbers; 0: no block rule */
+    int head_limit;                /* checkers that may leave the head this turn */
+    int head_start;                /* checkers on the head when the turn began */
+} Turn;
+
+/* A state: r[1..24] the mover's checkers; r[0] and r[NONE] stay 0. */
+typedef unsigned char State[NONE + 1];
+
+static void setup(Turn *t, const unsigned char *mover, const unsigned char *opp, int first, int die,
+                  int is_double)
+{
+    unsigned char on[NONE + 1];
+    int total = 0, lowest = 0;
+    on[0] = on[NONE] = 0;
+    for (int p = 1; p <= POINTS; p++) {
+        on[p] = opp[THEIR[p] - 1];
+        t->opens[p] = on[p] == 0;
+    }
+    t->opens[0] = t->opens[NONE] = 0;
+    for (int i = 0; i < POINTS; i++) {
+        total += opp[i];
+        if (!lowest && opp[i])
+            lowest = i + 1;
+    }
+    /* engine._movegen.rearmost: once a checker is off every block is legal */
+    t->opp_min = total == CHECKERS ? lowest : 0;
+    /* engine._movegen.head_limit */
+    t->head_limit = 1;
+    if (first && is_double && (die == 3 || die == 4 || die == 6)) {
+        int point = HEAD;
+        for (int i = 0; i < 4; i++) {
+            point -= die;
+            if (point < 1)
+                break;
+            if (on[point]) {
+                t->head_limit = point == 12 ? 2 : 1;
+                break;
+            }
+        }
+    }
+    t->head_start = mover[HEAD - 1];
+}
+
+/* Would the step source -> target (an empty point) make six or more points
+   in a row that no opponent checker has passed?  (Generator._blocks) */
+static int blocks(const Turn *t, const unsigned char *r, int source, int target)
+{
+    int vacated = r[source] == 1;
+    int length = 1, low = target, p = UP[target];
+    while (r[p] && !(vacated && p == source)) {
+        length++;
+        p = UP[p];
+    }
+    p = DOWN[target];
+    while (r[p] && !(vacated && p == source)) {
+        length++;
+        low = p;
+        p = DOWN[p];
+    }
+    return length >= 6 && t->opp_min >= THEIR[low];
+}
+
+/* The steps with ``die`` legal in state ``r`` (Generator.moves): sources and
+   targets (0: off); returns how many. */
+static int moves(const Turn *t, const unsigned char *r, int die, int *src, int *dst)
+{
+    int count = 0, outside = 0;
+    int head_free = t->head_start - r[HEAD] < t->head_limit;
+    for (int s = HEAD; s > die; s--) {
+        if (!r[s] || (s == HEAD && !head_free))
+            continue;
+        int d = s - die;
+        if (!t->opens[d])
+            continue;
+        if (t->opp_min && !r[d] && (r[UP[d]] || r[DOWN[d]]) && blocks(t, r, s, d))
+            continue;
+        src[count] = s;
+        dst[count] = d;
+        count++;
+    }
+    for (int p = HOME + 1; p <= POINTS; p++)
+        outside += r[p];
+    if (!outside) {
+        if (r[die]) {
+            src[count] = die;
+            dst[count] = 0;
+            count++;
+        } else {
+            int higher = 0;
+            for (int p = die + 1; p <= HOME; p++)
+                higher |= r[p];
+            if (!higher)
+                /* a die bigger than the highest checker bears that one off */
+                for (int s = die - 1; s >= 1; s--)
+                    if (r[s]) {
+                        src[count] = s;
+                        dst[count] = 0;
+                        count++;
+                        break;
+                    }
+        }
+    }
+    return count;
+}
+
+static void play(unsigned char *r, int source, int target)
+{
+    r[source]--;
+    if (target)
+        r[target]++;
+}
+
+static Py_ssize_t add_state(RowSet *s, const unsigned char *r)
+{
+    int added;
+    return rowset_add(s, r + 1, &added);
+}
+
+static void load(unsigned char *r, const unsigned char *row24)
+{
+    r[0] = r[NONE] = 0;
+    memcpy(r + 1, row24, POINTS);
+}
+
+typedef struct {
+    RowSet a, b; /* the levels of a double's search; b: the results of two dice */
+} Work;
+
+/* Every distinct result of a turn with dice d1, d2 into ``out`` (rows of
+   24), in the generator's order (engine.turns.packed_results; the position
+   itself when nothing can be played).  Returns -1 when out of memory. */
+static int turn_results(Work *w, const unsigned char *mover, const unsigned char *opp, int first,
+                        int d1, int d2, RowSet *out)
+{
+    Turn t;
+    State r, r1;
+    int src[MAX_MOVES], dst[MAX_MOVES], src2[MAX_MOVES], dst2[MAX_MOVES];
+    int high = d1 > d2 ? d1 : d2, low = d1 > d2 ? d2 : d1;
+    setup(&t, mover, opp, first, high, high == low);
+    load(r, mover);
+    RowSet *found;
+    if (high == low) {
+        RowSet *level = &w->a, *frontier = &w->b;
+        rowset_clear(level);
+        if (add_state(level, r) < 0)
+            return -1;
+        int used = 0;
+        for (int step = 0; step < 4; step++) {
+            rowset_clear(frontier);
+            for (Py_ssize_t i = 0; i < level->size; i++) {
+                load(r, level->rows + i * POINTS);
+                int n = moves(&t, r, high, src, dst);
+                for (int k = 0; k < n; k++) {
+                    memcpy(r1, r, sizeof(State));
+                    play(r1, src[k], dst[k]);
+                    if (add_state(frontier, r1) < 0)
+                        return -1;
+                }
+            }
+            if (!frontier->size)
+                break;
+            RowSet *swap = level;
+            level = frontier;
+            frontier = swap;
+            used++;
+        }
+        found = level; /* the start itself when nothing could be played */
+        (void)used;
+    } else {
+        found = &w->b;
+        rowset_clear(found);
+        int orders[2][2] = {{high, low}, {low, high}};
+        for (int o = 0; o < 2; o++) {
+            int n = moves(&t, r, orders[o][0], src, dst);
+            for (int k = 0; k < n; k++) {
+                memcpy(r1, r, sizeof(State));
+                play(r1, src[k], dst[k]);
+                int m = moves(&t, r1, orders[o][1], src2, dst2);
+                for (int j = 0; j < m; j++) {
+                    State r2;
+                    memcpy(r2, r1, sizeof(State));
+                    play(r2, src2[j], dst2[j]);
+                    if (add_state(found, r2) < 0)
+                        return -1;
+                }
+            }
+        }
+        if (!found->size) {
+            /* not both dice: the larger one if it can be played, else the smaller */
+            int n = moves(&t, r, high, src, dst);
+            if (!n)
+                n = moves(&t, r, low, src, dst);
+            for (int k = 0; k < n; k++) {
+                memcpy(r1, r, sizeof(State));
+                play(r1, src[k], dst[k]);
+                if (add_state(found, r1) < 0)
+                    return -1;
+            }
+            if (!n && add_state(found, r) < 0)
+                return -1;
+        }
+    }
+    /* the order of engine.turns.packed_results: its codes as little-endian
+       ints, so the highest point decides first */
+    Py_ssize_t count = found->size;
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)(count ? count : 1));
+    if (!order)
+        return -1;
+    for (Py_ssize_t i = 0; i < count; i++)
+        order[i] = (int32_t)i;
+    for (Py_ssize_t i = 1; i < count; i++) { /* insertion sort: a few dozen rows */
+        int32_t key = order[i];
+        const unsigned char *a = found->rows + (Py_ssize_t)key * POINTS;
+        Py_ssize_t j = i - 1;
+        while (j >= 0) {
+            const unsigned char *b = found->rows + (Py_ssize_t)order[j] * POINTS;
+            int cmp = 0;
+            for (int p = POINTS - 1; p >= 0 && !cmp; p--)
+                cmp = (int)b[p] - (int)a[p];
+            if (cmp <= 0)
+                break;
+            order[j + 1] = order[j];
+            j--;
+        }
+        order[j + 1] = key;
+    }
+    rowset_clear(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int added;
+        if (rowset_add(out, found->rows + (Py_ssize_t)order[i] * POINTS, &added) < 0) {
+            free(order);
+            return -1;
+        }
+    }
+    free(order);
+    return 0;
+}
+
+static int work_init(Work *w)
+{
+    return rowset_init(&w->a, POINTS, 256) < 0 || rowset_init(&w->b, POINTS, 256) < 0 ? -1 : 0;
+}
+
+static void work_free(Work *w)
+{
+    rowset_free(&w->a);
+    rowset_free(&w->b);
+}
+
+/* ---- Python ---- */
+
+static int read_row(Py_buffer *view, Py_ssize_t count, const char *name)
+{
+    if (view->len != count) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", name, view->len, count);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(results_doc,
+             "results(mover, opponent, first_turn, die1, die2) -> bytes\n\n"
+             "The mover's 24 points after each distinct legal turn, 24 bytes each, in\n"
+             "the order of engine.turns.packed_results; the position itself when\n"
+             "nothing can be played.  Rows are each side's points 1..24 in its own\n"
+             "numbering (24 bytes).");
+
+static PyObject *py_results(PyObject *self, PyObject *args)
+{
+    Py_buffer mover, opp;
+    int first, d1, d2;
+    if (!PyArg_ParseTuple(args, "y*y*pii", &mover, &opp, &first, &d1, &d2))
+        return NULL;
+    PyObject *result = NULL;
+    Work w = {0};
+    RowSet out = {0};
+    if (read_row(&mover, POINTS, "mover") < 0 || read_row(&opp, POINTS, "opponent") < 0)
+        goto done;
+    if (d1 < 1 || d1 > 6 || d2 < 1 || d2 > 6) {
+        PyErr_SetString(PyExc_ValueError, "dice are 1..6");
+        goto done;
+    }
+    if (work_init(&w) < 0 || rowset_init(&out, POINTS, 64) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (turn_results(&w, mover.buf, opp.buf, first, d1, d2, &out) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize((const char *)out.rows, out.size * POINTS);
+done:
+    work_free(&w);
+    rowset_free(&out);
+    PyBuffer_Release(&mover);
+    PyBuffer_Release(&opp);
+    return result;
+}
+
+typedef struct {
+    int32_t *data;
+    Py_ssize_t size, capacity;
+} Ints;
+
+static int ints_push(Ints *v, int32_t value)
+{
+    if (v->size == v->capacity) {
+        Py_ssize_t capacity = v->capacity ? 2 * v->capacity : 1024;
+        int32_t *data = realloc(v->data, sizeof(int32_t) * (size_t)capacity);
+        if (!data)
+            return -1;
+        v->data = data;
+        v->capacity = capacity;
+    }
+    v->data[v->size++] = value;
+    return 0;
+}
+
+static PyObject *ints_bytes(const Ints *v)
+{
+    return PyBytes_FromStringAndSize((const char *)v->data, v->size * (Py_ssize_t)sizeof(int32_t));
+}
+
+PyDoc_STRVAR(replies_doc,
+             "replies(movers, opponents, first_turns, rolls) -> (rows, sources, where, bounds, live)\n\n"
+             "Every reply of the side to roll in N positions (``movers`` and\n"
+             "``opponents``: N rows of 24 bytes; ``first_turns``: N bytes) to each\n"
+             "roll of ``rolls`` (2 bytes a roll), as ai.long_search._replies needs\n"
+             "them: ``rows``, the distinct results (24 bytes each; a result met\n"
+             "again against the same opponent is kept once) and ``sources``, the\n"
+             "position each came from (int32); ``where``, each roll's results of\n"
+             "each live position in turn, as indices into ``rows`` (int32);\n"
+             "``bounds``, where each roll's results start in ``where`` (int32);\n"
+             "``live``, the positions whose opponent has checkers left (int32).");
+
+static PyObject *py_replies(PyObject *self, PyObject *args)
+{
+    Py_buffer movers, opps, firsts, rolls;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &movers, &opps, &firsts, &rolls))
+        return NULL;
+    PyObject *result = NULL;
+    Work w = {0};
+    RowSet out = {0}, seen = {0};
+    Ints sources = {0}, where = {0}, bounds = {0}, live = {0};
+    Py_ssize_t count = firsts.len;
+    Py_ssize_t nrolls = rolls.len / 2;
+    const unsigned char *dice = rolls.buf;
+    if (read_row(&movers, count * POINTS, "movers") < 0 ||
+        read_row(&opps, count * POINTS, "opponents") < 0 || read_row(&rolls, 2 * nrolls, "rolls") < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < 2 * nrolls; i++)
+        if (dice[i] < 1 || dice[i] > 6) {
+            PyErr_SetString(PyExc_ValueError, "dice are 1..6");
+            goto done;
+        }
+    if (work_init(&w) < 0 || rowset_init(&out, POINTS, 64) < 0 ||
+        rowset_init(&seen, 2 * POINTS, 4096) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    unsigned char key[2 * POINTS];
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const unsigned char *mover = (const unsigned char *)movers.buf + i * POINTS;
+        const unsigned char *opp = (const unsigned char *)opps.buf + i * POINTS;
+        int any = 0;
+        for (int p = 0; p < POINTS; p++)
+            any |= opp[p];
+        if (!any)
+            continue;
+        if (ints_push(&live, (int32_t)i) < 0)
+            goto nomemory;
+        memcpy(key, opp, POINTS);
+        for (Py_ssize_t k = 0; k < nrolls; k++) {
+            if (ints_push(&bounds, (int32_t)where.size) < 0)
+                goto nomemory;
+            if (turn_results(&w, mover, opp, ((const unsigned char *)firsts.buf)[i] != 0, dice[2 * k],
+                             dice[2 * k + 1], &out) < 0)
+                goto nomemory;
+            for (Py_ssize_t j = 0; j < out.size; j++) {
+                int added;
+                memcpy(key + POINTS, out.rows + j * POINTS, POINTS);
+                Py_ssize_t at = rowset_add(&seen, key, &added);
+                if (at < 0 || (added && ints_push(&sources, (int32_t)i) < 0) ||
+                    ints_push(&where, (int32_t)at) < 0)
+                    goto nomemory;
+            }
+        }
+    }
+    {
+        /* the results without their opponents */
+        PyObject *rows = PyBytes_FromStringAndSize(NULL, seen.size * POINTS);
+        if (!rows)
+            goto done;
+        char *to = PyBytes_AS_STRING(rows);
+        for (Py_ssize_t j = 0; j < seen.size; j++)
+            memcpy(to + j * POINTS, seen.rows + j * 2 * POINTS + POINTS, POINTS);
+        result = Py_BuildValue("(NNNNN)", rows, ints_bytes(&sources), ints_bytes(&where),
+                               ints_bytes(&bounds), ints_bytes(&live));
+    }
+    goto done;
+nomemory:
+    PyErr_NoMemory();
+done:
+    work_free(&w);
+    rowset_free(&out);
+    rowset_free(&seen);
+    free(sources.data);
+    free(where.data);
+    free(bounds.data);
+    free(live.data);
+    PyBuffer_Release(&movers);
+    PyBuffer_Release(&opps);
+    PyBuffer_Release(&firsts);
+    PyBuffer_Release(&rolls);
+    return result;
+}
+
+/* ---- the net's features (ai.long_features) ---- */
+
+#define SIDE 91        /* per side: 24 x 3 occupancy and 19 more */
+#define SIZE 184       /* both sides and the 2 shared */
+#define WIDE_SIZE 194  /* and 5 block inputs per side */
+#define ALL 0xFFFFFF
+#define NO_WRAP (ALL & ~(1 << 12))
+
+static int longest_run(uint32_t held, int cap, uint32_t joined)
+{
+    int best = 0;
+    uint32_t run = held;
+    for (int i = 0; i < cap && run; i++) {
+        best++;
+        run = run & (run << 1) & joined;
+    }
+    return best;
+}
+
+static uint32_t held_bits(const unsigned char *n)
+{
+    uint32_t bits = 0;
+    for (int i = 0; i < POINTS; i++)
+        if (n[i])
+            bits |= 1u << i;
+    return bits;
+}
+
+static int pips_of(const unsigned char *n)
+{
+    int pips = 0;
+    for (int i = 0; i < POINTS; i++)
+        pips += n[i] * (i + 1);
+    return pips;
+}
+
+/* One side's 91 features: ``n`` its checkers (own numbering), ``bits`` its
+   held points, ``seen`` the other side's in the same numbering. */
+static void side_features(double *f, const unsigned char *n, uint32_t bits, uint32_t seen,
+                          int other_pips)
+{
+    int pips = 0, on = 0, home = 0, entry = 0, quarter = 0, stack = 0;
+    for (int i = 0; i < POINTS; i++) {
+        int c = n[i];
+        f[i] = c > 0;
+        f[POINTS + i] = c >= 2;
+        f[2 * POINTS + i] = (c > 2 ? c - 2 : 0) / 13.0;
+        pips += c * (i + 1);
+        on += c;
+        if (i < 6)
+            home += c;
+        else
+            entry += c * (i + 1 - 6);
+        if (i >= 18)
+            quarter += c;
+        if (i < 23 && c > 3)
+            stack += c - 3;
+    }
+    double *s = f + 3 * POINTS;
+    double margin = (double)(other_pips - entry) / 60.0;
+    margin = margin < -3 ? -3 : margin > 3 ? 3 : margin;
+    uint32_t free_points = ~seen & ALL;
+    s[0] = pips / 360.0;
+    s[1] = (CHECKERS - on) / 15.0;
+    s[2] = on < CHECKERS;
+    s[3] = home / 15.0;
+    s[4] = entry == 0;
+    s[5] = n[23] / 15.0;
+    s[6] = entry / 100.0;
+    s[7] = on == CHECKERS ? margin : 0.0;
+    for (int die = 1; die <= 6; die++)
+        s[7 + die] = __builtin_popcount(bits & (free_points << die)) / 8.0;
+    s[14] = longest_run(bits, 8, NO_WRAP) / 6.0;
+    s[15] = __builtin_popcount(bits) / 12.0;
+    s[16] = __builtin_popcount(bits & 0x3F000) / 6.0;
+    s[17] = quarter / 15.0;
+    s[18] = stack / 15.0;
+}
+
+/* One side's 5 block features (ai.long_features._blocks). */
+static void block_features(double *f, const unsigned char *n, uint32_t bits, uint32_t seen)
+{
+    int above[POINTS + 1];
+    above[POINTS] = 0;
+    for (int i = POINTS - 1; i >= 0; i--)
+        above[i] = above[i + 1] + n[i];
+    uint32_t starts = seen;
+    int k = 0;
+    for (int length = 2; length <= 6; length++) {
+        starts &= seen >> (length - 1);
+        if (length < 4)
+            continue;
+        int top = starts ? __builtin_ctz(starts) + length : POINTS;
+        f[k++] = above[top] / 15.0;
+    }
+    uint32_t below = bits ? (1u << (31 - __builtin_clz(bits))) - 1 : 0;
+    f[k++] = longest_run(seen & below, POINTS, ALL) / 6.0;
+    int pressed = 0;
+    for (int i = 6; i < POINTS; i++) {
+        /* the other side's points among the six in front of point i + 1 */
+        int ahead = __builtin_popcount(seen & (((1u << i) - 1) & ~((1u << (i > 6 ? i - 6 : 0)) - 1)));
+        pressed += n[i] * ahead * ahead;
+    }
+    f[k] = pressed / (36.0 * 15.0);
+}
+
+static void features_of(double *f, const unsigned char *me, const unsigned char *opp, int size)
+{
+    uint32_t mine = held_bits(me), theirs = held_bits(opp);
+    /* each side's view of the other's points: my point p is its p + 12 or p - 12 */
+    uint32_t seen_by_me = ((theirs >> 12) | (theirs << 12)) & ALL;
+    uint32_t seen_by_them = ((mine >> 12) | (mine << 12)) & ALL;
+    int my_pips = pips_of(me), their_pips = pips_of(opp);
+    side_features(f, me, mine, seen_by_me, their_pips);
+    side_features(f + SIDE, opp, theirs, seen_by_them, my_pips);
+    int behind = 0;
+    for (int i = 12; i < POINTS; i++)
+        behind |= me[i] | opp[i];
+    f[2 * SIDE] = !behind;
+    f[2 * SIDE + 1] = (their_pips - my_pips) / 100.0;
+    if (size == WIDE_SIZE) {
+        block_features(f + SIZE, me, mine, seen_by_me);
+        block_features(f + SIZE + 5, opp, theirs, seen_by_them);
+    }
+}
+
+PyDoc_STRVAR(features_doc,
+             "features(me, opponent, out)\n\n"
+             "ai.long_features.features of N pairs of rows (24 bytes each, each side\n"
+             "in its own numbering) into ``out``, a writable buffer of N x 184 or\n"
+             "N x 194 float64 or float32 values (its length says which); equal to it\n"
+             "bit for bit: every feature is an integer count divided once.");
+
+static PyObject *py_features(PyObject *self, PyObject *args)
+{
+    Py_buffer me, opp, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &me, &opp, &out))
+        return NULL;
+    PyObject *result = NULL;
+    double row[WIDE_SIZE];
+    Py_ssize_t count = me.len / POINTS;
+    if (read_row(&me, count * POINTS, "me") < 0 || read_row(&opp, count * POINTS, "opponent") < 0)
+        goto done;
+    /* the row's size and the values' width, from the buffer's length */
+    int size = 0, wide = 0;
+    for (int s = SIZE; s <= WIDE_SIZE; s += WIDE_SIZE - SIZE)
+        for (int w = 4; w <= 8; w += 4)
+            if (out.len == count * s * w)
+                size = s, wide = w;
+    if (!size || !count) {
+        if (!count && !out.len) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyErr_Format(PyExc_ValueError, "out: %zd bytes, not %zd rows of %d or %d float32 or float64",
+                     out.len, count, SIZE, WIDE_SIZE);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        features_of(row, (const unsigned char *)me.buf + i * POINTS,
+                    (const unsigned char *)opp.buf + i * POINTS, size);
+        if (wide == 8)
+            memcpy((double *)out.buf + i * size, row, sizeof(double) * size);
+        else
+            for (int k = 0; k < size; k++)
+                ((float *)out.buf)[i * size + k] = (float)row[k];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&me);
+    PyBuffer_Release(&opp);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"results", py_results, METH_VARARGS, results_doc},
+    {"replies", py_replies, METH_VARARGS, replies_doc},
+    {"features", py_features, METH_VARARGS, features_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "ai._longcore",
+    "The long nardy move generator in C, for the search: a mirror of the engine's, held equal to it "
+    "by tests (ai/_longcore.c).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__longcore(void)
+{
+    init_frame();
+    return PyModule_Create(&module);
+}

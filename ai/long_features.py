@@ -55,7 +55,8 @@ try:
 except ImportError:  # built without a C compiler: numpy serves
     _longcore = None  # type: ignore[assignment]
 
-Rows = npt.NDArray[np.int64]
+Rows = npt.NDArray[np.integer[Any]]
+"""Checkers by point, one row per position (int64, or uint8 from the C core)."""
 Matrix = npt.NDArray[np.float64]
 
 POINTS = 24

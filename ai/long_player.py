@@ -16,12 +16,13 @@ search over the legal turns (:mod:`ai.long_search`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from ai.long_net import LongNet
-from ai.long_search import CHANCES, afterstate_equities, roll_values, rows, three_ply
+from ai.long_search import CHANCES, afterstate_equities, roll_values, rows, three_ply_within
 from ai.player import Depth, Level, Noise, Player, RankedTurn
 from engine import Position, Turn, Variant, end_turn
 
@@ -34,11 +35,22 @@ NOISE = {
 about 62-66% of the games (docs/ai.md, "Levels")."""
 _DEPTH = {Level.STRONG: Depth(candidates=5, margin=0.3),
           Level.BEST: Depth(candidates=5, margin=0.3)}
-THIRD_CANDIDATES = 2
-THIRD_MARGIN = 0.1
-"""The best level looks at its best :data:`THIRD_CANDIDATES` turns by 2 ply
-again at 3 ply when they are within :data:`THIRD_MARGIN` of the first (a
-clear first needs no third look; the move time stays within a second)."""
+
+
+@dataclass(frozen=True)
+class Third:
+    """A level's third look: its best ``candidates`` turns by 2 ply again at
+    3 ply when they are within ``margin`` of the first (a clear first needs
+    none), unless the look would value more than ``limit`` replies (its
+    time grows with them: docs/ai.md, "The third look")."""
+
+    candidates: int
+    margin: float
+    limit: int | None = None
+
+
+THIRD = {Level.STRONG: Third(candidates=2, margin=0.1, limit=60_000),
+         Level.BEST: Third(candidates=2, margin=0.1)}
 _CACHED_POSITIONS = 4096
 
 
@@ -85,19 +97,24 @@ class LongNetPlayer(Player):
         self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
         full: bool = False,
     ) -> list[RankedTurn]:
-        """:meth:`Player.rank`; the best level then looks at its close
-        first turns again at 3 ply and puts them first in that order."""
+        """:meth:`Player.rank`; the strong and best levels then look at
+        their close first turns again at 3 ply (:data:`THIRD`) and put them
+        first in that order."""
         ranking = super().rank(position, turns, also, full)
-        if self.level is not Level.BEST or len(ranking) < 2:
+        third = THIRD.get(self.level)
+        if third is None or len(ranking) < 2:
             return ranking
         first = ranking[0].equity
-        close = [entry for entry in ranking[:THIRD_CANDIDATES]
-                 if entry.equity >= first - THIRD_MARGIN
+        close = [entry for entry in ranking[:third.candidates]
+                 if entry.equity >= first - third.margin
                  and entry.turn.position.winner is None]
         if len(close) < 2:
             return ranking
-        values = -three_ply(self.net, [end_turn(entry.turn.position) for entry in close],
-                            self.koks)
+        found = three_ply_within(self.net, [end_turn(entry.turn.position) for entry in close],
+                                 self.koks, third.limit)
+        if found is None:
+            return ranking
+        values = -found
         deeper = sorted(zip(values, close, strict=True), key=lambda pair: -pair[0])
         return [RankedTurn(entry.turn, float(value)) for value, entry in deeper] + ranking[
             len(close):]

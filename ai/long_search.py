@@ -135,22 +135,42 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
     :data:`ROLLS`, valued in one batch (in pieces of :data:`CHUNK`).  A
     reply met again - from another roll (6-1, 5-2 and 4-3 can each move
     one checker 7 pips) or from another position with the same other side -
-    is valued once: a 3-ply look meets each reply about 1.3 times.  The
-    turns come from the C generator (:mod:`ai._longcore`, the engine's
-    mirror) where it was built, else from the engine."""
+    is valued once: a 3-ply look meets each reply about 1.3 times."""
+    return _valued(net, _generate(positions), koks)
+
+
+@dataclass(frozen=True)
+class _Generated:
+    """What :func:`_replies` values: the distinct replies (``theirs``, the
+    roller's rows after them), the other side's rows for each (``mine``),
+    and :attr:`_Replies.where`, :attr:`~_Replies.bounds`, :attr:`~_Replies.live`."""
+
+    theirs: Rows
+    mine: Rows
+    where: npt.NDArray[np.intp]
+    bounds: list[int]
+    live: list[int]
+
+
+def _generate(positions: Sequence[Position]) -> _Generated:
+    """The turns come from the C generator (:mod:`ai._longcore`, the
+    engine's mirror) where it was built, else from the engine."""
     if _longcore is None:
-        theirs, mine, where, bounds, live = _generated(positions)
-    else:
-        movers, opponents = zip(*map(_sides, positions), strict=True) if positions else ((), ())
-        found, sources, at, starts, alive = _longcore.replies(
-            b"".join(movers), b"".join(opponents),
-            bytes(position.first_turn for position in positions), _ROLL_BYTES)
-        theirs = np.frombuffer(found, dtype=np.uint8).reshape(-1, 24)
-        others = np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24)
-        mine = others[np.frombuffer(sources, dtype=np.int32)]
-        where = np.frombuffer(at, dtype=np.int32).astype(np.intp)
-        bounds = np.frombuffer(starts, dtype=np.int32).tolist()
-        live = np.frombuffer(alive, dtype=np.int32).tolist()
+        return _Generated(*_generated(positions))
+    movers, opponents = zip(*map(_sides, positions), strict=True) if positions else ((), ())
+    found, sources, at, starts, alive = _longcore.replies(
+        b"".join(movers), b"".join(opponents),
+        bytes(position.first_turn for position in positions), _ROLL_BYTES)
+    others = np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24)
+    return _Generated(np.frombuffer(found, dtype=np.uint8).reshape(-1, 24),
+                      others[np.frombuffer(sources, dtype=np.int32)],
+                      np.frombuffer(at, dtype=np.int32).astype(np.intp),
+                      np.frombuffer(starts, dtype=np.int32).tolist(),
+                      np.frombuffer(alive, dtype=np.int32).tolist())
+
+
+def _valued(net: Evaluation, generated: _Generated, koks: bool) -> _Replies:
+    theirs, mine = generated.theirs, generated.mine
     values = np.empty(0)
     if len(theirs):
         # each reply seen by the other side, to roll next; turned round
@@ -158,7 +178,7 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
         finished = theirs.sum(axis=1) == 0
         if finished.any():
             values[finished] = [exact_win(row, koks) for row in mine[finished]]
-    return _Replies(theirs, values, where, bounds, live)
+    return _Replies(theirs, values, generated.where, generated.bounds, generated.live)
 
 
 def _generated(positions: Sequence[Position]
@@ -210,8 +230,11 @@ def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> M
     Every reply of every position is evaluated in one batch, each with the
     other side to roll (:func:`_replies`).  A position whose other side has
     already borne off is lost: every roll gives minus that side's exact win."""
+    return _best_of_rolls(_replies(net, positions, koks), positions, koks)
+
+
+def _best_of_rolls(replies: _Replies, positions: Sequence[Position], koks: bool) -> Matrix:
     values = np.empty((len(positions), len(ROLLS)))
-    replies = _replies(net, positions, koks)
     if replies.live:
         best = np.maximum.reduceat(replies.values[replies.where], replies.bounds)
         values[replies.live] = best.reshape(len(replies.live), len(ROLLS))
@@ -255,6 +278,19 @@ def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vec
     of its best turn by 1 ply, :func:`roll_values`), weighted by the
     rolls' chances and turned round.  (The roller's turn is chosen at
     1 ply, as GNU Backgammon's move filters choose at a lower ply.)"""
+    found = three_ply_within(net, positions, koks, None)
+    assert found is not None
+    return found
+
+
+def three_ply_within(net: Evaluation, positions: Sequence[Position], koks: bool,
+                     limit: int | None) -> Vector | None:
+    """:func:`three_ply`, or None when its last look would value more than
+    ``limit`` distinct replies - known once they are generated, before any
+    is valued, and what its time grows with (about 1.5 µs a reply in C)."""
     replies = reply_positions(net, positions, koks)
-    after = roll_values(net, replies, koks) @ CHANCES
+    generated = _generate(replies)
+    if limit is not None and len(generated.theirs) > limit:
+        return None
+    after = _best_of_rolls(_valued(net, generated, koks), replies, koks) @ CHANCES
     return np.asarray(-(after.reshape(len(positions), len(ROLLS)) @ CHANCES), dtype=float)

@@ -9,8 +9,8 @@ search over the legal turns (:mod:`ai.long_search`).
   lost 1.2 mp per decision against 2 ply for every turn, five 0.2, within
   its time: docs/ai.md, "The yardstick and the strong level's search");
 * best: 1 ply, 2 ply for the best five within 0.3 (as strong), then 3 ply
-  (:func:`ai.long_search.three_ply`) for the best two by 2 ply within
-  :data:`THIRD_MARGIN` of each other.
+  (:func:`ai.long_search.three_ply`) for those of them within 0.3 of the
+  first by 2 ply (:data:`THIRD`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import cache
 import numpy as np
 
 from ai.long_net import LongNet
-from ai.long_search import CHANCES, afterstate_equities, roll_values, rows, three_ply_within
+from ai.long_search import CHANCES, afterstate_equities, roll_values, rows, three_ply
 from ai.player import Depth, Level, Noise, Player, RankedTurn
 from engine import Position, Turn, Variant, end_turn
 
@@ -41,16 +41,17 @@ _DEPTH = {Level.STRONG: Depth(candidates=5, margin=0.3),
 class Third:
     """A level's third look: its best ``candidates`` turns by 2 ply again at
     3 ply when they are within ``margin`` of the first (a clear first needs
-    none), unless the look would value more than ``limit`` replies (its
-    time grows with them: docs/ai.md, "The third look")."""
+    none)."""
 
     candidates: int
     margin: float
-    limit: int | None = None
 
 
-THIRD = {Level.STRONG: Third(candidates=2, margin=0.1, limit=60_000),
-         Level.BEST: Third(candidates=2, margin=0.1)}
+THIRD = {Level.BEST: Third(candidates=5, margin=0.3)}
+"""The levels that look a third time: best only.  Strong could afford
+best's old look (two within 0.1, p95 65 ms with the C core) but won no
+more against the yardstick with it (82.0% against 81.5% on the same 200
+games: docs/ai.md, "The C core and the third look")."""
 _CACHED_POSITIONS = 4096
 
 
@@ -97,9 +98,9 @@ class LongNetPlayer(Player):
         self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
         full: bool = False,
     ) -> list[RankedTurn]:
-        """:meth:`Player.rank`; the strong and best levels then look at
-        their close first turns again at 3 ply (:data:`THIRD`) and put them
-        first in that order."""
+        """:meth:`Player.rank`; the best level then looks at its close
+        first turns again at 3 ply (:data:`THIRD`) and puts them first in
+        that order."""
         ranking = super().rank(position, turns, also, full)
         third = THIRD.get(self.level)
         if third is None or len(ranking) < 2:
@@ -110,11 +111,8 @@ class LongNetPlayer(Player):
                  and entry.turn.position.winner is None]
         if len(close) < 2:
             return ranking
-        found = three_ply_within(self.net, [end_turn(entry.turn.position) for entry in close],
-                                 self.koks, third.limit)
-        if found is None:
-            return ranking
-        values = -found
+        values = -three_ply(self.net, [end_turn(entry.turn.position) for entry in close],
+                            self.koks)
         deeper = sorted(zip(values, close, strict=True), key=lambda pair: -pair[0])
         return [RankedTurn(entry.turn, float(value)) for value, entry in deeper] + ranking[
             len(close):]

@@ -278,19 +278,6 @@ def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vec
     of its best turn by 1 ply, :func:`roll_values`), weighted by the
     rolls' chances and turned round.  (The roller's turn is chosen at
     1 ply, as GNU Backgammon's move filters choose at a lower ply.)"""
-    found = three_ply_within(net, positions, koks, None)
-    assert found is not None
-    return found
-
-
-def three_ply_within(net: Evaluation, positions: Sequence[Position], koks: bool,
-                     limit: int | None) -> Vector | None:
-    """:func:`three_ply`, or None when its last look would value more than
-    ``limit`` distinct replies - known once they are generated, before any
-    is valued, and what its time grows with (about 1.5 µs a reply in C)."""
     replies = reply_positions(net, positions, koks)
-    generated = _generate(replies)
-    if limit is not None and len(generated.theirs) > limit:
-        return None
-    after = _best_of_rolls(_valued(net, generated, koks), replies, koks) @ CHANCES
+    after = roll_values(net, replies, koks) @ CHANCES
     return np.asarray(-(after.reshape(len(positions), len(ROLLS)) @ CHANCES), dtype=float)

@@ -96,13 +96,3 @@ def test_three_ply_is_the_two_ply_value_after_each_best_turn() -> None:
         _, after = _by_definition(player, position)
         two_ply = [float(np.dot(_by_definition(player, p)[0], search.CHANCES)) for p in after]
         assert value == pytest.approx(-float(np.dot(two_ply, search.CHANCES)), abs=FLOAT32)
-
-
-def test_a_third_look_over_its_limit_is_not_taken() -> None:
-    player = _net_player()
-    positions = _positions()[1:3]
-    whole = search.three_ply(player.net, positions, False)
-    replies = len(search._generate(search.reply_positions(player.net, positions, False)).theirs)
-    assert search.three_ply_within(player.net, positions, False, replies - 1) is None
-    within = search.three_ply_within(player.net, positions, False, replies)
-    assert within is not None and np.array_equal(within, whole)

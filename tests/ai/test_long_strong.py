@@ -11,7 +11,7 @@ import numpy as np
 from ai import Level, make_player
 from ai.arena import play_game
 from ai.long_player import LongNetPlayer
-from ai.player import Depth, Player
+from ai.player import Depth
 from engine import Dice, Position, Variant, legal_turns
 
 
@@ -35,15 +35,14 @@ def test_the_strong_level_loses_little_to_a_2_ply_look_at_every_turn() -> None:
     decisions: 1.2 when it looked at the best 3 within 0.2 (6% of these
     choices differed), 0.2 at its best 5 within 0.3 (2%).  The net of the
     fifth run's 1 ply and 2 ply disagree more often: 0.6 on the 150 (4.7%),
-    1.4 on these first 60 (docs/ai.md, "The fifth run").  Its 2-ply
-    stage: a third look then changes some close choices on purpose."""
+    1.4 on these first 60 (docs/ai.md, "The fifth run")."""
     strong = LongNetPlayer(Level.STRONG)
     every = LongNetPlayer(Level.STRONG)
     every.depth = Depth(candidates=10**6, margin=float("inf"))
     losses = []
     for position, roll in _decisions(60):
         turns = legal_turns(position, roll)
-        value = {r.turn.position: r.equity for r in Player.rank(every, position, turns)}
-        chosen = Player.rank(strong, position, turns)[0].turn
+        value = {r.turn.position: r.equity for r in every.rank(position, turns)}
+        chosen = strong.choose(position, roll)
         losses.append(max(value.values()) - value[chosen.position])
     assert 1000 * float(np.mean(losses)) < 2.0

@@ -16,7 +16,7 @@ from ai.arena import play_game
 from ai.backgammon import turn_equity
 from ai.long_net import flip
 from ai.long_player import LongNetPlayer
-from ai.long_search import afterstate_equities, rows, three_ply, turn_equities
+from ai.long_search import afterstate_equities, rows, turn_equities
 from ai.player import Noise, choice_chances
 from engine import (
     Dice,
@@ -26,7 +26,6 @@ from engine import (
     Side,
     Step,
     Variant,
-    end_turn,
     legal_turns,
     position_from_id,
     position_id,
@@ -180,8 +179,8 @@ def test_a_noise_is_checked() -> None:
 def _expected_errors(variant: Variant, count: int) -> dict[Level, float]:
     """Each level's expected loss per decision (its chances of each turn,
     :meth:`Player.chances`) against a deeper reference: gnubg 1-ply for
-    backgammon, our 3-ply search for long nardy (its strong level looks
-    that deep at close turns), on every turn within the easy level's cap."""
+    backgammon, our 2-ply search for long nardy, on every turn within the
+    easy level's cap."""
     levels = (Level.EASY, Level.MEDIUM, Level.STRONG)
     players = {level: make_player(variant, level, seed=1) for level in levels}
     reference = LongNetPlayer(Level.STRONG)
@@ -194,8 +193,7 @@ def _expected_errors(variant: Variant, count: int) -> dict[Level, float]:
         chances = {level: player.chances(position, turns) for level, player in players.items()}
         wanted = sorted({int(i) for c in chances.values() for i in np.flatnonzero(c)})
         if variant is Variant.LONG:
-            deep = list(-three_ply(reference.net, [end_turn(turns[i].position) for i in wanted],
-                                   False))
+            deep = reference.deepen(position, turns, wanted)
         else:
             deep = [turn_equity(turns[i], 1) for i in wanted]
         loss = max(deep) - np.array(deep)
@@ -405,39 +403,36 @@ def test_the_best_backgammon_level_plays_the_strong_hint() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("level", [Level.STRONG, Level.BEST])
-def test_long_nardy_levels_look_a_roll_deeper_at_close_turns(level: Level) -> None:
+def test_the_best_long_nardy_level_looks_a_roll_deeper_at_close_turns() -> None:
     """Issue 38: long nardy's best gave the strong level's very answers.
-    Now the close first turns of strong and best are valued at 3 ply (the
-    opponent's 21 rolls, its best reply by 1 ply, then our 21 rolls), each
-    level as its :data:`ai.long_player.THIRD` says: always a legal turn, its
-    first entries ordered by the 3-ply values, the rest as 2 ply ranked
-    them, and some choices other than 2 ply's."""
+    Now its close first turns are valued at 3 ply (the opponent's 21 rolls,
+    its best reply by 1 ply, then our 21 rolls), as
+    :data:`ai.long_player.THIRD` says: always a legal turn, its first
+    entries ordered by the 3-ply values, the rest as 2 ply ranked them, and
+    some choices other than 2 ply's, which strong plays."""
     from ai.long_player import THIRD
-    from ai.long_search import _generate, reply_positions, three_ply
+    from ai.long_search import three_ply
     from ai.player import Player
+    from engine import end_turn
 
-    player = make_player(Variant.LONG, level)
-    third = THIRD[level]
+    best = make_player(Variant.LONG, Level.BEST)
+    strong = make_player(Variant.LONG, Level.STRONG)
+    third = THIRD[Level.BEST]
     differ = deeper = 0
     for position, roll in random_game_positions(Variant.LONG, seed=5, count=30):
         turns = legal_turns(position, roll)
-        chosen = player.choose(position, roll)
+        chosen = best.choose(position, roll)
         assert chosen.position in {t.position for t in turns}
-        ranking = player.ranked(position, roll)
-        two_ply = Player.rank(player, position, turns, full=True)
+        ranking = best.ranked(position, roll)
+        two_ply = Player.rank(best, position, turns, full=True)
+        assert strong.ranked(position, roll) == two_ply
         differ += chosen.position != two_ply[0].turn.position
         first = two_ply[0].equity
         head = [e for e in two_ply[:third.candidates] if e.equity >= first - third.margin
                 and e.turn.position.winner is None]
-        after = [end_turn(e.turn.position) for e in head]
-        if len(head) >= 2 and third.limit is not None:
-            replies = len(_generate(reply_positions(player.net, after, False)).theirs)
-            if replies > third.limit:
-                head = []
         if len(head) >= 2:
             deeper += 1
-            values = -three_ply(player.net, after, False)
+            values = -three_ply(best.net, [end_turn(e.turn.position) for e in head], False)
             assert [e.equity for e in ranking[:len(head)]] == pytest.approx(
                 sorted(values, reverse=True))
             assert {e.turn.position for e in ranking[:len(head)]} == {

@@ -136,41 +136,7 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
     reply met again - from another roll (6-1, 5-2 and 4-3 can each move
     one checker 7 pips) or from another position with the same other side -
     is valued once: a 3-ply look meets each reply about 1.3 times."""
-    return _valued(net, _generate(positions), koks)
-
-
-@dataclass(frozen=True)
-class _Generated:
-    """What :func:`_replies` values: the distinct replies (``theirs``, the
-    roller's rows after them), the other side's rows for each (``mine``),
-    and :attr:`_Replies.where`, :attr:`~_Replies.bounds`, :attr:`~_Replies.live`."""
-
-    theirs: Rows
-    mine: Rows
-    where: npt.NDArray[np.intp]
-    bounds: list[int]
-    live: list[int]
-
-
-def _generate(positions: Sequence[Position]) -> _Generated:
-    """The turns come from the C generator (:mod:`ai._longcore`, the
-    engine's mirror) where it was built, else from the engine."""
-    if _longcore is None:
-        return _Generated(*_generated(positions))
-    movers, opponents = zip(*map(_sides, positions), strict=True) if positions else ((), ())
-    found, sources, at, starts, alive = _longcore.replies(
-        b"".join(movers), b"".join(opponents),
-        bytes(position.first_turn for position in positions), _ROLL_BYTES)
-    others = np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24)
-    return _Generated(np.frombuffer(found, dtype=np.uint8).reshape(-1, 24),
-                      others[np.frombuffer(sources, dtype=np.int32)],
-                      np.frombuffer(at, dtype=np.int32).astype(np.intp),
-                      np.frombuffer(starts, dtype=np.int32).tolist(),
-                      np.frombuffer(alive, dtype=np.int32).tolist())
-
-
-def _valued(net: Evaluation, generated: _Generated, koks: bool) -> _Replies:
-    theirs, mine = generated.theirs, generated.mine
+    theirs, mine, where, bounds, live = _generate(positions)
     values = np.empty(0)
     if len(theirs):
         # each reply seen by the other side, to roll next; turned round
@@ -178,16 +144,38 @@ def _valued(net: Evaluation, generated: _Generated, koks: bool) -> _Replies:
         finished = theirs.sum(axis=1) == 0
         if finished.any():
             values[finished] = [exact_win(row, koks) for row in mine[finished]]
-    return _Replies(theirs, values, generated.where, generated.bounds, generated.live)
+    return _Replies(theirs, values, where, bounds, live)
 
 
-def _generated(positions: Sequence[Position]
-               ) -> tuple[Rows, Rows, npt.NDArray[np.intp], list[int], list[int]]:
-    """What :func:`_replies` takes from the C generator, from the engine's:
-    the distinct replies, their opponents' rows, ``where``, ``bounds`` and
-    ``live``.  A mover met again against other checkers holding the same
-    points (what :func:`engine.turns.results_key` says decides its turns)
-    has its turns generated once: in a 3-ply look some 40% of the calls."""
+_Generated = tuple[Rows, Rows, npt.NDArray[np.intp], list[int], list[int]]
+"""What :func:`_replies` values: the distinct replies (the roller's rows
+after them), the other side's rows for each, and :attr:`_Replies.where`,
+:attr:`~_Replies.bounds` and :attr:`~_Replies.live`."""
+
+
+def _generate(positions: Sequence[Position]) -> _Generated:
+    """The replies from the C generator (:mod:`ai._longcore`, the engine's
+    mirror) where it was built, else from the engine's
+    (:func:`_engine_replies`)."""
+    if _longcore is None:
+        return _engine_replies(positions)
+    movers, opponents = zip(*map(_sides, positions), strict=True) if positions else ((), ())
+    found, sources, at, starts, alive = _longcore.replies(
+        b"".join(movers), b"".join(opponents),
+        bytes(position.first_turn for position in positions), _ROLL_BYTES)
+    others = np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24)
+    return (np.frombuffer(found, dtype=np.uint8).reshape(-1, 24),
+            others[np.frombuffer(sources, dtype=np.int32)],
+            np.frombuffer(at, dtype=np.int32).astype(np.intp),
+            np.frombuffer(starts, dtype=np.int32).tolist(),
+            np.frombuffer(alive, dtype=np.int32).tolist())
+
+
+def _engine_replies(positions: Sequence[Position]) -> _Generated:
+    """:func:`_generate` by the engine's generator.  A mover met again
+    against other checkers holding the same points (what
+    :func:`engine.turns.results_key` says decides its turns) has its turns
+    generated once: in a 3-ply look some 40% of the calls."""
     tables: dict[tuple[int, ...], tuple[int, dict[bytes, int]]] = {}
     others: list[tuple[int, ...]] = []
     codes: list[bytes] = []
@@ -230,11 +218,8 @@ def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> M
     Every reply of every position is evaluated in one batch, each with the
     other side to roll (:func:`_replies`).  A position whose other side has
     already borne off is lost: every roll gives minus that side's exact win."""
-    return _best_of_rolls(_replies(net, positions, koks), positions, koks)
-
-
-def _best_of_rolls(replies: _Replies, positions: Sequence[Position], koks: bool) -> Matrix:
     values = np.empty((len(positions), len(ROLLS)))
+    replies = _replies(net, positions, koks)
     if replies.live:
         best = np.maximum.reduceat(replies.values[replies.where], replies.bounds)
         values[replies.live] = best.reshape(len(replies.live), len(ROLLS))

@@ -19,7 +19,7 @@ from ai.arena import play_game
 from ai.long_features import INDEX, SIZE, WIDE_SIZE, features, numpy_features
 from ai.long_net import LongNet
 from ai.long_player import LongNetPlayer
-from ai.long_search import _generated, _replies, final_rows
+from ai.long_search import _engine_replies, _replies, final_rows
 from ai.player import ROLLS, Level
 from engine import Dice, Position, Side, Variant
 from engine.turns import packed_results
@@ -115,7 +115,7 @@ def test_played_positions_with_blocks() -> None:
 
 def test_replies_match_the_engines_batch() -> None:
     positions = [p for p, _ in random_game_positions(LONG, seed=13, count=60)]
-    rows, _, where, bounds, live = _generated(positions)
+    rows, _, where, bounds, live = _engine_replies(positions)
     net = LongNet.load()
     replies = _replies(net, positions, False)
     assert replies.live == live

@@ -193,3 +193,20 @@ def test_nets_keep_the_sums_they_were_trained_on(tmp_path: Path) -> None:
         assert again.legacy is flag
         assert np.allclose(again.probs(me, opp),
                            again.probs_of_features(legacy if flag else exact), atol=1e-6)
+
+
+def test_without_the_c_core_the_search_plays_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a machine without a compiler installs without ai._longcore: the engine's
+    # generator and numpy's features must then give the same choices
+    from ai import long_features
+
+    player = LongNetPlayer(Level.STRONG)
+    positions = random_game_positions(LONG, seed=16, count=12)
+    with_core = [player.ranked(position, dice) for position, dice in positions]
+    monkeypatch.setattr(long_search, "_longcore", None)
+    monkeypatch.setattr(long_features, "_longcore", None)
+    player = LongNetPlayer(Level.STRONG)
+    for (position, dice), ranked in zip(positions, with_core, strict=True):
+        again = player.ranked(position, dice)
+        assert [r.turn.position for r in again] == [r.turn.position for r in ranked]
+        assert [r.equity for r in again] == pytest.approx([r.equity for r in ranked], abs=1e-6)

@@ -288,11 +288,43 @@ typedef struct {
     RowSet a, b; /* the levels of a double's search; b: the results of two dice */
 } Work;
 
+/* A turn's results: ``size`` rows of 24 bytes. */
+typedef struct {
+    unsigned char *rows;
+    Py_ssize_t size, capacity;
+} Results;
+
+static int results_reserve(Results *r, Py_ssize_t count)
+{
+    if (count <= r->capacity)
+        return 0;
+    Py_ssize_t capacity = r->capacity ? r->capacity : 64;
+    while (capacity < count)
+        capacity *= 2;
+    unsigned char *rows = realloc(r->rows, (size_t)capacity * POINTS);
+    if (!rows)
+        return -1;
+    r->rows = rows;
+    r->capacity = capacity;
+    return 0;
+}
+
+/* qsort's order of two rows (pointers to them): as their packed codes, read
+   as little-endian ints, compare - the highest point first. */
+static int code_order(const void *a, const void *b)
+{
+    const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+    for (int p = POINTS - 1; p >= 0; p--)
+        if (x[p] != y[p])
+            return (int)x[p] - (int)y[p];
+    return 0;
+}
+
 /* Every distinct result of a turn with dice d1, d2 into ``out`` (rows of
    24), in the generator's order (engine.turns.packed_results; the position
    itself when nothing can be played).  Returns -1 when out of memory. */
 static int turn_results(Work *w, const unsigned char *mover, const unsigned char *opp, int first,
-                        int d1, int d2, RowSet *out)
+                        int d1, int d2, Results *out)
 {
     Turn t;
     State r, r1;
@@ -306,7 +338,6 @@ static int turn_results(Work *w, const unsigned char *mover, const unsigned char
         rowset_clear(level);
         if (add_state(level, r) < 0)
             return -1;
-        int used = 0;
         for (int step = 0; step < 4; step++) {
             rowset_clear(frontier);
             for (Py_ssize_t i = 0; i < level->size; i++) {
@@ -324,10 +355,8 @@ static int turn_results(Work *w, const unsigned char *mover, const unsigned char
             RowSet *swap = level;
             level = frontier;
             frontier = swap;
-            used++;
         }
         found = level; /* the start itself when nothing could be played */
-        (void)used;
     } else {
         found = &w->b;
         rowset_clear(found);
@@ -365,35 +394,17 @@ static int turn_results(Work *w, const unsigned char *mover, const unsigned char
     /* the order of engine.turns.packed_results: its codes as little-endian
        ints, so the highest point decides first */
     Py_ssize_t count = found->size;
-    int32_t *order = malloc(sizeof(int32_t) * (size_t)(count ? count : 1));
-    if (!order)
+    const unsigned char **order = malloc(sizeof(*order) * (size_t)(count ? count : 1));
+    if (!order || results_reserve(out, count) < 0) {
+        free(order);
         return -1;
+    }
     for (Py_ssize_t i = 0; i < count; i++)
-        order[i] = (int32_t)i;
-    for (Py_ssize_t i = 1; i < count; i++) { /* insertion sort: a few dozen rows */
-        int32_t key = order[i];
-        const unsigned char *a = found->rows + (Py_ssize_t)key * POINTS;
-        Py_ssize_t j = i - 1;
-        while (j >= 0) {
-            const unsigned char *b = found->rows + (Py_ssize_t)order[j] * POINTS;
-            int cmp = 0;
-            for (int p = POINTS - 1; p >= 0 && !cmp; p--)
-                cmp = (int)b[p] - (int)a[p];
-            if (cmp <= 0)
-                break;
-            order[j + 1] = order[j];
-            j--;
-        }
-        order[j + 1] = key;
-    }
-    rowset_clear(out);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        int added;
-        if (rowset_add(out, found->rows + (Py_ssize_t)order[i] * POINTS, &added) < 0) {
-            free(order);
-            return -1;
-        }
-    }
+        order[i] = found->rows + i * POINTS;
+    qsort(order, (size_t)count, sizeof(*order), code_order);
+    for (Py_ssize_t i = 0; i < count; i++)
+        memcpy(out->rows + i * POINTS, order[i], POINTS);
+    out->size = count;
     free(order);
     return 0;
 }
@@ -435,14 +446,14 @@ static PyObject *py_results(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     Work w = {0};
-    RowSet out = {0};
+    Results out = {0};
     if (read_row(&mover, POINTS, "mover") < 0 || read_row(&opp, POINTS, "opponent") < 0)
         goto done;
     if (d1 < 1 || d1 > 6 || d2 < 1 || d2 > 6) {
         PyErr_SetString(PyExc_ValueError, "dice are 1..6");
         goto done;
     }
-    if (work_init(&w) < 0 || rowset_init(&out, POINTS, 64) < 0) {
+    if (work_init(&w) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -453,7 +464,7 @@ static PyObject *py_results(PyObject *self, PyObject *args)
     result = PyBytes_FromStringAndSize((const char *)out.rows, out.size * POINTS);
 done:
     work_free(&w);
-    rowset_free(&out);
+    free(out.rows);
     PyBuffer_Release(&mover);
     PyBuffer_Release(&opp);
     return result;
@@ -502,7 +513,8 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     Work w = {0};
-    RowSet out = {0}, seen = {0};
+    Results out = {0};
+    RowSet seen = {0};
     Ints sources = {0}, where = {0}, bounds = {0}, live = {0};
     Py_ssize_t count = firsts.len;
     Py_ssize_t nrolls = rolls.len / 2;
@@ -515,8 +527,7 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "dice are 1..6");
             goto done;
         }
-    if (work_init(&w) < 0 || rowset_init(&out, POINTS, 64) < 0 ||
-        rowset_init(&seen, 2 * POINTS, 4096) < 0) {
+    if (work_init(&w) < 0 || rowset_init(&seen, 2 * POINTS, 4096) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -564,7 +575,7 @@ nomemory:
     PyErr_NoMemory();
 done:
     work_free(&w);
-    rowset_free(&out);
+    free(out.rows);
     rowset_free(&seen);
     free(sources.data);
     free(where.data);

@@ -216,6 +216,8 @@ def features(me: Rows, opp: Rows, size: int = SIZE, legacy: bool = False,
     it was built."""
     if size not in (SIZE, WIDE_SIZE):
         raise ValueError(f"a net takes {SIZE} or {WIDE_SIZE} inputs, not {size}")
+    if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
+        raise ValueError(f"features are float64 or float32, not {np.dtype(dtype).name}")
     if _longcore is None:
         found = numpy_features(me, opp, size).astype(dtype)
     else:
@@ -265,6 +267,8 @@ def _legacy_sums(found: Matrix, me: Rows, opp: Rows) -> None:
     the exact ones the shipped net won 46.0% of 250 games against itself:
     docs/ai.md)."""
     both = np.concatenate([np.asarray(me), np.asarray(opp)]).astype(np.float64)
+    # the very product the old code made (six columns, of which this one):
+    # BLAS sums a matrix product in another order than a vector's
     off = 1 - (both @ _LEGACY_ON)[:, 1]
     count = len(both) // 2
     for (at_off, at_any, at_margin), part in zip(_OFF_COLUMNS, (off[:count], off[count:]),

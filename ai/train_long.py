@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resuming after {games} games, {seconds:.0f} s", flush=True)
     elif args.start_from:
         start_net = LongNet.load(args.start_from)
-        net = LongNet(start_net.w1, start_net.b1, start_net.w2, start_net.b2)
+        # every net trained from now on reads the exact sums, whatever its start read
+        net = LongNet(start_net.w1, start_net.b1, start_net.w2, start_net.b2, legacy=False)
         if args.widen or args.blocks:
             net = net.widened(args.widen or net.w1.shape[1],
                               np.random.default_rng(int(SETTINGS["seed"])),

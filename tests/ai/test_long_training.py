@@ -17,7 +17,7 @@ from ai.long_net import LongNet, flip, outcome
 from ai.long_player import LongNetPlayer
 from ai.long_search import CHANCES, roll_values, rows
 from ai.player import Level
-from ai.train_long import fit_on_roll, lambda_returns, main, self_play
+from ai.train_long import CALIBRATION, fit_on_roll, lambda_returns, main, self_play
 from engine import legal_turns
 
 
@@ -189,6 +189,23 @@ def test_training_refuses_options_it_cannot_follow(
         main([*options, "--out", str(out), "--games", "1"])
     assert said in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_a_net_trained_on_from_one_on_the_old_sums_reads_the_exact_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--start-from a net file saved before the sums were exact: the net it
+    trains on reads and saves the exact sums (ai.long_features._legacy_sums)."""
+    monkeypatch.setitem(CALIBRATION, "games", 2)
+    start = LongNet.fresh(8, np.random.default_rng(1))
+    start.legacy = True
+    start.info = {"games": 10.0}
+    start.save(tmp_path / "old.npz")
+    assert LongNet.load(tmp_path / "old.npz").legacy
+    out = tmp_path / "new.npz"
+    main(["--start-from", str(tmp_path / "old.npz"), "--out", str(out), "--games", "11"])
+    trained = LongNet.load(out)
+    assert not trained.legacy and trained.info["games"] == 11
 
 
 def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> None:

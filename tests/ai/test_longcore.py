@@ -146,6 +146,8 @@ def test_bad_input_is_refused() -> None:
         _longcore.replies(bytes(24), bytes(24), b"\0", b"\1")
     with pytest.raises(ValueError, match="out"):
         _longcore.features(bytes(24), bytes(24), np.empty(100))
+    with pytest.raises(ValueError, match="float64 or float32, not int32"):
+        features(np.zeros((1, 24)), np.zeros((1, 24)), SIZE, dtype=np.int32)
 
 
 def played_rows() -> tuple[np.ndarray, np.ndarray]:

@@ -495,7 +495,7 @@ static PyObject *ints_bytes(const Ints *v)
 }
 
 PyDoc_STRVAR(replies_doc,
-             "replies(movers, opponents, first_turns, rolls) -> (rows, sources, where, bounds, live)\n\n"
+             "replies(movers, opponents, first_turns, rolls)\n-> (rows, sources, where, bounds, live, kinds, kind)\n\n"
              "Every reply of the side to roll in N positions (``movers`` and\n"
              "``opponents``: N rows of 24 bytes; ``first_turns``: N bytes) to each\n"
              "roll of ``rolls`` (2 bytes a roll), as ai.long_search._replies needs\n"
@@ -504,7 +504,9 @@ PyDoc_STRVAR(replies_doc,
              "position each came from (int32); ``where``, each roll's results of\n"
              "each live position in turn, as indices into ``rows`` (int32);\n"
              "``bounds``, where each roll's results start in ``where`` (int32);\n"
-             "``live``, the positions whose opponent has checkers left (int32).");
+             "``live``, the positions whose opponent has checkers left (int32);\n"
+             "``kinds``, the distinct results whatever their opponent (24 bytes\n"
+             "each), and ``kind``, which of them each of ``rows`` is (int32).");
 
 static PyObject *py_replies(PyObject *self, PyObject *args)
 {
@@ -514,8 +516,8 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Work w = {0};
     Results out = {0};
-    RowSet seen = {0};
-    Ints sources = {0}, where = {0}, bounds = {0}, live = {0};
+    RowSet seen = {0}, kinds = {0};
+    Ints sources = {0}, where = {0}, bounds = {0}, live = {0}, kind = {0};
     Py_ssize_t count = firsts.len;
     Py_ssize_t nrolls = rolls.len / 2;
     const unsigned char *dice = rolls.buf;
@@ -527,7 +529,8 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "dice are 1..6");
             goto done;
         }
-    if (work_init(&w) < 0 || rowset_init(&seen, 2 * POINTS, 4096) < 0) {
+    if (work_init(&w) < 0 || rowset_init(&seen, 2 * POINTS, 4096) < 0 ||
+        rowset_init(&kinds, POINTS, 1024) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -553,9 +556,15 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
                 int added;
                 memcpy(key + POINTS, out.rows + j * POINTS, POINTS);
                 Py_ssize_t at = rowset_add(&seen, key, &added);
-                if (at < 0 || (added && ints_push(&sources, (int32_t)i) < 0) ||
-                    ints_push(&where, (int32_t)at) < 0)
+                if (at < 0 || ints_push(&where, (int32_t)at) < 0)
                     goto nomemory;
+                if (added) {
+                    int fresh;
+                    Py_ssize_t sort = rowset_add(&kinds, key + POINTS, &fresh);
+                    if (sort < 0 || ints_push(&sources, (int32_t)i) < 0 ||
+                        ints_push(&kind, (int32_t)sort) < 0)
+                        goto nomemory;
+                }
             }
         }
     }
@@ -567,8 +576,11 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
         char *to = PyBytes_AS_STRING(rows);
         for (Py_ssize_t j = 0; j < seen.size; j++)
             memcpy(to + j * POINTS, seen.rows + j * 2 * POINTS + POINTS, POINTS);
-        result = Py_BuildValue("(NNNNN)", rows, ints_bytes(&sources), ints_bytes(&where),
-                               ints_bytes(&bounds), ints_bytes(&live));
+        result = Py_BuildValue("(NNNNNNN)", rows, ints_bytes(&sources), ints_bytes(&where),
+                               ints_bytes(&bounds), ints_bytes(&live),
+                               PyBytes_FromStringAndSize((const char *)kinds.rows,
+                                                         kinds.size * POINTS),
+                               ints_bytes(&kind));
     }
     goto done;
 nomemory:
@@ -577,6 +589,8 @@ done:
     work_free(&w);
     free(out.rows);
     rowset_free(&seen);
+    rowset_free(&kinds);
+    free(kind.data);
     free(sources.data);
     free(where.data);
     free(bounds.data);
@@ -624,19 +638,37 @@ static int pips_of(const unsigned char *n)
     return pips;
 }
 
-/* One side's 91 features: ``n`` its checkers (own numbering), ``bits`` its
-   held points, ``seen`` the other side's in the same numbering. */
-static void side_features(double *f, const unsigned char *n, uint32_t bits, uint32_t seen,
-                          int other_pips)
+/* The features are built from two parts, so that the search can value
+   many pairs of rows that share their rows (ai.long_net.LongNet.probs_shared:
+   in a 2- or 3-ply look each row meets some 20 others) with the first layer
+   summed per row once:
+
+   - own (OWN per row): what a side's features read of its own checkers
+     alone - the occupancy, pips, off, home, entry, run, spread, points in
+     the other's home, start quarter, stack, and pips / 100 for the lead;
+   - cross (CROSS or WIDE_CROSS per pair): what reads both sides - each
+     side's mars margin (before its gate: nothing of mine off) and mobility,
+     the race, and the blocks.
+
+   features_of assembles the features from them, so the two cannot differ. */
+#define OWN 85
+#define CROSS 15
+#define WIDE_CROSS 25
+#define SIDE_CROSS 7
+
+static void own_of(double *o, const unsigned char *n)
 {
     int pips = 0, on = 0, home = 0, entry = 0, quarter = 0, stack = 0;
+    uint32_t bits = 0;
     for (int i = 0; i < POINTS; i++) {
         int c = n[i];
-        f[i] = c > 0;
-        f[POINTS + i] = c >= 2;
-        f[2 * POINTS + i] = (c > 2 ? c - 2 : 0) / 13.0;
+        o[i] = c > 0;
+        o[POINTS + i] = c >= 2;
+        o[2 * POINTS + i] = (c > 2 ? c - 2 : 0) / 13.0;
         pips += c * (i + 1);
         on += c;
+        if (c)
+            bits |= 1u << i;
         if (i < 6)
             home += c;
         else
@@ -646,10 +678,7 @@ static void side_features(double *f, const unsigned char *n, uint32_t bits, uint
         if (i < 23 && c > 3)
             stack += c - 3;
     }
-    double *s = f + 3 * POINTS;
-    double margin = (double)(other_pips - entry) / 60.0;
-    margin = margin < -3 ? -3 : margin > 3 ? 3 : margin;
-    uint32_t free_points = ~seen & ALL;
+    double *s = o + 3 * POINTS;
     s[0] = pips / 360.0;
     s[1] = (CHECKERS - on) / 15.0;
     s[2] = on < CHECKERS;
@@ -657,14 +686,27 @@ static void side_features(double *f, const unsigned char *n, uint32_t bits, uint
     s[4] = entry == 0;
     s[5] = n[23] / 15.0;
     s[6] = entry / 100.0;
-    s[7] = on == CHECKERS ? margin : 0.0;
+    s[7] = longest_run(bits, 8, NO_WRAP) / 6.0;
+    s[8] = __builtin_popcount(bits) / 12.0;
+    s[9] = __builtin_popcount(bits & 0x3F000) / 6.0;
+    s[10] = quarter / 15.0;
+    s[11] = stack / 15.0;
+    s[12] = pips / 100.0;
+}
+
+/* One side's cross part: ``n`` its checkers (own numbering), ``bits`` its
+   held points, ``seen`` the other side's in the same numbering. */
+static void side_cross(double *c, const unsigned char *n, uint32_t bits, uint32_t seen,
+                       int other_pips)
+{
+    int entry = 0;
+    for (int i = 6; i < POINTS; i++)
+        entry += n[i] * (i + 1 - 6);
+    double margin = (double)(other_pips - entry) / 60.0;
+    c[0] = margin < -3 ? -3 : margin > 3 ? 3 : margin;
+    uint32_t free_points = ~seen & ALL;
     for (int die = 1; die <= 6; die++)
-        s[7 + die] = __builtin_popcount(bits & (free_points << die)) / 8.0;
-    s[14] = longest_run(bits, 8, NO_WRAP) / 6.0;
-    s[15] = __builtin_popcount(bits) / 12.0;
-    s[16] = __builtin_popcount(bits & 0x3F000) / 6.0;
-    s[17] = quarter / 15.0;
-    s[18] = stack / 15.0;
+        c[die] = __builtin_popcount(bits & (free_points << die)) / 8.0;
 }
 
 /* One side's 5 block features (ai.long_features._blocks). */
@@ -694,24 +736,57 @@ static void block_features(double *f, const unsigned char *n, uint32_t bits, uin
     f[k] = pressed / (36.0 * 15.0);
 }
 
-static void features_of(double *f, const unsigned char *me, const unsigned char *opp, int size)
+static void cross_of(double *c, const unsigned char *me, const unsigned char *opp, int wide)
 {
     uint32_t mine = held_bits(me), theirs = held_bits(opp);
     /* each side's view of the other's points: my point p is its p + 12 or p - 12 */
     uint32_t seen_by_me = ((theirs >> 12) | (theirs << 12)) & ALL;
     uint32_t seen_by_them = ((mine >> 12) | (mine << 12)) & ALL;
-    int my_pips = pips_of(me), their_pips = pips_of(opp);
-    side_features(f, me, mine, seen_by_me, their_pips);
-    side_features(f + SIDE, opp, theirs, seen_by_them, my_pips);
+    side_cross(c, me, mine, seen_by_me, pips_of(opp));
+    side_cross(c + SIDE_CROSS, opp, theirs, seen_by_them, pips_of(me));
     int behind = 0;
     for (int i = 12; i < POINTS; i++)
         behind |= me[i] | opp[i];
-    f[2 * SIDE] = !behind;
-    f[2 * SIDE + 1] = (their_pips - my_pips) / 100.0;
-    if (size == WIDE_SIZE) {
-        block_features(f + SIZE, me, mine, seen_by_me);
-        block_features(f + SIZE + 5, opp, theirs, seen_by_them);
+    c[2 * SIDE_CROSS] = !behind;
+    if (wide) {
+        block_features(c + CROSS, me, mine, seen_by_me);
+        block_features(c + CROSS + 5, opp, theirs, seen_by_them);
     }
+}
+
+/* A side's 91 features from its own and cross parts: the margin counts
+   only while none of its checkers is off. */
+static void side_features(double *f, const double *o, const double *c)
+{
+    memcpy(f, o, sizeof(double) * (3 * POINTS + 7));
+    double *s = f + 3 * POINTS;
+    s[7] = o[3 * POINTS + 2] ? 0.0 : c[0];
+    memcpy(s + 8, c + 1, sizeof(double) * 6);
+    memcpy(s + 14, o + 3 * POINTS + 7, sizeof(double) * 5);
+}
+
+static void features_of(double *f, const unsigned char *me, const unsigned char *opp, int size)
+{
+    double mine[OWN], theirs[OWN], c[WIDE_CROSS];
+    own_of(mine, me);
+    own_of(theirs, opp);
+    cross_of(c, me, opp, size == WIDE_SIZE);
+    side_features(f, mine, c);
+    side_features(f + SIDE, theirs, c + SIDE_CROSS);
+    f[2 * SIDE] = c[2 * SIDE_CROSS];
+    f[2 * SIDE + 1] = (pips_of(opp) - pips_of(me)) / 100.0;
+    if (size == WIDE_SIZE)
+        memcpy(f + SIZE, c + CROSS, sizeof(double) * 10);
+}
+
+/* Row ``i`` of ``size`` values into a float32 (wide 4) or float64 (wide 8) buffer. */
+static void store(void *out, int wide, Py_ssize_t i, int size, const double *row)
+{
+    if (wide == 8)
+        memcpy((double *)out + i * size, row, sizeof(double) * size);
+    else
+        for (int k = 0; k < size; k++)
+            ((float *)out)[i * size + k] = (float)row[k];
 }
 
 PyDoc_STRVAR(features_doc,
@@ -749,11 +824,81 @@ static PyObject *py_features(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < count; i++) {
         features_of(row, (const unsigned char *)me.buf + i * POINTS,
                     (const unsigned char *)opp.buf + i * POINTS, size);
-        if (wide == 8)
-            memcpy((double *)out.buf + i * size, row, sizeof(double) * size);
-        else
-            for (int k = 0; k < size; k++)
-                ((float *)out.buf)[i * size + k] = (float)row[k];
+        store(out.buf, wide, i, size, row);
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&me);
+    PyBuffer_Release(&opp);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+PyDoc_STRVAR(own_doc,
+             "own(rows, out)\n\n"
+             "The own part of N rows' features (24 bytes each, own numbering) into\n"
+             "``out``, N x 85 float32 or float64: the 72 occupancy inputs, pips, off,\n"
+             "any off, home, all home, head, entry, run, spread, points in the\n"
+             "other's home, start quarter, stack, and pips / 100 (the lead's share).");
+
+static PyObject *py_own(PyObject *self, PyObject *args)
+{
+    Py_buffer rows, out;
+    if (!PyArg_ParseTuple(args, "y*w*", &rows, &out))
+        return NULL;
+    PyObject *result = NULL;
+    double row[OWN];
+    Py_ssize_t count = rows.len / POINTS;
+    if (read_row(&rows, count * POINTS, "rows") < 0)
+        goto done;
+    int wide = out.len == count * OWN * 4 ? 4 : out.len == count * OWN * 8 ? 8 : 0;
+    if (!wide && count) {
+        PyErr_Format(PyExc_ValueError, "out: %zd bytes, not %zd rows of %d float32 or float64",
+                     out.len, count, OWN);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        own_of(row, (const unsigned char *)rows.buf + i * POINTS);
+        store(out.buf, wide, i, OWN, row);
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+PyDoc_STRVAR(cross_doc,
+             "cross(me, opponent, out)\n\n"
+             "The cross part of N pairs of rows' features into ``out``, N x 15 or\n"
+             "N x 25 float32 or float64 (its length says which): my mars margin\n"
+             "(ungated) and mobility per die, the opponent's, the race, and with 25\n"
+             "the two sides' blocks.");
+
+static PyObject *py_cross(PyObject *self, PyObject *args)
+{
+    Py_buffer me, opp, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &me, &opp, &out))
+        return NULL;
+    PyObject *result = NULL;
+    double row[WIDE_CROSS];
+    Py_ssize_t count = me.len / POINTS;
+    if (read_row(&me, count * POINTS, "me") < 0 || read_row(&opp, count * POINTS, "opponent") < 0)
+        goto done;
+    int size = 0, wide = 0;
+    for (int s = CROSS; s <= WIDE_CROSS; s += WIDE_CROSS - CROSS)
+        for (int w = 4; w <= 8; w += 4)
+            if (out.len == count * s * w)
+                size = s, wide = w;
+    if (!size && count) {
+        PyErr_Format(PyExc_ValueError, "out: %zd bytes, not %zd rows of %d or %d float32 or float64",
+                     out.len, count, CROSS, WIDE_CROSS);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        cross_of(row, (const unsigned char *)me.buf + i * POINTS,
+                 (const unsigned char *)opp.buf + i * POINTS, size == WIDE_CROSS);
+        store(out.buf, wide, i, size, row);
     }
     result = Py_NewRef(Py_None);
 done:
@@ -767,6 +912,8 @@ static PyMethodDef methods[] = {
     {"results", py_results, METH_VARARGS, results_doc},
     {"replies", py_replies, METH_VARARGS, replies_doc},
     {"features", py_features, METH_VARARGS, features_doc},
+    {"own", py_own, METH_VARARGS, own_doc},
+    {"cross", py_cross, METH_VARARGS, cross_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -44,7 +44,6 @@ from ai.long_features import Matrix, Rows, features
 from ai.long_net import OUTPUTS, WEIGHTS_PATH, Adam, LongNet, flip, outcome
 from ai.long_search import (
     CHANCES,
-    CHUNK,
     _replies,
     afterstate_equities,
     final_rows,
@@ -118,9 +117,9 @@ def roll_probs(net: LongNet, positions: Sequence[Position]) -> Matrix:
         others = np.array([positions[i].board[positions[i].turn.opponent][:24]
                            for i in replies.live], dtype=np.int64)
         mine = np.repeat(others, len(ROLLS), axis=0)
-        probs = np.concatenate([net.probs(mine[i : i + CHUNK], theirs[i : i + CHUNK])
-                                for i in range(0, len(mine), CHUNK)])
-        probs = flip(probs)
+        # valued as the search valued them
+        probs = flip(net.probs_shared(others, np.repeat(np.arange(len(others)), len(ROLLS)),
+                                      theirs, np.arange(len(theirs))))
         finished = np.flatnonzero(theirs.sum(axis=1) == 0)
         for i in finished:
             probs[i] = outcome(15, mine[i])

@@ -276,3 +276,84 @@ def _legacy_sums(found: Matrix, me: Rows, opp: Rows) -> None:
         found[:, at_off] = part
         found[:, at_any] = part > 0
         found[:, at_margin] *= part == 0
+
+
+# ---- the features in two parts, for pairs of rows that share their rows ----
+
+def stable_product(rows: npt.NDArray[Any], weights: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``rows @ weights``, a single row too by the matrix product: numpy
+    multiplies a single row by a matrix-vector routine, which rounds
+    otherwise - and the old sums (:func:`_legacy_sums`) read "off" from
+    that rounding, and the two sides' values of the starting position,
+    each valued alone, must be equal (``tests/ai/test_analysis.py``)."""
+    if len(rows) == 1:
+        return np.asarray((np.vstack([rows, rows]) @ weights)[:1])
+    return np.asarray(rows @ weights)
+
+
+OWN_SIZE = 85
+"""Columns of :func:`own_features`: what a side's features read of its own
+checkers alone."""
+CROSS_SIZE = 15
+WIDE_CROSS_SIZE = 25
+"""Columns of :func:`cross_features` for a net of :data:`SIZE` and of
+:data:`WIDE_SIZE` inputs: what reads both sides."""
+_OWN_NAMES = (*SIDE_NAMES[:79], *SIDE_NAMES[86:])
+"""The own part's columns but its last (pips / 100, the lead's share):
+the side's features but the mars margin and mobility."""
+_SIDE_CROSS = ("mars_margin", *(f"mobility_{d}" for d in range(1, 7)))
+_CROSS_NAMES = (*(f"me_{name}" for name in _SIDE_CROSS),
+                *(f"opp_{name}" for name in _SIDE_CROSS), "race",
+                *WIDE_NAMES[SIZE:])
+WIDE_INDEX = {name: i for i, name in enumerate(WIDE_NAMES)}
+MARGINS = (0, len(_SIDE_CROSS))
+"""The cross part's two mars margins (mine, the opponent's), before the
+gate: they count only while none of the side's checkers is off."""
+
+
+def split_weights(w1: Matrix) -> tuple[Matrix, Matrix, Matrix]:
+    """A first layer's weights ``(inputs, hidden)`` by the features' parts:
+    ``(mine, theirs, cross)`` such that ``features(me, opp) @ w1`` is
+    ``own(me) @ mine + own(opp) @ theirs + cross(me, opp) @ cross`` (the
+    mars margins gated): the pip lead, ``(their pips - mine) / 100``, is
+    each side's pips / 100 with a sign."""
+    index = WIDE_INDEX
+    lead = w1[index["pip_lead"]]
+    mine = np.vstack([w1[[index[f"me_{name}"] for name in _OWN_NAMES]], -lead])
+    theirs = np.vstack([w1[[index[f"opp_{name}"] for name in _OWN_NAMES]], lead])
+    cross = w1[[index[name] for name in _CROSS_NAMES[:len(w1) - SIZE + CROSS_SIZE]]]
+    return mine, theirs, cross
+
+
+def own_features(rows: Rows, legacy: bool = False
+                 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The own part (:data:`OWN_SIZE` columns, float32) of distinct rows,
+    and each row's gate of its mars margin (1 while none of its checkers is
+    off; for a ``legacy`` net, also while the old sum read none off: its
+    off and any off are the old sums' too, :func:`_legacy_sums`).  Needs
+    the C core."""
+    assert _longcore is not None
+    n = np.ascontiguousarray(rows, dtype=np.uint8)
+    found = np.empty((len(n), OWN_SIZE), dtype=np.float32)
+    _longcore.own(n, found)
+    at_off, at_any = _OWN_NAMES.index("off"), _OWN_NAMES.index("any_off")
+    gate = found[:, at_any] == 0
+    if legacy:
+        # the very product the old code made: see _legacy_sums
+        off = 1 - stable_product(n.astype(np.float64), _LEGACY_ON)[:, 1]
+        found[:, at_off] = off
+        found[:, at_any] = off > 0
+        gate &= off == 0
+    return found, gate.astype(np.float32)
+
+
+def cross_features(me: Rows, opp: Rows, size: int = SIZE) -> npt.NDArray[np.float32]:
+    """The cross part of pairs of rows (float32; :data:`CROSS_SIZE` columns
+    for a net of :data:`SIZE` inputs, :data:`WIDE_CROSS_SIZE` for
+    :data:`WIDE_SIZE`), the mars margins before their gate.  Needs the C core."""
+    assert _longcore is not None
+    width = CROSS_SIZE if size == SIZE else WIDE_CROSS_SIZE
+    found = np.empty((len(me), width), dtype=np.float32)
+    _longcore.cross(np.ascontiguousarray(me, dtype=np.uint8),
+                    np.ascontiguousarray(opp, dtype=np.uint8), found)
+    return found

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ai.long_features import Matrix, Rows
-from ai.long_net import Evaluation, Vector
+from ai.long_net import CHUNK, Evaluation, LongNet, Vector
 from ai.player import ROLLS
 from engine import Dice, Position, Turn, Variant, legal_turns
 from engine.turns import PACKED_BYTES, packed_results, results_key
@@ -44,13 +44,6 @@ def exact_win(loser: Rows, koks: bool) -> float:
     if koks and not loser[:6].any():
         return 3.0
     return 2.0
-
-
-CHUNK = 2048
-"""Rows per call of the evaluation: a 3-ply look values up to some 100,000
-positions, and their feature matrices (184 floats a row) in one piece
-outgrow the processor's caches: 8.7 µs a row in one piece, 4.7-5.5 in
-pieces of 2,048 (docs/ai.md, "Long nardy's best: a roll deeper")."""
 
 
 def evaluate(net: Evaluation, me: Rows, opp: Rows, koks: bool) -> Vector:
@@ -136,21 +129,46 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
     reply met again - from another roll (6-1, 5-2 and 4-3 can each move
     one checker 7 pips) or from another position with the same other side -
     is valued once: a 3-ply look meets each reply about 1.3 times."""
-    theirs, mine, where, bounds, live = _generate(positions)
+    found = _generate(positions)
+    theirs = found.kinds[found.kind]
     values = np.empty(0)
     if len(theirs):
         # each reply seen by the other side, to roll next; turned round
-        values = -evaluate(net, mine, theirs, koks)
+        values = -evaluate_pairs(net, found.others, found.sources, found.kinds, found.kind, koks)
         finished = theirs.sum(axis=1) == 0
         if finished.any():
-            values[finished] = [exact_win(row, koks) for row in mine[finished]]
-    return _Replies(theirs, values, where, bounds, live)
+            values[finished] = [exact_win(row, koks)
+                                for row in found.others[found.sources[finished]]]
+    return _Replies(theirs, values, found.where, found.bounds, found.live)
 
 
-_Generated = tuple[Rows, Rows, npt.NDArray[np.intp], list[int], list[int]]
-"""What :func:`_replies` values: the distinct replies (the roller's rows
-after them), the other side's rows for each, and :attr:`_Replies.where`,
-:attr:`~_Replies.bounds` and :attr:`~_Replies.live`."""
+def evaluate_pairs(net: Evaluation, me: Rows, me_index: npt.NDArray[np.intp], opp: Rows,
+                   opp_index: npt.NDArray[np.intp], koks: bool) -> Vector:
+    """:func:`evaluate` of the pairs ``(me[me_index], opp[opp_index])``:
+    the learned net values them with each row's share of its first layer
+    computed once (:meth:`ai.long_net.LongNet.probs_shared`)."""
+    if isinstance(net, LongNet):
+        return net.value(net.probs_shared(me, me_index, opp, opp_index), koks)
+    return evaluate(net, me[me_index], opp[opp_index], koks)
+
+
+@dataclass(frozen=True)
+class _Generated:
+    """Every reply to every roll of some positions (:func:`_generate`),
+    each reply against the same other side once."""
+
+    kinds: Rows
+    """The distinct replies whatever the other side: the roller's rows after them."""
+    kind: npt.NDArray[np.intp]
+    """Each reply's row, as an index into :attr:`kinds`."""
+    others: Rows
+    """The other side's rows, one per position (or per distinct one)."""
+    sources: npt.NDArray[np.intp]
+    """Each reply's other side, as an index into :attr:`others`."""
+    where: npt.NDArray[np.intp]
+    """:attr:`_Replies.where`."""
+    bounds: list[int]
+    live: list[int]
 
 
 def _generate(positions: Sequence[Position]) -> _Generated:
@@ -160,15 +178,17 @@ def _generate(positions: Sequence[Position]) -> _Generated:
     if _longcore is None:
         return _engine_replies(positions)
     movers, opponents = zip(*map(_sides, positions), strict=True) if positions else ((), ())
-    found, sources, at, starts, alive = _longcore.replies(
+    _, sources, at, starts, alive, kinds, kind = _longcore.replies(
         b"".join(movers), b"".join(opponents),
         bytes(position.first_turn for position in positions), _ROLL_BYTES)
-    others = np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24)
-    return (np.frombuffer(found, dtype=np.uint8).reshape(-1, 24),
-            others[np.frombuffer(sources, dtype=np.int32)],
-            np.frombuffer(at, dtype=np.int32).astype(np.intp),
-            np.frombuffer(starts, dtype=np.int32).tolist(),
-            np.frombuffer(alive, dtype=np.int32).tolist())
+    return _Generated(
+        np.frombuffer(kinds, dtype=np.uint8).reshape(-1, 24),
+        np.frombuffer(kind, dtype=np.int32).astype(np.intp),
+        np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24),
+        np.frombuffer(sources, dtype=np.int32).astype(np.intp),
+        np.frombuffer(at, dtype=np.int32).astype(np.intp),
+        np.frombuffer(starts, dtype=np.int32).tolist(),
+        np.frombuffer(alive, dtype=np.int32).tolist())
 
 
 def _engine_replies(positions: Sequence[Position]) -> _Generated:
@@ -208,8 +228,10 @@ def _engine_replies(positions: Sequence[Position]) -> _Generated:
                     groups.append(group)
                 where.append(at)
     theirs = _unpack(b"".join(codes)) if codes else np.empty((0, 24), dtype=np.int64)
-    mine = np.array(others, dtype=np.int64).reshape(-1, 24)[groups]
-    return theirs, mine, np.array(where, dtype=np.intp), bounds, live
+    return _Generated(theirs, np.arange(len(theirs)),
+                      np.array(others, dtype=np.int64).reshape(-1, 24),
+                      np.array(groups, dtype=np.intp), np.array(where, dtype=np.intp),
+                      bounds, live)
 
 
 def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> Matrix:

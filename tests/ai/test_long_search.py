@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ai.long_net as long_net
 import ai.long_search as search
 from ai import Level
 from ai.long_player import LongNetPlayer
@@ -78,6 +79,7 @@ def test_the_values_do_not_depend_on_how_the_batch_is_cut(monkeypatch: pytest.Mo
     positions = _positions()
     whole = search.roll_values(player.net, positions, False)
     monkeypatch.setattr(search, "CHUNK", 7)
+    monkeypatch.setattr(long_net, "CHUNK", 7)  # the pieces of LongNet.probs_shared
     # equal up to rounding: BLAS may sum a 7-row product in another order than a
     # 2,048-row one (in float32, FLOAT32); a mixed-up row is off by far more
     cut = search.roll_values(player.net, positions, False)

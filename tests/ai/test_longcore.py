@@ -16,7 +16,7 @@ import pytest
 
 from ai import long_search
 from ai.arena import play_game
-from ai.long_features import INDEX, SIZE, WIDE_SIZE, features, numpy_features
+from ai.long_features import INDEX, SIZE, WIDE_SIZE, features, numpy_features, own_features
 from ai.long_net import LongNet
 from ai.long_player import LongNetPlayer
 from ai.long_search import _engine_replies, _replies, final_rows
@@ -115,7 +115,9 @@ def test_played_positions_with_blocks() -> None:
 
 def test_replies_match_the_engines_batch() -> None:
     positions = [p for p, _ in random_game_positions(LONG, seed=13, count=60)]
-    rows, _, where, bounds, live = _engine_replies(positions)
+    generated = _engine_replies(positions)
+    rows, where = generated.kinds[generated.kind], generated.where
+    bounds, live = generated.bounds, generated.live
     net = LongNet.load()
     replies = _replies(net, positions, False)
     assert replies.live == live
@@ -148,6 +150,10 @@ def test_bad_input_is_refused() -> None:
         _longcore.features(bytes(24), bytes(24), np.empty(100))
     with pytest.raises(ValueError, match="float64 or float32, not int32"):
         features(np.zeros((1, 24)), np.zeros((1, 24)), SIZE, dtype=np.int32)
+    with pytest.raises(ValueError, match="out"):
+        _longcore.own(bytes(48), np.empty((2, 84), dtype=np.float32))
+    with pytest.raises(ValueError, match="out"):
+        _longcore.cross(bytes(24), bytes(24), np.empty(16, dtype=np.float32))
 
 
 def played_rows() -> tuple[np.ndarray, np.ndarray]:
@@ -197,16 +203,56 @@ def test_nets_keep_the_sums_they_were_trained_on(tmp_path: Path) -> None:
                            again.probs_of_features(legacy if flag else exact), atol=1e-6)
 
 
+@pytest.mark.parametrize("legacy", [True, False])
+@pytest.mark.parametrize("size", [SIZE, WIDE_SIZE])
+def test_shared_rows_give_the_nets_estimates(size: int, legacy: bool) -> None:
+    """LongNet.probs_shared splits the first layer by the features' parts
+    (own rows once, the inputs that read both sides per pair): the same
+    estimates as probs of the gathered pairs, within float32's rounding,
+    and the old sums' readings (legacy) kept."""
+    shipped = LongNet.load()
+    rng = np.random.default_rng(size)
+    net = LongNet(shipped.w1, shipped.b1, shipped.w2, shipped.b2, legacy=legacy).widened(
+        128, rng, size) if size == WIDE_SIZE else LongNet(
+        rng.normal(0, 0.3, (SIZE, 64)), rng.normal(0, 0.3, 64), rng.normal(0, 0.3, (64, 5)),
+        np.zeros(5), legacy=legacy)
+    if size == WIDE_SIZE:
+        net.w1[SIZE:] = rng.normal(0, 0.3, (WIDE_SIZE - SIZE, 128))  # blocks that count
+    me, opp = played_rows()
+    me, opp = me[:300], opp[:900]
+    me_index, opp_index = rng.integers(0, 300, 5000), rng.integers(0, 900, 5000)
+    shared = net.probs_shared(me, me_index, opp, opp_index)
+    np.testing.assert_allclose(shared, net.probs(me[me_index], opp[opp_index]), rtol=0,
+                               atol=1e-6)
+    expected = net.probs_of_features(features(me[me_index], opp[opp_index], size, legacy))
+    np.testing.assert_allclose(shared, expected, rtol=0, atol=1e-6)
+    # a pair alone: within rounding (BLAS may sum 2 rows otherwise than 2,048)
+    for k in (0, 17, 4999):
+        alone = net.probs_shared(me, me_index[k : k + 1], opp, opp_index[k : k + 1])
+        np.testing.assert_allclose(alone[0], shared[k], rtol=0, atol=1e-6)
+
+
+def test_a_row_alone_reads_the_old_sums_as_in_a_batch() -> None:
+    # the old sums read "off" from a product's rounding: a single row must not
+    # go through numpy's matrix-vector routine, which rounds otherwise
+    me, _ = played_rows()
+    together, gates = own_features(me[:400], legacy=True)
+    for k in range(400):
+        alone, gate = own_features(me[k : k + 1], legacy=True)
+        assert np.array_equal(alone[0], together[k]) and gate[0] == gates[k], k
+
+
 def test_without_the_c_core_the_search_plays_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     # a machine without a compiler installs without ai._longcore: the engine's
     # generator and numpy's features must then give the same choices
-    from ai import long_features
+    from ai import long_features, long_net
 
     player = LongNetPlayer(Level.STRONG)
     positions = random_game_positions(LONG, seed=16, count=12)
     with_core = [player.ranked(position, dice) for position, dice in positions]
     monkeypatch.setattr(long_search, "_longcore", None)
     monkeypatch.setattr(long_features, "_longcore", None)
+    monkeypatch.setattr(long_net, "_longcore", None)
     player = LongNetPlayer(Level.STRONG)
     for (position, dice), ranked in zip(positions, with_core, strict=True):
         again = player.ranked(position, dice)

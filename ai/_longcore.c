@@ -494,6 +494,28 @@ static PyObject *ints_bytes(const Ints *v)
     return PyBytes_FromStringAndSize((const char *)v->data, v->size * (Py_ssize_t)sizeof(int32_t));
 }
 
+/* What a turn's results depend on (turn_results): the mover's row, the
+   points the opponent holds, its rearmost point while all its checkers are
+   on the board (0 else: setup's opp_min), the first turn, the dice. */
+#define TURN_KEY (POINTS + 4 + 1 + 1 + 2)
+
+static uint32_t held_bits(const unsigned char *n);
+
+static void turn_key_of(unsigned char *key, const unsigned char *mover, const unsigned char *opp,
+                        int first, int d1, int d2)
+{
+    uint32_t held = held_bits(opp);
+    int total = 0;
+    for (int i = 0; i < POINTS; i++)
+        total += opp[i];
+    memcpy(key, mover, POINTS);
+    memcpy(key + POINTS, &held, 4);
+    key[POINTS + 4] = total == CHECKERS && held ? (unsigned char)(__builtin_ctz(held) + 1) : 0;
+    key[POINTS + 5] = (unsigned char)first;
+    key[POINTS + 6] = (unsigned char)d1;
+    key[POINTS + 7] = (unsigned char)d2;
+}
+
 PyDoc_STRVAR(replies_doc,
              "replies(movers, opponents, first_turns, rolls)\n-> (rows, sources, where, bounds, live, kinds, kind)\n\n"
              "Every reply of the side to roll in N positions (``movers`` and\n"
@@ -516,8 +538,9 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Work w = {0};
     Results out = {0};
-    RowSet seen = {0}, kinds = {0};
+    RowSet seen = {0}, kinds = {0}, groups = {0}, turns = {0};
     Ints sources = {0}, where = {0}, bounds = {0}, live = {0}, kind = {0};
+    Ints turn_start = {0}, turn_count = {0}, turn_kinds = {0};
     Py_ssize_t count = firsts.len;
     Py_ssize_t nrolls = rolls.len / 2;
     const unsigned char *dice = rolls.buf;
@@ -529,42 +552,64 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "dice are 1..6");
             goto done;
         }
-    if (work_init(&w) < 0 || rowset_init(&seen, 2 * POINTS, 4096) < 0 ||
-        rowset_init(&kinds, POINTS, 1024) < 0) {
+    if (work_init(&w) < 0 || rowset_init(&seen, 2 * sizeof(int32_t), 4096) < 0 ||
+        rowset_init(&kinds, POINTS, 1024) < 0 || rowset_init(&groups, POINTS, 64) < 0 ||
+        rowset_init(&turns, TURN_KEY, 1024) < 0) {
         PyErr_NoMemory();
         goto done;
     }
-    unsigned char key[2 * POINTS];
     for (Py_ssize_t i = 0; i < count; i++) {
         const unsigned char *mover = (const unsigned char *)movers.buf + i * POINTS;
         const unsigned char *opp = (const unsigned char *)opps.buf + i * POINTS;
-        int any = 0;
+        int any = 0, fresh;
         for (int p = 0; p < POINTS; p++)
             any |= opp[p];
         if (!any)
             continue;
         if (ints_push(&live, (int32_t)i) < 0)
             goto nomemory;
-        memcpy(key, opp, POINTS);
+        /* a reply is met again only against the same opponent: the key is
+           (the opponent's row, the reply's row) by their numbers in the sets */
+        int32_t key[2];
+        Py_ssize_t group = rowset_add(&groups, opp, &fresh);
+        if (group < 0)
+            goto nomemory;
+        key[0] = (int32_t)group;
         for (Py_ssize_t k = 0; k < nrolls; k++) {
             if (ints_push(&bounds, (int32_t)where.size) < 0)
                 goto nomemory;
-            if (turn_results(&w, mover, opp, ((const unsigned char *)firsts.buf)[i] != 0, dice[2 * k],
-                             dice[2 * k + 1], &out) < 0)
+            /* the turns depend on the opponent only through the points it
+               holds and its rearmost checker (the block rule): a mover met
+               again against the same has its turns generated once (in a
+               3-ply look some 44% of the calls) */
+            int first = ((const unsigned char *)firsts.buf)[i] != 0;
+            unsigned char turn_key[TURN_KEY];
+            turn_key_of(turn_key, mover, opp, first, dice[2 * k], dice[2 * k + 1]);
+            Py_ssize_t known = rowset_add(&turns, turn_key, &fresh);
+            if (known < 0)
                 goto nomemory;
-            for (Py_ssize_t j = 0; j < out.size; j++) {
-                int added;
-                memcpy(key + POINTS, out.rows + j * POINTS, POINTS);
-                Py_ssize_t at = rowset_add(&seen, key, &added);
-                if (at < 0 || ints_push(&where, (int32_t)at) < 0)
+            if (fresh) {
+                if (turn_results(&w, mover, opp, first, dice[2 * k], dice[2 * k + 1], &out) < 0 ||
+                    ints_push(&turn_start, (int32_t)turn_kinds.size) < 0 ||
+                    ints_push(&turn_count, (int32_t)out.size) < 0)
                     goto nomemory;
-                if (added) {
-                    int fresh;
-                    Py_ssize_t sort = rowset_add(&kinds, key + POINTS, &fresh);
-                    if (sort < 0 || ints_push(&sources, (int32_t)i) < 0 ||
-                        ints_push(&kind, (int32_t)sort) < 0)
+                for (Py_ssize_t j = 0; j < out.size; j++) {
+                    Py_ssize_t sort = rowset_add(&kinds, out.rows + j * POINTS, &fresh);
+                    if (sort < 0 || ints_push(&turn_kinds, (int32_t)sort) < 0)
                         goto nomemory;
                 }
+            }
+            int32_t from = turn_start.data[known], results = turn_count.data[known];
+            for (int32_t j = 0; j < results; j++) {
+                int added;
+                Py_ssize_t sort = turn_kinds.data[from + j];
+                key[1] = (int32_t)sort;
+                Py_ssize_t at = rowset_add(&seen, (const unsigned char *)key, &added);
+                if (at < 0 || ints_push(&where, (int32_t)at) < 0)
+                    goto nomemory;
+                if (added && (ints_push(&sources, (int32_t)i) < 0 ||
+                              ints_push(&kind, (int32_t)sort) < 0))
+                    goto nomemory;
             }
         }
     }
@@ -575,7 +620,7 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
             goto done;
         char *to = PyBytes_AS_STRING(rows);
         for (Py_ssize_t j = 0; j < seen.size; j++)
-            memcpy(to + j * POINTS, seen.rows + j * 2 * POINTS + POINTS, POINTS);
+            memcpy(to + j * POINTS, kinds.rows + (Py_ssize_t)kind.data[j] * POINTS, POINTS);
         result = Py_BuildValue("(NNNNNNN)", rows, ints_bytes(&sources), ints_bytes(&where),
                                ints_bytes(&bounds), ints_bytes(&live),
                                PyBytes_FromStringAndSize((const char *)kinds.rows,
@@ -590,6 +635,11 @@ done:
     free(out.rows);
     rowset_free(&seen);
     rowset_free(&kinds);
+    rowset_free(&groups);
+    rowset_free(&turns);
+    free(turn_start.data);
+    free(turn_count.data);
+    free(turn_kinds.data);
     free(kind.data);
     free(sources.data);
     free(where.data);
@@ -694,14 +744,18 @@ static void own_of(double *o, const unsigned char *n)
     s[12] = pips / 100.0;
 }
 
-/* One side's cross part: ``n`` its checkers (own numbering), ``bits`` its
-   held points, ``seen`` the other side's in the same numbering. */
-static void side_cross(double *c, const unsigned char *n, uint32_t bits, uint32_t seen,
-                       int other_pips)
+static int entry_of(const unsigned char *n)
 {
     int entry = 0;
     for (int i = 6; i < POINTS; i++)
         entry += n[i] * (i + 1 - 6);
+    return entry;
+}
+
+/* One side's cross part: ``bits`` its held points, ``entry`` its pips to
+   bring home, ``seen`` the other side's points in its numbering. */
+static void side_cross(double *c, uint32_t bits, int entry, uint32_t seen, int other_pips)
+{
     double margin = (double)(other_pips - entry) / 60.0;
     c[0] = margin < -3 ? -3 : margin > 3 ? 3 : margin;
     uint32_t free_points = ~seen & ALL;
@@ -709,13 +763,18 @@ static void side_cross(double *c, const unsigned char *n, uint32_t bits, uint32_
         c[die] = __builtin_popcount(bits & (free_points << die)) / 8.0;
 }
 
-/* One side's 5 block features (ai.long_features._blocks). */
-static void block_features(double *f, const unsigned char *n, uint32_t bits, uint32_t seen)
+/* Checkers on each point and above it (``above[i]``: on points i + 1..24). */
+static void above_of(int *above, const unsigned char *n)
 {
-    int above[POINTS + 1];
     above[POINTS] = 0;
     for (int i = POINTS - 1; i >= 0; i--)
         above[i] = above[i + 1] + n[i];
+}
+
+/* One side's 5 block features (ai.long_features._blocks); ``above`` from above_of. */
+static void block_features(double *f, const unsigned char *n, const int *above, uint32_t bits,
+                           uint32_t seen)
+{
     uint32_t starts = seen;
     int k = 0;
     for (int length = 2; length <= 6; length++) {
@@ -728,30 +787,56 @@ static void block_features(double *f, const unsigned char *n, uint32_t bits, uin
     uint32_t below = bits ? (1u << (31 - __builtin_clz(bits))) - 1 : 0;
     f[k++] = longest_run(seen & below, POINTS, ALL) / 6.0;
     int pressed = 0;
-    for (int i = 6; i < POINTS; i++) {
+    for (uint32_t outside = bits & ~0x3Fu; outside; outside &= outside - 1) {
+        int i = __builtin_ctz(outside);
         /* the other side's points among the six in front of point i + 1 */
-        int ahead = __builtin_popcount(seen & (((1u << i) - 1) & ~((1u << (i > 6 ? i - 6 : 0)) - 1)));
+        int ahead = __builtin_popcount(seen & (((1u << i) - 1) & ~((1u << (i - 6)) - 1)));
         pressed += n[i] * ahead * ahead;
     }
     f[k] = pressed / (36.0 * 15.0);
 }
 
+/* What the cross part needs of a row, computed once per row. */
+typedef struct {
+    int32_t ready; /* 0 in a zeroed buffer: not yet filled */
+    uint32_t bits;
+    int32_t pips, entry, behind;
+    int32_t above[POINTS + 1];
+} Side;
+
+static void side_of(Side *side, const unsigned char *n)
+{
+    side->ready = 1;
+    side->bits = held_bits(n);
+    side->pips = pips_of(n);
+    side->entry = entry_of(n);
+    side->behind = (side->bits >> 12) != 0;
+    above_of(side->above, n);
+}
+
+/* The cross part of a pair (my margin and mobility, the opponent's, the
+   race; with ``wide`` the two sides' blocks). */
+static void cross_sides(double *c, const unsigned char *n_me, const Side *me,
+                        const unsigned char *n_opp, const Side *opp, int wide)
+{
+    /* each side's view of the other's points: my point p is its p + 12 or p - 12 */
+    uint32_t seen_by_me = ((opp->bits >> 12) | (opp->bits << 12)) & ALL;
+    uint32_t seen_by_them = ((me->bits >> 12) | (me->bits << 12)) & ALL;
+    side_cross(c, me->bits, me->entry, seen_by_me, opp->pips);
+    side_cross(c + SIDE_CROSS, opp->bits, opp->entry, seen_by_them, me->pips);
+    c[2 * SIDE_CROSS] = !(me->behind | opp->behind);
+    if (wide) {
+        block_features(c + CROSS, n_me, me->above, me->bits, seen_by_me);
+        block_features(c + CROSS + 5, n_opp, opp->above, opp->bits, seen_by_them);
+    }
+}
+
 static void cross_of(double *c, const unsigned char *me, const unsigned char *opp, int wide)
 {
-    uint32_t mine = held_bits(me), theirs = held_bits(opp);
-    /* each side's view of the other's points: my point p is its p + 12 or p - 12 */
-    uint32_t seen_by_me = ((theirs >> 12) | (theirs << 12)) & ALL;
-    uint32_t seen_by_them = ((mine >> 12) | (mine << 12)) & ALL;
-    side_cross(c, me, mine, seen_by_me, pips_of(opp));
-    side_cross(c + SIDE_CROSS, opp, theirs, seen_by_them, pips_of(me));
-    int behind = 0;
-    for (int i = 12; i < POINTS; i++)
-        behind |= me[i] | opp[i];
-    c[2 * SIDE_CROSS] = !behind;
-    if (wide) {
-        block_features(c + CROSS, me, mine, seen_by_me);
-        block_features(c + CROSS + 5, opp, theirs, seen_by_them);
-    }
+    Side mine, theirs;
+    side_of(&mine, me);
+    side_of(&theirs, opp);
+    cross_sides(c, me, &mine, opp, &theirs, wide);
 }
 
 /* A side's 91 features from its own and cross parts: the margin counts
@@ -908,12 +993,93 @@ done:
     return result;
 }
 
+static void add_rows(float *restrict h, const float *restrict x, const float *restrict y,
+                     Py_ssize_t hidden)
+{
+    for (Py_ssize_t j = 0; j < hidden; j++)
+        h[j] = x[j] + y[j];
+}
+
+PyDoc_STRVAR(pairs_doc,
+             "pairs(me, me_index, opponent, opp_index, me_gate, opp_gate, me_first,\n"
+             "      opp_first, me_sides, opp_sides, cross, first)\n\n"
+             "For N pairs (me[me_index[k]], opponent[opp_index[k]]) of distinct rows\n"
+             "(24 bytes each; the indices int64): their cross part into ``cross``\n"
+             "(N x 15 or N x 25 float32, its length says which), each side's mars\n"
+             "margin times its row's gate (float32 per row), and into ``first``\n"
+             "(N x H float32) the sum of the two rows' shares of the first layer,\n"
+             "``me_first`` and ``opp_first`` (float32, H per row).  ``me_sides`` and\n"
+             "``opp_sides``: zeroed buffers of SIDE_BYTES per row, where each row's\n"
+             "counts are kept once computed, from one call to the next.");
+
+static PyObject *py_pairs(PyObject *self, PyObject *args)
+{
+    Py_buffer me, mi, opp, oi, mg, og, mf, of, ms, os, cross, first;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*w*w*w*w*", &me, &mi, &opp, &oi, &mg, &og, &mf,
+                          &of, &ms, &os, &cross, &first))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t nme = me.len / POINTS, nopp = opp.len / POINTS, count = mi.len / 8;
+    Py_ssize_t hidden = nme ? mf.len / 4 / nme : 0;
+    int width = cross.len == count * CROSS * 4 ? CROSS
+                : cross.len == count * WIDE_CROSS * 4 ? WIDE_CROSS : 0;
+    if (read_row(&me, nme * POINTS, "me") < 0 || read_row(&opp, nopp * POINTS, "opponent") < 0)
+        goto done;
+    if (oi.len != mi.len || mi.len % 8 || mg.len != nme * 4 || og.len != nopp * 4 ||
+        !hidden || mf.len != nme * hidden * 4 || of.len != nopp * hidden * 4 ||
+        ms.len != nme * (Py_ssize_t)sizeof(Side) || os.len != nopp * (Py_ssize_t)sizeof(Side) ||
+        first.len != count * hidden * 4 || (!width && count)) {
+        PyErr_SetString(PyExc_ValueError, "pairs: the indices, gates, shares or out do not fit");
+        goto done;
+    }
+    const int64_t *at_me = mi.buf, *at_opp = oi.buf;
+    for (Py_ssize_t k = 0; k < count; k++)
+        if (at_me[k] < 0 || at_me[k] >= nme || at_opp[k] < 0 || at_opp[k] >= nopp) {
+            PyErr_SetString(PyExc_IndexError, "pairs: an index out of its rows");
+            goto done;
+        }
+    Side *mine = ms.buf, *theirs = os.buf;
+    const unsigned char *rows_me = me.buf, *rows_opp = opp.buf;
+    const float *gate_me = mg.buf, *gate_opp = og.buf, *share_me = mf.buf, *share_opp = of.buf;
+    double row[WIDE_CROSS];
+    for (Py_ssize_t k = 0; k < count; k++) {
+        int64_t a = at_me[k], b = at_opp[k];
+        const unsigned char *n_me = rows_me + a * POINTS, *n_opp = rows_opp + b * POINTS;
+        if (!mine[a].ready)
+            side_of(&mine[a], n_me);
+        if (!theirs[b].ready)
+            side_of(&theirs[b], n_opp);
+        cross_sides(row, n_me, &mine[a], n_opp, &theirs[b], width == WIDE_CROSS);
+        row[0] *= gate_me[a];
+        row[SIDE_CROSS] *= gate_opp[b];
+        store(cross.buf, 4, k, width, row);
+        add_rows((float *)first.buf + k * hidden, share_me + a * hidden, share_opp + b * hidden,
+                 hidden);
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&me);
+    PyBuffer_Release(&mi);
+    PyBuffer_Release(&opp);
+    PyBuffer_Release(&oi);
+    PyBuffer_Release(&mg);
+    PyBuffer_Release(&og);
+    PyBuffer_Release(&mf);
+    PyBuffer_Release(&of);
+    PyBuffer_Release(&ms);
+    PyBuffer_Release(&os);
+    PyBuffer_Release(&cross);
+    PyBuffer_Release(&first);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"results", py_results, METH_VARARGS, results_doc},
     {"replies", py_replies, METH_VARARGS, replies_doc},
     {"features", py_features, METH_VARARGS, features_doc},
     {"own", py_own, METH_VARARGS, own_doc},
     {"cross", py_cross, METH_VARARGS, cross_doc},
+    {"pairs", py_pairs, METH_VARARGS, pairs_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -927,5 +1093,10 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__longcore(void)
 {
     init_frame();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "SIDE_BYTES", (long)sizeof(Side)) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

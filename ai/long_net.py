@@ -21,12 +21,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ai.long_features import (
-    MARGINS,
     SIZE,
     WIDE_SIZE,
     Matrix,
     Rows,
-    cross_features,
     features,
     own_features,
     split_weights,
@@ -202,15 +200,20 @@ class LongNet:
         own_me, gate_me = own_features(me, self.legacy)
         own_opp, gate_opp = own_features(opp, self.legacy)
         first_me, first_opp = stable_product(own_me, mine), stable_product(own_opp, theirs)
+        me_bytes = np.ascontiguousarray(me, dtype=np.uint8)
+        opp_bytes = np.ascontiguousarray(opp, dtype=np.uint8)
+        # each row's counts for the cross part, kept from one piece to the next
+        me_sides = np.zeros((len(me_bytes), _longcore.SIDE_BYTES), dtype=np.uint8)
+        opp_sides = np.zeros((len(opp_bytes), _longcore.SIDE_BYTES), dtype=np.uint8)
         found = np.empty((len(me_index), len(OUTPUTS)))
         for start in range(0, len(me_index), CHUNK):
-            rows_me, rows_opp = me_index[start : start + CHUNK], opp_index[start : start + CHUNK]
-            both = cross_features(me[rows_me], opp[rows_opp], self.inputs)
-            both[:, MARGINS[0]] *= gate_me[rows_me]
-            both[:, MARGINS[1]] *= gate_opp[rows_opp]
-            h = stable_product(both, cross)
-            h += first_me[rows_me]
-            h += first_opp[rows_opp]
+            rows_me = np.ascontiguousarray(me_index[start : start + CHUNK], dtype=np.int64)
+            rows_opp = np.ascontiguousarray(opp_index[start : start + CHUNK], dtype=np.int64)
+            both = np.empty((len(rows_me), len(cross)), dtype=np.float32)
+            h = np.empty((len(rows_me), first_me.shape[1]), dtype=np.float32)
+            _longcore.pairs(me_bytes, rows_me, opp_bytes, rows_opp, gate_me, gate_opp,
+                            first_me, first_opp, me_sides, opp_sides, both, h)
+            h += stable_product(both, cross)
             found[start : start + CHUNK] = self._outputs(h)
         return found
 

@@ -133,6 +133,23 @@ def test_replies_match_the_engines_batch() -> None:
     assert np.array_equal(replies.values[replies.where], engine_values)
 
 
+def test_replies_generated_once_per_opponent_that_decides_them() -> None:
+    # the C core generates a mover's turns once for opponents holding the same
+    # points with the same rearmost checker: a batch of the opponent's
+    # variants (many such, and many not) must give each its own turns
+    engine_rows = c_rows = 0
+    for position, _ in random_game_positions(LONG, seed=17, count=12):
+        variants = opponent_variants(position)
+        generated = _engine_replies(variants)
+        replies = _replies(LongNet.load(), variants, False)
+        assert replies.bounds == generated.bounds and replies.live == generated.live
+        expected = generated.kinds[generated.kind][generated.where]
+        assert np.array_equal(replies.rows[replies.where], expected)
+        engine_rows += len(expected)
+        c_rows += len(replies.rows)
+    assert c_rows < engine_rows  # replies met again are valued once
+
+
 def test_final_rows_are_the_legal_turns() -> None:
     for position, dice in random_game_positions(LONG, seed=14, count=40):
         expected = np.frombuffer(engine_results(position, dice), dtype=np.uint8).reshape(-1, 24)

@@ -174,13 +174,25 @@ class LongNet:
         h = x @ self.w1.astype(np.float32)
         return self._outputs(h)
 
-    def _outputs(self, h: npt.NDArray[np.floating[Any]]) -> Matrix:
+    def _outputs(self, h: npt.NDArray[np.floating[Any]], biased: bool = False,
+                 wide: Matrix | None = None) -> Matrix:
         """The probabilities from the first layer's sums ``h`` (float32,
-        overwritten): the bias, tanh, then the second layer in float64."""
-        h += self.b1.astype(np.float32)
+        overwritten): the bias (unless ``biased``), tanh, then the second
+        layer in float64 (in ``wide``, a buffer of ``h``'s shape, when
+        given: a fresh one costs its pages)."""
+        if not biased:
+            h += self.b1.astype(np.float32)
         np.tanh(h, out=h)
-        logits = h.astype(np.float64) @ self.w2 + self.b2
-        return np.asarray(1 / (1 + np.exp(-logits)))
+        if wide is None:
+            wide = h.astype(np.float64)
+        else:
+            np.copyto(wide, h)
+        logits = wide @ self.w2
+        logits += self.b2
+        np.negative(logits, out=logits)
+        np.exp(logits, out=logits)
+        logits += 1
+        return np.reciprocal(logits, out=logits)
 
     def probs_shared(self, me: Rows, me_index: npt.NDArray[np.intp], opp: Rows,
                      opp_index: npt.NDArray[np.intp]) -> Matrix:
@@ -200,21 +212,30 @@ class LongNet:
         own_me, gate_me = own_features(me, self.legacy)
         own_opp, gate_opp = own_features(opp, self.legacy)
         first_me, first_opp = stable_product(own_me, mine), stable_product(own_opp, theirs)
+        first_me += self.b1.astype(np.float32)  # the bias once per row, not per pair
         me_bytes = np.ascontiguousarray(me, dtype=np.uint8)
         opp_bytes = np.ascontiguousarray(opp, dtype=np.uint8)
         # each row's counts for the cross part, kept from one piece to the next
         me_sides = np.zeros((len(me_bytes), _longcore.SIDE_BYTES), dtype=np.uint8)
         opp_sides = np.zeros((len(opp_bytes), _longcore.SIDE_BYTES), dtype=np.uint8)
         found = np.empty((len(me_index), len(OUTPUTS)))
+        # buffers for the pieces, made once (fresh ones cost their pages)
+        piece = min(CHUNK, len(me_index))
+        hidden = first_me.shape[1]
+        scratch = [np.empty((piece, width), dtype=np.float32)
+                   for width in (len(cross), hidden, hidden)]
+        wide = np.empty((piece, hidden))
         for start in range(0, len(me_index), CHUNK):
             rows_me = np.ascontiguousarray(me_index[start : start + CHUNK], dtype=np.int64)
             rows_opp = np.ascontiguousarray(opp_index[start : start + CHUNK], dtype=np.int64)
-            both = np.empty((len(rows_me), len(cross)), dtype=np.float32)
-            h = np.empty((len(rows_me), first_me.shape[1]), dtype=np.float32)
+            both, h, product = (buffer[: len(rows_me)] for buffer in scratch)
             _longcore.pairs(me_bytes, rows_me, opp_bytes, rows_opp, gate_me, gate_opp,
                             first_me, first_opp, me_sides, opp_sides, both, h)
-            h += stable_product(both, cross)
-            found[start : start + CHUNK] = self._outputs(h)
+            if len(both) == 1:  # a single row by the matrix product (stable_product)
+                h += stable_product(both, cross)
+            else:
+                h += np.matmul(both, cross, out=product)
+            found[start : start + CHUNK] = self._outputs(h, True, wide[: len(rows_me)])
         return found
 
 

@@ -41,10 +41,12 @@ _DEPTH = {Level.STRONG: Depth(candidates=5, margin=0.3),
 class Third:
     """A level's third look: its best ``candidates`` turns by 2 ply again at
     3 ply when they are within ``margin`` of the first (a clear first needs
-    none)."""
+    none), the opponent's reply to each roll chosen among its best
+    ``replies`` by 1 ply (:func:`ai.long_search.three_ply`)."""
 
     candidates: int
     margin: float
+    replies: int = 1
 
 
 THIRD = {Level.BEST: Third(candidates=5, margin=0.3)}
@@ -112,7 +114,7 @@ class LongNetPlayer(Player):
         if len(close) < 2:
             return ranking
         values = -three_ply(self.net, [end_turn(entry.turn.position) for entry in close],
-                            self.koks)
+                            self.koks, third.replies)
         deeper = sorted(zip(values, close, strict=True), key=lambda pair: -pair[0])
         return [RankedTurn(entry.turn, float(value)) for value, entry in deeper] + ranking[
             len(close):]

@@ -10,7 +10,6 @@ the luck of a roll in analysis; :meth:`ai.long_player.LongNetPlayer.deepen`).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -20,7 +19,7 @@ import numpy.typing as npt
 from ai.long_features import Matrix, Rows
 from ai.long_net import CHUNK, Evaluation, LongNet, Vector
 from ai.player import ROLLS
-from engine import Dice, Position, Turn, Variant, legal_turns
+from engine import Dice, Position, Side, Turn, Variant, legal_turns
 from engine.turns import PACKED_BYTES, packed_results, results_key
 
 try:
@@ -129,7 +128,31 @@ def _replies(net: Evaluation, positions: Sequence[Position], koks: bool) -> _Rep
     reply met again - from another roll (6-1, 5-2 and 4-3 can each move
     one checker 7 pips) or from another position with the same other side -
     is valued once: a 3-ply look meets each reply about 1.3 times."""
-    found = _generate(positions)
+    return _side_replies(net, _sides_of(positions), koks)
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """Positions as rows: the side to roll's points 1..24 (``movers``), the
+    other side's (``others``), both ``(N, 24)`` bytes in their own
+    numbering, and whether it is the side to roll's first turn."""
+
+    movers: npt.NDArray[np.uint8]
+    others: npt.NDArray[np.uint8]
+    firsts: npt.NDArray[np.bool_]
+
+
+def _sides_of(positions: Sequence[Position]) -> _Sides:
+    movers, others = (zip(*map(_sides, positions), strict=True) if positions
+                      else ((), ()))
+    return _Sides(np.frombuffer(b"".join(movers), dtype=np.uint8).reshape(-1, 24),
+                  np.frombuffer(b"".join(others), dtype=np.uint8).reshape(-1, 24),
+                  np.array([position.first_turn for position in positions], dtype=bool))
+
+
+def _side_replies(net: Evaluation, sides: _Sides, koks: bool) -> _Replies:
+    """:func:`_replies` of positions given as rows."""
+    found = _generate(sides)
     theirs = found.kinds[found.kind]
     values = np.empty(0)
     if len(theirs):
@@ -171,20 +194,21 @@ class _Generated:
     live: list[int]
 
 
-def _generate(positions: Sequence[Position]) -> _Generated:
+def _generate(sides: _Sides) -> _Generated:
     """The replies from the C generator (:mod:`ai._longcore`, the engine's
     mirror) where it was built, else from the engine's
     (:func:`_engine_replies`)."""
     if _longcore is None:
-        return _engine_replies(positions)
-    movers, opponents = zip(*map(_sides, positions), strict=True) if positions else ((), ())
+        return _engine_replies([
+            Position(Variant.LONG, ((*mover.tolist(), 0), (*other.tolist(), 0)), Side.WHITE,
+                     bool(first))
+            for mover, other, first in zip(sides.movers, sides.others, sides.firsts, strict=True)])
     _, sources, at, starts, alive, kinds, kind = _longcore.replies(
-        b"".join(movers), b"".join(opponents),
-        bytes(position.first_turn for position in positions), _ROLL_BYTES)
+        sides.movers, sides.others, sides.firsts.astype(np.uint8), _ROLL_BYTES)
     return _Generated(
         np.frombuffer(kinds, dtype=np.uint8).reshape(-1, 24),
         np.frombuffer(kind, dtype=np.int32).astype(np.intp),
-        np.frombuffer(b"".join(opponents), dtype=np.uint8).reshape(-1, 24),
+        sides.others,
         np.frombuffer(sources, dtype=np.int32).astype(np.intp),
         np.frombuffer(at, dtype=np.int32).astype(np.intp),
         np.frombuffer(starts, dtype=np.int32).tolist(),
@@ -240,37 +264,54 @@ def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> M
     Every reply of every position is evaluated in one batch, each with the
     other side to roll (:func:`_replies`).  A position whose other side has
     already borne off is lost: every roll gives minus that side's exact win."""
-    values = np.empty((len(positions), len(ROLLS)))
-    replies = _replies(net, positions, koks)
+    return _side_roll_values(net, _sides_of(positions), koks)
+
+
+def _side_roll_values(net: Evaluation, sides: _Sides, koks: bool) -> Matrix:
+    """:func:`roll_values` of positions given as rows."""
+    values = np.empty((len(sides.movers), len(ROLLS)))
+    replies = _side_replies(net, sides, koks)
     if replies.live:
         best = np.maximum.reduceat(replies.values[replies.where], replies.bounds)
         values[replies.live] = best.reshape(len(replies.live), len(ROLLS))
-    for index in sorted(set(range(len(positions))) - set(replies.live)):
-        mover, _ = rows(positions[index])
-        values[index] = -exact_win(mover, koks)
+    for index in sorted(set(range(len(values))) - set(replies.live)):
+        values[index] = -exact_win(sides.movers[index], koks)
     return values
 
 
-def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool) -> list[Position]:
-    """For each position (its side to roll), the position after that
-    side's best turn by 1 ply for each of the 21 :data:`ROLLS`, the other
-    side to roll: ``21 * len(positions)`` positions, roll by roll.  A
-    position whose side to roll has already lost repeats itself."""
-    replies = _replies(net, positions, koks)
+def _best(replies: _Replies, keep: int) -> npt.NDArray[np.intp]:
+    """For each roll of each live position, its ``keep`` best replies by
+    1 ply as indices into ``replies.rows`` (best first; of equal values the
+    generator's first, as ``np.argmax``; the best again where a roll has
+    fewer): shape ``(len(live) * 21, keep)``."""
     ends = [*replies.bounds[1:], len(replies.where)]
-    chosen = iter(zip(replies.bounds, ends, strict=True))
+    found = np.empty((len(replies.bounds), keep), dtype=np.intp)
+    for segment, (first, end) in enumerate(zip(replies.bounds, ends, strict=True)):
+        indices = replies.where[first:end]
+        order = np.argsort(-replies.values[indices], kind="stable")[:keep]
+        found[segment] = indices[order[np.minimum(np.arange(keep), len(order) - 1)]]
+    return found
+
+
+def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool,
+                    keep: int = 1) -> list[Position]:
+    """For each position (its side to roll), the positions after that
+    side's ``keep`` best turns by 1 ply for each of the 21 :data:`ROLLS`
+    (:func:`_best`), the other side to roll: ``21 * keep * len(positions)``
+    positions, roll by roll.  A position whose side to roll has already
+    lost repeats itself."""
+    replies = _replies(net, positions, koks)
+    chosen = iter(_best(replies, keep).reshape(-1, len(ROLLS) * keep))
     found: list[Position] = []
     live = set(replies.live)
     for index, position in enumerate(positions):
         if index not in live:
-            found.extend([position] * len(ROLLS))
+            found.extend([position] * (len(ROLLS) * keep))
             continue
         side = position.turn
         tail = position.board[side][24:]
-        for first, end in itertools.islice(chosen, len(ROLLS)):
-            indices = replies.where[first:end]
-            best = replies.rows[int(indices[int(np.argmax(replies.values[indices]))])]
-            row = (*best.tolist(), *tail)
+        for at in next(chosen):
+            row = (*replies.rows[at].tolist(), *tail)
             board = (row, position.board[side.opponent]) if side.value == 0 else (
                 position.board[side.opponent], row)
             # from_rows: the other side's first turn read from its checkers, as end_turn
@@ -278,13 +319,32 @@ def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool) 
     return found
 
 
-def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vector:
+def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool,
+              replies: int = 1) -> Vector:
     """The equity of the side to roll in each position at 3 ply: for each
-    of its 21 rolls its best turn by 1 ply, then the other side's 2-ply
-    value of the position it leaves (the average over that side's 21 rolls
-    of its best turn by 1 ply, :func:`roll_values`), weighted by the
-    rolls' chances and turned round.  (The roller's turn is chosen at
-    1 ply, as GNU Backgammon's move filters choose at a lower ply.)"""
-    replies = reply_positions(net, positions, koks)
-    after = roll_values(net, replies, koks) @ CHANCES
-    return np.asarray(-(after.reshape(len(positions), len(ROLLS)) @ CHANCES), dtype=float)
+    of its 21 rolls its best turn, then the other side's 2-ply value of the
+    position it leaves (the average over that side's 21 rolls of its best
+    turn by 1 ply, :func:`roll_values`), weighted by the rolls' chances and
+    turned round.  The roller's best turn is chosen among its ``replies``
+    best by 1 ply by that 2-ply value: with 1, its best by 1 ply (as GNU
+    Backgammon's move filters choose at a lower ply).  The positions after
+    the roller's turns are rows (:class:`_Sides`), not positions: making
+    and checking those took a tenth of the look.  A position whose side to
+    roll has already lost is worth minus the other side's exact win."""
+    sides = _sides_of(positions)
+    middle = _side_replies(net, sides, koks)
+    found = np.empty(len(positions))
+    for index in sorted(set(range(len(positions))) - set(middle.live)):
+        found[index] = -exact_win(sides.movers[index], koks)
+    if not middle.live:
+        return found
+    # the other side to roll next, against each of the roller's turns
+    chosen = _best(middle, replies).reshape(-1)
+    others = np.repeat(sides.others[middle.live], len(ROLLS) * replies, axis=0)
+    after = _Sides(others, np.ascontiguousarray(middle.rows[chosen], dtype=np.uint8),
+                   others[:, 23] == 15)  # a first turn: all 15 still on the head, as end_turn
+    values = _side_roll_values(net, after, koks) @ CHANCES
+    # the roller takes the turn that leaves the other side least
+    least = values.reshape(len(middle.live), len(ROLLS), replies).min(axis=2)
+    found[middle.live] = -(least @ CHANCES)
+    return found

@@ -88,6 +88,29 @@ def test_the_values_do_not_depend_on_how_the_batch_is_cut(monkeypatch: pytest.Mo
     np.testing.assert_allclose(one_by_one, whole, rtol=0, atol=FLOAT32)
 
 
+def test_three_ply_with_the_rollers_turn_chosen_among_its_best_few() -> None:
+    """``replies=3``: for each of the roller's rolls, its three best turns
+    by 1 ply, of which it takes the one whose 2-ply value for the other
+    side is least; with 1 the best by 1 ply.  A position whose roller has
+    lost is worth minus the other side's exact win (mars: the roller has
+    none of its checkers home or off)."""
+    player = _net_player()
+    positions = [*_positions()[1:3], _lost()]
+    values = search.three_ply(player.net, positions, False, replies=3)
+    for position, value in zip(positions[:2], values[:2], strict=True):
+        expected = []
+        for dice, _ in ROLLS:
+            turns = legal_turns(position, dice)
+            equities = player.shallow(position, turns)
+            best = np.argsort(-equities, kind="stable")[:3]
+            two_ply = [float(np.dot(_by_definition(player, end_turn(turns[i].position))[0],
+                                    search.CHANCES)) for i in best]
+            expected.append(min(two_ply))
+        assert value == pytest.approx(-float(np.dot(expected, search.CHANCES)), abs=FLOAT32)
+    assert values[-1] == -2.0
+    assert search.three_ply(player.net, positions[-1:], False)[0] == -2.0
+
+
 def test_three_ply_is_the_two_ply_value_after_each_best_turn() -> None:
     """3 ply by its definition: for each of the roller's 21 rolls its best
     turn by 1 ply, then the other side's 2-ply value of what it leaves."""

@@ -654,8 +654,8 @@ def _move_decision(player: Player, index: int, ply: _Ply) -> tuple[Decision | No
     if len(turns) == 1:
         # no decision; its equity at the analysis depth all the same (the
         # next roll's luck starts from it)
-        return None, player.rank(ply.position, turns, full=True)[0].equity
-    ranking = player.rank(ply.position, turns, also=(played,), full=True)
+        return None, player.rank(ply.position, turns, full=True, judging=True)[0].equity
+    ranking = player.rank(ply.position, turns, also=(played,), full=True, judging=True)
     mine = next(entry for entry in ranking if entry.turn.position == after)
     best = ranking[0]
     loss = best.equity - mine.equity

@@ -99,11 +99,12 @@ class GnubgPlayer(Player):
 
     def rank(
         self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
-        full: bool = False,
+        full: bool = False, judging: bool = False,
     ) -> list[RankedTurn]:
         """The best level looks at the strong ranking's first few again at
-        2-ply (:func:`two_ply`); the others rank as :class:`Player` does."""
-        ranked = super().rank(position, turns, also, full)
+        2-ply (:func:`two_ply`), judging a game too; the others rank as
+        :class:`Player` does."""
+        ranked = super().rank(position, turns, also, full, judging)
         if self.level is not Level.BEST:
             return ranked
         played = [turns[i].position for i in also]

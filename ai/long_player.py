@@ -47,6 +47,9 @@ class Third:
     candidates: int
     margin: float
     replies: int = 1
+    budget: int | None = None
+    """The most positions the look values at its last ply (the first two
+    candidates are always looked at): :func:`ai.long_search.three_ply`."""
 
 
 THIRD = {Level.BEST: Third(candidates=5, margin=0.3)}
@@ -98,13 +101,14 @@ class LongNetPlayer(Player):
 
     def rank(
         self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
-        full: bool = False,
+        full: bool = False, judging: bool = False,
     ) -> list[RankedTurn]:
-        """:meth:`Player.rank`; the best level then looks at its close
-        first turns again at 3 ply (:data:`THIRD`) and puts them first in
-        that order."""
-        ranking = super().rank(position, turns, also, full)
-        third = THIRD.get(self.level)
+        """:meth:`Player.rank`; the strong and best levels then look at
+        their close first turns again at 3 ply (:data:`THIRD`) and put them
+        first in that order - when playing, not ``judging`` a game (its
+        analysis stays at 2 ply, the depth of its luck)."""
+        ranking = super().rank(position, turns, also, full, judging)
+        third = None if judging else THIRD.get(self.level)
         if third is None or len(ranking) < 2:
             return ranking
         first = ranking[0].equity
@@ -114,10 +118,12 @@ class LongNetPlayer(Player):
         if len(close) < 2:
             return ranking
         values = -three_ply(self.net, [end_turn(entry.turn.position) for entry in close],
-                            self.koks, third.replies)
-        deeper = sorted(zip(values, close, strict=True), key=lambda pair: -pair[0])
-        return [RankedTurn(entry.turn, float(value)) for value, entry in deeper] + ranking[
-            len(close):]
+                            self.koks, third.replies, third.budget)
+        looked = close[: len(values)]
+        deeper = sorted(zip(values, looked, strict=True), key=lambda pair: -pair[0])
+        seen = {id(entry) for entry in looked}
+        return [RankedTurn(entry.turn, float(value)) for value, entry in deeper] + [
+            entry for entry in ranking if id(entry) not in seen]
 
     def roll_values(self, positions: Sequence[Position]) -> np.ndarray:
         """:func:`ai.long_search.roll_values`, remembered for the last few

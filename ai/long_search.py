@@ -150,9 +150,11 @@ def _sides_of(positions: Sequence[Position]) -> _Sides:
                   np.array([position.first_turn for position in positions], dtype=bool))
 
 
-def _side_replies(net: Evaluation, sides: _Sides, koks: bool) -> _Replies:
-    """:func:`_replies` of positions given as rows."""
-    found = _generate(sides)
+def _side_replies(net: Evaluation, sides: _Sides, koks: bool,
+                  found: _Generated | None = None) -> _Replies:
+    """:func:`_replies` of positions given as rows (``found``: their
+    replies, when already generated)."""
+    found = _generate(sides) if found is None else found
     theirs = found.kinds[found.kind]
     values = np.empty(0)
     if len(theirs):
@@ -267,10 +269,12 @@ def roll_values(net: Evaluation, positions: Sequence[Position], koks: bool) -> M
     return _side_roll_values(net, _sides_of(positions), koks)
 
 
-def _side_roll_values(net: Evaluation, sides: _Sides, koks: bool) -> Matrix:
-    """:func:`roll_values` of positions given as rows."""
+def _side_roll_values(net: Evaluation, sides: _Sides, koks: bool,
+                      found: _Generated | None = None) -> Matrix:
+    """:func:`roll_values` of positions given as rows (``found``: their
+    replies, when already generated)."""
     values = np.empty((len(sides.movers), len(ROLLS)))
-    replies = _side_replies(net, sides, koks)
+    replies = _side_replies(net, sides, koks, found)
     if replies.live:
         best = np.maximum.reduceat(replies.values[replies.where], replies.bounds)
         values[replies.live] = best.reshape(len(replies.live), len(ROLLS))
@@ -320,7 +324,7 @@ def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool,
 
 
 def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool,
-              replies: int = 1) -> Vector:
+              replies: int = 1, budget: int | None = None) -> Vector:
     """The equity of the side to roll in each position at 3 ply: for each
     of its 21 rolls its best turn, then the other side's 2-ply value of the
     position it leaves (the average over that side's 21 rolls of its best
@@ -330,7 +334,13 @@ def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool,
     Backgammon's move filters choose at a lower ply).  The positions after
     the roller's turns are rows (:class:`_Sides`), not positions: making
     and checking those took a tenth of the look.  A position whose side to
-    roll has already lost is worth minus the other side's exact win."""
+    roll has already lost is worth minus the other side's exact win.
+
+    ``budget``: the most distinct positions the look may value at its last
+    ply, over all the positions (its cost is about 0.5-0.8 µs each).  The
+    positions are looked at in order while they fit, the first two always,
+    and the values returned are theirs: fewer than ``positions`` when the
+    budget ran out."""
     sides = _sides_of(positions)
     middle = _side_replies(net, sides, koks)
     found = np.empty(len(positions))
@@ -338,13 +348,20 @@ def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool,
         found[index] = -exact_win(sides.movers[index], koks)
     if not middle.live:
         return found
-    # the other side to roll next, against each of the roller's turns
-    chosen = _best(middle, replies).reshape(-1)
-    others = np.repeat(sides.others[middle.live], len(ROLLS) * replies, axis=0)
-    after = _Sides(others, np.ascontiguousarray(middle.rows[chosen], dtype=np.uint8),
-                   others[:, 23] == 15)  # a first turn: all 15 still on the head, as end_turn
-    values = _side_roll_values(net, after, koks) @ CHANCES
-    # the roller takes the turn that leaves the other side least
-    least = values.reshape(len(middle.live), len(ROLLS), replies).min(axis=2)
-    found[middle.live] = -(least @ CHANCES)
+    # the other side to roll next, against each of the roller's turns;
+    # position by position, so that the budget can stop before the next
+    chosen = _best(middle, replies).reshape(len(middle.live), -1)
+    spent = 0
+    for at, index in enumerate(middle.live):
+        others = np.repeat(sides.others[index : index + 1], len(ROLLS) * replies, axis=0)
+        after = _Sides(others, np.ascontiguousarray(middle.rows[chosen[at]], dtype=np.uint8),
+                       others[:, 23] == 15)  # a first turn: all 15 still on the head, as end_turn
+        generated = _generate(after)
+        spent += len(generated.kind)
+        if budget is not None and spent > budget and index >= 2:
+            return found[:index]
+        values = _side_roll_values(net, after, koks, generated) @ CHANCES
+        # the roller takes the turn that leaves the other side least
+        least = values.reshape(len(ROLLS), replies).min(axis=1)
+        found[index] = -(least @ CHANCES)
     return found

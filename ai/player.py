@@ -176,13 +176,15 @@ class Player:
 
     def rank(
         self, position: Position, turns: Sequence[Turn], also: Sequence[int] = (),
-        full: bool = False,
+        full: bool = False, judging: bool = False,
     ) -> list[RankedTurn]:
         """:meth:`ranked` of ``turns`` (all legal from ``position``).  The
         indices ``also`` are looked at deeper whatever their shallow equity
         (the turn a player played, in analysis); ``full``: the best turn too
         when it is the only candidate (its equity then has the same depth as
-        the others'; playing does not need it)."""
+        the others'; playing does not need it); ``judging``: the ranking a
+        game's analysis judges by, whose depth its luck shares (long nardy's
+        third look, :data:`ai.long_player.THIRD`, is for playing only)."""
         values = self.shallow(position, turns)
         order = [int(i) for i in np.argsort(-values, kind="stable")]
         depth = self.depth

@@ -5,10 +5,10 @@
 The positions are those ``ai_bench.py timing`` times (the strong level's,
 in ``--games`` games against the greedy player, seed ``--seed``).  Two
 worker processes - one on ``REVISION``'s ``ai`` and ``engine`` (``git
-archive`` into a temporary directory), one on this tree's - each keep one
-player per level (as ``timing`` does) and time its choice, position by
-position, taking turns (which of the two goes first alternates), so both
-see the same load on a shared machine.  Prints CPU p50 / p95 / max
+archive`` into a temporary directory, its C core compiled there at -O3),
+one on this tree's - each keep one player per level (as ``timing`` does)
+and time its choice, position by position, taking turns (which of the two
+goes first alternates), so both see the same load on a shared machine.  Prints CPU p50 / p95 / max
 (``time.process_time``) per level and revision, the ratio of the totals,
 and the range of the load average during the run.
 
@@ -24,6 +24,7 @@ import os
 import pickle
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -52,6 +53,18 @@ def worker(root: str, positions: str) -> None:
         print(f"{1000 * (time.process_time() - start)}\t{turn.position!r}", flush=True)
 
 
+def _build_core(root: Path) -> None:
+    """Compile the revision's C core (``ai/_longcore.c``, where it has one)
+    in place: the archive holds only the source, and without the module
+    the revision would time its slower fallback."""
+    source = root / "ai" / "_longcore.c"
+    if not source.exists():
+        return
+    target = source.with_name("_longcore" + sysconfig.get_config_var("EXT_SUFFIX"))
+    subprocess.run(["gcc", "-O3", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}",
+                    str(source), "-o", str(target)], check=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("revision")
@@ -77,6 +90,7 @@ def main() -> int:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.revision, "ai", "engine"],
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+        _build_core(before)
         seen = _met(Variant(args.variant), args.games, args.seed)
         positions = Path(tmp) / "positions.pkl"
         positions.write_bytes(pickle.dumps(seen))

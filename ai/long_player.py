@@ -7,10 +7,15 @@ search over the legal turns (:mod:`ai.long_search`).
 * strong: 1 ply, then 2 ply (the opponent's 21 rolls and its best reply)
   for the best five turns within 0.3 equity of the best (three within 0.2
   lost 1.2 mp per decision against 2 ply for every turn, five 0.2, within
-  its time: docs/ai.md, "The yardstick and the strong level's search");
-* best: 1 ply, 2 ply for the best five within 0.3 (as strong), then 3 ply
-  (:func:`ai.long_search.three_ply`) for those of them within 0.3 of the
-  first by 2 ply (:data:`THIRD`).
+  its time: docs/ai.md, "The yardstick and the strong level's search"),
+  then 3 ply (:func:`ai.long_search.three_ply`) for those of them within
+  0.3 of the first by 2 ply, as many as a budget of positions allows
+  (:data:`THIRD`);
+* best: as strong, then 3 ply for up to eight within 0.5, with the
+  opponent's reply to each roll chosen among its best three by 2 ply.
+
+The third look is for playing; a game's analysis judges at 2 ply
+(``rank(judging=True)``), the depth of its luck.
 """
 
 from __future__ import annotations
@@ -52,11 +57,15 @@ class Third:
     candidates are always looked at): :func:`ai.long_search.three_ply`."""
 
 
-THIRD = {Level.BEST: Third(candidates=5, margin=0.3)}
-"""The levels that look a third time: best only.  Strong could afford
-best's old look (two within 0.1, p95 65 ms with the C core) but won no
-more against the yardstick with it (82.0% against 81.5% on the same 200
-games: docs/ai.md, "The C core and the third look")."""
+THIRD = {Level.STRONG: Third(candidates=5, margin=0.3, budget=150_000),
+         Level.BEST: Third(candidates=8, margin=0.5, replies=3)}
+"""The levels' third looks (docs/ai.md, "Strong looks a third time"):
+strong's is what best's was until 7 December 2026 (five within 0.3:
+85.0% against the yardstick where 2 ply won 78.0%), within a budget that
+keeps its CPU per move under 150 ms at p95 (150,000 positions, some
+0.1 s; the look stops short of its fourth or fifth candidate in about a
+fifth of the moves); best's looks at more and chooses the opponent's
+replies deeper, within its 1 s."""
 _CACHED_POSITIONS = 4096
 
 
@@ -81,6 +90,8 @@ class LongNetPlayer(Player):
         self.name = f"long-{level.value}"
         self.net = net or shipped_net()
         self.depth = _DEPTH.get(level, Depth())
+        self.third = THIRD.get(level)
+        """The level's third look (:data:`THIRD`); ``None``: none."""
         self.noise = NOISE.get(level)
         self._rolls: dict[Position, np.ndarray] = {}
 
@@ -108,7 +119,7 @@ class LongNetPlayer(Player):
         first in that order - when playing, not ``judging`` a game (its
         analysis stays at 2 ply, the depth of its luck)."""
         ranking = super().rank(position, turns, also, full, judging)
-        third = None if judging else THIRD.get(self.level)
+        third = None if judging else self.third
         if third is None or len(ranking) < 2:
             return ranking
         first = ranking[0].equity

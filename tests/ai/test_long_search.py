@@ -111,6 +111,20 @@ def test_three_ply_with_the_rollers_turn_chosen_among_its_best_few() -> None:
     assert search.three_ply(player.net, positions[-1:], False)[0] == -2.0
 
 
+def test_three_ply_within_a_budget_looks_at_the_first_positions_that_fit() -> None:
+    """A budget of positions valued at the last ply: the positions in order
+    while they fit, the first two always, their values as without it."""
+    player = _net_player()
+    positions = _positions()[:4]
+    whole = search.three_ply(player.net, positions, False)
+    assert len(search.three_ply(player.net, positions, False, budget=1)) == 2
+    cut = search.three_ply(player.net, positions, False, budget=20_000)
+    assert 2 <= len(cut) < len(positions)
+    np.testing.assert_allclose(cut, whole[: len(cut)], rtol=0, atol=FLOAT32)
+    np.testing.assert_allclose(search.three_ply(player.net, positions, False, budget=10**9),
+                               whole, rtol=0, atol=FLOAT32)
+
+
 def test_three_ply_is_the_two_ply_value_after_each_best_turn() -> None:
     """3 ply by its definition: for each of the roller's 21 rolls its best
     turn by 1 ply, then the other side's 2-ply value of what it leaves."""

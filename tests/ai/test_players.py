@@ -209,11 +209,14 @@ def _expected_errors(variant: Variant, count: int) -> dict[Level, float]:
 def test_the_levels_err_in_order(variant: Variant) -> None:
     """Over a fixed set of positions of real games, the easy level loses
     more per decision than medium, and medium more than strong; the easy
-    level's is a beginner's (over 20 millipoints), strong's an expert's."""
+    level's is a beginner's (over 20 millipoints), strong's an expert's.
+    The long nardy judge is 2 ply, and strong's third look (3 ply) parts
+    from it in some close decisions: by 2 ply's measure some 7 mp here
+    (its 2-ply ranking alone: about 1)."""
     errors = _expected_errors(variant, 25)
     assert errors[Level.EASY] > 20
     assert errors[Level.EASY] > errors[Level.MEDIUM] > errors[Level.STRONG]
-    assert errors[Level.STRONG] < 5
+    assert errors[Level.STRONG] < (10 if variant is Variant.LONG else 5)
 
 
 def test_the_chances_without_noise_are_the_first_of_the_ranking() -> None:
@@ -403,41 +406,45 @@ def test_the_best_backgammon_level_plays_the_strong_hint() -> None:
 
 
 @pytest.mark.slow
-def test_the_best_long_nardy_level_looks_a_roll_deeper_at_close_turns() -> None:
+@pytest.mark.parametrize("level", [Level.STRONG, Level.BEST])
+def test_the_long_nardy_levels_look_a_roll_deeper_at_close_turns(level: Level) -> None:
     """Issue 38: long nardy's best gave the strong level's very answers.
-    Now its close first turns are valued at 3 ply (the opponent's 21 rolls,
-    its best reply by 1 ply, then our 21 rolls), as
-    :data:`ai.long_player.THIRD` says: always a legal turn, its first
-    entries ordered by the 3-ply values, the rest as 2 ply ranked them, and
-    some choices other than 2 ply's, which strong plays."""
+    Now strong's and best's close first turns are valued at 3 ply (the
+    opponent's 21 rolls, its best reply - best: of its best three by 1 ply,
+    the one 2 ply likes best - then our 21 rolls), as
+    :data:`ai.long_player.THIRD` says and as far as its budget goes: always
+    a legal turn, its first entries ordered by the 3-ply values, the rest
+    as 2 ply ranked them, and some choices other than 2 ply's, by which a
+    game's analysis judges (``judging``)."""
     from ai.long_player import THIRD
     from ai.long_search import three_ply
     from ai.player import Player
     from engine import end_turn
 
-    best = make_player(Variant.LONG, Level.BEST)
-    strong = make_player(Variant.LONG, Level.STRONG)
-    third = THIRD[Level.BEST]
+    player = make_player(Variant.LONG, level)
+    third = THIRD[level]
     differ = deeper = 0
     for position, roll in random_game_positions(Variant.LONG, seed=5, count=30):
         turns = legal_turns(position, roll)
-        chosen = best.choose(position, roll)
+        chosen = player.choose(position, roll)
         assert chosen.position in {t.position for t in turns}
-        ranking = best.ranked(position, roll)
-        two_ply = Player.rank(best, position, turns, full=True)
-        assert strong.ranked(position, roll) == two_ply
+        ranking = player.ranked(position, roll)
+        two_ply = Player.rank(player, position, turns, full=True)
+        assert player.rank(position, turns, full=True, judging=True) == two_ply
         differ += chosen.position != two_ply[0].turn.position
         first = two_ply[0].equity
         head = [e for e in two_ply[:third.candidates] if e.equity >= first - third.margin
                 and e.turn.position.winner is None]
         if len(head) >= 2:
             deeper += 1
-            values = -three_ply(best.net, [end_turn(e.turn.position) for e in head], False)
-            assert [e.equity for e in ranking[:len(head)]] == pytest.approx(
+            values = -three_ply(player.net, [end_turn(e.turn.position) for e in head], False,
+                                third.replies, third.budget)
+            looked = head[: len(values)]
+            assert [e.equity for e in ranking[:len(looked)]] == pytest.approx(
                 sorted(values, reverse=True))
-            assert {e.turn.position for e in ranking[:len(head)]} == {
-                e.turn.position for e in head}
-            assert ranking[len(head):] == two_ply[len(head):]
+            assert {e.turn.position for e in ranking[:len(looked)]} == {
+                e.turn.position for e in looked}
+            assert ranking[len(looked):] == [e for e in two_ply if e not in looked]
         else:
             assert ranking == two_ply
     assert differ > 0 and deeper > differ

@@ -953,46 +953,6 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(cross_doc,
-             "cross(me, opponent, out)\n\n"
-             "The cross part of N pairs of rows' features into ``out``, N x 15 or\n"
-             "N x 25 float32 or float64 (its length says which): my mars margin\n"
-             "(ungated) and mobility per die, the opponent's, the race, and with 25\n"
-             "the two sides' blocks.");
-
-static PyObject *py_cross(PyObject *self, PyObject *args)
-{
-    Py_buffer me, opp, out;
-    if (!PyArg_ParseTuple(args, "y*y*w*", &me, &opp, &out))
-        return NULL;
-    PyObject *result = NULL;
-    double row[WIDE_CROSS];
-    Py_ssize_t count = me.len / POINTS;
-    if (read_row(&me, count * POINTS, "me") < 0 || read_row(&opp, count * POINTS, "opponent") < 0)
-        goto done;
-    int size = 0, wide = 0;
-    for (int s = CROSS; s <= WIDE_CROSS; s += WIDE_CROSS - CROSS)
-        for (int w = 4; w <= 8; w += 4)
-            if (out.len == count * s * w)
-                size = s, wide = w;
-    if (!size && count) {
-        PyErr_Format(PyExc_ValueError, "out: %zd bytes, not %zd rows of %d or %d float32 or float64",
-                     out.len, count, CROSS, WIDE_CROSS);
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        cross_of(row, (const unsigned char *)me.buf + i * POINTS,
-                 (const unsigned char *)opp.buf + i * POINTS, size == WIDE_CROSS);
-        store(out.buf, wide, i, size, row);
-    }
-    result = Py_NewRef(Py_None);
-done:
-    PyBuffer_Release(&me);
-    PyBuffer_Release(&opp);
-    PyBuffer_Release(&out);
-    return result;
-}
-
 static void add_rows(float *restrict h, const float *restrict x, const float *restrict y,
                      Py_ssize_t hidden)
 {
@@ -1078,7 +1038,6 @@ static PyMethodDef methods[] = {
     {"replies", py_replies, METH_VARARGS, replies_doc},
     {"features", py_features, METH_VARARGS, features_doc},
     {"own", py_own, METH_VARARGS, own_doc},
-    {"cross", py_cross, METH_VARARGS, cross_doc},
     {"pairs", py_pairs, METH_VARARGS, pairs_doc},
     {NULL, NULL, 0, NULL},
 };

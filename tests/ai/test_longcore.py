@@ -169,8 +169,21 @@ def test_bad_input_is_refused() -> None:
         features(np.zeros((1, 24)), np.zeros((1, 24)), SIZE, dtype=np.int32)
     with pytest.raises(ValueError, match="out"):
         _longcore.own(bytes(48), np.empty((2, 84), dtype=np.float32))
-    with pytest.raises(ValueError, match="out"):
-        _longcore.cross(bytes(24), bytes(24), np.empty(16, dtype=np.float32))
+    def pairs(me_index: int, cross: int) -> None:
+        """One pair of one row each (4 hidden units), the cross part ``cross`` wide."""
+        one = np.ones(1, dtype=np.float32)
+        _longcore.pairs(bytes(24), np.array([me_index]), bytes(24), np.zeros(1, dtype=np.int64),
+                        one, one, np.zeros((1, 4), dtype=np.float32),
+                        np.zeros((1, 4), dtype=np.float32),
+                        np.zeros((1, _longcore.SIDE_BYTES), dtype=np.uint8),
+                        np.zeros((1, _longcore.SIDE_BYTES), dtype=np.uint8),
+                        np.empty((1, cross), dtype=np.float32), np.empty((1, 4), dtype=np.float32))
+
+    pairs(0, 15)
+    with pytest.raises(ValueError, match="do not fit"):
+        pairs(0, 16)
+    with pytest.raises(IndexError, match="index"):
+        pairs(1, 15)
 
 
 def played_rows() -> tuple[np.ndarray, np.ndarray]:

@@ -295,9 +295,9 @@ OWN_SIZE = 85
 """Columns of :func:`own_features`: what a side's features read of its own
 checkers alone."""
 CROSS_SIZE = 15
-WIDE_CROSS_SIZE = 25
-"""Columns of :func:`cross_features` for a net of :data:`SIZE` and of
-:data:`WIDE_SIZE` inputs: what reads both sides."""
+"""Columns of the cross part (``ai._longcore.pairs``) for a net of
+:data:`SIZE` inputs, what reads both sides: each side's mars margin and
+mobility, the race; a net of :data:`WIDE_SIZE` has the 10 blocks too."""
 _OWN_NAMES = (*SIDE_NAMES[:79], *SIDE_NAMES[86:])
 """The own part's columns but its last (pips / 100, the lead's share):
 the side's features but the mars margin and mobility."""
@@ -306,9 +306,6 @@ _CROSS_NAMES = (*(f"me_{name}" for name in _SIDE_CROSS),
                 *(f"opp_{name}" for name in _SIDE_CROSS), "race",
                 *WIDE_NAMES[SIZE:])
 WIDE_INDEX = {name: i for i, name in enumerate(WIDE_NAMES)}
-MARGINS = (0, len(_SIDE_CROSS))
-"""The cross part's two mars margins (mine, the opponent's), before the
-gate: they count only while none of the side's checkers is off."""
 
 
 def split_weights(w1: Matrix) -> tuple[Matrix, Matrix, Matrix]:
@@ -345,15 +342,3 @@ def own_features(rows: Rows, legacy: bool = False
         found[:, at_any] = off > 0
         gate &= off == 0
     return found, gate.astype(np.float32)
-
-
-def cross_features(me: Rows, opp: Rows, size: int = SIZE) -> npt.NDArray[np.float32]:
-    """The cross part of pairs of rows (float32; :data:`CROSS_SIZE` columns
-    for a net of :data:`SIZE` inputs, :data:`WIDE_CROSS_SIZE` for
-    :data:`WIDE_SIZE`), the mars margins before their gate.  Needs the C core."""
-    assert _longcore is not None
-    width = CROSS_SIZE if size == SIZE else WIDE_CROSS_SIZE
-    found = np.empty((len(me), width), dtype=np.float32)
-    _longcore.cross(np.ascontiguousarray(me, dtype=np.uint8),
-                    np.ascontiguousarray(opp, dtype=np.uint8), found)
-    return found

@@ -27,7 +27,14 @@ from functools import cache
 import numpy as np
 
 from ai.long_net import LongNet
-from ai.long_search import CHANCES, afterstate_equities, roll_values, rows, three_ply
+from ai.long_search import (
+    CHANCES,
+    afterstate_equities,
+    four_ply,
+    roll_values,
+    rows,
+    three_ply,
+)
 from ai.player import Depth, Level, Noise, Player, RankedTurn
 from engine import Position, Turn, Variant, end_turn
 
@@ -55,6 +62,9 @@ class Third:
     budget: int | None = None
     """The most positions the look values at its last ply (the first two
     candidates are always looked at): :func:`ai.long_search.three_ply`."""
+    fourth: int = 0
+    """Then its best ``fourth`` by 3 ply again at 4 ply
+    (:func:`ai.long_search.four_ply`), when at least two."""
 
 
 THIRD = {Level.STRONG: Third(candidates=5, margin=0.3, budget=150_000),
@@ -133,8 +143,16 @@ class LongNetPlayer(Player):
         looked = close[: len(values)]
         deeper = sorted(zip(values, looked, strict=True), key=lambda pair: -pair[0])
         seen = {id(entry) for entry in looked}
-        return [RankedTurn(entry.turn, float(value)) for value, entry in deeper] + [
-            entry for entry in ranking if id(entry) not in seen]
+        rest = [entry for entry in ranking if id(entry) not in seen]
+        ranked = [RankedTurn(entry.turn, float(value)) for value, entry in deeper]
+        if third.fourth < 2:
+            return ranked + rest
+        head = ranked[: third.fourth]
+        fourth = -four_ply(self.net, [end_turn(entry.turn.position) for entry in head],
+                           self.koks)
+        deepest = sorted(zip(fourth, head, strict=True), key=lambda pair: -pair[0])
+        return [RankedTurn(entry.turn, float(value)) for value, entry in deepest] + ranked[
+            len(head):] + rest
 
     def roll_values(self, positions: Sequence[Position]) -> np.ndarray:
         """:func:`ai.long_search.roll_values`, remembered for the last few

@@ -341,10 +341,15 @@ def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool,
     positions are looked at in order while they fit, the first two always,
     and the values returned are theirs: fewer than ``positions`` when the
     budget ran out."""
-    sides = _sides_of(positions)
+    return _side_three_ply(net, _sides_of(positions), koks, replies, budget)
+
+
+def _side_three_ply(net: Evaluation, sides: _Sides, koks: bool, replies: int = 1,
+                    budget: int | None = None) -> Vector:
+    """:func:`three_ply` of positions given as rows."""
     middle = _side_replies(net, sides, koks)
-    found = np.empty(len(positions))
-    for index in sorted(set(range(len(positions))) - set(middle.live)):
+    found = np.empty(len(sides.movers))
+    for index in sorted(set(range(len(found))) - set(middle.live)):
         found[index] = -exact_win(sides.movers[index], koks)
     if not middle.live:
         return found
@@ -364,4 +369,28 @@ def three_ply(net: Evaluation, positions: Sequence[Position], koks: bool,
         # the roller takes the turn that leaves the other side least
         least = values.reshape(len(ROLLS), replies).min(axis=1)
         found[index] = -(least @ CHANCES)
+    return found
+
+
+def four_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vector:
+    """The equity of the side to roll in each position at 4 ply: for each
+    of its 21 rolls its best turn by 1 ply, then the other side's 3-ply
+    value of the position it leaves (:func:`three_ply` from there),
+    weighted by the rolls' chances and turned round: some 280,000
+    positions valued at the last ply for each (about 0.2 s).  A position
+    whose side to roll has already lost is worth minus the other side's
+    exact win."""
+    sides = _sides_of(positions)
+    middle = _side_replies(net, sides, koks)
+    found = np.empty(len(positions))
+    for index in sorted(set(range(len(positions))) - set(middle.live)):
+        found[index] = -exact_win(sides.movers[index], koks)
+    if not middle.live:
+        return found
+    chosen = _best(middle, 1).reshape(-1)
+    others = np.repeat(sides.others[middle.live], len(ROLLS), axis=0)
+    after = _Sides(others, np.ascontiguousarray(middle.rows[chosen], dtype=np.uint8),
+                   others[:, 23] == 15)
+    values = _side_three_ply(net, after, koks)
+    found[middle.live] = -(values.reshape(len(middle.live), len(ROLLS)) @ CHANCES)
     return found

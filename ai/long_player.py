@@ -11,8 +11,8 @@ search over the legal turns (:mod:`ai.long_search`).
   then 3 ply (:func:`ai.long_search.three_ply`) for those of them within
   0.3 of the first by 2 ply, as many as a budget of positions allows
   (:data:`THIRD`);
-* best: as strong, then 3 ply for up to eight within 0.5, with the
-  opponent's reply to each roll chosen among its best three by 2 ply.
+* best: as strong without the budget, then 4 ply
+  (:func:`ai.long_search.four_ply`) for its first two by 3 ply.
 
 The third look is for playing; a game's analysis judges at 2 ply
 (``rank(judging=True)``), the depth of its luck.
@@ -68,14 +68,14 @@ class Third:
 
 
 THIRD = {Level.STRONG: Third(candidates=5, margin=0.3, budget=150_000),
-         Level.BEST: Third(candidates=8, margin=0.5, replies=3)}
+         Level.BEST: Third(candidates=5, margin=0.3, fourth=2)}
 """The levels' third looks (docs/ai.md, "Strong looks a third time"):
 strong's is what best's was until 7 December 2026 (five within 0.3:
 85.0% against the yardstick where 2 ply won 78.0%), within a budget that
 keeps its CPU per move under 150 ms at p95 (150,000 positions, some
 0.1 s; the look stops short of its fourth or fifth candidate in about a
-fifth of the moves); best's looks at more and chooses the opponent's
-replies deeper, within its 1 s."""
+fifth of the moves); best's has no budget and looks at its first two by
+3 ply again at 4 ply, within its 1 s."""
 _CACHED_POSITIONS = 4096
 
 

@@ -125,6 +125,18 @@ def test_three_ply_within_a_budget_looks_at_the_first_positions_that_fit() -> No
                                whole, rtol=0, atol=FLOAT32)
 
 
+def test_four_ply_is_the_three_ply_value_after_each_best_turn() -> None:
+    """4 ply by its definition: for each of the roller's 21 rolls its best
+    turn by 1 ply, then the other side's 3-ply value of what it leaves."""
+    player = _net_player()
+    positions = [_positions()[2], _lost()]
+    values = search.four_ply(player.net, positions, False)
+    _, after = _by_definition(player, positions[0])
+    three = search.three_ply(player.net, after, False)
+    assert values[0] == pytest.approx(-float(np.dot(three, search.CHANCES)), abs=FLOAT32)
+    assert values[1] == -2.0
+
+
 def test_three_ply_is_the_two_ply_value_after_each_best_turn() -> None:
     """3 ply by its definition: for each of the roller's 21 rolls its best
     turn by 1 ply, then the other side's 2-ply value of what it leaves."""

@@ -410,14 +410,14 @@ def test_the_best_backgammon_level_plays_the_strong_hint() -> None:
 def test_the_long_nardy_levels_look_a_roll_deeper_at_close_turns(level: Level) -> None:
     """Issue 38: long nardy's best gave the strong level's very answers.
     Now strong's and best's close first turns are valued at 3 ply (the
-    opponent's 21 rolls, its best reply - best: of its best three by 1 ply,
-    the one 2 ply likes best - then our 21 rolls), as
-    :data:`ai.long_player.THIRD` says and as far as its budget goes: always
-    a legal turn, its first entries ordered by the 3-ply values, the rest
-    as 2 ply ranked them, and some choices other than 2 ply's, by which a
-    game's analysis judges (``judging``)."""
+    opponent's 21 rolls, its best reply by 1 ply, then our 21 rolls), as
+    :data:`ai.long_player.THIRD` says and as far as strong's budget goes,
+    and best's first two by 3 ply again at 4 ply: always a legal turn, its
+    first entries ordered by the deepest values, the rest as 2 ply ranked
+    them, and some choices other than 2 ply's, by which a game's analysis
+    judges (``judging``)."""
     from ai.long_player import THIRD
-    from ai.long_search import three_ply
+    from ai.long_search import four_ply, three_ply
     from ai.player import Player
     from engine import end_turn
 
@@ -440,11 +440,22 @@ def test_the_long_nardy_levels_look_a_roll_deeper_at_close_turns(level: Level) -
             values = -three_ply(player.net, [end_turn(e.turn.position) for e in head], False,
                                 third.replies, third.budget)
             looked = head[: len(values)]
-            assert [e.equity for e in ranking[:len(looked)]] == pytest.approx(
-                sorted(values, reverse=True))
-            assert {e.turn.position for e in ranking[:len(looked)]} == {
-                e.turn.position for e in looked}
-            assert ranking[len(looked):] == [e for e in two_ply if e not in looked]
+            order = sorted(range(len(values)), key=lambda i: -values[i])
+            if third.fourth >= 2:  # the first few by 3 ply again at 4 ply
+                top = order[: third.fourth]
+                deepest = -four_ply(player.net, [end_turn(looked[i].turn.position)
+                                                 for i in top], False)
+                assert [e.equity for e in ranking[:len(top)]] == pytest.approx(
+                    sorted(deepest, reverse=True))
+                assert {e.turn.position for e in ranking[:len(top)]} == {
+                    looked[i].turn.position for i in top}
+                order = order[len(top):]
+                ranking = ranking[len(top):]
+            assert [e.equity for e in ranking[:len(order)]] == pytest.approx(
+                [values[i] for i in order])
+            assert [e.turn.position for e in ranking[:len(order)]] == [
+                looked[i].turn.position for i in order]
+            assert ranking[len(order):] == [e for e in two_ply if e not in looked]
         else:
             assert ranking == two_ply
     assert differ > 0 and deeper > differ

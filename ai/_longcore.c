@@ -517,18 +517,18 @@ static void turn_key_of(unsigned char *key, const unsigned char *mover, const un
 }
 
 PyDoc_STRVAR(replies_doc,
-             "replies(movers, opponents, first_turns, rolls)\n-> (rows, sources, where, bounds, live, kinds, kind)\n\n"
+             "replies(movers, opponents, first_turns, rolls)\n"
+             "-> (sources, where, bounds, live, kinds, kind)\n\n"
              "Every reply of the side to roll in N positions (``movers`` and\n"
              "``opponents``: N rows of 24 bytes; ``first_turns``: N bytes) to each\n"
              "roll of ``rolls`` (2 bytes a roll), as ai.long_search._replies needs\n"
-             "them: ``rows``, the distinct results (24 bytes each; a result met\n"
-             "again against the same opponent is kept once) and ``sources``, the\n"
-             "position each came from (int32); ``where``, each roll's results of\n"
-             "each live position in turn, as indices into ``rows`` (int32);\n"
-             "``bounds``, where each roll's results start in ``where`` (int32);\n"
-             "``live``, the positions whose opponent has checkers left (int32);\n"
-             "``kinds``, the distinct results whatever their opponent (24 bytes\n"
-             "each), and ``kind``, which of them each of ``rows`` is (int32).");
+             "them, each result against the same opponent once (an entry):\n"
+             "``sources``, the position each entry came from (int32); ``where``,\n"
+             "each roll's results of each live position in turn, as entries\n"
+             "(int32); ``bounds``, where each roll's results start in ``where``\n"
+             "(int32); ``live``, the positions whose opponent has checkers left\n"
+             "(int32); ``kinds``, the distinct results whatever their opponent\n"
+             "(24 bytes each), and ``kind``, which of them each entry is (int32).");
 
 static PyObject *py_replies(PyObject *self, PyObject *args)
 {
@@ -613,20 +613,10 @@ static PyObject *py_replies(PyObject *self, PyObject *args)
             }
         }
     }
-    {
-        /* the results without their opponents */
-        PyObject *rows = PyBytes_FromStringAndSize(NULL, seen.size * POINTS);
-        if (!rows)
-            goto done;
-        char *to = PyBytes_AS_STRING(rows);
-        for (Py_ssize_t j = 0; j < seen.size; j++)
-            memcpy(to + j * POINTS, kinds.rows + (Py_ssize_t)kind.data[j] * POINTS, POINTS);
-        result = Py_BuildValue("(NNNNNNN)", rows, ints_bytes(&sources), ints_bytes(&where),
-                               ints_bytes(&bounds), ints_bytes(&live),
-                               PyBytes_FromStringAndSize((const char *)kinds.rows,
-                                                         kinds.size * POINTS),
-                               ints_bytes(&kind));
-    }
+    result = Py_BuildValue("(NNNNNN)", ints_bytes(&sources), ints_bytes(&where),
+                           ints_bytes(&bounds), ints_bytes(&live),
+                           PyBytes_FromStringAndSize((const char *)kinds.rows, kinds.size * POINTS),
+                           ints_bytes(&kind));
     goto done;
 nomemory:
     PyErr_NoMemory();

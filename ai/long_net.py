@@ -231,10 +231,7 @@ class LongNet:
             both, h, product = (buffer[: len(rows_me)] for buffer in scratch)
             _longcore.pairs(me_bytes, rows_me, opp_bytes, rows_opp, gate_me, gate_opp,
                             first_me, first_opp, me_sides, opp_sides, both, h)
-            if len(both) == 1:  # a single row by the matrix product (stable_product)
-                h += stable_product(both, cross)
-            else:
-                h += np.matmul(both, cross, out=product)
+            h += stable_product(both, cross, product)
             found[start : start + CHUNK] = self._outputs(h, True, wide[: len(rows_me)])
         return found
 

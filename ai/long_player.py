@@ -66,6 +66,12 @@ class Third:
     """Then its best ``fourth`` by 3 ply again at 4 ply
     (:func:`ai.long_search.four_ply`), when at least two."""
 
+    def __post_init__(self) -> None:
+        if self.candidates < 2 or self.replies < 1 or self.fourth < 0 or (
+                self.budget is not None and self.budget < 0):
+            raise ValueError(f"a third look needs 2 or more candidates, 1 or more replies, "
+                             f"a budget and a fourth of 0 or more: {self}")
+
 
 THIRD = {Level.STRONG: Third(candidates=5, margin=0.3, budget=150_000),
          Level.BEST: Third(candidates=5, margin=0.3, fourth=2)}

@@ -205,7 +205,7 @@ def _generate(sides: _Sides) -> _Generated:
             Position(Variant.LONG, ((*mover.tolist(), 0), (*other.tolist(), 0)), Side.WHITE,
                      bool(first))
             for mover, other, first in zip(sides.movers, sides.others, sides.firsts, strict=True)])
-    _, sources, at, starts, alive, kinds, kind = _longcore.replies(
+    sources, at, starts, alive, kinds, kind = _longcore.replies(
         sides.movers, sides.others, sides.firsts.astype(np.uint8), _ROLL_BYTES)
     return _Generated(
         np.frombuffer(kinds, dtype=np.uint8).reshape(-1, 24),
@@ -283,6 +283,24 @@ def _side_roll_values(net: Evaluation, sides: _Sides, koks: bool,
     return values
 
 
+def _lost(sides: _Sides, live: list[int], koks: bool) -> Vector:
+    """A value for each position: minus the other side's exact win where
+    the side to roll has already lost (not ``live``); the others to fill."""
+    found = np.empty(len(sides.movers))
+    for index in sorted(set(range(len(found))) - set(live)):
+        found[index] = -exact_win(sides.movers[index], koks)
+    return found
+
+
+def _after(sides: _Sides, live: Sequence[int], rows: Rows, each: int) -> _Sides:
+    """The positions after the roller's turns ``rows``, ``each`` of them
+    for each of the ``live`` positions in turn: the other side to roll, in
+    its first turn while all 15 of its checkers are on the head (as
+    ``end_turn`` reads it)."""
+    others = np.repeat(sides.others[list(live)], each, axis=0)
+    return _Sides(others, np.ascontiguousarray(rows, dtype=np.uint8), others[:, 23] == 15)
+
+
 def _best(replies: _Replies, keep: int) -> npt.NDArray[np.intp]:
     """For each roll of each live position, its ``keep`` best replies by
     1 ply as indices into ``replies.rows`` (best first; of equal values the
@@ -297,20 +315,19 @@ def _best(replies: _Replies, keep: int) -> npt.NDArray[np.intp]:
     return found
 
 
-def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool,
-                    keep: int = 1) -> list[Position]:
-    """For each position (its side to roll), the positions after that
-    side's ``keep`` best turns by 1 ply for each of the 21 :data:`ROLLS`
-    (:func:`_best`), the other side to roll: ``21 * keep * len(positions)``
+def reply_positions(net: Evaluation, positions: Sequence[Position], koks: bool) -> list[Position]:
+    """For each position (its side to roll), the position after that
+    side's best turn by 1 ply for each of the 21 :data:`ROLLS`
+    (:func:`_best`), the other side to roll: ``21 * len(positions)``
     positions, roll by roll.  A position whose side to roll has already
     lost repeats itself."""
     replies = _replies(net, positions, koks)
-    chosen = iter(_best(replies, keep).reshape(-1, len(ROLLS) * keep))
+    chosen = iter(_best(replies, 1).reshape(-1, len(ROLLS)))
     found: list[Position] = []
     live = set(replies.live)
     for index, position in enumerate(positions):
         if index not in live:
-            found.extend([position] * (len(ROLLS) * keep))
+            found.extend([position] * len(ROLLS))
             continue
         side = position.turn
         tail = position.board[side][24:]
@@ -348,9 +365,7 @@ def _side_three_ply(net: Evaluation, sides: _Sides, koks: bool, replies: int = 1
                     budget: int | None = None) -> Vector:
     """:func:`three_ply` of positions given as rows."""
     middle = _side_replies(net, sides, koks)
-    found = np.empty(len(sides.movers))
-    for index in sorted(set(range(len(found))) - set(middle.live)):
-        found[index] = -exact_win(sides.movers[index], koks)
+    found = _lost(sides, middle.live, koks)
     if not middle.live:
         return found
     # the other side to roll next, against each of the roller's turns;
@@ -358,9 +373,7 @@ def _side_three_ply(net: Evaluation, sides: _Sides, koks: bool, replies: int = 1
     chosen = _best(middle, replies).reshape(len(middle.live), -1)
     spent = 0
     for at, index in enumerate(middle.live):
-        others = np.repeat(sides.others[index : index + 1], len(ROLLS) * replies, axis=0)
-        after = _Sides(others, np.ascontiguousarray(middle.rows[chosen[at]], dtype=np.uint8),
-                       others[:, 23] == 15)  # a first turn: all 15 still on the head, as end_turn
+        after = _after(sides, [index], middle.rows[chosen[at]], len(ROLLS) * replies)
         generated = _generate(after)
         spent += len(generated.kind)
         if budget is not None and spent > budget and index >= 2:
@@ -382,15 +395,10 @@ def four_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vect
     exact win."""
     sides = _sides_of(positions)
     middle = _side_replies(net, sides, koks)
-    found = np.empty(len(positions))
-    for index in sorted(set(range(len(positions))) - set(middle.live)):
-        found[index] = -exact_win(sides.movers[index], koks)
+    found = _lost(sides, middle.live, koks)
     if not middle.live:
         return found
-    chosen = _best(middle, 1).reshape(-1)
-    others = np.repeat(sides.others[middle.live], len(ROLLS), axis=0)
-    after = _Sides(others, np.ascontiguousarray(middle.rows[chosen], dtype=np.uint8),
-                   others[:, 23] == 15)
+    after = _after(sides, middle.live, middle.rows[_best(middle, 1).reshape(-1)], len(ROLLS))
     values = _side_three_ply(net, after, koks)
     found[middle.live] = -(values.reshape(len(middle.live), len(ROLLS)) @ CHANCES)
     return found

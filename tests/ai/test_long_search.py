@@ -147,3 +147,13 @@ def test_three_ply_is_the_two_ply_value_after_each_best_turn() -> None:
         _, after = _by_definition(player, position)
         two_ply = [float(np.dot(_by_definition(player, p)[0], search.CHANCES)) for p in after]
         assert value == pytest.approx(-float(np.dot(two_ply, search.CHANCES)), abs=FLOAT32)
+
+
+def test_a_third_look_refuses_a_setting_it_cannot_play() -> None:
+    from ai.long_player import Third
+
+    for bad in ({"candidates": 1, "margin": 0.3}, {"candidates": 5, "margin": 0.3, "replies": 0},
+                {"candidates": 5, "margin": 0.3, "budget": -1},
+                {"candidates": 5, "margin": 0.3, "fourth": -1}):
+        with pytest.raises(ValueError, match="third look"):
+            Third(**bad)  # type: ignore[arg-type]

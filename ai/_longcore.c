@@ -18,6 +18,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #define POINTS 24
@@ -26,6 +27,17 @@
 #define CHECKERS 15
 #define NONE 25 /* the neighbour past either end: r[NONE] is always 0 */
 #define MAX_MOVES 32
+/* Always inlined into its callers: into the pair loop's machine-specific
+   copies (VECTOR_CLONES) too, where a bit count is one instruction. */
+#define INLINE static inline __attribute__((always_inline))
+
+/* The pair loop is compiled for three widths of vector (AVX-512, AVX2 with
+   FMA, and the baseline) and the loader picks the machine's. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define VECTOR_CLONES
+#endif
 
 static int THEIR[NONE + 1], UP[NONE + 1], DOWN[NONE + 1];
 
@@ -650,7 +662,7 @@ done:
 #define ALL 0xFFFFFF
 #define NO_WRAP (ALL & ~(1 << 12))
 
-static int longest_run(uint32_t held, int cap, uint32_t joined)
+INLINE int longest_run(uint32_t held, int cap, uint32_t joined)
 {
     int best = 0;
     uint32_t run = held;
@@ -744,7 +756,7 @@ static int entry_of(const unsigned char *n)
 
 /* One side's cross part: ``bits`` its held points, ``entry`` its pips to
    bring home, ``seen`` the other side's points in its numbering. */
-static void side_cross(double *c, uint32_t bits, int entry, uint32_t seen, int other_pips)
+INLINE void side_cross(double *c, uint32_t bits, int entry, uint32_t seen, int other_pips)
 {
     double margin = (double)(other_pips - entry) / 60.0;
     c[0] = margin < -3 ? -3 : margin > 3 ? 3 : margin;
@@ -762,7 +774,7 @@ static void above_of(int *above, const unsigned char *n)
 }
 
 /* One side's 5 block features (ai.long_features._blocks); ``above`` from above_of. */
-static void block_features(double *f, const unsigned char *n, const int *above, uint32_t bits,
+INLINE void block_features(double *f, const unsigned char *n, const int *above, uint32_t bits,
                            uint32_t seen)
 {
     uint32_t starts = seen;
@@ -806,7 +818,7 @@ static void side_of(Side *side, const unsigned char *n)
 
 /* The cross part of a pair (my margin and mobility, the opponent's, the
    race; with ``wide`` the two sides' blocks). */
-static void cross_sides(double *c, const unsigned char *n_me, const Side *me,
+INLINE void cross_sides(double *c, const unsigned char *n_me, const Side *me,
                         const unsigned char *n_opp, const Side *opp, int wide)
 {
     /* each side's view of the other's points: my point p is its p + 12 or p - 12 */
@@ -943,55 +955,125 @@ done:
     return result;
 }
 
-static void add_rows(float *restrict h, const float *restrict x, const float *restrict y,
-                     Py_ssize_t hidden)
+/* ---- the rest of the net, pair by pair ---- */
+
+#define OUTPUTS 5
+#define MOST_HIDDEN 1024
+/* The compiler's vector types: 16 floats (one AVX-512 register, two AVX2,
+   four SSE ones), 8 floats, 8 doubles. */
+#define LANES 16
+typedef float Floats __attribute__((vector_size(LANES * sizeof(float))));
+typedef float Floats8 __attribute__((vector_size(8 * sizeof(float))));
+typedef double Doubles __attribute__((vector_size(8 * sizeof(double))));
+
+/* the vector of ``type`` at ``at``, aligned or not */
+#define VECTOR_AT(type, at) \
+    __extension__({ \
+        type vector_; \
+        memcpy(&vector_, (at), sizeof vector_); \
+        vector_; \
+    })
+
+/* tanh of the first layer's sums, in place: tanh |x| = (1 - e) / (1 + e)
+   with e = exp(-2 |x|), exp by 2^k times a polynomial of the remainder
+   r (|r| <= ln 2 / 2; its degree-7 Taylor sum is within 1e-8).  Within
+   some 1e-7 of tanh, as float32's own. */
+INLINE void tanh_row(float *restrict h, int hidden)
 {
-    for (Py_ssize_t j = 0; j < hidden; j++)
-        h[j] = x[j] + y[j];
+    const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
+    float p[MOST_HIDDEN];
+    int32_t bits[MOST_HIDDEN];
+    float scale[MOST_HIDDEN];
+    for (int j = 0; j < hidden; j++) {
+        float a = fabsf(h[j]);
+        a = a < 9.0f ? a : 9.0f; /* tanh 9 is 1 in float32 */
+        float y = -2.0f * a;
+        float k = (y * 1.44269504f + magic) - magic;
+        float r = (y - k * 0.693145752f) - k * 1.42860677e-6f;
+        float e = 1.0f / 5040;
+        e = e * r + 1.0f / 720;
+        e = e * r + 1.0f / 120;
+        e = e * r + 1.0f / 24;
+        e = e * r + 1.0f / 6;
+        e = e * r + 0.5f;
+        e = e * r + 1.0f;
+        p[j] = e * r + 1.0f;
+        bits[j] = ((int32_t)k + 127) << 23;
+    }
+    memcpy(scale, bits, sizeof(float) * (size_t)hidden); /* 2^k */
+    for (int j = 0; j < hidden; j++) {
+        float e = p[j] * scale[j];
+        h[j] = copysignf((1.0f - e) / (1.0f + e), h[j]);
+    }
 }
 
-PyDoc_STRVAR(pairs_doc,
-             "pairs(me, me_index, opponent, opp_index, me_gate, opp_gate, me_first,\n"
-             "      opp_first, me_sides, opp_sides, cross, first)\n\n"
-             "For N pairs (me[me_index[k]], opponent[opp_index[k]]) of distinct rows\n"
-             "(24 bytes each; the indices int64): their cross part into ``cross``\n"
-             "(N x 15 or N x 25 float32, its length says which), each side's mars\n"
-             "margin times its row's gate (float32 per row), and into ``first``\n"
-             "(N x H float32) the sum of the two rows' shares of the first layer,\n"
-             "``me_first`` and ``opp_first`` (float32, H per row).  ``me_sides`` and\n"
-             "``opp_sides``: zeroed buffers of SIDE_BYTES per row, where each row's\n"
-             "counts are kept once computed, from one call to the next.");
-
-static PyObject *py_pairs(PyObject *self, PyObject *args)
+/* The estimates of one pair: the first layer's sums are the two rows'
+   shares plus the cross part times its weights (float32), then tanh, then
+   the second layer in float64 and the sigmoid.  Each in one fixed order,
+   so that a position's value does not depend on what it was valued with
+   (numpy's products do: their order follows the batch's shape). */
+INLINE void pair_probs(double *restrict out, const float *restrict share_me,
+                       const float *restrict share_opp, const float *restrict cross, int width,
+                       const float *restrict weights, const double *restrict second,
+                       const double *restrict bias, int hidden)
 {
-    Py_buffer me, mi, opp, oi, mg, og, mf, of, ms, os, cross, first;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*w*w*w*w*", &me, &mi, &opp, &oi, &mg, &og, &mf,
-                          &of, &ms, &os, &cross, &first))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t nme = me.len / POINTS, nopp = opp.len / POINTS, count = mi.len / 8;
-    Py_ssize_t hidden = nme ? mf.len / 4 / nme : 0;
-    int width = cross.len == count * CROSS * 4 ? CROSS
-                : cross.len == count * WIDE_CROSS * 4 ? WIDE_CROSS : 0;
-    if (read_row(&me, nme * POINTS, "me") < 0 || read_row(&opp, nopp * POINTS, "opponent") < 0)
-        goto done;
-    if (oi.len != mi.len || mi.len % 8 || mg.len != nme * 4 || og.len != nopp * 4 ||
-        !hidden || mf.len != nme * hidden * 4 || of.len != nopp * hidden * 4 ||
-        ms.len != nme * (Py_ssize_t)sizeof(Side) || os.len != nopp * (Py_ssize_t)sizeof(Side) ||
-        first.len != count * hidden * 4 || (!width && count)) {
-        PyErr_SetString(PyExc_ValueError, "pairs: the indices, gates, shares or out do not fit");
-        goto done;
-    }
-    const int64_t *at_me = mi.buf, *at_opp = oi.buf;
-    for (Py_ssize_t k = 0; k < count; k++)
-        if (at_me[k] < 0 || at_me[k] >= nme || at_opp[k] < 0 || at_opp[k] >= nopp) {
-            PyErr_SetString(PyExc_IndexError, "pairs: an index out of its rows");
-            goto done;
+    float h[MOST_HIDDEN];
+    int nonzero[WIDE_CROSS], count = 0; /* much of the cross part is zero */
+    for (int k = 0; k < width; k++)
+        if (cross[k] != 0.0f)
+            nonzero[count++] = k;
+    /* eight vectors of sums at a time (128), kept in registers across the
+       cross part: eight sums in flight hide an addition's latency */
+    int j = 0;
+    for (; j + 8 * LANES <= hidden; j += 8 * LANES) {
+        Floats s[8];
+        for (int v = 0; v < 8; v++)
+            s[v] = VECTOR_AT(Floats, share_me + j + v * LANES) +
+                   VECTOR_AT(Floats, share_opp + j + v * LANES);
+        for (int i = 0; i < count; i++) {
+            float c = cross[nonzero[i]];
+            const float *w = weights + (Py_ssize_t)nonzero[i] * hidden + j;
+            for (int v = 0; v < 8; v++)
+                s[v] += c * VECTOR_AT(Floats, w + v * LANES);
         }
-    Side *mine = ms.buf, *theirs = os.buf;
-    const unsigned char *rows_me = me.buf, *rows_opp = opp.buf;
-    const float *gate_me = mg.buf, *gate_opp = og.buf, *share_me = mf.buf, *share_opp = of.buf;
+        memcpy(h + j, s, sizeof s);
+    }
+    for (; j < hidden; j++) {
+        float sum = share_me[j] + share_opp[j];
+        for (int i = 0; i < count; i++)
+            sum += cross[nonzero[i]] * weights[(Py_ssize_t)nonzero[i] * hidden + j];
+        h[j] = sum;
+    }
+    tanh_row(h, hidden);
+    /* the second layer's five sums side by side, each in 8 lanes */
+    Doubles lanes[OUTPUTS] = {0};
+    j = 0;
+    for (; j + 8 <= hidden; j += 8) {
+        Doubles x = __builtin_convertvector(VECTOR_AT(Floats8, h + j), Doubles);
+        for (int o = 0; o < OUTPUTS; o++)
+            lanes[o] += x * VECTOR_AT(Doubles, second + (Py_ssize_t)o * hidden + j);
+    }
+    for (int o = 0; o < OUTPUTS; o++) {
+        double sum = ((lanes[o][0] + lanes[o][1]) + (lanes[o][2] + lanes[o][3])) +
+                     ((lanes[o][4] + lanes[o][5]) + (lanes[o][6] + lanes[o][7]));
+        for (int t = j; t < hidden; t++)
+            sum += (double)h[t] * second[(Py_ssize_t)o * hidden + t];
+        out[o] = 1.0 / (1.0 + exp(-(sum + bias[o])));
+    }
+}
+
+/* The estimates of ``count`` pairs (py_pairs), each row's counts kept in
+   ``mine`` and ``theirs`` once computed. */
+VECTOR_CLONES
+static void pairs_loop(double *out, Py_ssize_t count, const int64_t *at_me,
+                       const int64_t *at_opp, const unsigned char *rows_me,
+                       const unsigned char *rows_opp, Side *mine, Side *theirs,
+                       const float *gate_me, const float *gate_opp, const float *share_me,
+                       const float *share_opp, int width, const float *weights,
+                       const double *second, const double *bias, int hidden)
+{
     double row[WIDE_CROSS];
+    float cross[WIDE_CROSS];
     for (Py_ssize_t k = 0; k < count; k++) {
         int64_t a = at_me[k], b = at_opp[k];
         const unsigned char *n_me = rows_me + a * POINTS, *n_opp = rows_opp + b * POINTS;
@@ -1002,10 +1084,58 @@ static PyObject *py_pairs(PyObject *self, PyObject *args)
         cross_sides(row, n_me, &mine[a], n_opp, &theirs[b], width == WIDE_CROSS);
         row[0] *= gate_me[a];
         row[SIDE_CROSS] *= gate_opp[b];
-        store(cross.buf, 4, k, width, row);
-        add_rows((float *)first.buf + k * hidden, share_me + a * hidden, share_opp + b * hidden,
-                 hidden);
+        for (int i = 0; i < width; i++)
+            cross[i] = (float)row[i];
+        pair_probs(out + k * OUTPUTS, share_me + a * hidden, share_opp + b * hidden, cross,
+                   width, weights, second, bias, hidden);
     }
+}
+
+PyDoc_STRVAR(pairs_doc,
+             "pairs(me, me_index, opponent, opp_index, me_gate, opp_gate, me_first,\n"
+             "      opp_first, me_sides, opp_sides, cross, second, bias, out)\n\n"
+             "The net's five estimates for N pairs (me[me_index[k]],\n"
+             "opponent[opp_index[k]]) of distinct rows (24 bytes each; the indices\n"
+             "int64) into ``out`` (N x 5 float64).  The first layer's sums are the\n"
+             "two rows' shares, ``me_first`` and ``opp_first`` (float32, H per row,\n"
+             "the bias in one of them), plus the pair's cross part (each side's mars\n"
+             "margin times its row's gate, float32 per row) times ``cross`` (15 or\n"
+             "25 x H float32, its length says which); then tanh, the second layer\n"
+             "``second`` (5 x H float64, an output's weights per row) plus ``bias``\n"
+             "(5 float64), the sigmoid.  ``me_sides`` and ``opp_sides``: zeroed\n"
+             "buffers of SIDE_BYTES per row, where each row's counts are kept once\n"
+             "computed, from one call to the next.");
+
+static PyObject *py_pairs(PyObject *self, PyObject *args)
+{
+    Py_buffer me, mi, opp, oi, mg, og, mf, of, ms, os, cw, sw, sb, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*w*w*y*y*y*w*", &me, &mi, &opp, &oi, &mg, &og,
+                          &mf, &of, &ms, &os, &cw, &sw, &sb, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t nme = me.len / POINTS, nopp = opp.len / POINTS, count = mi.len / 8;
+    Py_ssize_t hidden = sw.len / 8 / OUTPUTS;
+    int width = cw.len == hidden * CROSS * 4 ? CROSS
+                : cw.len == hidden * WIDE_CROSS * 4 ? WIDE_CROSS : 0;
+    if (read_row(&me, nme * POINTS, "me") < 0 || read_row(&opp, nopp * POINTS, "opponent") < 0)
+        goto done;
+    if (oi.len != mi.len || mi.len % 8 || mg.len != nme * 4 || og.len != nopp * 4 ||
+        !hidden || hidden > MOST_HIDDEN || sw.len != hidden * OUTPUTS * 8 ||
+        sb.len != OUTPUTS * 8 || !width || mf.len != nme * hidden * 4 ||
+        of.len != nopp * hidden * 4 || ms.len != nme * (Py_ssize_t)sizeof(Side) ||
+        os.len != nopp * (Py_ssize_t)sizeof(Side) || out.len != count * OUTPUTS * 8) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pairs: the indices, gates, shares, weights or out do not fit");
+        goto done;
+    }
+    const int64_t *at_me = mi.buf, *at_opp = oi.buf;
+    for (Py_ssize_t k = 0; k < count; k++)
+        if (at_me[k] < 0 || at_me[k] >= nme || at_opp[k] < 0 || at_opp[k] >= nopp) {
+            PyErr_SetString(PyExc_IndexError, "pairs: an index out of its rows");
+            goto done;
+        }
+    pairs_loop(out.buf, count, at_me, at_opp, me.buf, opp.buf, ms.buf, os.buf, mg.buf, og.buf,
+               mf.buf, of.buf, width, cw.buf, sw.buf, sb.buf, (int)hidden);
     result = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&me);
@@ -1018,8 +1148,10 @@ done:
     PyBuffer_Release(&of);
     PyBuffer_Release(&ms);
     PyBuffer_Release(&os);
-    PyBuffer_Release(&cross);
-    PyBuffer_Release(&first);
+    PyBuffer_Release(&cw);
+    PyBuffer_Release(&sw);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&out);
     return result;
 }
 

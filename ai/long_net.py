@@ -213,26 +213,17 @@ class LongNet:
         own_opp, gate_opp = own_features(opp, self.legacy)
         first_me, first_opp = stable_product(own_me, mine), stable_product(own_opp, theirs)
         first_me += self.b1.astype(np.float32)  # the bias once per row, not per pair
-        me_bytes = np.ascontiguousarray(me, dtype=np.uint8)
-        opp_bytes = np.ascontiguousarray(opp, dtype=np.uint8)
-        # each row's counts for the cross part, kept from one piece to the next
-        me_sides = np.zeros((len(me_bytes), _longcore.SIDE_BYTES), dtype=np.uint8)
-        opp_sides = np.zeros((len(opp_bytes), _longcore.SIDE_BYTES), dtype=np.uint8)
+        # each row's counts for the cross part, kept as they are computed
+        me_sides = np.zeros((len(me), _longcore.SIDE_BYTES), dtype=np.uint8)
+        opp_sides = np.zeros((len(opp), _longcore.SIDE_BYTES), dtype=np.uint8)
         found = np.empty((len(me_index), len(OUTPUTS)))
-        # buffers for the pieces, made once (fresh ones cost their pages)
-        piece = min(CHUNK, len(me_index))
-        hidden = first_me.shape[1]
-        scratch = [np.empty((piece, width), dtype=np.float32)
-                   for width in (len(cross), hidden, hidden)]
-        wide = np.empty((piece, hidden))
-        for start in range(0, len(me_index), CHUNK):
-            rows_me = np.ascontiguousarray(me_index[start : start + CHUNK], dtype=np.int64)
-            rows_opp = np.ascontiguousarray(opp_index[start : start + CHUNK], dtype=np.int64)
-            both, h, product = (buffer[: len(rows_me)] for buffer in scratch)
-            _longcore.pairs(me_bytes, rows_me, opp_bytes, rows_opp, gate_me, gate_opp,
-                            first_me, first_opp, me_sides, opp_sides, both, h)
-            h += stable_product(both, cross, product)
-            found[start : start + CHUNK] = self._outputs(h, True, wide[: len(rows_me)])
+        _longcore.pairs(np.ascontiguousarray(me, dtype=np.uint8),
+                        np.ascontiguousarray(me_index, dtype=np.int64),
+                        np.ascontiguousarray(opp, dtype=np.uint8),
+                        np.ascontiguousarray(opp_index, dtype=np.int64),
+                        gate_me, gate_opp, first_me, first_opp, me_sides, opp_sides,
+                        np.ascontiguousarray(cross), np.ascontiguousarray(self.w2.T),
+                        np.ascontiguousarray(self.b2, dtype=np.float64), found)
         return found
 
 

@@ -73,8 +73,8 @@ class Third:
                              f"a budget and a fourth of 0 or more: {self}")
 
 
-THIRD = {Level.STRONG: Third(candidates=5, margin=0.3, budget=150_000),
-         Level.BEST: Third(candidates=5, margin=0.3, fourth=2)}
+THIRD = {Level.STRONG: Third(candidates=5, margin=0.3, budget=200_000),
+         Level.BEST: Third(candidates=5, margin=0.3, fourth=4)}
 """The levels' third looks (docs/ai.md, "Strong looks a third time"):
 strong's is what best's was until 7 December 2026 (five within 0.3:
 85.0% against the yardstick where 2 ply won 78.0%), within a budget that

@@ -169,19 +169,23 @@ def test_bad_input_is_refused() -> None:
         features(np.zeros((1, 24)), np.zeros((1, 24)), SIZE, dtype=np.int32)
     with pytest.raises(ValueError, match="out"):
         _longcore.own(bytes(48), np.empty((2, 84), dtype=np.float32))
-    def pairs(me_index: int, cross: int) -> None:
-        """One pair of one row each (4 hidden units), the cross part ``cross`` wide."""
+    def pairs(me_index: int, cross: int, out: int = 5) -> None:
+        """One pair of one row each (4 hidden units), the cross weights
+        ``cross`` rows, ``out`` estimates out."""
         one = np.ones(1, dtype=np.float32)
         _longcore.pairs(bytes(24), np.array([me_index]), bytes(24), np.zeros(1, dtype=np.int64),
                         one, one, np.zeros((1, 4), dtype=np.float32),
                         np.zeros((1, 4), dtype=np.float32),
                         np.zeros((1, _longcore.SIDE_BYTES), dtype=np.uint8),
                         np.zeros((1, _longcore.SIDE_BYTES), dtype=np.uint8),
-                        np.empty((1, cross), dtype=np.float32), np.empty((1, 4), dtype=np.float32))
+                        np.zeros((cross, 4), dtype=np.float32), np.zeros((5, 4)), np.zeros(5),
+                        np.empty((1, out)))
 
     pairs(0, 15)
-    with pytest.raises(ValueError, match="do not fit"):
-        pairs(0, 16)
+    pairs(0, 25)
+    for cross, out in ((16, 5), (15, 4)):
+        with pytest.raises(ValueError, match="do not fit"):
+            pairs(0, cross, out)
     with pytest.raises(IndexError, match="index"):
         pairs(1, 15)
 

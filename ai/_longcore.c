@@ -959,6 +959,7 @@ done:
 
 #define OUTPUTS 5
 #define MOST_HIDDEN 1024
+#define MOST_INPUTS 128 /* a part's inputs: OWN, CROSS or WIDE_CROSS */
 /* The compiler's vector types: 16 floats (one AVX-512 register, two AVX2,
    four SSE ones), 8 floats, 8 doubles. */
 #define LANES 16
@@ -1007,6 +1008,39 @@ INLINE void tanh_row(float *restrict h, int hidden)
     }
 }
 
+/* ``h = a + b + x @ weights`` for one row ``x`` of ``width`` inputs
+   (``weights``: width x hidden), the inputs that are zero skipped (most of
+   a row's are).  Eight vectors of sums at a time (128), kept in registers
+   across the inputs: eight sums in flight hide an addition's latency. */
+INLINE void sparse_sum(float *restrict h, const float *restrict a, const float *restrict b,
+                       const float *restrict x, int width, const float *restrict weights,
+                       int hidden)
+{
+    int nonzero[MOST_INPUTS], count = 0;
+    for (int k = 0; k < width; k++)
+        if (x[k] != 0.0f)
+            nonzero[count++] = k;
+    int j = 0;
+    for (; j + 8 * LANES <= hidden; j += 8 * LANES) {
+        Floats s[8];
+        for (int v = 0; v < 8; v++)
+            s[v] = VECTOR_AT(Floats, a + j + v * LANES) + VECTOR_AT(Floats, b + j + v * LANES);
+        for (int i = 0; i < count; i++) {
+            float c = x[nonzero[i]];
+            const float *w = weights + (Py_ssize_t)nonzero[i] * hidden + j;
+            for (int v = 0; v < 8; v++)
+                s[v] += c * VECTOR_AT(Floats, w + v * LANES);
+        }
+        memcpy(h + j, s, sizeof s);
+    }
+    for (; j < hidden; j++) {
+        float sum = a[j] + b[j];
+        for (int i = 0; i < count; i++)
+            sum += x[nonzero[i]] * weights[(Py_ssize_t)nonzero[i] * hidden + j];
+        h[j] = sum;
+    }
+}
+
 /* The estimates of one pair: the first layer's sums are the two rows'
    shares plus the cross part times its weights (float32), then tanh, then
    the second layer in float64 and the sigmoid.  Each in one fixed order,
@@ -1018,36 +1052,11 @@ INLINE void pair_probs(double *restrict out, const float *restrict share_me,
                        const double *restrict bias, int hidden)
 {
     float h[MOST_HIDDEN];
-    int nonzero[WIDE_CROSS], count = 0; /* much of the cross part is zero */
-    for (int k = 0; k < width; k++)
-        if (cross[k] != 0.0f)
-            nonzero[count++] = k;
-    /* eight vectors of sums at a time (128), kept in registers across the
-       cross part: eight sums in flight hide an addition's latency */
-    int j = 0;
-    for (; j + 8 * LANES <= hidden; j += 8 * LANES) {
-        Floats s[8];
-        for (int v = 0; v < 8; v++)
-            s[v] = VECTOR_AT(Floats, share_me + j + v * LANES) +
-                   VECTOR_AT(Floats, share_opp + j + v * LANES);
-        for (int i = 0; i < count; i++) {
-            float c = cross[nonzero[i]];
-            const float *w = weights + (Py_ssize_t)nonzero[i] * hidden + j;
-            for (int v = 0; v < 8; v++)
-                s[v] += c * VECTOR_AT(Floats, w + v * LANES);
-        }
-        memcpy(h + j, s, sizeof s);
-    }
-    for (; j < hidden; j++) {
-        float sum = share_me[j] + share_opp[j];
-        for (int i = 0; i < count; i++)
-            sum += cross[nonzero[i]] * weights[(Py_ssize_t)nonzero[i] * hidden + j];
-        h[j] = sum;
-    }
+    sparse_sum(h, share_me, share_opp, cross, width, weights, hidden);
     tanh_row(h, hidden);
     /* the second layer's five sums side by side, each in 8 lanes */
     Doubles lanes[OUTPUTS] = {0};
-    j = 0;
+    int j = 0;
     for (; j + 8 <= hidden; j += 8) {
         Doubles x = __builtin_convertvector(VECTOR_AT(Floats8, h + j), Doubles);
         for (int o = 0; o < OUTPUTS; o++)
@@ -1155,12 +1164,55 @@ done:
     return result;
 }
 
+/* Each row's share of the first layer (py_shares). */
+VECTOR_CLONES
+static void shares_loop(float *out, Py_ssize_t count, const float *rows, int width,
+                        const float *weights, const float *bias, int hidden)
+{
+    static const float zeros[MOST_HIDDEN];
+    for (Py_ssize_t i = 0; i < count; i++)
+        sparse_sum(out + i * hidden, bias, zeros, rows + i * width, width, weights, hidden);
+}
+
+PyDoc_STRVAR(shares_doc,
+             "shares(rows, weights, bias, out)\n\n"
+             "``rows @ weights + bias`` into ``out`` (N x H float32) for N rows of\n"
+             "W float32 inputs (a part of the features: W <= 128), ``weights`` W x H\n"
+             "float32, ``bias`` H float32: each row's share of the first layer, in\n"
+             "one fixed order per row (as ``pairs`` sums), whatever the batch.");
+
+static PyObject *py_shares(PyObject *self, PyObject *args)
+{
+    Py_buffer rows, weights, bias, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &rows, &weights, &bias, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t hidden = bias.len / 4;
+    Py_ssize_t width = hidden ? weights.len / 4 / hidden : 0;
+    Py_ssize_t count = width ? rows.len / 4 / width : 0;
+    if (!hidden || hidden > MOST_HIDDEN || !width || width > MOST_INPUTS ||
+        bias.len % 4 || weights.len != width * hidden * 4 || rows.len != count * width * 4 ||
+        out.len != count * hidden * 4) {
+        PyErr_SetString(PyExc_ValueError, "shares: the rows, weights, bias or out do not fit");
+        goto done;
+    }
+    shares_loop(out.buf, count, rows.buf, (int)width, weights.buf, bias.buf, (int)hidden);
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&weights);
+    PyBuffer_Release(&bias);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"results", py_results, METH_VARARGS, results_doc},
     {"replies", py_replies, METH_VARARGS, replies_doc},
     {"features", py_features, METH_VARARGS, features_doc},
     {"own", py_own, METH_VARARGS, own_doc},
     {"pairs", py_pairs, METH_VARARGS, pairs_doc},
+    {"shares", py_shares, METH_VARARGS, shares_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -17,7 +17,8 @@ def own(rows: _Bytes, out: _Bytes, /) -> None: ...
 def pairs(
     me: _Bytes, me_index: _Bytes, opponent: _Bytes, opp_index: _Bytes, me_gate: _Bytes,
     opp_gate: _Bytes, me_first: _Bytes, opp_first: _Bytes, me_sides: _Bytes,
-    opp_sides: _Bytes, cross: _Bytes, first: _Bytes, /
+    opp_sides: _Bytes, cross: _Bytes, second: _Bytes, bias: _Bytes, out: _Bytes, /
 ) -> None: ...
+def shares(rows: _Bytes, weights: _Bytes, bias: _Bytes, out: _Bytes, /) -> None: ...
 
 SIDE_BYTES: int

@@ -280,21 +280,14 @@ def _legacy_sums(found: Matrix, me: Rows, opp: Rows) -> None:
 
 # ---- the features in two parts, for pairs of rows that share their rows ----
 
-def stable_product(rows: npt.NDArray[Any], weights: npt.NDArray[Any],
-                   out: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
-    """``rows @ weights`` (into ``out`` when given), a single row too by the
-    matrix product: numpy multiplies a single row by a matrix-vector
-    routine, which rounds otherwise - and the old sums
-    (:func:`_legacy_sums`) read "off" from that rounding, and the two sides'
-    values of the starting position, each valued alone, must be equal
-    (``tests/ai/test_analysis.py``)."""
+def stable_product(rows: npt.NDArray[Any], weights: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``rows @ weights``, a single row too by the matrix product: numpy
+    multiplies a single row by a matrix-vector routine, which rounds
+    otherwise - and the old sums (:func:`_legacy_sums`) read "off" from
+    that rounding."""
     if len(rows) == 1:
-        found = np.asarray((np.vstack([rows, rows]) @ weights)[:1])
-        if out is None:
-            return found
-        out[...] = found
-        return out
-    return np.asarray(np.matmul(rows, weights, out=out))
+        return np.asarray((np.vstack([rows, rows]) @ weights)[:1])
+    return np.asarray(rows @ weights)
 
 
 OWN_SIZE = 85

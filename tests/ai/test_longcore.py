@@ -181,6 +181,14 @@ def test_bad_input_is_refused() -> None:
                         np.zeros((cross, 4), dtype=np.float32), np.zeros((5, 4)), np.zeros(5),
                         np.empty((1, out)))
 
+    four = np.zeros(4, dtype=np.float32)
+    _longcore.shares(np.zeros((2, 3), dtype=np.float32), np.zeros((3, 4), dtype=np.float32),
+                     four, np.empty((2, 4), dtype=np.float32))
+    for rows, weights, bias in (((2, 3), (4, 4), 4), ((2, 3), (3, 4), 5), ((2, 129), (129, 1), 1)):
+        with pytest.raises(ValueError, match=r"shares: .* do not fit"):
+            _longcore.shares(np.zeros(rows, dtype=np.float32),
+                             np.zeros(weights, dtype=np.float32), np.zeros(bias, dtype=np.float32),
+                             np.empty((rows[0], bias), dtype=np.float32))
     pairs(0, 15)
     pairs(0, 25)
     for cross, out in ((16, 5), (15, 4)):
@@ -246,9 +254,10 @@ def test_shared_rows_give_the_nets_estimates(size: int, legacy: bool) -> None:
     and the old sums' readings (legacy) kept."""
     shipped = LongNet.load()
     rng = np.random.default_rng(size)
+    # 100 hidden units: the C loops' ends that are not a whole vector too
     net = LongNet(shipped.w1, shipped.b1, shipped.w2, shipped.b2, legacy=legacy).widened(
         128, rng, size) if size == WIDE_SIZE else LongNet(
-        rng.normal(0, 0.3, (SIZE, 64)), rng.normal(0, 0.3, 64), rng.normal(0, 0.3, (64, 5)),
+        rng.normal(0, 0.3, (SIZE, 100)), rng.normal(0, 0.3, 100), rng.normal(0, 0.3, (100, 5)),
         np.zeros(5), legacy=legacy)
     if size == WIDE_SIZE:
         net.w1[SIZE:] = rng.normal(0, 0.3, (WIDE_SIZE - SIZE, 128))  # blocks that count
@@ -260,10 +269,12 @@ def test_shared_rows_give_the_nets_estimates(size: int, legacy: bool) -> None:
                                atol=1e-6)
     expected = net.probs_of_features(features(me[me_index], opp[opp_index], size, legacy))
     np.testing.assert_allclose(shared, expected, rtol=0, atol=1e-6)
-    # a pair alone: within rounding (BLAS may sum 2 rows otherwise than 2,048)
+    # a pair's estimates do not depend on its batch: each row and pair is
+    # summed in one fixed order (numpy's products follow the batch's shape)
     for k in (0, 17, 4999):
-        alone = net.probs_shared(me, me_index[k : k + 1], opp, opp_index[k : k + 1])
-        np.testing.assert_allclose(alone[0], shared[k], rtol=0, atol=1e-6)
+        one = np.zeros(1, dtype=np.intp)
+        alone = net.probs_shared(me[me_index[k : k + 1]], one, opp[opp_index[k : k + 1]], one)
+        np.testing.assert_array_equal(alone[0], shared[k])
 
 
 def test_a_row_alone_reads_the_old_sums_as_in_a_batch() -> None:

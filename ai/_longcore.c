@@ -32,11 +32,16 @@
 #define INLINE static inline __attribute__((always_inline))
 
 /* The pair loop is compiled for three widths of vector (AVX-512, AVX2 with
-   FMA, and the baseline) and the loader picks the machine's. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+   FMA, and the baseline) and the loader picks the machine's: GCC 12 or
+   later names those levels, and glibc's loader picks (ifunc). */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && \
+    defined(__GLIBC__)
 #define VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define VECTOR_CLONES
+#endif
+#ifdef __FAST_MATH__
+#error "tanh_row rounds by adding 1.5 * 2^23, which -ffast-math would fold away"
 #endif
 
 static int THEIR[NONE + 1], UP[NONE + 1], DOWN[NONE + 1];
@@ -975,36 +980,46 @@ typedef double Doubles __attribute__((vector_size(8 * sizeof(double))));
         vector_; \
     })
 
-/* tanh of the first layer's sums, in place: tanh |x| = (1 - e) / (1 + e)
-   with e = exp(-2 |x|), exp by 2^k times a polynomial of the remainder
-   r (|r| <= ln 2 / 2; its degree-7 Taylor sum is within 1e-8).  Within
-   some 1e-7 of tanh, as float32's own. */
+/* tanh of the first layer's sums, in place: tanh |x| = -m / (2 + m) with
+   m = e - 1, e = exp(-2 |x|), exp by 2^k times a polynomial of the
+   remainder r (|r| <= ln 2 / 2; its degree-7 Taylor sum is within 1e-8),
+   m kept apart from the 1 so that a small |x| keeps its digits.  Within
+   a few float32 steps of tanh; NaN stays NaN.  |x| is clamped to 9 (where
+   tanh is 1 in float32) on its bits: a float comparison would keep the
+   compiler from vectorizing the loop (it may trap). */
 INLINE void tanh_row(float *restrict h, int hidden)
 {
     const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
-    float p[MOST_HIDDEN];
+    const int32_t nine = 0x41100000; /* 9.0f */
+    float less_one[MOST_HIDDEN];     /* the polynomial minus 1 */
     int32_t bits[MOST_HIDDEN];
     float scale[MOST_HIDDEN];
     for (int j = 0; j < hidden; j++) {
-        float a = fabsf(h[j]);
-        a = a < 9.0f ? a : 9.0f; /* tanh 9 is 1 in float32 */
+        int32_t ia;
+        memcpy(&ia, h + j, sizeof ia);
+        ia &= 0x7fffffff;
+        ia = ia < nine ? ia : nine;
+        float a;
+        memcpy(&a, &ia, sizeof a);
         float y = -2.0f * a;
         float k = (y * 1.44269504f + magic) - magic;
         float r = (y - k * 0.693145752f) - k * 1.42860677e-6f;
-        float e = 1.0f / 5040;
-        e = e * r + 1.0f / 720;
-        e = e * r + 1.0f / 120;
-        e = e * r + 1.0f / 24;
-        e = e * r + 1.0f / 6;
-        e = e * r + 0.5f;
-        e = e * r + 1.0f;
-        p[j] = e * r + 1.0f;
+        float q = 1.0f / 5040;
+        q = q * r + 1.0f / 720;
+        q = q * r + 1.0f / 120;
+        q = q * r + 1.0f / 24;
+        q = q * r + 1.0f / 6;
+        q = q * r + 0.5f;
+        q = q * r + 1.0f;
+        less_one[j] = q * r;
         bits[j] = ((int32_t)k + 127) << 23;
     }
     memcpy(scale, bits, sizeof(float) * (size_t)hidden); /* 2^k */
     for (int j = 0; j < hidden; j++) {
-        float e = p[j] * scale[j];
-        h[j] = copysignf((1.0f - e) / (1.0f + e), h[j]);
+        float s = scale[j];
+        float m = s * less_one[j] + (s - 1.0f);
+        float t = copysignf(-m / (2.0f + m), h[j]);
+        h[j] = h[j] != h[j] ? h[j] : t;
     }
 }
 
@@ -1102,26 +1117,25 @@ static void pairs_loop(double *out, Py_ssize_t count, const int64_t *at_me,
 
 PyDoc_STRVAR(pairs_doc,
              "pairs(me, me_index, opponent, opp_index, me_gate, opp_gate, me_first,\n"
-             "      opp_first, me_sides, opp_sides, cross, second, bias, out)\n\n"
+             "      opp_first, cross, second, bias, out)\n\n"
              "The net's five estimates for N pairs (me[me_index[k]],\n"
              "opponent[opp_index[k]]) of distinct rows (24 bytes each; the indices\n"
              "int64) into ``out`` (N x 5 float64).  The first layer's sums are the\n"
              "two rows' shares, ``me_first`` and ``opp_first`` (float32, H per row,\n"
-             "the bias in one of them), plus the pair's cross part (each side's mars\n"
-             "margin times its row's gate, float32 per row) times ``cross`` (15 or\n"
-             "25 x H float32, its length says which); then tanh, the second layer\n"
-             "``second`` (5 x H float64, an output's weights per row) plus ``bias``\n"
-             "(5 float64), the sigmoid.  ``me_sides`` and ``opp_sides``: zeroed\n"
-             "buffers of SIDE_BYTES per row, where each row's counts are kept once\n"
-             "computed, from one call to the next.");
+             "the bias in one of them; H <= MOST_HIDDEN), plus the pair's cross part\n"
+             "(each side's mars margin times its row's gate, float32 per row) times\n"
+             "``cross`` (15 or 25 x H float32, its length says which); then tanh,\n"
+             "the second layer ``second`` (5 x H float64, an output's weights per\n"
+             "row) plus ``bias`` (5 float64), the sigmoid.");
 
 static PyObject *py_pairs(PyObject *self, PyObject *args)
 {
-    Py_buffer me, mi, opp, oi, mg, og, mf, of, ms, os, cw, sw, sb, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*w*w*y*y*y*w*", &me, &mi, &opp, &oi, &mg, &og,
-                          &mf, &of, &ms, &os, &cw, &sw, &sb, &out))
+    Py_buffer me, mi, opp, oi, mg, og, mf, of, cw, sw, sb, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*w*", &me, &mi, &opp, &oi, &mg, &og, &mf,
+                          &of, &cw, &sw, &sb, &out))
         return NULL;
     PyObject *result = NULL;
+    Side *mine = NULL, *theirs = NULL;
     Py_ssize_t nme = me.len / POINTS, nopp = opp.len / POINTS, count = mi.len / 8;
     Py_ssize_t hidden = sw.len / 8 / OUTPUTS;
     int width = cw.len == hidden * CROSS * 4 ? CROSS
@@ -1131,8 +1145,7 @@ static PyObject *py_pairs(PyObject *self, PyObject *args)
     if (oi.len != mi.len || mi.len % 8 || mg.len != nme * 4 || og.len != nopp * 4 ||
         !hidden || hidden > MOST_HIDDEN || sw.len != hidden * OUTPUTS * 8 ||
         sb.len != OUTPUTS * 8 || !width || mf.len != nme * hidden * 4 ||
-        of.len != nopp * hidden * 4 || ms.len != nme * (Py_ssize_t)sizeof(Side) ||
-        os.len != nopp * (Py_ssize_t)sizeof(Side) || out.len != count * OUTPUTS * 8) {
+        of.len != nopp * hidden * 4 || out.len != count * OUTPUTS * 8) {
         PyErr_SetString(PyExc_ValueError,
                         "pairs: the indices, gates, shares, weights or out do not fit");
         goto done;
@@ -1143,8 +1156,17 @@ static PyObject *py_pairs(PyObject *self, PyObject *args)
             PyErr_SetString(PyExc_IndexError, "pairs: an index out of its rows");
             goto done;
         }
-    pairs_loop(out.buf, count, at_me, at_opp, me.buf, opp.buf, ms.buf, os.buf, mg.buf, og.buf,
+    /* each row's counts for the cross part, computed when first met */
+    mine = PyMem_Calloc((size_t)nme + 1, sizeof(Side));
+    theirs = PyMem_Calloc((size_t)nopp + 1, sizeof(Side));
+    if (!mine || !theirs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    pairs_loop(out.buf, count, at_me, at_opp, me.buf, opp.buf, mine, theirs, mg.buf, og.buf,
                mf.buf, of.buf, width, cw.buf, sw.buf, sb.buf, (int)hidden);
+    Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&me);
@@ -1155,8 +1177,8 @@ done:
     PyBuffer_Release(&og);
     PyBuffer_Release(&mf);
     PyBuffer_Release(&of);
-    PyBuffer_Release(&ms);
-    PyBuffer_Release(&os);
+    PyMem_Free(mine);
+    PyMem_Free(theirs);
     PyBuffer_Release(&cw);
     PyBuffer_Release(&sw);
     PyBuffer_Release(&sb);
@@ -1196,7 +1218,9 @@ static PyObject *py_shares(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "shares: the rows, weights, bias or out do not fit");
         goto done;
     }
+    Py_BEGIN_ALLOW_THREADS
     shares_loop(out.buf, count, rows.buf, (int)width, weights.buf, bias.buf, (int)hidden);
+    Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
     PyBuffer_Release(&rows);
@@ -1227,7 +1251,7 @@ PyMODINIT_FUNC PyInit__longcore(void)
 {
     init_frame();
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "SIDE_BYTES", (long)sizeof(Side)) < 0) {
+    if (m && PyModule_AddIntConstant(m, "MOST_HIDDEN", MOST_HIDDEN) < 0) {
         Py_DECREF(m);
         return NULL;
     }

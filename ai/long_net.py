@@ -206,7 +206,7 @@ class LongNet:
         where :meth:`probs` takes 1.4 µs a row; the same estimates within
         float32's rounding.  Each row and pair is summed in one fixed order,
         so a pair's estimates do not depend on the batch it came in."""
-        if _longcore is None:
+        if _longcore is None or len(self.b1) > _longcore.MOST_HIDDEN:
             return np.concatenate(
                 [self.probs(me[me_index[i : i + CHUNK]], opp[opp_index[i : i + CHUNK]])
                  for i in range(0, len(me_index), CHUNK)] or [np.empty((0, len(OUTPUTS)))])
@@ -220,16 +220,13 @@ class LongNet:
                          first_me)
         _longcore.shares(own_opp, np.ascontiguousarray(theirs),
                          np.zeros(len(self.b1), dtype=np.float32), first_opp)
-        # each row's counts for the cross part, kept as they are computed
-        me_sides = np.zeros((len(me), _longcore.SIDE_BYTES), dtype=np.uint8)
-        opp_sides = np.zeros((len(opp), _longcore.SIDE_BYTES), dtype=np.uint8)
         found = np.empty((len(me_index), len(OUTPUTS)))
         _longcore.pairs(np.ascontiguousarray(me, dtype=np.uint8),
                         np.ascontiguousarray(me_index, dtype=np.int64),
                         np.ascontiguousarray(opp, dtype=np.uint8),
                         np.ascontiguousarray(opp_index, dtype=np.int64),
-                        gate_me, gate_opp, first_me, first_opp, me_sides, opp_sides,
-                        np.ascontiguousarray(cross), np.ascontiguousarray(self.w2.T),
+                        gate_me, gate_opp, first_me, first_opp, np.ascontiguousarray(cross),
+                        np.ascontiguousarray(self.w2.T, dtype=np.float64),
                         np.ascontiguousarray(self.b2, dtype=np.float64), found)
         return found
 

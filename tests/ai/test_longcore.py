@@ -176,8 +176,6 @@ def test_bad_input_is_refused() -> None:
         _longcore.pairs(bytes(24), np.array([me_index]), bytes(24), np.zeros(1, dtype=np.int64),
                         one, one, np.zeros((1, 4), dtype=np.float32),
                         np.zeros((1, 4), dtype=np.float32),
-                        np.zeros((1, _longcore.SIDE_BYTES), dtype=np.uint8),
-                        np.zeros((1, _longcore.SIDE_BYTES), dtype=np.uint8),
                         np.zeros((cross, 4), dtype=np.float32), np.zeros((5, 4)), np.zeros(5),
                         np.empty((1, out)))
 
@@ -254,10 +252,10 @@ def test_shared_rows_give_the_nets_estimates(size: int, legacy: bool) -> None:
     and the old sums' readings (legacy) kept."""
     shipped = LongNet.load()
     rng = np.random.default_rng(size)
-    # 100 hidden units: the C loops' ends that are not a whole vector too
+    # 203 hidden units: the C loops' whole vectors and the ends that are not
     net = LongNet(shipped.w1, shipped.b1, shipped.w2, shipped.b2, legacy=legacy).widened(
         128, rng, size) if size == WIDE_SIZE else LongNet(
-        rng.normal(0, 0.3, (SIZE, 100)), rng.normal(0, 0.3, 100), rng.normal(0, 0.3, (100, 5)),
+        rng.normal(0, 0.3, (SIZE, 203)), rng.normal(0, 0.3, 203), rng.normal(0, 0.3, (203, 5)),
         np.zeros(5), legacy=legacy)
     if size == WIDE_SIZE:
         net.w1[SIZE:] = rng.normal(0, 0.3, (WIDE_SIZE - SIZE, 128))  # blocks that count
@@ -275,6 +273,19 @@ def test_shared_rows_give_the_nets_estimates(size: int, legacy: bool) -> None:
         one = np.zeros(1, dtype=np.intp)
         alone = net.probs_shared(me[me_index[k : k + 1]], one, opp[opp_index[k : k + 1]], one)
         np.testing.assert_array_equal(alone[0], shared[k])
+
+
+def test_broken_weights_are_not_hidden() -> None:
+    # a NaN in the weights gives NaN estimates, as numpy's net does, not
+    # plausible ones (the C tanh clamps its input: a NaN must pass through)
+    shipped = LongNet.load()
+    b1 = shipped.b1.copy()
+    b1[3] = np.nan
+    net = LongNet(shipped.w1, b1, shipped.w2, shipped.b2, legacy=shipped.legacy)
+    me, opp = played_rows()
+    index = np.arange(10)
+    assert np.isnan(net.probs(me[:10], opp[:10])).all()
+    assert np.isnan(net.probs_shared(me, index, opp, index)).all()
 
 
 def test_a_row_alone_reads_the_old_sums_as_in_a_batch() -> None:

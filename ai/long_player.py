@@ -12,7 +12,7 @@ search over the legal turns (:mod:`ai.long_search`).
   0.3 of the first by 2 ply, as many as a budget of positions allows
   (:data:`THIRD`);
 * best: as strong without the budget, then 4 ply
-  (:func:`ai.long_search.four_ply`) for its first four by 3 ply.
+  (:func:`ai.long_search.four_ply`) for its first two by 3 ply.
 
 The third look is for playing; a game's analysis judges at 2 ply
 (``rank(judging=True)``), the depth of its luck.
@@ -74,14 +74,15 @@ class Third:
 
 
 THIRD = {Level.STRONG: Third(candidates=5, margin=0.3, budget=200_000),
-         Level.BEST: Third(candidates=5, margin=0.3, fourth=4)}
+         Level.BEST: Third(candidates=5, margin=0.3, fourth=2)}
 """The levels' third looks (docs/ai.md, "Strong looks a third time" and
 "The net pair by pair in C"): strong's is what best's was until 7 December
 2026 (five within 0.3: 85.0% against the yardstick where 2 ply won
 78.0%), within a budget that keeps its CPU per move under 150 ms at p95
 (200,000 positions, some 0.1 s since the net's second layer moved into
-C); best's has no budget and looks at its first four by 3 ply again at
-4 ply, within its 1 s."""
+C); best's has no budget and looks at its first two by 3 ply again at
+4 ply, within its 1 s (its first four: no better against strong, and
+twice the time)."""
 _CACHED_POSITIONS = 4096
 
 

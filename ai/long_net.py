@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -171,22 +171,9 @@ class LongNet:
         :meth:`probs_of_features` (training's float64)."""
         x = features(me, opp, self.inputs, self.legacy, np.float32)
         h = x @ self.w1.astype(np.float32)
-        return self._outputs(h)
-
-    def _outputs(self, h: npt.NDArray[np.floating[Any]], biased: bool = False,
-                 wide: Matrix | None = None) -> Matrix:
-        """The probabilities from the first layer's sums ``h`` (float32,
-        overwritten): the bias (unless ``biased``), tanh, then the second
-        layer in float64 (in ``wide``, a buffer of ``h``'s shape, when
-        given: a fresh one costs its pages)."""
-        if not biased:
-            h += self.b1.astype(np.float32)
+        h += self.b1.astype(np.float32)
         np.tanh(h, out=h)
-        if wide is None:
-            wide = h.astype(np.float64)
-        else:
-            np.copyto(wide, h)
-        logits = wide @ self.w2
+        logits = h.astype(np.float64) @ self.w2  # the second layer in float64
         logits += self.b2
         np.negative(logits, out=logits)
         np.exp(logits, out=logits)

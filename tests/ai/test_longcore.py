@@ -275,6 +275,19 @@ def test_shared_rows_give_the_nets_estimates(size: int, legacy: bool) -> None:
         np.testing.assert_array_equal(alone[0], shared[k])
 
 
+def test_a_net_wider_than_the_c_loops_is_valued_by_numpy() -> None:
+    # the C loops keep a row's sums on the stack (MOST_HIDDEN of them): a
+    # wider net gets numpy's estimates rather than an error
+    rng = np.random.default_rng(3)
+    hidden = _longcore.MOST_HIDDEN + 1
+    net = LongNet(rng.normal(0, 0.05, (SIZE, hidden)), np.zeros(hidden),
+                  rng.normal(0, 0.05, (hidden, 5)), np.zeros(5))
+    me, opp = played_rows()
+    index = np.arange(20)
+    np.testing.assert_array_equal(net.probs_shared(me, index, opp, index),
+                                  net.probs(me[:20], opp[:20]))
+
+
 def test_broken_weights_are_not_hidden() -> None:
     # a NaN in the weights gives NaN estimates, as numpy's net does, not
     # plausible ones (the C tanh clamps its input: a NaN must pass through)

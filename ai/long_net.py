@@ -13,6 +13,7 @@ Weights are trained by :mod:`ai.train_long` and shipped as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -156,6 +157,23 @@ class LongNet:
         b1 = np.concatenate([self.b1, np.zeros(extra)])
         w2 = np.concatenate([self.w2, np.zeros((extra, self.w2.shape[1]))])
         return LongNet(w1, b1, w2, self.b2.copy(), on_roll=self.on_roll, legacy=self.legacy)
+
+    @classmethod
+    def averaged(cls, nets: Sequence[LongNet]) -> LongNet:
+        """One net whose outputs' logits are the mean of ``nets``' logits:
+        their hidden units side by side, each net's second layer divided by
+        how many they are - an ensemble that plays as one wider net (its
+        :attr:`on_roll` the mean of theirs until fitted again).  The nets
+        must read the same features."""
+        if not nets or len({(net.inputs, net.legacy) for net in nets}) != 1:
+            raise ValueError("nets to average must be one or more reading the same features: "
+                             f"{[(net.inputs, net.legacy) for net in nets]}")
+        return cls(np.concatenate([net.w1 for net in nets], axis=1),
+                   np.concatenate([net.b1 for net in nets]),
+                   np.concatenate([net.w2 for net in nets]) / len(nets),
+                   np.mean([net.b2 for net in nets], axis=0),
+                   on_roll=float(np.mean([net.on_roll for net in nets])),
+                   legacy=nets[0].legacy)
 
     def hidden(self, x: Matrix) -> Matrix:
         return np.asarray(np.tanh(x @ self.w1 + self.b1))

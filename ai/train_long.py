@@ -136,7 +136,7 @@ def fit_on_roll(net: LongNet, games: int, seed: int) -> float:
     from ai.long_search import CHANCES, roll_values, rows
     from ai.player import Level
 
-    plain = LongNet(net.w1, net.b1, net.w2, net.b2)
+    plain = LongNet(net.w1, net.b1, net.w2, net.b2, legacy=net.legacy)  # its own features
     player = LongNetPlayer(Level.MEDIUM, seed=seed, net=plain)
     player.noise = None  # the plain 1-ply net: no level's mistakes in the games fitted on
     gaps: list[float] = []
@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --hand: where the partner's turn is not the net's, value the "
                              "position by the net's own best turn (its values stay its own play's)")
     parser.add_argument("--rate", type=float, default=SETTINGS["rate"], help="Adam's step size")
+    parser.add_argument("--average", type=Path, nargs="+", metavar="WEIGHTS",
+                        help="no training: write to --out the nets' average (LongNet.averaged), "
+                             "its value of being on roll fitted")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the value of being on roll of the weights in --out, no training")
     args = parser.parse_args(argv)
@@ -209,8 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--cut cuts the λ-return at the turns of --hand's partner: give --hand")
     if (args.widen or args.blocks) and not args.start_from:
         parser.error("--widen and --blocks widen the net of --start-from")
-    if args.calibrate_only:
-        net = LongNet.load(args.out)
+    if args.calibrate_only or args.average:
+        net = LongNet.averaged([LongNet.load(path) for path in args.average]) if args.average \
+            else LongNet.load(args.out)
         net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])
         net.save(args.out)
         print(f"on roll {net.on_roll:+.5f} ({CALIBRATION['games']} self-play games, seed "

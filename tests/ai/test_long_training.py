@@ -229,6 +229,8 @@ def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> No
         now = net.value(net.probs(np.array(me), np.array(opponent)))
         gaps.extend(roll_values(net, positions, False) @ CHANCES - now)
     assert abs(np.mean(gaps)) < 0.002
+    # a net on the old sums is fitted reading them, as it plays
+    assert fit_on_roll(shipped, 2, 5) != net.on_roll and shipped.legacy
 
 
 def test_the_value_of_being_on_roll_changes_no_choice() -> None:
@@ -246,3 +248,40 @@ def test_the_value_of_being_on_roll_changes_no_choice() -> None:
     position, dice = record.positions[10]
     turns = legal_turns(position, dice)
     assert np.allclose(b.shallow(position, turns), a.shallow(position, turns) + 0.05)
+
+
+def test_an_averaged_net_plays_the_mean_of_its_nets_logits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LongNet.averaged: one wider net whose logits are the mean of its nets'
+    (probs, and probs_shared in C, alike); --average writes it with its own
+    value of being on roll; nets reading other features are refused."""
+    rng = np.random.default_rng(4)
+    a, b = LongNet.fresh(8, rng), LongNet.fresh(12, rng)
+    a.b2, b.b2 = rng.normal(0, 1, 5), rng.normal(0, 1, 5)
+    position = play_game(LongNetPlayer(Level.EASY, seed=1), LongNetPlayer(Level.EASY, seed=2),
+                         random.Random(3), keep=True).positions[30][0]
+    me, opp = (np.array([row]) for row in rows(position))
+    both = LongNet.averaged([a, b])
+    assert both.w1.shape[1] == 20
+
+    def logit(p: np.ndarray) -> np.ndarray:
+        return np.asarray(np.log(p / (1 - p)))
+
+    mean = (logit(a.probs(me, opp)) + logit(b.probs(me, opp))) / 2
+    assert np.allclose(logit(both.probs(me, opp)), mean, atol=1e-5)
+    index = np.zeros(1, dtype=np.intp)
+    assert np.allclose(logit(both.probs_shared(me, index, opp, index)), mean, atol=1e-4)
+    legacy = LongNet.fresh(8, rng)
+    legacy.legacy = True
+    with pytest.raises(ValueError, match="same features"):
+        LongNet.averaged([a, legacy])
+    with pytest.raises(ValueError, match="same features"):
+        LongNet.averaged([])
+    monkeypatch.setitem(CALIBRATION, "games", 2)
+    a.save(tmp_path / "a.npz")
+    b.save(tmp_path / "b.npz")
+    main(["--average", str(tmp_path / "a.npz"), str(tmp_path / "b.npz"),
+          "--out", str(tmp_path / "ab.npz")])
+    saved = LongNet.load(tmp_path / "ab.npz")
+    assert np.allclose(saved.w1, both.w1, atol=1e-6) and saved.on_roll != both.on_roll

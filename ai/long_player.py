@@ -12,7 +12,8 @@ search over the legal turns (:mod:`ai.long_search`).
   0.3 of the first by 2 ply, as many as a budget of positions allows
   (:data:`THIRD`);
 * best: as strong without the budget, then 4 ply
-  (:func:`ai.long_search.four_ply`) for its first two by 3 ply.
+  (:func:`ai.long_search.four_ply`) for its first two by 3 ply, with a
+  net of its own (:data:`NETS`).
 
 The third look is for playing; a game's analysis judges at 2 ply
 (``rank(judging=True)``), the depth of its luck.
@@ -26,7 +27,7 @@ from functools import cache
 
 import numpy as np
 
-from ai.long_net import LongNet
+from ai.long_net import WEIGHTS_PATH, LongNet
 from ai.long_search import (
     CHANCES,
     afterstate_equities,
@@ -86,10 +87,22 @@ twice the time)."""
 _CACHED_POSITIONS = 4096
 
 
+NETS = {Level.BEST: "long_net_best.npz"}
+"""The levels that play weights of their own, in ``ai/data/`` (docs/ai.md,
+"A net for best"); the others play :func:`shipped_net`."""
+
+
 @cache
 def shipped_net() -> LongNet:
     """The weights in the repository, loaded once per process."""
     return LongNet.load()
+
+
+@cache
+def level_net(level: Level) -> LongNet:
+    """The weights ``level`` plays (:data:`NETS`), loaded once per process."""
+    name = NETS.get(level)
+    return shipped_net() if name is None else LongNet.load(WEIGHTS_PATH.with_name(name))
 
 
 class LongNetPlayer(Player):
@@ -105,7 +118,7 @@ class LongNetPlayer(Player):
         super().__init__(Variant.LONG, seed, koks)
         self.level = level
         self.name = f"long-{level.value}"
-        self.net = net or shipped_net()
+        self.net = net or level_net(level)
         self.depth = _DEPTH.get(level, Depth())
         self.third = THIRD.get(level)
         """The level's third look (:data:`THIRD`); ``None``: none."""

@@ -405,6 +405,26 @@ def test_the_best_backgammon_level_plays_the_strong_hint() -> None:
     assert entry.equity == turn_equity(turns[worst], 2)
 
 
+def test_long_nardy_best_plays_a_net_of_its_own() -> None:
+    """Issue 38: best is measured against strong head to head, so it plays
+    weights of its own (:data:`ai.long_player.NETS`: two nets trained on
+    from the shipped one, averaged; docs/ai.md, "A net for best"), read
+    once per process; every other level plays the shipped net.  Its
+    estimates differ from the shipped net's, and reading the exact sums."""
+    from ai.long_player import NETS, level_net, shipped_net
+
+    assert set(NETS) == {Level.BEST}
+    best = make_player(Variant.LONG, Level.BEST)
+    assert isinstance(best, LongNetPlayer)
+    assert best.net is level_net(Level.BEST) is make_player(Variant.LONG, Level.BEST).net
+    for level in (Level.EASY, Level.MEDIUM, Level.STRONG):
+        other = make_player(Variant.LONG, level)
+        assert isinstance(other, LongNetPlayer) and other.net is shipped_net()
+    assert not best.net.legacy and best.net.w1.shape[1] == 2 * shipped_net().w1.shape[1]
+    me, opp = (np.array([row]) for row in rows(Position.initial(Variant.LONG)))
+    assert not np.allclose(best.net.probs(me, opp), shipped_net().probs(me, opp), atol=1e-3)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("level", [Level.STRONG, Level.BEST])
 def test_the_long_nardy_levels_look_a_roll_deeper_at_close_turns(level: Level) -> None:

@@ -15,8 +15,9 @@ dice of game ``i`` come from ``seed + i`` alone, so a run is reproducible.
 
 writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).  A
 run ends by fitting the value of being on roll (:func:`fit_on_roll`);
-``--calibrate-only`` fits it alone for the weights in ``--out``, and
-``--start-from WEIGHTS`` trains on from other weights (docs/ai.md).
+``--calibrate-only`` fits it alone for the weights in ``--out``,
+``--average A B`` writes the nets' average there (:meth:`LongNet.averaged`),
+and ``--start-from WEIGHTS`` trains on from other weights (docs/ai.md).
 """
 
 from __future__ import annotations
@@ -212,9 +213,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--cut cuts the λ-return at the turns of --hand's partner: give --hand")
     if (args.widen or args.blocks) and not args.start_from:
         parser.error("--widen and --blocks widen the net of --start-from")
+    if args.average and (args.calibrate_only or args.start_from):
+        parser.error("--average writes a new net: not with --calibrate-only or --start-from")
+    if args.average:
+        try:
+            net = LongNet.averaged([LongNet.load(path) for path in args.average])
+        except (OSError, ValueError) as error:  # a missing file, nets on other features
+            parser.error(f"cannot average {[str(path) for path in args.average]}: {error}")
     if args.calibrate_only or args.average:
-        net = LongNet.averaged([LongNet.load(path) for path in args.average]) if args.average \
-            else LongNet.load(args.out)
+        if args.calibrate_only:
+            net = LongNet.load(args.out)
         net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])
         net.save(args.out)
         print(f"on roll {net.on_roll:+.5f} ({CALIBRATION['games']} self-play games, seed "

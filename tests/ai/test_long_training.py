@@ -13,7 +13,7 @@ from ai.arena import play_game
 from ai.long_features import BLOCK_NAMES, INDEX, SIZE, WIDE_NAMES, WIDE_SIZE, features
 from ai.long_hand import INDEX as HAND_INDEX
 from ai.long_hand import side
-from ai.long_net import LongNet, flip, outcome
+from ai.long_net import WEIGHTS_PATH, LongNet, flip, outcome
 from ai.long_player import LongNetPlayer
 from ai.long_search import CHANCES, roll_values, rows
 from ai.player import Level
@@ -179,6 +179,10 @@ def test_the_cut_keeps_the_partners_game_and_values_it_by_the_nets_own_turns(
     (["--hand", "-0.1"], "a share of the turns, 0 to 1"),
     (["--blocks"], "widen the net of --start-from"),
     (["--widen", "128"], "widen the net of --start-from"),
+    (["--average", str(WEIGHTS_PATH), "--calibrate-only"], "not with --calibrate-only"),
+    (["--average", "no/such/net.npz"], "cannot average ['no/such/net.npz']"),
+    (["--average", str(WEIGHTS_PATH), str(WEIGHTS_PATH.with_name("long_net_best.npz"))],
+     "same features"),  # the shipped net reads the old sums, best's the exact ones
 ])
 def test_training_refuses_options_it_cannot_follow(
     options: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],

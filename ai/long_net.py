@@ -175,6 +175,29 @@ class LongNet:
                    on_roll=float(np.mean([net.on_roll for net in nets])),
                    legacy=nets[0].legacy)
 
+    @classmethod
+    def weight_mean(cls, nets: Sequence[LongNet]) -> LongNet:
+        """One net of the same shape whose weights are the mean of ``nets``'
+        weights (:class:`WeightSum`): stochastic weight averaging of one
+        run's checkpoints, whose hidden units are the same units, moved a
+        little (nets trained apart have units in no common order: for them,
+        :meth:`averaged`).  The nets must have one shape and read the same
+        features."""
+        if not nets or len({(net.w1.shape, net.legacy) for net in nets}) != 1:
+            raise ValueError("nets to take the weight mean of must be one or more of one shape "
+                             f"and features: {[(net.w1.shape, net.legacy) for net in nets]}")
+        total = WeightSum()
+        for net in nets:
+            total.add(net)
+        mean = total.mean(legacy=nets[0].legacy)
+        mean.on_roll = float(np.mean([net.on_roll for net in nets]))
+        return mean
+
+    @property
+    def weights(self) -> tuple[Matrix, Vector, Matrix, Vector]:
+        """The four arrays training moves: w1, b1, w2, b2."""
+        return self.w1, self.b1, self.w2, self.b2
+
     def hidden(self, x: Matrix) -> Matrix:
         return np.asarray(np.tanh(x @ self.w1 + self.b1))
 
@@ -234,6 +257,29 @@ class LongNet:
                         np.ascontiguousarray(self.w2.T, dtype=np.float64),
                         np.ascontiguousarray(self.b2, dtype=np.float64), found)
         return found
+
+
+@dataclass
+class WeightSum:
+    """A running sum of nets' weights in float64, in the order they came:
+    :meth:`LongNet.weight_mean`, and training's ``--mean-from``, which keeps
+    it in its checkpoint so a resumed run goes on with it."""
+
+    sums: list[Matrix] | None = None
+    count: int = 0
+
+    def add(self, net: LongNet) -> None:
+        if self.sums is None:
+            self.sums = [np.zeros_like(array, dtype=np.float64) for array in net.weights]
+        for total, array in zip(self.sums, net.weights, strict=True):
+            total += array
+        self.count += 1
+
+    def mean(self, legacy: bool) -> LongNet:
+        if self.sums is None or not self.count:
+            raise ValueError("the mean of no nets")
+        w1, b1, w2, b2 = (total / self.count for total in self.sums)
+        return LongNet(w1, b1, w2, b2, legacy=legacy)
 
 
 @dataclass

@@ -17,7 +17,10 @@ writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).  A
 run ends by fitting the value of being on roll (:func:`fit_on_roll`);
 ``--calibrate-only`` fits it alone for the weights in ``--out``,
 ``--average A B`` writes the nets' average there (:meth:`LongNet.averaged`),
-and ``--start-from WEIGHTS`` trains on from other weights (docs/ai.md).
+``--mean-from GAMES`` writes the mean of the weights at the run's
+checkpoints from that game on rather than its last weights
+(:meth:`LongNet.weight_mean`), and ``--start-from WEIGHTS`` trains on from
+other weights (docs/ai.md).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import numpy as np
 
 from ai.long_features import WIDE_SIZE, Matrix, features
 from ai.long_hand import StrategyEvaluation
-from ai.long_net import WEIGHTS_PATH, Adam, LongNet, Vector, flip, outcome
+from ai.long_net import WEIGHTS_PATH, Adam, LongNet, Vector, WeightSum, flip, outcome
 from ai.long_search import afterstate_equities, final_rows
 from engine import Dice, Position, Side, Variant
 
@@ -160,23 +163,28 @@ def checkpoint_path(weights: Path) -> Path:
     return weights.with_name(weights.stem + ".ckpt.npz")
 
 
-def save_checkpoint(path: Path, net: LongNet, adam: Adam, games: int, seconds: float) -> None:
+def save_checkpoint(path: Path, net: LongNet, adam: Adam, games: int, seconds: float,
+                    mean: WeightSum) -> None:
     arrays: dict[str, Matrix] = {"w1": net.w1, "b1": net.b1, "w2": net.w2, "b2": net.b2}
     arrays |= {f"m{i}": m for i, (m, _) in enumerate(adam.moments)}
     arrays |= {f"v{i}": v for i, (_, v) in enumerate(adam.moments)}
+    arrays |= {f"mean{i}": total for i, total in enumerate(mean.sums or ())}
     arrays |= {
         name: np.array(value)
-        for name, value in (("games", games), ("seconds", seconds), ("steps", adam.steps))
+        for name, value in (("games", games), ("seconds", seconds), ("steps", adam.steps),
+                            ("mean_count", mean.count))
     }
     np.savez(path, allow_pickle=False, **arrays)
 
 
-def load_checkpoint(path: Path, adam: Adam) -> tuple[LongNet, int, float]:
+def load_checkpoint(path: Path, adam: Adam) -> tuple[LongNet, int, float, WeightSum]:
     with np.load(path) as data:
         net = LongNet(data["w1"], data["b1"], data["w2"], data["b2"])
         adam.steps = int(data["steps"])
         adam.moments = [(data[f"m{i}"], data[f"v{i}"]) for i in range(4)]
-        return net, int(data["games"]), float(data["seconds"])
+        count = int(data["mean_count"]) if "mean_count" in data.files else 0
+        mean = WeightSum([data[f"mean{i}"] for i in range(4)], count) if count else WeightSum()
+        return net, int(data["games"]), float(data["seconds"]), mean
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --hand: where the partner's turn is not the net's, value the "
                              "position by the net's own best turn (its values stay its own play's)")
     parser.add_argument("--rate", type=float, default=SETTINGS["rate"], help="Adam's step size")
+    parser.add_argument("--mean-from", type=int, metavar="GAMES",
+                        help="write the mean of the weights at every checkpoint from this game "
+                             "on (LongNet.weight_mean), not the last weights")
     parser.add_argument("--average", type=Path, nargs="+", metavar="WEIGHTS",
                         help="no training: write to --out the nets' average (LongNet.averaged), "
                              "its value of being on roll fitted")
@@ -213,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--cut cuts the λ-return at the turns of --hand's partner: give --hand")
     if (args.widen or args.blocks) and not args.start_from:
         parser.error("--widen and --blocks widen the net of --start-from")
+    if args.mean_from is not None and (args.average or args.calibrate_only):
+        parser.error("--mean-from takes the mean of a training run's checkpoints: "
+                     "not with --average or --calibrate-only")
     if args.average and (args.calibrate_only or args.start_from):
         parser.error("--average writes a new net: not with --calibrate-only or --start-from")
     if args.average:
@@ -231,8 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     ckpt = checkpoint_path(args.out)
     ckpt.parent.mkdir(parents=True, exist_ok=True)
     adam = Adam(args.rate)
+    mean = WeightSum()
     if ckpt.exists() and not args.fresh:
-        net, games, seconds = load_checkpoint(ckpt, adam)
+        net, games, seconds, mean = load_checkpoint(ckpt, adam)
         print(f"resuming after {games} games, {seconds:.0f} s", flush=True)
     elif args.start_from:
         start_net = LongNet.load(args.start_from)
@@ -258,7 +273,9 @@ def main(argv: list[str] | None = None) -> int:
         games += 1
         if games % args.checkpoint_every == 0:
             elapsed = seconds + time.monotonic() - start
-            save_checkpoint(ckpt, net, adam, games, elapsed)
+            if args.mean_from is not None and games >= args.mean_from:
+                mean.add(net)
+            save_checkpoint(ckpt, net, adam, games, elapsed, mean)
             net.info = {"games": games, "seconds": elapsed}
             net.save(args.out)
             print(
@@ -267,7 +284,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             losses = []
     elapsed = seconds + time.monotonic() - start
-    save_checkpoint(ckpt, net, adam, games, elapsed)
+    save_checkpoint(ckpt, net, adam, games, elapsed, mean)
+    if args.mean_from is not None:
+        if mean.count:
+            net = mean.mean(legacy=net.legacy)
+            print(f"the mean of the weights at {mean.count} checkpoints", flush=True)
+        else:
+            print(f"no checkpoint from game {args.mean_from} on: the last weights", flush=True)
     net.info = {"games": games, "seconds": elapsed}
     net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])
     net.save(args.out)

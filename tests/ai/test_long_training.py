@@ -180,6 +180,9 @@ def test_the_cut_keeps_the_partners_game_and_values_it_by_the_nets_own_turns(
     (["--blocks"], "widen the net of --start-from"),
     (["--widen", "128"], "widen the net of --start-from"),
     (["--average", str(WEIGHTS_PATH), "--calibrate-only"], "not with --calibrate-only"),
+    (["--mean-from", "10", "--calibrate-only"], "not with --average or --calibrate-only"),
+    (["--mean-from", "10", "--average", str(WEIGHTS_PATH)],
+     "not with --average or --calibrate-only"),
     (["--average", "no/such/net.npz"], "cannot average ['no/such/net.npz']"),
     (["--average", str(WEIGHTS_PATH), str(WEIGHTS_PATH.with_name("long_net_best.npz"))],
      "same features"),  # the shipped net reads the old sums, best's the exact ones
@@ -289,3 +292,53 @@ def test_an_averaged_net_plays_the_mean_of_its_nets_logits(
           "--out", str(tmp_path / "ab.npz")])
     saved = LongNet.load(tmp_path / "ab.npz")
     assert np.allclose(saved.w1, both.w1, atol=1e-6) and saved.on_roll != both.on_roll
+
+
+def test_the_weight_mean_of_nets_is_the_mean_of_their_weights() -> None:
+    """LongNet.weight_mean: one net of the same shape, each weight the mean
+    of the nets' (one net: itself); nets of other shapes or features are
+    refused."""
+    rng = np.random.default_rng(6)
+    a, b, c = (LongNet.fresh(8, rng) for _ in range(3))
+    mean = LongNet.weight_mean([a, b, c])
+    for name in ("w1", "b1", "w2", "b2"):
+        assert np.allclose(getattr(mean, name),
+                           (getattr(a, name) + getattr(b, name) + getattr(c, name)) / 3)
+    assert all(np.array_equal(x, y) for x, y in zip(LongNet.weight_mean([a]).weights,
+                                                    a.weights, strict=True))
+    with pytest.raises(ValueError, match="one shape"):
+        LongNet.weight_mean([a, LongNet.fresh(9, rng)])
+    legacy = LongNet.fresh(8, rng)
+    legacy.legacy = True
+    with pytest.raises(ValueError, match="one shape"):
+        LongNet.weight_mean([a, legacy])
+    with pytest.raises(ValueError, match="one shape"):
+        LongNet.weight_mean([])
+
+
+def test_training_with_mean_from_writes_the_mean_of_its_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--mean-from G: the net written is the weight mean of the run's
+    checkpoints from game G on, the same when the run is stopped and
+    resumed between them; the checkpoint keeps the live weights."""
+    monkeypatch.setitem(CALIBRATION, "games", 2)
+    start = LongNet.fresh(8, np.random.default_rng(2))
+    start.info = {"games": 10.0}
+    start.save(tmp_path / "start.npz")
+    common = ["--start-from", str(tmp_path / "start.npz"), "--checkpoint-every", "2"]
+    snapshots = []
+    for games in (12, 14, 16):  # the checkpoints from game 12 on, one run a step
+        main([*common, "--out", str(tmp_path / "step.npz"), "--games", str(games)])
+        with np.load(tmp_path / "step.ckpt.npz") as data:
+            snapshots.append(LongNet(data["w1"], data["b1"], data["w2"], data["b2"]))
+    main([*common, "--out", str(tmp_path / "mean.npz"), "--games", "14", "--mean-from", "12"])
+    main([*common, "--out", str(tmp_path / "mean.npz"), "--games", "16", "--mean-from", "12"])
+    written = LongNet.load(tmp_path / "mean.npz")
+    expected = LongNet.weight_mean(snapshots)
+    for mine, theirs in zip(written.weights, expected.weights, strict=True):
+        assert np.allclose(mine, theirs, atol=1e-6)  # saved as float32
+    assert not np.allclose(written.w1, snapshots[-1].w1, atol=1e-6)
+    assert written.info["games"] == 16
+    with np.load(tmp_path / "mean.ckpt.npz") as data:
+        assert np.array_equal(data["w1"], snapshots[-1].w1) and int(data["mean_count"]) == 3

@@ -29,6 +29,7 @@ import argparse
 import random
 import sys
 import time
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -229,28 +230,36 @@ def main(argv: list[str] | None = None) -> int:
                      "not with --average or --calibrate-only")
     if args.average and (args.calibrate_only or args.start_from):
         parser.error("--average writes a new net: not with --calibrate-only or --start-from")
+
+    def load(path: Path) -> LongNet:
+        try:
+            return LongNet.load(path)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+            parser.error(f"cannot read a net from {path}: {error!r}")
+
     if args.average:
         try:
-            net = LongNet.averaged([LongNet.load(path) for path in args.average])
-        except (OSError, ValueError) as error:  # a missing file, nets on other features
+            net = LongNet.averaged([load(path) for path in args.average])
+        except ValueError as error:  # nets on other features
             parser.error(f"cannot average {[str(path) for path in args.average]}: {error}")
     if args.calibrate_only or args.average:
         if args.calibrate_only:
-            net = LongNet.load(args.out)
+            net = load(args.out)
         net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])
         net.save(args.out)
         print(f"on roll {net.on_roll:+.5f} ({CALIBRATION['games']} self-play games, seed "
               f"{CALIBRATION['seed']})", flush=True)
         return 0
     ckpt = checkpoint_path(args.out)
+    resume = ckpt.exists() and not args.fresh
+    start_net = load(args.start_from) if args.start_from and not resume else None
     ckpt.parent.mkdir(parents=True, exist_ok=True)
     adam = Adam(args.rate)
     mean = WeightSum()
-    if ckpt.exists() and not args.fresh:
+    if resume:
         net, games, seconds, mean = load_checkpoint(ckpt, adam)
         print(f"resuming after {games} games, {seconds:.0f} s", flush=True)
-    elif args.start_from:
-        start_net = LongNet.load(args.start_from)
+    elif start_net is not None:
         # every net trained from now on reads the exact sums, whatever its start read
         net = LongNet(start_net.w1, start_net.b1, start_net.w2, start_net.b2, legacy=False)
         if args.widen or args.blocks:

@@ -183,7 +183,10 @@ def test_the_cut_keeps_the_partners_game_and_values_it_by_the_nets_own_turns(
     (["--mean-from", "10", "--calibrate-only"], "not with --average or --calibrate-only"),
     (["--mean-from", "10", "--average", str(WEIGHTS_PATH)],
      "not with --average or --calibrate-only"),
-    (["--average", "no/such/net.npz"], "cannot average ['no/such/net.npz']"),
+    (["--average", "no/such/net.npz"], "cannot read a net from no/such/net.npz"),
+    (["--start-from", "no/such/net.npz"], "cannot read a net from no/such/net.npz"),
+    (["--calibrate-only"], "net.npz: FileNotFoundError"),  # --out not there
+    (["--start-from", __file__], "cannot read a net from"),  # not a net file
     (["--average", str(WEIGHTS_PATH), str(WEIGHTS_PATH.with_name("long_net_best.npz"))],
      "same features"),  # the shipped net reads the old sums, best's the exact ones
 ])

@@ -21,7 +21,6 @@ The third look is for playing; a game's analysis judges at 2 ply
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -34,7 +33,6 @@ from ai.long_search import (
     afterstate_equities,
     four_ply,
     roll_values,
-    rollouts,
     rows,
     three_ply,
 )
@@ -53,26 +51,6 @@ _DEPTH = {Level.STRONG: Depth(candidates=5, margin=0.3),
 
 
 @dataclass(frozen=True)
-class Rollout:
-    """A level's last look at its first two turns when they are within
-    ``margin``: ``trials`` truncated rollouts of ``plies`` turns from the
-    position after each, on the same dice for both
-    (:func:`ai.long_search.rollouts`); the second goes first when the
-    rollouts prefer it by more than ``z`` standard errors of the
-    difference."""
-
-    trials: int
-    plies: int
-    margin: float
-    z: float = 2.0
-
-    def __post_init__(self) -> None:
-        if self.trials < 2 or self.plies < 1 or self.margin < 0 or self.z < 0:
-            raise ValueError(f"rollouts need 2 or more trials, 1 or more turns, a margin and "
-                             f"a z of 0 or more: {self}")
-
-
-@dataclass(frozen=True)
 class Third:
     """A level's third look: its best ``candidates`` turns by 2 ply again at
     3 ply when they are within ``margin`` of the first (a clear first needs
@@ -88,8 +66,6 @@ class Third:
     fourth: int = 0
     """Then its best ``fourth`` by 3 ply again at 4 ply
     (:func:`ai.long_search.four_ply`), when at least two."""
-    rollout: Rollout | None = None
-    """Then its first two, when close, by truncated rollouts (:class:`Rollout`)."""
 
     def __post_init__(self) -> None:
         if self.candidates < 2 or self.replies < 1 or self.fourth < 0 or (
@@ -189,37 +165,14 @@ class LongNetPlayer(Player):
         seen = {id(entry) for entry in looked}
         rest = [entry for entry in ranking if id(entry) not in seen]
         ranked = [RankedTurn(entry.turn, float(value)) for value, entry in deeper]
-        if third.fourth >= 2:
-            head = ranked[: third.fourth]
-            fourth = -four_ply(self.net, [end_turn(entry.turn.position) for entry in head],
-                               self.koks)
-            deepest = sorted(zip(fourth, head, strict=True), key=lambda pair: -pair[0])
-            ranked = [RankedTurn(entry.turn, float(value)) for value, entry in deepest] + ranked[
-                len(head):]
-        if third.rollout is not None:
-            ranked = self.rolled(position, ranked, third.rollout)
-        return ranked + rest
-
-    def rolled(self, position: Position, ranked: list[RankedTurn], rollout: Rollout
-               ) -> list[RankedTurn]:
-        """``ranked`` with its first two swapped when they are within the
-        rollout's margin and its rollouts prefer the second (each then
-        valued at its rollouts' mean).  The dice come from the position, so
-        a position is always looked at alike."""
-        first, second = ranked[:2]
-        if (first.equity - second.equity > rollout.margin
-                or first.turn.position.winner is not None
-                or second.turn.position.winner is not None):
-            return ranked
-        seed = zlib.crc32(bytes(count for side in position.board for count in side))
-        values = -rollouts(self.net, [end_turn(entry.turn.position) for entry in (first, second)],
-                           self.koks, rollout.trials, rollout.plies, seed)
-        gaps = values[0] - values[1]
-        error = float(gaps.std()) / np.sqrt(rollout.trials)
-        if not float(gaps.mean()) < -rollout.z * error:
-            return ranked
-        return [RankedTurn(second.turn, float(values[1].mean())),
-                RankedTurn(first.turn, float(values[0].mean())), *ranked[2:]]
+        if third.fourth < 2:
+            return ranked + rest
+        head = ranked[: third.fourth]
+        fourth = -four_ply(self.net, [end_turn(entry.turn.position) for entry in head],
+                           self.koks)
+        deepest = sorted(zip(fourth, head, strict=True), key=lambda pair: -pair[0])
+        return [RankedTurn(entry.turn, float(value)) for value, entry in deepest] + ranked[
+            len(head):] + rest
 
     def roll_values(self, positions: Sequence[Position]) -> np.ndarray:
         """:func:`ai.long_search.roll_values`, remembered for the last few

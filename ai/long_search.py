@@ -101,8 +101,7 @@ def _sides(position: Position) -> tuple[bytes, bytes]:
 
 CHANCES: Vector = np.array([chance for _, chance in ROLLS])
 """The chances of :data:`ROLLS`, in their order."""
-_DICE = tuple(dice for dice, _ in ROLLS)
-_ROLL_BYTES = bytes(die for dice in _DICE for die in (dice.first, dice.second))
+_ROLL_BYTES = bytes(die for dice, _ in ROLLS for die in (dice.first, dice.second))
 
 
 @dataclass(frozen=True)
@@ -197,20 +196,17 @@ class _Generated:
     live: list[int]
 
 
-def _generate(sides: _Sides, rolls: Sequence[Dice] = _DICE) -> _Generated:
-    """The replies to each of ``rolls`` (by default the 21 :data:`ROLLS`)
-    from the C generator (:mod:`ai._longcore`, the engine's mirror) where
-    it was built, else from the engine's (:func:`_engine_replies`)."""
+def _generate(sides: _Sides) -> _Generated:
+    """The replies from the C generator (:mod:`ai._longcore`, the engine's
+    mirror) where it was built, else from the engine's
+    (:func:`_engine_replies`)."""
     if _longcore is None:
         return _engine_replies([
             Position(Variant.LONG, ((*mover.tolist(), 0), (*other.tolist(), 0)), Side.WHITE,
                      bool(first))
-            for mover, other, first in zip(sides.movers, sides.others, sides.firsts, strict=True)],
-            rolls)
-    codes = _ROLL_BYTES if rolls is _DICE else bytes(
-        die for dice in rolls for die in (dice.first, dice.second))
+            for mover, other, first in zip(sides.movers, sides.others, sides.firsts, strict=True)])
     sources, at, starts, alive, kinds, kind = _longcore.replies(
-        sides.movers, sides.others, sides.firsts.astype(np.uint8), codes)
+        sides.movers, sides.others, sides.firsts.astype(np.uint8), _ROLL_BYTES)
     return _Generated(
         np.frombuffer(kinds, dtype=np.uint8).reshape(-1, 24),
         np.frombuffer(kind, dtype=np.int32).astype(np.intp),
@@ -221,8 +217,7 @@ def _generate(sides: _Sides, rolls: Sequence[Dice] = _DICE) -> _Generated:
         np.frombuffer(alive, dtype=np.int32).tolist())
 
 
-def _engine_replies(positions: Sequence[Position], rolls: Sequence[Dice] = _DICE
-                    ) -> _Generated:
+def _engine_replies(positions: Sequence[Position]) -> _Generated:
     """:func:`_generate` by the engine's generator.  A mover met again
     against other checkers holding the same points (what
     :func:`engine.turns.results_key` says decides its turns) has its turns
@@ -246,7 +241,7 @@ def _engine_replies(positions: Sequence[Position], rolls: Sequence[Dice] = _DICE
             others.append(other)
         group, seen = tables[other]
         key = results_key(position)
-        for dice in rolls:
+        for dice, _ in ROLLS:
             bounds.append(len(where))
             results = generated.get((key, dice))
             if results is None:
@@ -407,61 +402,3 @@ def four_ply(net: Evaluation, positions: Sequence[Position], koks: bool) -> Vect
     values = _side_three_ply(net, after, koks)
     found[middle.live] = -(values.reshape(len(middle.live), len(ROLLS)) @ CHANCES)
     return found
-
-
-def rollouts(net: Evaluation, positions: Sequence[Position], koks: bool, trials: int,
-             plies: int, seed: int) -> Matrix:
-    """Truncated rollouts: from each position ``trials`` games of ``plies``
-    turns, each side playing its best turn by 1 ply, then the net's equity
-    of the position reached (the exact result where a side bore off), as
-    the equity of the side to roll in ``positions``: shape ``(N, trials)``.
-    Trial ``t`` rolls the same dice from every position (drawn from
-    ``seed``), so the difference of two positions' rows is far less noisy
-    than either row (common random numbers)."""
-    count = len(positions)
-    sides = _sides_of(positions)
-    movers = np.repeat(sides.movers, trials, axis=0)
-    others = np.repeat(sides.others, trials, axis=0)
-    firsts = np.repeat(sides.firsts, trials)
-    trial = np.tile(np.arange(trials), count)
-    sign = np.ones(count * trials)  # +1 where the side to roll is the positions' own
-    values = np.full(count * trials, np.nan)  # a trial's value once it is over
-    over = others.sum(axis=1) == 0
-    values[over] = [-exact_win(row.astype(np.int64), koks) for row in movers[over]]
-    dice = np.random.default_rng(seed).integers(1, 7, size=(plies, trials, 2))
-    for ply in range(plies):
-        alive = np.flatnonzero(np.isnan(values))
-        if not len(alive):
-            break
-        rolled = dice[ply, trial[alive]]
-        chosen = np.empty((len(alive), 24), dtype=np.uint8)
-        # the generator takes one roll list for all its positions: the trials grouped by roll
-        codes = rolled.max(axis=1) * 7 + rolled.min(axis=1)
-        for code in np.unique(codes).tolist():
-            group = np.flatnonzero(codes == code)
-            rows = alive[group]
-            roll = Dice(*divmod(code, 7))
-            some = _Sides(movers[rows], others[rows], firsts[rows])
-            chosen[group] = _best_replies(net, some, koks, roll)
-        finished = np.flatnonzero(chosen.sum(axis=1) == 0)
-        for index in finished:  # the mover bore off its last checker
-            trial_index = alive[index]
-            values[trial_index] = sign[trial_index] * exact_win(
-                others[trial_index].astype(np.int64), koks)
-        # the other side to roll, in its first turn while all 15 are on its head
-        movers[alive], others[alive] = others[alive], chosen
-        firsts[alive] = movers[alive, 23] == 15
-        sign[alive] = -sign[alive]
-    rest = np.flatnonzero(np.isnan(values))
-    if len(rest):
-        values[rest] = sign[rest] * evaluate(net, movers[rest].astype(np.int64),
-                                             others[rest].astype(np.int64), koks)
-    return values.reshape(count, trials)
-
-
-def _best_replies(net: Evaluation, sides: _Sides, koks: bool, roll: Dice) -> Rows:
-    """For each position (its other side still in play), the roller's rows
-    after its best turn by 1 ply with ``roll`` (the generator's first of
-    equal values, as :func:`_best`)."""
-    replies = _side_replies(net, sides, koks, _generate(sides, (roll,)))
-    return replies.rows[_best(replies, 1).reshape(-1)]

@@ -150,107 +150,10 @@ def test_three_ply_is_the_two_ply_value_after_each_best_turn() -> None:
 
 
 def test_a_third_look_refuses_a_setting_it_cannot_play() -> None:
-    from ai.long_player import Rollout, Third
+    from ai.long_player import Third
 
     for bad in ({"candidates": 1, "margin": 0.3}, {"candidates": 5, "margin": 0.3, "replies": 0},
                 {"candidates": 5, "margin": 0.3, "budget": -1},
                 {"candidates": 5, "margin": 0.3, "fourth": -1}):
         with pytest.raises(ValueError, match="third look"):
             Third(**bad)  # type: ignore[arg-type]
-    for rollout in ({"trials": 1, "plies": 8, "margin": 0.03},
-                    {"trials": 100, "plies": 0, "margin": 0.03},
-                    {"trials": 100, "plies": 8, "margin": -0.1},
-                    {"trials": 100, "plies": 8, "margin": 0.03, "z": -1}):
-        with pytest.raises(ValueError, match="rollouts need"):
-            Rollout(**rollout)  # type: ignore[arg-type]
-
-
-def _rollout_by_definition(player: LongNetPlayer, position: Position,
-                           rolls: list[tuple[int, int]]) -> float:
-    """One truncated rollout turn by turn through ``legal_turns``: each
-    side plays its best turn by 1 ply with its roll, then the net's equity
-    of the position reached, for the side to roll at the start."""
-    sign = 1.0
-    for first, second in rolls:
-        if position.winner is not None:  # the other side bore off its last checker
-            return -sign * search.exact_win(search.rows(position)[0], False)
-        turns = legal_turns(position, Dice(first, second))
-        best = turns[int(np.argmax(player.shallow(position, turns)))]
-        position, sign = end_turn(best.position), -sign
-    if position.winner is not None:
-        return -sign * search.exact_win(search.rows(position)[0], False)
-    me, opponent = search.rows(position)
-    return sign * float(search.evaluate(player.net, me[None, :], opponent[None, :], False)[0])
-
-
-@pytest.mark.parametrize("core", [True, False])
-def test_rollouts_play_each_trial_turn_by_turn_on_dice_common_to_the_positions(
-    core: bool, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Truncated rollouts by their definition: trial t rolls the same dice
-    from every position (numpy's default_rng(seed)), each side plays its
-    best turn by 1 ply, the net values the end; a game that ends on the way
-    scores its exact result (the bear-off positions, and a lost one). The
-    same without the C core."""
-    if not core:
-        monkeypatch.setattr(search, "_longcore", None)
-    player = _net_player()
-    positions = [*_positions()[1:3], *_positions()[5:7], _lost()]
-    trials, plies = 4, 5
-    values = search.rollouts(player.net, positions, False, trials, plies, seed=3)
-    assert values.shape == (len(positions), trials)
-    dice = np.random.default_rng(3).integers(1, 7, size=(plies, trials, 2))
-    for index, position in enumerate(positions):
-        for t in range(trials):
-            rolls = [(int(a), int(b)) for a, b in dice[:, t]]
-            assert values[index, t] == pytest.approx(
-                _rollout_by_definition(player, position, rolls), abs=FLOAT32), (index, t)
-    assert (values[-1] == -2.0).all()
-    finished = [value for row in values[2:4] for value in row if abs(value) in (1.0, 2.0)]
-    assert finished  # the bear-off positions end within five turns in some trials
-    again = search.rollouts(player.net, positions[:2][::-1], False, trials, plies, seed=3)
-    np.testing.assert_allclose(again, values[:2][::-1], rtol=0, atol=FLOAT32)
-    # no turns: the net's equity of each position, for its side to roll
-    me, opponent = search.rows(positions[0])
-    assert search.rollouts(player.net, positions[:1], False, 2, 0, seed=3)[0] == pytest.approx(
-        float(search.evaluate(player.net, me[None, :], opponent[None, :], False)[0]))
-
-
-def test_a_look_by_rollouts_puts_the_second_first_where_they_prefer_it() -> None:
-    """A level's :class:`ai.long_player.Rollout`: where its first two turns
-    are within the margin, truncated rollouts from the position after each
-    (dice seeded by the position) decide their order, by more than ``z``
-    standard errors of the difference; beyond the margin nothing changes."""
-    import dataclasses
-    import zlib
-
-    from ai.long_player import THIRD, Rollout
-
-    plain = LongNetPlayer(Level.STRONG)
-    rolled = LongNetPlayer(Level.STRONG)
-    rolled.third = dataclasses.replace(THIRD[Level.STRONG],
-                                       rollout=Rollout(trials=40, plies=4, margin=0.3, z=0.0))
-    narrow = LongNetPlayer(Level.STRONG)
-    narrow.third = dataclasses.replace(THIRD[Level.STRONG],
-                                       rollout=Rollout(trials=40, plies=4, margin=0.0))
-    swapped = kept = 0
-    for position, roll in random_game_positions(Variant.LONG, seed=9, count=14)[2:]:
-        turns = legal_turns(position, roll)
-        before = plain.rank(position, turns)
-        after = rolled.rank(position, turns)
-        assert narrow.rank(position, turns) == before or before[0].equity == before[1].equity
-        if len(before) < 2 or before[0].turn.position.winner is not None:
-            assert after == before
-            continue
-        seed = zlib.crc32(bytes(count for side in position.board for count in side))
-        values = -search.rollouts(plain.net, [end_turn(e.turn.position) for e in before[:2]],
-                                  False, 40, 4, seed)
-        if (values[0] - values[1]).mean() < 0:
-            swapped += 1
-            assert [e.turn for e in after[:2]] == [before[1].turn, before[0].turn]
-            assert [e.equity for e in after[:2]] == pytest.approx(values[::-1].mean(axis=1))
-            assert after[2:] == before[2:]
-        else:
-            kept += 1
-            assert after == before
-    assert swapped and kept

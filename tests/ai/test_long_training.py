@@ -320,11 +320,12 @@ def test_the_weight_mean_of_nets_is_the_mean_of_their_weights() -> None:
 
 
 def test_training_with_mean_from_writes_the_mean_of_its_checkpoints(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     """--mean-from G: the net written is the weight mean of the run's
     checkpoints from game G on, the same when the run is stopped and
-    resumed between them; the checkpoint keeps the live weights."""
+    resumed between them; the checkpoint keeps the live weights.  A run that
+    ends before game G writes its last weights and says so."""
     monkeypatch.setitem(CALIBRATION, "games", 2)
     start = LongNet.fresh(8, np.random.default_rng(2))
     start.info = {"games": 10.0}
@@ -345,3 +346,7 @@ def test_training_with_mean_from_writes_the_mean_of_its_checkpoints(
     assert written.info["games"] == 16
     with np.load(tmp_path / "mean.ckpt.npz") as data:
         assert np.array_equal(data["w1"], snapshots[-1].w1) and int(data["mean_count"]) == 3
+    # no checkpoint from that game on: it says so and writes the last weights
+    main([*common, "--out", str(tmp_path / "late.npz"), "--games", "12", "--mean-from", "20"])
+    assert "no checkpoint from game 20 on: the last weights" in capsys.readouterr().out
+    assert np.allclose(LongNet.load(tmp_path / "late.npz").w1, snapshots[0].w1, atol=1e-6)

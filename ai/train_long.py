@@ -9,7 +9,8 @@ each is turned round) and the game's true result - and the net takes one
 Adam step on the game's positions (cross-entropy on the five sigmoid
 outputs).  Every ``--checkpoint-every`` games the weights, the optimiser
 and the game count are saved, so a stopped run resumes where it was; the
-dice of game ``i`` come from ``seed + i`` alone, so a run is reproducible.
+dice of game ``i`` come from ``--seed`` and ``i`` alone, so a run is
+reproducible (and another seed plays other games).
 
     nice -n 19 python -m ai.train_long --minutes 45
 
@@ -210,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --hand: where the partner's turn is not the net's, value the "
                              "position by the net's own best turn (its values stay its own play's)")
     parser.add_argument("--rate", type=float, default=SETTINGS["rate"], help="Adam's step size")
+    parser.add_argument("--seed", type=int, default=SETTINGS["seed"],
+                        help="the dice of game i: random.Random(seed × 1,000,003 + i); another "
+                             "seed plays other games from the same start (an ensemble's members)")
     parser.add_argument("--mean-from", type=int, metavar="GAMES",
                         help="write the mean of the weights at every checkpoint from this game "
                              "on (LongNet.weight_mean), not the last weights")
@@ -264,18 +268,18 @@ def main(argv: list[str] | None = None) -> int:
         net = LongNet(start_net.w1, start_net.b1, start_net.w2, start_net.b2, legacy=False)
         if args.widen or args.blocks:
             net = net.widened(args.widen or net.w1.shape[1],
-                              np.random.default_rng(int(SETTINGS["seed"])),
+                              np.random.default_rng(args.seed),
                               WIDE_SIZE if args.blocks else net.inputs)
         games, seconds = int(start_net.info.get("games", 0)), start_net.info.get("seconds", 0.0)
         print(f"going on from {args.start_from} after {games} games", flush=True)
     else:
-        net = LongNet.fresh(int(SETTINGS["hidden"]), np.random.default_rng(int(SETTINGS["seed"])))
+        net = LongNet.fresh(int(SETTINGS["hidden"]), np.random.default_rng(args.seed))
         games, seconds = 0, 0.0
     start = time.monotonic()
     deadline = start + 60 * args.minutes
     losses: list[float] = []
     while games < args.games and time.monotonic() < deadline:
-        rng = random.Random(int(SETTINGS["seed"]) * 1_000_003 + games)
+        rng = random.Random(args.seed * 1_000_003 + games)
         explore = SETTINGS["explore"] if games < SETTINGS["explore_games"] else 0.0
         x, targets = self_play(net, rng, explore, args.hand, args.cut)
         losses.append(adam.step(net, x, targets))

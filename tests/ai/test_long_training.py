@@ -218,6 +218,29 @@ def test_a_net_trained_on_from_one_on_the_old_sums_reads_the_exact_ones(
     assert not trained.legacy and trained.info["games"] == 11
 
 
+def test_another_seed_trains_on_other_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--seed: the same start and games on other dice give other weights (an
+    ensemble's members); without it the seed is SETTINGS', so the runs of
+    the docs are made again as they were."""
+    monkeypatch.setitem(CALIBRATION, "games", 2)
+    start = LongNet.fresh(8, np.random.default_rng(3))
+    start.info = {"games": 10.0}
+    start.save(tmp_path / "start.npz")
+
+    def trained(name: str, *seed: str) -> LongNet:
+        main(["--start-from", str(tmp_path / "start.npz"), "--out", str(tmp_path / name),
+              "--games", "13", *seed])
+        return LongNet.load(tmp_path / name)
+
+    default, same = trained("default.npz"), trained("same.npz", "--seed",
+                                                    str(train_long.SETTINGS["seed"]))
+    other = trained("other.npz", "--seed", "7")
+    assert np.array_equal(default.w1, same.w1) and np.array_equal(default.w2, same.w2)
+    assert not np.allclose(default.w1, other.w1, atol=1e-6)
+
+
 def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> None:
     """fit_on_roll: with the fitted value added to every estimate of the side
     to roll, the net's estimate of a position before a roll and its look one

@@ -18,6 +18,7 @@ writes ``ai/data/long_net.npz`` (and ``long_net.ckpt.npz`` beside it).  A
 run ends by fitting the value of being on roll (:func:`fit_on_roll`);
 ``--calibrate-only`` fits it alone for the weights in ``--out``,
 ``--average A B`` writes the nets' average there (:meth:`LongNet.averaged`),
+``--weight-mean A B`` the mean of their weights (:meth:`LongNet.weight_mean`),
 ``--mean-from GAMES`` writes the mean of the weights at the run's
 checkpoints from that game on rather than its last weights
 (:meth:`LongNet.weight_mean`), and ``--start-from WEIGHTS`` trains on from
@@ -220,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--average", type=Path, nargs="+", metavar="WEIGHTS",
                         help="no training: write to --out the nets' average (LongNet.averaged), "
                              "its value of being on roll fitted")
+    parser.add_argument("--weight-mean", type=Path, nargs="+", metavar="WEIGHTS",
+                        help="no training: write to --out the mean of the nets' weights "
+                             "(LongNet.weight_mean: runs from one start, whose units still "
+                             "match), its value of being on roll fitted")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the value of being on roll of the weights in --out, no training")
     args = parser.parse_args(argv)
@@ -229,11 +234,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--cut cuts the λ-return at the turns of --hand's partner: give --hand")
     if (args.widen or args.blocks) and not args.start_from:
         parser.error("--widen and --blocks widen the net of --start-from")
-    if args.mean_from is not None and (args.average or args.calibrate_only):
+    # the options that write one net made of others, and how each makes it
+    combining = [(option, paths, make) for option, paths, make in (
+        ("--average", args.average, LongNet.averaged),
+        ("--weight-mean", args.weight_mean, LongNet.weight_mean)) if paths]
+    if args.mean_from is not None and (combining or args.calibrate_only):
         parser.error("--mean-from takes the mean of a training run's checkpoints: "
-                     "not with --average or --calibrate-only")
-    if args.average and (args.calibrate_only or args.start_from):
-        parser.error("--average writes a new net: not with --calibrate-only or --start-from")
+                     "not with --average, --weight-mean or --calibrate-only")
+    if len(combining) > 1:
+        parser.error("--average and --weight-mean each write a new net: give one")
+    if combining and (args.calibrate_only or args.start_from):
+        parser.error(f"{combining[0][0]} writes a new net: not with --calibrate-only or "
+                     "--start-from")
 
     def load(path: Path) -> LongNet:
         try:
@@ -241,14 +253,15 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
             parser.error(f"cannot read a net from {path}: {error!r}")
 
-    if args.average:
-        try:
-            net = LongNet.averaged([load(path) for path in args.average])
-        except ValueError as error:  # nets on other features
-            parser.error(f"cannot average {[str(path) for path in args.average]}: {error}")
-    if args.calibrate_only or args.average:
+    if args.calibrate_only or combining:
         if args.calibrate_only:
             net = load(args.out)
+        else:
+            option, paths, make = combining[0]
+            try:
+                net = make([load(path) for path in paths])
+            except ValueError as error:  # nets on other features, or of other shapes
+                parser.error(f"{option} cannot combine {[str(path) for path in paths]}: {error}")
         net.on_roll = fit_on_roll(net, CALIBRATION["games"], CALIBRATION["seed"])
         net.save(args.out)
         print(f"on roll {net.on_roll:+.5f} ({CALIBRATION['games']} self-play games, seed "

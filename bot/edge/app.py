@@ -231,13 +231,13 @@ def main() -> None:
         print(error, file=sys.stderr)
         sys.exit(error.exit_code)
     logs.configure(settings.log_level, settings.log_format)
-    from bot.store.connection import DataDirInUse
+    from bot.store.connection import DataDirError
 
     try:
         run(settings)
-    except DataDirInUse as error:
+    except DataDirError as error:
         print(f"nardy: {error}", file=sys.stderr)
-        sys.exit(1)
+        sys.exit(error.exit_code)
     except InvalidToken:
         print("nardy: Telegram rejected BOT_TOKEN (check it with @BotFather)", file=sys.stderr)
         sys.exit(2)

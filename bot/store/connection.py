@@ -55,14 +55,29 @@ STOP_WAIT = 10.0
 snapshot) before it is killed."""
 
 
-class DataDirInUse(RuntimeError):
+class DataDirError(RuntimeError):
+    """The embedded Redis cannot use DATA_DIR; `str(error)` is the line to print."""
+
+    exit_code = 1
+
+
+class DataDirInUse(DataDirError):
     """Another running bot owns DATA_DIR's embedded Redis."""
 
     def __init__(self, data_dir: Path) -> None:
         super().__init__(
             f"another nardy bot is using DATA_DIR {data_dir} (its embedded Redis serves one "
             "bot; to run several workers, give them one REDIS_URL)")
-        self.data_dir = data_dir
+
+
+class DataDirUnusable(DataDirError):
+    """DATA_DIR is not a folder this process can make and write in: a setting
+    to fix, as a ConfigError is."""
+
+    exit_code = 2
+
+    def __init__(self, data_dir: Path, why: str) -> None:
+        super().__init__(f"DATA_DIR {data_dir} cannot hold the embedded Redis' data: {why}")
 
 
 class EmbeddedRedis:
@@ -80,7 +95,7 @@ class EmbeddedRedis:
     async def start(self) -> str:
         """Lock the data dir, stop a server a killed bot left in it, start ours
         (blocking work, in a thread); returns its socket path."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        _check_usable(self.data_dir)
         # Shielded: a cancelled start cannot stop the thread, so the start
         # goes on to the end and stop() waits for it (and stops its server)
         # before it lets the lock go.
@@ -136,6 +151,17 @@ class EmbeddedRedis:
         lock, self._lock = self._lock, None
         if lock is not None:
             os.close(lock)  # closing it releases its flock
+
+
+def _check_usable(data_dir: Path) -> None:
+    if data_dir.exists() and not data_dir.is_dir():
+        raise DataDirUnusable(data_dir, "it is a file, not a folder")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DataDirUnusable(data_dir, error.strerror or str(error)) from None
+    if not os.access(data_dir, os.W_OK | os.X_OK):  # a read-only mount: even for root
+        raise DataDirUnusable(data_dir, "not writable")
 
 
 def _lock(data_dir: Path, wait: float) -> int:

